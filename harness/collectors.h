@@ -1,0 +1,81 @@
+#ifndef BENCHGATE_COLLECTORS_H
+#define BENCHGATE_COLLECTORS_H
+
+#include "harness/plan.h"
+#include "harness/process.h"
+#include "harness/result.h"
+#include "harness/suite.h"
+
+/*
+ * Turning one finished run into metric samples, per the benchmark's
+ * `struct metric_spec`s (DESIGN.md, "Suite file" and "Metrics file
+ * protocol"):
+ *
+ * - wall: the run's monotonic wall time, seconds.
+ * - rusage: field utime or stime (seconds) or maxrss (bytes) of the child
+ *   and its reaped descendants.
+ * - metrics: the file at $BENCHGATE_METRICS_FILE, looked up by the spec's
+ *   key. It holds either one JSON object, whose values are numbers or
+ *   arrays of numbers (every element a sample), with nested objects
+ *   addressed by dotted keys ("stats.p50"; a member whose own name has a
+ *   dot is found too); or lines "name value [unit]", where a name may
+ *   repeat (one sample per line), '#' starts a comment line and blank
+ *   lines are ignored. Any other line is an error.
+ * - stdout / stderr: a POSIX extended regex (compiled with REG_NEWLINE, so
+ *   '^' and '$' match at line boundaries and '.' stops at a newline) whose
+ *   first capture group is the value. EVERY match is a sample, in order,
+ *   like the elements of an array in the metrics file: a benchmark that
+ *   prints one line per iteration reports all of them. No match is an
+ *   error. The capture keeps only the head and tail of a flood (see
+ *   process.h); matches in the dropped middle are lost.
+ * - file: a JSON file (path template expanded for the case and run,
+ *   relative to the suite's directory) and a dotted key, as for metrics.
+ *   The file is read as it is after the run: a benchmark that does not
+ *   rewrite it reports its previous values.
+ * - perf, nvml, rapl, system: not collected yet. The metric is left out of
+ *   the result, with one warning per source and collectors object; the
+ *   run does not fail.
+ *
+ * Every value must be a finite number. The unit is the declared one (or,
+ * for wall and rusage, the implied one suite.c fills in), else the unit of
+ * the first metrics line that gave the value, else none.
+ */
+
+struct collectors;
+
+/* What a collector may look at after one run. All borrowed. */
+struct collect_run {
+	const struct plan *plan;
+	const struct plan_case *pcase;
+	int run;                        /* the ${run} the command was given */
+	const struct process_outcome *outcome;
+	const char *metrics_path;       /* $BENCHGATE_METRICS_FILE of the run */
+};
+
+/*
+ * Prepares the collectors for every benchmark of suite (the regexes are
+ * compiled once here, not per run). The suite is borrowed and must outlive
+ * the collectors. BG_EINPUT, naming benchmark and metric, when a regex does
+ * not compile (suite_load() has rejected those already). Free with
+ * collectors_free().
+ */
+int collectors_new(struct collectors **out, const struct suite *suite);
+
+void collectors_free(struct collectors *collectors);
+
+/*
+ * Collects every metric of run->pcase's benchmark from the finished run and
+ * appends the samples to rcase: each metric is created on first use with
+ * its unit, better, exact and tolerance, and its `runs` counts this run.
+ *
+ * All or nothing: when any metric cannot be collected, rcase is left
+ * unchanged and BG_ERROR is returned with the reason, meant to become the
+ * case's failure reason, in bg_error_last():
+ *   "metric 'latency': key 'latency_ms' missing from the metrics file"
+ *   "metric 'x': value 'nan' is not a finite number"
+ */
+int collectors_collect(struct collectors *collectors,
+		       struct result_case *rcase,
+		       const struct collect_run *run);
+
+#endif

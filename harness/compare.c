@@ -1,0 +1,579 @@
+#include "harness/compare.h"
+
+#include "harness/alloc.h"
+#include "harness/error.h"
+#include "harness/suite.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const verdict_names[] = {
+	[VERDICT_REGRESSION] = "regression",
+	[VERDICT_IMPROVEMENT] = "improvement",
+	[VERDICT_UNCHANGED] = "unchanged",
+	[VERDICT_INCONCLUSIVE] = "inconclusive",
+	[VERDICT_NEW] = "new",
+	[VERDICT_MISSING] = "missing",
+	[VERDICT_FAILED] = "failed",
+	[VERDICT_SKIPPED] = "skipped",
+};
+
+const char *verdict_name(enum verdict verdict)
+{
+	return verdict_names[verdict];
+}
+
+int verdict_parse(const char *name)
+{
+	for (int i = 0; i < VERDICT_COUNT; i++)
+		if (!strcmp(verdict_names[i], name))
+			return i;
+	return -1;
+}
+
+const char *overall_name(enum verdict_overall overall)
+{
+	return overall == OVERALL_PASS ? "pass" :
+	       overall == OVERALL_REGRESSION ? "regression" : "failed";
+}
+
+void compare_options_init(struct compare_options *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->threshold = -1;
+	opts->confidence = -1;
+	opts->noise_k = COMPARE_NOISE_K;
+}
+
+/* Statistics of one metric */
+
+static bool all_positive(const double *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!(v[i] > 0))
+			return false;
+	return true;
+}
+
+/*
+ * How many independent values a side is worth. The autocorrelation is only
+ * trusted when it is clearly positive: r1 of n iid values scatters around
+ * -1/n with standard error about 1/sqrt(n), and discounting every sample
+ * whose r1 happens to be positive would throw away power for nothing. Samples
+ * pooled from several per run are never worth more than the runs.
+ */
+static double effective_size(const double *v, size_t n, size_t runs)
+{
+	double limit = -1.0 / (double)n + 1.645 / sqrt((double)n);
+	double n_eff = (double)n;
+
+	if (n >= 3 && stats_autocorr_lag1(v, n) > limit)
+		n_eff = stats_effective_n(v, n);
+	if (runs && (double)runs < n_eff)
+		n_eff = (double)runs;
+	return n_eff < 1 ? 1 : n_eff;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The distribution-free interval of the Hodges-Lehmann shift (Hollander &
+ * Wolfe, 1999, 4.3): order statistics k + 1 and mn - k of the pairwise
+ * log-ratios, k from the normal approximation of U at the effective sizes,
+ * scaled back to the real number of pairs.
+ */
+static void change_interval(struct metric_comparison *mc, const double *base,
+			    size_t nbase, const double *cand, size_t ncand,
+			    double confidence)
+{
+	size_t pairs = nbase * ncand, k;
+	double z = stats_normal_quantile(0.5 + confidence / 2);
+	double me = mc->n_eff_baseline, ne = mc->n_eff_candidate;
+	double half_width, *logs;
+
+	half_width = z * sqrt(me * ne * (me + ne + 1) / 12) *
+		     ((double)pairs / (me * ne));
+	if (half_width >= (double)pairs / 2) {
+		mc->change_low = -INFINITY;
+		mc->change_high = INFINITY;
+		return;
+	}
+	k = (size_t)floor((double)pairs / 2 - half_width);
+	logs = xmalloc(pairs * sizeof(*logs));
+	for (size_t i = 0; i < nbase; i++)
+		for (size_t j = 0; j < ncand; j++)
+			logs[i * ncand + j] = log(cand[j] / base[i]);
+	qsort(logs, pairs, sizeof(*logs), compare_doubles);
+	mc->change_low = exp(logs[k]) - 1;
+	mc->change_high = exp(logs[pairs - 1 - k]) - 1;
+	free(logs);
+}
+
+/* Above this many pairs the interval comes from the bootstrap of the ratio
+ * of medians instead: the pairwise one would cost too much memory. */
+#define MAX_PAIRS 4000000
+
+void compare_metric_stats(struct metric_comparison *mc, const double *base,
+			  size_t nbase, size_t runs_base, const double *cand,
+			  size_t ncand, size_t runs_cand, double confidence,
+			  uint64_t seed)
+{
+	struct stats_interval interval;
+	struct stats_mw mw;
+
+	mc->has_baseline = nbase > 0;
+	mc->has_candidate = ncand > 0;
+	stats_summarize(base, nbase, confidence, seed, &mc->baseline);
+	stats_summarize(cand, ncand, confidence, seed + 1, &mc->candidate);
+	mc->change = mc->change_low = mc->change_high = NAN;
+	mc->p_value = mc->p_adjusted = 1;
+	if (!nbase || !ncand)
+		return;
+	mc->n_eff_baseline = effective_size(base, nbase, runs_base);
+	mc->n_eff_candidate = effective_size(cand, ncand, runs_cand);
+	if (mc->exact || !all_positive(base, nbase) ||
+	    !all_positive(cand, ncand)) {
+		/* Exact metrics and values that are not all positive
+		 * (differences of counters, say) compare medians. */
+		double level = fabs(mc->baseline.median);
+
+		mc->change = level > 0 ? (mc->candidate.median -
+					  mc->baseline.median) / level : 0;
+		mc->change_low = mc->change_high = mc->change;
+		if (mc->exact)
+			return;
+	} else {
+		mc->change = stats_hodges_lehmann_ratio(base, nbase, cand,
+							ncand) - 1;
+		if (nbase * ncand <= MAX_PAIRS)
+			change_interval(mc, base, nbase, cand, ncand,
+					confidence);
+		else if (!stats_bootstrap_ratio_ci(base, nbase, cand, ncand,
+						   confidence, 1000, seed,
+						   &interval)) {
+			mc->change_low = interval.low - 1;
+			mc->change_high = interval.high - 1;
+		}
+	}
+	if (!stats_mann_whitney_eff(base, nbase, cand, ncand,
+				    mc->n_eff_baseline, mc->n_eff_candidate,
+				    &mw))
+		mc->p_value = mc->p_adjusted = mw.p_value;
+}
+
+static bool is_worse(const struct metric_comparison *mc, double change)
+{
+	return mc->better == BETTER_LOWER ? change > 0 : change < 0;
+}
+
+void compare_decide(struct metric_comparison *mc, double confidence)
+{
+	bool significant, large;
+
+	if (!mc->has_baseline || !mc->has_candidate) {
+		mc->verdict = mc->has_candidate ? VERDICT_NEW : VERDICT_MISSING;
+		return;
+	}
+	if (mc->exact) {
+		double delta = mc->candidate.median - mc->baseline.median;
+
+		if (fabs(delta) <= mc->tolerance)
+			mc->verdict = VERDICT_UNCHANGED;
+		else
+			mc->verdict = is_worse(mc, delta) ? VERDICT_REGRESSION :
+							    VERDICT_IMPROVEMENT;
+		return;
+	}
+	significant = mc->p_adjusted < 1 - confidence;
+	large = fabs(mc->change) > mc->threshold;
+	if (!large)
+		mc->verdict = VERDICT_UNCHANGED;
+	else if (!significant)
+		mc->verdict = VERDICT_INCONCLUSIVE;
+	else
+		mc->verdict = is_worse(mc, mc->change) ? VERDICT_REGRESSION :
+							 VERDICT_IMPROVEMENT;
+}
+
+bool compare_is_decided(const struct metric_comparison *mc)
+{
+	double t = mc->threshold;
+
+	if (mc->exact || !mc->has_baseline || !mc->has_candidate)
+		return true;
+	if (mc->change_low >= -t && mc->change_high <= t)
+		return true;
+	return (mc->verdict == VERDICT_REGRESSION ||
+		mc->verdict == VERDICT_IMPROVEMENT) &&
+	       (mc->change_low > t || mc->change_high < -t);
+}
+
+/* Whole results */
+
+static const struct benchmark *find_benchmark(const struct suite *suite,
+					      const char *name)
+{
+	for (size_t i = 0; suite && i < suite->benchmarks_nr; i++)
+		if (!strcmp(suite->benchmarks[i].name, name))
+			return &suite->benchmarks[i];
+	return NULL;
+}
+
+static double gate_setting(double option, const struct benchmark *benchmark,
+			   size_t offset, double fallback)
+{
+	if (option >= 0)
+		return option;
+	if (benchmark)
+		return *(const double *)((const char *)&benchmark->settings +
+					 offset);
+	return fallback;
+}
+
+static struct metric_comparison *add_item(struct comparison *comparison,
+					  const struct result_case *rcase,
+					  const char *metric)
+{
+	struct metric_comparison *mc;
+
+	ALLOC_GROW(comparison->items, comparison->nr + 1, comparison->alloc);
+	mc = &comparison->items[comparison->nr++];
+	memset(mc, 0, sizeof(*mc));
+	mc->suite = xstrdup(comparison->suite);
+	mc->benchmark = xstrdup(rcase->benchmark);
+	mc->variant = xstrdup(rcase->variant);
+	mc->device = xstrdup(rcase->device);
+	mc->metric = xstrdup(metric);
+	mc->change = mc->change_low = mc->change_high = NAN;
+	mc->p_value = mc->p_adjusted = 1;
+	mc->verdict = VERDICT_NEW;
+	stats_summarize(NULL, 0, 0.5, 0, &mc->baseline);
+	stats_summarize(NULL, 0, 0.5, 0, &mc->candidate);
+	return mc;
+}
+
+static void describe_metric(struct metric_comparison *mc,
+			    const struct metric_samples *metric)
+{
+	mc->unit = xstrdup(metric->unit);
+	mc->better = metric->better;
+	mc->exact = metric->exact;
+	mc->tolerance = metric->tolerance;
+}
+
+/* A case that did not produce numbers on one side gets one item per metric
+ * the other side knows of (or a single "status" item), so reports show it. */
+static void add_status_items(struct comparison *comparison,
+			     const struct result_case *shown,
+			     const struct result_case *other,
+			     enum verdict verdict, const char *note)
+{
+	const struct result_case *names = other && other->metrics_nr ? other :
+								       shown;
+
+	for (size_t i = 0; i < names->metrics_nr; i++) {
+		struct metric_comparison *mc =
+			add_item(comparison, shown, names->metrics[i].name);
+
+		describe_metric(mc, &names->metrics[i]);
+		mc->verdict = verdict;
+		mc->note = xstrdup(note);
+	}
+	if (!names->metrics_nr) {
+		struct metric_comparison *mc = add_item(comparison, shown,
+							"status");
+
+		mc->verdict = verdict;
+		mc->note = xstrdup(note);
+	}
+}
+
+static void compare_case(struct comparison *comparison,
+			 const struct result_case *base,
+			 const struct result_case *cand,
+			 const struct compare_options *opts, double confidence,
+			 uint64_t seed)
+{
+	const struct benchmark *benchmark =
+		find_benchmark(opts->suite, cand->benchmark);
+	double threshold = gate_setting(opts->threshold, benchmark,
+					offsetof(struct suite_settings,
+						 threshold), 0.03);
+
+	if (cand->status == CASE_SKIPPED) {
+		add_status_items(comparison, cand, base, VERDICT_SKIPPED,
+				 cand->reason);
+		return;
+	}
+	if (cand->status != CASE_OK) {
+		add_status_items(comparison, cand, base, VERDICT_FAILED,
+				 cand->reason);
+		return;
+	}
+	for (size_t i = 0; i < cand->metrics_nr; i++) {
+		const struct metric_samples *cm = &cand->metrics[i];
+		const struct metric_samples *bm =
+			base && base->status == CASE_OK ?
+				result_case_find_metric(base, cm->name) : NULL;
+		struct metric_comparison *mc = add_item(comparison, cand,
+							cm->name);
+
+		describe_metric(mc, cm);
+		compare_metric_stats(mc, bm ? bm->samples : NULL,
+				     bm ? bm->nr : 0, bm ? bm->runs : 0,
+				     cm->samples, cm->nr, cm->runs, confidence,
+				     seed + comparison->nr * 7919);
+		mc->noise = opts->noise ?
+				    opts->noise(cand->benchmark, cand->variant,
+						cand->device, cm->name,
+						opts->noise_payload) : 0;
+		mc->threshold = threshold;
+		if (opts->noise_k * mc->noise > threshold)
+			mc->threshold = opts->noise_k * mc->noise;
+		if (!bm)
+			mc->note = xstrdup(!base ? "no baseline for this case" :
+					   base->status != CASE_OK ?
+						   "the baseline case failed" :
+						   "metric not in the baseline");
+	}
+	for (size_t i = 0; base && base->status == CASE_OK &&
+			   i < base->metrics_nr; i++) {
+		struct metric_comparison *mc;
+
+		if (result_case_find_metric(cand, base->metrics[i].name))
+			continue;
+		mc = add_item(comparison, cand, base->metrics[i].name);
+		describe_metric(mc, &base->metrics[i]);
+		compare_metric_stats(mc, base->metrics[i].samples,
+				     base->metrics[i].nr, base->metrics[i].runs,
+				     NULL, 0, 0, confidence, seed);
+		mc->verdict = VERDICT_MISSING;
+		mc->note = xstrdup("metric not in the candidate");
+	}
+}
+
+static void copy_side(struct comparison_side *side, const struct result *r)
+{
+	memcpy(side->commit, r->git.commit, sizeof(side->commit));
+	memcpy(side->machine, r->machine.id, sizeof(side->machine));
+}
+
+static void decide_all(struct comparison *comparison, double confidence)
+{
+	double *p = xcalloc(comparison->nr + 1, sizeof(*p));
+	size_t *index = xcalloc(comparison->nr + 1, sizeof(*index));
+	size_t tested = 0;
+
+	/* One family for the false discovery rate: every metric that got a
+	 * test in this comparison. */
+	for (size_t i = 0; i < comparison->nr; i++) {
+		struct metric_comparison *mc = &comparison->items[i];
+
+		if (mc->has_baseline && mc->has_candidate && !mc->exact) {
+			p[tested] = mc->p_value;
+			index[tested++] = i;
+		}
+	}
+	stats_bh_adjust(p, tested, p);
+	for (size_t i = 0; i < tested; i++)
+		comparison->items[index[i]].p_adjusted = p[i];
+	for (size_t i = 0; i < comparison->nr; i++) {
+		struct metric_comparison *mc = &comparison->items[i];
+
+		if (mc->verdict != VERDICT_FAILED &&
+		    mc->verdict != VERDICT_SKIPPED &&
+		    mc->verdict != VERDICT_MISSING)
+			compare_decide(mc, confidence);
+		comparison->counts[mc->verdict]++;
+	}
+	comparison->overall = comparison->counts[VERDICT_FAILED] ?
+				      OVERALL_FAILED :
+			      comparison->counts[VERDICT_REGRESSION] ?
+				      OVERALL_REGRESSION : OVERALL_PASS;
+	free(p);
+	free(index);
+}
+
+/* Variants inside the candidate, each against "original" */
+
+static bool is_time_unit(const char *unit)
+{
+	static const char *const units[] = { "ns", "us", "µs", "ms", "s", NULL };
+
+	for (const char *const *u = units; unit && *u; u++)
+		if (!strcmp(*u, unit))
+			return true;
+	return false;
+}
+
+/* The metric a speed-up is measured on: "latency" when there is one, else
+ * the first timing metric where lower is better. */
+static const struct metric_samples *speed_metric(const struct result_case *c)
+{
+	const struct metric_samples *found = result_case_find_metric(c,
+								     "latency");
+
+	for (size_t i = 0; !found && i < c->metrics_nr; i++)
+		if (!c->metrics[i].exact && c->metrics[i].better == BETTER_LOWER &&
+		    is_time_unit(c->metrics[i].unit))
+			found = &c->metrics[i];
+	return found && found->nr ? found : NULL;
+}
+
+static const struct metric_samples *metric_named_like(
+	const struct result_case *c, const char *fragment)
+{
+	for (size_t i = 0; i < c->metrics_nr; i++)
+		if (strstr(c->metrics[i].name, fragment) && c->metrics[i].nr)
+			return &c->metrics[i];
+	return NULL;
+}
+
+static double median_of(const struct metric_samples *m)
+{
+	return m ? stats_median(m->samples, m->nr) : NAN;
+}
+
+static void compare_variant(struct comparison *comparison,
+			    const struct result_case *original,
+			    const struct result_case *variant,
+			    double confidence, uint64_t seed)
+{
+	const struct metric_samples *orig_speed = speed_metric(original);
+	const struct metric_samples *var_speed, *os, *vs, *oa, *va;
+	struct variant_comparison *vc;
+	struct stats_interval interval;
+
+	if (!orig_speed ||
+	    !(var_speed = result_case_find_metric(variant, orig_speed->name)) ||
+	    !var_speed->nr)
+		return;
+	ALLOC_GROW(comparison->variants, comparison->variants_nr + 1,
+		   comparison->variants_alloc);
+	vc = &comparison->variants[comparison->variants_nr++];
+	memset(vc, 0, sizeof(*vc));
+	vc->benchmark = xstrdup(variant->benchmark);
+	vc->device = xstrdup(variant->device);
+	vc->variant = xstrdup(variant->variant);
+	vc->against = xstrdup(original->variant);
+	vc->speed_metric = xstrdup(orig_speed->name);
+	vc->speedup = median_of(orig_speed) / median_of(var_speed);
+	vc->speedup_low = vc->speedup_high = vc->speedup;
+	/* median(original) / median(variant): the variant is the "base". */
+	if (!stats_bootstrap_ratio_ci(var_speed->samples, var_speed->nr,
+				      orig_speed->samples, orig_speed->nr,
+				      confidence, 1000, seed, &interval)) {
+		vc->speedup_low = interval.low;
+		vc->speedup_high = interval.high;
+	}
+	os = metric_named_like(original, "size");
+	vs = metric_named_like(variant, "size");
+	vc->size_ratio = os && vs ? median_of(vs) / median_of(os) : NAN;
+	oa = metric_named_like(original, "accuracy");
+	va = metric_named_like(variant, "accuracy");
+	vc->accuracy_delta = oa && va ? median_of(va) - median_of(oa) : NAN;
+}
+
+static void compare_variants(struct comparison *comparison,
+			     const struct result *candidate, double confidence,
+			     uint64_t seed)
+{
+	for (size_t i = 0; i < candidate->cases_nr; i++) {
+		const struct result_case *original = &candidate->cases[i];
+
+		if (strcmp(original->variant, "original") ||
+		    original->status != CASE_OK)
+			continue;
+		for (size_t j = 0; j < candidate->cases_nr; j++) {
+			const struct result_case *other = &candidate->cases[j];
+
+			if (j != i && other->status == CASE_OK &&
+			    !strcmp(other->benchmark, original->benchmark) &&
+			    !strcmp(other->device, original->device))
+				compare_variant(comparison, original, other,
+						confidence, seed + j);
+		}
+	}
+}
+
+int compare_results(struct comparison **out, const struct result *baseline,
+		    const struct result *candidate,
+		    const struct compare_options *opts)
+{
+	struct comparison *comparison = xcalloc(1, sizeof(*comparison));
+	uint64_t seed = opts->seed ? opts->seed : 0x62656e6368676174ULL;
+	double confidence = opts->confidence >= 0 ? opts->confidence :
+			    opts->suite ? opts->suite->defaults.confidence :
+					  0.99;
+
+	comparison->suite = xstrdup(candidate->suite);
+	comparison->confidence = confidence;
+	copy_side(&comparison->candidate, candidate);
+	if (baseline)
+		copy_side(&comparison->baseline, baseline);
+	else
+		memcpy(comparison->baseline.commit, "none", sizeof("none"));
+	for (size_t i = 0; i < candidate->cases_nr; i++) {
+		const struct result_case *cand = &candidate->cases[i];
+
+		const struct result_case *base =
+			baseline ? result_find_case(baseline, cand->benchmark,
+						    cand->variant, cand->device) :
+				   NULL;
+
+		compare_case(comparison, base, cand, opts, confidence, seed);
+	}
+	for (size_t i = 0; baseline && i < baseline->cases_nr; i++) {
+		const struct result_case *base = &baseline->cases[i];
+
+		if (!result_find_case(candidate, base->benchmark, base->variant,
+				      base->device))
+			add_status_items(comparison, base, NULL,
+					 VERDICT_MISSING,
+					 "case not in the candidate");
+	}
+	decide_all(comparison, confidence);
+	compare_variants(comparison, candidate, confidence, seed);
+	*out = comparison;
+	return BG_OK;
+}
+
+void comparison_free(struct comparison *comparison)
+{
+	if (!comparison)
+		return;
+	for (size_t i = 0; i < comparison->nr; i++) {
+		struct metric_comparison *mc = &comparison->items[i];
+
+		free(mc->suite);
+		free(mc->benchmark);
+		free(mc->variant);
+		free(mc->device);
+		free(mc->metric);
+		free(mc->unit);
+		free(mc->note);
+	}
+	free(comparison->items);
+	for (size_t i = 0; i < comparison->variants_nr; i++) {
+		struct variant_comparison *vc = &comparison->variants[i];
+
+		free(vc->benchmark);
+		free(vc->device);
+		free(vc->variant);
+		free(vc->against);
+		free(vc->speed_metric);
+	}
+	free(comparison->variants);
+	free(comparison->suite);
+	free(comparison->baseline.source);
+	free(comparison->baseline.path);
+	free(comparison->candidate.source);
+	free(comparison->candidate.path);
+	free(comparison);
+}

@@ -1,0 +1,160 @@
+#ifndef BENCHGATE_COMPARE_H
+#define BENCHGATE_COMPARE_H
+
+#include "harness/result.h"
+#include "harness/stats.h"
+#include "harness/strbuf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * The gate: compares a candidate result with a baseline, metric by metric,
+ * and decides. The rule (DESIGN.md, "Comparison"):
+ *
+ * - the change is the Hodges-Lehmann estimate of candidate / baseline - 1
+ *   (more efficient than the ratio of medians for near-normal timings and
+ *   as robust to outliers), with a distribution-free interval from the
+ *   Mann-Whitney inversion;
+ * - it is significant when the Mann-Whitney p-value, computed with the
+ *   effective sample sizes (autocorrelated or drifting runs, and samples
+ *   pooled from fewer runs, count as fewer independent values) and adjusted
+ *   by Benjamini-Hochberg across every metric of the comparison, is below
+ *   1 - confidence;
+ * - the practical threshold is max(the configured minimum effect,
+ *   noise_k x the metric's historical noise);
+ * - regression / improvement: significant and |change| > threshold in the
+ *   worse / better direction; inconclusive: |change| > threshold but not
+ *   significant; unchanged otherwise;
+ * - exact metrics (accuracy, size) compare medians against the absolute
+ *   tolerance, without statistics.
+ */
+
+enum verdict {
+	VERDICT_REGRESSION,
+	VERDICT_IMPROVEMENT,
+	VERDICT_UNCHANGED,
+	VERDICT_INCONCLUSIVE,
+	VERDICT_NEW,
+	VERDICT_MISSING,
+	VERDICT_FAILED,
+	VERDICT_SKIPPED,
+};
+#define VERDICT_COUNT (VERDICT_SKIPPED + 1)
+
+const char *verdict_name(enum verdict verdict);
+int verdict_parse(const char *name);    /* -1 when unknown */
+
+/* One case and metric. */
+struct metric_comparison {
+	char *suite, *benchmark, *variant, *device, *metric;
+	char *unit;                     /* may be NULL */
+	enum better better;
+	bool exact;
+	double tolerance;               /* exact metrics */
+	bool has_baseline, has_candidate;
+	struct stats_summary baseline, candidate;
+	double change;                  /* relative, candidate vs baseline */
+	double change_low, change_high; /* interval at the confidence level */
+	double p_value;                 /* raw two-sided Mann-Whitney */
+	double p_adjusted;              /* after Benjamini-Hochberg */
+	double n_eff_baseline, n_eff_candidate;
+	double threshold;               /* practical threshold used */
+	double noise;                   /* historical robust CV, 0: unknown */
+	enum verdict verdict;
+	char *note;                     /* why, for failed/skipped/missing */
+};
+
+/* Inside one result: each variant against "original". */
+struct variant_comparison {
+	char *benchmark, *device, *variant, *against;
+	double speedup;                 /* time(original) / time(variant) */
+	double speedup_low, speedup_high;
+	char *speed_metric;             /* the metric the speed-up is of */
+	double size_ratio;              /* NAN when no size metric */
+	double accuracy_delta;          /* NAN when no accuracy metric */
+};
+
+struct comparison_side {
+	char commit[41];
+	char machine[17];
+	char *source;                   /* auto, ref, file, baselines, none */
+	char *path;                     /* the result file, may be NULL */
+};
+
+struct comparison {
+	enum verdict_overall { OVERALL_PASS, OVERALL_REGRESSION,
+			       OVERALL_FAILED } overall;
+	char *suite;
+	double confidence;
+	struct comparison_side baseline, candidate;
+	struct metric_comparison *items;
+	size_t nr, alloc;
+	struct variant_comparison *variants;
+	size_t variants_nr, variants_alloc;
+	size_t counts[VERDICT_COUNT];
+};
+
+const char *overall_name(enum verdict_overall overall);
+
+/* The historical noise (robust CV of the metric's medians over recent
+ * baseline-branch results) of a case and metric; 0 when unknown. */
+typedef double (*compare_noise_fn)(const char *benchmark, const char *variant,
+				   const char *device, const char *metric,
+				   void *payload);
+
+struct compare_options {
+	double threshold;               /* < 0: from the suite, else 3 % */
+	double confidence;              /* < 0: from the suite, else 0.99 */
+	double noise_k;                 /* default COMPARE_NOISE_K */
+	const struct suite *suite;      /* optional: per-benchmark settings */
+	compare_noise_fn noise;         /* optional */
+	void *noise_payload;
+	uint64_t seed;                  /* bootstrap seed; 0: a fixed one */
+};
+
+#define COMPARE_NOISE_K 3.0
+
+void compare_options_init(struct compare_options *opts);
+
+/*
+ * Compares candidate against baseline (NULL: no baseline yet, every metric
+ * is `new`) and adds the variant comparisons of the candidate. The caller
+ * owns *out (comparison_free()). Fills the sides' commit and machine; the
+ * caller sets their `source`.
+ */
+int compare_results(struct comparison **out, const struct result *baseline,
+		    const struct result *candidate,
+		    const struct compare_options *opts);
+
+/*
+ * The statistics of one metric on its own (no FDR adjustment, which needs
+ * every metric): fills the summaries, change, interval, p-value, effective
+ * sizes. runs_* are the measured runs that produced the samples (0: one
+ * sample per run). Used by compare_results(), adaptive sampling and the
+ * detection benchmark.
+ */
+void compare_metric_stats(struct metric_comparison *mc, const double *base,
+			  size_t nbase, size_t runs_base, const double *cand,
+			  size_t ncand, size_t runs_cand, double confidence,
+			  uint64_t seed);
+
+/* Decides mc->verdict from its statistics, mc->threshold and the adjusted
+ * p-value at `confidence`. */
+void compare_decide(struct metric_comparison *mc, double confidence);
+
+/* Whether more samples could still change mc's verdict: false once the
+ * change interval lies wholly beyond the threshold (and the test is
+ * significant) or wholly within it. Drives adaptive sampling. */
+bool compare_is_decided(const struct metric_comparison *mc);
+
+void comparison_free(struct comparison *comparison);
+
+/* The "benchgate_comparison": 1 document of DESIGN.md, and back. */
+void comparison_to_json(const struct comparison *comparison,
+			struct strbuf *out);
+int comparison_parse(struct comparison **out, const char *text, size_t len,
+		     const char *path);
+int comparison_load(struct comparison **out, const char *path);
+
+#endif

@@ -1,0 +1,268 @@
+#ifndef BENCHGATE_STATS_H
+#define BENCHGATE_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Statistics for the comparison engine: summaries, bootstrap intervals, rank
+ * tests, false discovery control and the dependence of samples in run order.
+ * No I/O and no global state: every function is reentrant.
+ *
+ * Conventions that hold for every function below:
+ * - A sample is `const double *v, size_t n`. It is never modified; functions
+ *   that need order sort a private copy.
+ * - Values must be finite. NaN and infinities are the caller's responsibility
+ *   (drop them before calling): they give meaningless numbers, but never
+ *   undefined behaviour or out-of-bounds access.
+ * - With two samples, the first (`a`, `base`) is the baseline and the second
+ *   (`b`, `cand`) the candidate; effects are candidate relative to baseline.
+ * - An empty sample is not an error for functions that return a double: they
+ *   return NAN. Functions that return an int return BG_EINPUT for it, with a
+ *   message recorded by bg_input_error(); BG_OK otherwise.
+ * - Randomness comes only from the caller's seed (xoshiro256** seeded by
+ *   splitmix64), so the same inputs and seed give the same numbers on every
+ *   platform.
+ */
+
+/* Scales the MAD to estimate the standard deviation of normal data. */
+#define STATS_MAD_SCALE 1.4826
+
+/* Resamples stats_summarize() uses for the interval of the median. */
+#define STATS_BOOTSTRAP_RESAMPLES 2000
+
+/* Samples at most this large and without ties get the exact Mann-Whitney
+ * distribution; larger or tied ones the normal approximation (as R). */
+#define STATS_MW_EXACT_MAX 50
+
+/* |modified z-score| above which stats_outliers() flags a value, as
+ * Iglewicz & Hoaglin (1993) recommend. */
+#define STATS_OUTLIER_Z 3.5
+
+
+/* The standard normal distribution */
+
+/* P(Z <= z), computed from erfc() so the tails keep their precision. */
+double stats_normal_cdf(double z);
+
+/* The z with P(Z <= z) = p (Wichura's AS241, about 1e-16 relative error):
+ * 1.959964 for 0.975. -INFINITY for 0, INFINITY for 1, NAN outside [0, 1]. */
+double stats_normal_quantile(double p);
+
+
+/* Location and spread of one sample */
+
+double stats_min(const double *v, size_t n);
+double stats_max(const double *v, size_t n);
+double stats_mean(const double *v, size_t n);
+
+/* The sample standard deviation (divisor n - 1). 0 for n == 1: a single
+ * value shows no spread, and JSON has no NaN to report it with. */
+double stats_stddev(const double *v, size_t n);
+
+/* The middle value; the mean of the two middle values when n is even. */
+double stats_median(const double *v, size_t n);
+
+/* The p-th percentile, p in [0, 100] (asserted), interpolating linearly
+ * between order statistics: type 7 of Hyndman & Fan (1996), the default of
+ * R's quantile() and numpy's percentile(). */
+double stats_percentile(const double *v, size_t n, double p);
+
+/* The median absolute deviation from the median, raw (unscaled). */
+double stats_mad(const double *v, size_t n);
+
+/* STATS_MAD_SCALE * MAD: a robust estimate of the standard deviation. */
+double stats_mad_scaled(const double *v, size_t n);
+
+/* Robust coefficient of variation, STATS_MAD_SCALE * MAD / |median|: the
+ * run-to-run noise of a metric as a fraction of its level. 0 when the MAD is
+ * 0 (including all-equal samples); INFINITY when only the median is 0. */
+double stats_robust_cv(const double *v, size_t n);
+
+
+/* Bootstrap confidence intervals (percentile method) */
+
+struct stats_interval {
+	double low;
+	double high;
+};
+
+/*
+ * The `confidence` (in (0, 1), e.g. 0.99) interval of the median of v:
+ * draws `resamples` resamples of v with replacement, takes the median of
+ * each, and returns the type-7 percentiles (1 - confidence) / 2 and
+ * (1 + confidence) / 2 of those medians. Deterministic for a seed.
+ *
+ * The data is sorted once; a resample is then counts per sorted value, so a
+ * resample costs O(n) and no sort. n == 1 gives [v[0], v[0]].
+ *
+ * BG_EINPUT when n == 0, resamples == 0, or confidence is not in (0, 1).
+ */
+int stats_bootstrap_median_ci(const double *v, size_t n, double confidence,
+			      size_t resamples, uint64_t seed,
+			      struct stats_interval *out);
+
+/*
+ * The interval of median(cand) / median(base), resampling both samples
+ * independently (baseline first, then candidate, in each resample). Subtract
+ * 1 from the bounds for the interval of the relative change.
+ *
+ * BG_EINPUT as stats_bootstrap_median_ci(), and when base contains 0 or
+ * values of both signs: a resampled median could then be 0.
+ */
+int stats_bootstrap_ratio_ci(const double *base, size_t nbase,
+			     const double *cand, size_t ncand,
+			     double confidence, size_t resamples, uint64_t seed,
+			     struct stats_interval *out);
+
+
+/* Mann-Whitney U test (Wilcoxon rank-sum), two-sided */
+
+struct stats_mw {
+	/* U of the first sample: #(a_i > b_j) + #(a_i == b_j) / 2, which is
+	 * the W that R's wilcox.test(a, b) reports. Always from the data. */
+	double u;
+	/* The continuity-corrected normal score, positive when a tends to
+	 * be larger than b; 0 when the p-value is exact. */
+	double z;
+	double p_value;
+	bool exact;
+};
+
+/*
+ * Tests whether a and b come from the same distribution against a shift
+ * either way, as R's wilcox.test(a, b, correct = TRUE):
+ * - no ties and na, nb <= STATS_MW_EXACT_MAX: the exact p-value, from the
+ *   permutation distribution of U computed by the recurrence
+ *   P(i, j, u) = i/(i+j) P(i-1, j, u-j) + j/(i+j) P(i, j-1, u)
+ *   (the largest value comes from a or from b), truncated at the tail that
+ *   is needed: O(na * nb * min(U, na*nb - U)) time, a few ms at 50 x 50.
+ * - otherwise the normal approximation with continuity correction and the
+ *   tie-corrected variance
+ *   na nb / 12 * ((N + 1) - sum(t^3 - t) / (N (N - 1))), N = na + nb.
+ * All values equal gives p = 1.
+ *
+ * BG_EINPUT when na == 0 or nb == 0.
+ */
+int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
+		       struct stats_mw *out);
+
+/*
+ * The same test trusting the samples only as much as `na_eff` and `nb_eff`
+ * independent values (see stats_effective_n()): autocorrelated runs carry
+ * less information than their count says, and the plain test would be
+ * overconfident.
+ *
+ * U is computed from the data and rescaled to the effective sizes,
+ * U' = U * (na_eff nb_eff) / (na nb); then the normal approximation is
+ * taken as if U' came from samples of na_eff and nb_eff values:
+ * mean na_eff nb_eff / 2, variance
+ * na_eff nb_eff (na_eff + nb_eff + 1) / 12 * (1 - sum(t^3 - t) / (N^3 - N)),
+ * where the tie correction keeps the fraction measured on the real N values,
+ * and a continuity correction of 0.5 on the U' scale. With na_eff == na and
+ * nb_eff == nb this is exactly stats_mann_whitney() (exact when that is).
+ *
+ * BG_EINPUT when a sample is empty or an effective size is not in
+ * (0, its sample's size].
+ */
+int stats_mann_whitney_eff(const double *a, size_t na,
+			   const double *b, size_t nb,
+			   double na_eff, double nb_eff, struct stats_mw *out);
+
+
+/* Effect size */
+
+/* The Hodges-Lehmann estimate of the shift from a to b: the median of all
+ * na * nb differences b_j - a_i. Found by bisection over the doubles with a
+ * merge count per step, so it takes O((na + nb) log) time and O(na + nb)
+ * memory, not the na * nb differences. NAN when a sample is empty. */
+double stats_hodges_lehmann(const double *a, size_t na,
+			    const double *b, size_t nb);
+
+/* The same for the relative change: the median of all ratios b_j / a_i
+ * (subtract 1 for the change). NAN when a sample is empty or a value is
+ * not > 0. */
+double stats_hodges_lehmann_ratio(const double *a, size_t na,
+				  const double *b, size_t nb);
+
+
+/* Multiple comparisons */
+
+/*
+ * Benjamini-Hochberg (1995) adjusted p-values, as R's p.adjust("BH"):
+ * adjusted_(i) = min over j >= i of min(1, n / j * p_(j)) in ascending order
+ * of p, written to adjusted[] in the input's order. Rejecting every
+ * hypothesis with adjusted <= q keeps the false discovery rate at q.
+ * `adjusted` may be `p` itself. Nothing happens when n == 0.
+ */
+void stats_bh_adjust(const double *p, size_t n, double *adjusted);
+
+
+/* Outliers */
+
+/*
+ * Flags (never removes) the values whose modified z-score
+ * 0.6745 (x - median) / MAD exceeds STATS_OUTLIER_Z in magnitude
+ * (Iglewicz & Hoaglin, 1993). When the MAD is 0 (over half the values are
+ * equal) it uses 1.253314 * mean absolute deviation instead of the MAD,
+ * as IBM SPSS does; when that is 0 too, nothing is flagged.
+ * outlier[] receives n flags; returns how many are set.
+ */
+size_t stats_outliers(const double *v, size_t n, bool *outlier);
+
+
+/* Dependence between samples in run order */
+
+/* The lag-1 autocorrelation
+ * r1 = sum_t (x_t - m)(x_t+1 - m) / sum_t (x_t - m)^2. 0 when n < 3 or
+ * all values are equal (nothing to estimate). */
+double stats_autocorr_lag1(const double *v, size_t n);
+
+/*
+ * How many independent samples the series is worth:
+ * n (1 - r1) / (1 + r1), clamped to [2, n], when r1 > 0; n when r1 <= 0
+ * (or n < 3). A slow drift makes neighbours alike, so it lowers this too.
+ * Not an integer in general: pass it to stats_mann_whitney_eff().
+ */
+double stats_effective_n(const double *v, size_t n);
+
+struct stats_trend {
+	double tau;     /* Kendall's tau-b of value against run index */
+	double z;       /* continuity-corrected normal score of S */
+	double p_value; /* two-sided */
+};
+
+/*
+ * The Mann-Kendall test for a monotonic trend (drift) of v over run order:
+ * S = sum over i < j of sign(v_j - v_i), variance
+ * (n(n-1)(2n+5) - sum t(t-1)(2t+5)) / 18 over tie groups of size t, and the
+ * normal approximation. O(n^2) time. n < 3 or all values equal gives
+ * tau 0, p 1 (no evidence of a trend).
+ *
+ * BG_EINPUT when n == 0.
+ */
+int stats_mann_kendall(const double *v, size_t n, struct stats_trend *out);
+
+
+/* Summary */
+
+struct stats_summary {
+	size_t n;
+	double median, mean, stddev, min, max;
+	double mad;             /* raw */
+	double robust_cv;
+	double p50, p90, p99;
+	double ci_low, ci_high; /* bootstrap interval of the median */
+};
+
+/*
+ * Fills out with every number above for v, the interval of the median from
+ * stats_bootstrap_median_ci() with STATS_BOOTSTRAP_RESAMPLES resamples.
+ * BG_EINPUT when n == 0 (out is then n = 0 and NAN everywhere) or confidence
+ * is not in (0, 1).
+ */
+int stats_summarize(const double *v, size_t n, double confidence,
+		    uint64_t seed, struct stats_summary *out);
+
+#endif

@@ -1,0 +1,438 @@
+#include "harness/collectors.h"
+
+#include "harness/alloc.h"
+#include "harness/error.h"
+#include "harness/plan.h"
+#include "harness/suite.h"
+#include "testutil.h"
+
+#include <criterion/criterion.h>
+#include <criterion/redirect.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WORKLOAD(name) TEST_WORKLOAD_DIR "/" name
+
+/*
+ * Each test loads a one-benchmark suite whose "metrics" array it gives,
+ * fakes (or really runs) one run, and collects into a fresh result case.
+ */
+static char *dir;
+static char *metrics_path;
+static struct suite *suite;
+static struct plan *plan;
+static struct collectors *collectors;
+static struct result *result;
+static struct result_case *rcase;
+static struct process_outcome outcome;
+
+static void setup(void)
+{
+	dir = test_tmpdir();
+	process_outcome_init(&outcome);
+	metrics_path = xmalloc(strlen(dir) + 16);
+	snprintf(metrics_path, strlen(dir) + 16, "%s/metrics", dir);
+	result = result_new();
+}
+
+static void teardown(void)
+{
+	collectors_free(collectors);
+	plan_free(plan);
+	suite_free(suite);
+	result_free(result);
+	process_outcome_release(&outcome);
+	test_rmtree(dir);
+	free(metrics_path);
+	free(dir);
+}
+
+TestSuite(collectors, .init = setup, .fini = teardown);
+
+static void load_suite(const char *metrics)
+{
+	struct strbuf text = STRBUF_INIT;
+	char *path;
+
+	strbuf_addf(&text, "{ \"benchgate\": 1, \"suite\": \"collect\",\n"
+		    "  \"variants\": { \"orig\": {} },\n"
+		    "  \"benchmarks\": [ { \"name\": \"bench\",\n"
+		    "    \"command\": [\"true\"],\n"
+		    "    \"metrics\": %s } ] }\n", metrics);
+	path = test_write_file(dir, "suite.json", text.buf);
+	cr_assert_eq(suite_load(&suite, path), 0, "%s", bg_error_last());
+	cr_assert_eq(plan_build(&plan, suite, NULL, dir), 0, "%s",
+		     bg_error_last());
+	cr_assert_eq(collectors_new(&collectors, suite), 0, "%s",
+		     bg_error_last());
+	rcase = result_add_case(result, "bench", "orig", "cpu");
+	strbuf_release(&text);
+	free(path);
+}
+
+static void write_metrics(const char *text)
+{
+	free(test_write_file(dir, "metrics", text));
+}
+
+static int collect(void)
+{
+	struct collect_run run = { plan, &plan->cases[0], 0, &outcome,
+				   metrics_path };
+
+	return collectors_collect(collectors, rcase, &run);
+}
+
+static const struct metric_samples *metric(const char *name)
+{
+	const struct metric_samples *found =
+		result_case_find_metric(rcase, name);
+
+	cr_assert_not_null(found, "metric '%s' not collected", name);
+	return found;
+}
+
+static void assert_samples(const char *name, const double *expected,
+			   size_t nr)
+{
+	const struct metric_samples *m = metric(name);
+
+	cr_assert_eq(m->nr, nr, "metric '%s': %zu samples", name, m->nr);
+	for (size_t i = 0; i < nr; i++)
+		cr_assert_float_eq(m->samples[i], expected[i], 1e-12,
+				   "metric '%s' sample %zu", name, i);
+}
+
+static void assert_fails_with(const char *message)
+{
+	cr_assert_lt(collect(), 0);
+	cr_assert_str_eq(bg_error_last(), message);
+	cr_assert_eq(rcase->metrics_nr, 0, "a failed run left samples");
+}
+
+Test(collectors, wall_and_rusage_come_from_the_outcome)
+{
+	double wall[] = { 1.25 }, utime[] = { 0.5 }, stime[] = { 0.25 };
+	double rss[] = { 1048576 };
+
+	load_suite("[ { \"name\": \"wall\", \"from\": \"wall\" },"
+		   "  { \"name\": \"user\", \"from\": \"rusage\","
+		   "    \"field\": \"utime\" },"
+		   "  { \"name\": \"sys\", \"from\": \"rusage\","
+		   "    \"field\": \"stime\" },"
+		   "  { \"name\": \"rss\", \"from\": \"rusage\","
+		   "    \"field\": \"maxrss\" } ]");
+	outcome.wall_s = 1.25;
+	outcome.utime_s = 0.5;
+	outcome.stime_s = 0.25;
+	outcome.maxrss_bytes = 1048576;
+	cr_assert_eq(collect(), 0, "%s", bg_error_last());
+	assert_samples("wall", wall, 1);
+	assert_samples("user", utime, 1);
+	assert_samples("sys", stime, 1);
+	assert_samples("rss", rss, 1);
+	cr_assert_str_eq(metric("wall")->unit, "s");
+	cr_assert_str_eq(metric("user")->unit, "s");
+	cr_assert_str_eq(metric("rss")->unit, "B");
+	cr_assert_eq(metric("wall")->runs, 1);
+}
+
+Test(collectors, metrics_json_numbers_arrays_and_dotted_keys)
+{
+	double latency[] = { 1.5 }, p50[] = { 2.25 }, batches[] = { 1, 2, 3 };
+	double dotted[] = { 7 }, deep[] = { 4 };
+
+	load_suite("[ { \"name\": \"latency\", \"from\": \"metrics\","
+		   "    \"key\": \"latency_ms\", \"unit\": \"ms\" },"
+		   "  { \"name\": \"p50\", \"from\": \"metrics\","
+		   "    \"key\": \"stats.p50\" },"
+		   "  { \"name\": \"batches\", \"from\": \"metrics\","
+		   "    \"key\": \"per_batch_ms\", \"better\": \"lower\" },"
+		   "  { \"name\": \"dotted\", \"from\": \"metrics\","
+		   "    \"key\": \"dotted.key\" },"
+		   "  { \"name\": \"deep\", \"from\": \"metrics\","
+		   "    \"key\": \"a.b.c.d\" },"
+		   "  { \"name\": \"accuracy\", \"from\": \"metrics\","
+		   "    \"better\": \"higher\", \"exact\": true,"
+		   "    \"tolerance\": 0.002 } ]");
+	write_metrics("{\"latency_ms\": 1.5, \"stats\": {\"p50\": 2.25},\n"
+		      " \"per_batch_ms\": [1, 2, 3], \"dotted.key\": 7,\n"
+		      " \"a\": {\"b.c\": {\"d\": 4}}, \"accuracy\": 0.94}\n");
+	cr_assert_eq(collect(), 0, "%s", bg_error_last());
+	assert_samples("latency", latency, 1);
+	assert_samples("p50", p50, 1);
+	assert_samples("batches", batches, 3);
+	assert_samples("dotted", dotted, 1);
+	assert_samples("deep", deep, 1);
+	cr_assert_str_eq(metric("latency")->unit, "ms");
+	cr_assert_null(metric("p50")->unit);
+	cr_assert_eq(metric("batches")->runs, 1);
+	cr_assert(metric("accuracy")->exact);
+	cr_assert_eq(metric("accuracy")->better, BETTER_HIGHER);
+	cr_assert_float_eq(metric("accuracy")->tolerance, 0.002, 1e-15);
+}
+
+Test(collectors, metrics_lines_repeat_and_carry_units)
+{
+	double latency[] = { 1.5, 1.75 }, accuracy[] = { 0.94 };
+
+	load_suite("[ { \"name\": \"latency\", \"from\": \"metrics\" },"
+		   "  { \"name\": \"declared\", \"from\": \"metrics\","
+		   "    \"key\": \"latency\", \"unit\": \"us\" },"
+		   "  { \"name\": \"accuracy\", \"from\": \"metrics\" } ]");
+	write_metrics("# a comment\n"
+		      "latency 1.5 ms\n"
+		      "\n"
+		      "  latency\t1.75   ms  \r\n"
+		      "accuracy 0.94\n");
+	cr_assert_eq(collect(), 0, "%s", bg_error_last());
+	assert_samples("latency", latency, 2);
+	assert_samples("declared", latency, 2);
+	assert_samples("accuracy", accuracy, 1);
+	/* the line's unit, unless the suite declares one */
+	cr_assert_str_eq(metric("latency")->unit, "ms");
+	cr_assert_str_eq(metric("declared")->unit, "us");
+	cr_assert_null(metric("accuracy")->unit);
+}
+
+Test(collectors, samples_accumulate_over_runs)
+{
+	double latency[] = { 1.5, 1.75, 1.5, 1.75 };
+
+	load_suite("[ { \"name\": \"latency\", \"from\": \"metrics\" } ]");
+	write_metrics("latency 1.5 ms\nlatency 1.75 ms\n");
+	cr_assert_eq(collect(), 0, "%s", bg_error_last());
+	cr_assert_eq(collect(), 0, "%s", bg_error_last());
+	assert_samples("latency", latency, 4);
+	cr_assert_eq(metric("latency")->runs, 2);
+}
+
+Test(collectors, missing_key_is_named)
+{
+	load_suite("[ { \"name\": \"latency\", \"from\": \"metrics\","
+		   "    \"key\": \"latency_ms\" } ]");
+	write_metrics("{\"latency\": 1.5}");
+	assert_fails_with("metric 'latency': key 'latency_ms' missing from "
+			  "the metrics file");
+	write_metrics("latency 1.5 ms\n");
+	assert_fails_with("metric 'latency': key 'latency_ms' missing from "
+			  "the metrics file");
+}
+
+Test(collectors, non_finite_and_garbage_values_fail)
+{
+	load_suite("[ { \"name\": \"latency\", \"from\": \"metrics\" } ]");
+	write_metrics("latency nan ms\n");
+	assert_fails_with("metric 'latency': value 'nan' is not a finite "
+			  "number");
+	write_metrics("latency -inf\n");
+	assert_fails_with("metric 'latency': value '-inf' is not a finite "
+			  "number");
+	write_metrics("latency 12abc\n");
+	assert_fails_with("metric 'latency': value '12abc' is not a finite "
+			  "number");
+	write_metrics("{\"latency\": 1e999}");
+	assert_fails_with("metric 'latency': value 'inf' is not a finite "
+			  "number");
+}
+
+Test(collectors, json_values_of_the_wrong_type_fail)
+{
+	load_suite("[ { \"name\": \"latency\", \"from\": \"metrics\" } ]");
+	write_metrics("{\"latency\": \"nan\"}");
+	assert_fails_with("metric 'latency': key 'latency' in the metrics "
+			  "file is the string 'nan', not a number or an "
+			  "array of numbers");
+	write_metrics("{\"latency\": [1, null]}");
+	assert_fails_with("metric 'latency': key 'latency' in the metrics "
+			  "file: element 1 is null, not a number");
+	write_metrics("{\"latency\": []}");
+	assert_fails_with("metric 'latency': key 'latency' in the metrics "
+			  "file is an empty array");
+	write_metrics("[1, 2]");
+	assert_fails_with("metric 'latency': the metrics file is JSON but "
+			  "not an object");
+}
+
+Test(collectors, invalid_json_says_where)
+{
+	load_suite("[ { \"name\": \"latency\", \"from\": \"metrics\" } ]");
+	/* Python's json.dump writes NaN for float('nan'): not JSON */
+	write_metrics("{\"latency\": NaN}\n");
+	assert_fails_with("metric 'latency': the metrics file is not valid "
+			  "JSON: line 1, column 13, near 'NaN}'");
+}
+
+Test(collectors, malformed_line_and_missing_file_fail)
+{
+	load_suite("[ { \"name\": \"latency\", \"from\": \"metrics\" } ]");
+	write_metrics("latency 1.5 ms\noops\n");
+	assert_fails_with("metric 'latency': metrics file line 2: expected "
+			  "'name value [unit]', found 'oops'");
+	write_metrics("latency 1.5 ms extra words\n");
+	assert_fails_with("metric 'latency': metrics file line 1: expected "
+			  "'name value [unit]', found 'latency 1.5 ms extra "
+			  "words'");
+	remove(metrics_path);
+	assert_fails_with("metric 'latency': the benchmark wrote no metrics "
+			  "file ($BENCHGATE_METRICS_FILE)");
+}
+
+Test(collectors, regex_takes_every_match_of_its_stream)
+{
+	double throughput[] = { 100, 200.5 }, errors[] = { 3 };
+	double anchored[] = { 2 };
+
+	load_suite("[ { \"name\": \"throughput\", \"from\": \"stdout\","
+		   "    \"regex\": \"throughput=([0-9.eE+-]+)\","
+		   "    \"unit\": \"samples/s\" },"
+		   "  { \"name\": \"errors\", \"from\": \"stderr\","
+		   "    \"regex\": \"errors: ([0-9]+)\" },"
+		   "  { \"name\": \"anchored\", \"from\": \"stdout\","
+		   "    \"regex\": \"^lat ([0-9]+)$\" } ]");
+	strbuf_addstr(&outcome.out.text, "throughput=100 samples/s\n"
+			"not lat 1\nlat 2\nlat 3x\n"
+			"throughput=200.5 samples/s\n");
+	strbuf_addstr(&outcome.err.text, "errors: 3\n");
+	cr_assert_eq(collect(), 0, "%s", bg_error_last());
+	assert_samples("throughput", throughput, 2);
+	assert_samples("errors", errors, 1);
+	assert_samples("anchored", anchored, 1);
+	cr_assert_str_eq(metric("throughput")->unit, "samples/s");
+}
+
+Test(collectors, regex_without_match_fails)
+{
+	load_suite("[ { \"name\": \"throughput\", \"from\": \"stdout\","
+		   "    \"regex\": \"throughput=([0-9.]+)\" } ]");
+	strbuf_addstr(&outcome.out.text, "nothing to see\n");
+	assert_fails_with("metric 'throughput': regex 'throughput=([0-9.]+)' "
+			  "matched nothing in stdout");
+	outcome.out.dropped = 1000;
+	assert_fails_with("metric 'throughput': regex 'throughput=([0-9.]+)' "
+			  "matched nothing in stdout (1000 bytes in its "
+			  "middle were not kept)");
+}
+
+Test(collectors, regex_value_must_be_a_number)
+{
+	load_suite("[ { \"name\": \"throughput\", \"from\": \"stdout\","
+		   "    \"regex\": \"throughput=([^ ]*) \" } ]");
+	strbuf_addstr(&outcome.out.text, "throughput=NaN samples/s\n");
+	assert_fails_with("metric 'throughput': value 'NaN' is not a finite "
+			  "number");
+}
+
+Test(collectors, a_failing_metric_leaves_the_case_unchanged)
+{
+	load_suite("[ { \"name\": \"wall\", \"from\": \"wall\" },"
+		   "  { \"name\": \"latency\", \"from\": \"metrics\" } ]");
+	outcome.wall_s = 1;
+	write_metrics("other 1\n");
+	assert_fails_with("metric 'latency': key 'latency' missing from the "
+			  "metrics file");
+}
+
+Test(collectors, file_source_expands_its_path_and_reads_a_key)
+{
+	double score[] = { 0.5, 0.25 };
+	char *expected;
+	size_t len;
+
+	load_suite("[ { \"name\": \"score\", \"from\": \"file\","
+		   "    \"path\": \"out/${variant}-${run}.json\","
+		   "    \"key\": \"eval.score\" } ]");
+	free(test_write_file(dir, "out/orig-0.json",
+			     "{\"eval\": {\"score\": [0.5, 0.25]}}"));
+	cr_assert_eq(collect(), 0, "%s", bg_error_last());
+	assert_samples("score", score, 2);
+
+	remove(metrics_path);
+	test_rmtree(dir);
+	cr_assert_lt(collect(), 0);
+	len = strlen(suite->dir) + 128;
+	expected = xmalloc(len);
+	snprintf(expected, len, "metric 'score': cannot open "
+		 "'%s/out/orig-0.json': No such file or directory",
+		 suite->dir);
+	cr_assert_str_eq(bg_error_last(), expected);
+	free(expected);
+}
+
+Test(collectors, unavailable_sources_are_left_out_with_one_warning)
+{
+	double wall[] = { 2, 2 };
+	char line[512];
+	int warnings = 0;
+	FILE *err;
+
+	cr_redirect_stderr();
+	load_suite("[ { \"name\": \"instructions\", \"from\": \"perf\","
+		   "    \"field\": \"instructions\" },"
+		   "  { \"name\": \"cycles\", \"from\": \"perf\","
+		   "    \"field\": \"cycles\" },"
+		   "  { \"name\": \"wall\", \"from\": \"wall\" } ]");
+	outcome.wall_s = 2;
+	cr_assert_eq(collect(), 0, "%s", bg_error_last());
+	cr_assert_eq(collect(), 0, "%s", bg_error_last());
+	assert_samples("wall", wall, 2);
+	cr_assert_null(result_case_find_metric(rcase, "instructions"));
+	cr_assert_null(result_case_find_metric(rcase, "cycles"));
+
+	fflush(stderr);
+	err = cr_get_redirected_stderr();
+	while (fgets(line, sizeof(line), err))
+		if (strstr(line, "source 'perf' is not available yet"))
+			warnings++;
+	cr_assert_eq(warnings, 1);
+}
+
+Test(collectors, real_runs_of_the_json_and_lines_workloads)
+{
+	const char *argv[] = { WORKLOAD("metrics_json"), NULL };
+	struct process_options options = PROCESS_OPTIONS_INIT;
+	struct strbuf env_path = STRBUF_INIT;
+	const char *env[] = { NULL, "BENCHGATE_RUN=2", NULL };
+	double latency[] = { 3.5 }, throughput[] = { 102, 202 };
+	double batches[] = { 1, 2, 3 };
+
+	load_suite("[ { \"name\": \"latency\", \"from\": \"metrics\","
+		   "    \"key\": \"latency_ms\", \"unit\": \"ms\" },"
+		   "  { \"name\": \"batches\", \"from\": \"metrics\","
+		   "    \"key\": \"per_batch_ms\" },"
+		   "  { \"name\": \"throughput\", \"from\": \"stdout\","
+		   "    \"regex\": \"throughput=([0-9]+)\" } ]");
+	strbuf_addf(&env_path, "BENCHGATE_METRICS_FILE=%s", metrics_path);
+	env[0] = env_path.buf;
+	options.argv = argv;
+	options.env = env;
+	options.timeout_s = 10;
+	cr_assert_eq(process_run(&outcome, &options), 0);
+	cr_assert_eq(outcome.exit_code, 0);
+	cr_assert_eq(collect(), 0, "%s", bg_error_last());
+	assert_samples("latency", latency, 1);
+	assert_samples("batches", batches, 3);
+	assert_samples("throughput", throughput, 2);
+	strbuf_release(&env_path);
+}
+
+Test(collectors, real_run_of_the_nan_workload_fails)
+{
+	const char *argv[] = { WORKLOAD("metrics_bad"), "nan", NULL };
+	struct process_options options = PROCESS_OPTIONS_INIT;
+	struct strbuf env_path = STRBUF_INIT;
+	const char *env[] = { NULL, NULL };
+
+	load_suite("[ { \"name\": \"latency\", \"from\": \"metrics\" } ]");
+	strbuf_addf(&env_path, "BENCHGATE_METRICS_FILE=%s", metrics_path);
+	env[0] = env_path.buf;
+	options.argv = argv;
+	options.env = env;
+	cr_assert_eq(process_run(&outcome, &options), 0);
+	cr_assert_eq(outcome.exit_code, 0);
+	assert_fails_with("metric 'latency': value 'nan' is not a finite "
+			  "number");
+	strbuf_release(&env_path);
+}

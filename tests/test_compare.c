@@ -1,0 +1,333 @@
+#include "harness/compare.h"
+#include "harness/error.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+TestSuite(compare);
+
+/* Deterministic "noise": a fixed pattern of relative deviations with a
+ * robust CV of about 1 %, so each test knows exactly what it feeds in. */
+static const double jitter[10] = { -0.012, 0.004, 0.009, -0.003, 0.001,
+				   -0.007, 0.013, -0.001, 0.006, -0.010 };
+
+static void fill(struct metric_samples *m, double level, double spread)
+{
+	for (int i = 0; i < 10; i++)
+		metric_samples_push(m, level * (1 + spread * jitter[i]));
+	m->runs = 10;
+}
+
+static struct result_case *add(struct result *r, const char *variant,
+			       const char *metric, double level, double spread,
+			       enum better better)
+{
+	struct result_case *c = result_find_case(r, "bench", variant, "cpu");
+	struct metric_samples *m;
+
+	if (!c)
+		c = result_add_case(r, "bench", variant, "cpu");
+	m = result_case_metric(c, metric);
+	m->unit = strdup("ms");
+	m->better = better;
+	fill(m, level, spread);
+	return c;
+}
+
+static struct result *new_result(const char *commit)
+{
+	struct result *r = result_new();
+
+	r->suite = strdup("s");
+	snprintf(r->git.commit, sizeof(r->git.commit), "%s", commit);
+	snprintf(r->machine.id, sizeof(r->machine.id), "m1");
+	return r;
+}
+
+static const struct metric_comparison *item(const struct comparison *c,
+					    const char *variant,
+					    const char *metric)
+{
+	for (size_t i = 0; i < c->nr; i++)
+		if (!strcmp(c->items[i].variant, variant) &&
+		    !strcmp(c->items[i].metric, metric))
+			return &c->items[i];
+	cr_assert_fail("no item %s/%s", variant, metric);
+	return NULL;
+}
+
+static struct comparison *run_compare(struct result *base, struct result *cand)
+{
+	struct compare_options opts;
+	struct comparison *c = NULL;
+
+	compare_options_init(&opts);
+	cr_assert_eq(compare_results(&c, base, cand, &opts), BG_OK);
+	return c;
+}
+
+Test(compare, ten_percent_slower_with_low_noise_is_a_regression)
+{
+	struct result *base = new_result("a"), *cand = new_result("b");
+	struct comparison *c;
+
+	add(base, "original", "latency", 10.0, 1, BETTER_LOWER);
+	/* Shuffled pattern on the candidate so the samples are not a copy. */
+	add(cand, "original", "latency", 11.0, -1, BETTER_LOWER);
+	c = run_compare(base, cand);
+	cr_assert_eq(item(c, "original", "latency")->verdict, VERDICT_REGRESSION);
+	cr_assert_float_eq(item(c, "original", "latency")->change, 0.10, 0.01);
+	cr_assert_lt(item(c, "original", "latency")->change_low, 0.10);
+	cr_assert_gt(item(c, "original", "latency")->change_high, 0.10);
+	cr_assert_eq(c->overall, OVERALL_REGRESSION);
+	comparison_free(c);
+	result_free(base);
+	result_free(cand);
+}
+
+Test(compare, higher_is_better_turns_the_same_shift_into_an_improvement)
+{
+	struct result *base = new_result("a"), *cand = new_result("b");
+	struct comparison *c;
+
+	add(base, "original", "throughput", 100, 1, BETTER_HIGHER);
+	add(cand, "original", "throughput", 110, -1, BETTER_HIGHER);
+	c = run_compare(base, cand);
+	cr_assert_eq(item(c, "original", "throughput")->verdict,
+		     VERDICT_IMPROVEMENT);
+	cr_assert_eq(c->overall, OVERALL_PASS);
+	comparison_free(c);
+	result_free(base);
+	result_free(cand);
+}
+
+Test(compare, significant_change_below_the_threshold_is_unchanged)
+{
+	struct result *base = new_result("a"), *cand = new_result("b");
+	struct comparison *c;
+
+	/* 1.5 % slower with 0.1 % noise: certainly real, too small to care. */
+	add(base, "original", "latency", 10.0, 0.1, BETTER_LOWER);
+	add(cand, "original", "latency", 10.15, -0.1, BETTER_LOWER);
+	c = run_compare(base, cand);
+	cr_assert_lt(item(c, "original", "latency")->p_value, 0.001);
+	cr_assert_eq(item(c, "original", "latency")->verdict, VERDICT_UNCHANGED);
+	comparison_free(c);
+	result_free(base);
+	result_free(cand);
+}
+
+Test(compare, large_change_drowned_in_noise_is_inconclusive)
+{
+	struct result *base = new_result("a"), *cand = new_result("b");
+	struct comparison *c;
+
+	/* 5 % slower with noise of ~15 %: the estimate passes 3 % but ten
+	 * runs cannot tell. */
+	add(base, "original", "latency", 10.0, 15, BETTER_LOWER);
+	add(cand, "original", "latency", 10.5, -15, BETTER_LOWER);
+	c = run_compare(base, cand);
+	cr_assert_gt(fabs(item(c, "original", "latency")->change), 0.03);
+	cr_assert_eq(item(c, "original", "latency")->verdict,
+		     VERDICT_INCONCLUSIVE);
+	cr_assert_eq(c->overall, OVERALL_PASS, "inconclusive never fails");
+	comparison_free(c);
+	result_free(base);
+	result_free(cand);
+}
+
+Test(compare, exact_metric_uses_its_absolute_tolerance)
+{
+	struct result *base = new_result("a"), *cand = new_result("b");
+	struct metric_samples *m;
+	struct comparison *c;
+
+	m = result_case_metric(result_add_case(base, "bench", "original", "cpu"),
+			       "accuracy");
+	m->exact = true, m->tolerance = 0.002, m->better = BETTER_HIGHER;
+	metric_samples_push(m, 0.940);
+	m = result_case_metric(result_add_case(cand, "bench", "original", "cpu"),
+			       "accuracy");
+	m->exact = true, m->tolerance = 0.002, m->better = BETTER_HIGHER;
+	metric_samples_push(m, 0.9385);
+	c = run_compare(base, cand);
+	cr_assert_eq(item(c, "original", "accuracy")->verdict, VERDICT_UNCHANGED);
+	comparison_free(c);
+
+	cand->cases[0].metrics[0].samples[0] = 0.930;
+	c = run_compare(base, cand);
+	cr_assert_eq(item(c, "original", "accuracy")->verdict,
+		     VERDICT_REGRESSION, "a 1-point accuracy drop fails");
+	comparison_free(c);
+	result_free(base);
+	result_free(cand);
+}
+
+Test(compare, new_missing_and_failed_cases_get_their_verdicts)
+{
+	struct result *base = new_result("a"), *cand = new_result("b");
+	struct result_case *broken;
+	struct comparison *c;
+
+	add(base, "original", "latency", 10, 1, BETTER_LOWER);
+	add(base, "pruned", "latency", 10, 1, BETTER_LOWER);
+	add(base, "distilled", "latency", 10, 1, BETTER_LOWER);
+	add(cand, "original", "latency", 10, -1, BETTER_LOWER);
+	add(cand, "quantized", "latency", 5, 1, BETTER_LOWER);
+	broken = result_add_case(cand, "bench", "distilled", "cpu");
+	result_case_fail(broken, CASE_FAILED, "killed by signal 11");
+	c = run_compare(base, cand);
+	cr_assert_eq(item(c, "quantized", "latency")->verdict, VERDICT_NEW);
+	cr_assert_eq(item(c, "pruned", "latency")->verdict, VERDICT_MISSING);
+	cr_assert_eq(item(c, "distilled", "latency")->verdict, VERDICT_FAILED);
+	cr_assert_str_eq(item(c, "distilled", "latency")->note,
+			 "killed by signal 11");
+	cr_assert_eq(c->overall, OVERALL_FAILED);
+	comparison_free(c);
+	result_free(base);
+	result_free(cand);
+}
+
+Test(compare, no_baseline_makes_every_metric_new_and_passes)
+{
+	struct result *cand = new_result("b");
+	struct comparison *c;
+
+	add(cand, "original", "latency", 10, 1, BETTER_LOWER);
+	c = run_compare(NULL, cand);
+	cr_assert_eq(item(c, "original", "latency")->verdict, VERDICT_NEW);
+	cr_assert_eq(c->overall, OVERALL_PASS);
+	cr_assert_str_eq(c->baseline.commit, "none");
+	comparison_free(c);
+	result_free(cand);
+}
+
+static double noisy(const char *benchmark, const char *variant, const char *device,
+	     const char *metric, void *payload)
+{
+	(void)benchmark, (void)variant, (void)device, (void)metric;
+	(void)payload;
+	return 0.04;
+}
+
+Test(compare, historical_noise_raises_the_threshold)
+{
+	struct result *base = new_result("a"), *cand = new_result("b");
+	struct compare_options opts;
+	struct comparison *c = NULL;
+
+	add(base, "original", "latency", 10.0, 1, BETTER_LOWER);
+	add(cand, "original", "latency", 10.8, -1, BETTER_LOWER);
+	compare_options_init(&opts);
+	opts.noise = noisy;
+	cr_assert_eq(compare_results(&c, base, cand, &opts), BG_OK);
+	/* 8 % slower, but this metric's medians wander by 4 % between
+	 * commits: the threshold is 3 x 4 % = 12 %. */
+	cr_assert_float_eq(item(c, "original", "latency")->threshold, 0.12,
+			   1e-9);
+	cr_assert_eq(item(c, "original", "latency")->verdict, VERDICT_UNCHANGED);
+	comparison_free(c);
+	result_free(base);
+	result_free(cand);
+}
+
+Test(compare, autocorrelated_runs_count_as_fewer_samples)
+{
+	struct metric_comparison mc = { 0 };
+	double drift[30], flat[30];
+
+	/* A slow upward drift: neighbours alike, lag-1 autocorrelation high. */
+	for (int i = 0; i < 30; i++) {
+		drift[i] = 10 + 0.05 * i + 0.02 * jitter[i % 10] * 10;
+		flat[i] = 10.5 + 0.2 * jitter[(i * 3) % 10] * 10;
+	}
+	compare_metric_stats(&mc, drift, 30, 30, flat, 30, 30, 0.99, 1);
+	cr_assert_lt(mc.n_eff_baseline, 10, "n_eff %g", mc.n_eff_baseline);
+	cr_assert_eq(mc.n_eff_candidate, 30);
+}
+
+Test(compare, pooled_samples_are_worth_no_more_than_their_runs)
+{
+	struct metric_comparison mc = { 0 };
+	double base[64], cand[64];
+
+	for (int i = 0; i < 64; i++) {
+		base[i] = 10 * (1 + jitter[i % 10]);
+		cand[i] = 10.2 * (1 + jitter[(i + 3) % 10]);
+	}
+	compare_metric_stats(&mc, base, 64, 4, cand, 64, 4, 0.99, 1);
+	cr_assert_leq(mc.n_eff_baseline, 4);
+	cr_assert_leq(mc.n_eff_candidate, 4);
+}
+
+Test(compare, variants_are_compared_with_original_inside_one_result)
+{
+	struct result *cand = new_result("b");
+	struct result_case *c;
+	struct comparison *cmp;
+	struct metric_samples *m;
+	const char *variants[] = { "original", "quantized" };
+	double sizes[] = { 400000, 100000 }, acc[] = { 0.95, 0.945 };
+
+	for (int v = 0; v < 2; v++) {
+		c = add(cand, variants[v], "latency", v ? 4.0 : 10.0, 1,
+			BETTER_LOWER);
+		m = result_case_metric(c, "model_size");
+		m->exact = true;
+		metric_samples_push(m, sizes[v]);
+		m = result_case_metric(c, "accuracy");
+		m->exact = true;
+		m->better = BETTER_HIGHER;
+		metric_samples_push(m, acc[v]);
+	}
+	cmp = run_compare(NULL, cand);
+	cr_assert_eq(cmp->variants_nr, 1);
+	cr_assert_str_eq(cmp->variants[0].variant, "quantized");
+	cr_assert_float_eq(cmp->variants[0].speedup, 2.5, 0.01);
+	cr_assert_leq(cmp->variants[0].speedup_low, 2.5);
+	cr_assert_geq(cmp->variants[0].speedup_high, 2.5);
+	cr_assert_float_eq(cmp->variants[0].size_ratio, 0.25, 1e-9);
+	cr_assert_float_eq(cmp->variants[0].accuracy_delta, -0.005, 1e-9);
+	comparison_free(cmp);
+	result_free(cand);
+}
+
+Test(compare, json_round_trips)
+{
+	struct result *base = new_result("a"), *cand = new_result("b");
+	struct strbuf first = STRBUF_INIT, second = STRBUF_INIT;
+	struct comparison *c, *back = NULL;
+
+	add(base, "original", "latency", 10.0, 1, BETTER_LOWER);
+	add(cand, "original", "latency", 11.0, -1, BETTER_LOWER);
+	add(cand, "quantized", "latency", 4.0, 1, BETTER_LOWER);
+	c = run_compare(base, cand);
+	comparison_to_json(c, &first);
+	cr_assert(strstr(first.buf, "\"benchgate_comparison\":\t1"));
+	cr_assert_eq(comparison_parse(&back, first.buf, first.len, "c.json"),
+		     BG_OK, "%s", bg_error_last());
+	comparison_to_json(back, &second);
+	cr_assert_str_eq(first.buf, second.buf);
+	comparison_free(back);
+	comparison_free(c);
+	strbuf_release(&first);
+	strbuf_release(&second);
+	result_free(base);
+	result_free(cand);
+}
+
+Test(compare, decided_when_the_interval_clears_the_threshold)
+{
+	struct metric_comparison mc = { .threshold = 0.03, .has_baseline = true,
+					.has_candidate = true };
+
+	mc.change_low = -0.01, mc.change_high = 0.02;
+	cr_assert(compare_is_decided(&mc), "wholly inside: unchanged for good");
+	mc.change_low = 0.01, mc.change_high = 0.08;
+	cr_assert_not(compare_is_decided(&mc), "straddles the threshold");
+	mc.change_low = 0.05, mc.change_high = 0.08;
+	mc.verdict = VERDICT_REGRESSION;
+	cr_assert(compare_is_decided(&mc));
+}

@@ -1,0 +1,148 @@
+#include "harness/error.h"
+#include "harness/plan.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+TestSuite(plan);
+
+/* 2 benchmarks x 3 variants x 2 devices = 12 cases. */
+static const char matrix[] =
+	"{\"benchgate\": 1, \"suite\": \"m\", \"devices\": [\"cpu\", \"gpu\"],"
+	" \"variants\": {\"original\": {\"vars\": {\"model\": \"${device}-fp32\"}},"
+	" \"quantized\": {\"vars\": {\"model\": \"${device}-int8\"}},"
+	" \"pruned\": {\"vars\": {\"model\": \"${device}-sparse\"}}},"
+	" \"benchmarks\": ["
+	"  {\"name\": \"infer\", \"command\": [\"${build_dir}/b\", \"--model\","
+	"   \"${model}\", \"--run\", \"${run}\", \"${suite}:${benchmark}:${variant}\"],"
+	"   \"metrics\": [{\"name\": \"w\", \"from\": \"wall\"}]},"
+	"  {\"name\": \"load\", \"shell\": \"echo ${model} $$HOME\","
+	"   \"metrics\": [{\"name\": \"w\", \"from\": \"wall\"}]}]}";
+
+static struct suite *load_matrix(void)
+{
+	struct suite *suite = NULL;
+
+	cr_assert_eq(suite_parse(&suite, "/tmp/m.json", matrix, strlen(matrix)),
+		     BG_OK, "%s", bg_error_last());
+	return suite;
+}
+
+Test(plan, full_matrix_in_suite_order)
+{
+	struct suite *suite = load_matrix();
+	struct plan *plan = NULL;
+
+	cr_assert_eq(plan_build(&plan, suite, NULL, "/opt/build"), BG_OK);
+	cr_assert_eq(plan->nr, 12);
+	cr_assert_str_eq(plan->cases[0].id, "infer/original/cpu");
+	cr_assert_str_eq(plan->cases[1].id, "infer/original/gpu");
+	cr_assert_str_eq(plan->cases[2].id, "infer/quantized/cpu");
+	cr_assert_str_eq(plan->cases[11].id, "load/pruned/gpu");
+	plan_free(plan);
+	suite_free(suite);
+}
+
+Test(plan, filter_variant_and_device_narrow_the_plan)
+{
+	struct suite *suite = load_matrix();
+	struct plan_filter filter = { .glob = "infer/*" };
+	struct plan *plan = NULL;
+
+	cr_assert_eq(plan_build(&plan, suite, &filter, "/b"), BG_OK);
+	cr_assert_eq(plan->nr, 6);
+	plan_free(plan);
+
+	filter.variant = "quantized";
+	filter.device = "gpu";
+	cr_assert_eq(plan_build(&plan, suite, &filter, "/b"), BG_OK);
+	cr_assert_eq(plan->nr, 1);
+	cr_assert_str_eq(plan->cases[0].id, "infer/quantized/gpu");
+	plan_free(plan);
+	suite_free(suite);
+}
+
+Test(plan, empty_selection_is_an_input_error_naming_the_filter)
+{
+	struct suite *suite = load_matrix();
+	struct plan_filter filter = { .glob = "nothing*" };
+	struct plan *plan = NULL;
+
+	cr_assert_eq(plan_build(&plan, suite, &filter, "/b"), BG_EINPUT);
+	cr_assert(strstr(bg_error_last(), "no case matches --filter 'nothing*'"),
+		  "%s", bg_error_last());
+	suite_free(suite);
+}
+
+Test(plan, shards_are_disjoint_and_cover_the_plan)
+{
+	struct suite *suite = load_matrix();
+	int seen[12] = { 0 };
+
+	for (unsigned count = 1; count <= 5; count++) {
+		memset(seen, 0, sizeof(seen));
+		for (unsigned index = 1; index <= count; index++) {
+			struct plan_filter filter = { 0 };
+			struct plan *full = NULL, *plan = NULL;
+			char spec[16];
+
+			snprintf(spec, sizeof(spec), "%u/%u", index, count);
+			cr_assert_eq(plan_parse_shard(&filter, spec), BG_OK);
+			cr_assert_eq(plan_build(&full, suite, NULL, "/b"), BG_OK);
+			cr_assert_eq(plan_build(&plan, suite, &filter, "/b"), BG_OK);
+			for (size_t i = 0; i < plan->nr; i++)
+				for (size_t j = 0; j < full->nr; j++)
+					if (!strcmp(plan->cases[i].id,
+						    full->cases[j].id))
+						seen[j]++;
+			cr_assert_geq(plan->nr, 12 / count);
+			cr_assert_leq(plan->nr, 12 / count + 1, "balanced shards");
+			plan_free(plan);
+			plan_free(full);
+		}
+		for (int j = 0; j < 12; j++)
+			cr_assert_eq(seen[j], 1, "case %d in %d shards of %u", j,
+				     seen[j], count);
+	}
+	suite_free(suite);
+}
+
+Test(plan, bad_shard_specs_are_rejected)
+{
+	struct plan_filter filter = { 0 };
+	const char *bad[] = { "0/3", "4/3", "1/0", "a/b", "1/2x", "", "2" };
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		cr_assert_eq(plan_parse_shard(&filter, bad[i]), BG_EINPUT,
+			     "accepted '%s'", bad[i]);
+}
+
+Test(plan, command_expands_variant_vars_and_builtins)
+{
+	struct suite *suite = load_matrix();
+	struct plan *plan = NULL;
+	char **argv = NULL, *shell = NULL;
+
+	cr_assert_eq(plan_build(&plan, suite, NULL, "/opt/build"), BG_OK);
+	cr_assert_eq(plan_case_command(&plan->cases[3], plan, 7, &argv, &shell),
+		     BG_OK);
+	cr_assert_null(shell);
+	cr_assert_str_eq(argv[0], "/opt/build/b");
+	cr_assert_str_eq(argv[2], "gpu-int8", "vars may use built-ins");
+	cr_assert_str_eq(argv[4], "7");
+	cr_assert_str_eq(argv[5], "m:infer:quantized");
+	cr_assert_null(argv[6]);
+	for (size_t i = 0; argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+
+	cr_assert_eq(plan_case_command(&plan->cases[6], plan, 0, &argv, &shell),
+		     BG_OK);
+	cr_assert_null(argv);
+	cr_assert_str_eq(shell, "echo cpu-fp32 $HOME", "$$ is a literal $");
+	free(shell);
+	plan_free(plan);
+	suite_free(suite);
+}

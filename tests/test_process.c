@@ -1,0 +1,396 @@
+#include "harness/process.h"
+
+#include "harness/alloc.h"
+#include "testutil.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WORKLOAD(name) TEST_WORKLOAD_DIR "/" name
+
+static struct process_outcome outcome;
+
+static void setup(void)
+{
+	process_outcome_init(&outcome);
+	/*
+	 * Orphaned grandchildren are re-parented to this test process, so it
+	 * can reap them and tell "killed" from "still running" without
+	 * relying on the container's init to reap zombies.
+	 */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+}
+
+static void teardown(void)
+{
+	process_outcome_release(&outcome);
+}
+
+TestSuite(process, .init = setup, .fini = teardown);
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void run_argv(const char *const *argv)
+{
+	struct process_options options = PROCESS_OPTIONS_INIT;
+
+	options.argv = argv;
+	options.timeout_s = 10;
+	cr_assert_eq(process_run(&outcome, &options), 0);
+}
+
+static void run_shell(const char *shell)
+{
+	struct process_options options = PROCESS_OPTIONS_INIT;
+
+	options.shell = shell;
+	options.timeout_s = 10;
+	cr_assert_eq(process_run(&outcome, &options), 0);
+}
+
+static char *describe(void)
+{
+	struct strbuf why = STRBUF_INIT;
+
+	process_outcome_describe(&outcome, &why);
+	return strbuf_detach(&why, NULL);
+}
+
+/* Waits up to 2 s for pid (our child by subreaping) to be reaped and says
+ * how it ended; -1 when it is still running. */
+static int reap_orphan(pid_t pid)
+{
+	double until = now_s() + 2;
+	int status;
+
+	while (now_s() < until) {
+		pid_t got = waitpid(pid, &status, WNOHANG);
+
+		if (got == pid)
+			return status;
+		if (got < 0 && errno == ECHILD)
+			return 0; /* reaped by someone else: gone */
+		usleep(1000);
+	}
+	return -1;
+}
+
+static pid_t read_pid_file(const char *path)
+{
+	double until = now_s() + 2;
+	char *text;
+
+	while (!(text = test_read_file(path)) && now_s() < until)
+		usleep(1000);
+	cr_assert_not_null(text, "no pid file %s", path);
+	{
+		pid_t pid = (pid_t)atoi(text);
+
+		free(text);
+		return pid;
+	}
+}
+
+Test(process, true_exits_zero_and_is_measured)
+{
+	const char *argv[] = { "/bin/true", NULL };
+
+	run_argv(argv);
+	cr_assert_eq(outcome.status, PROCESS_EXITED);
+	cr_assert_eq(outcome.exit_code, 0);
+	cr_assert_not(outcome.timed_out);
+	cr_assert_not(process_outcome_failed(&outcome));
+	cr_assert_gt(outcome.wall_s, 0);
+	cr_assert_lt(outcome.wall_s, 5);
+	cr_assert_gt(outcome.maxrss_bytes, 64 * 1024);
+	cr_assert_eq(outcome.out.text.len, 0);
+	cr_assert_eq(outcome.err.text.len, 0);
+}
+
+Test(process, captures_stdout_and_stderr_apart)
+{
+	run_shell("echo to-out; echo to-err >&2; echo more-out");
+	cr_assert_str_eq(outcome.out.text.buf, "to-out\nmore-out\n");
+	cr_assert_str_eq(outcome.err.text.buf, "to-err\n");
+	cr_assert_eq(outcome.out.dropped, 0);
+}
+
+Test(process, nonzero_exit_is_reported)
+{
+	const char *argv[] = { WORKLOAD("exit_nonzero"), "3", NULL };
+	char *why;
+
+	run_argv(argv);
+	cr_assert_eq(outcome.status, PROCESS_EXITED);
+	cr_assert_eq(outcome.exit_code, 3);
+	cr_assert(process_outcome_failed(&outcome));
+	why = describe();
+	cr_assert_str_eq(why, "exited with status 3");
+	cr_assert_not_null(strstr(outcome.err.text.buf, "error line 30\n"));
+	free(why);
+}
+
+Test(process, crash_is_reported_with_the_signal_name)
+{
+	const char *argv[] = { WORKLOAD("crash_segv"), NULL };
+	char *why;
+
+	run_argv(argv);
+	cr_assert_eq(outcome.status, PROCESS_SIGNALED);
+	cr_assert_eq(outcome.signal, SIGSEGV);
+	cr_assert_not(outcome.timed_out);
+	why = describe();
+	cr_assert_str_eq(why, "killed by signal 11 (Segmentation fault)");
+	cr_assert_str_eq(outcome.out.text.buf, "about to crash\n");
+	free(why);
+}
+
+Test(process, missing_program_is_a_spawn_error)
+{
+	const char *argv[] = { "/nonexistent/benchgate-program", NULL };
+	char *why;
+
+	run_argv(argv);
+	cr_assert_eq(outcome.status, PROCESS_SPAWN_FAILED);
+	cr_assert_eq(outcome.spawn_errno, ENOENT);
+	cr_assert(process_outcome_failed(&outcome));
+	why = describe();
+	cr_assert_str_eq(why, "cannot execute '/nonexistent/benchgate-program':"
+			      " No such file or directory");
+	free(why);
+}
+
+Test(process, program_is_looked_up_in_path)
+{
+	const char *found[] = { "true", NULL };
+	const char *missing[] = { "benchgate-no-such-program", NULL };
+
+	run_argv(found);
+	cr_assert_eq(outcome.status, PROCESS_EXITED);
+	cr_assert_eq(outcome.exit_code, 0);
+	run_argv(missing);
+	cr_assert_eq(outcome.status, PROCESS_SPAWN_FAILED);
+	cr_assert_eq(outcome.spawn_errno, ENOENT);
+}
+
+Test(process, missing_directory_is_named)
+{
+	const char *argv[] = { "/bin/true", NULL };
+	struct process_options options = PROCESS_OPTIONS_INIT;
+
+	options.argv = argv;
+	options.cwd = "/nonexistent/dir";
+	cr_assert_eq(process_run(&outcome, &options), 0);
+	cr_assert_eq(outcome.status, PROCESS_SPAWN_FAILED);
+	cr_assert_str_eq(outcome.spawn_error,
+			 "cannot change to directory '/nonexistent/dir': "
+			 "No such file or directory");
+}
+
+Test(process, cwd_and_environment_are_applied)
+{
+	const char *env[] = { "BG_TEST_NEW=fresh", "HOME=/overridden", NULL };
+	struct process_options options = PROCESS_OPTIONS_INIT;
+	char *dir = test_tmpdir();
+	char *expected = NULL;
+	size_t len;
+
+	options.shell = "pwd; echo \"$BG_TEST_NEW $HOME\"; "
+			"env | grep -c '^HOME='";
+	options.env = env;
+	options.cwd = dir;
+	cr_assert_eq(process_run(&outcome, &options), 0);
+	cr_assert_eq(outcome.exit_code, 0);
+	len = strlen(dir) + 64;
+	expected = xmalloc(len);
+	snprintf(expected, len, "%s\nfresh /overridden\n1\n", dir);
+	cr_assert_str_eq(outcome.out.text.buf, expected);
+	free(expected);
+	test_rmtree(dir);
+	free(dir);
+}
+
+Test(process, stdin_is_dev_null)
+{
+	run_shell("cat; echo eof");
+	cr_assert_str_eq(outcome.out.text.buf, "eof\n");
+}
+
+Test(process, ignored_signals_are_not_inherited)
+{
+	const char *argv[] = { "grep", "SigIgn", "/proc/self/status", NULL };
+	void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+	unsigned long long ignored;
+
+	run_argv(argv);
+	signal(SIGPIPE, old);
+	/* the mask is hex, bit n-1 for signal n (proc(5)); 1..31 are the
+	 * standard signals, the rest belong to libc and the sanitizers */
+	ignored = strtoull(outcome.out.text.buf + strlen("SigIgn:"), NULL, 16);
+	cr_assert_eq(ignored & 0x7fffffffull, 0, "SigIgn %s",
+		     outcome.out.text.buf);
+}
+
+static void check_timeout_kills_group(const char *mode, double min_s,
+				      double max_s)
+{
+	struct process_options options = PROCESS_OPTIONS_INIT;
+	char *dir = test_tmpdir();
+	size_t len = strlen(dir) + 16;
+	char *pid_path = xmalloc(len);
+	const char *argv[] = { WORKLOAD("hang_with_grandchild"), pid_path,
+			       mode, NULL };
+	double start, elapsed;
+	pid_t grandchild;
+	int status;
+	char *why;
+
+	snprintf(pid_path, len, "%s/pid", dir);
+	options.argv = argv;
+	options.timeout_s = 1;
+	options.grace_s = 0.5;
+	start = now_s();
+	cr_assert_eq(process_run(&outcome, &options), 0);
+	elapsed = now_s() - start;
+
+	cr_assert(outcome.timed_out);
+	cr_assert_eq(outcome.status, PROCESS_SIGNALED);
+	cr_assert_geq(elapsed, min_s, "returned after %.3f s", elapsed);
+	cr_assert_lt(elapsed, max_s, "returned after %.3f s", elapsed);
+	why = describe();
+	cr_assert_str_eq(why, "timed out after 1s");
+	cr_assert_not_null(strstr(outcome.out.text.buf, "hanging"));
+
+	grandchild = read_pid_file(pid_path);
+	status = reap_orphan(grandchild);
+	cr_assert_neq(status, -1, "grandchild %d still running",
+		      (int)grandchild);
+	cr_assert_eq(kill(grandchild, 0), -1);
+	cr_assert_eq(errno, ESRCH);
+
+	free(why);
+	free(pid_path);
+	test_rmtree(dir);
+	free(dir);
+}
+
+Test(process, timeout_terminates_the_group_and_its_stubborn_grandchild)
+{
+	/* the child dies of SIGTERM; the grandchild, which ignores it, is
+	 * killed as soon as the child is gone */
+	check_timeout_kills_group("", 1.0, 1.45);
+	cr_assert_eq(outcome.signal, SIGTERM);
+}
+
+Test(process, timeout_escalates_to_sigkill_after_the_grace_period)
+{
+	check_timeout_kills_group("ignore-term", 1.5, 2.2);
+	cr_assert_eq(outcome.signal, SIGKILL);
+}
+
+Test(process, lingering_grandchild_is_killed_when_the_child_exits)
+{
+	char *dir = test_tmpdir();
+	struct strbuf shell = STRBUF_INIT;
+	struct strbuf pid_path = STRBUF_INIT;
+	double start, elapsed;
+	pid_t lingering;
+	int status;
+
+	strbuf_addf(&pid_path, "%s/pid", dir);
+	/* the background sleep holds stdout open: without the group kill
+	 * the run would last 30 s */
+	strbuf_addf(&shell, "sleep 30 & echo $! > '%s'; echo started",
+		    pid_path.buf);
+	start = now_s();
+	run_shell(shell.buf);
+	elapsed = now_s() - start;
+	cr_assert_eq(outcome.exit_code, 0);
+	cr_assert_not(outcome.timed_out);
+	cr_assert_lt(elapsed, 1.0, "returned after %.3f s", elapsed);
+	cr_assert_str_eq(outcome.out.text.buf, "started\n");
+
+	lingering = read_pid_file(pid_path.buf);
+	status = reap_orphan(lingering);
+	cr_assert_neq(status, -1, "sleep %d still running", (int)lingering);
+	cr_assert_eq(kill(lingering, 0), -1);
+
+	strbuf_release(&shell);
+	strbuf_release(&pid_path);
+	test_rmtree(dir);
+	free(dir);
+}
+
+Test(process, flood_is_drained_with_bounded_memory)
+{
+	const char *argv[] = { WORKLOAD("flood_stdout"), "200", NULL };
+	struct process_options options = PROCESS_OPTIONS_INIT;
+	size_t total = 200u * 1024 * 1024 + strlen("flood done\n");
+	struct rusage before, after;
+
+	options.argv = argv;
+	options.timeout_s = 60;
+	options.capture_cap = 64 * 1024;
+	getrusage(RUSAGE_SELF, &before);
+	cr_assert_eq(process_run(&outcome, &options), 0);
+	getrusage(RUSAGE_SELF, &after);
+
+	cr_assert_eq(outcome.status, PROCESS_EXITED);
+	cr_assert_eq(outcome.exit_code, 0);
+	cr_assert_leq(outcome.out.text.len, options.capture_cap);
+	cr_assert_eq(outcome.out.text.len + outcome.out.dropped, total);
+	cr_assert_eq(outcome.out.dropped_at, 32 * 1024);
+	/* the tail is kept: the last line survives the flood */
+	cr_assert_str_eq(outcome.out.text.buf + outcome.out.text.len - 11,
+			 "flood done\n");
+	cr_assert_str_eq(outcome.err.text.buf, "flood done\n");
+	/* ru_maxrss is in KiB: memory grew by far less than the flood */
+	cr_assert_lt(after.ru_maxrss - before.ru_maxrss, 16 * 1024,
+		     "grew by %ld KiB", after.ru_maxrss - before.ru_maxrss);
+}
+
+Test(process, capture_keeps_head_and_tail)
+{
+	struct process_options options = PROCESS_OPTIONS_INIT;
+	size_t total = 0;
+	int i;
+
+	/* "seq 1 10000" writes the numbers one per line: 48894 bytes */
+	for (i = 1; i <= 10000; i++)
+		total += (size_t)snprintf(NULL, 0, "%d\n", i);
+	options.shell = "seq 1 10000";
+	options.capture_cap = 100;
+	cr_assert_eq(process_run(&outcome, &options), 0);
+	cr_assert_eq(outcome.out.text.len, 100);
+	cr_assert_eq(outcome.out.dropped, total - 100);
+	cr_assert_eq(outcome.out.dropped_at, 50);
+	cr_assert_eq(strncmp(outcome.out.text.buf, "1\n2\n3\n", 6), 0);
+	cr_assert_str_eq(outcome.out.text.buf + 100 - 12, "\n9999\n10000\n");
+}
+
+Test(process, outcome_can_be_reused)
+{
+	const char *argv[] = { WORKLOAD("exit_nonzero"), "7", NULL };
+	const char *ok[] = { "/bin/true", NULL };
+
+	run_argv(argv);
+	cr_assert_eq(outcome.exit_code, 7);
+	run_argv(ok);
+	cr_assert_eq(outcome.exit_code, 0);
+	cr_assert_eq(outcome.err.text.len, 0);
+}

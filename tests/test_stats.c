@@ -1,0 +1,919 @@
+#include "harness/stats.h"
+
+#include "harness/error.h"
+
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+TestSuite(stats);
+
+#define ARRAY_SIZE(x) (sizeof(x) / sizeof((x)[0]))
+
+/* A small generator of test data, independent of the library's own PRNG so
+ * that a bug there cannot hide in both (splitmix64, Steele et al. 2014). */
+static uint64_t test_next(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static double test_uniform(uint64_t *state)
+{
+	return ((double)(test_next(state) >> 11) + 0.5) / 9007199254740992.0;
+}
+
+/* Standard normal by Box-Muller. */
+static double test_normal(uint64_t *state)
+{
+	double u1 = test_uniform(state), u2 = test_uniform(state);
+
+	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+static int compare_doubles(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+
+	return (a > b) - (a < b);
+}
+
+static double sorted_median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), compare_doubles);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+
+/* The standard normal distribution */
+
+Test(stats, normal_quantile_matches_the_published_critical_values)
+{
+	/* Two-sided 95 % and 99 % critical values, as tabulated (e.g.
+	 * Abramowitz & Stegun 26.2, Wikipedia "97.5th percentile point"). */
+	cr_assert(ieee_ulp_eq(dbl, stats_normal_quantile(0.975),
+			      1.959963984540054, 8));
+	cr_assert(ieee_ulp_eq(dbl, stats_normal_quantile(0.995),
+			      2.5758293035489004, 8));
+	cr_assert(ieee_ulp_eq(dbl, stats_normal_quantile(0.025),
+			      -1.959963984540054, 8));
+	cr_assert(eq(dbl, stats_normal_quantile(0.5), 0.0));
+	/* Phi(1.96) = 0.9750021048517795 (same tables). */
+	cr_assert(ieee_ulp_eq(dbl, stats_normal_cdf(1.96),
+			      0.9750021048517795, 8));
+}
+
+Test(stats, normal_quantile_inverts_the_cdf_in_every_branch)
+{
+	/* Round trip against the erfc()-based CDF, an independent
+	 * computation; 1e-20 and 1e-300 reach AS241's far-tail branch. */
+	const double ps[] = { 1e-300, 1e-20, 1e-10, 1e-4, 0.01, 0.07, 0.2,
+			      0.5, 0.8, 0.93, 0.99, 1 - 1e-4, 1 - 1e-10 };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ps); i++) {
+		double p = ps[i], back = stats_normal_cdf(
+					  stats_normal_quantile(p));
+
+		cr_assert(fabs(back - p) <= 1e-12 * fmin(p, 1 - p) + 1e-300,
+			  "p %g came back as %.17g", p, back);
+	}
+}
+
+Test(stats, normal_quantile_handles_the_ends_of_its_domain)
+{
+	cr_assert(isinf(stats_normal_quantile(0)) &&
+		  stats_normal_quantile(0) < 0);
+	cr_assert(isinf(stats_normal_quantile(1)) &&
+		  stats_normal_quantile(1) > 0);
+	cr_assert(isnan(stats_normal_quantile(-0.1)));
+	cr_assert(isnan(stats_normal_quantile(1.1)));
+	cr_assert(isnan(stats_normal_quantile(NAN)));
+}
+
+
+/* Location and spread */
+
+Test(stats, median_of_even_count_averages_the_middle_pair)
+{
+	double v[] = { 4.0, 1.0, 3.0, 2.0 };
+
+	cr_assert(ieee_ulp_eq(dbl, stats_median(v, 4), 2.5, 4));
+}
+
+Test(stats, median_of_odd_count_is_the_middle_value)
+{
+	double v[] = { 9.0, -1.0, 5.0, 7.0, 3.0 };
+
+	cr_assert(eq(dbl, stats_median(v, 5), 5.0));
+}
+
+Test(stats, median_does_not_modify_the_callers_array)
+{
+	double v[] = { 5.0, 1.0, 4.0, 2.0, 3.0 };
+	double copy[ARRAY_SIZE(v)];
+	size_t i;
+
+	memcpy(copy, v, sizeof(v));
+	stats_median(v, ARRAY_SIZE(v));
+	stats_percentile(v, ARRAY_SIZE(v), 90);
+	stats_mad(v, ARRAY_SIZE(v));
+	for (i = 0; i < ARRAY_SIZE(v); i++)
+		cr_assert(eq(dbl, v[i], copy[i]));
+}
+
+Test(stats, median_matches_a_full_sort_on_data_with_many_ties)
+{
+	/* Reference: qsort and the middle, for quantised data (many equal
+	 * values stress the partition) of every size up to 60. */
+	uint64_t state = 42;
+	double v[60], copy[60];
+	size_t n, i;
+
+	for (n = 1; n <= ARRAY_SIZE(v); n++) {
+		for (i = 0; i < n; i++)
+			v[i] = floor(test_uniform(&state) * 5);
+		memcpy(copy, v, sizeof(v));
+		cr_assert(eq(dbl, stats_median(v, n), sorted_median(copy, n)),
+			  "n = %zu", n);
+	}
+}
+
+Test(stats, sample_statistics_of_the_wikipedia_example)
+{
+	/* Wikipedia, "Standard deviation": 2 4 4 4 5 5 7 9 has mean 5,
+	 * population sd 2, so sample sd sqrt(32 / 7). */
+	double v[] = { 2, 4, 4, 4, 5, 5, 7, 9 };
+
+	cr_assert(eq(dbl, stats_mean(v, 8), 5.0));
+	cr_assert(ieee_ulp_eq(dbl, stats_stddev(v, 8), sqrt(32.0 / 7), 4));
+	cr_assert(eq(dbl, stats_min(v, 8), 2.0));
+	cr_assert(eq(dbl, stats_max(v, 8), 9.0));
+}
+
+Test(stats, stddev_keeps_precision_for_tiny_spread_at_a_large_level)
+{
+	/* 1e9 + {1, 2, 3}: sample sd exactly 1 (by hand); the one-pass
+	 * formula loses every digit here. */
+	double v[] = { 1e9 + 1, 1e9 + 2, 1e9 + 3 };
+
+	cr_assert(ieee_ulp_eq(dbl, stats_stddev(v, 3), 1.0, 4));
+}
+
+Test(stats, mad_of_the_wikipedia_example_is_one)
+{
+	/* Wikipedia, "Median absolute deviation": 1 1 2 2 4 6 9 has median 2
+	 * and MAD 1. */
+	double v[] = { 1, 1, 2, 2, 4, 6, 9 };
+
+	cr_assert(eq(dbl, stats_mad(v, 7), 1.0));
+	cr_assert(ieee_ulp_eq(dbl, stats_mad_scaled(v, 7), 1.4826, 4));
+	cr_assert(ieee_ulp_eq(dbl, stats_robust_cv(v, 7), 1.4826 / 2, 4));
+}
+
+Test(stats, percentile_interpolates_as_numpy_and_r_type_7)
+{
+	/* numpy.percentile docs: [[10, 7, 4], [3, 2, 1]] at 50 -> 3.5. */
+	double a[] = { 10, 7, 4, 3, 2, 1 };
+	/* R: quantile(1:10, c(0.9, 0.99, 0.25)) -> 9.1, 9.91, 3.25 (type 7:
+	 * h = (n - 1) p, x[h] + frac(h) (x[h+1] - x[h]), by hand). */
+	double b[] = { 10, 9, 8, 7, 6, 5, 4, 3, 2, 1 };
+
+	cr_assert(ieee_ulp_eq(dbl, stats_percentile(a, 6, 50), 3.5, 4));
+	cr_assert(ieee_ulp_eq(dbl, stats_percentile(b, 10, 90), 9.1, 4));
+	cr_assert(ieee_ulp_eq(dbl, stats_percentile(b, 10, 99), 9.91, 4));
+	cr_assert(ieee_ulp_eq(dbl, stats_percentile(b, 10, 25), 3.25, 4));
+	cr_assert(eq(dbl, stats_percentile(b, 10, 0), 1.0));
+	cr_assert(eq(dbl, stats_percentile(b, 10, 100), 10.0));
+}
+
+Test(stats, empty_samples_give_nan)
+{
+	double v[] = { 1 };
+
+	cr_assert(isnan(stats_median(v, 0)));
+	cr_assert(isnan(stats_mean(v, 0)));
+	cr_assert(isnan(stats_stddev(v, 0)));
+	cr_assert(isnan(stats_min(v, 0)));
+	cr_assert(isnan(stats_max(v, 0)));
+	cr_assert(isnan(stats_percentile(v, 0, 50)));
+	cr_assert(isnan(stats_mad(v, 0)));
+	cr_assert(isnan(stats_robust_cv(v, 0)));
+	cr_assert(isnan(stats_hodges_lehmann(v, 0, v, 1)));
+}
+
+Test(stats, single_sample_has_no_spread)
+{
+	double v[] = { 3.5 };
+
+	cr_assert(eq(dbl, stats_median(v, 1), 3.5));
+	cr_assert(eq(dbl, stats_stddev(v, 1), 0.0));
+	cr_assert(eq(dbl, stats_mad(v, 1), 0.0));
+	cr_assert(eq(dbl, stats_percentile(v, 1, 99), 3.5));
+}
+
+Test(stats, robust_cv_of_equal_samples_is_zero)
+{
+	double v[] = { 2, 2, 2, 2 }, zero_median[] = { -1, 0, 0, 0, 5 },
+	       spread_at_zero[] = { -2, -1, 0, 1, 2 };
+
+	cr_assert(eq(dbl, stats_robust_cv(v, 4), 0.0));
+	cr_assert(eq(dbl, stats_robust_cv(zero_median, 5), 0.0));
+	cr_assert(isinf(stats_robust_cv(spread_at_zero, 5)));
+}
+
+
+/* Bootstrap */
+
+Test(stats, bootstrap_is_deterministic_for_a_seed)
+{
+	double v[] = { 1.71, 1.69, 1.75, 1.70, 1.68, 1.73, 1.72, 1.80, 1.69,
+		       1.70, 1.74, 1.71 };
+	struct stats_interval first, second;
+
+	cr_assert(eq(int, stats_bootstrap_median_ci(v, ARRAY_SIZE(v), 0.95,
+						    2000, 7, &first), BG_OK));
+	cr_assert(eq(int, stats_bootstrap_median_ci(v, ARRAY_SIZE(v), 0.95,
+						    2000, 7, &second), BG_OK));
+	cr_assert(eq(dbl, first.low, second.low));
+	cr_assert(eq(dbl, first.high, second.high));
+	cr_assert(first.low <= stats_median(v, ARRAY_SIZE(v)) &&
+		  stats_median(v, ARRAY_SIZE(v)) <= first.high);
+	cr_assert(first.low >= 1.68 && first.high <= 1.80);
+}
+
+Test(stats, bootstrap_depends_on_the_seed)
+{
+	/* A PRNG that ignored the seed would give one interval for every
+	 * seed. The bounds are order statistics (or midpoints of two) of the
+	 * sample, so neighbouring seeds often agree: ask for two distinct
+	 * intervals among eight seeds (true when written). */
+	uint64_t state = 3, seed;
+	double v[40];
+	struct stats_interval first, other;
+	size_t i, distinct = 0;
+
+	for (i = 0; i < ARRAY_SIZE(v); i++)
+		v[i] = test_normal(&state);
+	cr_assert(eq(int, stats_bootstrap_median_ci(v, ARRAY_SIZE(v), 0.95,
+						    2000, 0, &first), BG_OK));
+	for (seed = 1; seed < 8; seed++) {
+		cr_assert(eq(int, stats_bootstrap_median_ci(v, ARRAY_SIZE(v),
+							    0.95, 2000, seed,
+							    &other), BG_OK));
+		distinct += first.low != other.low ||
+			    first.high != other.high;
+	}
+	cr_assert(distinct > 0);
+}
+
+Test(stats, bootstrap_interval_contains_the_true_median_of_a_large_sample)
+{
+	/* 2001 standard normal values: the true median is 0 and the standard
+	 * error of the median about 1.2533 / sqrt(2001) = 0.028. */
+	uint64_t state = 2024;
+	double v[2001];
+	struct stats_interval ci;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(v); i++)
+		v[i] = test_normal(&state);
+	cr_assert(eq(int, stats_bootstrap_median_ci(v, ARRAY_SIZE(v), 0.99,
+						    2000, 1, &ci), BG_OK));
+	cr_assert(ci.low < 0 && 0 < ci.high, "[%g, %g]", ci.low, ci.high);
+	cr_assert(ci.high - ci.low < 0.25, "[%g, %g]", ci.low, ci.high);
+}
+
+Test(stats, bootstrap_interval_covers_about_as_often_as_it_claims)
+{
+	/* 400 samples of 25 normal values, 90 % intervals: coverage should
+	 * be near 0.90 (the percentile bootstrap of a median is a little
+	 * off at small n, hence the wide band). Fixed seeds: not flaky. */
+	uint64_t state = 99;
+	double v[25];
+	size_t trial, i, covered = 0, trials = 400;
+
+	for (trial = 0; trial < trials; trial++) {
+		struct stats_interval ci;
+
+		for (i = 0; i < ARRAY_SIZE(v); i++)
+			v[i] = 10 + test_normal(&state);
+		cr_assert(eq(int, stats_bootstrap_median_ci(v, ARRAY_SIZE(v),
+							    0.90, 1000, trial,
+							    &ci), BG_OK));
+		covered += ci.low <= 10 && 10 <= ci.high;
+	}
+	cr_assert(covered >= 0.82 * trials && covered <= 0.97 * trials,
+		  "covered %zu of %zu", covered, trials);
+}
+
+Test(stats, bootstrap_of_one_or_equal_values_is_a_point)
+{
+	double one[] = { 4.2 }, equal[] = { 3, 3, 3, 3, 3 };
+	struct stats_interval ci;
+
+	cr_assert(eq(int, stats_bootstrap_median_ci(one, 1, 0.99, 100, 0, &ci),
+		     BG_OK));
+	cr_assert(ci.low == 4.2 && ci.high == 4.2);
+	cr_assert(eq(int, stats_bootstrap_median_ci(equal, 5, 0.99, 100, 0,
+						    &ci), BG_OK));
+	cr_assert(ci.low == 3 && ci.high == 3);
+}
+
+Test(stats, bootstrap_rejects_bad_arguments)
+{
+	double v[] = { 1, 2, 3 }, with_zero[] = { -1, 0, 1 };
+	struct stats_interval ci;
+
+	cr_assert(eq(int, stats_bootstrap_median_ci(v, 0, 0.9, 100, 0, &ci),
+		     BG_EINPUT));
+	cr_assert(eq(int, stats_bootstrap_median_ci(v, 3, 1.0, 100, 0, &ci),
+		     BG_EINPUT));
+	cr_assert(eq(int, stats_bootstrap_median_ci(v, 3, NAN, 100, 0, &ci),
+		     BG_EINPUT));
+	cr_assert(eq(int, stats_bootstrap_median_ci(v, 3, 0.9, 0, 0, &ci),
+		     BG_EINPUT));
+	cr_assert(eq(int, stats_bootstrap_ratio_ci(with_zero, 3, v, 3, 0.9,
+						   100, 0, &ci), BG_EINPUT));
+	cr_assert(eq(int, stats_bootstrap_ratio_ci(v, 3, v, 0, 0.9, 100, 0,
+						   &ci), BG_EINPUT));
+}
+
+Test(stats, bootstrap_ratio_of_constant_samples_is_their_ratio)
+{
+	double base[] = { 10, 10, 10, 10 }, cand[] = { 11, 11, 11 };
+	struct stats_interval ci;
+
+	cr_assert(eq(int, stats_bootstrap_ratio_ci(base, 4, cand, 3, 0.99,
+						   500, 3, &ci), BG_OK));
+	cr_assert(ieee_ulp_eq(dbl, ci.low, 1.1, 2));
+	cr_assert(ieee_ulp_eq(dbl, ci.high, 1.1, 2));
+}
+
+Test(stats, bootstrap_ratio_contains_the_true_ratio_of_large_samples)
+{
+	/* Baseline ~ 100 + N(0, 1), candidate ~ 105 + N(0, 1): the true
+	 * ratio of medians is 1.05. */
+	uint64_t state = 5;
+	double base[1001], cand[801];
+	struct stats_interval ci, again;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(base); i++)
+		base[i] = 100 + test_normal(&state);
+	for (i = 0; i < ARRAY_SIZE(cand); i++)
+		cand[i] = 105 + test_normal(&state);
+	cr_assert(eq(int, stats_bootstrap_ratio_ci(base, ARRAY_SIZE(base),
+						   cand, ARRAY_SIZE(cand), 0.99,
+						   2000, 11, &ci), BG_OK));
+	cr_assert(ci.low < 1.05 && 1.05 < ci.high, "[%g, %g]", ci.low,
+		  ci.high);
+	cr_assert(ci.high - ci.low < 0.005, "[%g, %g]", ci.low, ci.high);
+	cr_assert(eq(int, stats_bootstrap_ratio_ci(base, ARRAY_SIZE(base),
+						   cand, ARRAY_SIZE(cand), 0.99,
+						   2000, 11, &again), BG_OK));
+	cr_assert(eq(dbl, ci.low, again.low));
+	cr_assert(eq(dbl, ci.high, again.high));
+}
+
+
+/* Mann-Whitney U */
+
+/*
+ * The exact two-sided p-value by brute force: every way to split the
+ * pooled values into groups of na and nb, as R's wilcox.test(exact = TRUE)
+ * defines it (2 * the smaller tail, capped at 1). Trustworthy because it
+ * shares nothing with the library's recurrence.
+ */
+static double u_statistic(const double *a, size_t na, const double *b,
+			  size_t nb)
+{
+	double u = 0;
+	size_t i, j;
+
+	for (i = 0; i < na; i++)
+		for (j = 0; j < nb; j++)
+			u += a[i] > b[j] ? 1 : a[i] == b[j] ? 0.5 : 0;
+	return u;
+}
+
+static double brute_force_p(const double *a, size_t na, const double *b,
+			    size_t nb)
+{
+	double pooled[20], xs[20], ys[20], u = u_statistic(a, na, b, nb);
+	size_t total = na + nb, below = 0, above = 0, splits = 0;
+	uint32_t mask;
+
+	cr_assert(total <= 20);
+	memcpy(pooled, a, na * sizeof(*a));
+	memcpy(pooled + na, b, nb * sizeof(*b));
+	for (mask = 0; mask < (1u << total); mask++) {
+		size_t nx = 0, ny = 0, i;
+		double uu;
+
+		if ((size_t)__builtin_popcount(mask) != na)
+			continue;
+		for (i = 0; i < total; i++) {
+			if (mask & (1u << i))
+				xs[nx++] = pooled[i];
+			else
+				ys[ny++] = pooled[i];
+		}
+		uu = u_statistic(xs, nx, ys, ny);
+		below += uu <= u;
+		above += uu >= u;
+		splits++;
+	}
+	return fmin(1, 2.0 * (double)(below < above ? below : above) /
+			       (double)splits);
+}
+
+Test(stats, mann_whitney_exact_matches_the_scipy_docs_example)
+{
+	/* scipy.stats.mannwhitneyu docs: males vs females, U1 = 17.0,
+	 * exact two-sided p = 0.1111111111111111 (14 of 126 splits). */
+	double males[] = { 19, 22, 16, 29, 24 }, females[] = { 20, 11, 17, 12 };
+	struct stats_mw mw;
+
+	cr_assert(eq(int, stats_mann_whitney(males, 5, females, 4, &mw),
+		     BG_OK));
+	cr_assert(mw.exact);
+	cr_assert(eq(dbl, mw.u, 17.0));
+	cr_assert(ieee_ulp_eq(dbl, mw.p_value, 1.0 / 9, 16));
+}
+
+Test(stats, mann_whitney_exact_matches_hollander_and_wolfe)
+{
+	/* R ?wilcox.test, Hollander & Wolfe (1973) p. 69: permeability at
+	 * term (x) and at 12-26 weeks (y); wilcox.test(x, y, alternative =
+	 * "g") gives W = 35, p = 0.1272, so two-sided 0.2544; exactly
+	 * 764 / 3003 by enumerating the C(15, 5) splits (python). */
+	double x[] = { 0.80, 0.83, 1.89, 1.04, 1.45, 1.38, 1.91, 1.64, 0.73,
+		       1.46 };
+	double y[] = { 1.15, 0.88, 0.90, 0.74, 1.21 };
+	struct stats_mw mw;
+
+	cr_assert(eq(int, stats_mann_whitney(x, 10, y, 5, &mw), BG_OK));
+	cr_assert(mw.exact);
+	cr_assert(eq(dbl, mw.u, 35.0));
+	cr_assert(epsilon_eq(dbl, mw.p_value, 0.2544, 1e-4));
+	cr_assert(ieee_ulp_eq(dbl, mw.p_value, 764.0 / 3003, 64));
+}
+
+Test(stats, mann_whitney_normal_approximation_matches_r_airquality)
+{
+	/* R ?wilcox.test: wilcox.test(Ozone ~ Month, data = airquality,
+	 * subset = Month %in% c(5, 8)) gives W = 127.5, p-value = 0.0001208
+	 * (ties, so the tie-corrected normal approximation with continuity
+	 * correction). Ozone of May and August, NA dropped. */
+	double may[] = { 41, 36, 12, 18, 28, 23, 19, 8, 7, 16, 11, 14, 18,
+			 14, 34, 6, 30, 11, 1, 11, 4, 32, 23, 45, 115, 37 };
+	double aug[] = { 39, 9, 16, 78, 35, 66, 122, 89, 110, 44, 28, 65, 22,
+			 59, 23, 31, 44, 21, 9, 45, 168, 73, 76, 118, 84, 85 };
+	struct stats_mw mw;
+
+	cr_assert(eq(int, stats_mann_whitney(may, ARRAY_SIZE(may), aug,
+					     ARRAY_SIZE(aug), &mw), BG_OK));
+	cr_assert(not(mw.exact));
+	cr_assert(eq(dbl, mw.u, 127.5));
+	cr_assert(epsilon_eq(dbl, mw.p_value, 0.0001208, 5e-8));
+	cr_assert(mw.z < 0);
+}
+
+Test(stats, mann_whitney_exact_matches_brute_force_enumeration)
+{
+	/* Random tie-free samples of unequal sizes, against enumeration of
+	 * all splits (brute_force_p above). */
+	uint64_t state = 77;
+	size_t trial, i;
+
+	for (trial = 0; trial < 12; trial++) {
+		size_t na = 2 + trial % 7, nb = 3 + (trial * 5) % 8;
+		double a[10], b[10];
+		struct stats_mw mw;
+
+		for (i = 0; i < na; i++)
+			a[i] = test_normal(&state);
+		for (i = 0; i < nb; i++)
+			b[i] = test_normal(&state) + 0.8 * (double)(trial % 3);
+		cr_assert(eq(int, stats_mann_whitney(a, na, b, nb, &mw),
+			     BG_OK));
+		cr_assert(mw.exact);
+		cr_assert(eq(dbl, mw.u, u_statistic(a, na, b, nb)));
+		cr_assert(ieee_ulp_eq(dbl, mw.p_value,
+				      brute_force_p(a, na, b, nb), 64),
+			  "na %zu nb %zu: %.17g vs %.17g", na, nb, mw.p_value,
+			  brute_force_p(a, na, b, nb));
+	}
+}
+
+Test(stats, mann_whitney_exact_at_the_size_limit_agrees_with_the_normal)
+{
+	/* At 50 x 50 the exact and normal p-values agree closely (the normal
+	 * approximation is the large-sample limit); check 0.01 absolute and
+	 * that the exact path handled the size. */
+	double a[50], b[50];
+	struct stats_mw exact, approx;
+	size_t i;
+
+	for (i = 0; i < 50; i++) {
+		a[i] = (double)(2 * i);
+		b[i] = (double)(2 * i + 1) + 14; /* shifted by 7 places */
+	}
+	cr_assert(eq(int, stats_mann_whitney(a, 50, b, 50, &exact), BG_OK));
+	cr_assert(exact.exact);
+	/* 49.999 effective samples force the normal approximation. */
+	cr_assert(eq(int, stats_mann_whitney_eff(a, 50, b, 50, 50, 49.99999,
+						 &approx), BG_OK));
+	cr_assert(not(approx.exact));
+	cr_assert(epsilon_eq(dbl, exact.p_value, approx.p_value, 0.01),
+		  "%g vs %g", exact.p_value, approx.p_value);
+	cr_assert(exact.p_value > 0 && exact.p_value < 1);
+}
+
+Test(stats, mann_whitney_is_symmetric_in_its_samples)
+{
+	double a[] = { 3.1, 4.5, 2.2, 5.0, 3.9, 4.4 };
+	double b[] = { 4.8, 5.9, 6.1, 3.0, 5.5 };
+	struct stats_mw ab, ba;
+
+	cr_assert(eq(int, stats_mann_whitney(a, 6, b, 5, &ab), BG_OK));
+	cr_assert(eq(int, stats_mann_whitney(b, 5, a, 6, &ba), BG_OK));
+	cr_assert(eq(dbl, ab.u + ba.u, 30.0));
+	cr_assert(ieee_ulp_eq(dbl, ab.p_value, ba.p_value, 4));
+}
+
+Test(stats, mann_whitney_of_equal_samples_has_p_one)
+{
+	double a[] = { 5, 5, 5, 5 }, b[] = { 5, 5, 5 };
+	struct stats_mw mw;
+
+	cr_assert(eq(int, stats_mann_whitney(a, 4, b, 3, &mw), BG_OK));
+	cr_assert(eq(dbl, mw.p_value, 1.0));
+	cr_assert(eq(dbl, mw.u, 6.0));
+	cr_assert(eq(int, stats_mann_whitney_eff(a, 4, b, 3, 2, 2, &mw),
+		     BG_OK));
+	cr_assert(eq(dbl, mw.p_value, 1.0));
+}
+
+Test(stats, mann_whitney_eff_rescales_u_to_the_effective_sizes)
+{
+	/* a = 1..4, b = 5..8: U = 0. With 2 and 2 effective samples, by the
+	 * formula in stats.h: U' = 0, mean 2, variance 2 * 2 * 5 / 12,
+	 * z = -(2 - 0.5) / sqrt(5 / 3) = -1.161895003862225,
+	 * p = erfc(|z| / sqrt 2) = 0.24527811680677286 (hand and python). */
+	double a[] = { 1, 2, 3, 4 }, b[] = { 5, 6, 7, 8 };
+	struct stats_mw mw, plain;
+
+	cr_assert(eq(int, stats_mann_whitney_eff(a, 4, b, 4, 2, 2, &mw),
+		     BG_OK));
+	cr_assert(not(mw.exact));
+	cr_assert(eq(dbl, mw.u, 0.0));
+	cr_assert(ieee_ulp_eq(dbl, mw.z, -1.161895003862225, 8));
+	cr_assert(ieee_ulp_eq(dbl, mw.p_value, 0.24527811680677286, 16));
+	/* Trusting fewer samples can only weaken the evidence. */
+	cr_assert(eq(int, stats_mann_whitney(a, 4, b, 4, &plain), BG_OK));
+	cr_assert(plain.p_value < mw.p_value);
+}
+
+Test(stats, mann_whitney_eff_with_full_sizes_is_the_plain_test)
+{
+	double a[] = { 1.5, 2.5, 0.5, 3.5 }, b[] = { 2.0, 4.0, 5.0 };
+	struct stats_mw eff, plain;
+
+	cr_assert(eq(int, stats_mann_whitney_eff(a, 4, b, 3, 4, 3, &eff),
+		     BG_OK));
+	cr_assert(eq(int, stats_mann_whitney(a, 4, b, 3, &plain), BG_OK));
+	cr_assert(eff.exact && plain.exact);
+	cr_assert(eq(dbl, eff.u, plain.u));
+	cr_assert(eq(dbl, eff.z, plain.z));
+	cr_assert(eq(dbl, eff.p_value, plain.p_value));
+}
+
+Test(stats, mann_whitney_rejects_empty_samples_and_bad_sizes)
+{
+	double a[] = { 1, 2 };
+	struct stats_mw mw;
+
+	cr_assert(eq(int, stats_mann_whitney(a, 0, a, 2, &mw), BG_EINPUT));
+	cr_assert(eq(int, stats_mann_whitney(a, 2, a, 0, &mw), BG_EINPUT));
+	cr_assert(eq(int, stats_mann_whitney_eff(a, 2, a, 2, 3, 2, &mw),
+		     BG_EINPUT));
+	cr_assert(eq(int, stats_mann_whitney_eff(a, 2, a, 2, 0, 2, &mw),
+		     BG_EINPUT));
+	cr_assert(eq(int, stats_mann_whitney_eff(a, 2, a, 2, 2, NAN, &mw),
+		     BG_EINPUT));
+}
+
+
+/* Hodges-Lehmann */
+
+Test(stats, hodges_lehmann_of_a_hand_computed_example)
+{
+	/* a = {1, 2, 3}, b = {2, 4, 7, 8}: the 12 differences b - a sorted
+	 * are -1 0 1 1 2 3 4 5 5 6 6 7, median (3 + 4) / 2 = 3.5; the ratios
+	 * b / a have middle pair 7/3 and 8/3, median 2.5 (by hand). */
+	double a[] = { 3, 1, 2 }, b[] = { 8, 2, 7, 4 };
+
+	cr_assert(ieee_ulp_eq(dbl, stats_hodges_lehmann(a, 3, b, 4), 3.5, 4));
+	cr_assert(ieee_ulp_eq(dbl, stats_hodges_lehmann_ratio(a, 3, b, 4),
+			      2.5, 4));
+}
+
+Test(stats, hodges_lehmann_matches_brute_force_on_random_samples)
+{
+	/* Reference: all pairwise differences and ratios, fully sorted. */
+	uint64_t state = 13;
+	double a[40], b[40], pairs[1600], ratios[1600];
+	size_t trial, i, j;
+
+	for (trial = 0; trial < 20; trial++) {
+		size_t na = 1 + trial * 2 % 40, nb = 1 + trial * 7 % 40, np = 0;
+
+		for (i = 0; i < na; i++)
+			a[i] = 50 + floor(test_normal(&state) * 40) / 4;
+		for (i = 0; i < nb; i++)
+			b[i] = 52 + floor(test_normal(&state) * 40) / 4;
+		for (i = 0; i < na; i++)
+			for (j = 0; j < nb; j++, np++) {
+				pairs[np] = b[j] - a[i];
+				ratios[np] = b[j] / a[i];
+			}
+		cr_assert(eq(dbl, stats_hodges_lehmann(a, na, b, nb),
+			     sorted_median(pairs, np)), "trial %zu", trial);
+		cr_assert(eq(dbl, stats_hodges_lehmann_ratio(a, na, b, nb),
+			     sorted_median(ratios, np)), "trial %zu", trial);
+	}
+}
+
+Test(stats, hodges_lehmann_ratio_needs_positive_values)
+{
+	double a[] = { 1, 0 }, b[] = { 1, 2 };
+
+	cr_assert(isnan(stats_hodges_lehmann_ratio(a, 2, b, 2)));
+	cr_assert(eq(dbl, stats_hodges_lehmann(a, 2, b, 2), 1.0));
+}
+
+
+/* Benjamini-Hochberg */
+
+/* The 15 p-values of Benjamini & Hochberg (1995), section 4. */
+static const double bh_1995[] = { 0.0001, 0.0004, 0.0019, 0.0095, 0.0201,
+				  0.0278, 0.0298, 0.0344, 0.0459, 0.3240,
+				  0.4262, 0.5719, 0.6528, 0.7590, 1.000 };
+
+Test(stats, bh_adjusts_the_original_papers_example)
+{
+	/* The paper rejects the four smallest at q = 0.05. The adjusted
+	 * values are R's p.adjust(p, "BH"), computed from its definition
+	 * (cummin of n / i * p from the top) in python. */
+	static const double expected[] = {
+		0.0015, 0.003, 0.0095, 0.035625, 0.0603, 0.063857142857142862,
+		0.063857142857142862, 0.0645, 0.0765, 0.486,
+		0.58118181818181824, 0.714875, 0.75323076923076937,
+		0.81321428571428567, 1
+	};
+	double adjusted[ARRAY_SIZE(bh_1995)];
+	size_t i, rejected = 0;
+
+	stats_bh_adjust(bh_1995, ARRAY_SIZE(bh_1995), adjusted);
+	for (i = 0; i < ARRAY_SIZE(bh_1995); i++) {
+		cr_assert(ieee_ulp_eq(dbl, adjusted[i], expected[i], 8),
+			  "p[%zu]: %.17g", i, adjusted[i]);
+		rejected += adjusted[i] <= 0.05;
+	}
+	cr_assert(eq(sz, rejected, 4));
+}
+
+Test(stats, bh_keeps_input_order_and_is_monotone)
+{
+	/* The paper's p-values shuffled: each adjusted value goes back to
+	 * its own position, order of p is order of adjusted, all <= 1 and
+	 * >= the raw p-value. */
+	static const size_t shuffle[] = { 7, 14, 0, 9, 3, 12, 5, 1, 11, 8, 2,
+					  13, 6, 10, 4 };
+	double p[15], adjusted[15], sorted_adjusted[15];
+	size_t i, j;
+
+	for (i = 0; i < 15; i++)
+		p[i] = bh_1995[shuffle[i]];
+	stats_bh_adjust(p, 15, adjusted);
+	stats_bh_adjust(bh_1995, 15, sorted_adjusted);
+	for (i = 0; i < 15; i++) {
+		cr_assert(eq(dbl, adjusted[i], sorted_adjusted[shuffle[i]]));
+		cr_assert(adjusted[i] >= p[i] && adjusted[i] <= 1);
+		for (j = 0; j < 15; j++)
+			if (p[i] < p[j])
+				cr_assert(adjusted[i] <= adjusted[j]);
+	}
+}
+
+Test(stats, bh_may_adjust_in_place_and_caps_at_one)
+{
+	double p[] = { 0.9, 0.02, 0.95, 0.5 };
+
+	/* n / rank * p from the top: 0.95 * 4/4 = 0.95; 0.9 * 4/3 = 1.2 and
+	 * 0.5 * 4/2 = 1.0 both step down to 0.95; 0.02 * 4 = 0.08 (by
+	 * hand). */
+	stats_bh_adjust(p, 4, p);
+	cr_assert(ieee_ulp_eq(dbl, p[1], 0.08, 4));
+	cr_assert(eq(dbl, p[3], 0.95));
+	cr_assert(eq(dbl, p[0], 0.95));
+	cr_assert(eq(dbl, p[2], 0.95));
+}
+
+
+/* Outliers */
+
+Test(stats, outliers_are_flagged_by_modified_z_score)
+{
+	/* 1 2 3 4 100: median 3, MAD 1; z(100) = 0.6745 * 97 = 65.4,
+	 * z(1) = 1.35 (by hand, Iglewicz & Hoaglin's formula). */
+	double v[] = { 1, 2, 3, 100, 4 };
+	bool outlier[5];
+
+	cr_assert(eq(sz, stats_outliers(v, 5, outlier), 1));
+	cr_assert(outlier[3]);
+	cr_assert(not(outlier[0] || outlier[1] || outlier[2] || outlier[4]));
+}
+
+Test(stats, outliers_fall_back_to_mean_deviation_when_mad_is_zero)
+{
+	/* Six 5s and a 100: MAD 0; mean absolute deviation 95 / 7, so
+	 * z(100) = 95 / (1.253314 * 95 / 7) = 5.585 > 3.5 (by hand). */
+	double v[] = { 5, 5, 5, 100, 5, 5, 5 }, equal[] = { 2, 2, 2 };
+	bool outlier[7];
+
+	cr_assert(eq(sz, stats_outliers(v, 7, outlier), 1));
+	cr_assert(outlier[3] && !outlier[0]);
+	cr_assert(eq(sz, stats_outliers(equal, 3, outlier), 0));
+	cr_assert(not(outlier[0] || outlier[1] || outlier[2]));
+}
+
+
+/* Dependence */
+
+Test(stats, autocorrelation_and_effective_n_of_a_linear_series)
+{
+	/* 1 2 3 4 5: deviations -2 -1 0 1 2, r1 = 4 / 10 = 0.4; n_eff =
+	 * 5 * 0.6 / 1.4 = 15 / 7 (by hand). */
+	double v[] = { 1, 2, 3, 4, 5 };
+
+	cr_assert(ieee_ulp_eq(dbl, stats_autocorr_lag1(v, 5), 0.4, 4));
+	cr_assert(ieee_ulp_eq(dbl, stats_effective_n(v, 5), 15.0 / 7, 4));
+}
+
+Test(stats, effective_n_keeps_n_for_negative_correlation)
+{
+	/* Alternating: r1 = -3 / 4 (by hand); n_eff stays n. */
+	double v[] = { 1, -1, 1, -1 };
+
+	cr_assert(ieee_ulp_eq(dbl, stats_autocorr_lag1(v, 4), -0.75, 4));
+	cr_assert(eq(dbl, stats_effective_n(v, 4), 4.0));
+}
+
+Test(stats, effective_n_is_clamped_to_two_for_a_strong_drift)
+{
+	/* A long straight ramp has r1 close to 1. */
+	double v[200];
+	size_t i;
+
+	for (i = 0; i < 200; i++)
+		v[i] = (double)i;
+	cr_assert(stats_autocorr_lag1(v, 200) > 0.95);
+	cr_assert(eq(dbl, stats_effective_n(v, 200), 2.0));
+}
+
+Test(stats, effective_n_of_independent_noise_is_close_to_n)
+{
+	uint64_t state = 31;
+	double v[400];
+	size_t i;
+
+	for (i = 0; i < 400; i++)
+		v[i] = test_normal(&state);
+	/* r1 of white noise has sd 1 / sqrt(n) = 0.05. */
+	cr_assert(fabs(stats_autocorr_lag1(v, 400)) < 0.15);
+	cr_assert(stats_effective_n(v, 400) > 300);
+}
+
+Test(stats, dependence_of_short_or_constant_series_is_none)
+{
+	double v[] = { 3, 3, 3, 3 };
+
+	cr_assert(eq(dbl, stats_autocorr_lag1(v, 2), 0.0));
+	cr_assert(eq(dbl, stats_autocorr_lag1(v, 4), 0.0));
+	cr_assert(eq(dbl, stats_effective_n(v, 4), 4.0));
+	cr_assert(eq(dbl, stats_effective_n(v, 1), 1.0));
+}
+
+Test(stats, mann_kendall_of_a_monotone_series)
+{
+	/* 1..5: S = 10, var = 5 * 4 * 15 / 18, z = 9 / sqrt(50 / 3) =
+	 * 2.2045407685048604, p = 0.027486336111510353 (hand, python). */
+	double v[] = { 1, 2, 3, 4, 5 };
+	struct stats_trend trend;
+
+	cr_assert(eq(int, stats_mann_kendall(v, 5, &trend), BG_OK));
+	cr_assert(ieee_ulp_eq(dbl, trend.tau, 1.0, 4));
+	cr_assert(ieee_ulp_eq(dbl, trend.z, 2.2045407685048604, 8));
+	cr_assert(ieee_ulp_eq(dbl, trend.p_value, 0.027486336111510353, 16));
+}
+
+Test(stats, mann_kendall_corrects_for_ties)
+{
+	/* 1 2 2 3: S = 5, var = (4*3*13 - 2*1*9) / 18 = 23 / 3,
+	 * z = 4 / sqrt(23 / 3) = 1.4446302370292303,
+	 * p = 0.1485617748918687, tau-b = 5 / sqrt(6 * 5) (hand, python). */
+	double v[] = { 1, 2, 2, 3 };
+	struct stats_trend trend;
+
+	cr_assert(eq(int, stats_mann_kendall(v, 4, &trend), BG_OK));
+	cr_assert(ieee_ulp_eq(dbl, trend.tau, 5 / sqrt(30), 8));
+	cr_assert(ieee_ulp_eq(dbl, trend.z, 1.4446302370292303, 8));
+	cr_assert(ieee_ulp_eq(dbl, trend.p_value, 0.1485617748918687, 16));
+}
+
+Test(stats, mann_kendall_sees_no_trend_without_evidence)
+{
+	double equal[] = { 4, 4, 4, 4 }, two[] = { 1, 2 };
+	struct stats_trend trend;
+
+	cr_assert(eq(int, stats_mann_kendall(equal, 4, &trend), BG_OK));
+	cr_assert(eq(dbl, trend.p_value, 1.0));
+	cr_assert(eq(dbl, trend.tau, 0.0));
+	cr_assert(eq(int, stats_mann_kendall(two, 2, &trend), BG_OK));
+	cr_assert(eq(dbl, trend.p_value, 1.0));
+	cr_assert(eq(int, stats_mann_kendall(two, 0, &trend), BG_EINPUT));
+}
+
+
+/* Summary */
+
+Test(stats, summary_of_the_wikipedia_example)
+{
+	/* 2 4 4 4 5 5 7 9 (Wikipedia, "Standard deviation"): median 4.5;
+	 * absolute deviations from it 2.5 .5 .5 .5 .5 .5 2.5 4.5, MAD 0.5;
+	 * p90 = 7 + 0.3 * 2 = 7.6, p99 = 7 + 0.93 * 2 = 8.86 (type 7, by
+	 * hand). */
+	double v[] = { 5, 2, 9, 4, 4, 7, 4, 5 };
+	struct stats_summary s;
+
+	cr_assert(eq(int, stats_summarize(v, 8, 0.95, 1, &s), BG_OK));
+	cr_assert(eq(sz, s.n, 8));
+	cr_assert(eq(dbl, s.median, 4.5));
+	cr_assert(eq(dbl, s.p50, 4.5));
+	cr_assert(eq(dbl, s.mean, 5.0));
+	cr_assert(ieee_ulp_eq(dbl, s.stddev, sqrt(32.0 / 7), 4));
+	cr_assert(eq(dbl, s.min, 2.0));
+	cr_assert(eq(dbl, s.max, 9.0));
+	cr_assert(eq(dbl, s.mad, 0.5));
+	cr_assert(ieee_ulp_eq(dbl, s.robust_cv, 1.4826 * 0.5 / 4.5, 4));
+	cr_assert(ieee_ulp_eq(dbl, s.p90, 7.6, 4));
+	cr_assert(ieee_ulp_eq(dbl, s.p99, 8.86, 4));
+	cr_assert(s.ci_low <= 4.5 && 4.5 <= s.ci_high);
+	cr_assert(s.ci_low >= 2 && s.ci_high <= 9);
+}
+
+Test(stats, summary_agrees_with_the_single_functions)
+{
+	uint64_t state = 8;
+	double v[37];
+	struct stats_summary s;
+	struct stats_interval ci;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(v); i++)
+		v[i] = 20 + test_normal(&state);
+	cr_assert(eq(int, stats_summarize(v, 37, 0.99, 4, &s), BG_OK));
+	cr_assert(eq(int, stats_bootstrap_median_ci(v, 37, 0.99,
+						    STATS_BOOTSTRAP_RESAMPLES,
+						    4, &ci), BG_OK));
+	cr_assert(eq(dbl, s.median, stats_median(v, 37)));
+	cr_assert(eq(dbl, s.mad, stats_mad(v, 37)));
+	cr_assert(eq(dbl, s.robust_cv, stats_robust_cv(v, 37)));
+	cr_assert(eq(dbl, s.p90, stats_percentile(v, 37, 90)));
+	cr_assert(eq(dbl, s.p99, stats_percentile(v, 37, 99)));
+	cr_assert(eq(dbl, s.ci_low, ci.low));
+	cr_assert(eq(dbl, s.ci_high, ci.high));
+}
+
+Test(stats, summary_of_nothing_is_an_input_error_with_nan)
+{
+	double v[] = { 1 };
+	struct stats_summary s;
+
+	cr_assert(eq(int, stats_summarize(v, 0, 0.99, 0, &s), BG_EINPUT));
+	cr_assert(eq(sz, s.n, 0));
+	cr_assert(isnan(s.median) && isnan(s.ci_low) && isnan(s.stddev));
+	cr_assert(eq(int, stats_summarize(v, 1, 0.99, 0, &s), BG_OK));
+	cr_assert(eq(dbl, s.ci_low, 1.0));
+	cr_assert(eq(dbl, s.ci_high, 1.0));
+	cr_assert(eq(dbl, s.stddev, 0.0));
+	cr_assert(eq(dbl, s.robust_cv, 0.0));
+}

@@ -1,0 +1,280 @@
+#include "harness/error.h"
+#include "harness/suite.h"
+
+#include <criterion/criterion.h>
+#include <string.h>
+
+TestSuite(suite);
+
+/* A valid suite the malformed ones below are variations of. */
+#define GOOD_BENCHMARK                                                  \
+	"{ \"name\": \"infer\",\n"                                     \
+	"  \"command\": [\"${build_dir}/bench\", \"${model}\"],\n"     \
+	"  \"metrics\": [\n"                                           \
+	"    { \"name\": \"latency\", \"from\": \"metrics\", \"unit\": \"ms\" },\n" \
+	"    { \"name\": \"rss\", \"from\": \"rusage\", \"field\": \"maxrss\" }\n" \
+	"  ] }"
+
+#define GOOD_VARIANTS                                                   \
+	"\"variants\": { \"original\": { \"vars\": { \"model\": \"a.bin\" } },\n" \
+	"               \"quantized\": { \"vars\": { \"model\": \"b.bin\" } } }"
+
+static const char good_suite[] =
+	"{\n"
+	"\"benchgate\": 1,\n"
+	"\"suite\": \"demo\",\n"
+	"\"defaults\": { \"warmup\": 2, \"runs\": 10, \"timeout\": \"60s\",\n"
+	"              \"threshold\": \"3%\", \"confidence\": 0.99,\n"
+	"              \"env\": { \"OMP_NUM_THREADS\": \"1\" } },\n"
+	"\"devices\": [\"cpu\", \"gpu\"],\n"
+	GOOD_VARIANTS ",\n"
+	"\"benchmarks\": [" GOOD_BENCHMARK "]\n"
+	"}\n";
+
+/* Parses text and asserts it fails as an input error whose message contains
+ * every one of the expected fragments (position and explanation). */
+static void assert_rejected(const char *text, const char *const *expected)
+{
+	struct suite *suite = NULL;
+	int error = suite_parse(&suite, "bad.json", text, strlen(text));
+
+	cr_assert_eq(error, BG_EINPUT, "expected an input error for:\n%s", text);
+	cr_assert_null(suite);
+	for (; *expected; expected++)
+		cr_assert(strstr(bg_error_last(), *expected),
+			  "message '%s' lacks '%s'", bg_error_last(), *expected);
+}
+
+#define REJECTS(text, ...) \
+	assert_rejected((text), (const char *const[]){ __VA_ARGS__, NULL })
+
+Test(suite, good_suite_loads_with_merged_defaults)
+{
+	struct suite *suite = NULL;
+
+	cr_assert_eq(suite_parse(&suite, "/tmp/good.json", good_suite,
+				 strlen(good_suite)), BG_OK, "%s", bg_error_last());
+	cr_assert_str_eq(suite->name, "demo");
+	cr_assert_eq(suite->devices_nr, 2);
+	cr_assert_eq(suite->variants_nr, 2);
+	cr_assert_str_eq(suite->variants[1].name, "quantized");
+	cr_assert_eq(suite->benchmarks_nr, 1);
+	cr_assert_eq(suite->benchmarks[0].settings.warmup, 2);
+	cr_assert_float_eq(suite->benchmarks[0].settings.threshold, 0.03, 1e-12);
+	cr_assert_float_eq(suite->benchmarks[0].settings.timeout_s, 60, 1e-12);
+	cr_assert_eq(suite->benchmarks[0].settings.env_nr, 1);
+	cr_assert_str_eq(suite->benchmarks[0].metrics[0].key, "latency",
+			 "the metrics key defaults to the metric name");
+	cr_assert_str_eq(suite->benchmarks[0].metrics[1].unit, "B",
+			 "maxrss implies bytes");
+	cr_assert_eq(strlen(suite->sha256), 64);
+	suite_free(suite);
+}
+
+Test(suite, missing_variants_and_devices_default_to_one_each)
+{
+	static const char text[] =
+		"{\"benchgate\": 1, \"suite\": \"s\", \"benchmarks\": [{\"name\": "
+		"\"t\", \"command\": [\"true\"], \"metrics\": [{\"name\": \"w\", "
+		"\"from\": \"wall\"}]}]}";
+	struct suite *suite = NULL;
+
+	cr_assert_eq(suite_parse(&suite, "s.json", text, strlen(text)), BG_OK,
+		     "%s", bg_error_last());
+	cr_assert_str_eq(suite->variants[0].name, "default");
+	cr_assert_str_eq(suite->devices[0], "cpu");
+	cr_assert_str_eq(suite->benchmarks[0].metrics[0].unit, "s");
+	suite_free(suite);
+}
+
+Test(suite, trailing_comma_is_a_syntax_error_with_line_and_column)
+{
+	REJECTS("{\n  \"benchgate\": 1,\n  \"devices\": [\"cpu\",]\n}",
+		"bad.json:3:21:", "trailing comma");
+}
+
+Test(suite, unclosed_object_is_reported_at_end_of_file)
+{
+	REJECTS("{\n\"benchgate\": 1,\n\"suite\": \"x\"\n", "bad.json:4:1:",
+		"unexpected end of file");
+}
+
+Test(suite, garbage_token_names_the_character)
+{
+	REJECTS("{\"benchgate\": 1, \"suite\": nope}", "bad.json:1:27:",
+		"unexpected 'n'");
+}
+
+Test(suite, top_level_array_is_not_a_suite)
+{
+	REJECTS("[1, 2]", "bad.json:1:1:", "expected a suite object");
+}
+
+Test(suite, wrong_format_version_is_rejected)
+{
+	REJECTS("{\"benchgate\": 2, \"suite\": \"x\"}", "bad.json:1:15:",
+		"benchgate: expected 1");
+}
+
+Test(suite, unknown_key_in_metric_names_its_path)
+{
+	REJECTS("{\"benchgate\": 1, \"suite\": \"s\", \"benchmarks\": [{\"name\": "
+		"\"t\", \"command\": [\"true\"], \"metrics\": [{\"name\": \"w\", "
+		"\"from\": \"wall\"}, {\"name\": \"x\",\n \"frm\": \"wall\"}]}]}",
+		"bad.json:2:2:", "benchmarks[0].metrics[1].frm",
+		"unknown key 'frm'", "expected one of: name, from");
+}
+
+Test(suite, missing_required_key_is_named)
+{
+	REJECTS("{\"benchgate\": 1, \"benchmarks\": []}",
+		"missing required key 'suite'");
+}
+
+Test(suite, wrong_type_names_what_was_found)
+{
+	REJECTS("{\"benchgate\": 1, \"suite\": 42}", "bad.json:1:27:",
+		"suite: expected a string, found a number");
+}
+
+Test(suite, duplicate_key_points_at_the_second_occurrence)
+{
+	REJECTS("{\"benchgate\": 1,\n\"suite\": \"a\",\n\"suite\": \"b\"}",
+		"bad.json:3:1:", "duplicate key 'suite'");
+}
+
+Test(suite, duplicate_benchmark_names_are_rejected)
+{
+	REJECTS("{\"benchgate\": 1, \"suite\": \"s\", " GOOD_VARIANTS
+		", \"benchmarks\": [" GOOD_BENCHMARK ", " GOOD_BENCHMARK "]}",
+		"benchmarks[1].name", "duplicate benchmark name 'infer'");
+}
+
+Test(suite, duplicate_metric_names_are_rejected)
+{
+	REJECTS("{\"benchgate\": 1, \"suite\": \"s\", \"benchmarks\": [{\"name\": "
+		"\"t\", \"command\": [\"true\"], \"metrics\": [{\"name\": \"w\", "
+		"\"from\": \"wall\"}, {\"name\": \"w\", \"from\": \"wall\"}]}]}",
+		"benchmarks[0].metrics[1].name", "duplicate metric name 'w'");
+}
+
+Test(suite, unknown_variable_names_the_variant_and_position)
+{
+	REJECTS("{\"benchgate\": 1, \"suite\": \"s\", " GOOD_VARIANTS
+		", \"benchmarks\": [{\"name\": \"t\",\n\"command\": [\"run\", "
+		"\"${modle}\"], \"metrics\": [{\"name\": \"w\", \"from\": "
+		"\"wall\"}]}]}",
+		"bad.json:3:20:", "benchmarks[0].command[1]",
+		"unknown variable '${modle}' for variant 'original'");
+}
+
+Test(suite, variable_missing_from_one_variant_is_rejected)
+{
+	REJECTS("{\"benchgate\": 1, \"suite\": \"s\", \"variants\": {\"a\": "
+		"{\"vars\": {\"m\": \"1\"}}, \"b\": {}}, \"benchmarks\": [{\"name\": "
+		"\"t\", \"command\": [\"${m}\"], \"metrics\": [{\"name\": \"w\", "
+		"\"from\": \"wall\"}]}]}",
+		"unknown variable '${m}' for variant 'b'");
+}
+
+Test(suite, unterminated_variable_is_rejected)
+{
+	REJECTS("{\"benchgate\": 1, \"suite\": \"s\", \"benchmarks\": [{\"name\": "
+		"\"t\", \"command\": [\"${oops\"], \"metrics\": [{\"name\": \"w\", "
+		"\"from\": \"wall\"}]}]}",
+		"benchmarks[0].command[0]", "unterminated '${'");
+}
+
+Test(suite, bad_duration_is_explained)
+{
+	REJECTS("{\"benchgate\": 1, \"suite\": \"s\", \"defaults\": {\"timeout\": "
+		"\"10 parsecs\"}}",
+		"defaults.timeout", "expected a positive duration");
+}
+
+Test(suite, bad_percentage_is_explained)
+{
+	REJECTS("{\"benchgate\": 1, \"suite\": \"s\", \"defaults\": "
+		"{\"threshold\": 3}}",
+		"defaults.threshold", "expected a percentage such as \"3%\"");
+}
+
+Test(suite, empty_variants_matrix_is_rejected)
+{
+	REJECTS("{\"benchgate\": 1, \"suite\": \"s\", \"variants\": {}}",
+		"variants: expected a non-empty object of variants");
+}
+
+Test(suite, empty_devices_matrix_is_rejected)
+{
+	REJECTS("{\"benchgate\": 1, \"suite\": \"s\", \"devices\": []}",
+		"devices: expected a non-empty array");
+}
+
+Test(suite, empty_benchmarks_matrix_is_rejected)
+{
+	REJECTS("{\"benchgate\": 1, \"suite\": \"s\", \"benchmarks\": []}",
+		"benchmarks: expected a non-empty array of benchmarks");
+}
+
+Test(suite, unknown_metric_source_lists_the_valid_ones)
+{
+	REJECTS("{\"benchgate\": 1, \"suite\": \"s\", \"benchmarks\": [{\"name\": "
+		"\"t\", \"command\": [\"true\"], \"metrics\": [{\"name\": \"w\", "
+		"\"from\": \"clock\"}]}]}",
+		"benchmarks[0].metrics[0].from", "unknown source 'clock'",
+		"wall, rusage");
+}
+
+Test(suite, regex_needs_exactly_one_group)
+{
+	REJECTS("{\"benchgate\": 1, \"suite\": \"s\", \"benchmarks\": [{\"name\": "
+		"\"t\", \"command\": [\"true\"], \"metrics\": [{\"name\": \"w\", "
+		"\"from\": \"stdout\", \"regex\": \"t=[0-9]+\"}]}]}",
+		"metrics[0].regex", "exactly one capture group, found 0");
+}
+
+Test(suite, key_that_does_not_apply_to_the_source_is_rejected)
+{
+	REJECTS("{\"benchgate\": 1, \"suite\": \"s\", \"benchmarks\": [{\"name\": "
+		"\"t\", \"command\": [\"true\"], \"metrics\": [{\"name\": \"w\", "
+		"\"from\": \"wall\", \"regex\": \"(x)\"}]}]}",
+		"metrics[0].regex", "'regex' does not apply to source 'wall'");
+}
+
+Test(suite, command_and_shell_together_are_rejected)
+{
+	REJECTS("{\"benchgate\": 1, \"suite\": \"s\", \"benchmarks\": [{\"name\": "
+		"\"t\", \"shell\": \"true\", \"command\": [\"true\"], \"metrics\": "
+		"[{\"name\": \"w\", \"from\": \"wall\"}]}]}",
+		"benchmarks[0].command", "not both");
+}
+
+Test(suite, names_with_unsafe_characters_are_rejected)
+{
+	REJECTS("{\"benchgate\": 1, \"suite\": \"s\", \"variants\": {\"<script>\": "
+		"{}}}", "variant name '<script>' may only contain");
+}
+
+Test(suite, tolerance_without_exact_is_rejected)
+{
+	REJECTS("{\"benchgate\": 1, \"suite\": \"s\", \"benchmarks\": [{\"name\": "
+		"\"t\", \"command\": [\"true\"], \"metrics\": [{\"name\": \"a\", "
+		"\"from\": \"metrics\", \"tolerance\": 0.1}]}]}",
+		"metrics[0].tolerance", "needs \"exact\": true");
+}
+
+Test(suite, min_runs_above_max_runs_is_rejected)
+{
+	REJECTS("{\"benchgate\": 1, \"suite\": \"s\", \"defaults\": {\"runs\": "
+		"\"auto\", \"min_runs\": 20, \"max_runs\": 10}}",
+		"min_runs (20) is larger than max_runs (10)");
+}
+
+Test(suite, load_reports_a_missing_file)
+{
+	struct suite *suite = NULL;
+
+	cr_assert_eq(suite_load(&suite, "/nonexistent/suite.json"), BG_ERROR);
+	cr_assert(strstr(bg_error_last(), "/nonexistent/suite.json"));
+}

@@ -1,0 +1,146 @@
+#include "testutil.h"
+
+#include "harness/alloc.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+char *test_tmpdir(void)
+{
+	const char *base = getenv("TMPDIR");
+	struct strbuf path = STRBUF_INIT;
+
+	strbuf_addf(&path, "%s/benchgate-test-XXXXXX", base ? base : "/tmp");
+	cr_assert_not_null(mkdtemp(path.buf), "mkdtemp: %s", strerror(errno));
+	return strbuf_detach(&path, NULL);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag,
+			struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+void test_rmtree(const char *path)
+{
+	if (path)
+		nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+char *test_write_file(const char *dir, const char *name, const char *text)
+{
+	struct strbuf path = STRBUF_INIT;
+	char *slash;
+
+	strbuf_addf(&path, "%s/%s", dir, name);
+	slash = strrchr(path.buf, '/');
+	*slash = '\0';
+	cr_assert_eq(mkdir_p(path.buf), 0);
+	*slash = '/';
+	cr_assert_eq(write_file_atomic(path.buf, text, strlen(text)), 0,
+		     "cannot write %s", path.buf);
+	return strbuf_detach(&path, NULL);
+}
+
+char *test_read_file(const char *path)
+{
+	struct strbuf text = STRBUF_INIT;
+
+	if (strbuf_read_file(&text, path) < 0) {
+		strbuf_release(&text);
+		return NULL;
+	}
+	return strbuf_detach(&text, NULL);
+}
+
+static void drain(int fd, struct strbuf *into, bool *open_flag)
+{
+	char chunk[8192];
+	ssize_t got = read(fd, chunk, sizeof(chunk));
+
+	if (got > 0)
+		strbuf_add(into, chunk, (size_t)got);
+	else if (got == 0 || errno != EINTR)
+		*open_flag = false;
+}
+
+void test_run(struct test_output *output, const char *cwd,
+	      const char *const *env, const char *const *argv)
+{
+	int out_pipe[2], err_pipe[2], status;
+	bool out_open = true, err_open = true;
+	pid_t pid;
+
+	strbuf_init(&output->out, 0);
+	strbuf_init(&output->err, 0);
+	cr_assert_eq(pipe(out_pipe), 0);
+	cr_assert_eq(pipe(err_pipe), 0);
+	fflush(NULL);
+	pid = fork();
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDONLY);
+
+		dup2(devnull, 0);
+		dup2(out_pipe[1], 1);
+		dup2(err_pipe[1], 2);
+		close(out_pipe[0]);
+		close(err_pipe[0]);
+		if (cwd && chdir(cwd) < 0)
+			_exit(126);
+		for (; env && *env; env++)
+			putenv((char *)*env);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(out_pipe[1]);
+	close(err_pipe[1]);
+	while (out_open || err_open) {
+		struct pollfd fds[2] = {
+			{ out_open ? out_pipe[0] : -1, POLLIN, 0 },
+			{ err_open ? err_pipe[0] : -1, POLLIN, 0 },
+		};
+
+		if (poll(fds, 2, -1) < 0)
+			continue;
+		if (fds[0].revents)
+			drain(out_pipe[0], &output->out, &out_open);
+		if (fds[1].revents)
+			drain(err_pipe[0], &output->err, &err_open);
+	}
+	close(out_pipe[0]);
+	close(err_pipe[0]);
+	waitpid(pid, &status, 0);
+	output->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+void test_benchgate(struct test_output *output, const char *cwd,
+		    const char *const *env, const char *const *args)
+{
+	const char *argv[64];
+	size_t n = 0;
+
+	argv[n++] = BENCHGATE_BIN;
+	while (args && *args && n < 63)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	test_run(output, cwd, env, argv);
+}
+
+void test_output_release(struct test_output *output)
+{
+	strbuf_release(&output->out);
+	strbuf_release(&output->err);
+}

@@ -1,0 +1,43 @@
+#ifndef BENCHGATE_TESTUTIL_H
+#define BENCHGATE_TESTUTIL_H
+
+#include "harness/strbuf.h"
+
+/*
+ * Helpers shared by the tests: temporary directories, files, and running
+ * the built benchgate binary the way a user would.
+ */
+
+/* Creates a fresh directory under $TMPDIR and returns its path (free it). */
+char *test_tmpdir(void);
+
+/* Removes a directory tree (for cleanup; errors ignored). */
+void test_rmtree(const char *path);
+
+/* Writes text to dir/name (creating parent directories); returns the full
+ * path (free it). Aborts the test on failure. */
+char *test_write_file(const char *dir, const char *name, const char *text);
+
+/* Reads a whole file into a new string (free it); NULL when unreadable. */
+char *test_read_file(const char *path);
+
+struct test_output {
+	int exit_code;          /* -1 when killed by a signal */
+	struct strbuf out;
+	struct strbuf err;
+};
+
+/* Runs argv (argv[0] is a path) with cwd (NULL: inherit) and extra
+ * environment entries "NAME=VALUE" (NULL-terminated, may be NULL), and
+ * captures its output. Stdin is /dev/null. */
+void test_run(struct test_output *output, const char *cwd,
+	      const char *const *env, const char *const *argv);
+
+/* Runs the built benchgate binary with the given arguments (NULL-terminated,
+ * without argv[0]). */
+void test_benchgate(struct test_output *output, const char *cwd,
+		    const char *const *env, const char *const *args);
+
+void test_output_release(struct test_output *output);
+
+#endif
