@@ -89,6 +89,13 @@ int cli_parse(struct cli_options *opts, const struct cli_command_spec *spec,
 /* Runs the whole program; returns the exit status. */
 int cli_main(int argc, char **argv);
 
+struct session_options;
+
+/* Fills session options (session.h) from the parsed command line; `run`
+ * and `check` share it. */
+void cli_session_options(struct session_options *out,
+			 const struct cli_options *opts);
+
 /* The commands. */
 int cmd_validate(int argc, char **argv);
 int cmd_run(int argc, char **argv);

@@ -1,23 +1,68 @@
 #include "harness/cli.h"
 
 #include "harness/error.h"
+#include "harness/session.h"
+#include "harness/summary.h"
+
+#include <stdio.h>
 
 static const struct cli_command_spec spec = {
 	.name = "run",
 	.usage = "SUITE [options]",
 	.summary = "Run a suite, store a result file, print a summary.",
+	.help = "Each case runs its warmup runs (discarded) and measured runs, "
+		"interleaved round-robin\nacross cases. The result is stored "
+		"under <store>/<commit>/<machine>/ with one log\nper case. Exit "
+		"status 3 when a case failed or timed out (the others still "
+		"run).",
 	.options = OPT_STORE | OPT_RUNS | OPT_WARMUP | OPT_SELECT | OPT_ORDER |
 		   OPT_BUILD_DIR | OPT_JSON,
 	.min_args = 1,
 	.max_args = 1,
 };
 
+/* Shared by run and check: the session options the command line sets. */
+void cli_session_options(struct session_options *out,
+			 const struct cli_options *opts)
+{
+	*out = (struct session_options){
+		.suite_path = opts->args[0],
+		.filter = &opts->filter,
+		.build_dir = opts->build_dir,
+		.store_spec = opts->store,
+		.runs = opts->runs,
+		.runs_auto = opts->runs_auto,
+		.warmup = opts->warmup,
+		.sequential = opts->sequential,
+		.progress = opts->progress,
+	};
+}
+
 int cmd_run(int argc, char **argv)
 {
+	struct session_options session_opts;
+	struct session *session = NULL;
 	struct cli_options opts;
+	struct strbuf json = STRBUF_INIT;
 	int error;
 
 	if ((error = cli_parse(&opts, &spec, argc, argv)) != 0)
 		return error > 0 ? OUTCOME_PASS : error;
-	return bg_error("run: not wired yet");
+	cli_session_options(&session_opts, &opts);
+	if ((error = session_run(&session, &session_opts)) < 0)
+		goto done;
+	if (!opts.quiet)
+		summary_print_result(stdout, session->result, opts.color);
+	printf("stored %s\n", session->result_path.buf);
+	if (opts.json_path) {
+		result_to_json(session->result, &json);
+		error = write_file_atomic(opts.json_path, json.buf, json.len);
+	}
+done:
+	if (error == BG_OK)
+		error = session_failed(session) ? OUTCOME_CASE_FAILED :
+						  OUTCOME_PASS;
+	session_free(session);
+	strbuf_release(&json);
+	return error;
 }

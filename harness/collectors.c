@@ -352,9 +352,9 @@ static int collect_json(struct collect_state *state, const cJSON *root,
 		return push_json_number(state, item);
 	if (!cJSON_IsArray(item)) {
 		describe_json(&what, item);
-		error = metric_error(state, "key '%s' in %s is %s, not a number "
-				     "or an array of numbers", key, where,
-				     what.buf);
+		error = metric_error(state, "key '%s' in %s is %s, not a "
+				     "number or an array of numbers", key,
+				     where, what.buf);
 		goto done;
 	}
 	cJSON_ArrayForEach(element, item) {

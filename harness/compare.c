@@ -119,6 +119,16 @@ static void change_interval(struct metric_comparison *mc, const double *base,
  * of medians instead: the pairwise one would cost too much memory. */
 #define MAX_PAIRS 4000000
 
+/* An absent side: n = 0 and unknown numbers (null in JSON). Not through
+ * stats_summarize(), which would record an error message for it. */
+static void summary_empty(struct stats_summary *s)
+{
+	s->n = 0;
+	s->median = s->mean = s->stddev = s->min = s->max = s->mad = NAN;
+	s->robust_cv = s->p50 = s->p90 = s->p99 = NAN;
+	s->ci_low = s->ci_high = NAN;
+}
+
 void compare_metric_stats(struct metric_comparison *mc, const double *base,
 			  size_t nbase, size_t runs_base, const double *cand,
 			  size_t ncand, size_t runs_cand, double confidence,
@@ -129,8 +139,15 @@ void compare_metric_stats(struct metric_comparison *mc, const double *base,
 
 	mc->has_baseline = nbase > 0;
 	mc->has_candidate = ncand > 0;
-	stats_summarize(base, nbase, confidence, seed, &mc->baseline);
-	stats_summarize(cand, ncand, confidence, seed + 1, &mc->candidate);
+	if (nbase)
+		stats_summarize(base, nbase, confidence, seed, &mc->baseline);
+	else
+		summary_empty(&mc->baseline);
+	if (ncand)
+		stats_summarize(cand, ncand, confidence, seed + 1,
+				&mc->candidate);
+	else
+		summary_empty(&mc->candidate);
 	mc->change = mc->change_low = mc->change_high = NAN;
 	mc->p_value = mc->p_adjusted = 1;
 	if (!nbase || !ncand)
@@ -253,8 +270,8 @@ static struct metric_comparison *add_item(struct comparison *comparison,
 	mc->change = mc->change_low = mc->change_high = NAN;
 	mc->p_value = mc->p_adjusted = 1;
 	mc->verdict = VERDICT_NEW;
-	stats_summarize(NULL, 0, 0.5, 0, &mc->baseline);
-	stats_summarize(NULL, 0, 0.5, 0, &mc->candidate);
+	summary_empty(&mc->baseline);
+	summary_empty(&mc->candidate);
 	return mc;
 }
 

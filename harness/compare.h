@@ -77,7 +77,7 @@ struct variant_comparison {
 
 struct comparison_side {
 	char commit[41];
-	char machine[17];
+	char machine[65];
 	char *source;                   /* auto, ref, file, baselines, none */
 	char *path;                     /* the result file, may be NULL */
 };

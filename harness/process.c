@@ -193,9 +193,14 @@ static char **build_environment(const char *const *extra)
 		if (j == extra_nr)
 			env[nr++] = environ[i];
 	}
-	for (j = 0; j < extra_nr; j++)
-		if (strchr(extra[j], '='))
+	for (j = 0; j < extra_nr; j++) {
+		for (i = j + 1; i < extra_nr; i++)
+			if (same_name(extra[i], extra[j]))
+				break;
+		/* the last entry for a name wins, as in a shell */
+		if (i == extra_nr && strchr(extra[j], '='))
 			env[nr++] = (char *)extra[j];
+	}
 	env[nr] = NULL;
 	return env;
 }

@@ -40,8 +40,8 @@ struct process_options {
 	/* Explicit opt-in: run "/bin/sh -c shell". */
 	const char *shell;
 	/* "NAME=VALUE" entries added to (and overriding) the inherited
-	 * environment, and "NAME" entries removing NAME from it;
-	 * NULL-terminated, or NULL for none. */
+	 * environment, and "NAME" entries removing NAME from it; the last
+	 * entry for a name wins. NULL-terminated, or NULL for none. */
 	const char *const *env;
 	/* Working directory of the child; NULL: inherit. */
 	const char *cwd;

@@ -422,7 +422,7 @@ static void read_machine(struct reader *rd, const cJSON *object,
 	if (id && strlen(id) < sizeof(machine->id))
 		memcpy(machine->id, id, strlen(id) + 1);
 	else if (id)
-		malformed(rd, "machine.id", "an id of at most 16 characters");
+		malformed(rd, "machine.id", "an id of at most 64 characters");
 	free(id);
 	machine->hostname = get_string(rd, object, "hostname", false);
 	machine->os = get_string(rd, object, "os", false);

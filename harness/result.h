@@ -62,7 +62,8 @@ struct git_meta {
 };
 
 struct machine_info {
-	char id[17];            /* 16 hex: stable across runs on one machine */
+	char id[65];            /* 16 hex, stable across runs on one machine,
+				   or BENCHGATE_MACHINE_ID (up to 64) */
 	char *hostname;
 	char *os;
 	char *cpu;

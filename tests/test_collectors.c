@@ -51,16 +51,20 @@ static void teardown(void)
 
 TestSuite(collectors, .init = setup, .fini = teardown);
 
+/* Loads the suite; single quotes in the text stand for double quotes. */
 static void load_suite(const char *metrics)
 {
 	struct strbuf text = STRBUF_INIT;
 	char *path;
 
-	strbuf_addf(&text, "{ \"benchgate\": 1, \"suite\": \"collect\",\n"
-		    "  \"variants\": { \"orig\": {} },\n"
-		    "  \"benchmarks\": [ { \"name\": \"bench\",\n"
-		    "    \"command\": [\"true\"],\n"
-		    "    \"metrics\": %s } ] }\n", metrics);
+	strbuf_addf(&text, "{ 'benchgate': 1, 'suite': 'collect',\n"
+		    "  'variants': { 'orig': {} },\n"
+		    "  'benchmarks': [ { 'name': 'bench',\n"
+		    "    'command': ['true'],\n"
+		    "    'metrics': %s } ] }\n", metrics);
+	for (size_t i = 0; i < text.len; i++)
+		if (text.buf[i] == '\'')
+			text.buf[i] = '"';
 	path = test_write_file(dir, "suite.json", text.buf);
 	cr_assert_eq(suite_load(&suite, path), 0, "%s", bg_error_last());
 	cr_assert_eq(plan_build(&plan, suite, NULL, dir), 0, "%s",
@@ -117,13 +121,13 @@ Test(collectors, wall_and_rusage_come_from_the_outcome)
 	double wall[] = { 1.25 }, utime[] = { 0.5 }, stime[] = { 0.25 };
 	double rss[] = { 1048576 };
 
-	load_suite("[ { \"name\": \"wall\", \"from\": \"wall\" },"
-		   "  { \"name\": \"user\", \"from\": \"rusage\","
-		   "    \"field\": \"utime\" },"
-		   "  { \"name\": \"sys\", \"from\": \"rusage\","
-		   "    \"field\": \"stime\" },"
-		   "  { \"name\": \"rss\", \"from\": \"rusage\","
-		   "    \"field\": \"maxrss\" } ]");
+	load_suite("[ { 'name': 'wall', 'from': 'wall' },"
+		   "  { 'name': 'user', 'from': 'rusage',"
+		   "    'field': 'utime' },"
+		   "  { 'name': 'sys', 'from': 'rusage',"
+		   "    'field': 'stime' },"
+		   "  { 'name': 'rss', 'from': 'rusage',"
+		   "    'field': 'maxrss' } ]");
 	outcome.wall_s = 1.25;
 	outcome.utime_s = 0.5;
 	outcome.stime_s = 0.25;
@@ -144,19 +148,19 @@ Test(collectors, metrics_json_numbers_arrays_and_dotted_keys)
 	double latency[] = { 1.5 }, p50[] = { 2.25 }, batches[] = { 1, 2, 3 };
 	double dotted[] = { 7 }, deep[] = { 4 };
 
-	load_suite("[ { \"name\": \"latency\", \"from\": \"metrics\","
-		   "    \"key\": \"latency_ms\", \"unit\": \"ms\" },"
-		   "  { \"name\": \"p50\", \"from\": \"metrics\","
-		   "    \"key\": \"stats.p50\" },"
-		   "  { \"name\": \"batches\", \"from\": \"metrics\","
-		   "    \"key\": \"per_batch_ms\", \"better\": \"lower\" },"
-		   "  { \"name\": \"dotted\", \"from\": \"metrics\","
-		   "    \"key\": \"dotted.key\" },"
-		   "  { \"name\": \"deep\", \"from\": \"metrics\","
-		   "    \"key\": \"a.b.c.d\" },"
-		   "  { \"name\": \"accuracy\", \"from\": \"metrics\","
-		   "    \"better\": \"higher\", \"exact\": true,"
-		   "    \"tolerance\": 0.002 } ]");
+	load_suite("[ { 'name': 'latency', 'from': 'metrics',"
+		   "    'key': 'latency_ms', 'unit': 'ms' },"
+		   "  { 'name': 'p50', 'from': 'metrics',"
+		   "    'key': 'stats.p50' },"
+		   "  { 'name': 'batches', 'from': 'metrics',"
+		   "    'key': 'per_batch_ms', 'better': 'lower' },"
+		   "  { 'name': 'dotted', 'from': 'metrics',"
+		   "    'key': 'dotted.key' },"
+		   "  { 'name': 'deep', 'from': 'metrics',"
+		   "    'key': 'a.b.c.d' },"
+		   "  { 'name': 'accuracy', 'from': 'metrics',"
+		   "    'better': 'higher', 'exact': true,"
+		   "    'tolerance': 0.002 } ]");
 	write_metrics("{\"latency_ms\": 1.5, \"stats\": {\"p50\": 2.25},\n"
 		      " \"per_batch_ms\": [1, 2, 3], \"dotted.key\": 7,\n"
 		      " \"a\": {\"b.c\": {\"d\": 4}}, \"accuracy\": 0.94}\n");
@@ -178,10 +182,10 @@ Test(collectors, metrics_lines_repeat_and_carry_units)
 {
 	double latency[] = { 1.5, 1.75 }, accuracy[] = { 0.94 };
 
-	load_suite("[ { \"name\": \"latency\", \"from\": \"metrics\" },"
-		   "  { \"name\": \"declared\", \"from\": \"metrics\","
-		   "    \"key\": \"latency\", \"unit\": \"us\" },"
-		   "  { \"name\": \"accuracy\", \"from\": \"metrics\" } ]");
+	load_suite("[ { 'name': 'latency', 'from': 'metrics' },"
+		   "  { 'name': 'declared', 'from': 'metrics',"
+		   "    'key': 'latency', 'unit': 'us' },"
+		   "  { 'name': 'accuracy', 'from': 'metrics' } ]");
 	write_metrics("# a comment\n"
 		      "latency 1.5 ms\n"
 		      "\n"
@@ -201,7 +205,7 @@ Test(collectors, samples_accumulate_over_runs)
 {
 	double latency[] = { 1.5, 1.75, 1.5, 1.75 };
 
-	load_suite("[ { \"name\": \"latency\", \"from\": \"metrics\" } ]");
+	load_suite("[ { 'name': 'latency', 'from': 'metrics' } ]");
 	write_metrics("latency 1.5 ms\nlatency 1.75 ms\n");
 	cr_assert_eq(collect(), 0, "%s", bg_error_last());
 	cr_assert_eq(collect(), 0, "%s", bg_error_last());
@@ -211,8 +215,8 @@ Test(collectors, samples_accumulate_over_runs)
 
 Test(collectors, missing_key_is_named)
 {
-	load_suite("[ { \"name\": \"latency\", \"from\": \"metrics\","
-		   "    \"key\": \"latency_ms\" } ]");
+	load_suite("[ { 'name': 'latency', 'from': 'metrics',"
+		   "    'key': 'latency_ms' } ]");
 	write_metrics("{\"latency\": 1.5}");
 	assert_fails_with("metric 'latency': key 'latency_ms' missing from "
 			  "the metrics file");
@@ -223,7 +227,7 @@ Test(collectors, missing_key_is_named)
 
 Test(collectors, non_finite_and_garbage_values_fail)
 {
-	load_suite("[ { \"name\": \"latency\", \"from\": \"metrics\" } ]");
+	load_suite("[ { 'name': 'latency', 'from': 'metrics' } ]");
 	write_metrics("latency nan ms\n");
 	assert_fails_with("metric 'latency': value 'nan' is not a finite "
 			  "number");
@@ -240,7 +244,7 @@ Test(collectors, non_finite_and_garbage_values_fail)
 
 Test(collectors, json_values_of_the_wrong_type_fail)
 {
-	load_suite("[ { \"name\": \"latency\", \"from\": \"metrics\" } ]");
+	load_suite("[ { 'name': 'latency', 'from': 'metrics' } ]");
 	write_metrics("{\"latency\": \"nan\"}");
 	assert_fails_with("metric 'latency': key 'latency' in the metrics "
 			  "file is the string 'nan', not a number or an "
@@ -258,7 +262,7 @@ Test(collectors, json_values_of_the_wrong_type_fail)
 
 Test(collectors, invalid_json_says_where)
 {
-	load_suite("[ { \"name\": \"latency\", \"from\": \"metrics\" } ]");
+	load_suite("[ { 'name': 'latency', 'from': 'metrics' } ]");
 	/* Python's json.dump writes NaN for float('nan'): not JSON */
 	write_metrics("{\"latency\": NaN}\n");
 	assert_fails_with("metric 'latency': the metrics file is not valid "
@@ -267,7 +271,7 @@ Test(collectors, invalid_json_says_where)
 
 Test(collectors, malformed_line_and_missing_file_fail)
 {
-	load_suite("[ { \"name\": \"latency\", \"from\": \"metrics\" } ]");
+	load_suite("[ { 'name': 'latency', 'from': 'metrics' } ]");
 	write_metrics("latency 1.5 ms\noops\n");
 	assert_fails_with("metric 'latency': metrics file line 2: expected "
 			  "'name value [unit]', found 'oops'");
@@ -285,13 +289,13 @@ Test(collectors, regex_takes_every_match_of_its_stream)
 	double throughput[] = { 100, 200.5 }, errors[] = { 3 };
 	double anchored[] = { 2 };
 
-	load_suite("[ { \"name\": \"throughput\", \"from\": \"stdout\","
-		   "    \"regex\": \"throughput=([0-9.eE+-]+)\","
-		   "    \"unit\": \"samples/s\" },"
-		   "  { \"name\": \"errors\", \"from\": \"stderr\","
-		   "    \"regex\": \"errors: ([0-9]+)\" },"
-		   "  { \"name\": \"anchored\", \"from\": \"stdout\","
-		   "    \"regex\": \"^lat ([0-9]+)$\" } ]");
+	load_suite("[ { 'name': 'throughput', 'from': 'stdout',"
+		   "    'regex': 'throughput=([0-9.eE+-]+)',"
+		   "    'unit': 'samples/s' },"
+		   "  { 'name': 'errors', 'from': 'stderr',"
+		   "    'regex': 'errors: ([0-9]+)' },"
+		   "  { 'name': 'anchored', 'from': 'stdout',"
+		   "    'regex': '^lat ([0-9]+)$' } ]");
 	strbuf_addstr(&outcome.out.text, "throughput=100 samples/s\n"
 			"not lat 1\nlat 2\nlat 3x\n"
 			"throughput=200.5 samples/s\n");
@@ -305,8 +309,8 @@ Test(collectors, regex_takes_every_match_of_its_stream)
 
 Test(collectors, regex_without_match_fails)
 {
-	load_suite("[ { \"name\": \"throughput\", \"from\": \"stdout\","
-		   "    \"regex\": \"throughput=([0-9.]+)\" } ]");
+	load_suite("[ { 'name': 'throughput', 'from': 'stdout',"
+		   "    'regex': 'throughput=([0-9.]+)' } ]");
 	strbuf_addstr(&outcome.out.text, "nothing to see\n");
 	assert_fails_with("metric 'throughput': regex 'throughput=([0-9.]+)' "
 			  "matched nothing in stdout");
@@ -318,8 +322,8 @@ Test(collectors, regex_without_match_fails)
 
 Test(collectors, regex_value_must_be_a_number)
 {
-	load_suite("[ { \"name\": \"throughput\", \"from\": \"stdout\","
-		   "    \"regex\": \"throughput=([^ ]*) \" } ]");
+	load_suite("[ { 'name': 'throughput', 'from': 'stdout',"
+		   "    'regex': 'throughput=([^ ]*) ' } ]");
 	strbuf_addstr(&outcome.out.text, "throughput=NaN samples/s\n");
 	assert_fails_with("metric 'throughput': value 'NaN' is not a finite "
 			  "number");
@@ -327,8 +331,8 @@ Test(collectors, regex_value_must_be_a_number)
 
 Test(collectors, a_failing_metric_leaves_the_case_unchanged)
 {
-	load_suite("[ { \"name\": \"wall\", \"from\": \"wall\" },"
-		   "  { \"name\": \"latency\", \"from\": \"metrics\" } ]");
+	load_suite("[ { 'name': 'wall', 'from': 'wall' },"
+		   "  { 'name': 'latency', 'from': 'metrics' } ]");
 	outcome.wall_s = 1;
 	write_metrics("other 1\n");
 	assert_fails_with("metric 'latency': key 'latency' missing from the "
@@ -341,9 +345,9 @@ Test(collectors, file_source_expands_its_path_and_reads_a_key)
 	char *expected;
 	size_t len;
 
-	load_suite("[ { \"name\": \"score\", \"from\": \"file\","
-		   "    \"path\": \"out/${variant}-${run}.json\","
-		   "    \"key\": \"eval.score\" } ]");
+	load_suite("[ { 'name': 'score', 'from': 'file',"
+		   "    'path': 'out/${variant}-${run}.json',"
+		   "    'key': 'eval.score' } ]");
 	free(test_write_file(dir, "out/orig-0.json",
 			     "{\"eval\": {\"score\": [0.5, 0.25]}}"));
 	cr_assert_eq(collect(), 0, "%s", bg_error_last());
@@ -369,11 +373,11 @@ Test(collectors, unavailable_sources_are_left_out_with_one_warning)
 	FILE *err;
 
 	cr_redirect_stderr();
-	load_suite("[ { \"name\": \"instructions\", \"from\": \"perf\","
-		   "    \"field\": \"instructions\" },"
-		   "  { \"name\": \"cycles\", \"from\": \"perf\","
-		   "    \"field\": \"cycles\" },"
-		   "  { \"name\": \"wall\", \"from\": \"wall\" } ]");
+	load_suite("[ { 'name': 'instructions', 'from': 'perf',"
+		   "    'field': 'instructions' },"
+		   "  { 'name': 'cycles', 'from': 'perf',"
+		   "    'field': 'cycles' },"
+		   "  { 'name': 'wall', 'from': 'wall' } ]");
 	outcome.wall_s = 2;
 	cr_assert_eq(collect(), 0, "%s", bg_error_last());
 	cr_assert_eq(collect(), 0, "%s", bg_error_last());
@@ -398,12 +402,12 @@ Test(collectors, real_runs_of_the_json_and_lines_workloads)
 	double latency[] = { 3.5 }, throughput[] = { 102, 202 };
 	double batches[] = { 1, 2, 3 };
 
-	load_suite("[ { \"name\": \"latency\", \"from\": \"metrics\","
-		   "    \"key\": \"latency_ms\", \"unit\": \"ms\" },"
-		   "  { \"name\": \"batches\", \"from\": \"metrics\","
-		   "    \"key\": \"per_batch_ms\" },"
-		   "  { \"name\": \"throughput\", \"from\": \"stdout\","
-		   "    \"regex\": \"throughput=([0-9]+)\" } ]");
+	load_suite("[ { 'name': 'latency', 'from': 'metrics',"
+		   "    'key': 'latency_ms', 'unit': 'ms' },"
+		   "  { 'name': 'batches', 'from': 'metrics',"
+		   "    'key': 'per_batch_ms' },"
+		   "  { 'name': 'throughput', 'from': 'stdout',"
+		   "    'regex': 'throughput=([0-9]+)' } ]");
 	strbuf_addf(&env_path, "BENCHGATE_METRICS_FILE=%s", metrics_path);
 	env[0] = env_path.buf;
 	options.argv = argv;
@@ -425,7 +429,7 @@ Test(collectors, real_run_of_the_nan_workload_fails)
 	struct strbuf env_path = STRBUF_INIT;
 	const char *env[] = { NULL, NULL };
 
-	load_suite("[ { \"name\": \"latency\", \"from\": \"metrics\" } ]");
+	load_suite("[ { 'name': 'latency', 'from': 'metrics' } ]");
 	strbuf_addf(&env_path, "BENCHGATE_METRICS_FILE=%s", metrics_path);
 	env[0] = env_path.buf;
 	options.argv = argv;

@@ -204,21 +204,24 @@ Test(process, missing_directory_is_named)
 
 Test(process, cwd_and_environment_are_applied)
 {
-	const char *env[] = { "BG_TEST_NEW=fresh", "HOME=/overridden", NULL };
+	const char *env[] = { "BG_TEST_NEW=stale", "BG_TEST_NEW=fresh",
+			      "HOME=/overridden", "BG_TEST_GONE", NULL };
 	struct process_options options = PROCESS_OPTIONS_INIT;
 	char *dir = test_tmpdir();
 	char *expected = NULL;
 	size_t len;
 
-	options.shell = "pwd; echo \"$BG_TEST_NEW $HOME\"; "
-			"env | grep -c '^HOME='";
+	/* the last entry for a name wins; a bare name removes it */
+	setenv("BG_TEST_GONE", "inherited", 1);
+	options.shell = "pwd; echo \"$BG_TEST_NEW $HOME ${BG_TEST_GONE-unset}\";"
+			" env | grep -c '^HOME='";
 	options.env = env;
 	options.cwd = dir;
 	cr_assert_eq(process_run(&outcome, &options), 0);
 	cr_assert_eq(outcome.exit_code, 0);
 	len = strlen(dir) + 64;
 	expected = xmalloc(len);
-	snprintf(expected, len, "%s\nfresh /overridden\n1\n", dir);
+	snprintf(expected, len, "%s\nfresh /overridden unset\n1\n", dir);
 	cr_assert_str_eq(outcome.out.text.buf, expected);
 	free(expected);
 	test_rmtree(dir);
@@ -340,7 +343,8 @@ Test(process, flood_is_drained_with_bounded_memory)
 {
 	const char *argv[] = { WORKLOAD("flood_stdout"), "200", NULL };
 	struct process_options options = PROCESS_OPTIONS_INIT;
-	size_t total = 200u * 1024 * 1024 + strlen("flood done\n");
+	const char *last = "flood done bytes=209715200\n";
+	size_t total = 200u * 1024 * 1024 + strlen(last);
 	struct rusage before, after;
 
 	options.argv = argv;
@@ -356,8 +360,8 @@ Test(process, flood_is_drained_with_bounded_memory)
 	cr_assert_eq(outcome.out.text.len + outcome.out.dropped, total);
 	cr_assert_eq(outcome.out.dropped_at, 32 * 1024);
 	/* the tail is kept: the last line survives the flood */
-	cr_assert_str_eq(outcome.out.text.buf + outcome.out.text.len - 11,
-			 "flood done\n");
+	cr_assert_str_eq(outcome.out.text.buf + outcome.out.text.len -
+				 strlen(last), last);
 	cr_assert_str_eq(outcome.err.text.buf, "flood done\n");
 	/* ru_maxrss is in KiB: memory grew by far less than the flood */
 	cr_assert_lt(after.ru_maxrss - before.ru_maxrss, 16 * 1024,

@@ -917,3 +917,42 @@ Test(stats, summary_of_nothing_is_an_input_error_with_nan)
 	cr_assert(eq(dbl, s.stddev, 0.0));
 	cr_assert(eq(dbl, s.robust_cv, 0.0));
 }
+
+
+/* Caller mistakes */
+
+Test(stats, nan_and_infinite_inputs_stay_memory_safe)
+{
+	/* NaN and infinities are the caller's to remove (stats.h); the
+	 * numbers are then meaningless, but run under the sanitizers this
+	 * shows every function stays in bounds and defined. */
+	double v[] = { 1, NAN, 3, INFINITY, -INFINITY, NAN, 2, 2, 5, NAN };
+	double w[] = { NAN, 4, INFINITY, 1, 0.5 };
+	size_t n = ARRAY_SIZE(v), m = ARRAY_SIZE(w);
+	struct stats_interval ci;
+	struct stats_summary s;
+	struct stats_trend trend;
+	struct stats_mw mw;
+	bool outlier[ARRAY_SIZE(v)];
+	double adjusted[ARRAY_SIZE(v)];
+
+	stats_median(v, n);
+	stats_percentile(v, n, 37);
+	stats_mad(v, n);
+	stats_robust_cv(v, n);
+	stats_stddev(v, n);
+	stats_bootstrap_median_ci(v, n, 0.9, 200, 1, &ci);
+	stats_bootstrap_ratio_ci(w, m, v, n, 0.9, 200, 1, &ci);
+	stats_mann_whitney(v, n, w, m, &mw);
+	stats_mann_whitney(v, 4, w, 4, &mw);
+	stats_mann_whitney_eff(v, n, w, m, 3, 2.5, &mw);
+	stats_hodges_lehmann(v, n, w, m);
+	stats_hodges_lehmann_ratio(w, m, w, m);
+	stats_bh_adjust(v, n, adjusted);
+	stats_outliers(v, n, outlier);
+	stats_autocorr_lag1(v, n);
+	stats_effective_n(v, n);
+	stats_mann_kendall(v, n, &trend);
+	stats_summarize(v, n, 0.99, 2, &s);
+	cr_assert(eq(sz, s.n, n));
+}

@@ -133,10 +133,10 @@ int dataset_write(const struct dataset *ds, const char *path)
 
 static int parse(struct dataset *out, const char *path, struct cursor *c)
 {
-	uint32_t version, samples, features, classes, i;
+	uint32_t version, samples, features, classes;
 	uint64_t seed;
 	char magic[4];
-	size_t n;
+	size_t i, n;
 
 	if (cursor_get(c, magic, 4) < 0 || memcmp(magic, DATASET_MAGIC, 4))
 		return mlp_error("%s: not a benchgate data set (bad magic)",
@@ -159,15 +159,19 @@ static int parse(struct dataset *out, const char *path, struct cursor *c)
 		return mlp_error("%s: %zu payload bytes, expected %zu", path,
 				 c->left, n * 4 + samples);
 	dataset_alloc(out, samples, features, classes, seed);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		cursor_get_f32(c, &out->x[i]);
+		if (!isfinite(out->x[i]))
+			return mlp_error("%s: sample %zu, feature %zu is not "
+					 "finite", path, i / features,
+					 i % features);
+	}
 	cursor_get(c, out->label, samples);
 	for (i = 0; i < samples; i++)
-		if (out->label[i] >= classes) {
-			dataset_release(out);
-			return mlp_error("%s: sample %u has label %u >= %u",
-					 path, i, out->label[i], classes);
-		}
+		if (out->label[i] >= classes)
+			return mlp_error("%s: sample %zu has label %u, expected "
+					 "< %u", path, i, out->label[i],
+					 classes);
 	return 0;
 }
 
@@ -189,7 +193,7 @@ int dataset_read(struct dataset *out, const char *path)
 	c.p = bb.buf + bb.len - 4;
 	c.left = 4;
 	cursor_get_u32(&c, &stored);
-	/* Check the magic first so a wrong file is named as such, not as corrupt. */
+	/* Name a foreign file as such before calling it corrupt. */
 	if (memcmp(bb.buf, DATASET_MAGIC, 4)) {
 		error = mlp_error("%s: not a benchgate data set (bad magic)",
 				  path);
@@ -204,6 +208,8 @@ int dataset_read(struct dataset *out, const char *path)
 	c.left = bb.len - 4;
 	error = parse(out, path, &c);
 done:
+	if (error < 0)
+		dataset_release(out);
 	bytebuf_release(&bb);
 	return error;
 }

@@ -42,7 +42,8 @@ static void precompute_scales(struct mlp_workspace *ws, const struct mlp *m)
 		ws->dequant[l] = xmalloc(layer->out * sizeof(float));
 		ws->requant[l] = xmalloc(layer->out * sizeof(float));
 		for (j = 0; j < layer->out; j++) {
-			float real = layer->input_scale * layer->weight_scale[j];
+			float real =
+				layer->input_scale * layer->weight_scale[j];
 
 			ws->dequant[l][j] = real;
 			ws->requant[l][j] =

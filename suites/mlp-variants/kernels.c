@@ -1,5 +1,7 @@
 #include "kernels.h"
 
+#include <stddef.h>
+
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -54,10 +56,10 @@ static void dot4_f32(float *out, const float *x, uint32_t stride,
 		for (s = 0; s < 4; s++) {
 			const float *xs = x + (size_t)s * stride + i;
 
-			lo[s] = _mm_add_ps(lo[s],
-					   _mm_mul_ps(_mm_loadu_ps(xs), w0));
-			hi[s] = _mm_add_ps(hi[s],
-					   _mm_mul_ps(_mm_loadu_ps(xs + 4), w1));
+			__m128 x0 = _mm_loadu_ps(xs), x1 = _mm_loadu_ps(xs + 4);
+
+			lo[s] = _mm_add_ps(lo[s], _mm_mul_ps(x0, w0));
+			hi[s] = _mm_add_ps(hi[s], _mm_mul_ps(x1, w1));
 		}
 	}
 	for (s = 0; s < 4; s++) {

@@ -39,7 +39,7 @@ struct options {
 	const char *device;
 	uint32_t batch;
 	uint32_t batches;
-	double slowdown; /* MLP_BENCH_SLOWDOWN: extra time per batch, as a share */
+	double slowdown; /* MLP_BENCH_SLOWDOWN: extra share of each batch */
 };
 
 struct measurement {
@@ -148,16 +148,21 @@ static int parse_slowdown(double *out)
 }
 
 /* The test split lives next to the models unless --data says otherwise. */
-static int default_data_path(char *buf, size_t size, const char *model)
+static int data_path(char *buf, size_t size, const struct options *opts)
 {
-	const char *slash = strrchr(model, '/');
-	int dir_len = slash ? (int)(slash - model) : 1;
+	const char *slash = strrchr(opts->model, '/');
 	int n;
 
-	n = snprintf(buf, size, "%.*s/%s", dir_len, slash ? model : ".",
-		     TEST_FILE);
+	if (opts->data)
+		n = snprintf(buf, size, "%s", opts->data);
+	else if (slash)
+		n = snprintf(buf, size, "%.*s/%s",
+			     (int)(slash - opts->model), opts->model,
+			     TEST_FILE);
+	else
+		n = snprintf(buf, size, "%s", TEST_FILE);
 	if (n < 0 || (size_t)n >= size)
-		return mlp_error("model path too long: '%s'", model);
+		return mlp_error("data path too long");
 	return 0;
 }
 
@@ -310,10 +315,7 @@ static int run(const struct options *opts)
 
 	if ((error = mlp_load(&m, &r.model_bytes, opts->model)) < 0)
 		goto done;
-	if (opts->data)
-		snprintf(data, sizeof(data), "%s", opts->data);
-	else if ((error = default_data_path(data, sizeof(data),
-					    opts->model)) < 0)
+	if ((error = data_path(data, sizeof(data), opts)) < 0)
 		goto done;
 	if ((error = dataset_read(&ds, data)) < 0 ||
 	    (error = check_match(&m, &ds, opts, data)) < 0)

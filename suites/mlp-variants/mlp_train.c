@@ -30,6 +30,8 @@
 #define TRAIN_BATCH 32
 #define CALIBRATION_SAMPLES 2000
 #define PATH_MAX_LEN 4096
+#define MIN_ACCURACY 0.85
+#define MAX_ACCURACY_LOSS 0.04
 
 static const uint32_t teacher_width[] = { DATASET_FEATURES, 256, 256,
 					  DATASET_CLASSES };
@@ -143,8 +145,8 @@ static void train_net(struct net *net, const struct dataset *ds,
 	uint32_t *order = xmalloc(ds->samples * sizeof(*order));
 	float *x = xmalloc((size_t)TRAIN_BATCH * features * sizeof(float));
 	float *grad = xmalloc((size_t)TRAIN_BATCH * classes * sizeof(float));
-	uint32_t steps_per_epoch = (ds->samples + TRAIN_BATCH - 1) / TRAIN_BATCH;
-	double total_steps = (double)opts->epochs * steps_per_epoch;
+	uint32_t steps = (ds->samples + TRAIN_BATCH - 1) / TRAIN_BATCH;
+	double total_steps = (double)opts->epochs * steps;
 	uint64_t step = 0;
 	uint32_t epoch, i, b;
 
@@ -169,13 +171,14 @@ static void train_net(struct net *net, const struct dataset *ds,
 			logits = net_forward(net, x, batch);
 			for (b = 0; b < batch; b++) {
 				uint32_t s = order[i + b];
+				const float *soft = NULL;
 
+				if (opts->soft)
+					soft = opts->soft + (size_t)s * classes;
 				loss += loss_grad(grad + (size_t)b * classes,
 						  logits + (size_t)b * classes,
-						  ds->label[s],
-						  opts->soft ? opts->soft +
-						      (size_t)s * classes : NULL,
-						  opts, batch);
+						  ds->label[s], soft, opts,
+						  batch);
 			}
 			net_backward(net, grad, batch);
 			net_step(net, lr, opts->momentum, opts->decay);
@@ -247,10 +250,12 @@ static int score_file(double *accuracy, const char *path,
 
 		mlp_infer(&m, ws, test->x + (size_t)i * test->features, batch,
 			  logits);
-		for (b = 0; b < batch; b++)
-			correct += argmax_f32(logits + b * DATASET_CLASSES,
-					      DATASET_CLASSES) ==
+		for (b = 0; b < batch; b++) {
+			const float *z = logits + (size_t)b * DATASET_CLASSES;
+
+			correct += argmax_f32(z, DATASET_CLASSES) ==
 				   test->label[i + b];
+		}
 	}
 	*accuracy = (double)correct / test->samples;
 	say("%-10s %-18s acc %.4f  %7zu bytes  %6llu params  %6llu nonzero\n",
@@ -418,6 +423,28 @@ static void prune_and_finetune(struct net *net, const struct dataset *train,
 	}
 }
 
+/*
+ * The suite is only a useful example if the variants trade a little
+ * accuracy for speed or size: refuse to ship models that do not.
+ */
+static int check_accuracy(const double *acc)
+{
+	static const char *const name[] = { "quantized", "pruned",
+					    "distilled" };
+	int i;
+
+	if (acc[0] < MIN_ACCURACY)
+		return mlp_error("original accuracy %.4f is below %.2f",
+				 acc[0], MIN_ACCURACY);
+	for (i = 1; i < 4; i++)
+		if (acc[i] < acc[0] - MAX_ACCURACY_LOSS)
+			return mlp_error("%s accuracy %.4f is more than %.2f "
+					 "below the original's %.4f",
+					 name[i - 1], acc[i],
+					 MAX_ACCURACY_LOSS, acc[0]);
+	return 0;
+}
+
 static int out_path(char *buf, const char *dir, const char *name)
 {
 	int n = snprintf(buf, PATH_MAX_LEN, "%s/%s", dir, name);
@@ -507,6 +534,7 @@ static int run(const char *dir, uint64_t seed)
 	    (error = score_file(&acc[3], p->distilled, &test_set)) < 0)
 		goto done;
 	say("total %.2f s\n", now_seconds() - start);
+	error = check_accuracy(acc);
 done:
 	free(soft.prob);
 	net_release(&teacher);

@@ -248,7 +248,8 @@ static int decode_csr_rows(struct decoder *d, struct mlp_layer *layer)
 					 j + 1, end);
 		for (p = begin; p < end; p++)
 			if (layer->column[p] >= layer->in ||
-			    (p > begin && layer->column[p] <= layer->column[p - 1]))
+			    (p > begin &&
+			     layer->column[p] <= layer->column[p - 1]))
 				return mlp_error("%s: layer %u: row %u: bad "
 						 "column %u", d->path,
 						 d->layer, j, layer->column[p]);
@@ -334,7 +335,7 @@ static int decode_header(struct decoder *d, uint32_t *kind, uint64_t *seed,
 
 static int decode(struct mlp *out, struct decoder *d)
 {
-	uint32_t kind, layers, width[MLP_MAX_LAYERS + 1];
+	uint32_t kind, layers, width[MLP_MAX_LAYERS + 1] = { 0 };
 	uint64_t seed, n = 0;
 	uint32_t l;
 
@@ -371,6 +372,10 @@ int mlp_load(struct mlp *out, size_t *file_bytes, const char *path)
 	if ((error = file_read_all(&bb, path, MLP_MAX_BYTES)) < 0)
 		goto done;
 	*file_bytes = bb.len;
+	if (bb.len == 0) {
+		error = mlp_error("%s: empty file", path);
+		goto done;
+	}
 	/* Name a foreign file as such before calling it corrupt. */
 	if (bb.len < 4 || memcmp(bb.buf, MLP_MAGIC, 4)) {
 		error = mlp_error("%s: not a benchgate MLP model (bad magic)",

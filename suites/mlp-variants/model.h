@@ -53,11 +53,11 @@ struct mlp_layer {
 	float input_scale;
 	float *weight_scale; /* out, one per row */
 	int8_t *qweight;     /* out x in */
-	int32_t *qbias;      /* out, in units of input_scale * weight_scale[j] */
+	int32_t *qbias;      /* out, in steps of input_scale * weight_scale */
 
 	/* MLP_PRUNED */
 	uint32_t nnz;
-	uint32_t *row_start; /* out + 1; row j is [row_start[j], row_start[j+1]) */
+	uint32_t *row_start; /* out + 1: row j spans [row_start[j], [j + 1]) */
 	uint16_t *column;    /* nnz, increasing within a row */
 	float *value;        /* nnz */
 };

@@ -228,7 +228,8 @@ int file_write_atomic(const char *path, const void *data, size_t len)
 		return mlp_error("path too long: '%s'", path);
 	f = fopen(tmp, "wb");
 	if (!f)
-		return mlp_error("cannot create '%s': %s", tmp, strerror(errno));
+		return mlp_error("cannot create '%s': %s", tmp,
+				 strerror(errno));
 	if (fwrite(data, 1, len, f) != len) {
 		fclose(f);
 		remove(tmp);

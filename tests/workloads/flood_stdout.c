@@ -1,5 +1,6 @@
 /* Workload: writes argv[1] MB (default 200) of 'x' lines to stdout, then
- * "flood done" to stdout and stderr. */
+ * "flood done bytes=<that many bytes>" to stdout and "flood done" to
+ * stderr. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@ int main(int argc, char **argv)
 			return 1;
 		written += put;
 	}
-	printf("flood done\n");
+	printf("flood done bytes=%ld\n", written);
 	fflush(stdout);
 	fprintf(stderr, "flood done\n");
 	return 0;

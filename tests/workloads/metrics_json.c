@@ -17,7 +17,8 @@ extern char **environ;
 
 int main(int argc, char **argv)
 {
-	const char *path = argc > 1 ? argv[1] : getenv("BENCHGATE_METRICS_FILE");
+	const char *path = argc > 1 ? argv[1]
+				    : getenv("BENCHGATE_METRICS_FILE");
 	const char *run_env = getenv("BENCHGATE_RUN");
 	int run = run_env ? atoi(run_env) : 0;
 	char cwd[4096];

@@ -1,0 +1,67 @@
+#ifndef BENCHGATE_SESSION_H
+#define BENCHGATE_SESSION_H
+
+#include "harness/plan.h"
+#include "harness/result.h"
+#include "harness/runner.h"
+#include "harness/store.h"
+#include "harness/suite.h"
+
+#include <stdbool.h>
+
+/*
+ * One `benchgate run`, from the suite file to the stored result: load and
+ * plan the suite, describe the commit and the machine, claim a place in the
+ * store (so logs land beside the result while it runs), run, and store.
+ * `run` and `check` both go through here.
+ */
+
+struct session_options {
+	const char *suite_path;
+	const struct plan_filter *filter;
+	const char *build_dir;
+	const char *store_spec;         /* NULL: store_default_spec() */
+	int runs;                       /* -1: the suite's */
+	bool runs_auto;                 /* --runs auto */
+	int warmup;                     /* -1: the suite's */
+	bool sequential;
+	bool progress;
+	/* Adaptive sampling policy (runner.h); NULL: the precision target
+	 * alone (session_precise_enough). */
+	runner_case_done_fn case_done;
+	void *payload;
+	/* Called after the suite and result metadata are ready and before
+	 * anything runs (check resolves its baseline here, so that the new
+	 * result can never be its own baseline). May be NULL. */
+	int (*before_run)(const struct result *result, struct store *store,
+			  const struct suite *suite, void *payload);
+};
+
+struct session {
+	struct suite *suite;
+	struct plan *plan;
+	struct store *store;
+	struct result *result;
+	struct strbuf result_path;      /* where the result was stored */
+};
+
+/*
+ * Runs a session into *out (free with session_free(), also after an
+ * error: what was built so far is there). BG_EINPUT for bad suites and
+ * options, BG_ERROR when the harness cannot run or store; failing
+ * benchmarks are not errors (see session_failed()).
+ */
+int session_run(struct session **out, const struct session_options *opts);
+
+void session_free(struct session *session);
+
+/* Whether any case failed or timed out. */
+bool session_failed(const struct session *session);
+
+/* The default adaptive policy: every non-exact metric's median known to
+ * within the benchmark's `precision` (half-width of the bootstrap interval
+ * at the benchmark's confidence, relative to the median). */
+bool session_precise_enough(const struct result_case *rcase,
+			    const struct benchmark *benchmark, void *payload);
+
+#endif

@@ -1,0 +1,62 @@
+#ifndef BENCHGATE_REPORT_H
+#define BENCHGATE_REPORT_H
+
+#include "harness/compare.h"
+#include "harness/result.h"
+#include "harness/strbuf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * The one model every reporter reads. It is built from a comparison (a
+ * single result without a baseline is a comparison whose metrics are all
+ * `new`, from compare_results(NULL, result)), plus the raw results when they
+ * are at hand, for the charts of sample distributions and history.
+ *
+ * Reporters only read the model; every string in it is user-controlled
+ * (suite, benchmark, variant, metric names, notes, log tails, commit
+ * subjects) and each reporter escapes it for its own format (escape.h).
+ */
+struct report_model {
+	const struct comparison *comparison;   /* required */
+	const struct result *baseline;         /* optional: raw samples */
+	const struct result *candidate;        /* optional */
+	struct result *const *history;         /* optional, newest first */
+	size_t history_nr;
+	const char *repo_url;                  /* optional: links commits,
+						* e.g. https://github.com/o/r */
+	const char *title;                     /* optional heading */
+};
+
+/* Output formats; `benchgate report --format` takes their names. */
+enum report_format {
+	REPORT_JUNIT = 1 << 0,     /* junit.xml */
+	REPORT_MARKDOWN = 1 << 1,  /* report.md */
+	REPORT_HTML = 1 << 2,      /* report.html */
+	REPORT_JSON = 1 << 3,      /* comparison.json */
+	REPORT_CSV = 1 << 4,       /* comparison.csv */
+	REPORT_CHARTS = 1 << 5,    /* charts/ */
+	REPORT_ALL = (1 << 6) - 1,
+};
+
+/* Parses "junit,markdown,html" into a mask; BG_EINPUT names a bad one. */
+int report_parse_formats(const char *list, unsigned *mask);
+
+/*
+ * Writes every format in mask into dir (created if missing) under the
+ * stable names above, each file atomically. Charts need gnuplot: without
+ * it every other report is still written and one warning says charts were
+ * skipped. Appends the paths written, one per line, to written (may be
+ * NULL). BG_ERROR when a file cannot be written.
+ */
+int report_write_all(const struct report_model *model, const char *dir,
+		     unsigned mask, struct strbuf *written);
+
+/* Each reporter renders into a buffer (the caller writes the file). */
+void report_junit(const struct report_model *model, struct strbuf *out);
+void report_markdown(const struct report_model *model, struct strbuf *out);
+void report_html(const struct report_model *model, struct strbuf *out);
+void report_csv(const struct report_model *model, struct strbuf *out);
+
+#endif
