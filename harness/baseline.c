@@ -169,18 +169,20 @@ static int resolve_ref(struct baseline *out, struct store *store,
 		       git_repository *repo,
 		       const struct baseline_request *req)
 {
-	git_object *commit = NULL;
+	git_object *object = NULL, *commit = NULL;
 	int error;
 
-	if (!repo || git_revparse_single(&commit, repo, req->spec) < 0 ||
-	    git_object_peel(&commit, commit, GIT_OBJECT_COMMIT) < 0) {
-		git_object_free(commit);
-		return bg_input_error("--baseline: '%s' is neither a result file "
-				      "nor a revision of the repository",
-				      req->spec);
+	if (!repo || git_revparse_single(&object, repo, req->spec) < 0 ||
+	    git_object_peel(&commit, object, GIT_OBJECT_COMMIT) < 0) {
+		error = bg_input_error("--baseline: '%s' is neither a result "
+				       "file nor a revision of the repository",
+				       req->spec);
+		goto done;
 	}
 	error = walk_first_parents(out, store, repo, git_object_id(commit), req,
 				   "ref", req->spec);
+done:
+	git_object_free(object);
 	git_object_free(commit);
 	return error;
 }

@@ -20,6 +20,13 @@ struct command {
  * have to parse every command to list them. */
 static const struct command commands[] = {
 	{ "run", cmd_run, "run a suite, store a result file, print a summary" },
+	{ "compare", cmd_compare, "compare two result files (or revisions)" },
+	{ "check", cmd_check,
+	  "run + find the baseline + compare + report; the CI gate" },
+	{ "baseline", cmd_baseline,
+	  "save a result as the committed baseline of its suite" },
+	{ "comment", cmd_comment,
+	  "create or update the pull/merge request comment with a report" },
 	{ "validate", cmd_validate,
 	  "check a suite file and print its expanded plan without running it" },
 };
@@ -29,7 +36,8 @@ enum option_id {
 	O_STORE = 256, O_RUNS, O_WARMUP, O_FILTER, O_VARIANT, O_DEVICE,
 	O_SHARD, O_ORDER, O_BUILD_DIR, O_BASELINE, O_BRANCH, O_THRESHOLD,
 	O_CONFIDENCE, O_REPORT, O_JSON, O_OUT, O_FORMAT, O_TO, O_SUITE,
-	O_METRIC, O_QUIET, O_NO_COLOR, O_HELP, O_VERSION,
+	O_METRIC, O_FORCE, O_QUIET, O_NO_COLOR, O_HELP, O_VERSION,
+	O_PROVIDER, O_BODY, O_REPO, O_PR, O_API_URL, O_MARKER, O_DRY_RUN,
 };
 
 struct option_doc {
@@ -81,6 +89,22 @@ static const struct option_doc option_docs[] = {
 	  "only suite S" },
 	{ { "metric", required_argument, NULL, O_METRIC }, OPT_HISTORY, "M",
 	  "only metric M" },
+	{ { "force", no_argument, NULL, O_FORCE }, OPT_FORCE, NULL,
+	  "replace an existing file" },
+	{ { "provider", required_argument, NULL, O_PROVIDER }, OPT_COMMENT,
+	  "github|gitlab", "where to comment (default: detected from the CI)" },
+	{ { "body", required_argument, NULL, O_BODY }, OPT_COMMENT, "FILE",
+	  "the Markdown to post, such as report.md" },
+	{ { "repo", required_argument, NULL, O_REPO }, OPT_COMMENT, "REPO",
+	  "OWNER/NAME or GitLab project (default from the CI)" },
+	{ { "pr", required_argument, NULL, O_PR }, OPT_COMMENT, "N",
+	  "pull request number or MR iid (default from the CI)" },
+	{ { "api-url", required_argument, NULL, O_API_URL }, OPT_COMMENT,
+	  "URL", "API base (default from the CI, else the public one)" },
+	{ { "marker", required_argument, NULL, O_MARKER }, OPT_COMMENT, "NAME",
+	  "one comment per NAME (default: the body's marker, the suite)" },
+	{ { "dry-run", no_argument, NULL, O_DRY_RUN }, OPT_COMMENT, NULL,
+	  "print what would be sent; no network, no token needed" },
 	{ { "quiet", no_argument, NULL, O_QUIET }, 0, NULL,
 	  "print only errors and the verdict" },
 	{ { "no-color", no_argument, NULL, O_NO_COLOR }, 0, NULL,
@@ -182,6 +206,14 @@ static int apply_option(struct cli_options *opts, int id, const char *arg)
 	case O_TO: opts->to = arg; break;
 	case O_SUITE: opts->suite = arg; break;
 	case O_METRIC: opts->metric = arg; break;
+	case O_FORCE: opts->force = true; break;
+	case O_PROVIDER: opts->provider = arg; break;
+	case O_BODY: opts->body = arg; break;
+	case O_REPO: opts->repo = arg; break;
+	case O_PR: opts->pr = arg; break;
+	case O_API_URL: opts->api_url = arg; break;
+	case O_MARKER: opts->marker = arg; break;
+	case O_DRY_RUN: opts->dry_run = true; break;
 	case O_QUIET: opts->quiet = true; break;
 	case O_NO_COLOR: opts->color = false; break;
 	}

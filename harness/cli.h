@@ -43,6 +43,9 @@ enum cli_option_flags {
 	OPT_OUT = 1 << 10,      /* --out --format */
 	OPT_TO = 1 << 11,
 	OPT_HISTORY = 1 << 12,  /* --suite --metric */
+	OPT_FORCE = 1 << 13,
+	OPT_COMMENT = 1 << 14,  /* --provider --body --repo --pr --api-url
+				 * --marker --dry-run */
 };
 
 struct cli_options {
@@ -64,6 +67,14 @@ struct cli_options {
 	const char *to;
 	const char *suite;
 	const char *metric;
+	bool force;
+	const char *provider;   /* comment: "github", "gitlab"; NULL: detect */
+	const char *body;
+	const char *repo;
+	const char *pr;
+	const char *api_url;
+	const char *marker;
+	bool dry_run;
 	bool quiet;
 	bool color;             /* stdout is a TTY, no --no-color, no NO_COLOR */
 	bool progress;          /* stderr is a TTY and not --quiet */
@@ -99,5 +110,9 @@ void cli_session_options(struct session_options *out,
 /* The commands. */
 int cmd_validate(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_baseline(int argc, char **argv);
+int cmd_comment(int argc, char **argv);
 
 #endif

@@ -164,14 +164,13 @@ static int metric_error(const struct collect_state *state, const char *fmt,
 {
 	struct strbuf message = STRBUF_INIT;
 	va_list ap;
-	int error;
 
 	va_start(ap, fmt);
 	strbuf_vaddf(&message, fmt, ap);
 	va_end(ap);
-	error = bg_error("metric '%s': %s", state->spec->name, message.buf);
+	bg_error("metric '%s': %s", state->spec->name, message.buf);
 	strbuf_release(&message);
-	return error;
+	return BG_ERROR;
 }
 
 /* Appends text cut to QUOTE_MAX bytes, unprintable bytes as '?'. */
@@ -297,9 +296,11 @@ static const cJSON *json_lookup(const cJSON *object, const char *key)
 		const cJSON *child;
 
 		for (child = object->child; child; child = child->next) {
+			size_t len = (size_t)(dot - key);
+
 			if (!child->string || !cJSON_IsObject(child) ||
-			    strlen(child->string) != (size_t)(dot - key) ||
-			    strncmp(child->string, key, (size_t)(dot - key)))
+			    strlen(child->string) != len ||
+			    strncmp(child->string, key, len) != 0)
 				continue;
 			if ((found = json_lookup(child, dot + 1)))
 				return found;
@@ -340,11 +341,13 @@ static int collect_json(struct collect_state *state, const cJSON *root,
 {
 	const char *key = state->spec->key ? state->spec->key
 					   : state->spec->name;
-	const cJSON *item = json_lookup(root, key);
+	const cJSON *item;
 	struct strbuf what = STRBUF_INIT;
 	const cJSON *element;
 	int error = BG_OK, index = 0;
 
+	assert(root);
+	item = json_lookup(root, key);
 	if (!item)
 		return metric_error(state, "key '%s' missing from %s", key,
 				    where);
@@ -383,25 +386,26 @@ static int parse_json(struct collect_state *state, const struct strbuf *text,
 {
 	struct strbuf near = STRBUF_INIT;
 	const char *end = NULL;
-	int line, col, error;
+	int line, col;
 
 	*out = cJSON_ParseWithLengthOpts(text->buf, text->len, &end, 0);
 	if (*out && cJSON_IsObject(*out))
 		return BG_OK;
+	/* BG_ERROR spelled out: the analyzers do not follow variadic calls */
 	if (*out) {
 		cJSON_Delete(*out);
 		*out = NULL;
-		return metric_error(state, "%s is JSON but not an object",
-				    where);
+		metric_error(state, "%s is JSON but not an object", where);
+		return BG_ERROR;
 	}
 	if (!end || end < text->buf || end > text->buf + text->len)
 		end = text->buf + text->len;
 	json_line_col(text->buf, (size_t)(end - text->buf), &line, &col);
 	add_quoted(&near, end, strcspn(end, "\n"));
-	error = metric_error(state, "%s is not valid JSON: line %d, column "
-			     "%d, near '%s'", where, line, col, near.buf);
+	metric_error(state, "%s is not valid JSON: line %d, column %d, "
+		     "near '%s'", where, line, col, near.buf);
 	strbuf_release(&near);
-	return error;
+	return BG_ERROR;
 }
 
 /* Splits the "name value [unit]" lines in place. */
@@ -499,7 +503,7 @@ static int collect_metrics_file(struct collect_state *state)
 	for (size_t i = 0; i < metrics->lines_nr; i++) {
 		const struct metric_line *line = &metrics->lines[i];
 
-		if (strcmp(line->name, key))
+		if (strcmp(line->name, key) != 0)
 			continue;
 		if ((error = push_number_text(state, line->value,
 					      strlen(line->value))) < 0)
@@ -513,50 +517,63 @@ static int collect_metrics_file(struct collect_state *state)
 	return BG_OK;
 }
 
+/* The parsed JSON file at path, read on first use in this run. */
+static int load_json_file(struct collect_state *state, const char *path,
+			  const char *where, const cJSON **out)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct json_file *file;
+	cJSON *json = NULL;
+
+	for (size_t i = 0; i < state->files_nr; i++) {
+		if (!strcmp(state->files[i].path, path)) {
+			*out = state->files[i].json;
+			return BG_OK;
+		}
+	}
+	if (strbuf_read_file(&text, path) < 0) {
+		/* the message names the path; it is copied before reuse */
+		strbuf_addstr(&text, bg_error_last());
+		metric_error(state, "%s", text.buf);
+		strbuf_release(&text);
+		return BG_ERROR;
+	}
+	if (parse_json(state, &text, where, &json) < 0) {
+		strbuf_release(&text);
+		return BG_ERROR;
+	}
+	ALLOC_GROW(state->files, state->files_nr + 1, state->files_alloc);
+	file = &state->files[state->files_nr++];
+	file->path = xstrdup(path);
+	file->json = json;
+	*out = json;
+	strbuf_release(&text);
+	return BG_OK;
+}
+
 static int collect_file(struct collect_state *state)
 {
 	const struct collect_run *run = state->run;
+	struct strbuf expanded = STRBUF_INIT;
 	struct strbuf path = STRBUF_INIT;
-	struct strbuf text = STRBUF_INIT;
 	struct strbuf where = STRBUF_INIT;
-	struct json_file *file = NULL;
+	const cJSON *json = NULL;
 	int error;
 
 	if ((error = plan_case_expand(run->pcase, run->plan, run->run,
-				      state->spec->path, &text)) < 0)
+				      state->spec->path, &expanded)) < 0)
 		goto done;
 	/* relative to where the benchmark ran */
-	if (text.buf[0] != '/')
+	if (expanded.buf[0] != '/')
 		strbuf_addf(&path, "%s/", run->plan->suite->dir);
-	strbuf_addstr(&path, text.buf);
-	strbuf_reset(&text);
+	strbuf_addstr(&path, expanded.buf);
 	strbuf_addf(&where, "'%s'", path.buf);
-	for (size_t i = 0; i < state->files_nr; i++)
-		if (!strcmp(state->files[i].path, path.buf))
-			file = &state->files[i];
-	if (!file) {
-		cJSON *json = NULL;
-
-		if (strbuf_read_file(&text, path.buf) < 0) {
-			struct strbuf why = STRBUF_INIT;
-
-			strbuf_addstr(&why, bg_error_last());
-			error = metric_error(state, "%s", why.buf);
-			strbuf_release(&why);
-			goto done;
-		}
-		if ((error = parse_json(state, &text, where.buf, &json)) < 0)
-			goto done;
-		ALLOC_GROW(state->files, state->files_nr + 1,
-			   state->files_alloc);
-		file = &state->files[state->files_nr++];
-		file->path = xstrdup(path.buf);
-		file->json = json;
-	}
-	error = collect_json(state, file->json, where.buf);
+	if ((error = load_json_file(state, path.buf, where.buf, &json)) < 0)
+		goto done;
+	error = collect_json(state, json, where.buf);
 done:
+	strbuf_release(&expanded);
 	strbuf_release(&path);
-	strbuf_release(&text);
 	strbuf_release(&where);
 	return error;
 }

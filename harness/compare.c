@@ -231,6 +231,31 @@ bool compare_is_decided(const struct metric_comparison *mc)
 	       (mc->change_low > t || mc->change_high < -t);
 }
 
+bool compare_case_decided(const struct result_case *base,
+			  const struct result_case *cand, double threshold,
+			  double confidence)
+{
+	if (!base || base->status != CASE_OK)
+		return false;
+	for (size_t i = 0; i < cand->metrics_nr; i++) {
+		const struct metric_samples *cm = &cand->metrics[i];
+		const struct metric_samples *bm =
+			result_case_find_metric(base, cm->name);
+		struct metric_comparison mc = { .better = cm->better,
+						.threshold = threshold };
+
+		if (cm->exact || !bm)
+			continue;
+		compare_metric_stats(&mc, bm->samples, bm->nr, bm->runs,
+				     cm->samples, cm->nr, cm->runs, confidence,
+				     1);
+		compare_decide(&mc, confidence);
+		if (!compare_is_decided(&mc))
+			return false;
+	}
+	return true;
+}
+
 /* Whole results */
 
 static const struct benchmark *find_benchmark(const struct suite *suite,

@@ -148,6 +148,13 @@ void compare_decide(struct metric_comparison *mc, double confidence);
  * significant) or wholly within it. Drives adaptive sampling. */
 bool compare_is_decided(const struct metric_comparison *mc);
 
+/* Whether every non-exact metric of cand is decided against base (see
+ * compare_is_decided()) at this threshold and confidence: adaptive sampling
+ * in `check` stops such a case early. False when base has no such case. */
+bool compare_case_decided(const struct result_case *base,
+			  const struct result_case *cand, double threshold,
+			  double confidence);
+
 void comparison_free(struct comparison *comparison);
 
 /* The "benchgate_comparison": 1 document of DESIGN.md, and back. */

@@ -45,7 +45,7 @@ void format_quantity(struct strbuf *out, double value, const char *unit)
 	else if (step)
 		strbuf_addf(out, " %s", decimal[step]);
 	if (!bytes && unit && *unit)
-		strbuf_addf(out, "%s%s", step ? "" : " ", unit);
+		strbuf_addf(out, " %s", unit);
 }
 
 void format_change(struct strbuf *out, double change)

@@ -31,7 +31,8 @@ extern char **environ;
  */
 #define DRAIN_AFTER_EXIT_S 0.2
 
-/* Without a pidfd, exit is checked after at most this long. */
+/* Without a pidfd, exit is checked after waits growing from MIN to MAX,
+ * back to MIN when a pipe closes (the usual sign of an exit). */
 #define FALLBACK_POLL_MIN_S 0.00005
 #define FALLBACK_POLL_MAX_S 0.01
 
@@ -48,6 +49,9 @@ struct capture_state {
 	size_t ring_len;
 	size_t overflow;        /* bytes past the head, ring included */
 };
+
+/* The process group of the child being run, for the signal handler. */
+static volatile sig_atomic_t running_group;
 
 static double now_s(void)
 {
@@ -263,12 +267,11 @@ static int spawn_child(pid_t *pid, const struct process_options *options,
 static int open_pidfd(pid_t pid)
 {
 #ifdef SYS_pidfd_open
+	/* the kernel sets close-on-exec on every pidfd */
 	long fd = syscall(SYS_pidfd_open, pid, 0);
 
-	if (fd >= 0) {
-		fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+	if (fd >= 0)
 		return (int)fd;
-	}
 #else
 	(void)pid;
 #endif
@@ -397,6 +400,7 @@ static int wait_for_child(struct process_outcome *outcome,
 			outcome->wall_s = now_s() - start;
 			/* nothing of this run may outlive it */
 			kill(-pid, SIGKILL);
+			running_group = 0;
 			if ((error = reap_child(outcome, pid)) < 0)
 				break;
 			exited = true;
@@ -420,6 +424,7 @@ static int wait_for_child(struct process_outcome *outcome,
 	if (!exited) {
 		/* only after a harness failure: leave nothing behind */
 		kill(-pid, SIGKILL);
+		running_group = 0;
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
 	}
@@ -471,6 +476,7 @@ int process_run(struct process_outcome *outcome,
 	close_fd(&err_pipe[1]);
 	close_fd(&devnull);
 
+	running_group = (sig_atomic_t)pid;
 	streams[0].fd = out_pipe[0];
 	streams[1].fd = err_pipe[0];
 	out_pipe[0] = err_pipe[0] = -1;
@@ -487,6 +493,33 @@ done:
 	if (env != environ)
 		free(env);
 	return error;
+}
+
+static void kill_running_group(int sig)
+{
+	pid_t group = (pid_t)running_group;
+
+	/* only async-signal-safe calls from here on */
+	if (group > 0)
+		kill(-group, SIGKILL);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void process_forward_termination(void)
+{
+	static const int signals[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction action, old;
+
+	memset(&action, 0, sizeof(action));
+	action.sa_handler = kill_running_group;
+	sigemptyset(&action.sa_mask);
+	for (size_t i = 0; i < sizeof(signals) / sizeof(*signals); i++) {
+		if (sigaction(signals[i], NULL, &old) < 0 ||
+		    old.sa_handler != SIG_DFL)
+			continue;
+		sigaction(signals[i], &action, NULL);
+	}
 }
 
 bool process_outcome_failed(const struct process_outcome *outcome)

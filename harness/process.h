@@ -27,15 +27,15 @@
  */
 
 /* Bytes kept of each of stdout and stderr when not told otherwise. */
-#define PROCESS_CAPTURE_CAP_DEFAULT (1024 * 1024)
+#define PROCESS_CAPTURE_CAP_DEFAULT ((size_t)1024 * 1024)
 
 /* Seconds between SIGTERM and SIGKILL when not told otherwise. */
 #define PROCESS_GRACE_DEFAULT 2.0
 
 struct process_options {
-	/* argv[0] is looked up in PATH when it has no '/'; a relative path
-	 * with a '/' is relative to cwd. NULL-terminated. Ignored when shell
-	 * is set. */
+	/* argv[0] is looked up in benchgate's own PATH (not one set in env)
+	 * when it has no '/'; a relative path with a '/' is relative to cwd.
+	 * NULL-terminated. Ignored when shell is set. */
 	const char *const *argv;
 	/* Explicit opt-in: run "/bin/sh -c shell". */
 	const char *shell;
@@ -113,6 +113,15 @@ void process_outcome_release(struct process_outcome *outcome);
  */
 int process_run(struct process_outcome *outcome,
 		const struct process_options *options);
+
+/*
+ * Makes SIGINT, SIGTERM and SIGHUP sent to benchgate kill the group of the
+ * child being run as well, then end benchgate by that same signal. In a
+ * group of its own, the child does not get the terminal's Ctrl-C: without
+ * this it would outlive an interrupted benchgate. Signals that benchgate
+ * ignores (nohup) stay ignored. Call once, early, from the command layer.
+ */
+void process_forward_termination(void);
 
 /* True when the run did not end with exit status 0 on its own. */
 bool process_outcome_failed(const struct process_outcome *outcome);

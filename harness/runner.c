@@ -214,7 +214,6 @@ static int setup_cases(struct runner *runner)
 			strbuf_addf(&path, "%s/", options->log_dir);
 			add_log_name(&path, pcase->id);
 			cs->log_path = xstrdup(path.buf);
-			rcase->log = relative_to(path.buf, options->log_base);
 		}
 	}
 	strbuf_release(&path);
@@ -407,6 +406,10 @@ static void log_run(struct runner *runner, struct case_state *cs,
 		bg_warn("cannot write log '%s': %s", cs->log_path,
 			strerror(errno));
 		cs->log_failed = true;
+	} else if (!cs->log_started) {
+		/* a case that never ran has no log to point to */
+		case_result(runner, cs)->log =
+			relative_to(cs->log_path, runner->options->log_base);
 	}
 	if (fd >= 0)
 		close(fd);

@@ -61,7 +61,7 @@ typedef const char *(*runner_skip_fn)(const struct plan_case *pcase,
 				      void *payload);
 
 /* One log file per case, with the output of its every run, capped. */
-#define RUNNER_LOG_CAP_DEFAULT (1024 * 1024)
+#define RUNNER_LOG_CAP_DEFAULT ((size_t)1024 * 1024)
 
 struct runner_options {
 	/* Absolute directory for the case logs (created); NULL: no logs.
@@ -69,7 +69,8 @@ struct runner_options {
 	 * "infer-batch32__original__cpu.log". */
 	const char *log_dir;
 	/* result_case.log is the log path relative to this directory when
-	 * the log is inside it, else absolute. NULL: absolute. */
+	 * the log is inside it, else absolute. NULL: absolute. It stays
+	 * NULL for a case that never ran. */
 	const char *log_base;
 	/* Bytes of output per case log; 0: RUNNER_LOG_CAP_DEFAULT. Output
 	 * past it is counted in "[... N bytes dropped]" notes; the per-run

@@ -4,6 +4,7 @@
 #include "harness/error.h"
 #include "harness/gitinfo.h"
 #include "harness/machine.h"
+#include "harness/store_backend.h"
 
 #include <assert.h>
 #include <ctype.h>
@@ -24,29 +25,6 @@
 /* Far beyond any real burst of runs in one second; a bound so that a
  * broken file system cannot spin the name search forever. */
 #define NAME_ATTEMPTS_MAX 100000
-
-/*
- * A backend keeps results somewhere; store.c's public verbs check their
- * arguments and dispatch. Only the directory backend exists; the git
- * backend (results on a branch) will be a second table.
- */
-struct store_backend {
-	int (*reserve)(struct store *store, const struct result *r,
-		       struct store_slot **out);
-	int (*write)(struct store *store, const struct result *r,
-		     const struct store_slot *slot, struct strbuf *path_out);
-	int (*list)(struct store *store, const struct store_query *q,
-		    struct store_entry **entries, size_t *nr);
-	int (*load)(struct store *store, const struct store_entry *entry,
-		    struct result **out);
-};
-
-struct store {
-	const struct store_backend *backend;
-	char *location;         /* directory backend: absolute root */
-	char **warned;          /* what was already reported, by key */
-	size_t warned_nr, warned_alloc;
-};
 
 struct entry_list {
 	struct store_entry *items;
@@ -703,7 +681,55 @@ static const struct store_backend dir_backend = {
 	dir_write,
 	dir_list,
 	dir_load,
+	NULL,
 };
+
+/* Shared with the git backend (store_backend.h) */
+
+void store_warn_once(struct store *store, const char *key, const char *fmt,
+		     ...)
+{
+	struct strbuf message = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&message, fmt, ap);
+	va_end(ap);
+	warn_once(store, key, "%s", message.buf);
+	strbuf_release(&message);
+}
+
+bool store_commit_name_valid(const char *commit)
+{
+	return commit_name_valid(commit);
+}
+
+void store_timestamp_of(const char *iso, char out[STORE_TIMESTAMP_LEN + 1])
+{
+	timestamp_of(iso, out);
+}
+
+bool store_parse_result_name(const char *file, char **suite,
+			     char ts[STORE_TIMESTAMP_LEN + 1], unsigned *seq)
+{
+	return parse_result_name(file, suite, ts, seq);
+}
+
+void store_name_candidate(struct strbuf *name, const char *stem,
+			  unsigned attempt)
+{
+	name_candidate(name, stem, attempt);
+}
+
+int store_check_result_names(const struct result *r, struct strbuf *suite)
+{
+	struct strbuf dir = STRBUF_INIT;
+	struct store nowhere = { .location = (char *)"" };
+	int error = result_location(&nowhere, r, &dir, suite);
+
+	strbuf_release(&dir);
+	return error;
+}
 
 /* Public verbs */
 
@@ -738,8 +764,7 @@ int store_open(struct store **out, const char *spec)
 	if (!spec || !*spec)
 		return bg_input_error("the store path is empty");
 	if (!strncmp(spec, "git:", 4))
-		return bg_input_error("'%s': git stores are not supported yet",
-				      spec);
+		return store_git_open(out, spec + 4);
 	if (spec[0] != '/') {
 		current_directory(&location);
 		while (!strncmp(spec, "./", 2))
@@ -767,6 +792,8 @@ void store_free(struct store *store)
 
 	if (!store)
 		return;
+	if (store->backend->free)
+		store->backend->free(store);
 	for (i = 0; i < store->warned_nr; i++)
 		free(store->warned[i]);
 	free(store->warned);

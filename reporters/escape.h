@@ -19,7 +19,9 @@
  * - input is decoded by utf8_decode(), so invalid UTF-8 comes out as
  *   U+FFFD (or percent-encoded, for the URL-like contexts) and every output
  *   is valid UTF-8;
- * - control characters the format cannot hold are replaced as each says.
+ * - control characters are replaced as each escaper says; they include
+ *   the bidirectional overrides and isolates (U+202A-U+202E,
+ *   U+2066-U+2069), which could make one name display as another.
  */
 
 
@@ -139,36 +141,13 @@ void escape_gnuplot(struct strbuf *out, const char *s);
 /*
  * A file-name-safe slug: A-Z a-z 0-9 . _ - stay, every other character
  * (one per UTF-8 character, not per byte) becomes '_', and a leading '.' or
- * '-' becomes '_' (no hidden files, nothing read as an option). The empty
- * string gives "_". When anything had to change or the slug would be
+ * '-' becomes '_' (no hidden files, nothing read as an option). When
+ * anything had to change (the empty string included) or the slug would be
  * longer than ESCAPE_FILENAME_MAX, a '-' and 8 hex digits of a hash of the
  * original are appended (the slug cut to fit), so names that differ only
  * in unsafe characters, or after the cut, still get different files. Names
- * that are already safe come out unchanged.
+ * that are already safe and short come out unchanged.
  */
 void escape_filename(struct strbuf *out, const char *s);
-
-
-/*
- * Numbers for humans, shared by the reporters. They write plain text:
- * pass the result through the escaper of the format (the unit is user
- * input).
- */
-
-/*
- * value with `digits` significant digits (3 for measurements, more for
- * exact metrics such as accuracy) and its unit: times are rescaled to the
- * best of ns, µs, ms, s ("1.71 ms", "2.40 s"); other values of 1000 or
- * more get an SI prefix ("12.3 k samples/s", "4.19 M"). NaN gives "–".
- */
-void format_quantity(struct strbuf *out, double value, const char *unit,
-		     int digits);
-
-/* A fraction as a signed percentage, without the % sign: 0.065 -> "+6.5",
- * -0.0042 -> "-0.42" (two decimals below 1 %). NaN gives "–". */
-void format_percent(struct strbuf *out, double fraction);
-
-/* A p-value: "0.012" down to 0.01, "4.0e-04" below. NaN gives "–". */
-void format_p_value(struct strbuf *out, double p);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /*
  * The one model every reporter reads. It is built from a comparison (a
@@ -37,7 +38,8 @@ enum report_format {
 	REPORT_JSON = 1 << 3,      /* comparison.json */
 	REPORT_CSV = 1 << 4,       /* comparison.csv */
 	REPORT_CHARTS = 1 << 5,    /* charts/ */
-	REPORT_ALL = (1 << 6) - 1,
+	REPORT_OPENMETRICS = 1 << 6, /* metrics.txt (GitLab metrics report) */
+	REPORT_ALL = (1 << 7) - 1,
 };
 
 /* Parses "junit,markdown,html" into a mask; BG_EINPUT names a bad one. */
@@ -58,5 +60,24 @@ void report_junit(const struct report_model *model, struct strbuf *out);
 void report_markdown(const struct report_model *model, struct strbuf *out);
 void report_html(const struct report_model *model, struct strbuf *out);
 void report_csv(const struct report_model *model, struct strbuf *out);
+
+/* OpenMetrics text, one gauge family per statistic (median, baseline
+ * median, change, verdict as a number, speed-up, verdict counts), a label
+ * set per case and metric, ending "# EOF": GitLab's metrics report. */
+void report_openmetrics(const struct report_model *model, struct strbuf *out);
+
+/*
+ * GitHub Actions annotations: appends to out one workflow command
+ * "::error title=benchgate regression::<benchmark>/<variant>/<device>
+ * <metric> +6.5% (...)" per regression, its user text escaped as the runner
+ * requires (%25 %0D %0A, and %3A %2C in properties), so no name can inject
+ * another command.
+ */
+void report_github_annotations(const struct comparison *comparison,
+			       struct strbuf *out);
+
+/* Prints report_github_annotations() to `to` when the environment has
+ * GITHUB_ACTIONS=true (the runner sets it), nothing otherwise. */
+void report_annotate_ci(FILE *to, const struct comparison *comparison);
 
 #endif

@@ -144,3 +144,68 @@ void test_output_release(struct test_output *output)
 	strbuf_release(&output->out);
 	strbuf_release(&output->err);
 }
+
+git_repository *test_git_init(const char *dir)
+{
+	git_repository_init_options opts;
+	git_repository *repo = NULL;
+
+	git_libgit2_init();
+	git_repository_init_options_init(&opts,
+					 GIT_REPOSITORY_INIT_OPTIONS_VERSION);
+	opts.flags = GIT_REPOSITORY_INIT_MKPATH;
+	opts.initial_head = "main";
+	cr_assert_eq(git_repository_init_ext(&repo, dir, &opts), 0, "%s",
+		     git_error_last() ? git_error_last()->message : "");
+	return repo;
+}
+
+void test_git_commit(git_repository *repo, const char *ref,
+		     const char *message, size_t nparents,
+		     const git_oid *parents, git_oid *out)
+{
+	const git_commit *parent_commits[8] = { NULL };
+	git_treebuilder *builder = NULL;
+	git_signature *sig = NULL;
+	git_oid blob, tree_id;
+	git_tree *tree = NULL;
+
+	cr_assert_leq(nparents, 8);
+	cr_assert_eq(git_blob_create_from_buffer(&blob, repo, message,
+						 strlen(message)), 0);
+	cr_assert_eq(git_treebuilder_new(&builder, repo, NULL), 0);
+	cr_assert_eq(git_treebuilder_insert(NULL, builder, "file", &blob,
+					    GIT_FILEMODE_BLOB), 0);
+	cr_assert_eq(git_treebuilder_write(&tree_id, builder), 0);
+	cr_assert_eq(git_tree_lookup(&tree, repo, &tree_id), 0);
+	cr_assert_eq(git_signature_new(&sig, "Test", "test@example.invalid",
+				       1767225600, 0), 0);
+	for (size_t i = 0; i < nparents; i++)
+		cr_assert_eq(git_commit_lookup((git_commit **)&parent_commits[i],
+					       repo, &parents[i]), 0);
+	cr_assert_eq(git_commit_create(out, repo, NULL, sig, sig, NULL, message,
+				       tree, nparents, parent_commits), 0,
+		     "%s", git_error_last() ? git_error_last()->message : "");
+	if (ref) {
+		git_reference *created = NULL;
+
+		/* Forced, so a branch can be moved anywhere (for merges). */
+		cr_assert_eq(git_reference_create(&created, repo, ref, out, 1,
+						  NULL), 0);
+		git_reference_free(created);
+	}
+	for (size_t i = 0; i < nparents; i++)
+		git_commit_free((git_commit *)parent_commits[i]);
+	git_signature_free(sig);
+	git_tree_free(tree);
+	git_treebuilder_free(builder);
+}
+
+const char *test_oid_hex(const git_oid *oid, int slot)
+{
+	static char buffers[4][GIT_OID_HEXSZ + 1];
+
+	cr_assert(slot >= 0 && slot < 4);
+	git_oid_tostr(buffers[slot], sizeof(buffers[slot]), oid);
+	return buffers[slot];
+}

@@ -41,3 +41,20 @@ void test_benchgate(struct test_output *output, const char *cwd,
 void test_output_release(struct test_output *output);
 
 #endif
+
+/* Git fixtures, made with libgit2 (never the git program). */
+#include <git2.h>
+
+/* Initialises a repository with a work tree at dir (default branch main). */
+git_repository *test_git_init(const char *dir);
+
+/* Creates a commit whose tree holds one file "file" with `message` as its
+ * content, with the given parents (fixed author and time, so ids are
+ * stable), and points the branch `ref` ("refs/heads/x"; NULL: none) at it,
+ * wherever it was. */
+void test_git_commit(git_repository *repo, const char *ref,
+		     const char *message, size_t nparents,
+		     const git_oid *parents, git_oid *out);
+
+/* The 40-hex id, in a static buffer per call slot (0..3). */
+const char *test_oid_hex(const git_oid *oid, int slot);

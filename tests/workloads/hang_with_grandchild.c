@@ -1,6 +1,7 @@
 /*
- * Workload: forks a grandchild that ignores SIGTERM and hangs, writes the
- * grandchild's pid to the file argv[1], then hangs itself. With argv[2]
+ * Workload: forks a grandchild that ignores SIGTERM and hangs, writes its
+ * own pid and the grandchild's ("123 124\n") to the file argv[1], then
+ * hangs itself. With argv[2]
  * "ignore-term" the child ignores SIGTERM too, so only SIGKILL ends it.
  */
 #include <signal.h>
@@ -8,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static void write_pid_file(const char *path, pid_t pid)
+static void write_pid_file(const char *path, pid_t child, pid_t grandchild)
 {
 	char tmp[4096];
 	FILE *file;
@@ -18,7 +19,7 @@ static void write_pid_file(const char *path, pid_t pid)
 	file = fopen(tmp, "w");
 	if (!file)
 		return;
-	fprintf(file, "%d\n", (int)pid);
+	fprintf(file, "%d %d\n", (int)child, (int)grandchild);
 	fclose(file);
 	rename(tmp, path);
 }
@@ -38,7 +39,7 @@ int main(int argc, char **argv)
 			pause();
 	}
 	if (argc > 1)
-		write_pid_file(argv[1], pid);
+		write_pid_file(argv[1], getpid(), pid);
 	printf("child %d hanging\n", (int)pid);
 	fflush(stdout);
 	for (;;)

@@ -1,0 +1,971 @@
+#include "reporters/charts.h"
+
+#include "harness/alloc.h"
+#include "harness/error.h"
+#include "harness/format.h"
+#include "harness/process.h"
+#include "harness/stats.h"
+#include "reporters/escape.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Every chart has the same fixed size, so reports lay out predictably and
+ * two runs give the same bytes. */
+#define CHART_WIDTH 800
+#define CHART_HEIGHT 500
+#define CHART_FONT "Sans,11"
+
+/* Names longer than this are cut in titles and keys: an 800-pixel chart
+ * clips a longer line at both ends. The file names keep them whole. */
+#define LABEL_NAME_MAX 30
+
+/* Room for ".png", a "-<n>" counter and a temporary suffix under
+ * NAME_MAX. */
+#define CHART_STEM_MAX 200
+
+/* History charts label at most this many commits on the x axis. */
+#define HISTORY_TICKS_MAX 16
+
+/* gnuplot renders one chart in well under a second; a hung one must not
+ * hang the CI job. */
+#define GNUPLOT_TIMEOUT_S 120
+
+/* Line styles 1..STYLES_NR differ in dash type and point type as well as
+ * in colour (and the colours in lightness), so the charts survive a
+ * grayscale printer and colour blindness. */
+#define STYLES_NR 8
+static const char chart_styles[] =
+	"set style line 1 lc rgb '#1f4e9c' lw 2 dt 1 pt 7 ps 1.3\n"
+	"set style line 2 lc rgb '#d95f02' lw 2 dt 2 pt 5 ps 1.3\n"
+	"set style line 3 lc rgb '#1b9e77' lw 2 dt 3 pt 9 ps 1.6\n"
+	"set style line 4 lc rgb '#7b3294' lw 2 dt 4 pt 13 ps 1.6\n"
+	"set style line 5 lc rgb '#000000' lw 2 dt 5 pt 6 ps 1.3\n"
+	"set style line 6 lc rgb '#a6761d' lw 2 dt 1 pt 4 ps 1.3\n"
+	"set style line 7 lc rgb '#666666' lw 2 dt 2 pt 8 ps 1.6\n"
+	"set style line 8 lc rgb '#e7298a' lw 2 dt 3 pt 12 ps 1.6\n"
+	"set border 3 lw 1\n"
+	"set tics nomirror\n"
+	"set grid ytics lc rgb '#dddddd' lw 1 dt 1\n"
+	"set key below horizontal height 0.6 noautotitle\n";
+
+struct charts {
+	char *program;          /* gnuplot, as spawned */
+	struct strbuf dir;      /* <dir>/charts */
+	bool dir_made;
+	double confidence;
+	char **stems;           /* used so far, to keep every name unique */
+	size_t stems_nr, stems_alloc;
+	struct strbuf *written;
+};
+
+/* One chart being built: <stem>.gp draws <stem>.dat into <stem>.svg and
+ * <stem>.png. */
+struct chart {
+	struct strbuf stem;
+	struct strbuf gp;
+	struct strbuf dat;
+};
+
+#define CHART_INIT { STRBUF_INIT, STRBUF_INIT, STRBUF_INIT }
+
+static void chart_release(struct chart *chart)
+{
+	strbuf_release(&chart->stem);
+	strbuf_release(&chart->gp);
+	strbuf_release(&chart->dat);
+}
+
+
+/* Finding and running gnuplot */
+
+/* The program to spawn: $BENCHGATE_GNUPLOT, else gnuplot from PATH. A
+ * relative path is made absolute because gnuplot runs in charts/. */
+static char *gnuplot_program(void)
+{
+	const char *program = getenv("BENCHGATE_GNUPLOT");
+	char *absolute;
+
+	if (!program || !*program)
+		return xstrdup("gnuplot");
+	if (program[0] == '/' || !strchr(program, '/'))
+		return xstrdup(program);
+	absolute = realpath(program, NULL);
+	return absolute ? absolute : xstrdup(program);
+}
+
+/* Whether program runs: spawning it is the only check that also catches
+ * a broken installation, and it reuses process_run()'s PATH lookup. */
+static bool program_runs(const char *program)
+{
+	const char *argv[] = { program, "--version", NULL };
+	struct process_options options = PROCESS_OPTIONS_INIT;
+	struct process_outcome outcome;
+	bool runs;
+
+	options.argv = argv;
+	options.timeout_s = 10;
+	process_outcome_init(&outcome);
+	runs = process_run(&outcome, &options) == BG_OK &&
+	       !process_outcome_failed(&outcome);
+	process_outcome_release(&outcome);
+	return runs;
+}
+
+bool charts_available(void)
+{
+	char *program = gnuplot_program();
+	bool available = program_runs(program);
+
+	free(program);
+	return available;
+}
+
+static int ensure_dir(struct charts *ctx)
+{
+	if (ctx->dir_made)
+		return BG_OK;
+	if (mkdir_p(ctx->dir.buf) < 0)
+		return bg_error("cannot create directory '%s'", ctx->dir.buf);
+	ctx->dir_made = true;
+	return BG_OK;
+}
+
+static int write_beside(struct charts *ctx, const struct chart *chart,
+			const char *ext, const struct strbuf *text)
+{
+	struct strbuf path = STRBUF_INIT;
+	int error;
+
+	strbuf_addf(&path, "%s/%s.%s", ctx->dir.buf, chart->stem.buf, ext);
+	error = write_file_atomic(path.buf, text->buf, text->len);
+	strbuf_release(&path);
+	return error;
+}
+
+static int run_gnuplot(struct charts *ctx, const struct chart *chart)
+{
+	struct process_options options = PROCESS_OPTIONS_INIT;
+	struct process_outcome outcome;
+	struct strbuf script = STRBUF_INIT, why = STRBUF_INIT;
+	const char *argv[3];
+	int error = BG_OK;
+
+	strbuf_addf(&script, "%s.gp", chart->stem.buf);
+	argv[0] = ctx->program;
+	argv[1] = script.buf;
+	argv[2] = NULL;
+	options.argv = argv;
+	options.cwd = ctx->dir.buf;
+	options.timeout_s = GNUPLOT_TIMEOUT_S;
+	process_outcome_init(&outcome);
+	if ((error = process_run(&outcome, &options)) < 0)
+		goto done;
+	if (process_outcome_failed(&outcome)) {
+		process_outcome_describe(&outcome, &why);
+		strbuf_rtrim(&outcome.err.text);
+		error = bg_error("gnuplot failed on '%s/%s': %s%s%s",
+				 ctx->dir.buf, script.buf, why.buf,
+				 outcome.err.text.len ? ": " : "",
+				 outcome.err.text.buf);
+	}
+done:
+	process_outcome_release(&outcome);
+	strbuf_release(&script);
+	strbuf_release(&why);
+	return error;
+}
+
+/* Writes the chart's data and script, runs gnuplot on them, and lists the
+ * two images. */
+static int chart_render(struct charts *ctx, struct chart *chart)
+{
+	int error;
+
+	if ((error = ensure_dir(ctx)) < 0 ||
+	    (error = write_beside(ctx, chart, "dat", &chart->dat)) < 0 ||
+	    (error = write_beside(ctx, chart, "gp", &chart->gp)) < 0 ||
+	    (error = run_gnuplot(ctx, chart)) < 0)
+		return error;
+	if (ctx->written)
+		strbuf_addf(ctx->written, "%s/%s.svg\n%s/%s.png\n",
+			    ctx->dir.buf, chart->stem.buf, ctx->dir.buf,
+			    chart->stem.buf);
+	return BG_OK;
+}
+
+
+/* Names and labels */
+
+/*
+ * Sets the chart's stem to kind-part-part-..., each part a file-name slug.
+ * The '-' that joins the parts may also be inside a part ("a-b" + "c" and
+ * "a" + "b-c"), so a stem already used this run gets a counter.
+ */
+static void chart_name(struct charts *ctx, struct chart *chart,
+		       const char *kind, const char *const *parts)
+{
+	size_t base_len, count = 1;
+
+	struct strbuf joined = STRBUF_INIT;
+
+	strbuf_addstr(&joined, kind);
+	for (; *parts; parts++) {
+		strbuf_addch(&joined, '-');
+		escape_filename(&joined, *parts);
+	}
+	/* Four long names would pass NAME_MAX (255): a longer stem is cut
+	 * and keeps the "-<hash>" that escape_filename() gives the whole. */
+	if (joined.len > CHART_STEM_MAX) {
+		struct strbuf slug = STRBUF_INIT;
+
+		escape_filename(&slug, joined.buf);
+		strbuf_add(&chart->stem, joined.buf, CHART_STEM_MAX - 9);
+		strbuf_addstr(&chart->stem, slug.buf + slug.len - 9);
+		strbuf_release(&slug);
+	} else {
+		strbuf_addstr(&chart->stem, joined.buf);
+	}
+	strbuf_release(&joined);
+	base_len = chart->stem.len;
+	for (size_t i = 0; i < ctx->stems_nr; i++) {
+		if (strcmp(ctx->stems[i], chart->stem.buf))
+			continue;
+		strbuf_setlen(&chart->stem, base_len);
+		strbuf_addf(&chart->stem, "-%zu", ++count);
+		i = (size_t)-1;  /* check the new name from the start */
+	}
+	ALLOC_GROW(ctx->stems, ctx->stems_nr + 1, ctx->stems_alloc);
+	ctx->stems[ctx->stems_nr++] = xstrdup(chart->stem.buf);
+}
+
+/*
+ * Appends a user string for a chart's text, cut to LABEL_NAME_MAX bytes
+ * with an ellipsis. gnuplot's SVG terminal escapes < and & but writes >
+ * as is, so "]]>" would make the SVG ill-formed XML: a zero-width space
+ * splits it. U+FFFE and U+FFFF, which XML forbids, become U+FFFD.
+ */
+static void add_label_text(struct strbuf *out, const char *s)
+{
+	size_t keep = s ? utf8_prefix_len(s, LABEL_NAME_MAX) : 0;
+	size_t len, run = 0;
+	uint32_t cp;
+
+	for (const char *p = s ? s : ""; p < s + keep; p += len) {
+		len = utf8_decode(p, &cp);
+		if (cp == 0xfffe || cp == 0xffff)
+			cp = UTF8_REPLACEMENT;
+		if (cp == '>' && run >= 2)
+			utf8_encode(out, 0x200b);
+		run = cp == ']' ? run + 1 : 0;
+		utf8_encode(out, cp);
+	}
+	if (s && s[keep])
+		strbuf_addstr(out, "\u2026");
+}
+
+/* Appends text (built with add_label_text() and plain words) as a complete
+ * gnuplot string. */
+static void add_gnuplot_string(struct strbuf *gp, const struct strbuf *text)
+{
+	escape_gnuplot(gp, text->buf);
+}
+
+/* "latency (ms)", the axis label of a metric. */
+static void metric_axis_label(struct strbuf *out, const char *metric,
+			      const char *unit)
+{
+	add_label_text(out, metric);
+	if (unit && *unit) {
+		strbuf_addstr(out, " (");
+		add_label_text(out, unit);
+		strbuf_addch(out, ')');
+	}
+}
+
+/* "bench / variant / device": names joined for a title; NULL ends. */
+static void case_label(struct strbuf *out, const char *const *names)
+{
+	for (size_t i = 0; names[i]; i++) {
+		if (i)
+			strbuf_addstr(out, " / ");
+		add_label_text(out, names[i]);
+	}
+}
+
+/* Emits `set title` with text over the case's names joined (two lines:
+ * one would not fit long names), and empties text. */
+static void set_title(struct strbuf *gp, struct strbuf *text,
+		      const char *const *names)
+{
+	struct strbuf second = STRBUF_INIT;
+
+	case_label(&second, names);
+	strbuf_addstr(gp, "set title ");
+	add_gnuplot_string(gp, text);
+	strbuf_addstr(gp, " . \"\\n\" . ");
+	add_gnuplot_string(gp, &second);
+	strbuf_addch(gp, '\n');
+	strbuf_reset(text);
+	strbuf_release(&second);
+}
+
+/* Emits `set <what> '<text>'` and empties text for the next one. */
+static void set_text(struct strbuf *gp, const char *what, struct strbuf *text)
+{
+	strbuf_addf(gp, "set %s ", what);
+	add_gnuplot_string(gp, text);
+	strbuf_addch(gp, '\n');
+	strbuf_reset(text);
+}
+
+static void short_commit(struct strbuf *out, const char *commit)
+{
+	struct strbuf cut = STRBUF_INIT;
+
+	strbuf_add(&cut, commit, utf8_prefix_len(commit, 7));
+	add_label_text(out, cut.buf);
+	strbuf_release(&cut);
+}
+
+static void script_begin(struct strbuf *gp, const char *stem,
+			 const char *what)
+{
+	strbuf_addf(gp, "# benchgate chart: %s.\n"
+		    "# Redraw with `gnuplot %s.gp` in this directory.\n"
+		    "set encoding utf8\n"
+		    "set terminal svg size %d,%d font '%s' noenhanced "
+		    "background '#ffffff'\n"
+		    "set output '%s.svg'\n%s",
+		    what, stem, CHART_WIDTH, CHART_HEIGHT, CHART_FONT, stem,
+		    chart_styles);
+}
+
+/* The PNG is the same plot again; libgd's png terminal stands in for
+ * pngcairo where gnuplot was built without cairo. */
+static void script_end(struct strbuf *gp, const char *stem)
+{
+	strbuf_addf(gp, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+		    "\tset terminal pngcairo size %d,%d font '%s' "
+		    "noenhanced background '#ffffff'\n"
+		    "} else {\n"
+		    "\tset terminal png size %d,%d noenhanced "
+		    "background '#ffffff'\n"
+		    "}\n"
+		    "set output '%s.png'\n"
+		    "replot\n"
+		    "unset output\n",
+		    CHART_WIDTH, CHART_HEIGHT, CHART_FONT, CHART_WIDTH,
+		    CHART_HEIGHT, stem);
+}
+
+/* One string tic at x, for `set xtics (...)`. */
+static void add_tic(struct strbuf *gp, bool first, struct strbuf *label,
+		    double x)
+{
+	strbuf_addstr(gp, first ? "" : ", ");
+	add_gnuplot_string(gp, label);
+	strbuf_addf(gp, " %.9g", x);
+	strbuf_reset(label);
+}
+
+static int confidence_percent(const struct charts *ctx)
+{
+	return (int)lround(ctx->confidence * 100);
+}
+
+static bool finite_summary(const struct stats_summary *s)
+{
+	return s->n && isfinite(s->median) && isfinite(s->ci_low) &&
+	       isfinite(s->ci_high);
+}
+
+static const struct metric_samples *raw_metric(const struct result *result,
+					       const struct metric_comparison
+					       *mc)
+{
+	const struct result_case *rcase;
+	const struct metric_samples *metric;
+
+	if (!result ||
+	    !(rcase = result_find_case(result, mc->benchmark, mc->variant,
+				       mc->device)) ||
+	    rcase->status != CASE_OK ||
+	    !(metric = result_case_find_metric(rcase, mc->metric)) ||
+	    !metric->nr)
+		return NULL;
+	return metric;
+}
+
+
+/* History of a metric over commits */
+
+struct history_point {
+	const char *commit;
+	struct stats_summary summary;
+};
+
+/* The points of mc's case and metric in the history, oldest first; the
+ * candidate itself, which the history may contain, is left out. */
+static size_t history_points(const struct report_model *model,
+			     const struct metric_comparison *mc,
+			     double confidence, struct history_point **out)
+{
+	struct history_point *points = NULL;
+	size_t nr = 0, alloc = 0;
+
+	for (size_t i = model->history_nr; i-- > 0;) {
+		const struct result *result = model->history[i];
+		const struct metric_samples *metric;
+
+		if (result == model->candidate ||
+		    !(metric = raw_metric(result, mc)))
+			continue;
+		ALLOC_GROW(points, nr + 1, alloc);
+		points[nr].commit = result->git.commit;
+		if (stats_summarize(metric->samples, metric->nr, confidence,
+				    (uint64_t)i + 1, &points[nr].summary) < 0)
+			continue;
+		nr++;
+	}
+	*out = points;
+	return nr;
+}
+
+
+/* Appends " title '<text>'" to a plot element and empties text. */
+static void add_title(struct strbuf *gp, struct strbuf *text)
+{
+	strbuf_addstr(gp, " title ");
+	add_gnuplot_string(gp, text);
+	strbuf_reset(text);
+}
+
+static int history_chart(struct charts *ctx, const struct report_model *model,
+			 const struct metric_comparison *mc)
+{
+	const char *names[] = { mc->benchmark, mc->variant, mc->device, NULL };
+	const char *parts[] = { mc->benchmark, mc->variant, mc->device,
+				mc->metric, NULL };
+	struct chart chart = CHART_INIT;
+	struct strbuf text = STRBUF_INIT;
+	struct history_point *points = NULL;
+	double *medians = NULL, center = NAN, spread = NAN;
+	size_t nr, step;
+	bool band, first = true;
+	int error = BG_OK;
+
+	nr = history_points(model, mc, ctx->confidence, &points);
+	if (!nr || !finite_summary(&mc->candidate))
+		goto done;
+	chart_name(ctx, &chart, "history", parts);
+	script_begin(&chart.gp, chart.stem.buf, "history of a metric");
+
+	/* The band is the spread of the commits' medians, the noise a
+	 * change has to stand out from; below 3 commits there is none to
+	 * speak of. */
+	band = nr >= 3;
+	if (band) {
+		medians = xmalloc(nr * sizeof(*medians));
+		for (size_t i = 0; i < nr; i++)
+			medians[i] = points[i].summary.median;
+		center = stats_median(medians, nr);
+		spread = stats_mad_scaled(medians, nr);
+	}
+
+	strbuf_addstr(&chart.dat, "# index 0: commits, oldest first\n"
+		      "# x median ci_low ci_high\n");
+	for (size_t i = 0; i < nr; i++)
+		strbuf_addf(&chart.dat, "%zu %.9g %.9g %.9g\n", i,
+			    points[i].summary.median, points[i].summary.ci_low,
+			    points[i].summary.ci_high);
+	strbuf_addf(&chart.dat, "\n\n# index 1: the candidate\n"
+		    "%zu %.9g %.9g %.9g\n", nr, mc->candidate.median,
+		    mc->candidate.ci_low, mc->candidate.ci_high);
+	if (band)
+		strbuf_addf(&chart.dat, "\n\n# index 2: noise band\n"
+			    "# x low high center\n"
+			    "-0.5 %.9g %.9g %.9g\n%zu.5 %.9g %.9g %.9g\n",
+			    center - spread, center + spread, center, nr,
+			    center - spread, center + spread, center);
+
+	metric_axis_label(&text, mc->metric, mc->unit);
+	strbuf_addstr(&text, " over commits");
+	set_title(&chart.gp, &text, names);
+	metric_axis_label(&text, mc->metric, mc->unit);
+	set_text(&chart.gp, "ylabel", &text);
+	strbuf_addstr(&text, "commit, oldest to newest");
+	set_text(&chart.gp, "xlabel", &text);
+
+	/* Count the labelled ticks back from the candidate, which always
+	 * gets one. */
+	step = (nr + HISTORY_TICKS_MAX) / HISTORY_TICKS_MAX;
+	strbuf_addstr(&chart.gp, "set xtics rotate by 30 right (");
+	for (size_t x = 0; x < nr; x++) {
+		if ((nr - x) % step)
+			continue;
+		short_commit(&text, points[x].commit);
+		add_tic(&chart.gp, first, &text, (double)x);
+		first = false;
+	}
+	strbuf_addstr(&text, "candidate ");
+	short_commit(&text, model->candidate->git.commit);
+	add_tic(&chart.gp, first, &text, (double)nr);
+	strbuf_addf(&chart.gp, ")\nset xrange [-0.5:%zu.5]\n"
+		    "set offsets 0, 0, graph 0.08, graph 0.08\n"
+		    "set style fill solid 1.0 noborder\n"
+		    "plot '%s.dat' ", nr, chart.stem.buf);
+	if (band) {
+		strbuf_addf(&text, "noise: \u00b1 robust SD of %zu commits", nr);
+		strbuf_addstr(&chart.gp, "index 2 using 1:2:3 with "
+			      "filledcurves fc rgb '#d9d9d9'");
+		add_title(&chart.gp, &text);
+		strbuf_addstr(&chart.gp, ", \\\n\t'' index 2 using 1:4 with "
+			      "lines lc rgb '#555555' lw 1 dt 2 "
+			      "title 'history median', \\\n\t'' ");
+	}
+	strbuf_addf(&text, "median, %d%% CI",
+		    confidence_percent(ctx));
+	strbuf_addstr(&chart.gp, "index 0 using 1:2:3:4 with yerrorlines ls 1");
+	add_title(&chart.gp, &text);
+	strbuf_addstr(&text, "candidate");
+	strbuf_addstr(&chart.gp, ", \\\n\t'' index 1 using 1:2:3:4 with "
+		      "yerrorbars ls 2 pt 13 ps 2.2");
+	add_title(&chart.gp, &text);
+	strbuf_addch(&chart.gp, '\n');
+	script_end(&chart.gp, chart.stem.buf);
+	error = chart_render(ctx, &chart);
+done:
+	free(points);
+	free(medians);
+	strbuf_release(&text);
+	chart_release(&chart);
+	return error;
+}
+
+
+/* Groups of comparison items */
+
+static bool same(const char *a, const char *b)
+{
+	return !strcmp(a ? a : "", b ? b : "");
+}
+
+/* Whether an item before `at` has the benchmark and device of `at` (and its
+ * metric, when by_metric): the group was drawn then. */
+static bool group_seen(const struct comparison *cmp, size_t at,
+		       bool by_metric)
+{
+	const struct metric_comparison *mc = &cmp->items[at];
+
+	for (size_t i = 0; i < at; i++)
+		if (same(cmp->items[i].benchmark, mc->benchmark) &&
+		    same(cmp->items[i].device, mc->device) &&
+		    (!by_metric || same(cmp->items[i].metric, mc->metric)))
+			return true;
+	return false;
+}
+
+/* The item of this case and metric with candidate numbers, or NULL. */
+static const struct metric_comparison *find_item(const struct comparison *cmp,
+						 const char *benchmark,
+						 const char *variant,
+						 const char *device,
+						 const char *metric)
+{
+	for (size_t i = 0; i < cmp->nr; i++) {
+		const struct metric_comparison *mc = &cmp->items[i];
+
+		if (same(mc->benchmark, benchmark) &&
+		    same(mc->variant, variant) && same(mc->device, device) &&
+		    same(mc->metric, metric) && finite_summary(&mc->candidate))
+			return mc;
+	}
+	return NULL;
+}
+
+/* Whether the variant of items[at] first appears at `at` in its group, so
+ * each variant is drawn once. */
+static bool first_of_variant(const struct comparison *cmp, size_t at)
+{
+	const struct metric_comparison *mc = &cmp->items[at];
+
+	for (size_t i = 0; i < at; i++)
+		if (same(cmp->items[i].benchmark, mc->benchmark) &&
+		    same(cmp->items[i].device, mc->device) &&
+		    same(cmp->items[i].variant, mc->variant))
+			return false;
+	return true;
+}
+
+
+/* Variants side by side */
+
+static int variants_chart(struct charts *ctx, const struct comparison *cmp,
+			  const struct metric_comparison *group)
+{
+	const char *names[] = { group->benchmark, group->device, NULL };
+	const char *parts[] = { group->benchmark, group->device, group->metric,
+				NULL };
+	const struct metric_comparison **members = NULL;
+	struct chart chart = CHART_INIT;
+	struct strbuf text = STRBUF_INIT, baseline = STRBUF_INIT;
+	size_t nr = 0, alloc = 0;
+	double low = 0, high = 0;
+	int error = BG_OK;
+
+	for (size_t i = 0; i < cmp->nr; i++) {
+		const struct metric_comparison *mc = &cmp->items[i];
+
+		if (!same(mc->benchmark, group->benchmark) ||
+		    !same(mc->device, group->device) ||
+		    !same(mc->metric, group->metric) ||
+		    !finite_summary(&mc->candidate))
+			continue;
+		ALLOC_GROW(members, nr + 1, alloc);
+		members[nr++] = mc;
+	}
+	if (nr < 2)
+		goto done;
+	chart_name(ctx, &chart, "variants", parts);
+	script_begin(&chart.gp, chart.stem.buf, "variants side by side");
+
+	strbuf_addstr(&chart.dat, "# index 0: candidate\n"
+		      "# x median ci_low ci_high\n");
+	for (size_t i = 0; i < nr; i++) {
+		const struct stats_summary *s = &members[i]->candidate;
+
+		strbuf_addf(&chart.dat, "%zu %.9g %.9g %.9g\n", i + 1,
+			    s->median, s->ci_low, s->ci_high);
+		low = fmin(low, s->ci_low);
+		high = fmax(high, s->ci_high);
+		if (members[i]->has_baseline &&
+		    isfinite(members[i]->baseline.median)) {
+			strbuf_addf(&baseline, "%zu %.9g\n", i + 1,
+				    members[i]->baseline.median);
+			low = fmin(low, members[i]->baseline.median);
+			high = fmax(high, members[i]->baseline.median);
+		}
+	}
+	if (baseline.len)
+		strbuf_addf(&chart.dat, "\n\n# index 1: baseline\n"
+			    "# x median\n%s", baseline.buf);
+
+	metric_axis_label(&text, group->metric, group->unit);
+	strbuf_addstr(&text, " by variant");
+	set_title(&chart.gp, &text, names);
+	metric_axis_label(&text, group->metric, group->unit);
+	strbuf_addstr(&text, group->better == BETTER_LOWER ?
+			     ", lower is better" : ", higher is better");
+	set_text(&chart.gp, "ylabel", &text);
+	strbuf_addstr(&chart.gp, "set xtics (");
+	for (size_t i = 0; i < nr; i++) {
+		add_label_text(&text, members[i]->variant);
+		add_tic(&chart.gp, !i, &text, (double)(i + 1));
+	}
+	/* Bars start at zero, so their lengths compare; the headroom keeps
+	 * the error bars off the border. */
+	strbuf_addf(&chart.gp, ")\nset xtics rotate by 30 right\n"
+		    "set xrange [0.4:%zu.6]\n"
+		    "set yrange [%.9g:%.9g]\n"
+		    "set boxwidth 0.6\n"
+		    "set style fill solid 0.45 border -1\n"
+		    "plot '%s.dat' index 0 using 1:2 with boxes ls 1 "
+		    "title 'candidate median'",
+		    nr, low < 0 ? low * 1.12 : 0, high > 0 ? high * 1.12 : 1,
+		    chart.stem.buf);
+	strbuf_addf(&text, "%d%% CI", confidence_percent(ctx));
+	strbuf_addstr(&chart.gp, ", \\\n\t'' index 0 using 1:2:3:4 with "
+		      "yerrorbars lc rgb '#000000' lw 1.5 pt 7 ps 0.6");
+	add_title(&chart.gp, &text);
+	if (baseline.len)
+		strbuf_addstr(&chart.gp, ", \\\n\t'' index 1 using 1:2 with "
+			      "points ls 2 pt 6 ps 2.2 lw 2 "
+			      "title 'baseline median'");
+	strbuf_addch(&chart.gp, '\n');
+	script_end(&chart.gp, chart.stem.buf);
+	error = chart_render(ctx, &chart);
+done:
+	free(members);
+	strbuf_release(&text);
+	strbuf_release(&baseline);
+	chart_release(&chart);
+	return error;
+}
+
+
+/* Accuracy against latency */
+
+/* The metric the variant comparisons measured speed on, else "latency". */
+static const char *speed_metric_of(const struct comparison *cmp,
+				   const struct metric_comparison *group)
+{
+	for (size_t i = 0; i < cmp->variants_nr; i++)
+		if (same(cmp->variants[i].benchmark, group->benchmark) &&
+		    same(cmp->variants[i].device, group->device) &&
+		    cmp->variants[i].speed_metric)
+			return cmp->variants[i].speed_metric;
+	return "latency";
+}
+
+static const char *accuracy_metric_of(const struct comparison *cmp,
+				      const struct metric_comparison *group)
+{
+	for (size_t i = 0; i < cmp->nr; i++)
+		if (same(cmp->items[i].benchmark, group->benchmark) &&
+		    same(cmp->items[i].device, group->device) &&
+		    strstr(cmp->items[i].metric, "accuracy"))
+			return cmp->items[i].metric;
+	return NULL;
+}
+
+/* The speed and accuracy items of the variant of items[at], when it is the
+ * first item of its variant in group and has both. */
+static bool tradeoff_point(const struct comparison *cmp, size_t at,
+			   const struct metric_comparison *group,
+			   const char *speed, const char *accuracy,
+			   const struct metric_comparison **speed_mc,
+			   const struct metric_comparison **accuracy_mc)
+{
+	const struct metric_comparison *mc = &cmp->items[at];
+
+	return same(mc->benchmark, group->benchmark) &&
+	       same(mc->device, group->device) && first_of_variant(cmp, at) &&
+	       (*speed_mc = find_item(cmp, mc->benchmark, mc->variant,
+				      mc->device, speed)) &&
+	       (*accuracy_mc = find_item(cmp, mc->benchmark, mc->variant,
+					 mc->device, accuracy));
+}
+
+static int tradeoff_chart(struct charts *ctx, const struct comparison *cmp,
+			  const struct metric_comparison *group)
+{
+	const char *names[] = { group->benchmark, group->device, NULL };
+	const char *speed = speed_metric_of(cmp, group);
+	const char *accuracy = accuracy_metric_of(cmp, group);
+	const struct metric_comparison *s, *a, *first_s = NULL, *first_a = NULL;
+	struct chart chart = CHART_INIT;
+	struct strbuf text = STRBUF_INIT;
+	size_t nr = 0;
+	int error = BG_OK;
+
+	for (size_t i = 0; accuracy && i < cmp->nr; i++)
+		if (tradeoff_point(cmp, i, group, speed, accuracy, &s, &a) &&
+		    !nr++) {
+			first_s = s;
+			first_a = a;
+		}
+	if (nr < 2)
+		goto done;
+	chart_name(ctx, &chart, "tradeoff", names);
+	script_begin(&chart.gp, chart.stem.buf, "accuracy against latency");
+	strbuf_addstr(&text, "accuracy against ");
+	add_label_text(&text, speed);
+	strbuf_addf(&text, ", %s-%s is better",
+		    first_a->better == BETTER_HIGHER ? "up" : "down",
+		    first_s->better == BETTER_LOWER ? "left" : "right");
+	set_title(&chart.gp, &text, names);
+	metric_axis_label(&text, speed, first_s->unit);
+	strbuf_addf(&text, ", median and %d%% CI", confidence_percent(ctx));
+	set_text(&chart.gp, "xlabel", &text);
+	metric_axis_label(&text, accuracy, first_a->unit);
+	set_text(&chart.gp, "ylabel", &text);
+	strbuf_addf(&chart.gp, "set offsets graph 0.1, graph 0.1, "
+		    "graph 0.1, graph 0.1\nplot '%s.dat' ", chart.stem.buf);
+
+	nr = 0;
+	for (size_t i = 0; i < cmp->nr; i++) {
+		if (!tradeoff_point(cmp, i, group, speed, accuracy, &s, &a))
+			continue;
+		strbuf_addf(&chart.dat, "%s# index %zu: x median, y median, "
+			    "x ci_low, x ci_high\n%.9g %.9g %.9g %.9g\n",
+			    nr ? "\n\n" : "", nr, s->candidate.median,
+			    a->candidate.median, s->candidate.ci_low,
+			    s->candidate.ci_high);
+		strbuf_addf(&chart.gp, "%sindex %zu using 1:2:3:4 with "
+			    "xerrorbars ls %zu ps 2", nr ? ", \\\n\t'' " : "",
+			    nr, nr % STYLES_NR + 1);
+		add_label_text(&text, cmp->items[i].variant);
+		add_title(&chart.gp, &text);
+		nr++;
+	}
+	strbuf_addch(&chart.gp, '\n');
+	script_end(&chart.gp, chart.stem.buf);
+	error = chart_render(ctx, &chart);
+done:
+	strbuf_release(&text);
+	chart_release(&chart);
+	return error;
+}
+
+
+/* Sample distributions of a regressed metric */
+
+/* The finite samples of m, which stats_* need (NaN has no place in a
+ * sort); *nr gets their count. */
+static double *finite_samples(const struct metric_samples *m, size_t *nr)
+{
+	double *values = xmalloc((m->nr + 1) * sizeof(*values));
+
+	*nr = 0;
+	for (size_t i = 0; i < m->nr; i++)
+		if (isfinite(m->samples[i]))
+			values[(*nr)++] = m->samples[i];
+	return values;
+}
+
+/* Samples as a strip around x. The jitter is the golden-ratio sequence,
+ * not random numbers: spread evenly, and the same on every run. */
+static void add_strip(struct strbuf *dat, double x, const double *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		double jitter = fmod((double)i * 0.6180339887498949, 1.0);
+
+		strbuf_addf(dat, "%.6f %.9g\n", x + (jitter - 0.5) * 0.3, v[i]);
+	}
+}
+
+/* x, first quartile, min, max, third quartile, median: candlesticks. */
+static void add_box(struct strbuf *dat, double x, const double *v, size_t n)
+{
+	strbuf_addf(dat, "%g %.9g %.9g %.9g %.9g %.9g\n", x,
+		    stats_percentile(v, n, 25), stats_min(v, n),
+		    stats_max(v, n), stats_percentile(v, n, 75),
+		    stats_median(v, n));
+}
+
+static int distribution_chart(struct charts *ctx,
+			      const struct report_model *model,
+			      const struct metric_comparison *mc)
+{
+	const char *names[] = { mc->benchmark, mc->variant, mc->device, NULL };
+	const char *parts[] = { mc->benchmark, mc->variant, mc->device,
+				mc->metric, NULL };
+	const struct metric_samples *base_m = raw_metric(model->baseline, mc);
+	const struct metric_samples *cand_m = raw_metric(model->candidate, mc);
+	struct chart chart = CHART_INIT;
+	struct strbuf text = STRBUF_INIT;
+	double *base = NULL, *cand = NULL;
+	size_t base_nr = 0, cand_nr = 0;
+	int error = BG_OK;
+
+	if (!base_m || !cand_m)
+		goto done;
+	base = finite_samples(base_m, &base_nr);
+	cand = finite_samples(cand_m, &cand_nr);
+	if (!base_nr || !cand_nr)
+		goto done;
+	chart_name(ctx, &chart, "distribution", parts);
+	script_begin(&chart.gp, chart.stem.buf, "sample distributions");
+
+	strbuf_addstr(&chart.dat, "# index 0: baseline samples, jittered\n");
+	add_strip(&chart.dat, 1, base, base_nr);
+	strbuf_addstr(&chart.dat, "\n\n# index 1: candidate samples\n");
+	add_strip(&chart.dat, 2, cand, cand_nr);
+	strbuf_addstr(&chart.dat, "\n\n# index 2: x q1 min max q3 median\n");
+	add_box(&chart.dat, 1, base, base_nr);
+	add_box(&chart.dat, 2, cand, cand_nr);
+
+	add_label_text(&text, mc->metric);
+	strbuf_addf(&text, " samples, %s ", verdict_name(mc->verdict));
+	format_change(&text, mc->change);
+	if (isfinite(mc->change_low) && isfinite(mc->change_high) &&
+	    mc->change_low != mc->change_high) {
+		strbuf_addstr(&text, " [");
+		format_change(&text, mc->change_low);
+		strbuf_addstr(&text, ", ");
+		format_change(&text, mc->change_high);
+		strbuf_addf(&text, "] at %d%%", confidence_percent(ctx));
+	}
+	set_title(&chart.gp, &text, names);
+	metric_axis_label(&text, mc->metric, mc->unit);
+	strbuf_addstr(&text, mc->better == BETTER_LOWER ?
+			     ", lower is better" : ", higher is better");
+	set_text(&chart.gp, "ylabel", &text);
+	strbuf_addstr(&text, "baseline ");
+	short_commit(&text, model->baseline->git.commit);
+	strbuf_addf(&text, ", %zu samples", base_nr);
+	strbuf_addstr(&chart.gp, "set xtics (");
+	add_tic(&chart.gp, true, &text, 1);
+	strbuf_addstr(&text, "candidate ");
+	short_commit(&text, model->candidate->git.commit);
+	strbuf_addf(&text, ", %zu samples", cand_nr);
+	add_tic(&chart.gp, false, &text, 2);
+	strbuf_addf(&chart.gp, ")\nset xrange [0.4:2.6]\n"
+		    "set offsets 0, 0, graph 0.08, graph 0.08\n"
+		    "set boxwidth 0.45\n"
+		    "set style fill empty\n"
+		    "plot '%s.dat' index 2 using 1:2:3:4:5 with candlesticks "
+		    "whiskerbars 0.5 lc rgb '#000000' lw 1.5 "
+		    "title 'quartiles, min to max', \\\n"
+		    "\t'' index 2 using 1:6:6:6:6 with candlesticks "
+		    "lc rgb '#000000' lw 3 title 'median', \\\n"
+		    "\t'' index 0 using 1:2 with points ls 1 pt 6 ps 1.2 "
+		    "title 'baseline', \\\n"
+		    "\t'' index 1 using 1:2 with points ls 2 pt 5 ps 1.0 "
+		    "title 'candidate'\n", chart.stem.buf);
+	script_end(&chart.gp, chart.stem.buf);
+	error = chart_render(ctx, &chart);
+done:
+	free(base);
+	free(cand);
+	strbuf_release(&text);
+	chart_release(&chart);
+	return error;
+}
+
+
+/* All of them */
+
+static int write_all(struct charts *ctx, const struct report_model *model)
+{
+	const struct comparison *cmp = model->comparison;
+	int error = BG_OK;
+
+	for (size_t i = 0; !error && model->history_nr && model->candidate &&
+			   i < cmp->nr; i++)
+		error = history_chart(ctx, model, &cmp->items[i]);
+	for (size_t i = 0; !error && i < cmp->nr; i++)
+		if (!group_seen(cmp, i, true))
+			error = variants_chart(ctx, cmp, &cmp->items[i]);
+	for (size_t i = 0; !error && i < cmp->nr; i++)
+		if (!group_seen(cmp, i, false))
+			error = tradeoff_chart(ctx, cmp, &cmp->items[i]);
+	for (size_t i = 0; !error && model->baseline && model->candidate &&
+			   i < cmp->nr; i++)
+		if (cmp->items[i].verdict == VERDICT_REGRESSION)
+			error = distribution_chart(ctx, model,
+						   &cmp->items[i]);
+	return error;
+}
+
+int charts_write(const struct report_model *model, const char *dir,
+		 struct strbuf *written)
+{
+	struct charts ctx = { 0 };
+	int error;
+
+	ctx.program = gnuplot_program();
+	strbuf_init(&ctx.dir, 0);
+	strbuf_addf(&ctx.dir, "%s/charts", dir);
+	ctx.confidence = model->comparison->confidence;
+	if (!(ctx.confidence > 0 && ctx.confidence < 1))
+		ctx.confidence = 0.99;
+	ctx.written = written;
+	/* Checked before anything is written, so that without gnuplot the
+	 * report directory holds no half-made charts/. */
+	if (!program_runs(ctx.program)) {
+		error = bg_notfound("gnuplot not found (tried '%s'): charts "
+				    "skipped", ctx.program);
+		goto done;
+	}
+	error = write_all(&ctx, model);
+done:
+	for (size_t i = 0; i < ctx.stems_nr; i++)
+		free(ctx.stems[i]);
+	free(ctx.stems);
+	free(ctx.program);
+	strbuf_release(&ctx.dir);
+	return error;
+}

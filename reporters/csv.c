@@ -1,0 +1,78 @@
+/*
+ * CSV (RFC 4180, CRLF line ends): a header, then one row per case and
+ * metric. Names and notes go through escape_csv(), which also defuses
+ * spreadsheet formulas; numbers are written by this file, with an empty
+ * field for an unknown one (NaN, or a p-value that was never computed).
+ * `threshold` is the one the verdict used: the relative threshold, or the
+ * absolute tolerance of an exact metric.
+ */
+#include "reporters/report.h"
+
+#include "reporters/escape.h"
+
+#include <math.h>
+
+static const char *const columns[] = {
+	"suite", "benchmark", "variant", "device", "metric", "unit", "better",
+	"baseline_n", "baseline_median", "baseline_ci_low", "baseline_ci_high",
+	"candidate_n", "candidate_median", "candidate_ci_low",
+	"candidate_ci_high", "change", "change_ci_low", "change_ci_high",
+	"p_value", "p_adjusted", "threshold", "verdict", "note",
+};
+
+/* Every field but the first of a row: a comma, then the value. */
+static void add_text(struct strbuf *out, const char *text)
+{
+	strbuf_addch(out, ',');
+	escape_csv(out, text);
+}
+
+static void add_number(struct strbuf *out, double value)
+{
+	strbuf_addch(out, ',');
+	if (isfinite(value))
+		strbuf_addf(out, "%.12g", value);
+}
+
+static void add_side(struct strbuf *out, const struct stats_summary *side)
+{
+	strbuf_addf(out, ",%zu", side->n);
+	add_number(out, side->median);
+	add_number(out, side->ci_low);
+	add_number(out, side->ci_high);
+}
+
+static void add_row(struct strbuf *out, const struct metric_comparison *mc)
+{
+	bool tested = mc->has_baseline && mc->has_candidate && !mc->exact;
+
+	escape_csv(out, mc->suite);
+	add_text(out, mc->benchmark);
+	add_text(out, mc->variant);
+	add_text(out, mc->device);
+	add_text(out, mc->metric);
+	add_text(out, mc->unit);
+	add_text(out, mc->better == BETTER_HIGHER ? "higher" : "lower");
+	add_side(out, &mc->baseline);
+	add_side(out, &mc->candidate);
+	add_number(out, mc->change);
+	add_number(out, mc->change_low);
+	add_number(out, mc->change_high);
+	add_number(out, tested ? mc->p_value : NAN);
+	add_number(out, tested ? mc->p_adjusted : NAN);
+	add_number(out, mc->exact ? mc->tolerance : mc->threshold);
+	add_text(out, verdict_name(mc->verdict));
+	add_text(out, mc->note);
+	strbuf_addstr(out, "\r\n");
+}
+
+void report_csv(const struct report_model *model, struct strbuf *out)
+{
+	const struct comparison *c = model->comparison;
+
+	for (size_t i = 0; i < sizeof(columns) / sizeof(columns[0]); i++)
+		strbuf_addf(out, "%s%s", i ? "," : "", columns[i]);
+	strbuf_addstr(out, "\r\n");
+	for (size_t i = 0; i < c->nr; i++)
+		add_row(out, &c->items[i]);
+}

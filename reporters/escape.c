@@ -1,0 +1,363 @@
+#include "reporters/escape.h"
+
+#include <assert.h>
+#include <stdbool.h>
+#include <string.h>
+
+/* UTF-8 */
+
+size_t utf8_decode(const char *s, uint32_t *cp)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	uint32_t value, least;
+	size_t len;
+
+	if (u[0] < 0x80) {
+		*cp = u[0];
+		return 1;
+	}
+	if (u[0] >= 0xc2 && u[0] <= 0xdf)
+		len = 2, value = u[0] & 0x1f, least = 0x80;
+	else if ((u[0] & 0xf0) == 0xe0)
+		len = 3, value = u[0] & 0x0f, least = 0x800;
+	else if (u[0] >= 0xf0 && u[0] <= 0xf4)
+		len = 4, value = u[0] & 0x07, least = 0x10000;
+	else
+		goto invalid;
+	/* The terminating NUL is not a continuation byte, so a truncated
+	 * sequence stops here without reading past the string. */
+	for (size_t i = 1; i < len; i++) {
+		if ((u[i] & 0xc0) != 0x80)
+			goto invalid;
+		value = value << 6 | (u[i] & 0x3f);
+	}
+	if (value < least || value > 0x10ffff ||
+	    (value >= 0xd800 && value <= 0xdfff))
+		goto invalid;
+	*cp = value;
+	return len;
+invalid:
+	*cp = UTF8_REPLACEMENT;
+	return 1;
+}
+
+void utf8_encode(struct strbuf *out, uint32_t cp)
+{
+	char bytes[4];
+	size_t len;
+
+	assert(cp <= 0x10ffff && (cp < 0xd800 || cp > 0xdfff));
+	if (cp < 0x80) {
+		bytes[0] = (char)cp;
+		len = 1;
+	} else if (cp < 0x800) {
+		bytes[0] = (char)(0xc0 | cp >> 6);
+		bytes[1] = (char)(0x80 | (cp & 0x3f));
+		len = 2;
+	} else if (cp < 0x10000) {
+		bytes[0] = (char)(0xe0 | cp >> 12);
+		bytes[1] = (char)(0x80 | (cp >> 6 & 0x3f));
+		bytes[2] = (char)(0x80 | (cp & 0x3f));
+		len = 3;
+	} else {
+		bytes[0] = (char)(0xf0 | cp >> 18);
+		bytes[1] = (char)(0x80 | (cp >> 12 & 0x3f));
+		bytes[2] = (char)(0x80 | (cp >> 6 & 0x3f));
+		bytes[3] = (char)(0x80 | (cp & 0x3f));
+		len = 4;
+	}
+	strbuf_add(out, bytes, len);
+}
+
+size_t utf8_prefix_len(const char *s, size_t max)
+{
+	size_t at = 0, len;
+	uint32_t cp;
+
+	while (s[at] && at + (len = utf8_decode(s + at, &cp)) <= max)
+		at += len;
+	return at;
+}
+
+void escape_utf8(struct strbuf *out, const char *s)
+{
+	size_t len;
+	uint32_t cp;
+
+	for (const char *p = s ? s : ""; *p; p += len) {
+		len = utf8_decode(p, &cp);
+		utf8_encode(out, cp);
+	}
+}
+
+/* C0, DEL and C1, never meaningful in a report and mostly forbidden; and
+ * the bidirectional embeddings, overrides and isolates, with which a name
+ * could display as a different one ("Trojan Source", CVE-2021-42574). */
+static bool is_control(uint32_t cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) ||
+	       (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
+static bool is_ascii_alnum(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9');
+}
+
+static bool is_hex_digit(int c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+	       (c >= 'A' && c <= 'F');
+}
+
+/* Whether c (not NUL) is one of the ASCII characters in set. */
+static bool is_one_of(uint32_t c, const char *set)
+{
+	return c && c < 0x80 && strchr(set, (int)c);
+}
+
+
+/* Markup */
+
+static void escape_markup(struct strbuf *out, const char *s, bool attribute)
+{
+	size_t len;
+	uint32_t cp;
+
+	for (const char *p = s ? s : ""; *p; p += len) {
+		len = utf8_decode(p, &cp);
+		switch (cp) {
+		case '&':
+			strbuf_addstr(out, "&amp;");
+			break;
+		case '<':
+			strbuf_addstr(out, "&lt;");
+			break;
+		case '>':
+			strbuf_addstr(out, "&gt;");
+			break;
+		case '"':
+			strbuf_addstr(out, "&quot;");
+			break;
+		case '\'':
+			strbuf_addstr(out, "&#39;");
+			break;
+		case '\r':
+			strbuf_addstr(out, "&#13;");
+			break;
+		case '\t':
+		case '\n':
+			if (attribute)
+				strbuf_addf(out, "&#%u;", (unsigned)cp);
+			else
+				strbuf_addch(out, (int)cp);
+			break;
+		default:
+			if (is_control(cp) || cp == 0xfffe || cp == 0xffff)
+				cp = UTF8_REPLACEMENT;
+			utf8_encode(out, cp);
+		}
+	}
+}
+
+void escape_xml_text(struct strbuf *out, const char *s)
+{
+	escape_markup(out, s, false);
+}
+
+void escape_xml_attr(struct strbuf *out, const char *s)
+{
+	escape_markup(out, s, true);
+}
+
+void escape_html(struct strbuf *out, const char *s)
+{
+	escape_markup(out, s, false);
+}
+
+/* Percent-encodes every byte of s that keep() refuses; keep() sees the
+ * byte and the previous one. Works on bytes, so invalid UTF-8 is encoded
+ * like anything else. */
+static void percent_encode(struct strbuf *out, const char *s,
+			   bool (*keep)(const char *at, int previous))
+{
+	int previous = 0;
+
+	for (const char *p = s ? s : ""; *p; p++) {
+		if (keep(p, previous))
+			strbuf_addch(out, *p);
+		else
+			strbuf_addf(out, "%%%02X", (unsigned char)*p);
+		previous = (unsigned char)*p;
+	}
+}
+
+static bool comment_keeps(const char *at, int previous)
+{
+	int c = (unsigned char)*at;
+
+	return is_ascii_alnum(c) || is_one_of((uint32_t)c, "._~:/+@=,") ||
+	       (c == '-' && previous != '-');
+}
+
+void escape_html_comment(struct strbuf *out, const char *s)
+{
+	percent_encode(out, s, comment_keeps);
+}
+
+static bool url_keeps(const char *at, int previous)
+{
+	int c = (unsigned char)*at;
+
+	(void)previous;
+	if (c == '%')
+		return is_hex_digit((unsigned char)at[1]) &&
+		       is_hex_digit((unsigned char)at[2]);
+	return is_ascii_alnum(c) ||
+	       is_one_of((uint32_t)c, "-._~:/?#[]@!$*+,;=");
+}
+
+void escape_url(struct strbuf *out, const char *s)
+{
+	percent_encode(out, s, url_keeps);
+}
+
+
+/* Markdown */
+
+void escape_markdown(struct strbuf *out, const char *s)
+{
+	const char *p = s ? s : "";
+	size_t len;
+	uint32_t cp;
+
+	if (is_one_of((unsigned char)*p, "#+-="))
+		strbuf_addch(out, '\\');
+	for (; *p; p += len) {
+		len = utf8_decode(p, &cp);
+		switch (cp) {
+		case '&':
+			strbuf_addstr(out, "&amp;");
+			break;
+		case '<':
+			strbuf_addstr(out, "&lt;");
+			break;
+		case '>':
+			strbuf_addstr(out, "&gt;");
+			break;
+		case '\r':
+			if (p[1] == '\n')
+				len++;
+			/* fallthrough */
+		case '\n':
+			/* A table row is one line: a newline would end it. */
+			strbuf_addstr(out, "<br>");
+			break;
+		case '\t':
+			strbuf_addch(out, ' ');
+			break;
+		default:
+			if (is_one_of(cp, "\\`*_[]~!$|"))
+				strbuf_addch(out, '\\');
+			else if (is_control(cp))
+				cp = UTF8_REPLACEMENT;
+			utf8_encode(out, cp);
+		}
+	}
+}
+
+
+/* Data files and scripts */
+
+void escape_csv(struct strbuf *out, const char *s)
+{
+	struct strbuf field = STRBUF_INIT;
+	const char *p = s ? s : "";
+	bool quote;
+	size_t len;
+	uint32_t cp;
+
+	if (is_one_of((unsigned char)*p, "=+-@\t\r"))
+		strbuf_addch(&field, '\'');
+	for (; *p; p += len) {
+		len = utf8_decode(p, &cp);
+		if (is_control(cp) && !is_one_of(cp, "\t\n\r"))
+			cp = UTF8_REPLACEMENT;
+		utf8_encode(&field, cp);
+	}
+	quote = field.len && (strpbrk(field.buf, ",\"\r\n") ||
+			      field.buf[0] == ' ' ||
+			      field.buf[field.len - 1] == ' ');
+	if (!quote) {
+		strbuf_add(out, field.buf, field.len);
+	} else {
+		strbuf_addch(out, '"');
+		for (size_t i = 0; i < field.len; i++) {
+			if (field.buf[i] == '"')
+				strbuf_addch(out, '"');
+			strbuf_addch(out, field.buf[i]);
+		}
+		strbuf_addch(out, '"');
+	}
+	strbuf_release(&field);
+}
+
+void escape_gnuplot(struct strbuf *out, const char *s)
+{
+	size_t len;
+	uint32_t cp;
+
+	strbuf_addch(out, '\'');
+	for (const char *p = s ? s : ""; *p; p += len) {
+		len = utf8_decode(p, &cp);
+		if (cp == '\'')
+			strbuf_addstr(out, "''");
+		else if (is_control(cp))
+			strbuf_addch(out, ' ');
+		else
+			utf8_encode(out, cp);
+	}
+	strbuf_addch(out, '\'');
+}
+
+/* FNV-1a, 32 bits: a stable, dependency-free hash for file names. */
+static uint32_t fnv1a(const char *s)
+{
+	uint32_t hash = 2166136261u;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		hash = (hash ^ *p) * 16777619u;
+	return hash;
+}
+
+void escape_filename(struct strbuf *out, const char *s)
+{
+	struct strbuf slug = STRBUF_INIT;
+	const char *p = s ? s : "";
+	bool changed = !*p;
+	size_t len;
+	uint32_t cp;
+
+	for (; *p; p += len) {
+		len = utf8_decode(p, &cp);
+		if ((is_ascii_alnum((int)cp) || is_one_of(cp, "._-")) &&
+		    (slug.len || !is_one_of(cp, ".-"))) {
+			strbuf_addch(&slug, (int)cp);
+		} else {
+			strbuf_addch(&slug, '_');
+			changed = true;
+		}
+	}
+	if (!slug.len)
+		strbuf_addch(&slug, '_');
+	if (changed || slug.len > ESCAPE_FILENAME_MAX) {
+		/* room for "-" and 8 hex digits */
+		if (slug.len > ESCAPE_FILENAME_MAX - 9)
+			strbuf_setlen(&slug, ESCAPE_FILENAME_MAX - 9);
+		strbuf_addf(&slug, "-%08x", (unsigned)fnv1a(s ? s : ""));
+	}
+	strbuf_add(out, slug.buf, slug.len);
+	strbuf_release(&slug);
+}

@@ -1,0 +1,929 @@
+/*
+ * The HTML report: one self-contained file that opens from a CI artifact,
+ * on a laptop or a phone, with no network. Styles, charts (inline SVG drawn
+ * here) and a small table sorter are inline; the Content-Security-Policy
+ * forbids every load, so nothing user-provided could fetch anything even
+ * if it escaped its escaping. Commit links are the only URLs, and only
+ * http(s) ones.
+ *
+ * In order: the verdict banner, the commits compared, failures, the
+ * regressions and improvements (each with a bar of its change and interval
+ * against the threshold band), the variants against original (speed-up
+ * bars), then every result and the machine in a <details>.
+ */
+#include "reporters/report.h"
+
+#include "harness/format.h"
+#include "reporters/escape.h"
+
+#include <math.h>
+#include <string.h>
+#include <strings.h>
+
+/* Notes hold log tails: the JSON report has them whole. */
+#define NOTE_MAX 2000
+
+/* Width in pixels of the change and speed-up bars. */
+#define BAR_WIDTH 220
+#define BAR_HEIGHT 22
+
+static const char html_style[] =
+	":root{color-scheme:light}\n"
+	"*{box-sizing:border-box}\n"
+	"body{margin:0 auto;max-width:1280px;padding:1rem;"
+	"font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,"
+	"sans-serif;color:#1a1a1a;background:#fff}\n"
+	"h1{font-size:1.35rem;margin:1rem 0 .25rem}\n"
+	"h2{font-size:1.15rem;margin:1.75rem 0 .5rem;"
+	"border-bottom:1px solid #ccc;padding-bottom:.2rem}\n"
+	".banner{display:flex;flex-wrap:wrap;align-items:center;gap:.4rem 1rem;"
+	"padding:.8rem 1rem;border:3px solid;border-radius:6px;"
+	"font-size:1.1rem}\n"
+	".banner strong{font-size:1.5rem;letter-spacing:.04em}\n"
+	".banner .icon{font-size:1.6rem;line-height:1}\n"
+	".overall-pass{background:#e7f4ea;border-color:#1e7b34;color:#0c4a1c}\n"
+	".overall-regression{background:#fdeceb;border-color:#b3261e;"
+	"color:#6e120d;border-style:double;border-width:6px}\n"
+	".overall-failed{background:#fff1e0;border-color:#9a4d00;"
+	"color:#5a2d00;border-style:dashed}\n"
+	"dl.sides{display:grid;grid-template-columns:max-content 1fr;"
+	"gap:.2rem .8rem;margin:.5rem 0}\n"
+	"dl.sides dt{font-weight:600}dl.sides dd{margin:0;"
+	"overflow-wrap:anywhere}\n"
+	"code{font:.9em ui-monospace,SFMono-Regular,Menlo,Consolas,"
+	"monospace}\n"
+	".scroll{overflow-x:auto;-webkit-overflow-scrolling:touch;"
+	"margin:.25rem 0 1rem;border:1px solid #ddd;border-radius:4px}\n"
+	"table{border-collapse:collapse;width:100%;"
+	"font-variant-numeric:tabular-nums}\n"
+	"th,td{padding:.35rem .55rem;border-bottom:1px solid #e2e2e2;"
+	"text-align:left;vertical-align:middle}\n"
+	"thead th{background:#f3f3f3;white-space:nowrap;position:sticky;"
+	"top:0}\n"
+	"th.sortable{cursor:pointer;user-select:none}\n"
+	"th.sortable::after{content:' \\2195';color:#888}\n"
+	"th[aria-sort=ascending]::after{content:' \\25B2';color:#000}\n"
+	"th[aria-sort=descending]::after{content:' \\25BC';color:#000}\n"
+	"td.num{text-align:right;white-space:nowrap}\n"
+	"td.name{max-width:32ch;overflow-wrap:break-word}\n"
+	"td.note{min-width:20ch;max-width:60ch;white-space:pre-wrap;"
+	"overflow-wrap:anywhere;font-size:.85em}\n"
+	"td.verdict{white-space:nowrap;font-weight:600}\n"
+	".v-regression,.v-failed{color:#a1221b}\n"
+	".v-improvement{color:#1d6b30}\n"
+	".v-inconclusive,.v-missing,.v-skipped{color:#7a5200}\n"
+	".v-unchanged,.v-new{color:#444}\n"
+	"svg.bar{display:block}\n"
+	"svg .band{fill:#e2e2e2}\n"
+	"svg .axis{stroke:#666;stroke-width:1}\n"
+	"svg .one{stroke:#666;stroke-width:1;stroke-dasharray:3 2}\n"
+	"svg .ci{stroke:#333;stroke-width:3}\n"
+	"svg .mark{stroke:#000;stroke-width:1.2}\n"
+	"svg .m-regression{fill:#b3261e}\n"
+	"svg .m-improvement{fill:#fff;stroke:#1d6b30;stroke-width:2.2}\n"
+	"svg .m-other{fill:#888}\n"
+	"svg .faster{fill:#3b6fb6}\n"
+	"svg .slower{fill:#fff;stroke:#c05a00;stroke-width:1.5;"
+	"stroke-dasharray:4 2}\n"
+	"p.hint,footer{color:#555;font-size:.85rem}\n"
+	"details{margin:1.5rem 0}\n"
+	"summary{cursor:pointer;font-weight:600;font-size:1.05rem}\n"
+	"@media (max-width:640px){body{padding:.5rem;font-size:14px}"
+	".banner{font-size:1rem}.banner strong{font-size:1.2rem}"
+	"dl.sides{grid-template-columns:1fr}}\n"
+	"@media print{.scroll{overflow:visible}thead th{position:static}}\n";
+
+/* Sorts a table by the clicked header: numbers by their data-sort value,
+ * text by locale; clicking again reverses. Rows without a number sort
+ * last either way. */
+static const char html_script[] =
+	"(function () {\n"
+	"  function key(cell) {\n"
+	"    var v = cell ? cell.getAttribute('data-sort') : null;\n"
+	"    if (v !== null && v !== '' && isFinite(v)) return [0, +v];\n"
+	"    if (v === '') return [1, 0];\n"
+	"    return [0, cell ? cell.textContent.trim().toLowerCase() : ''];\n"
+	"  }\n"
+	"  function compare(a, b) {\n"
+	"    if (a[0] !== b[0]) return a[0] - b[0];\n"
+	"    if (typeof a[1] === 'number' && typeof b[1] === 'number')\n"
+	"      return a[1] - b[1];\n"
+	"    return String(a[1]).localeCompare(String(b[1]));\n"
+	"  }\n"
+	"  function sort(table, th, column) {\n"
+	"    var body = table.tBodies[0];\n"
+	"    var rows = Array.prototype.slice.call(body.rows);\n"
+	"    var up = th.getAttribute('aria-sort') !== 'ascending';\n"
+	"    var heads = table.tHead.rows[0].cells;\n"
+	"    Array.prototype.forEach.call(heads, function (h) {\n"
+	"      h.removeAttribute('aria-sort');\n"
+	"    });\n"
+	"    th.setAttribute('aria-sort', up ? 'ascending' : 'descending');\n"
+	"    rows.sort(function (a, b) {\n"
+	"      var ka = key(a.cells[column]), kb = key(b.cells[column]);\n"
+	"      if (ka[0] !== kb[0]) return ka[0] - kb[0];\n"
+	"      return up ? compare(ka, kb) : compare(kb, ka);\n"
+	"    });\n"
+	"    rows.forEach(function (row) { body.appendChild(row); });\n"
+	"  }\n"
+	"  var tables = document.querySelectorAll('table.sortable');\n"
+	"  Array.prototype.forEach.call(tables, function (table) {\n"
+	"    var heads = table.tHead.rows[0].cells;\n"
+	"    Array.prototype.forEach.call(heads, function (th, column) {\n"
+	"      th.className += ' sortable';\n"
+	"      th.tabIndex = 0;\n"
+	"      th.addEventListener('click', function () {\n"
+	"        sort(table, th, column);\n"
+	"      });\n"
+	"      th.addEventListener('keydown', function (e) {\n"
+	"        if (e.key === 'Enter' || e.key === ' ') {\n"
+	"          e.preventDefault();\n"
+	"          sort(table, th, column);\n"
+	"        }\n"
+	"      });\n"
+	"    });\n"
+	"  });\n"
+	"})();\n";
+
+
+/* Words and icons: the verdict must read without colour */
+
+static const char *verdict_icon(enum verdict verdict)
+{
+	static const char *const icons[] = {
+		[VERDICT_REGRESSION] = "\u2717",   /* ✗ */
+		[VERDICT_IMPROVEMENT] = "\u2713",  /* ✓ */
+		[VERDICT_UNCHANGED] = "=",
+		[VERDICT_INCONCLUSIVE] = "?",
+		[VERDICT_NEW] = "+",
+		[VERDICT_MISSING] = "\u2212",      /* − */
+		[VERDICT_FAILED] = "\u26a0",       /* ⚠ */
+		[VERDICT_SKIPPED] = "\u21b7",      /* ↷ */
+	};
+
+	return icons[verdict];
+}
+
+static void add_escaped_cut(struct strbuf *out, const char *text, size_t max)
+{
+	struct strbuf cut = STRBUF_INIT;
+	const char *whole = text ? text : "";
+	size_t keep = utf8_prefix_len(whole, max);
+
+	strbuf_add(&cut, whole, keep);
+	if (whole[keep])
+		strbuf_addstr(&cut, "\u2026");
+	escape_html(out, cut.buf);
+	strbuf_release(&cut);
+}
+
+/* A number for a data-sort attribute; empty for none, so it sorts last. */
+static void add_sort_key(struct strbuf *out, double value)
+{
+	if (isfinite(value))
+		strbuf_addf(out, " data-sort=\"%.9g\"", value);
+	else
+		strbuf_addstr(out, " data-sort=\"\"");
+}
+
+
+/* "2.7×", or "-" for none. */
+static void add_ratio(struct strbuf *out, double ratio)
+{
+	if (isfinite(ratio))
+		strbuf_addf(out, "%.3g\u00d7", ratio);
+	else
+		strbuf_addch(out, '-');
+}
+
+
+/* Cells */
+
+static void add_text_cell(struct strbuf *out, const char *class,
+			  const char *text)
+{
+	strbuf_addf(out, "<td class=\"%s\">", class);
+	escape_html(out, text);
+	strbuf_addstr(out, "</td>");
+}
+
+static void add_verdict_cell(struct strbuf *out, enum verdict verdict)
+{
+	strbuf_addf(out, "<td class=\"verdict v-%s\" data-sort=\"%d\">"
+		    "<span aria-hidden=\"true\">%s</span> %s</td>",
+		    verdict_name(verdict), (int)verdict, verdict_icon(verdict),
+		    verdict_name(verdict));
+}
+
+static void add_value_cell(struct strbuf *out,
+			   const struct metric_comparison *mc,
+			   const struct stats_summary *side, bool present)
+{
+	struct strbuf text = STRBUF_INIT;
+	double value = present ? side->median : NAN;
+
+	format_quantity(&text, value, mc->unit);
+	strbuf_addstr(out, "<td class=\"num\"");
+	add_sort_key(out, value);
+	strbuf_addch(out, '>');
+	escape_html(out, text.buf);
+	strbuf_addstr(out, "</td>");
+	strbuf_release(&text);
+}
+
+static bool compared(const struct metric_comparison *mc)
+{
+	return mc->has_baseline && mc->has_candidate;
+}
+
+/* "+6.5% [+4.8%, +8.1%]", or "+0.004 (tolerance 0.002)" when exact. */
+static void add_change_text(struct strbuf *out,
+			    const struct metric_comparison *mc)
+{
+	if (!compared(mc)) {
+		strbuf_addch(out, '-');
+	} else if (mc->exact) {
+		strbuf_addf(out, "%+.4g (tolerance %g)",
+			    mc->candidate.median - mc->baseline.median,
+			    mc->tolerance);
+	} else {
+		format_change(out, mc->change);
+		strbuf_addstr(out, " [");
+		format_change(out, mc->change_low);
+		strbuf_addstr(out, ", ");
+		format_change(out, mc->change_high);
+		strbuf_addch(out, ']');
+	}
+}
+
+static void add_change_cell(struct strbuf *out,
+			    const struct metric_comparison *mc)
+{
+	strbuf_addstr(out, "<td class=\"num\"");
+	add_sort_key(out, compared(mc) ? mc->change : NAN);
+	strbuf_addch(out, '>');
+	add_change_text(out, mc);
+	strbuf_addstr(out, "</td>");
+}
+
+static void add_p_cell(struct strbuf *out, const struct metric_comparison *mc)
+{
+	double p = compared(mc) && !mc->exact ? mc->p_adjusted : NAN;
+
+	strbuf_addstr(out, "<td class=\"num\"");
+	add_sort_key(out, p);
+	strbuf_addch(out, '>');
+	format_p_value(out, p);
+	strbuf_addstr(out, "</td>");
+}
+
+/* The threshold as a relative change: exact metrics have an absolute
+ * tolerance, shown against the baseline's level. */
+static double relative_threshold(const struct metric_comparison *mc)
+{
+	double level = fabs(mc->baseline.median);
+
+	if (!mc->exact)
+		return mc->threshold;
+	return level > 0 ? mc->tolerance / level : NAN;
+}
+
+static void add_threshold_cell(struct strbuf *out,
+			       const struct metric_comparison *mc)
+{
+	double threshold = relative_threshold(mc);
+
+	strbuf_addstr(out, "<td class=\"num\"");
+	add_sort_key(out, threshold);
+	strbuf_addch(out, '>');
+	if (mc->exact)
+		strbuf_addf(out, "\u00b1%g", mc->tolerance);
+	else if (isfinite(threshold))
+		strbuf_addf(out, "\u00b1%.1f%%", threshold * 100);
+	else
+		strbuf_addch(out, '-');
+	strbuf_addstr(out, "</td>");
+}
+
+
+/* Inline charts */
+
+/* The half-width, as a relative change, of the common scale of the change
+ * bars: every row of a table on one scale, so the bars compare. */
+static double change_scale(const struct comparison *c,
+			   const enum verdict *verdicts, size_t verdicts_nr)
+{
+	double scale = 0.05;
+
+	for (size_t i = 0; i < c->nr; i++) {
+		const struct metric_comparison *mc = &c->items[i];
+		double values[] = { mc->change, mc->change_low,
+				    mc->change_high, relative_threshold(mc) };
+		bool listed = false;
+
+		for (size_t v = 0; v < verdicts_nr; v++)
+			listed |= mc->verdict == verdicts[v];
+		if (!listed || !compared(mc))
+			continue;
+		for (size_t v = 0; v < 4; v++)
+			if (isfinite(values[v]) && fabs(values[v]) > scale)
+				scale = fabs(values[v]);
+	}
+	/* Past +-1000 % the bars say nothing more; infinite intervals run
+	 * to the edge. */
+	return fmin(scale * 1.1, 10.0);
+}
+
+static double change_x(double change, double scale)
+{
+	double half = BAR_WIDTH / 2.0 - 6, x;
+
+	if (isnan(change))
+		return BAR_WIDTH / 2.0;
+	x = BAR_WIDTH / 2.0 + change / scale * half;
+	return fmin(fmax(x, 2), BAR_WIDTH - 2);
+}
+
+/*
+ * The change as a point on a line, its interval as a thick bar and the
+ * threshold as a grey band around zero: a regression is a filled diamond
+ * to the worse side of the band, an improvement an open circle.
+ */
+static void add_change_bar(struct strbuf *out,
+			   const struct metric_comparison *mc, double scale)
+{
+	double threshold = relative_threshold(mc);
+	double x = change_x(mc->change, scale);
+	const char *mark = mc->verdict == VERDICT_REGRESSION ? "m-regression" :
+			   mc->verdict == VERDICT_IMPROVEMENT ?
+				   "m-improvement" : "m-other";
+	struct strbuf label = STRBUF_INIT;
+
+	strbuf_addstr(&label, "change ");
+	add_change_text(&label, mc);
+	if (isfinite(threshold))
+		strbuf_addf(&label, "; threshold \u00b1%.1f%%",
+			    threshold * 100);
+	strbuf_addf(out, "<svg class=\"bar\" width=\"%d\" height=\"%d\" "
+		    "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"",
+		    BAR_WIDTH, BAR_HEIGHT, BAR_WIDTH, BAR_HEIGHT);
+	escape_html(out, label.buf);
+	strbuf_addstr(out, "\"><title>");
+	escape_html(out, label.buf);
+	strbuf_addstr(out, "</title>");
+	if (isfinite(threshold))
+		strbuf_addf(out, "<rect class=\"band\" x=\"%.1f\" y=\"2\" "
+			    "width=\"%.1f\" height=\"%d\"/>",
+			    change_x(-threshold, scale),
+			    change_x(threshold, scale) -
+				    change_x(-threshold, scale),
+			    BAR_HEIGHT - 4);
+	strbuf_addf(out, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" "
+		    "y1=\"0\" y2=\"%d\"/>", BAR_WIDTH / 2.0, BAR_WIDTH / 2.0,
+		    BAR_HEIGHT);
+	if (compared(mc) && !isnan(mc->change_low) &&
+	    !isnan(mc->change_high))
+		strbuf_addf(out, "<line class=\"ci\" x1=\"%.1f\" x2=\"%.1f\" "
+			    "y1=\"%d\" y2=\"%d\"/>",
+			    change_x(mc->change_low, scale),
+			    change_x(mc->change_high, scale), BAR_HEIGHT / 2,
+			    BAR_HEIGHT / 2);
+	if (compared(mc) && !isnan(mc->change)) {
+		if (mc->verdict == VERDICT_REGRESSION)
+			strbuf_addf(out, "<path class=\"mark %s\" d=\"M%.1f "
+				    "%d l6 6 l-6 6 l-6 -6 z\"/>", mark, x,
+				    BAR_HEIGHT / 2 - 6);
+		else
+			strbuf_addf(out, "<circle class=\"mark %s\" "
+				    "cx=\"%.1f\" cy=\"%d\" r=\"5\"/>", mark,
+				    x, BAR_HEIGHT / 2);
+	}
+	strbuf_addstr(out, "</svg>");
+	strbuf_release(&label);
+}
+
+static double speedup_scale(const struct comparison *c)
+{
+	double scale = 1;
+
+	for (size_t i = 0; i < c->variants_nr; i++) {
+		const struct variant_comparison *vc = &c->variants[i];
+
+		if (isfinite(vc->speedup))
+			scale = fmax(scale, vc->speedup);
+		if (isfinite(vc->speedup_high))
+			scale = fmax(scale, vc->speedup_high);
+	}
+	return fmin(scale * 1.1, 1000);
+}
+
+static double speedup_x(double speedup, double scale)
+{
+	double x = 4 + speedup / scale * (BAR_WIDTH - 8);
+
+	return isnan(x) ? 4 : fmin(fmax(x, 4), BAR_WIDTH - 2);
+}
+
+/* A bar from zero to the speed-up, its interval as a whisker, and a
+ * dashed line at 1x, the speed of original. Slower than original is an
+ * open dashed bar. */
+static void add_speedup_bar(struct strbuf *out,
+			    const struct variant_comparison *vc, double scale)
+{
+	double x0 = speedup_x(0, scale), x = speedup_x(vc->speedup, scale);
+	double one = speedup_x(1, scale);
+
+	struct strbuf label = STRBUF_INIT;
+
+	strbuf_addstr(&label, "speed-up ");
+	add_ratio(&label, vc->speedup);
+	strbuf_addstr(&label, " [");
+	add_ratio(&label, vc->speedup_low);
+	strbuf_addstr(&label, ", ");
+	add_ratio(&label, vc->speedup_high);
+	strbuf_addstr(&label, "] against 1\u00d7");
+	strbuf_addf(out, "<svg class=\"bar\" width=\"%d\" height=\"%d\" "
+		    "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"%s\">"
+		    "<title>%s</title>", BAR_WIDTH, BAR_HEIGHT, BAR_WIDTH,
+		    BAR_HEIGHT, label.buf, label.buf);
+	strbuf_release(&label);
+	if (isfinite(vc->speedup))
+		strbuf_addf(out, "<rect class=\"%s\" x=\"%.1f\" y=\"5\" "
+			    "width=\"%.1f\" height=\"%d\"/>",
+			    vc->speedup >= 1 ? "faster" : "slower", x0,
+			    x - x0, BAR_HEIGHT - 10);
+	if (isfinite(vc->speedup_low) && isfinite(vc->speedup_high))
+		strbuf_addf(out, "<line class=\"ci\" x1=\"%.1f\" x2=\"%.1f\" "
+			    "y1=\"%d\" y2=\"%d\"/>",
+			    speedup_x(vc->speedup_low, scale),
+			    speedup_x(vc->speedup_high, scale),
+			    BAR_HEIGHT / 2, BAR_HEIGHT / 2);
+	strbuf_addf(out, "<line class=\"one\" x1=\"%.1f\" x2=\"%.1f\" "
+		    "y1=\"0\" y2=\"%d\"/><line class=\"axis\" x1=\"%.1f\" "
+		    "x2=\"%.1f\" y1=\"0\" y2=\"%d\"/></svg>",
+		    one, one, BAR_HEIGHT, x0, x0, BAR_HEIGHT);
+}
+
+
+/* The head: verdict and commits */
+
+static bool is_full_sha(const char *commit)
+{
+	size_t i = 0;
+
+	while (commit[i] && strchr("0123456789abcdef", commit[i]))
+		i++;
+	return i == 40 && !commit[i];
+}
+
+static bool is_web_url(const char *url)
+{
+	return url && (!strncasecmp(url, "https://", 8) ||
+		       !strncasecmp(url, "http://", 7));
+}
+
+/* The commit, linked to repo_url's commit page when both are fit for a
+ * link; a link opens nothing by itself, so the CSP still holds. */
+static void add_commit(struct strbuf *out, const char *commit,
+		       const char *repo_url)
+{
+	struct strbuf url = STRBUF_INIT, href = STRBUF_INIT;
+
+	if (!is_full_sha(commit)) {
+		strbuf_addstr(out, "<code>");
+		escape_html(out, commit);
+		strbuf_addstr(out, "</code>");
+		return;
+	}
+	if (!is_web_url(repo_url)) {
+		strbuf_addf(out, "<code title=\"%s\">%.12s</code>", commit,
+			    commit);
+		return;
+	}
+	strbuf_addstr(&url, repo_url);
+	strbuf_rtrim(&url);
+	while (url.len && url.buf[url.len - 1] == '/')
+		strbuf_setlen(&url, url.len - 1);
+	escape_url(&href, url.buf);
+	strbuf_addf(&href, "/commit/%s", commit);
+	strbuf_addstr(out, "<a href=\"");
+	escape_html(out, href.buf);
+	strbuf_addf(out, "\" rel=\"noopener noreferrer\" title=\"%s\">"
+		    "<code>%.12s</code></a>", commit, commit);
+	strbuf_release(&url);
+	strbuf_release(&href);
+}
+
+static void add_count(struct strbuf *out, size_t n, const char *singular,
+		      const char *plural)
+{
+	strbuf_addf(out, "%zu %s", n, n == 1 ? singular : plural);
+}
+
+static void add_banner(struct strbuf *out, const struct comparison *c)
+{
+	static const enum verdict others[] = {
+		VERDICT_INCONCLUSIVE, VERDICT_NEW, VERDICT_MISSING,
+		VERDICT_SKIPPED,
+	};
+	static const char *const icons[] = {
+		[OVERALL_PASS] = "\u2713", [OVERALL_REGRESSION] = "\u2717",
+		[OVERALL_FAILED] = "\u26a0",
+	};
+	const size_t *n = c->counts;
+	struct strbuf upper = STRBUF_INIT;
+
+	for (const char *p = overall_name(c->overall); *p; p++)
+		strbuf_addch(&upper, *p - ('a' <= *p && *p <= 'z' ? 32 : 0));
+	strbuf_addf(out, "<header class=\"banner overall-%s\" role=\"status\">"
+		    "<span class=\"icon\" aria-hidden=\"true\">%s</span>"
+		    "<strong id=\"verdict\">%s</strong><span>",
+		    overall_name(c->overall), icons[c->overall], upper.buf);
+	if (n[VERDICT_REGRESSION])
+		add_count(out, n[VERDICT_REGRESSION], "regression",
+			  "regressions");
+	else
+		strbuf_addstr(out, "no regression");
+	strbuf_addstr(out, ", ");
+	add_count(out, n[VERDICT_IMPROVEMENT], "improvement", "improvements");
+	strbuf_addf(out, ", %zu unchanged, %zu failed", n[VERDICT_UNCHANGED],
+		    n[VERDICT_FAILED]);
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		if (n[others[i]])
+			strbuf_addf(out, ", %zu %s", n[others[i]],
+				    verdict_name(others[i]));
+	if (!strcmp(c->baseline.commit, "none"))
+		strbuf_addstr(out, " \u2014 no baseline yet");
+	strbuf_addstr(out, "</span></header>\n");
+	strbuf_release(&upper);
+}
+
+/* "abc123… — subject (branch)" and the machine, for one side. */
+static void add_side(struct strbuf *out, const char *name,
+		     const struct comparison_side *side,
+		     const struct result *result, const char *repo_url)
+{
+	strbuf_addf(out, "<dt>%s</dt><dd>", name);
+	add_commit(out, side->commit, repo_url);
+	if (result && result->git.subject) {
+		strbuf_addstr(out, " \u2014 ");
+		add_escaped_cut(out, result->git.subject, 200);
+	}
+	if (result && result->git.branch) {
+		strbuf_addstr(out, " (");
+		add_escaped_cut(out, result->git.branch, 200);
+		strbuf_addch(out, ')');
+	}
+	if (result && result->git.dirty)
+		strbuf_addstr(out, " with uncommitted changes");
+	strbuf_addstr(out, " \u00b7 machine <code>");
+	escape_html(out, side->machine);
+	strbuf_addstr(out, "</code>");
+	if (side->source) {
+		strbuf_addstr(out, " \u00b7 ");
+		add_escaped_cut(out, side->source, 200);
+	}
+	strbuf_addstr(out, "</dd>");
+}
+
+static void add_sides(struct strbuf *out, const struct report_model *model)
+{
+	const struct comparison *c = model->comparison;
+
+	strbuf_addstr(out, "<dl class=\"sides\"><dt>Suite</dt><dd>");
+	add_escaped_cut(out, c->suite, 200);
+	strbuf_addf(out, " \u00b7 confidence %g%%</dd>", c->confidence * 100);
+	if (strcmp(c->baseline.commit, "none"))
+		add_side(out, "Baseline", &c->baseline, model->baseline,
+			 model->repo_url);
+	else
+		strbuf_addstr(out, "<dt>Baseline</dt><dd>none yet: every "
+			      "metric is new</dd>");
+	add_side(out, "Candidate", &c->candidate, model->candidate,
+		 model->repo_url);
+	strbuf_addstr(out, "</dl>\n");
+}
+
+
+/* Tables */
+
+static void table_begin(struct strbuf *out, const char *id,
+			const char *const *headers)
+{
+	strbuf_addf(out, "<div class=\"scroll\"><table class=\"sortable\" "
+		    "id=\"%s\"><thead><tr>", id);
+	for (; *headers; headers++)
+		strbuf_addf(out, "<th scope=\"col\">%s</th>", *headers);
+	strbuf_addstr(out, "</tr></thead><tbody>\n");
+}
+
+static void table_end(struct strbuf *out)
+{
+	strbuf_addstr(out, "</tbody></table></div>\n");
+}
+
+/* "bench / variant / device" in one cell: one column per name would
+ * not fit a phone. */
+static void add_names_cell(struct strbuf *out, const char *const *names)
+{
+	strbuf_addstr(out, "<td class=\"name\">");
+	for (size_t i = 0; names[i]; i++) {
+		if (i)
+			strbuf_addstr(out, " / ");
+		strbuf_addstr(out, names[i]);
+	}
+	strbuf_addstr(out, "</td>");
+}
+
+static void add_case_cells(struct strbuf *out,
+			   const struct metric_comparison *mc)
+{
+	const char *names[] = { mc->benchmark, mc->variant, mc->device,
+				NULL };
+
+	add_names_cell(out, names);
+	add_text_cell(out, "name", mc->metric);
+}
+
+static size_t count_verdicts(const struct comparison *c,
+			     const enum verdict *verdicts, size_t nr)
+{
+	size_t count = 0;
+
+	for (size_t v = 0; v < nr; v++)
+		count += c->counts[verdicts[v]];
+	return count;
+}
+
+static void add_failures(struct strbuf *out, const struct comparison *c)
+{
+	static const char *const headers[] = {
+		"Case", "Metric", "Why", NULL
+	};
+
+	if (!c->counts[VERDICT_FAILED])
+		return;
+	strbuf_addstr(out, "<h2>Failed cases</h2>\n");
+	table_begin(out, "failures", headers);
+	for (size_t i = 0; i < c->nr; i++) {
+		const struct metric_comparison *mc = &c->items[i];
+
+		if (mc->verdict != VERDICT_FAILED)
+			continue;
+		strbuf_addstr(out, "<tr>");
+		add_case_cells(out, mc);
+		strbuf_addstr(out, "<td class=\"note\">");
+		add_escaped_cut(out, mc->note, NOTE_MAX);
+		strbuf_addstr(out, "</td></tr>\n");
+	}
+	table_end(out);
+}
+
+/* Regressions first, then improvements: what the gate decided on. */
+static const enum verdict changed[] = { VERDICT_REGRESSION,
+					VERDICT_IMPROVEMENT };
+#define CHANGED_NR (sizeof(changed) / sizeof(changed[0]))
+
+static void add_changes(struct strbuf *out, const struct comparison *c)
+{
+	static const char *const headers[] = {
+		"Verdict", "Case", "Metric", "Baseline", "Candidate",
+		"Change [interval]", "Change against threshold", "p (adj.)",
+		NULL
+	};
+	double scale = change_scale(c, changed, CHANGED_NR);
+
+	strbuf_addstr(out, "<h2>Regressions and improvements</h2>\n");
+	if (!count_verdicts(c, changed, CHANGED_NR)) {
+		strbuf_addstr(out, "<p>None beyond the threshold.</p>\n");
+		return;
+	}
+	strbuf_addf(out, "<p class=\"hint\">Medians; the interval is at %g%% "
+		    "confidence. Each bar runs from %.3g%% to +%.3g%%: the "
+		    "grey band is the threshold, the line the interval, the "
+		    "diamond a regression, the open circle an improvement. "
+		    "Click a column header to sort.</p>\n",
+		    c->confidence * 100, -scale * 100, scale * 100);
+	table_begin(out, "changes", headers);
+	for (size_t v = 0; v < CHANGED_NR; v++)
+		for (size_t i = 0; i < c->nr; i++) {
+			const struct metric_comparison *mc = &c->items[i];
+
+			if (mc->verdict != changed[v])
+				continue;
+			strbuf_addstr(out, "<tr>");
+			add_verdict_cell(out, mc->verdict);
+			add_case_cells(out, mc);
+			add_value_cell(out, mc, &mc->baseline,
+				       mc->has_baseline);
+			add_value_cell(out, mc, &mc->candidate,
+				       mc->has_candidate);
+			add_change_cell(out, mc);
+			strbuf_addstr(out, "<td");
+			add_sort_key(out, mc->change);
+			strbuf_addch(out, '>');
+			add_change_bar(out, mc, scale);
+			strbuf_addstr(out, "</td>");
+			add_p_cell(out, mc);
+			strbuf_addstr(out, "</tr>\n");
+		}
+	table_end(out);
+}
+
+/* "0.26×" for a ratio, "-0.004" for a delta; "-" for none. */
+static void add_number_cell(struct strbuf *out, double value, bool ratio)
+{
+	strbuf_addstr(out, "<td class=\"num\"");
+	add_sort_key(out, value);
+	strbuf_addch(out, '>');
+	if (!isfinite(value))
+		strbuf_addch(out, '-');
+	else if (ratio)
+		strbuf_addf(out, "%.3g\u00d7", value);
+	else
+		strbuf_addf(out, "%+.3g", value);
+	strbuf_addstr(out, "</td>");
+}
+
+static void add_variants(struct strbuf *out, const struct comparison *c)
+{
+	static const char *const headers[] = {
+		"Benchmark / device", "Variant", "Measured on",
+		"Speed-up [interval]", "Speed-up (dashed line: 1\u00d7)",
+		"Size ratio", "Accuracy \u0394", NULL
+	};
+	double scale = speedup_scale(c);
+
+	if (!c->variants_nr)
+		return;
+	strbuf_addstr(out, "<h2>Variants against original</h2>\n");
+	table_begin(out, "variants", headers);
+	for (size_t i = 0; i < c->variants_nr; i++) {
+		const struct variant_comparison *vc = &c->variants[i];
+
+		const char *pair[] = { vc->benchmark, vc->device, NULL };
+
+		strbuf_addstr(out, "<tr>");
+		add_names_cell(out, pair);
+		strbuf_addstr(out, "<td class=\"name\">");
+		escape_html(out, vc->variant);
+		strbuf_addstr(out, " <small>vs ");
+		escape_html(out, vc->against);
+		strbuf_addstr(out, "</small></td>");
+		add_text_cell(out, "name", vc->speed_metric);
+		strbuf_addstr(out, "<td class=\"num\"");
+		add_sort_key(out, vc->speedup);
+		strbuf_addch(out, '>');
+		add_ratio(out, vc->speedup);
+		strbuf_addstr(out, " [");
+		add_ratio(out, vc->speedup_low);
+		strbuf_addstr(out, ", ");
+		add_ratio(out, vc->speedup_high);
+		strbuf_addstr(out, "]</td><td");
+		add_sort_key(out, vc->speedup);
+		strbuf_addch(out, '>');
+		add_speedup_bar(out, vc, scale);
+		strbuf_addstr(out, "</td>");
+		add_number_cell(out, vc->size_ratio, true);
+		add_number_cell(out, vc->accuracy_delta, false);
+		strbuf_addstr(out, "</tr>\n");
+	}
+	table_end(out);
+}
+
+/* Every result, the most telling verdicts first. */
+static const enum verdict everything[] = {
+	VERDICT_REGRESSION, VERDICT_FAILED, VERDICT_IMPROVEMENT,
+	VERDICT_INCONCLUSIVE, VERDICT_MISSING, VERDICT_SKIPPED, VERDICT_NEW,
+	VERDICT_UNCHANGED,
+};
+#define EVERYTHING_NR (sizeof(everything) / sizeof(everything[0]))
+
+static void add_all_results(struct strbuf *out, const struct comparison *c)
+{
+	static const char *const headers[] = {
+		"Verdict", "Case", "Metric", "Baseline", "Candidate",
+		"Change [interval]", "Change against threshold", "Threshold",
+		"p (adj.)", "n (base, cand.)", "Note", NULL
+	};
+	double scale = change_scale(c, everything, EVERYTHING_NR);
+
+	strbuf_addf(out, "<details id=\"all\"><summary>All %zu results"
+		    "</summary>\n", c->nr);
+	table_begin(out, "results", headers);
+	for (size_t v = 0; v < EVERYTHING_NR; v++)
+		for (size_t i = 0; i < c->nr; i++) {
+			const struct metric_comparison *mc = &c->items[i];
+
+			if (mc->verdict != everything[v])
+				continue;
+			strbuf_addstr(out, "<tr>");
+			add_verdict_cell(out, mc->verdict);
+			add_case_cells(out, mc);
+			add_value_cell(out, mc, &mc->baseline,
+				       mc->has_baseline);
+			add_value_cell(out, mc, &mc->candidate,
+				       mc->has_candidate);
+			add_change_cell(out, mc);
+			strbuf_addstr(out, "<td");
+			add_sort_key(out, compared(mc) ? mc->change : NAN);
+			strbuf_addch(out, '>');
+			if (compared(mc))
+				add_change_bar(out, mc, scale);
+			strbuf_addstr(out, "</td>");
+			add_threshold_cell(out, mc);
+			add_p_cell(out, mc);
+			strbuf_addf(out, "<td class=\"num\" data-sort=\"%zu\">"
+				    "%zu, %zu</td><td class=\"note\">",
+				    mc->candidate.n, mc->baseline.n,
+				    mc->candidate.n);
+			add_escaped_cut(out, mc->note, NOTE_MAX);
+			strbuf_addstr(out, "</td></tr>\n");
+		}
+	table_end(out);
+	strbuf_addstr(out, "</details>\n");
+}
+
+static void add_machine(struct strbuf *out, const struct result *result)
+{
+	const struct machine_info *m;
+
+	if (!result)
+		return;
+	m = &result->machine;
+	strbuf_addstr(out, "<details id=\"machine\"><summary>Candidate "
+		      "machine</summary><dl class=\"sides\"><dt>Id</dt><dd>"
+		      "<code>");
+	escape_html(out, m->id);
+	strbuf_addstr(out, "</code></dd><dt>Host</dt><dd>");
+	add_escaped_cut(out, m->hostname, 200);
+	strbuf_addstr(out, "</dd><dt>OS</dt><dd>");
+	add_escaped_cut(out, m->os, 200);
+	strbuf_addstr(out, "</dd><dt>CPU</dt><dd>");
+	add_escaped_cut(out, m->cpu, 200);
+	strbuf_addf(out, " (%d cores)</dd>", m->cores);
+	for (size_t i = 0; i < m->gpus_nr; i++) {
+		strbuf_addstr(out, "<dt>GPU</dt><dd>");
+		add_escaped_cut(out, m->gpus[i], 200);
+		strbuf_addstr(out, "</dd>");
+	}
+	for (size_t i = 0; i < m->ipus_nr; i++) {
+		strbuf_addstr(out, "<dt>IPU</dt><dd>");
+		add_escaped_cut(out, m->ipus[i], 200);
+		strbuf_addstr(out, "</dd>");
+	}
+	if (result->harness_version) {
+		strbuf_addstr(out, "<dt>benchgate</dt><dd>");
+		add_escaped_cut(out, result->harness_version, 100);
+		strbuf_addstr(out, "</dd>");
+	}
+	strbuf_addstr(out, "</dl></details>\n");
+}
+
+
+/* The document */
+
+static void add_head(struct strbuf *out, const struct report_model *model)
+{
+	const struct comparison *c = model->comparison;
+
+	/* The policy comes first: it binds only what follows it. */
+	strbuf_addstr(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+		      "<meta charset=\"utf-8\">\n"
+		      "<meta http-equiv=\"Content-Security-Policy\" "
+		      "content=\"default-src 'none'; style-src 'unsafe-inline'; "
+		      "script-src 'unsafe-inline'; img-src data:\">\n"
+		      "<meta name=\"referrer\" content=\"no-referrer\">\n"
+		      "<meta name=\"viewport\" content=\"width=device-width, "
+		      "initial-scale=1\">\n"
+		      "<meta name=\"generator\" content=\"benchgate\">\n"
+		      "<title>");
+	strbuf_addf(out, "benchgate: %s \u2014 ", overall_name(c->overall));
+	add_escaped_cut(out, model->title ? model->title : c->suite, 200);
+	strbuf_addf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n",
+		    html_style);
+}
+
+void report_html(const struct report_model *model, struct strbuf *out)
+{
+	const struct comparison *c = model->comparison;
+
+	add_head(out, model);
+	add_banner(out, c);
+	strbuf_addstr(out, "<main>\n<h1>");
+	if (model->title)
+		add_escaped_cut(out, model->title, 200);
+	else
+		strbuf_addstr(out, "Benchmark comparison");
+	strbuf_addstr(out, "</h1>\n");
+	add_sides(out, model);
+	add_failures(out, c);
+	add_changes(out, c);
+	add_variants(out, c);
+	add_all_results(out, c);
+	add_machine(out, model->candidate);
+	strbuf_addf(out, "</main>\n<footer>Written by benchgate %s. "
+		    "Self-contained: no script, style, font or image is "
+		    "loaded from anywhere.</footer>\n<script>\n%s</script>\n"
+		    "</body>\n</html>\n", BENCHGATE_VERSION, html_script);
+}

@@ -1,0 +1,519 @@
+/*
+ * GitHub-flavoured Markdown: the pull-request comment and the CI step
+ * summary. In order: the marker the comment upserter looks for, the
+ * verdict, the commits compared, the regressions and improvements, the
+ * variants against original, and everything else collapsed in <details>.
+ *
+ * The marker is "<!-- benchgate:" + escape_html_comment(suite) + " -->",
+ * the suite cut to HEAD_TEXT_MAX bytes (with an ellipsis) like every name
+ * in the head.
+ *
+ * A comment holds at most 65,536 characters, so the document is kept under
+ * MARKDOWN_BUDGET bytes (bytes >= characters): rows are dropped from the end
+ * of the collapsed section first (its least interesting verdicts are last),
+ * then of the variant table, then of the change table, and a note says how
+ * many and where the full report is.
+ */
+#include "reporters/report.h"
+
+#include "reporters/escape.h"
+#include "harness/format.h"
+#include "harness/alloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define MARKDOWN_BUDGET 60000
+
+/* Room kept for the omission note when rows are dropped. */
+#define OMISSION_NOTE_ROOM 200
+
+/* A note longer than this is cut in the table (the JSON has it whole). */
+#define NOTE_MAX 300
+
+/* Names in the head are cut to this, so no name can push the head alone
+ * past the budget. */
+#define HEAD_TEXT_MAX 200
+
+/* The rows of one table, rendered, and how many of them are shown. */
+struct table {
+	char **rows;
+	size_t nr, alloc;
+	size_t shown;
+};
+
+static void table_add(struct table *table, struct strbuf *row)
+{
+	ALLOC_GROW(table->rows, table->nr + 1, table->alloc);
+	table->rows[table->nr++] = strbuf_detach(row, NULL);
+	table->shown = table->nr;
+}
+
+static void table_release(struct table *table)
+{
+	for (size_t i = 0; i < table->nr; i++)
+		free(table->rows[i]);
+	free(table->rows);
+}
+
+/* Hides rows from the end until `bytes` are saved; returns what is still
+ * to save. */
+static size_t table_shrink(struct table *table, size_t bytes)
+{
+	while (bytes && table->shown) {
+		size_t len = strlen(table->rows[--table->shown]);
+
+		bytes = len < bytes ? bytes - len : 0;
+	}
+	return bytes;
+}
+
+static void add_table(struct strbuf *out, const char *header,
+		      const struct table *table)
+{
+	if (!table->shown)
+		return;
+	strbuf_addf(out, "%s\n", header);
+	for (size_t i = 0; i < table->shown; i++)
+		strbuf_addstr(out, table->rows[i]);
+	strbuf_addch(out, '\n');
+}
+
+
+/* Cells */
+
+static void add_cell(struct strbuf *row, const char *text)
+{
+	strbuf_addstr(row, " ");
+	escape_markdown(row, text);
+	strbuf_addstr(row, " |");
+}
+
+/* A cell this file wrote from numbers alone ("+6.5% [+4.8%, +8.1%]"),
+ * which needs no escaping, and reads better in the raw Markdown without.
+ * A value with a unit is not one: the unit is user input. */
+static void add_own_cell(struct strbuf *row, const char *text)
+{
+	strbuf_addf(row, " %s |", text);
+}
+
+static void add_case_cell(struct strbuf *row,
+			  const struct metric_comparison *mc,
+			  const struct comparison *c)
+{
+	const char *parts[] = { mc->suite, mc->benchmark, mc->variant,
+				mc->device };
+	size_t first = c->suite && mc->suite && !strcmp(c->suite, mc->suite);
+
+	strbuf_addstr(row, " ");
+	for (size_t i = first; i < 4; i++) {
+		if (i > first)
+			strbuf_addstr(row, " / ");
+		escape_markdown(row, parts[i]);
+	}
+	strbuf_addstr(row, " |");
+}
+
+static void add_value_cell(struct strbuf *row,
+			   const struct metric_comparison *mc,
+			   const struct stats_summary *side, bool present)
+{
+	struct strbuf text = STRBUF_INIT;
+
+	if (!present || isnan(side->median)) {
+		add_own_cell(row, "-");
+		return;
+	}
+	format_quantity(&text, side->median, mc->unit);
+	add_cell(row, text.buf);
+	strbuf_release(&text);
+}
+
+/* "+6.5% [+4.8%, +8.1%]", or "-0.0100 (tolerance 0.002)" when exact. */
+static void add_change_cell(struct strbuf *row,
+			    const struct metric_comparison *mc)
+{
+	struct strbuf text = STRBUF_INIT;
+
+	if (!mc->has_baseline || !mc->has_candidate) {
+		strbuf_addch(&text, '-');
+	} else if (mc->exact) {
+		strbuf_addf(&text, "%+.4g (tolerance %g)",
+			    mc->candidate.median - mc->baseline.median,
+			    mc->tolerance);
+	} else {
+		format_change(&text, mc->change);
+		strbuf_addstr(&text, " [");
+		format_change(&text, mc->change_low);
+		strbuf_addstr(&text, ", ");
+		format_change(&text, mc->change_high);
+		strbuf_addch(&text, ']');
+	}
+	add_own_cell(row, text.buf);
+	strbuf_release(&text);
+}
+
+static void add_p_cell(struct strbuf *row, const struct metric_comparison *mc)
+{
+	struct strbuf text = STRBUF_INIT;
+	bool tested = mc->has_baseline && mc->has_candidate && !mc->exact;
+
+	format_p_value(&text, tested ? mc->p_adjusted : NAN);
+	add_own_cell(row, text.buf);
+	strbuf_release(&text);
+}
+
+/* text cut to at most max bytes (and an ellipsis), then escaped. */
+static void add_cut(struct strbuf *out, const char *text, size_t max,
+		    void (*escape)(struct strbuf *, const char *))
+{
+	struct strbuf cut = STRBUF_INIT;
+	const char *whole = text ? text : "";
+	size_t keep = utf8_prefix_len(whole, max);
+
+	strbuf_add(&cut, whole, keep);
+	if (whole[keep])
+		strbuf_addstr(&cut, "\u2026");
+	escape(out, cut.buf);
+	strbuf_release(&cut);
+}
+
+static void add_note_cell(struct strbuf *row, const char *note)
+{
+	strbuf_addstr(row, " ");
+	add_cut(row, note, NOTE_MAX, escape_markdown);
+	strbuf_addstr(row, " |");
+}
+
+
+/* Tables */
+
+#define CHANGES_HEADER \
+	"| Case | Metric | Baseline | Candidate | Change [interval] " \
+	"| p (adj.) |\n|---|---|--:|--:|--:|--:|"
+
+static void add_change_row(struct table *table,
+			   const struct metric_comparison *mc,
+			   const struct comparison *c)
+{
+	struct strbuf row = STRBUF_INIT;
+
+	strbuf_addch(&row, '|');
+	add_case_cell(&row, mc, c);
+	add_cell(&row, mc->metric);
+	add_value_cell(&row, mc, &mc->baseline, mc->has_baseline);
+	add_value_cell(&row, mc, &mc->candidate, mc->has_candidate);
+	add_change_cell(&row, mc);
+	add_p_cell(&row, mc);
+	strbuf_addch(&row, '\n');
+	table_add(table, &row);
+}
+
+#define OTHERS_HEADER \
+	"| Case | Metric | Verdict | Baseline | Candidate " \
+	"| Change [interval] | p (adj.) | Note |\n" \
+	"|---|---|---|--:|--:|--:|--:|---|"
+
+static void add_other_row(struct table *table,
+			  const struct metric_comparison *mc,
+			  const struct comparison *c)
+{
+	struct strbuf row = STRBUF_INIT;
+
+	strbuf_addch(&row, '|');
+	add_case_cell(&row, mc, c);
+	add_cell(&row, mc->metric);
+	add_cell(&row, verdict_name(mc->verdict));
+	add_value_cell(&row, mc, &mc->baseline, mc->has_baseline);
+	add_value_cell(&row, mc, &mc->candidate, mc->has_candidate);
+	add_change_cell(&row, mc);
+	add_p_cell(&row, mc);
+	add_note_cell(&row, mc->note);
+	strbuf_addch(&row, '\n');
+	table_add(table, &row);
+}
+
+#define VARIANTS_HEADER \
+	"| Benchmark / device | Variant | Speed-up [interval] | Size ratio " \
+	"| Accuracy \u0394 |\n|---|---|--:|--:|--:|"
+
+static void add_ratio(struct strbuf *text, double ratio)
+{
+	format_quantity(text, ratio, NULL);
+	if (!isnan(ratio))
+		strbuf_addstr(text, "\u00d7");
+}
+
+static void add_variant_row(struct table *table,
+			    const struct variant_comparison *vc)
+{
+	struct strbuf row = STRBUF_INIT, text = STRBUF_INIT;
+
+	strbuf_addstr(&row, "| ");
+	escape_markdown(&row, vc->benchmark);
+	strbuf_addstr(&row, " / ");
+	escape_markdown(&row, vc->device);
+	strbuf_addstr(&row, " |");
+	strbuf_addf(&text, "%s vs %s", vc->variant, vc->against);
+	add_cell(&row, text.buf);
+
+	/* "2.70× [2.55, 2.86] (latency)" */
+	strbuf_addch(&row, ' ');
+	add_ratio(&row, vc->speedup);
+	strbuf_addstr(&row, " [");
+	format_quantity(&row, vc->speedup_low, NULL);
+	strbuf_addstr(&row, ", ");
+	format_quantity(&row, vc->speedup_high, NULL);
+	strbuf_addstr(&row, "] (");
+	escape_markdown(&row, vc->speed_metric);
+	strbuf_addstr(&row, ") |");
+
+	strbuf_reset(&text);
+	add_ratio(&text, vc->size_ratio);
+	add_own_cell(&row, text.buf);
+
+	strbuf_reset(&text);
+	if (isnan(vc->accuracy_delta))
+		strbuf_addch(&text, '-');
+	else
+		strbuf_addf(&text, "%+.3g", vc->accuracy_delta);
+	add_own_cell(&row, text.buf);
+	strbuf_addch(&row, '\n');
+	table_add(table, &row);
+	strbuf_release(&text);
+}
+
+
+/* The head */
+
+static void add_count(struct strbuf *out, size_t n, const char *singular,
+		      const char *plural)
+{
+	strbuf_addf(out, "%zu %s", n, n == 1 ? singular : plural);
+}
+
+/* "2 regressions, 1 improvement, 14 unchanged, 0 failed", then the other
+ * verdicts that occur. */
+static void add_verdict_line(struct strbuf *out, const struct comparison *c)
+{
+	static const enum verdict others[] = {
+		VERDICT_INCONCLUSIVE, VERDICT_NEW, VERDICT_MISSING,
+		VERDICT_SKIPPED,
+	};
+	const size_t *n = c->counts;
+
+	strbuf_addf(out, "### %s benchgate: ",
+		    c->overall == OVERALL_PASS ? "\u2705" : "\u274c");
+	if (n[VERDICT_REGRESSION])
+		add_count(out, n[VERDICT_REGRESSION], "regression",
+			  "regressions");
+	else
+		strbuf_addstr(out, "no regression");
+	strbuf_addstr(out, ", ");
+	add_count(out, n[VERDICT_IMPROVEMENT], "improvement", "improvements");
+	strbuf_addf(out, ", %zu unchanged, %zu failed", n[VERDICT_UNCHANGED],
+		    n[VERDICT_FAILED]);
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		if (n[others[i]])
+			strbuf_addf(out, ", %zu %s", n[others[i]],
+				    verdict_name(others[i]));
+	strbuf_addch(out, '\n');
+}
+
+static bool is_full_sha(const char *commit)
+{
+	size_t i = 0;
+
+	while (commit[i] && strchr("0123456789abcdef", commit[i]))
+		i++;
+	return i == 40 && !commit[i];
+}
+
+static bool is_web_url(const char *url)
+{
+	return url && (!strncasecmp(url, "https://", 8) ||
+		       !strncasecmp(url, "http://", 7));
+}
+
+/* "[abc123def456](https://github.com/o/r/commit/<full>)" when it can be
+ * linked, else the commit as text. */
+static void add_commit(struct strbuf *out, const char *commit,
+		       const char *repo_url)
+{
+	struct strbuf url = STRBUF_INIT;
+
+	if (!is_full_sha(commit)) {
+		escape_markdown(out, commit);
+		return;
+	}
+	if (!is_web_url(repo_url)) {
+		strbuf_addf(out, "`%.12s`", commit);
+		return;
+	}
+	strbuf_addstr(&url, repo_url);
+	strbuf_rtrim(&url);
+	if (url.len && url.buf[url.len - 1] == '/')
+		strbuf_setlen(&url, url.len - 1);
+	strbuf_addf(out, "[`%.12s`](", commit);
+	escape_url(out, url.buf);
+	strbuf_addf(out, "/commit/%s)", commit);
+	strbuf_release(&url);
+}
+
+static void add_side_note(struct strbuf *out, const char *source,
+			  const char *machine)
+{
+	strbuf_addstr(out, " (");
+	if (source) {
+		add_cut(out, source, HEAD_TEXT_MAX, escape_markdown);
+		strbuf_addstr(out, ", ");
+	}
+	strbuf_addstr(out, "machine ");
+	escape_markdown(out, machine);
+	strbuf_addch(out, ')');
+}
+
+static void add_commits_line(struct strbuf *out,
+			     const struct report_model *model)
+{
+	const struct comparison *c = model->comparison;
+
+	if (model->title) {
+		strbuf_addstr(out, "**");
+		add_cut(out, model->title, HEAD_TEXT_MAX, escape_markdown);
+		strbuf_addstr(out, "** \u00b7 ");
+	}
+	strbuf_addstr(out, "Suite ");
+	add_cut(out, c->suite, HEAD_TEXT_MAX, escape_markdown);
+	if (!strcmp(c->baseline.commit, "none")) {
+		strbuf_addstr(out, " \u00b7 no baseline yet");
+	} else {
+		strbuf_addstr(out, " \u00b7 baseline ");
+		add_commit(out, c->baseline.commit, model->repo_url);
+		add_side_note(out, c->baseline.source, c->baseline.machine);
+	}
+	strbuf_addstr(out, " \u2192 candidate ");
+	add_commit(out, c->candidate.commit, model->repo_url);
+	if (model->candidate && model->candidate->git.dirty)
+		strbuf_addstr(out, " with uncommitted changes");
+	add_side_note(out, NULL, c->candidate.machine);
+	strbuf_addstr(out, "\n\n");
+}
+
+/* "17 other results: 14 unchanged, 2 new, 1 failed" */
+static void add_others_summary(struct strbuf *out, const struct comparison *c,
+			       const enum verdict *order, size_t order_nr,
+			       size_t total)
+{
+	const char *separator = ": ";
+
+	add_count(out, total, "other result", "other results");
+	for (size_t i = 0; i < order_nr; i++) {
+		if (!c->counts[order[i]])
+			continue;
+		strbuf_addf(out, "%s%zu %s", separator, c->counts[order[i]],
+			    verdict_name(order[i]));
+		separator = ", ";
+	}
+}
+
+
+/* The document */
+
+/* The collapsed section, most telling first, so the size limit drops
+ * unchanged rows before failures. */
+static const enum verdict others_order[] = {
+	VERDICT_FAILED, VERDICT_INCONCLUSIVE, VERDICT_MISSING,
+	VERDICT_SKIPPED, VERDICT_NEW, VERDICT_UNCHANGED,
+};
+#define OTHERS_ORDER_NR (sizeof(others_order) / sizeof(others_order[0]))
+
+static void render(struct strbuf *out, const struct report_model *model,
+		   const struct table *changes, const struct table *variants,
+		   const struct table *others, size_t omitted)
+{
+	const struct comparison *c = model->comparison;
+
+	strbuf_addstr(out, "<!-- benchgate:");
+	add_cut(out, c->suite, HEAD_TEXT_MAX, escape_html_comment);
+	strbuf_addstr(out, " -->\n");
+	add_verdict_line(out, c);
+	strbuf_addch(out, '\n');
+	add_commits_line(out, model);
+
+	strbuf_addstr(out, "#### Regressions and improvements\n\n");
+	if (changes->nr)
+		add_table(out, CHANGES_HEADER, changes);
+	else
+		strbuf_addstr(out, "None beyond the threshold.\n\n");
+
+	if (variants->nr) {
+		strbuf_addstr(out, "#### Variants against original\n\n");
+		add_table(out, VARIANTS_HEADER, variants);
+	}
+
+	if (others->nr) {
+		/* GitHub renders Markdown inside <details> only after a
+		 * blank line. */
+		strbuf_addstr(out, "<details><summary>");
+		add_others_summary(out, c, others_order, OTHERS_ORDER_NR,
+				   others->nr);
+		strbuf_addstr(out, "</summary>\n\n");
+		add_table(out, OTHERS_HEADER, others);
+		strbuf_addstr(out, "</details>\n\n");
+	}
+
+	if (omitted)
+		strbuf_addf(out, "_\u2026 %zu more rows omitted (comment size "
+				 "limit); see the HTML/JSON report "
+				 "artifact_\n",
+			    omitted);
+}
+
+static size_t hidden(const struct table *table)
+{
+	return table->nr - table->shown;
+}
+
+void report_markdown(const struct report_model *model, struct strbuf *out)
+{
+	const struct comparison *c = model->comparison;
+	struct table changes = { 0 }, variants = { 0 }, others = { 0 };
+	struct strbuf document = STRBUF_INIT;
+	size_t omitted = 0;
+
+	for (size_t i = 0; i < c->nr; i++)
+		if (c->items[i].verdict == VERDICT_REGRESSION)
+			add_change_row(&changes, &c->items[i], c);
+	for (size_t i = 0; i < c->nr; i++)
+		if (c->items[i].verdict == VERDICT_IMPROVEMENT)
+			add_change_row(&changes, &c->items[i], c);
+	for (size_t i = 0; i < c->variants_nr; i++)
+		add_variant_row(&variants, &c->variants[i]);
+	for (size_t v = 0; v < OTHERS_ORDER_NR; v++)
+		for (size_t i = 0; i < c->nr; i++)
+			if (c->items[i].verdict == others_order[v])
+				add_other_row(&others, &c->items[i], c);
+
+	render(&document, model, &changes, &variants, &others, 0);
+	if (document.len > MARKDOWN_BUDGET) {
+		size_t excess = document.len - MARKDOWN_BUDGET +
+				OMISSION_NOTE_ROOM;
+
+		excess = table_shrink(&others, excess);
+		excess = table_shrink(&variants, excess);
+		table_shrink(&changes, excess);
+		omitted = hidden(&others) + hidden(&variants) +
+			  hidden(&changes);
+		strbuf_reset(&document);
+		render(&document, model, &changes, &variants, &others,
+		       omitted);
+	}
+	strbuf_add(out, document.buf, document.len);
+	strbuf_release(&document);
+	table_release(&changes);
+	table_release(&variants);
+	table_release(&others);
+}

@@ -1,0 +1,249 @@
+/*
+ * End to end: the built benchgate binary driven as a user drives it, on
+ * fixture suites in temporary directories and on the example suite.
+ * Assertions are on exit codes, printed messages and the files left behind.
+ */
+#include "harness/error.h"
+#include "harness/result.h"
+#include "harness/store.h"
+
+#include "testutil.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RUN(out, cwd, env, ...) \
+	test_benchgate((out), (cwd), (env), (const char *const[]){ __VA_ARGS__, NULL })
+
+static char *dir;
+
+static void setup(void)
+{
+	dir = test_tmpdir();
+}
+
+static void teardown(void)
+{
+	test_rmtree(dir);
+	free(dir);
+}
+
+TestSuite(cli, .init = setup, .fini = teardown, .timeout = 240);
+
+/* The only result file in a store, loaded. */
+static struct result *only_result(const char *store_dir)
+{
+	struct store *store = NULL;
+	struct store_entry *entries = NULL;
+	struct result *result = NULL;
+	size_t nr = 0;
+
+	cr_assert_eq(store_open(&store, store_dir), BG_OK);
+	cr_assert_eq(store_list(store, NULL, &entries, &nr), BG_OK);
+	cr_assert_eq(nr, 1, "expected one stored result, found %zu", nr);
+	cr_assert_eq(result_load(&result, entries[0].path), BG_OK, "%s",
+		     bg_error_last());
+	store_entries_free(entries, nr);
+	store_free(store);
+	return result;
+}
+
+Test(cli, help_version_and_unknown_command)
+{
+	struct test_output out;
+
+	RUN(&out, NULL, NULL, "--help");
+	cr_assert_eq(out.exit_code, 0);
+	cr_assert(strstr(out.out.buf, "check"));
+	test_output_release(&out);
+	RUN(&out, NULL, NULL, "run", "--help");
+	cr_assert_eq(out.exit_code, 0);
+	cr_assert(strstr(out.out.buf, "--shard I/N"));
+	test_output_release(&out);
+	RUN(&out, NULL, NULL, "frobnicate");
+	cr_assert_eq(out.exit_code, 2);
+	cr_assert(strstr(out.err.buf, "unknown command 'frobnicate'"));
+	test_output_release(&out);
+	RUN(&out, NULL, NULL, "run", "--runs", "zero", "x.json");
+	cr_assert_eq(out.exit_code, 2);
+	cr_assert(strstr(out.err.buf, "--runs: expected a whole number"),
+		  "%s", out.err.buf);
+	test_output_release(&out);
+}
+
+Test(cli, validate_prints_the_plan_or_the_positioned_error)
+{
+	struct test_output out;
+	char *bad;
+
+	RUN(&out, BENCHGATE_SOURCE_DIR, NULL, "validate",
+	    "suites/mlp-variants/suite.json");
+	cr_assert_eq(out.exit_code, 0, "%s", out.err.buf);
+	cr_assert(strstr(out.out.buf, "4 cases"), "%s", out.out.buf);
+	cr_assert(strstr(out.out.buf, "infer-batch32/quantized/cpu"));
+	cr_assert(strstr(out.out.buf, "mlp-int8.bin"), "argv is expanded");
+	test_output_release(&out);
+
+	bad = test_write_file(dir, "bad.json",
+			      "{\"benchgate\": 1, \"suite\": \"x\",\n"
+			      " \"benchmarks\": [{\"name\": \"t\", \"command\": "
+			      "[\"true\"],\n  \"metrics\": [{\"name\": \"w\", "
+			      "\"frm\": \"wall\"}]}]}");
+	RUN(&out, dir, NULL, "validate", "bad.json");
+	cr_assert_eq(out.exit_code, 2);
+	cr_assert(strstr(out.err.buf, "bad.json:3:29: benchmarks[0].metrics[0]"
+				      ".frm: unknown key 'frm'"),
+		  "%s", out.err.buf);
+	cr_assert_eq(out.out.len, 0, "nothing printed as if valid");
+	test_output_release(&out);
+	free(bad);
+}
+
+Test(cli, example_suite_stores_four_variants_with_every_metric, .timeout = 600)
+{
+	static const char *const metrics[] = { "latency", "throughput",
+		"accuracy", "model_size", "params", "wall_time", "peak_rss" };
+	static const char *const variants[] = { "original", "quantized",
+						"pruned", "distilled" };
+	struct test_output out;
+	struct result *result;
+	char store[4096];
+
+	snprintf(store, sizeof(store), "%s/store", dir);
+	RUN(&out, BENCHGATE_SOURCE_DIR, NULL, "run",
+	    "suites/mlp-variants/suite.json", "--runs", "3", "--warmup", "1",
+	    "--build-dir", BENCHGATE_BUILD_DIR, "--store", store);
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.out.buf, "stored "), "%s", out.out.buf);
+	result = only_result(store);
+	cr_assert_str_eq(result->suite, "mlp-variants");
+	cr_assert_eq(result->cases_nr, 4);
+	for (size_t v = 0; v < 4; v++) {
+		const struct result_case *c = result_find_case(
+			result, "infer-batch32", variants[v], "cpu");
+
+		cr_assert_not_null(c, "no case for %s", variants[v]);
+		cr_assert_eq(c->status, CASE_OK, "%s: %s", variants[v],
+			     c->reason);
+		cr_assert_eq(c->runs, 3);
+		for (size_t m = 0; m < sizeof(metrics) / sizeof(*metrics); m++) {
+			const struct metric_samples *s =
+				result_case_find_metric(c, metrics[m]);
+
+			cr_assert_not_null(s, "%s lacks %s", variants[v],
+					   metrics[m]);
+			cr_assert_geq(s->nr, 3);
+		}
+	}
+	result_free(result);
+	test_output_release(&out);
+}
+
+Test(cli, failing_cases_are_recorded_and_the_others_still_run)
+{
+	struct test_output out;
+	struct result *result;
+	char *suite, store[4096];
+	const struct result_case *c;
+
+	suite = test_write_file(dir, "s.json",
+		"{\"benchgate\": 1, \"suite\": \"broken\","
+		" \"defaults\": {\"runs\": 2, \"warmup\": 0, \"timeout\": \"20s\"},"
+		" \"benchmarks\": ["
+		"  {\"name\": \"segv\", \"command\": [\"" TEST_WORKLOAD_DIR
+		"/crash_segv\"], \"metrics\": [{\"name\": \"w\", \"from\": \"wall\"}]},"
+		"  {\"name\": \"good\", \"command\": [\"" TEST_WORKLOAD_DIR
+		"/spin\", \"--ms\", \"2\"], \"metrics\": [{\"name\": \"latency\","
+		"   \"from\": \"metrics\", \"key\": \"latency_ms\", \"unit\": \"ms\"}]},"
+		"  {\"name\": \"missing\", \"command\": [\"/nonexistent/bench\"],"
+		"   \"metrics\": [{\"name\": \"w\", \"from\": \"wall\"}]}]}");
+	snprintf(store, sizeof(store), "%s/store", dir);
+	RUN(&out, dir, NULL, "run", "s.json", "--store", store);
+	cr_assert_eq(out.exit_code, 3, "a crashed case is exit 3: %s%s",
+		     out.out.buf, out.err.buf);
+	result = only_result(store);
+	c = result_find_case(result, "segv", "default", "cpu");
+	cr_assert_eq(c->status, CASE_FAILED);
+	cr_assert(strstr(c->reason, "signal 11"), "%s", c->reason);
+	c = result_find_case(result, "missing", "default", "cpu");
+	cr_assert_eq(c->status, CASE_FAILED);
+	cr_assert(strstr(c->reason, "/nonexistent/bench"), "%s", c->reason);
+	c = result_find_case(result, "good", "default", "cpu");
+	cr_assert_eq(c->status, CASE_OK, "%s", c->reason);
+	cr_assert_eq(result_case_find_metric(c, "latency")->nr, 2);
+	result_free(result);
+	test_output_release(&out);
+	free(suite);
+}
+
+/* A repository whose HEAD has a commit, and a spin suite with a practical
+ * threshold of 10 %: these tests run beside others on two cores. */
+static void make_spin_repo(void)
+{
+	git_repository *repo = test_git_init(dir);
+	git_oid commit;
+	char *suite;
+
+	test_git_commit(repo, "refs/heads/main", "first", 0, NULL, &commit);
+	git_repository_set_head(repo, "refs/heads/main");
+	git_repository_free(repo);
+	suite = test_write_file(dir, "spin.json",
+		"{\"benchgate\": 1, \"suite\": \"spin\","
+		" \"defaults\": {\"runs\": 10, \"warmup\": 1, \"threshold\": \"10%\"},"
+		" \"benchmarks\": [{\"name\": \"spin\", \"command\": [\""
+		TEST_WORKLOAD_DIR "/spin\", \"--ms\", \"15\"],"
+		" \"metrics\": [{\"name\": \"latency\", \"from\": \"metrics\","
+		"  \"key\": \"latency_ms\", \"unit\": \"ms\"}]}]}");
+	free(suite);
+}
+
+Test(cli, check_passes_unchanged_code_and_fails_a_20_percent_slowdown)
+{
+	const char *slow[] = { "SPIN_SLOWDOWN=0.2", NULL };
+	char json[4096];
+	struct test_output out;
+	char *doc;
+
+	make_spin_repo();
+	RUN(&out, dir, NULL, "check", "spin.json", "--no-color");
+	cr_assert_eq(out.exit_code, 0, "no baseline yet is a pass: %s%s",
+		     out.out.buf, out.err.buf);
+	cr_assert(strstr(out.out.buf, "new"), "%s", out.out.buf);
+	test_output_release(&out);
+
+	for (int i = 0; i < 2; i++) {
+		RUN(&out, dir, NULL, "check", "spin.json");
+		cr_assert_eq(out.exit_code, 0, "unchanged code passes: %s%s",
+			     out.out.buf, out.err.buf);
+		cr_assert(strstr(out.out.buf, "PASS"), "%s", out.out.buf);
+		test_output_release(&out);
+	}
+
+	snprintf(json, sizeof(json), "%s/comparison.json", dir);
+	RUN(&out, dir, slow, "check", "spin.json", "--json", json);
+	cr_assert_eq(out.exit_code, 1, "20 %% slower fails the gate: %s%s",
+		     out.out.buf, out.err.buf);
+	cr_assert(strstr(out.out.buf, "spin/default/cpu latency"), "%s",
+		  out.out.buf);
+	cr_assert(strstr(out.out.buf, "regression"), "%s", out.out.buf);
+	doc = test_read_file(json);
+	cr_assert_not_null(doc);
+	cr_assert(strstr(doc, "\"verdict\":\t\"regression\""), "%s", doc);
+	free(doc);
+	test_output_release(&out);
+}
+
+Test(cli, check_with_a_bad_suite_is_exit_2_and_runs_nothing)
+{
+	struct test_output out;
+	char *suite = test_write_file(dir, "s.json", "{\"benchgate\": 1}");
+
+	RUN(&out, dir, NULL, "check", "s.json", "--store", "store");
+	cr_assert_eq(out.exit_code, 2);
+	cr_assert(strstr(out.err.buf, "missing required key 'suite'"), "%s",
+		  out.err.buf);
+	test_output_release(&out);
+	free(suite);
+}
