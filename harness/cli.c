@@ -3,6 +3,7 @@
 #include "harness/alloc.h"
 #include "harness/error.h"
 #include "harness/gitinfo.h"
+#include "harness/process.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -27,6 +28,10 @@ static const struct command commands[] = {
 	  "save a result as the committed baseline of its suite" },
 	{ "comment", cmd_comment,
 	  "create or update the pull/merge request comment with a report" },
+	{ "sync", cmd_sync,
+	  "fetch, merge and push the results branch of a git:BRANCH store" },
+	{ "merge", cmd_merge,
+	  "combine the shard results of one run (--shard I/N) into one" },
 	{ "validate", cmd_validate,
 	  "check a suite file and print its expanded plan without running it" },
 };
@@ -38,6 +43,7 @@ enum option_id {
 	O_CONFIDENCE, O_REPORT, O_JSON, O_OUT, O_FORMAT, O_TO, O_SUITE,
 	O_METRIC, O_FORCE, O_QUIET, O_NO_COLOR, O_HELP, O_VERSION,
 	O_PROVIDER, O_BODY, O_REPO, O_PR, O_API_URL, O_MARKER, O_DRY_RUN,
+	O_REMOTE,
 };
 
 struct option_doc {
@@ -48,8 +54,9 @@ struct option_doc {
 };
 
 static const struct option_doc option_docs[] = {
-	{ { "store", required_argument, NULL, O_STORE }, OPT_STORE, "DIR",
-	  "result store (default .benchgate/results at the repository root)" },
+	{ { "store", required_argument, NULL, O_STORE }, OPT_STORE,
+	  "DIR|git:BRANCH", "result store, a directory or a branch (default "
+	  ".benchgate/results at the repository root)" },
 	{ { "runs", required_argument, NULL, O_RUNS }, OPT_RUNS, "N|auto",
 	  "measured runs per case (overrides the suite)" },
 	{ { "warmup", required_argument, NULL, O_WARMUP }, OPT_WARMUP, "N",
@@ -69,8 +76,12 @@ static const struct option_doc option_docs[] = {
 	  "DIR", "value of ${build_dir} (default $BENCHGATE_BUILD_DIR or build)" },
 	{ { "baseline", required_argument, NULL, O_BASELINE }, OPT_BASELINE,
 	  "auto|REF|FILE", "what to compare against (default auto)" },
-	{ { "branch", required_argument, NULL, O_BRANCH }, OPT_BASELINE, "B",
-	  "target branch for --baseline auto (default: the default branch)" },
+	{ { "branch", required_argument, NULL, O_BRANCH },
+	  OPT_BASELINE | OPT_REMOTE, "B",
+	  "target branch of --baseline auto (default: the default branch); "
+	  "sync: the results branch" },
+	{ { "remote", required_argument, NULL, O_REMOTE }, OPT_REMOTE, "NAME",
+	  "the remote to sync with (default origin)" },
 	{ { "threshold", required_argument, NULL, O_THRESHOLD }, OPT_GATE,
 	  "PCT", "minimum practical change, such as 3%" },
 	{ { "confidence", required_argument, NULL, O_CONFIDENCE }, OPT_GATE,
@@ -96,15 +107,15 @@ static const struct option_doc option_docs[] = {
 	{ { "body", required_argument, NULL, O_BODY }, OPT_COMMENT, "FILE",
 	  "the Markdown to post, such as report.md" },
 	{ { "repo", required_argument, NULL, O_REPO }, OPT_COMMENT, "REPO",
-	  "OWNER/NAME or GitLab project (default from the CI)" },
+	  "OWNER/NAME or GitLab project (default: the CI's)" },
 	{ { "pr", required_argument, NULL, O_PR }, OPT_COMMENT, "N",
-	  "pull request number or MR iid (default from the CI)" },
+	  "pull/merge request number (default: the CI's)" },
 	{ { "api-url", required_argument, NULL, O_API_URL }, OPT_COMMENT,
-	  "URL", "API base (default from the CI, else the public one)" },
+	  "URL", "API base URL (default: the CI's, else public)" },
 	{ { "marker", required_argument, NULL, O_MARKER }, OPT_COMMENT, "NAME",
-	  "one comment per NAME (default: the body's marker, the suite)" },
+	  "one comment per NAME (default: the body's marker)" },
 	{ { "dry-run", no_argument, NULL, O_DRY_RUN }, OPT_COMMENT, NULL,
-	  "print what would be sent; no network, no token needed" },
+	  "print what would be sent; send nothing" },
 	{ { "quiet", no_argument, NULL, O_QUIET }, 0, NULL,
 	  "print only errors and the verdict" },
 	{ { "no-color", no_argument, NULL, O_NO_COLOR }, 0, NULL,
@@ -197,6 +208,7 @@ static int apply_option(struct cli_options *opts, int id, const char *arg)
 	case O_BUILD_DIR: opts->build_dir = arg; break;
 	case O_BASELINE: opts->baseline = arg; break;
 	case O_BRANCH: opts->branch = arg; break;
+	case O_REMOTE: opts->remote = arg; break;
 	case O_THRESHOLD: return parse_percentage(arg, &opts->threshold);
 	case O_CONFIDENCE: return parse_confidence(arg, &opts->confidence);
 	case O_REPORT: opts->report_dir = arg; break;
@@ -327,6 +339,7 @@ int cli_main(int argc, char **argv)
 		if (strcmp(commands[i].name, name))
 			continue;
 		gitinfo_libgit2_init();
+		process_forward_termination();
 		status = exit_status(commands[i].run(argc - 1, argv + 1));
 		return status;
 	}

@@ -46,6 +46,7 @@ enum cli_option_flags {
 	OPT_FORCE = 1 << 13,
 	OPT_COMMENT = 1 << 14,  /* --provider --body --repo --pr --api-url
 				 * --marker --dry-run */
+	OPT_REMOTE = 1 << 15,   /* --remote --branch (sync) */
 };
 
 struct cli_options {
@@ -58,6 +59,7 @@ struct cli_options {
 	const char *build_dir;
 	const char *baseline;   /* "auto", a revspec or a file */
 	const char *branch;
+	const char *remote;     /* sync: the remote's name */
 	double threshold;       /* < 0: the suite's */
 	double confidence;      /* < 0: the suite's */
 	const char *report_dir;
@@ -114,5 +116,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_baseline(int argc, char **argv);
 int cmd_comment(int argc, char **argv);
+int cmd_sync(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 #endif

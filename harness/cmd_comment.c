@@ -9,16 +9,17 @@ static const struct cli_command_spec spec = {
 	.usage = "--provider github|gitlab --body FILE [options]",
 	.summary = "Create the pull/merge request comment, or update the one "
 		   "posted before.",
-	.help = "One living comment per suite: the comment whose body starts "
-		"with the body's marker\n(<!-- benchgate:SUITE -->, as the "
-		"Markdown report writes it) is edited in place.\n"
-		"From the CI unless given as options: GITHUB_REPOSITORY, "
-		"GITHUB_EVENT_PATH,\nGITHUB_API_URL, GITHUB_TOKEN; CI_PROJECT_ID, "
-		"CI_MERGE_REQUEST_IID, CI_API_V4_URL,\nGITLAB_TOKEN or "
-		"CI_JOB_TOKEN. The token is never printed.\n"
-		"5xx answers and rate limits are retried with bounded backoff;"
-		"\nBENCHGATE_HTTP_BACKOFF_SCALE (0 to 1) shortens every wait, for "
-		"tests.",
+	.help = "One living comment per suite: the comment whose body "
+		"starts with the marker of\nthe body "
+		"(<!-- benchgate:SUITE -->, as the Markdown report writes it) "
+		"is\nedited in place.\n\n"
+		"From the CI unless given as options: GITHUB_REPOSITORY,\n"
+		"GITHUB_EVENT_PATH, GITHUB_API_URL, GITHUB_TOKEN; "
+		"CI_PROJECT_ID,\nCI_MERGE_REQUEST_IID, CI_API_V4_URL, "
+		"GITLAB_TOKEN or CI_JOB_TOKEN.\nThe token is never printed."
+		"\n\n5xx answers and rate limits are retried with bounded "
+		"backoff;\nBENCHGATE_HTTP_BACKOFF_SCALE (0 to 1) shortens "
+		"every wait, for tests.",
 	.options = OPT_COMMENT,
 	.min_args = 0,
 	.max_args = 0,

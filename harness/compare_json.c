@@ -4,8 +4,8 @@
 
 #include "harness/alloc.h"
 #include "harness/error.h"
+#include "harness/json.h"
 
-#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,37 +41,28 @@ static void add_pair(cJSON *object, const char *key, double low, double high)
 	cJSON_AddItemToArray(pair, cJSON_CreateNumber(high));
 }
 
-static void add_optional_string(cJSON *object, const char *key,
-				const char *value)
-{
-	if (value)
-		cJSON_AddStringToObject(object, key, value);
-	else
-		cJSON_AddNullToObject(object, key);
-}
-
 static cJSON *item_to_json(const struct metric_comparison *mc)
 {
 	cJSON *object = cJSON_CreateObject();
 
-	cJSON_AddStringToObject(object, "suite", mc->suite);
-	cJSON_AddStringToObject(object, "benchmark", mc->benchmark);
-	cJSON_AddStringToObject(object, "variant", mc->variant);
-	cJSON_AddStringToObject(object, "device", mc->device);
-	cJSON_AddStringToObject(object, "metric", mc->metric);
-	add_optional_string(object, "unit", mc->unit);
-	cJSON_AddStringToObject(object, "better",
+	json_add_string(object, "suite", mc->suite);
+	json_add_string(object, "benchmark", mc->benchmark);
+	json_add_string(object, "variant", mc->variant);
+	json_add_string(object, "device", mc->device);
+	json_add_string(object, "metric", mc->metric);
+	json_add_string(object, "unit", mc->unit);
+	json_add_string(object, "better",
 				mc->better == BETTER_HIGHER ? "higher" : "lower");
 	cJSON_AddBoolToObject(object, "exact", mc->exact);
 	if (mc->exact)
 		cJSON_AddNumberToObject(object, "tolerance", mc->tolerance);
 	if (mc->has_baseline)
-		cJSON_AddItemToObject(object, "baseline",
+		json_add_item(object, "baseline",
 				      summary_to_json(&mc->baseline));
 	else
 		cJSON_AddNullToObject(object, "baseline");
 	if (mc->has_candidate)
-		cJSON_AddItemToObject(object, "candidate",
+		json_add_item(object, "candidate",
 				      summary_to_json(&mc->candidate));
 	else
 		cJSON_AddNullToObject(object, "candidate");
@@ -83,8 +74,8 @@ static cJSON *item_to_json(const struct metric_comparison *mc)
 		 mc->n_eff_candidate);
 	cJSON_AddNumberToObject(object, "threshold", mc->threshold);
 	cJSON_AddNumberToObject(object, "noise", mc->noise);
-	cJSON_AddStringToObject(object, "verdict", verdict_name(mc->verdict));
-	add_optional_string(object, "note", mc->note);
+	json_add_string(object, "verdict", verdict_name(mc->verdict));
+	json_add_string(object, "note", mc->note);
 	return object;
 }
 
@@ -92,11 +83,11 @@ static cJSON *variant_to_json(const struct variant_comparison *vc)
 {
 	cJSON *object = cJSON_CreateObject();
 
-	cJSON_AddStringToObject(object, "benchmark", vc->benchmark);
-	cJSON_AddStringToObject(object, "device", vc->device);
-	cJSON_AddStringToObject(object, "variant", vc->variant);
-	cJSON_AddStringToObject(object, "against", vc->against);
-	cJSON_AddStringToObject(object, "speed_metric", vc->speed_metric);
+	json_add_string(object, "benchmark", vc->benchmark);
+	json_add_string(object, "device", vc->device);
+	json_add_string(object, "variant", vc->variant);
+	json_add_string(object, "against", vc->against);
+	json_add_string(object, "speed_metric", vc->speed_metric);
 	cJSON_AddNumberToObject(object, "speedup", vc->speedup);
 	add_pair(object, "speedup_ci", vc->speedup_low, vc->speedup_high);
 	cJSON_AddNumberToObject(object, "size_ratio", vc->size_ratio);
@@ -108,10 +99,10 @@ static cJSON *side_to_json(const struct comparison_side *side)
 {
 	cJSON *object = cJSON_CreateObject();
 
-	cJSON_AddStringToObject(object, "commit", side->commit);
-	cJSON_AddStringToObject(object, "machine", side->machine);
-	add_optional_string(object, "source", side->source);
-	add_optional_string(object, "path", side->path);
+	json_add_string(object, "commit", side->commit);
+	json_add_string(object, "machine", side->machine);
+	json_add_string(object, "source", side->source);
+	json_add_string(object, "path", side->path);
 	return object;
 }
 
@@ -123,11 +114,11 @@ void comparison_to_json(const struct comparison *comparison,
 	char *text;
 
 	cJSON_AddNumberToObject(root, "benchgate_comparison", 1);
-	cJSON_AddStringToObject(root, "verdict", overall_name(comparison->overall));
-	cJSON_AddStringToObject(root, "suite", comparison->suite);
+	json_add_string(root, "verdict", overall_name(comparison->overall));
+	json_add_string(root, "suite", comparison->suite);
 	cJSON_AddNumberToObject(root, "confidence", comparison->confidence);
-	cJSON_AddItemToObject(root, "baseline", side_to_json(&comparison->baseline));
-	cJSON_AddItemToObject(root, "candidate",
+	json_add_item(root, "baseline", side_to_json(&comparison->baseline));
+	json_add_item(root, "candidate",
 			      side_to_json(&comparison->candidate));
 	counts = cJSON_AddObjectToObject(root, "counts");
 	for (int v = 0; v < VERDICT_COUNT; v++)

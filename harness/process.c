@@ -443,6 +443,7 @@ int process_run(struct process_outcome *outcome,
 	int out_pipe[2] = { -1, -1 }, err_pipe[2] = { -1, -1 };
 	int devnull = -1, spawn_errno, error = BG_OK;
 	char **env = NULL;
+	sigset_t termination, old_mask;
 	double start;
 	pid_t pid;
 
@@ -464,9 +465,19 @@ int process_run(struct process_outcome *outcome,
 	}
 	env = build_environment(options->env);
 
+	/* a termination signal between the spawn and the note of the group
+	 * would leave the child behind: hold it until the note is taken */
+	sigemptyset(&termination);
+	sigaddset(&termination, SIGINT);
+	sigaddset(&termination, SIGTERM);
+	sigaddset(&termination, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &termination, &old_mask);
 	start = now_s();
 	spawn_errno = spawn_child(&pid, options, devnull, out_pipe[1],
 				  err_pipe[1], (char *const *)argv, env);
+	if (!spawn_errno)
+		running_group = (sig_atomic_t)pid;
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	if (spawn_errno) {
 		set_spawn_error(outcome, options, argv[0], spawn_errno);
 		goto done;
@@ -476,7 +487,6 @@ int process_run(struct process_outcome *outcome,
 	close_fd(&err_pipe[1]);
 	close_fd(&devnull);
 
-	running_group = (sig_atomic_t)pid;
 	streams[0].fd = out_pipe[0];
 	streams[1].fd = err_pipe[0];
 	out_pipe[0] = err_pipe[0] = -1;

@@ -2,8 +2,8 @@
 
 #include "harness/alloc.h"
 #include "harness/error.h"
+#include "harness/json.h"
 
-#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,21 +184,12 @@ void iso8601_now(struct strbuf *out)
 
 /* Serialisation */
 
-static void add_string_or_null(cJSON *object, const char *key,
-			       const char *value)
-{
-	if (value)
-		cJSON_AddStringToObject(object, key, value);
-	else
-		cJSON_AddNullToObject(object, key);
-}
-
 static cJSON *string_array(char *const *strings, size_t nr)
 {
 	cJSON *array = cJSON_CreateArray();
 
 	for (size_t i = 0; i < nr; i++)
-		cJSON_AddItemToArray(array, cJSON_CreateString(strings[i]));
+		cJSON_AddItemToArray(array, json_string(strings[i]));
 	return array;
 }
 
@@ -206,12 +197,12 @@ static cJSON *git_to_json(const struct git_meta *git)
 {
 	cJSON *object = cJSON_CreateObject();
 
-	cJSON_AddStringToObject(object, "commit", git->commit);
-	add_string_or_null(object, "branch", git->branch);
+	json_add_string(object, "commit", git->commit);
+	json_add_string(object, "branch", git->branch);
 	cJSON_AddBoolToObject(object, "dirty", git->dirty);
-	add_string_or_null(object, "commit_time", git->commit_time);
-	add_string_or_null(object, "subject", git->subject);
-	cJSON_AddItemToObject(object, "parents",
+	json_add_string(object, "commit_time", git->commit_time);
+	json_add_string(object, "subject", git->subject);
+	json_add_item(object, "parents",
 			      string_array(git->parents, git->parents_nr));
 	return object;
 }
@@ -220,16 +211,16 @@ static cJSON *machine_to_json(const struct machine_info *machine)
 {
 	cJSON *object = cJSON_CreateObject();
 
-	cJSON_AddStringToObject(object, "id", machine->id);
-	add_string_or_null(object, "hostname", machine->hostname);
-	add_string_or_null(object, "os", machine->os);
-	add_string_or_null(object, "cpu", machine->cpu);
+	json_add_string(object, "id", machine->id);
+	json_add_string(object, "hostname", machine->hostname);
+	json_add_string(object, "os", machine->os);
+	json_add_string(object, "cpu", machine->cpu);
 	cJSON_AddNumberToObject(object, "cores", machine->cores);
 	cJSON_AddNumberToObject(object, "memory_bytes",
 				(double)machine->memory_bytes);
-	cJSON_AddItemToObject(object, "gpus",
+	json_add_item(object, "gpus",
 			      string_array(machine->gpus, machine->gpus_nr));
-	cJSON_AddItemToObject(object, "ipus",
+	json_add_item(object, "ipus",
 			      string_array(machine->ipus, machine->ipus_nr));
 	return object;
 }
@@ -239,8 +230,8 @@ static cJSON *metric_to_json(const struct metric_samples *metric)
 	cJSON *object = cJSON_CreateObject();
 	cJSON *samples = cJSON_AddArrayToObject(object, "samples");
 
-	add_string_or_null(object, "unit", metric->unit);
-	cJSON_AddStringToObject(object, "better",
+	json_add_string(object, "unit", metric->unit);
+	json_add_string(object, "better",
 				metric->better == BETTER_HIGHER ? "higher" :
 								  "lower");
 	if (metric->exact) {
@@ -260,18 +251,18 @@ static cJSON *case_to_json(const struct result_case *rcase)
 	cJSON *object = cJSON_CreateObject();
 	cJSON *metrics;
 
-	cJSON_AddStringToObject(object, "benchmark", rcase->benchmark);
-	cJSON_AddStringToObject(object, "variant", rcase->variant);
-	cJSON_AddStringToObject(object, "device", rcase->device);
-	cJSON_AddStringToObject(object, "status",
+	json_add_string(object, "benchmark", rcase->benchmark);
+	json_add_string(object, "variant", rcase->variant);
+	json_add_string(object, "device", rcase->device);
+	json_add_string(object, "status",
 				case_status_name(rcase->status));
-	add_string_or_null(object, "reason", rcase->reason);
+	json_add_string(object, "reason", rcase->reason);
 	cJSON_AddNumberToObject(object, "runs", (double)rcase->runs);
 	metrics = cJSON_AddObjectToObject(object, "metrics");
 	for (size_t i = 0; i < rcase->metrics_nr; i++)
-		cJSON_AddItemToObject(metrics, rcase->metrics[i].name,
+		json_add_item(metrics, rcase->metrics[i].name,
 				      metric_to_json(&rcase->metrics[i]));
-	add_string_or_null(object, "log", rcase->log);
+	json_add_string(object, "log", rcase->log);
 	return object;
 }
 
@@ -282,14 +273,14 @@ void result_to_json(const struct result *result, struct strbuf *out)
 	char *text;
 
 	cJSON_AddNumberToObject(root, "benchgate_result", 1);
-	cJSON_AddStringToObject(root, "suite", result->suite);
-	cJSON_AddStringToObject(root, "suite_sha256", result->suite_sha256);
-	cJSON_AddItemToObject(root, "git", git_to_json(&result->git));
-	cJSON_AddItemToObject(root, "machine",
+	json_add_string(root, "suite", result->suite);
+	json_add_string(root, "suite_sha256", result->suite_sha256);
+	json_add_item(root, "git", git_to_json(&result->git));
+	json_add_item(root, "machine",
 			      machine_to_json(&result->machine));
-	add_string_or_null(root, "started_at", result->started_at);
-	add_string_or_null(root, "finished_at", result->finished_at);
-	add_string_or_null(root, "harness_version", result->harness_version);
+	json_add_string(root, "started_at", result->started_at);
+	json_add_string(root, "finished_at", result->finished_at);
+	json_add_string(root, "harness_version", result->harness_version);
 	cases = cJSON_AddArrayToObject(root, "cases");
 	for (size_t i = 0; i < result->cases_nr; i++)
 		cJSON_AddItemToArray(cases, case_to_json(&result->cases[i]));

@@ -5,6 +5,7 @@
 #include "harness/format.h"
 #include "harness/process.h"
 #include "harness/stats.h"
+#include "harness/utf8.h"
 #include "reporters/escape.h"
 
 #include <math.h>
@@ -15,7 +16,7 @@
  * two runs give the same bytes. */
 #define CHART_WIDTH 800
 #define CHART_HEIGHT 500
-#define CHART_FONT "Sans,11"
+#define CHART_FONT "sans-serif,11"
 
 /* Names longer than this are cut in titles and keys: an 800-pixel chart
  * clips a longer line at both ends. The file names keep them whole. */
@@ -206,9 +207,8 @@ static int chart_render(struct charts *ctx, struct chart *chart)
 static void chart_name(struct charts *ctx, struct chart *chart,
 		       const char *kind, const char *const *parts)
 {
-	size_t base_len, count = 1;
-
 	struct strbuf joined = STRBUF_INIT;
+	size_t base_len, count = 1;
 
 	strbuf_addstr(&joined, kind);
 	for (; *parts; parts++) {
@@ -248,11 +248,12 @@ static void chart_name(struct charts *ctx, struct chart *chart,
  */
 static void add_label_text(struct strbuf *out, const char *s)
 {
-	size_t keep = s ? utf8_prefix_len(s, LABEL_NAME_MAX) : 0;
+	const char *text = s ? s : "";
+	size_t keep = utf8_prefix_len(text, LABEL_NAME_MAX);
 	size_t len, run = 0;
 	uint32_t cp;
 
-	for (const char *p = s ? s : ""; p < s + keep; p += len) {
+	for (const char *p = text; p < text + keep; p += len) {
 		len = utf8_decode(p, &cp);
 		if (cp == 0xfffe || cp == 0xffff)
 			cp = UTF8_REPLACEMENT;
@@ -261,15 +262,8 @@ static void add_label_text(struct strbuf *out, const char *s)
 		run = cp == ']' ? run + 1 : 0;
 		utf8_encode(out, cp);
 	}
-	if (s && s[keep])
+	if (text[keep])
 		strbuf_addstr(out, "\u2026");
-}
-
-/* Appends text (built with add_label_text() and plain words) as a complete
- * gnuplot string. */
-static void add_gnuplot_string(struct strbuf *gp, const struct strbuf *text)
-{
-	escape_gnuplot(gp, text->buf);
 }
 
 /* "latency (ms)", the axis label of a metric. */
@@ -303,9 +297,9 @@ static void set_title(struct strbuf *gp, struct strbuf *text,
 
 	case_label(&second, names);
 	strbuf_addstr(gp, "set title ");
-	add_gnuplot_string(gp, text);
+	escape_gnuplot(gp, text->buf);
 	strbuf_addstr(gp, " . \"\\n\" . ");
-	add_gnuplot_string(gp, &second);
+	escape_gnuplot(gp, second.buf);
 	strbuf_addch(gp, '\n');
 	strbuf_reset(text);
 	strbuf_release(&second);
@@ -315,7 +309,7 @@ static void set_title(struct strbuf *gp, struct strbuf *text,
 static void set_text(struct strbuf *gp, const char *what, struct strbuf *text)
 {
 	strbuf_addf(gp, "set %s ", what);
-	add_gnuplot_string(gp, text);
+	escape_gnuplot(gp, text->buf);
 	strbuf_addch(gp, '\n');
 	strbuf_reset(text);
 }
@@ -360,14 +354,24 @@ static void script_end(struct strbuf *gp, const char *stem)
 		    CHART_HEIGHT, stem);
 }
 
-/* One string tic at x, for `set xtics (...)`. */
+/* One string tic at x, for `set xtics (...)`. gnuplot formats the tic's
+ * position into its label as into a printf format, so a '%' in a name
+ * ("%s" would print "2.000000") is doubled. */
 static void add_tic(struct strbuf *gp, bool first, struct strbuf *label,
 		    double x)
 {
+	struct strbuf literal = STRBUF_INIT;
+
+	for (size_t i = 0; i < label->len; i++) {
+		if (label->buf[i] == '%')
+			strbuf_addch(&literal, '%');
+		strbuf_addch(&literal, label->buf[i]);
+	}
 	strbuf_addstr(gp, first ? "" : ", ");
-	add_gnuplot_string(gp, label);
+	escape_gnuplot(gp, literal.buf);
 	strbuf_addf(gp, " %.9g", x);
 	strbuf_reset(label);
+	strbuf_release(&literal);
 }
 
 static int confidence_percent(const struct charts *ctx)
@@ -438,7 +442,7 @@ static size_t history_points(const struct report_model *model,
 static void add_title(struct strbuf *gp, struct strbuf *text)
 {
 	strbuf_addstr(gp, " title ");
-	add_gnuplot_string(gp, text);
+	escape_gnuplot(gp, text->buf);
 	strbuf_reset(text);
 }
 
@@ -517,7 +521,8 @@ static int history_chart(struct charts *ctx, const struct report_model *model,
 		    "set style fill solid 1.0 noborder\n"
 		    "plot '%s.dat' ", nr, chart.stem.buf);
 	if (band) {
-		strbuf_addf(&text, "noise: \u00b1 robust SD of %zu commits", nr);
+		strbuf_addf(&text, "noise: \u00b1 robust SD of %zu commits",
+			    nr);
 		strbuf_addstr(&chart.gp, "index 2 using 1:2:3 with "
 			      "filledcurves fc rgb '#d9d9d9'");
 		add_title(&chart.gp, &text);

@@ -191,9 +191,10 @@ static void add_server_text(struct strbuf *out, const char *text)
 static void add_server_message(struct strbuf *out, const struct response *res)
 {
 	cJSON *root = cJSON_ParseWithLength(res->body.buf, res->body.len);
-	const cJSON *message = cJSON_GetObjectItemCaseSensitive(root, "message");
+	const cJSON *message;
 	char *printed = NULL;
 
+	message = cJSON_GetObjectItemCaseSensitive(root, "message");
 	if (!message)
 		message = cJSON_GetObjectItemCaseSensitive(root, "error");
 	if (cJSON_IsString(message) && *message->valuestring) {
@@ -334,8 +335,8 @@ static double backoff_scale(void)
 		return 1;
 	scale = strtod(text, &end);
 	if (end == text || *end || !(scale >= 0 && scale <= 1)) {
-		bg_warn("ignoring BENCHGATE_HTTP_BACKOFF_SCALE='%s': expected a "
-			"number from 0 to 1", text);
+		bg_warn("ignoring BENCHGATE_HTTP_BACKOFF_SCALE='%s': expected "
+			"a number from 0 to 1", text);
 		return 1;
 	}
 	return scale;
@@ -497,8 +498,8 @@ static int status_error(const struct target *t, const char *method,
 		if (t->kind == COMMENT_GITHUB)
 			strbuf_addf(&msg, "check that %s has pull-requests: "
 				    "write (the workflow's permissions:; pull "
-				    "requests from forks get a read-only token)",
-				    t->token_env);
+				    "requests from forks get a read-only "
+				    "token)", t->token_env);
 		else if (!strcmp(t->token_env, "CI_JOB_TOKEN"))
 			strbuf_addstr(&msg, "CI_JOB_TOKEN may not write merge "
 				      "request notes; set GITLAB_TOKEN to a "
@@ -647,8 +648,9 @@ static bool rel_is_next(const char *p, const char *stop)
 				value++;
 			if (value - word == 4 && !strncasecmp(word, "next", 4))
 				return true;
-			while (value < stop && (*value == ' ' || *value == '\t'))
-				value++;
+			value += strspn(value, " \t");
+			if (value > stop)
+				value = stop;
 		}
 		return false;
 	}
@@ -695,9 +697,9 @@ static int next_page_url(const struct target *t, const struct response *res,
 		 * the API we were pointed at. */
 		if (strncmp(next->buf, t->api.buf, api_len) ||
 		    (next->buf[api_len] != '/' && next->buf[api_len] != '?'))
-			error = fail(t, BG_ERROR, "GitHub's next-page link '%s' "
-				     "leaves the API base '%s'; not following "
-				     "it", next->buf, t->api.buf);
+			error = fail(t, BG_ERROR, "GitHub's next-page link "
+				     "'%s' leaves the API base '%s'; not "
+				     "following it", next->buf, t->api.buf);
 	} else if (response_header(res, "X-Next-Page", &value) && value.len) {
 		char *end;
 		long following = strtol(value.buf, &end, 10);
@@ -794,8 +796,9 @@ static int find_comment(struct client *c, const char *marker,
 		cJSON_Delete(page_json);
 		page_json = cJSON_ParseWithLength(res.body.buf, res.body.len);
 		if (!cJSON_IsArray(page_json)) {
-			error = fail(t, BG_ERROR, "GET %s: expected a JSON array "
-				     "of %ss", url.buf, t->provider->item);
+			error = fail(t, BG_ERROR, "GET %s: expected a JSON "
+				     "array of %ss", url.buf,
+				     t->provider->item);
 			goto done;
 		}
 		if (find_in_page(t, page_json, marker, id))
@@ -1032,8 +1035,8 @@ static int resolve_api(struct target *t, const char *option)
 	else if (!strncasecmp(api, "http://", 7))
 		authority = api + 7;
 	else
-		return bg_input_error("%s: expected an http:// or https:// URL, "
-				      "found '%s'", source, api);
+		return bg_input_error("%s: expected an http:// or https:// "
+				      "URL, found '%s'", source, api);
 	/* Credentials in the URL would be a second secret to keep out of
 	 * every message; the token variables are the one way in. */
 	if (memchr(authority, '@', strcspn(authority, "/?#")))
@@ -1159,12 +1162,14 @@ static int load_body(const struct target *t, const struct comment_options *opts,
 		goto done;
 	}
 	if (strlen(raw.buf) != raw.len) {
-		error = bg_input_error("--body: '%s' holds a NUL byte; expected "
-				       "Markdown text", opts->body_path);
+		error = bg_input_error("--body: '%s' holds a NUL byte; "
+				       "expected Markdown text",
+				       opts->body_path);
 		goto done;
 	}
 	if (!raw.buf[strspn(raw.buf, " \t\r\n")]) {
-		error = bg_input_error("--body: '%s' is empty", opts->body_path);
+		error = bg_input_error("--body: '%s' is empty",
+				       opts->body_path);
 		goto done;
 	}
 	escape_utf8(&text, raw.buf);
@@ -1281,7 +1286,8 @@ static int upsert(struct client *c, const char *marker, const char *json,
 				else
 					strbuf_addf(&what, "POST %s: %ld",
 						    url.buf, res.status);
-				wait = backoff_seconds(round) * c->backoff_scale;
+				wait = backoff_seconds(round) *
+				       c->backoff_scale;
 				warn(t, "%s; listing again in %.3g s in case "
 				     "it was created (attempt %d of %d)",
 				     what.buf, wait, round + 1,

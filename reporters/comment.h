@@ -73,8 +73,9 @@ struct comment_options {
 	const char *repo;       /* NULL: from the environment */
 	const char *number;     /* PR number or MR iid; NULL: environment */
 	const char *api_url;    /* NULL: environment, then the default */
-	const char *marker;     /* a name, as a suite name; NULL: the body's
-				 * first-line marker, else "<!-- benchgate -->" */
+	const char *marker;     /* a name, as a suite name; NULL: the
+				 * body's first-line marker, else
+				 * "<!-- benchgate -->" */
 	bool dry_run;           /* resolve and describe; send nothing, and
 				 * need no token */
 };

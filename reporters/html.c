@@ -14,6 +14,7 @@
 #include "reporters/report.h"
 
 #include "harness/format.h"
+#include "harness/utf8.h"
 #include "reporters/escape.h"
 
 #include <math.h>
@@ -630,7 +631,7 @@ static void add_names_cell(struct strbuf *out, const char *const *names)
 	for (size_t i = 0; names[i]; i++) {
 		if (i)
 			strbuf_addstr(out, " / ");
-		strbuf_addstr(out, names[i]);
+		escape_html(out, names[i]);
 	}
 	strbuf_addstr(out, "</td>");
 }
@@ -891,8 +892,9 @@ static void add_head(struct strbuf *out, const struct report_model *model)
 	strbuf_addstr(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
 		      "<meta charset=\"utf-8\">\n"
 		      "<meta http-equiv=\"Content-Security-Policy\" "
-		      "content=\"default-src 'none'; style-src 'unsafe-inline'; "
-		      "script-src 'unsafe-inline'; img-src data:\">\n"
+		      "content=\"default-src 'none'; "
+		      "style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
+		      "img-src data:\">\n"
 		      "<meta name=\"referrer\" content=\"no-referrer\">\n"
 		      "<meta name=\"viewport\" content=\"width=device-width, "
 		      "initial-scale=1\">\n"

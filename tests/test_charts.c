@@ -20,12 +20,13 @@ static const double jitter[10] = { -0.012, 0.004, 0.009, -0.003, 0.001,
 
 static const char *const variants[] = { "original", "quantized", "pruned",
 					"distilled" };
-/* A hostile name in place of "quantized": markup, quotes, a CDATA end,
- * invalid UTF-8, gnuplot's backquotes and macros, a format directive. */
+/* A hostile name in place of "quantized", its first 30 bytes (what a chart
+ * shows) full of gnuplot's specials: backquotes, a macro, a format
+ * directive, a newline, both quotes, markup. */
 static const char *const hostile_variants[] = {
 	"original",
-	"<script>alert(1)</script>\"'><img src=x onerror=alert(1)>]]>\xff"
-	"`touch pwned` @x %s\n",
+	"`touch pwned` @x %s\n'\"<script>alert(1)</script><img src=x "
+	"onerror=alert(1)>]]>\xff",
 	"pruned", "distilled"
 };
 static const double latency_ms[] = { 10.0, 4.1, 6.3, 3.2 };
@@ -124,16 +125,22 @@ static void fixture_release(struct fixture *f)
 		result_free(f->history[i]);
 }
 
-static bool exists(const char *dir, const char *name)
+/* Whether dir/name exists and, when non_empty, holds something. */
+static bool file_in(const char *dir, const char *name, bool non_empty)
 {
 	struct strbuf path = STRBUF_INIT;
 	struct stat st;
 	bool found;
 
 	strbuf_addf(&path, "%s/%s", dir, name);
-	found = stat(path.buf, &st) == 0 && st.st_size > 0;
+	found = stat(path.buf, &st) == 0 && (!non_empty || st.st_size > 0);
 	strbuf_release(&path);
 	return found;
+}
+
+static bool exists(const char *dir, const char *name)
+{
+	return file_in(dir, name, true);
 }
 
 /* Number of files in dir whose names start with prefix and end with ext. */
@@ -207,6 +214,217 @@ Test(charts, every_chart_type_is_written_with_its_script_and_data)
 	cr_assert(strstr(written.buf, "/charts/tradeoff-infer-cpu.png\n"));
 	cr_assert_null(strstr(written.buf, ".gp\n"), "lists images only");
 	fixture_release(&f);
+	strbuf_release(&written);
+	test_rmtree(dir);
+	free(charts);
+	free(dir);
+}
+
+/* Every file in dir, name and content, sorted by name. */
+static void snapshot(const char *dir, struct strbuf *out)
+{
+	struct dirent **entries = NULL;
+	int nr = scandir(dir, &entries, NULL, alphasort);
+
+	cr_assert_geq(nr, 0, "cannot list %s", dir);
+	for (int i = 0; i < nr; i++) {
+		struct strbuf path = STRBUF_INIT;
+
+		if (entries[i]->d_name[0] != '.') {
+			strbuf_addf(&path, "%s/%s", dir, entries[i]->d_name);
+			strbuf_addf(out, "== %s\n", entries[i]->d_name);
+			cr_assert_eq(strbuf_read_file(out, path.buf), BG_OK);
+		}
+		strbuf_release(&path);
+		free(entries[i]);
+	}
+	free(entries);
+}
+
+Test(charts, output_is_byte_identical_across_runs, .timeout = 300)
+{
+	struct strbuf first = STRBUF_INIT, second = STRBUF_INIT;
+	char *dirs[2] = { test_tmpdir(), test_tmpdir() };
+	struct strbuf *snaps[2] = { &first, &second };
+	struct fixture f;
+
+	require_gnuplot();
+	fixture_init(&f, "infer", variants);
+	for (int run = 0; run < 2; run++) {
+		char *charts = charts_dir(dirs[run]);
+
+		cr_assert_eq(charts_write(&f.model, dirs[run], NULL), BG_OK,
+			     "%s", bg_error_last());
+		snapshot(charts, snaps[run]);
+		free(charts);
+	}
+	cr_assert_gt(first.len, 10000);
+	/* SVG, PNG, script and data alike: no timestamps, no random jitter,
+	 * and the scripts name files relative to charts/. */
+	cr_assert(first.len == second.len &&
+		  !memcmp(first.buf, second.buf, first.len),
+		  "two runs differ");
+	cr_assert_null(strstr(first.buf, dirs[0]), "absolute path leaked");
+	fixture_release(&f);
+	strbuf_release(&first);
+	strbuf_release(&second);
+	for (int run = 0; run < 2; run++) {
+		test_rmtree(dirs[run]);
+		free(dirs[run]);
+	}
+}
+
+Test(charts, without_gnuplot_nothing_is_written)
+{
+	struct strbuf written = STRBUF_INIT;
+	char *dir = test_tmpdir();
+	struct fixture f;
+
+	/* Each Criterion test runs in its own process: the variable does
+	 * not leak into the others. */
+	setenv("BENCHGATE_GNUPLOT", "/nonexistent", 1);
+	fixture_init(&f, "infer", variants);
+	cr_assert_not(charts_available());
+	cr_assert_eq(charts_write(&f.model, dir, &written), BG_ENOTFOUND);
+	cr_assert(strstr(bg_error_last(), "gnuplot"), "%s", bg_error_last());
+	cr_assert_eq(written.len, 0);
+	cr_assert_eq(count_files(dir, "", ""), 2, "only . and .. in %s", dir);
+	fixture_release(&f);
+	strbuf_release(&written);
+	test_rmtree(dir);
+	free(dir);
+}
+
+Test(charts, gnuplot_failure_is_an_error_with_its_stderr)
+{
+	char *dir = test_tmpdir(), *fake;
+	struct fixture f;
+
+	/* Runs for --version (so it counts as installed), fails on a
+	 * script the way gnuplot does. */
+	fake = test_write_file(dir, "fake-gnuplot",
+			       "#!/bin/sh\n"
+			       "[ \"$1\" = --version ] && exit 0\n"
+			       "echo \"\\\"$1\\\" line 3: undefined variable: "
+			       "boom\" >&2\n"
+			       "exit 1\n");
+	cr_assert_eq(chmod(fake, 0755), 0);
+	setenv("BENCHGATE_GNUPLOT", fake, 1);
+	fixture_init(&f, "infer", variants);
+	cr_assert(charts_available());
+	cr_assert_eq(charts_write(&f.model, dir, NULL), BG_ERROR);
+	cr_assert(strstr(bg_error_last(), "undefined variable: boom"), "%s",
+		  bg_error_last());
+	cr_assert(strstr(bg_error_last(), ".gp"), "names the script: %s",
+		  bg_error_last());
+	fixture_release(&f);
+	test_rmtree(dir);
+	free(fake);
+	free(dir);
+}
+
+/* An SVG that an XML parser would reject or a browser would run: raw
+ * markup from a name, a CDATA end, invalid UTF-8. gnuplot escapes < and &
+ * in text; the chart code must deal with the rest. The names must still
+ * read as they are: a tic label is a printf format to gnuplot. */
+static void assert_svg_inert(const char *path)
+{
+	char *svg = test_read_file(path);
+
+	cr_assert_not_null(svg, "cannot read %s", path);
+	if (strstr(path, "/charts/variants-") ||
+	    strstr(path, "/charts/tradeoff-"))
+		cr_assert(strstr(svg, "`touch pwned` @x %s"),
+			  "the hostile variant's name is not shown as is in %s",
+			  path);
+	cr_assert_null(strstr(svg, "<script"), "%s", path);
+	cr_assert_null(strstr(svg, "<img"), "%s", path);
+	cr_assert_null(strstr(svg, "]]>"), "%s", path);
+	cr_assert_null(strchr(svg, '\xff'), "invalid UTF-8 in %s", path);
+	free(svg);
+}
+
+Test(charts, hostile_names_render_and_stay_inert, .timeout = 300)
+{
+	static const char *const hostile_benchmark =
+		"]]>\xff<script>alert(1)</script>\"'><img src=x "
+		"onerror=alert(1)>";
+	struct strbuf written = STRBUF_INIT;
+	char *dir = test_tmpdir(), *charts;
+	struct fixture f;
+	size_t images = 0;
+
+	require_gnuplot();
+	fixture_init(&f, hostile_benchmark, hostile_variants);
+	cr_assert_eq(charts_write(&f.model, dir, &written), BG_OK, "%s",
+		     bg_error_last());
+	charts = charts_dir(dir);
+	/* The same charts as with plain names, each one rendered. */
+	cr_assert_eq(count_files(charts, "history-", ".svg"), 12);
+	cr_assert_eq(count_files(charts, "variants-", ".png"), 3);
+	cr_assert_eq(count_files(charts, "tradeoff-", ".png"), 1);
+	cr_assert_eq(count_files(charts, "distribution-", ".png"), 2);
+	for (char *line = written.buf, *end; *line; line = end + 1) {
+		end = strchr(line, '\n');
+		*end = '\0';
+		cr_assert(!strncmp(line, charts, strlen(charts)) &&
+			  !strchr(line + strlen(charts) + 1, '/'),
+			  "escaped charts/: %s", line);
+		if (strstr(line, ".svg"))
+			assert_svg_inert(line);
+		images++;
+	}
+	cr_assert_eq(images, 2 * (12 + 3 + 1 + 2));
+	/* Backquotes in a single-quoted gnuplot string are not run. */
+	cr_assert_not(file_in(charts, "pwned", false));
+	cr_assert_not(file_in(".", "pwned", false));
+	fixture_release(&f);
+	strbuf_release(&written);
+	test_rmtree(dir);
+	free(charts);
+	free(dir);
+}
+
+Test(charts, names_that_slug_alike_get_files_of_their_own)
+{
+	struct strbuf written = STRBUF_INIT;
+	char *dir = test_tmpdir(), *charts;
+	struct result *cand = result_new();
+	struct comparison *cmp = NULL;
+	struct compare_options opts;
+	struct report_model model = { 0 };
+	/* "a-b" on "c" and "a" on "b-c" both join to "a-b-c". */
+	const char *pairs[2][2] = { { "a-b", "c" }, { "a", "b-c" } };
+
+	require_gnuplot();
+	cand->suite = strdup("s");
+	snprintf(cand->git.commit, sizeof(cand->git.commit), "unknown");
+	for (int p = 0; p < 2; p++)
+		for (int v = 0; v < 2; v++) {
+			struct result_case *c = result_add_case(
+				cand, pairs[p][0], variants[v], pairs[p][1]);
+			struct metric_samples *m =
+				result_case_metric(c, "latency");
+
+			m->unit = strdup("ms");
+			for (int i = 0; i < 10; i++)
+				metric_samples_push(m, (v ? 4 : 10) *
+						       (1 + jitter[i]));
+		}
+	compare_options_init(&opts);
+	cr_assert_eq(compare_results(&cmp, NULL, cand, &opts), BG_OK);
+	model.comparison = cmp;
+	model.candidate = cand;
+	cr_assert_eq(charts_write(&model, dir, &written), BG_OK, "%s",
+		     bg_error_last());
+	charts = charts_dir(dir);
+	cr_assert(exists(charts, "variants-a-b-c-latency.svg"));
+	cr_assert(exists(charts, "variants-a-b-c-latency-2.svg"));
+	/* No baseline and no history: no distribution, no history. */
+	cr_assert_eq(count_files(charts, "history-", ""), 0);
+	cr_assert_eq(count_files(charts, "distribution-", ""), 0);
+	comparison_free(cmp);
+	result_free(cand);
 	strbuf_release(&written);
 	test_rmtree(dir);
 	free(charts);

@@ -24,7 +24,8 @@ static const double jitter[10] = { -0.012, 0.004, 0.009, -0.003, 0.001,
 
 /* Every kind of string an attacker controls, at once: markup, attribute
  * breakout, a CDATA end, invalid UTF-8. */
-#define HOSTILE "<script>alert(1)</script>\"'><img src=x onerror=alert(1)>]]>\xff"
+#define HOSTILE \
+	"<script>alert(1)</script>\"'><img src=x onerror=alert(1)>]]>\xff"
 
 struct names {
 	const char *suite, *benchmark, *variant, *device, *metric, *unit;
@@ -186,7 +187,8 @@ static void each_attribute(const char *html,
 			len = 0;
 			while (*p && !isspace((unsigned char)*p) &&
 			       !strchr("=>/", *p) && len + 1 < sizeof(name))
-				name[len++] = (char)tolower((unsigned char)*p++);
+				name[len++] =
+					(char)tolower((unsigned char)*p++);
 			name[len] = '\0';
 			strbuf_reset(&value);
 			if (*p == '=') {
@@ -246,7 +248,8 @@ Test(html, verdict_commits_and_tables_come_in_order)
 
 	fixture_init(&f, &plain, true, "https://github.com/o/r/");
 	find(f.html.buf, "<!DOCTYPE html>");
-	find(f.html.buf, "<meta name=\"viewport\" content=\"width=device-width");
+	find(f.html.buf,
+	     "<meta name=\"viewport\" content=\"width=device-width");
 	banner = find(f.html.buf, "<strong id=\"verdict\">FAILED</strong>");
 	find(f.html.buf, "1 regression, 1 improvement");
 	find(f.html.buf, "<a href=\"https://github.com/o/r/commit/"
@@ -303,7 +306,8 @@ Test(html, hostile_names_come_out_inert)
 	cr_assert(valid_utf8(f.html.buf), "invalid UTF-8 passed through");
 	/* The names are there, as text. */
 	find(f.html.buf, "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;"
-			 "&gt;&lt;img src=x onerror=alert(1)&gt;]]&gt;\xef\xbf\xbd");
+			 "&gt;&lt;img src=x onerror=alert(1)&gt;]]&gt;"
+			 "\xef\xbf\xbd");
 	/* The quote in the URL is percent-encoded: still one attribute. */
 	find(f.html.buf, "href=\"https://example.com/o/r%22onmouseover=%22");
 	assert_self_contained(f.html.buf);
@@ -376,7 +380,7 @@ static void run_browser(const char *path, const char *profile,
 	argv[n++] = url.buf;
 	argv[n] = NULL;
 	options.argv = argv;
-	options.timeout_s = 120;
+	options.timeout_s = 60;
 	process_outcome_init(&outcome);
 	cr_assert_eq(process_run(&outcome, &options), BG_OK, "%s",
 		     bg_error_last());
@@ -384,8 +388,9 @@ static void run_browser(const char *path, const char *profile,
 		      "cannot run the browser: %s. The HTML test needs "
 		      "headless Chromium: apt-get install chromium, or set "
 		      "BENCHGATE_CHROMIUM", outcome.spawn_error);
-	cr_assert(!outcome.timed_out, "%s timed out on %s", chromium(),
-		  url.buf);
+	cr_assert(!outcome.timed_out, "%s timed out on %s: an alert() "
+		  "blocks a headless browser, did a name run as script?",
+		  chromium(), url.buf);
 	strbuf_add(out, outcome.out.text.buf, outcome.out.text.len);
 	strbuf_add(err, outcome.err.text.buf, outcome.err.text.len);
 	process_outcome_release(&outcome);
@@ -493,8 +498,8 @@ Test(html, renders_in_a_real_browser_without_network_or_errors,
 	struct strbuf shot_arg = STRBUF_INIT;
 	struct strbuf png = STRBUF_INIT;
 	char *dir = test_tmpdir(), *path;
-	const char *extra[] = { NULL /* screenshot */, "--window-size=1280,2000",
-				NULL };
+	const char *extra[] = { NULL /* screenshot */,
+				"--window-size=1280,2000", NULL };
 	struct fixture f;
 
 	fixture_init(&f, &hostile, true, "https://github.com/o/r");

@@ -30,7 +30,7 @@ static void teardown(void)
 	free(dir);
 }
 
-TestSuite(cli, .init = setup, .fini = teardown, .timeout = 240);
+TestSuite(cli, .init = setup, .fini = teardown);
 
 /* The only result file in a store, loaded. */
 static struct result *only_result(const char *store_dir)
@@ -101,7 +101,7 @@ Test(cli, validate_prints_the_plan_or_the_positioned_error)
 	free(bad);
 }
 
-Test(cli, example_suite_stores_four_variants_with_every_metric, .timeout = 600)
+Test(cli, example_suite_stores_four_variants_with_every_metric)
 {
 	static const char *const metrics[] = { "latency", "throughput",
 		"accuracy", "model_size", "params", "wall_time", "peak_rss" };
