@@ -134,6 +134,10 @@ int cmd_check(int argc, char **argv)
 	comparison->baseline.source = xstrdup(check.baseline.source);
 	comparison->baseline.path = xstrdup(check.baseline.path);
 	comparison->candidate.path = xstrdup(session->result_path.buf);
+	/* Without a baseline every metric is "new": the measurements
+	 * themselves are the news. */
+	if (!check.baseline.result && !opts.quiet)
+		summary_print_result(stdout, session->result, opts.color);
 	summary_print_comparison(stdout, comparison, opts.color, false);
 	report_annotate_ci(stdout, comparison);
 	if (!opts.quiet)

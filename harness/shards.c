@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Seconds since the epoch of an ISO 8601 time with 'Z' or an offset;
  * false when it is not one. Results may come from imports with offsets,
@@ -136,6 +137,10 @@ static void rebase_logs(struct result *r, const char *path,
 			continue;
 		strbuf_reset(&absolute);
 		strbuf_addf(&absolute, "%s/%s", from.buf, log);
+		/* A log that is not there (a copy made with `run --json`,
+		 * whose logs are beside the stored result) is left as is. */
+		if (access(absolute.buf, F_OK) < 0)
+			continue;
 		free(log);
 		r->cases[i].log = strbuf_detach(&absolute, NULL);
 	}

@@ -230,7 +230,7 @@ static void chart_name(struct charts *ctx, struct chart *chart,
 	strbuf_release(&joined);
 	base_len = chart->stem.len;
 	for (size_t i = 0; i < ctx->stems_nr; i++) {
-		if (strcmp(ctx->stems[i], chart->stem.buf))
+		if (strcmp(ctx->stems[i], chart->stem.buf) != 0)
 			continue;
 		strbuf_setlen(&chart->stem, base_len);
 		strbuf_addf(&chart->stem, "-%zu", ++count);

@@ -594,7 +594,7 @@ static void add_sides(struct strbuf *out, const struct report_model *model)
 	strbuf_addstr(out, "<dl class=\"sides\"><dt>Suite</dt><dd>");
 	add_escaped_cut(out, c->suite, 200);
 	strbuf_addf(out, " \u00b7 confidence %g%%</dd>", c->confidence * 100);
-	if (strcmp(c->baseline.commit, "none"))
+	if (strcmp(c->baseline.commit, "none") != 0)
 		add_side(out, "Baseline", &c->baseline, model->baseline,
 			 model->repo_url);
 	else

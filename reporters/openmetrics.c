@@ -96,7 +96,9 @@ static void add_family(struct strbuf *out, const char *name, const char *help)
 	add_name(out, name);
 	strbuf_addstr(out, " gauge\n# HELP ");
 	add_name(out, name);
-	strbuf_addf(out, " %s\n", help);
+	strbuf_addch(out, ' ');
+	add_label_value(out, help);  /* HELP has the escapes of a label */
+	strbuf_addch(out, '\n');
 }
 
 static void add_value(struct strbuf *out, double value)

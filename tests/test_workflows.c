@@ -955,9 +955,23 @@ static struct metric_comparison sample_item(const char *benchmark,
 static const char *const name_chars =
 	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_:0123456789";
 
+/* An escaped-string up to the closing quote or the end of the line: no
+ * raw newline or double quote, and only the escapes \\ \" \n. */
+static const char *escaped_problem(const char **p, char end)
+{
+	for (; **p != end; (*p)++) {
+		if (**p == '\n' || **p == '"' || !**p)
+			return "unescaped newline or quote";
+		if (**p == '\\' && (!*++*p || !strchr("\\\"n", **p)))
+			return "bad escape";
+	}
+	return NULL;
+}
+
 /* One sample line after its name: {labels} value. */
 static const char *sample_problem(const char *p)
 {
+	const char *why;
 	char *after;
 
 	if (*p == '{') {
@@ -966,12 +980,9 @@ static const char *sample_problem(const char *p)
 			p += strspn(p, "abcdefghijklmnopqrstuvwxyz_");
 			if (p[0] != '=' || p[1] != '"')
 				return "bad label";
-			for (p += 2; *p != '"'; p++) {
-				if (*p == '\n' || !*p)
-					return "unescaped newline in a label";
-				if (*p == '\\' && !strchr("\\\"n", *++p))
-					return "bad escape in a label";
-			}
+			p += 2;
+			if ((why = escaped_problem(&p, '"')))
+				return why;
 			p++;
 		} while (*p == ',');
 		if (*p++ != '}')
@@ -1024,12 +1035,17 @@ static const char *openmetrics_problem(const char *text, size_t *samples)
 			}
 			strbuf_addf(&families, " %s ", family.buf);
 		} else if (!strncmp(line, "# HELP ", 7)) {
+			const char *help = line + 8 + family.len;
+
 			if (!family.len ||
 			    strncmp(line + 7, family.buf, family.len) ||
 			    line[7 + family.len] != ' ') {
 				why = "HELP not after its TYPE";
 				break;
 			}
+			if ((why = escaped_problem(&help, '\n')))
+				break;
+			why = "no # EOF";
 		} else {
 			len = strspn(line, name_chars);
 			if (!len || len != family.len ||

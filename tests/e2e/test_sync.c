@@ -1,0 +1,338 @@
+/*
+ * End to end: `benchgate sync` shares a `--store git:benchgate-results`
+ * branch through one bare remote. The issue's "done when": two simulated
+ * CI jobs on different machine ids push results to one bare remote
+ * concurrently, and both histories survive.
+ */
+#include "harness/alloc.h"
+#include "harness/error.h"
+#include "harness/result.h"
+
+#include "testutil.h"
+
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define RUN(out, cwd, env, ...) \
+	test_benchgate((out), (cwd), (env), (const char *const[]){ __VA_ARGS__, NULL })
+
+#define BRANCH "benchgate-results"
+#define ROUNDS 3
+
+static char *dir;
+static struct strbuf remote_path = STRBUF_INIT;
+static struct strbuf suite_path = STRBUF_INIT;
+static char code_commit[GIT_OID_HEXSZ + 1];
+
+static void teardown(void)
+{
+	test_rmtree(dir);
+	free(dir);
+	strbuf_release(&remote_path);
+	strbuf_release(&suite_path);
+}
+
+/* A bare remote, and a tiny suite outside any repository. */
+static void setup(void)
+{
+	git_repository *bare = NULL;
+	char *suite;
+
+	dir = test_tmpdir();
+	git_libgit2_init();
+	strbuf_addf(&remote_path, "%s/remote.git", dir);
+	cr_assert_eq(git_repository_init(&bare, remote_path.buf, 1), 0);
+	git_repository_free(bare);
+	suite = test_write_file(dir, "spin.json",
+		"{\"benchgate\": 1, \"suite\": \"spin\","
+		" \"defaults\": {\"runs\": 1, \"warmup\": 0},"
+		" \"benchmarks\": [{\"name\": \"spin\", \"command\": [\""
+		TEST_WORKLOAD_DIR "/spin\", \"--ms\", \"1\"],"
+		" \"metrics\": [{\"name\": \"latency\", \"from\": \"metrics\","
+		"  \"key\": \"latency_ms\", \"unit\": \"ms\"}]}]}");
+	strbuf_addstr(&suite_path, suite);
+	free(suite);
+}
+
+TestSuite(sync, .init = setup, .fini = teardown, .timeout = 300);
+
+/* A CI checkout: the same code commit in every job (test_git_commit is
+ * deterministic), and "origin" pointing at the bare remote. Returns the
+ * job's directory (free it). */
+static char *make_job(const char *name)
+{
+	struct strbuf path = STRBUF_INIT;
+	git_repository *repo;
+	git_remote *remote = NULL;
+	git_oid commit;
+
+	strbuf_addf(&path, "%s/%s", dir, name);
+	repo = test_git_init(path.buf);
+	test_git_commit(repo, "refs/heads/main", "the code", 0, NULL, &commit);
+	cr_assert_eq(git_repository_set_head(repo, "refs/heads/main"), 0);
+	git_oid_tostr(code_commit, sizeof(code_commit), &commit);
+	cr_assert_eq(git_remote_create(&remote, repo, "origin",
+				       remote_path.buf), 0);
+	git_remote_free(remote);
+	git_repository_free(repo);
+	return strbuf_detach(&path, NULL);
+}
+
+/* Runs benchgate in a forked job (no Criterion asserts there): output
+ * appended to log_fd; the exit status. */
+static int job_command(const char *cwd, int log_fd, const char *const *args)
+{
+	const char *argv[16];
+	size_t n = 0;
+	int status;
+	pid_t pid;
+
+	argv[n++] = BENCHGATE_BIN;
+	while (*args && n < 15)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		dup2(log_fd, 1);
+		dup2(log_fd, 2);
+		if (chdir(cwd) < 0)
+			_exit(126);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* One CI job: ROUNDS times `run` into the git store, then `sync`. */
+static pid_t start_job(const char *job_dir, const char *machine,
+		       const char *log_path)
+{
+	const char *run[] = { "run", suite_path.buf, "--store", "git:" BRANCH,
+			      "--quiet", NULL };
+	const char *sync[] = { "sync", "--remote", "origin", NULL };
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		int log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND,
+				  0644);
+
+		setenv("BENCHGATE_MACHINE_ID", machine, 1);
+		setenv("BENCHGATE_SYNC_BACKOFF_SCALE", "0.2", 1);
+		setenv("GIT_CEILING_DIRECTORIES", dir, 1);
+		for (int round = 0; round < ROUNDS; round++) {
+			if (job_command(job_dir, log_fd, run) != 0 ||
+			    job_command(job_dir, log_fd, sync) != 0)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	return pid;
+}
+
+static void wait_job(pid_t pid, const char *log_path)
+{
+	char *log;
+	int status;
+
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	log = test_read_file(log_path);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "job failed:\n%s", log ? log : "(no log)");
+	free(log);
+}
+
+/* The valid results of one machine under the code commit on the tip of
+ * `repo`'s branch. */
+static size_t count_results(git_repository *repo, const char *ref,
+			    const char *machine)
+{
+	struct strbuf spec = STRBUF_INIT;
+	git_object *tree = NULL;
+	size_t n = 0;
+
+	strbuf_addf(&spec, "%s:%s/%s", ref, code_commit, machine);
+	if (git_revparse_single(&tree, repo, spec.buf) < 0) {
+		strbuf_release(&spec);
+		return 0;
+	}
+	cr_assert_eq(git_object_type(tree), GIT_OBJECT_TREE);
+	for (size_t i = 0; i < git_tree_entrycount((git_tree *)tree); i++) {
+		const git_tree_entry *e =
+			git_tree_entry_byindex((git_tree *)tree, i);
+		struct result *r = NULL;
+		git_blob *blob = NULL;
+
+		if (git_tree_entry_type(e) != GIT_OBJECT_BLOB)
+			continue;
+		cr_assert_eq(git_blob_lookup(&blob, repo,
+					     git_tree_entry_id(e)), 0);
+		cr_assert_eq(result_parse(&r, git_blob_rawcontent(blob),
+					  (size_t)git_blob_rawsize(blob),
+					  git_tree_entry_name(e)), BG_OK,
+			     "%s", bg_error_last());
+		cr_assert_str_eq(r->machine.id, machine);
+		cr_assert_str_eq(r->git.commit, code_commit);
+		n++;
+		result_free(r);
+		git_blob_free(blob);
+	}
+	git_object_free(tree);
+	strbuf_release(&spec);
+	return n;
+}
+
+static void ref_id(const char *repo_path, const char *ref, git_oid *out)
+{
+	git_repository *repo = NULL;
+
+	cr_assert_eq(git_repository_open(&repo, repo_path), 0);
+	cr_assert_eq(git_reference_name_to_id(out, repo, ref), 0,
+		     "%s has no %s", repo_path, ref);
+	git_repository_free(repo);
+}
+
+Test(sync, two_jobs_push_concurrently_and_both_histories_survive)
+{
+	const char *env[] = { "BENCHGATE_SYNC_BACKOFF_SCALE=0.2", NULL };
+	char *job_a = make_job("job-a"), *job_b = make_job("job-b");
+	struct strbuf log_a = STRBUF_INIT, log_b = STRBUF_INIT;
+	git_repository *remote = NULL;
+	git_oid tip, tip_a, tip_b;
+	struct test_output out;
+	pid_t a, b;
+
+	strbuf_addf(&log_a, "%s/job-a.log", dir);
+	strbuf_addf(&log_b, "%s/job-b.log", dir);
+	a = start_job(job_a, "runner-a", log_a.buf);
+	b = start_job(job_b, "runner-b", log_b.buf);
+	wait_job(a, log_a.buf);
+	wait_job(b, log_b.buf);
+
+	/* Every result of both machines is on the remote... */
+	cr_assert_eq(git_repository_open(&remote, remote_path.buf), 0);
+	cr_assert_eq(count_results(remote, "refs/heads/" BRANCH, "runner-a"),
+		     ROUNDS);
+	cr_assert_eq(count_results(remote, "refs/heads/" BRANCH, "runner-b"),
+		     ROUNDS);
+	/* ...and both jobs' histories are in the remote's. */
+	cr_assert_eq(git_reference_name_to_id(&tip, remote,
+					      "refs/heads/" BRANCH), 0);
+	ref_id(job_a, "refs/heads/" BRANCH, &tip_a);
+	ref_id(job_b, "refs/heads/" BRANCH, &tip_b);
+	git_repository_free(remote);
+	remote = NULL;
+	cr_assert_eq(git_repository_open(&remote, job_a), 0);
+	/* The last job to sync pushed the tip; the other's tip is below. */
+	cr_assert(git_oid_equal(&tip, &tip_a) || git_oid_equal(&tip, &tip_b),
+		  "the remote's tip is one job's last push");
+	git_repository_free(remote);
+
+	/* A final sync brings each job everything. */
+	RUN(&out, job_a, env, "sync");
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	test_output_release(&out);
+	RUN(&out, job_b, env, "sync", "--remote", "origin", "--branch", BRANCH);
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	test_output_release(&out);
+	ref_id(job_a, "refs/heads/" BRANCH, &tip_a);
+	ref_id(job_b, "refs/heads/" BRANCH, &tip_b);
+	cr_assert(git_oid_equal(&tip, &tip_a) && git_oid_equal(&tip, &tip_b),
+		  "both jobs end at the remote's tip");
+	cr_assert_eq(git_repository_open(&remote, job_b), 0);
+	cr_assert_eq(count_results(remote, "refs/heads/" BRANCH, "runner-a"),
+		     ROUNDS);
+	git_repository_free(remote);
+
+	free(job_a);
+	free(job_b);
+	strbuf_release(&log_a);
+	strbuf_release(&log_b);
+}
+
+Test(sync, diverged_sides_merge_and_a_rerun_is_up_to_date)
+{
+	const char *a_env[] = { "BENCHGATE_MACHINE_ID=runner-a", NULL };
+	const char *b_env[] = { "BENCHGATE_MACHINE_ID=runner-b", NULL };
+	char *job_a = make_job("job-a"), *job_b = make_job("job-b");
+	git_repository *remote = NULL;
+	git_commit *tip_commit = NULL;
+	struct test_output out;
+	git_oid tip;
+
+	RUN(&out, job_a, a_env, "sync");
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.out.buf, "does not exist"), "%s", out.out.buf);
+	test_output_release(&out);
+	RUN(&out, job_a, a_env, "run", suite_path.buf, "--store", "git:" BRANCH,
+	    "--quiet");
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.out.buf, "stored " BRANCH ":"), "%s", out.out.buf);
+	test_output_release(&out);
+	RUN(&out, job_b, b_env, "run", suite_path.buf, "--store", "git:" BRANCH,
+	    "--quiet");
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	test_output_release(&out);
+
+	RUN(&out, job_a, a_env, "sync");
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.out.buf, "pushed"), "%s", out.out.buf);
+	test_output_release(&out);
+	RUN(&out, job_b, b_env, "sync");
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.out.buf, "merged and pushed, 3 files re-applied "
+			 "(0 renamed)"),
+		  "the result and its case log, and the suite log: %s",
+		  out.out.buf);
+	test_output_release(&out);
+	RUN(&out, job_b, b_env, "sync");
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.out.buf, "up to date"), "%s", out.out.buf);
+	test_output_release(&out);
+	RUN(&out, job_a, a_env, "sync");
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.out.buf, "fetched"), "%s", out.out.buf);
+	test_output_release(&out);
+
+	cr_assert_eq(git_repository_open(&remote, remote_path.buf), 0);
+	cr_assert_eq(count_results(remote, "refs/heads/" BRANCH, "runner-a"), 1);
+	cr_assert_eq(count_results(remote, "refs/heads/" BRANCH, "runner-b"), 1);
+	cr_assert_eq(git_reference_name_to_id(&tip, remote,
+					      "refs/heads/" BRANCH), 0);
+	cr_assert_eq(git_commit_lookup(&tip_commit, remote, &tip), 0);
+	cr_assert_eq(git_commit_parentcount(tip_commit), 2,
+		     "the merge keeps both histories as parents");
+	git_commit_free(tip_commit);
+	git_repository_free(remote);
+	free(job_a);
+	free(job_b);
+}
+
+Test(sync, an_unknown_remote_is_an_input_error)
+{
+	char *job = make_job("job");
+	struct test_output out;
+
+	RUN(&out, job, NULL, "sync", "--remote", "upstream");
+	cr_assert_eq(out.exit_code, 2);
+	cr_assert(strstr(out.err.buf, "no remote 'upstream'"), "%s",
+		  out.err.buf);
+	test_output_release(&out);
+	RUN(&out, job, NULL, "sync", "--branch", "a..b");
+	cr_assert_eq(out.exit_code, 2);
+	cr_assert(strstr(out.err.buf, "not a valid branch name"), "%s",
+		  out.err.buf);
+	test_output_release(&out);
+	free(job);
+}

@@ -1,0 +1,397 @@
+/*
+ * The git backend of the store (`--store git:BRANCH`): results as commits
+ * on a branch of the repository of the current directory, written without
+ * touching the work tree or the index, and never lost to a concurrent
+ * writer. Fixture repositories are made with libgit2 in a temp dir.
+ */
+#include "harness/alloc.h"
+#include "harness/error.h"
+#include "harness/store.h"
+#include "testutil.h"
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define COMMIT_A "0123456789abcdef0123456789abcdef01234567"
+#define COMMIT_B "fedcba9876543210fedcba9876543210fedcba98"
+#define MACHINE "a1b2c3d4e5f60718"
+#define STARTED "2026-11-22T07:34:22Z"
+#define STAMP "20261122T073422Z"
+#define BRANCH_REF "refs/heads/results"
+
+static char *tmp;
+static char *repo_dir;
+static git_repository *repo;
+
+/* A work tree with a committed HEAD, a staged file, a modified tracked
+ * file and an untracked one: every state a store write must leave as is. */
+static void setup(void)
+{
+	git_index *index = NULL;
+	git_oid head;
+	char *path;
+
+	tmp = test_tmpdir();
+	repo_dir = xstrdup(tmp);
+	repo = test_git_init(repo_dir);
+	test_git_commit(repo, "refs/heads/main", "first", 0, NULL, &head);
+	cr_assert_eq(git_repository_set_head(repo, "refs/heads/main"), 0);
+	path = test_write_file(repo_dir, "tracked.txt", "one\n");
+	free(path);
+	cr_assert_eq(git_repository_index(&index, repo), 0);
+	cr_assert_eq(git_index_add_bypath(index, "tracked.txt"), 0);
+	cr_assert_eq(git_index_write(index), 0);
+	git_index_free(index);
+	path = test_write_file(repo_dir, "tracked.txt", "two\n");
+	free(path);
+	path = test_write_file(repo_dir, "untracked.txt", "loose\n");
+	free(path);
+	cr_assert_eq(chdir(repo_dir), 0);
+}
+
+static void teardown(void)
+{
+	git_repository_free(repo);
+	test_rmtree(tmp);
+	free(tmp);
+	free(repo_dir);
+}
+
+TestSuite(store_git, .init = setup, .fini = teardown, .timeout = 120);
+
+static struct result *make_result(const char *suite, const char *commit,
+				  const char *machine, const char *started)
+{
+	struct result *r = result_new();
+	struct result_case *rcase;
+	struct metric_samples *latency;
+
+	r->suite = xstrdup(suite);
+	memcpy(r->git.commit, commit, strlen(commit) + 1);
+	memcpy(r->machine.id, machine, strlen(machine) + 1);
+	r->started_at = xstrdup(started);
+	r->finished_at = xstrdup(started);
+	rcase = result_add_case(r, "infer", "original", "cpu");
+	latency = result_case_metric(rcase, "latency");
+	latency->unit = xstrdup("ms");
+	metric_samples_push(latency, 1.71);
+	metric_samples_push(latency, 1.69);
+	return r;
+}
+
+static struct store *open_store(void)
+{
+	struct store *s = NULL;
+
+	cr_assert_eq(store_open(&s, "git:results"), BG_OK, "%s",
+		     bg_error_last());
+	return s;
+}
+
+static char *write_result(struct store *s, const char *suite,
+			  const char *commit, const char *machine,
+			  const char *started)
+{
+	struct result *r = make_result(suite, commit, machine, started);
+	struct strbuf path = STRBUF_INIT;
+
+	cr_assert_eq(store_write(s, r, NULL, &path), BG_OK, "%s",
+		     bg_error_last());
+	result_free(r);
+	return strbuf_detach(&path, NULL);
+}
+
+/* Everything a user sees of the work tree and the index: the index file's
+ * bytes, each status entry, and the work tree's files with content. */
+static void snapshot(struct strbuf *out)
+{
+	git_status_options opts;
+	git_status_list *status = NULL;
+	struct strbuf index = STRBUF_INIT;
+	char *text;
+	size_t i;
+
+	cr_assert_eq(strbuf_read_file(&index, ".git/index"), 0);
+	strbuf_addf(out, "index %zu:", index.len);
+	for (i = 0; i < index.len; i++)
+		strbuf_addf(out, "%02x", (unsigned char)index.buf[i]);
+	strbuf_release(&index);
+	git_status_options_init(&opts, GIT_STATUS_OPTIONS_VERSION);
+	opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED |
+		     GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS;
+	cr_assert_eq(git_status_list_new(&status, repo, &opts), 0);
+	for (i = 0; i < git_status_list_entrycount(status); i++) {
+		const git_status_entry *e = git_status_byindex(status, i);
+		const git_diff_delta *d = e->index_to_workdir ?
+						  e->index_to_workdir :
+						  e->head_to_index;
+
+		strbuf_addf(out, "\n%d %s", (int)e->status, d->new_file.path);
+	}
+	git_status_list_free(status);
+	text = test_read_file("tracked.txt");
+	strbuf_addf(out, "\ntracked.txt=%s", text);
+	free(text);
+	text = test_read_file("untracked.txt");
+	strbuf_addf(out, "\nuntracked.txt=%s", text);
+	free(text);
+}
+
+static size_t count_commits(const char *ref)
+{
+	git_revwalk *walk = NULL;
+	git_oid id;
+	size_t n = 0;
+
+	cr_assert_eq(git_revwalk_new(&walk, repo), 0);
+	cr_assert_eq(git_revwalk_push_ref(walk, ref), 0);
+	while (git_revwalk_next(&id, walk) == 0)
+		n++;
+	git_revwalk_free(walk);
+	return n;
+}
+
+Test(store_git, writes_commits_without_touching_work_tree_or_index)
+{
+	struct strbuf before = STRBUF_INIT, after = STRBUF_INIT;
+	struct store *s = open_store();
+	git_reference *head = NULL;
+	char *path;
+
+	snapshot(&before);
+	cr_assert(strstr(before.buf, "tracked.txt"), "%s", before.buf);
+	path = write_result(s, "mlp", COMMIT_A, MACHINE, STARTED);
+	cr_assert_str_eq(path, "results:" COMMIT_A "/" MACHINE "/mlp-" STAMP
+			 ".json");
+	free(path);
+	free(write_result(s, "mlp", COMMIT_B, MACHINE, STARTED));
+	snapshot(&after);
+	cr_assert_str_eq(before.buf, after.buf,
+			 "the work tree or index changed");
+	/* HEAD still names main: the results branch is never checked out. */
+	cr_assert_eq(git_repository_head(&head, repo), 0);
+	cr_assert_str_eq(git_reference_name(head), "refs/heads/main");
+	git_reference_free(head);
+	cr_assert_eq(count_commits(BRANCH_REF), 2, "one commit per result");
+	store_free(s);
+	strbuf_release(&before);
+	strbuf_release(&after);
+}
+
+Test(store_git, lists_loads_and_finds_the_latest)
+{
+	struct store_query q = { .load = true };
+	struct store_entry *entries = NULL;
+	struct strbuf path = STRBUF_INIT;
+	struct store *s = open_store();
+	struct result *latest = NULL;
+	size_t nr = 0;
+
+	cr_assert_eq(store_list(s, NULL, &entries, &nr), BG_OK);
+	cr_assert_eq(nr, 0, "a branch that does not exist lists nothing");
+	free(entries);
+	free(write_result(s, "mlp", COMMIT_A, MACHINE, STARTED));
+	free(write_result(s, "mlp", COMMIT_A, MACHINE, STARTED));
+	free(write_result(s, "other", COMMIT_A, "b2", STARTED));
+	free(write_result(s, "mlp", COMMIT_B, MACHINE, "2026-11-22T08:00:00Z"));
+
+	cr_assert_eq(store_list(s, &q, &entries, &nr), BG_OK, "%s",
+		     bg_error_last());
+	cr_assert_eq(nr, 4);
+	for (size_t i = 0; i < nr; i++)
+		cr_assert_not_null(entries[i].result);
+	/* The same second twice: the second gets the "-1" suffix (sorted
+	 * after "other", which has none). */
+	cr_assert_eq(entries[2].seq, 1, "%s", entries[2].path);
+	cr_assert(strstr(entries[2].path, "/mlp-" STAMP "-1.json"));
+	store_entries_free(entries, nr);
+
+	q = (struct store_query){ .commit = "0123", .machine = MACHINE };
+	cr_assert_eq(store_list(s, &q, &entries, &nr), BG_OK);
+	cr_assert_eq(nr, 2, "a commit prefix and a machine");
+	store_entries_free(entries, nr);
+	q = (struct store_query){ .commit = COMMIT_A, .suite = "other" };
+	cr_assert_eq(store_list(s, &q, &entries, &nr), BG_OK);
+	cr_assert_eq(nr, 1);
+	cr_assert_str_eq(entries[0].machine, "b2");
+	store_entries_free(entries, nr);
+
+	q = (struct store_query){ .machine = MACHINE, .suite = "mlp" };
+	cr_assert_eq(store_latest(s, &q, &latest, &path), BG_OK);
+	cr_assert_str_eq(latest->git.commit, COMMIT_B);
+	cr_assert_str_eq(path.buf, "results:" COMMIT_B "/" MACHINE "/mlp-"
+			 "20261122T080000Z.json");
+	result_free(latest);
+	store_free(s);
+	strbuf_release(&path);
+}
+
+Test(store_git, a_reserved_slot_carries_its_logs_into_the_branch)
+{
+	struct result *r = make_result("mlp", COMMIT_A, MACHINE, STARTED);
+	struct store_slot *slot = NULL;
+	struct strbuf path = STRBUF_INIT;
+	struct store *s = open_store();
+	git_object *blob = NULL;
+	struct stat st;
+	char *log;
+
+	cr_assert_eq(store_reserve(s, r, &slot), BG_OK, "%s", bg_error_last());
+	cr_assert_str_eq(slot->name, "mlp-" STAMP);
+	cr_assert_str_eq(slot->log_prefix, "logs/mlp-" STAMP);
+	/* Logs wait inside .git, not in the work tree. */
+	cr_assert(strstr(slot->log_dir, "/.git/benchgate/results/"),
+		  "%s", slot->log_dir);
+	cr_assert_eq(stat(slot->log_dir, &st), 0);
+	log = test_write_file(slot->log_dir, "infer__original__cpu.log",
+			      "run 0: ok\n");
+	free(log);
+	/* Another writer in the same second must not take the slot's name. */
+	free(write_result(s, "mlp", COMMIT_A, MACHINE, STARTED));
+	r->cases[0].log = xstrdup("logs/mlp-" STAMP "/infer__original__cpu.log");
+	cr_assert_eq(store_write(s, r, slot, &path), BG_OK, "%s",
+		     bg_error_last());
+	cr_assert_str_eq(path.buf, "results:" COMMIT_A "/" MACHINE "/mlp-"
+			 STAMP ".json");
+	cr_assert_eq(git_revparse_single(&blob, repo, "results:" COMMIT_A "/"
+					 MACHINE "/logs/mlp-" STAMP
+					 "/infer__original__cpu.log"), 0);
+	cr_assert_eq(git_blob_rawsize((git_blob *)blob), 10);
+	cr_assert_eq(memcmp(git_blob_rawcontent((git_blob *)blob),
+			    "run 0: ok\n", 10), 0);
+	cr_assert_neq(stat(slot->log_dir, &st), 0,
+		      "the scratch log directory is removed once stored");
+	git_object_free(blob);
+	store_slot_free(slot);
+	result_free(r);
+	store_free(s);
+	strbuf_release(&path);
+}
+
+Test(store_git, a_corrupt_result_on_the_branch_is_skipped)
+{
+	git_treebuilder *machine_tb = NULL, *commit_tb = NULL, *root_tb = NULL;
+	struct store_query q = { .load = true };
+	struct store_entry *entries = NULL;
+	git_oid blob, tree, commit;
+	git_tree *root = NULL;
+	git_signature *sig = NULL;
+	git_reference *ref = NULL;
+	struct store *s = open_store();
+	size_t nr = 0;
+
+	free(write_result(s, "mlp", COMMIT_A, MACHINE, STARTED));
+	/* A second commit whose tree holds only a truncated result. */
+	cr_assert_eq(git_blob_create_from_buffer(&blob, repo, "{\"bench", 7), 0);
+	cr_assert_eq(git_treebuilder_new(&machine_tb, repo, NULL), 0);
+	cr_assert_eq(git_treebuilder_insert(NULL, machine_tb, "mlp-" STAMP
+					    "-5.json", &blob,
+					    GIT_FILEMODE_BLOB), 0);
+	cr_assert_eq(git_treebuilder_write(&tree, machine_tb), 0);
+	cr_assert_eq(git_treebuilder_new(&commit_tb, repo, NULL), 0);
+	cr_assert_eq(git_treebuilder_insert(NULL, commit_tb, MACHINE, &tree,
+					    GIT_FILEMODE_TREE), 0);
+	cr_assert_eq(git_treebuilder_write(&tree, commit_tb), 0);
+	cr_assert_eq(git_treebuilder_new(&root_tb, repo, NULL), 0);
+	cr_assert_eq(git_treebuilder_insert(NULL, root_tb, COMMIT_B, &tree,
+					    GIT_FILEMODE_TREE), 0);
+	cr_assert_eq(git_treebuilder_write(&tree, root_tb), 0);
+	cr_assert_eq(git_tree_lookup(&root, repo, &tree), 0);
+	cr_assert_eq(git_signature_new(&sig, "T", "t@example.invalid", 0, 0),
+		     0);
+	cr_assert_eq(git_commit_create(&commit, repo, NULL, sig, sig, NULL,
+				       "corrupt", root, 0, NULL), 0);
+	cr_assert_eq(git_reference_create(&ref, repo, BRANCH_REF, &commit, 1,
+					  NULL), 0);
+
+	cr_assert_eq(store_list(s, NULL, &entries, &nr), BG_OK);
+	cr_assert_eq(nr, 1, "the name is listed");
+	store_entries_free(entries, nr);
+	cr_assert_eq(store_list(s, &q, &entries, &nr), BG_OK);
+	cr_assert_eq(nr, 0, "and skipped when loading");
+	store_entries_free(entries, nr);
+	git_reference_free(ref);
+	git_signature_free(sig);
+	git_tree_free(root);
+	git_treebuilder_free(machine_tb);
+	git_treebuilder_free(commit_tb);
+	git_treebuilder_free(root_tb);
+	store_free(s);
+}
+
+Test(store_git, bad_specs_are_input_errors)
+{
+	struct store *s = NULL;
+
+	cr_assert_eq(store_open(&s, "git:"), BG_EINPUT);
+	cr_assert_eq(store_open(&s, "git:a..b"), BG_EINPUT);
+	cr_assert(strstr(bg_error_last(), "not a valid branch name"), "%s",
+		  bg_error_last());
+	cr_assert_eq(chdir("/"), 0);
+	cr_assert_eq(store_open(&s, "git:results"), BG_EINPUT);
+	cr_assert(strstr(bg_error_last(), "not in a git repository"), "%s",
+		  bg_error_last());
+	cr_assert_null(s);
+}
+
+#define WRITERS 3
+#define WRITES 10
+
+/* Three processes write ten results each, all named for the same second,
+ * so that every write races for both the branch and a name. */
+Test(store_git, concurrent_writers_lose_nothing)
+{
+	struct store_query q = { .load = true };
+	struct store_entry *entries = NULL;
+	struct store *s;
+	pid_t pids[WRITERS];
+	size_t nr = 0;
+
+	fflush(NULL);
+	for (int w = 0; w < WRITERS; w++) {
+		pids[w] = fork();
+		cr_assert_neq(pids[w], -1);
+		if (pids[w] == 0) {
+			struct store *mine = NULL;
+			int failed = 0;
+
+			if (store_open(&mine, "git:results") < 0)
+				_exit(2);
+			for (int i = 0; i < WRITES; i++) {
+				struct result *r = make_result(
+					"mlp", COMMIT_A, MACHINE, STARTED);
+
+				if (store_write(mine, r, NULL, NULL) < 0) {
+					fprintf(stderr, "writer %d: %s\n", w,
+						bg_error_last());
+					failed = 1;
+				}
+				result_free(r);
+			}
+			store_free(mine);
+			_exit(failed);
+		}
+	}
+	for (int w = 0; w < WRITERS; w++) {
+		int status;
+
+		cr_assert_eq(waitpid(pids[w], &status, 0), pids[w]);
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			  "writer %d failed", w);
+	}
+	s = open_store();
+	cr_assert_eq(store_list(s, &q, &entries, &nr), BG_OK);
+	cr_assert_eq(nr, WRITERS * WRITES, "%zu results, expected %d", nr,
+		     WRITERS * WRITES);
+	for (size_t i = 0; i < nr; i++)
+		cr_assert_eq(entries[i].seq, i, "names are '-0' to '-29'");
+	cr_assert_eq(count_commits(BRANCH_REF), WRITERS * WRITES);
+	store_entries_free(entries, nr);
+	store_free(s);
+}
