@@ -165,19 +165,6 @@ static const char *verdict_icon(enum verdict verdict)
 	return icons[verdict];
 }
 
-static void add_escaped_cut(struct strbuf *out, const char *text, size_t max)
-{
-	struct strbuf cut = STRBUF_INIT;
-	const char *whole = text ? text : "";
-	size_t keep = utf8_prefix_len(whole, max);
-
-	strbuf_add(&cut, whole, keep);
-	if (whole[keep])
-		strbuf_addstr(&cut, "\u2026");
-	escape_html(out, cut.buf);
-	strbuf_release(&cut);
-}
-
 /* A number for a data-sort attribute; empty for none, so it sorts last. */
 static void add_sort_key(struct strbuf *out, double value)
 {
@@ -468,50 +455,26 @@ static void add_speedup_bar(struct strbuf *out,
 
 /* The head: verdict and commits */
 
-static bool is_full_sha(const char *commit)
-{
-	size_t i = 0;
-
-	while (commit[i] && strchr("0123456789abcdef", commit[i]))
-		i++;
-	return i == 40 && !commit[i];
-}
-
-static bool is_web_url(const char *url)
-{
-	return url && (!strncasecmp(url, "https://", 8) ||
-		       !strncasecmp(url, "http://", 7));
-}
-
 /* The commit, linked to repo_url's commit page when both are fit for a
  * link; a link opens nothing by itself, so the CSP still holds. */
 static void add_commit(struct strbuf *out, const char *commit,
 		       const char *repo_url)
 {
-	struct strbuf url = STRBUF_INIT, href = STRBUF_INIT;
+	struct strbuf href = STRBUF_INIT;
 
-	if (!is_full_sha(commit)) {
+	if (!report_is_full_commit(commit)) {
 		strbuf_addstr(out, "<code>");
 		escape_html(out, commit);
 		strbuf_addstr(out, "</code>");
-		return;
-	}
-	if (!is_web_url(repo_url)) {
+	} else if (!report_commit_url(&href, commit, repo_url)) {
 		strbuf_addf(out, "<code title=\"%s\">%.12s</code>", commit,
 			    commit);
-		return;
+	} else {
+		strbuf_addstr(out, "<a href=\"");
+		escape_html(out, href.buf);
+		strbuf_addf(out, "\" rel=\"noopener noreferrer\" title=\"%s\">"
+			    "<code>%.12s</code></a>", commit, commit);
 	}
-	strbuf_addstr(&url, repo_url);
-	strbuf_rtrim(&url);
-	while (url.len && url.buf[url.len - 1] == '/')
-		strbuf_setlen(&url, url.len - 1);
-	escape_url(&href, url.buf);
-	strbuf_addf(&href, "/commit/%s", commit);
-	strbuf_addstr(out, "<a href=\"");
-	escape_html(out, href.buf);
-	strbuf_addf(out, "\" rel=\"noopener noreferrer\" title=\"%s\">"
-		    "<code>%.12s</code></a>", commit, commit);
-	strbuf_release(&url);
 	strbuf_release(&href);
 }
 
@@ -568,11 +531,11 @@ static void add_side(struct strbuf *out, const char *name,
 	add_commit(out, side->commit, repo_url);
 	if (result && result->git.subject) {
 		strbuf_addstr(out, " \u2014 ");
-		add_escaped_cut(out, result->git.subject, 200);
+		report_add_cut(out, result->git.subject, 200, escape_html);
 	}
 	if (result && result->git.branch) {
 		strbuf_addstr(out, " (");
-		add_escaped_cut(out, result->git.branch, 200);
+		report_add_cut(out, result->git.branch, 200, escape_html);
 		strbuf_addch(out, ')');
 	}
 	if (result && result->git.dirty)
@@ -582,7 +545,7 @@ static void add_side(struct strbuf *out, const char *name,
 	strbuf_addstr(out, "</code>");
 	if (side->source) {
 		strbuf_addstr(out, " \u00b7 ");
-		add_escaped_cut(out, side->source, 200);
+		report_add_cut(out, side->source, 200, escape_html);
 	}
 	strbuf_addstr(out, "</dd>");
 }
@@ -592,7 +555,7 @@ static void add_sides(struct strbuf *out, const struct report_model *model)
 	const struct comparison *c = model->comparison;
 
 	strbuf_addstr(out, "<dl class=\"sides\"><dt>Suite</dt><dd>");
-	add_escaped_cut(out, c->suite, 200);
+	report_add_cut(out, c->suite, 200, escape_html);
 	strbuf_addf(out, " \u00b7 confidence %g%%</dd>", c->confidence * 100);
 	if (strcmp(c->baseline.commit, "none") != 0)
 		add_side(out, "Baseline", &c->baseline, model->baseline,
@@ -674,7 +637,7 @@ static void add_failures(struct strbuf *out, const struct comparison *c)
 		strbuf_addstr(out, "<tr>");
 		add_case_cells(out, mc);
 		strbuf_addstr(out, "<td class=\"note\">");
-		add_escaped_cut(out, mc->note, NOTE_MAX);
+		report_add_cut(out, mc->note, NOTE_MAX, escape_html);
 		strbuf_addstr(out, "</td></tr>\n");
 	}
 	table_end(out);
@@ -838,7 +801,7 @@ static void add_all_results(struct strbuf *out, const struct comparison *c)
 				    "%zu, %zu</td><td class=\"note\">",
 				    mc->candidate.n, mc->baseline.n,
 				    mc->candidate.n);
-			add_escaped_cut(out, mc->note, NOTE_MAX);
+			report_add_cut(out, mc->note, NOTE_MAX, escape_html);
 			strbuf_addstr(out, "</td></tr>\n");
 		}
 	table_end(out);
@@ -857,25 +820,25 @@ static void add_machine(struct strbuf *out, const struct result *result)
 		      "<code>");
 	escape_html(out, m->id);
 	strbuf_addstr(out, "</code></dd><dt>Host</dt><dd>");
-	add_escaped_cut(out, m->hostname, 200);
+	report_add_cut(out, m->hostname, 200, escape_html);
 	strbuf_addstr(out, "</dd><dt>OS</dt><dd>");
-	add_escaped_cut(out, m->os, 200);
+	report_add_cut(out, m->os, 200, escape_html);
 	strbuf_addstr(out, "</dd><dt>CPU</dt><dd>");
-	add_escaped_cut(out, m->cpu, 200);
+	report_add_cut(out, m->cpu, 200, escape_html);
 	strbuf_addf(out, " (%d cores)</dd>", m->cores);
 	for (size_t i = 0; i < m->gpus_nr; i++) {
 		strbuf_addstr(out, "<dt>GPU</dt><dd>");
-		add_escaped_cut(out, m->gpus[i], 200);
+		report_add_cut(out, m->gpus[i], 200, escape_html);
 		strbuf_addstr(out, "</dd>");
 	}
 	for (size_t i = 0; i < m->ipus_nr; i++) {
 		strbuf_addstr(out, "<dt>IPU</dt><dd>");
-		add_escaped_cut(out, m->ipus[i], 200);
+		report_add_cut(out, m->ipus[i], 200, escape_html);
 		strbuf_addstr(out, "</dd>");
 	}
 	if (result->harness_version) {
 		strbuf_addstr(out, "<dt>benchgate</dt><dd>");
-		add_escaped_cut(out, result->harness_version, 100);
+		report_add_cut(out, result->harness_version, 100, escape_html);
 		strbuf_addstr(out, "</dd>");
 	}
 	strbuf_addstr(out, "</dl></details>\n");
@@ -901,7 +864,7 @@ static void add_head(struct strbuf *out, const struct report_model *model)
 		      "<meta name=\"generator\" content=\"benchgate\">\n"
 		      "<title>");
 	strbuf_addf(out, "benchgate: %s \u2014 ", overall_name(c->overall));
-	add_escaped_cut(out, model->title ? model->title : c->suite, 200);
+	report_add_cut(out, model->title ? model->title : c->suite, 200, escape_html);
 	strbuf_addf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n",
 		    html_style);
 }
@@ -914,7 +877,7 @@ void report_html(const struct report_model *model, struct strbuf *out)
 	add_banner(out, c);
 	strbuf_addstr(out, "<main>\n<h1>");
 	if (model->title)
-		add_escaped_cut(out, model->title, 200);
+		report_add_cut(out, model->title, 200, escape_html);
 	else
 		strbuf_addstr(out, "Benchmark comparison");
 	strbuf_addstr(out, "</h1>\n");

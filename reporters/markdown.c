@@ -165,25 +165,10 @@ static void add_p_cell(struct strbuf *row, const struct metric_comparison *mc)
 	strbuf_release(&text);
 }
 
-/* text cut to at most max bytes (and an ellipsis), then escaped. */
-static void add_cut(struct strbuf *out, const char *text, size_t max,
-		    void (*escape)(struct strbuf *, const char *))
-{
-	struct strbuf cut = STRBUF_INIT;
-	const char *whole = text ? text : "";
-	size_t keep = utf8_prefix_len(whole, max);
-
-	strbuf_add(&cut, whole, keep);
-	if (whole[keep])
-		strbuf_addstr(&cut, "\u2026");
-	escape(out, cut.buf);
-	strbuf_release(&cut);
-}
-
 static void add_note_cell(struct strbuf *row, const char *note)
 {
 	strbuf_addstr(row, " ");
-	add_cut(row, note, NOTE_MAX, escape_markdown);
+	report_add_cut(row, note, NOTE_MAX, escape_markdown);
 	strbuf_addstr(row, " |");
 }
 
@@ -322,21 +307,6 @@ static void add_verdict_line(struct strbuf *out, const struct comparison *c)
 	strbuf_addch(out, '\n');
 }
 
-static bool is_full_sha(const char *commit)
-{
-	size_t i = 0;
-
-	while (commit[i] && strchr("0123456789abcdef", commit[i]))
-		i++;
-	return i == 40 && !commit[i];
-}
-
-static bool is_web_url(const char *url)
-{
-	return url && (!strncasecmp(url, "https://", 8) ||
-		       !strncasecmp(url, "http://", 7));
-}
-
 /* "[abc123def456](https://github.com/o/r/commit/<full>)" when it can be
  * linked, else the commit as text. */
 static void add_commit(struct strbuf *out, const char *commit,
@@ -344,21 +314,12 @@ static void add_commit(struct strbuf *out, const char *commit,
 {
 	struct strbuf url = STRBUF_INIT;
 
-	if (!is_full_sha(commit)) {
+	if (!report_is_full_commit(commit))
 		escape_markdown(out, commit);
-		return;
-	}
-	if (!is_web_url(repo_url)) {
+	else if (!report_commit_url(&url, commit, repo_url))
 		strbuf_addf(out, "`%.12s`", commit);
-		return;
-	}
-	strbuf_addstr(&url, repo_url);
-	strbuf_rtrim(&url);
-	if (url.len && url.buf[url.len - 1] == '/')
-		strbuf_setlen(&url, url.len - 1);
-	strbuf_addf(out, "[`%.12s`](", commit);
-	escape_url(out, url.buf);
-	strbuf_addf(out, "/commit/%s)", commit);
+	else
+		strbuf_addf(out, "[`%.12s`](%s)", commit, url.buf);
 	strbuf_release(&url);
 }
 
@@ -367,7 +328,7 @@ static void add_side_note(struct strbuf *out, const char *source,
 {
 	strbuf_addstr(out, " (");
 	if (source) {
-		add_cut(out, source, HEAD_TEXT_MAX, escape_markdown);
+		report_add_cut(out, source, HEAD_TEXT_MAX, escape_markdown);
 		strbuf_addstr(out, ", ");
 	}
 	strbuf_addstr(out, "machine ");
@@ -382,11 +343,11 @@ static void add_commits_line(struct strbuf *out,
 
 	if (model->title) {
 		strbuf_addstr(out, "**");
-		add_cut(out, model->title, HEAD_TEXT_MAX, escape_markdown);
+		report_add_cut(out, model->title, HEAD_TEXT_MAX, escape_markdown);
 		strbuf_addstr(out, "** \u00b7 ");
 	}
 	strbuf_addstr(out, "Suite ");
-	add_cut(out, c->suite, HEAD_TEXT_MAX, escape_markdown);
+	report_add_cut(out, c->suite, HEAD_TEXT_MAX, escape_markdown);
 	if (!strcmp(c->baseline.commit, "none")) {
 		strbuf_addstr(out, " \u00b7 no baseline yet");
 	} else {
@@ -437,7 +398,7 @@ static void render(struct strbuf *out, const struct report_model *model,
 	const struct comparison *c = model->comparison;
 
 	strbuf_addstr(out, "<!-- benchgate:");
-	add_cut(out, c->suite, HEAD_TEXT_MAX, escape_html_comment);
+	report_add_cut(out, c->suite, HEAD_TEXT_MAX, escape_html_comment);
 	strbuf_addstr(out, " -->\n");
 	add_verdict_line(out, c);
 	strbuf_addch(out, '\n');

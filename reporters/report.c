@@ -1,9 +1,12 @@
 #include "reporters/report.h"
 
+#include "reporters/escape.h"
+
 #include "reporters/charts.h"
 #include "harness/error.h"
 
 #include <string.h>
+#include <strings.h>
 
 typedef void (*render_fn)(const struct report_model *model,
 			  struct strbuf *out);
@@ -105,4 +108,46 @@ int report_write_all(const struct report_model *model, const char *dir,
 		}
 	}
 	return error;
+}
+
+bool report_is_full_commit(const char *commit)
+{
+	size_t i = 0;
+
+	while (commit && commit[i] && strchr("0123456789abcdef", commit[i]))
+		i++;
+	return i == 40 && !commit[i];
+}
+
+bool report_commit_url(struct strbuf *out, const char *commit,
+		       const char *repo_url)
+{
+	struct strbuf url = STRBUF_INIT;
+
+	if (!report_is_full_commit(commit) || !repo_url ||
+	    (strncasecmp(repo_url, "https://", 8) &&
+	     strncasecmp(repo_url, "http://", 7)))
+		return false;
+	strbuf_addstr(&url, repo_url);
+	strbuf_rtrim(&url);
+	while (url.len && url.buf[url.len - 1] == '/')
+		strbuf_setlen(&url, url.len - 1);
+	escape_url(out, url.buf);
+	strbuf_addf(out, "/commit/%s", commit);
+	strbuf_release(&url);
+	return true;
+}
+
+void report_add_cut(struct strbuf *out, const char *text, size_t max,
+		    void (*escape)(struct strbuf *, const char *))
+{
+	struct strbuf cut = STRBUF_INIT;
+	const char *whole = text ? text : "";
+	size_t keep = utf8_prefix_len(whole, max);
+
+	strbuf_add(&cut, whole, keep);
+	if (whole[keep])
+		strbuf_addstr(&cut, "\u2026");
+	escape(out, cut.buf);
+	strbuf_release(&cut);
 }

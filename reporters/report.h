@@ -55,6 +55,22 @@ int report_parse_formats(const char *list, unsigned *mask);
 int report_write_all(const struct report_model *model, const char *dir,
 		     unsigned mask, struct strbuf *written);
 
+/* Helpers every reporter shares. */
+
+/* Whether commit is a full 40-hex id (so it can be linked). */
+bool report_is_full_commit(const char *commit);
+
+/* Appends "<repo_url>/commit/<commit>", URL-escaped, and returns true when
+ * commit is a full id and repo_url an http(s) URL; else appends nothing
+ * and returns false. The caller escapes the URL for its format. */
+bool report_commit_url(struct strbuf *out, const char *commit,
+		       const char *repo_url);
+
+/* Appends text cut to at most max bytes (between UTF-8 characters, with an
+ * ellipsis when cut) through the format's escape function. */
+void report_add_cut(struct strbuf *out, const char *text, size_t max,
+		    void (*escape)(struct strbuf *, const char *));
+
 /* Each reporter renders into a buffer (the caller writes the file). */
 void report_junit(const struct report_model *model, struct strbuf *out);
 void report_markdown(const struct report_model *model, struct strbuf *out);
