@@ -24,6 +24,8 @@ static const struct command commands[] = {
 	{ "compare", cmd_compare, "compare two result files (or revisions)" },
 	{ "check", cmd_check,
 	  "run + find the baseline + compare + report; the CI gate" },
+	{ "report", cmd_report,
+	  "write JUnit, Markdown, HTML, JSON, CSV, OpenMetrics and charts" },
 	{ "baseline", cmd_baseline,
 	  "save a result as the committed baseline of its suite" },
 	{ "comment", cmd_comment,

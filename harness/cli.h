@@ -115,6 +115,7 @@ int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_baseline(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_comment(int argc, char **argv);
 int cmd_sync(int argc, char **argv);
 int cmd_merge(int argc, char **argv);

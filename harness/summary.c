@@ -119,6 +119,41 @@ static void print_comparison_row(FILE *to, const struct metric_comparison *mc,
 	strbuf_release(&p);
 }
 
+/* Inconclusive means "more runs would decide"; say how many, and say it
+ * loudly when the runs were too few for the test to ever be significant
+ * (the smallest two-sided exact Mann-Whitney p-value of n and m values is
+ * 2 / C(n + m, n)). */
+static void print_inconclusive_hint(FILE *to,
+				    const struct comparison *comparison)
+{
+	double fewest = INFINITY, smallest_p;
+	size_t n;
+
+	if (!comparison->counts[VERDICT_INCONCLUSIVE])
+		return;
+	for (size_t i = 0; i < comparison->nr; i++) {
+		const struct metric_comparison *mc = &comparison->items[i];
+
+		if (mc->verdict != VERDICT_INCONCLUSIVE)
+			continue;
+		fewest = fmin(fewest, fmin(mc->n_eff_baseline,
+					   mc->n_eff_candidate));
+	}
+	n = (size_t)floor(fewest);
+	smallest_p = 2;
+	for (size_t k = 1; k <= n; k++)
+		smallest_p *= (double)k / (double)(n + k);
+	if (smallest_p >= 1 - comparison->confidence)
+		fprintf(to, "  note: with %zu independent run%s per side no "
+			"change can be significant at %g (smallest p %.3g): "
+			"use --runs %d or more, or --runs auto\n", n,
+			n == 1 ? "" : "s", comparison->confidence, smallest_p,
+			comparison->confidence >= 0.99 ? 6 : 4);
+	else
+		fprintf(to, "  note: inconclusive changes need more runs to "
+			"decide (--runs auto samples until they are)\n");
+}
+
 void summary_print_comparison(FILE *to, const struct comparison *comparison,
 			      bool color, bool all)
 {
@@ -166,6 +201,7 @@ void summary_print_comparison(FILE *to, const struct comparison *comparison,
 	if (hidden)
 		fprintf(to, "  ... and %zu unchanged or new (--json or a report "
 			"lists them)\n", hidden);
+	print_inconclusive_hint(to, comparison);
 	if (!comparison->variants_nr)
 		return;
 	fprintf(to, "\n  %-40s %22s %10s %14s\n", "variant vs original",

@@ -10,6 +10,7 @@
 #include "testutil.h"
 
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,4 +247,108 @@ Test(cli, check_with_a_bad_suite_is_exit_2_and_runs_nothing)
 		  out.err.buf);
 	test_output_release(&out);
 	free(suite);
+}
+
+static bool has_file_with_prefix(const char *directory, const char *prefix)
+{
+	char command[4096];
+	struct test_output out;
+	bool found;
+
+	snprintf(command, sizeof(command), "ls %s | grep -q '^%s'", directory,
+		 prefix);
+	test_run(&out, NULL, NULL,
+		 (const char *const[]){ "/bin/sh", "-c", command, NULL });
+	found = out.exit_code == 0;
+	test_output_release(&out);
+	return found;
+}
+
+Test(cli, check_on_the_example_writes_every_report_and_chart)
+{
+	static const char *const files[] = { "junit.xml", "report.md",
+		"report.html", "comparison.json", "comparison.csv",
+		"metrics.txt" };
+	static const char *const charts[] = { "history-", "variants-",
+					      "tradeoff-", "distribution-" };
+	const char *slow[] = { "MLP_BENCH_SLOWDOWN=0.5", NULL };
+	char store[1024], out_dir[1024], charts_dir[1200], path[1200];
+	struct test_output out;
+
+	snprintf(store, sizeof(store), "%s/store", dir);
+	snprintf(out_dir, sizeof(out_dir), "%s/out", dir);
+	snprintf(charts_dir, sizeof(charts_dir), "%s/charts", out_dir);
+	/* Two variants and six runs: the least that lets a 99 % rank test
+	 * decide (with three runs per side no p-value goes below 0.1). */
+	RUN(&out, BENCHGATE_SOURCE_DIR, NULL, "check",
+	    "suites/mlp-variants/suite.json", "--runs", "6", "--warmup", "0",
+	    "--filter", "*/[od]*/cpu", "--build-dir", BENCHGATE_BUILD_DIR,
+	    "--store", store);
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	test_output_release(&out);
+
+	/* 50 % slower: a regression, so the distribution charts appear. */
+	RUN(&out, BENCHGATE_SOURCE_DIR, slow, "check",
+	    "suites/mlp-variants/suite.json", "--runs", "6", "--warmup", "0",
+	    "--filter", "*/[od]*/cpu", "--build-dir", BENCHGATE_BUILD_DIR,
+	    "--store", store, "--report", out_dir);
+	cr_assert_eq(out.exit_code, 1, "%s%s", out.out.buf, out.err.buf);
+	test_output_release(&out);
+	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
+		char *text;
+
+		snprintf(path, sizeof(path), "%s/%s", out_dir, files[i]);
+		text = test_read_file(path);
+		cr_assert_not_null(text, "%s was not written", files[i]);
+		cr_assert_gt(strlen(text), 100, "%s is empty", files[i]);
+		free(text);
+	}
+	for (size_t i = 0; i < sizeof(charts) / sizeof(*charts); i++)
+		cr_assert(has_file_with_prefix(charts_dir, charts[i]),
+			  "no %s chart", charts[i]);
+	snprintf(path, sizeof(path), "%s/junit.xml", out_dir);
+	test_run(&out, NULL, NULL, (const char *const[]){
+			 "/usr/bin/xmllint", "--noout", "--schema",
+			 TEST_FIXTURE_DIR "/junit.xsd", path, NULL });
+	cr_assert_eq(out.exit_code, 0, "junit.xml invalid: %s", out.err.buf);
+	test_output_release(&out);
+}
+
+Test(cli, report_writes_the_formats_asked_for_from_a_result)
+{
+	char store[1024], out_dir[1024], path[1200];
+	struct test_output out;
+	struct store *s = NULL;
+	struct store_entry *entries = NULL;
+	size_t nr = 0;
+	char *md;
+
+	make_spin_repo();
+	snprintf(store, sizeof(store), "%s/store", dir);
+	snprintf(out_dir, sizeof(out_dir), "%s/rep", dir);
+	RUN(&out, dir, NULL, "run", "spin.json", "--runs", "3", "--store",
+	    store);
+	cr_assert_eq(out.exit_code, 0, "%s", out.err.buf);
+	test_output_release(&out);
+	cr_assert_eq(store_open(&s, store), BG_OK);
+	cr_assert_eq(store_list(s, NULL, &entries, &nr), BG_OK);
+	cr_assert_eq(nr, 1);
+	RUN(&out, dir, NULL, "report", entries[0].path, "--out", out_dir,
+	    "--format", "markdown,csv");
+	cr_assert_eq(out.exit_code, 0, "%s", out.err.buf);
+	snprintf(path, sizeof(path), "%s/report.md", out_dir);
+	md = test_read_file(path);
+	cr_assert_not_null(md);
+	cr_assert(strstr(md, "<!-- benchgate:spin -->"));
+	free(md);
+	snprintf(path, sizeof(path), "%s/report.html", out_dir);
+	cr_assert_null(test_read_file(path), "html was not asked for");
+	test_output_release(&out);
+	RUN(&out, dir, NULL, "report", entries[0].path, "--out", out_dir,
+	    "--format", "pdf");
+	cr_assert_eq(out.exit_code, 2);
+	cr_assert(strstr(out.err.buf, "unknown report format 'pdf'"));
+	test_output_release(&out);
+	store_entries_free(entries, nr);
+	store_free(s);
 }

@@ -29,7 +29,7 @@
 #define MIN_RUNS 5
 #define MAX_RUNS 30
 
-/* The peers' defaults (/work/shared/ANCHORS.md). */
+/* The peers' defaults, as their code and documentation give them. */
 #define RATIO_DEFAULT 2.0       /* github-action-benchmark: 200 % */
 #define PERCENT_DEFAULT 0.05    /* a Bencher percentage threshold */
 #define WELCH_ALPHA (1 - CONFIDENCE)
@@ -75,8 +75,11 @@ enum rule {
 };
 
 
-
-/* Random numbers: xoshiro256** seeded by splitmix64 (Blackman & Vigna) */
+/*
+ * Random numbers: xoshiro256** seeded by splitmix64 (Blackman & Vigna), the
+ * generator stats.c keeps to itself; the simulation needs its own stream
+ * anyway, apart from the engine's bootstrap seeds.
+ */
 
 struct rng {
 	uint64_t s[4];
@@ -376,11 +379,16 @@ struct pair {
 	unsigned adaptive_runs;
 };
 
+/* Detection at benchgate's false-alarm rate (calibrate()). */
+enum calibrated { CAL_BENCHGATE, CAL_MEAN_RATIO, CAL_WELCH, CAL_COUNT };
+
 struct cell {
 	enum model model;
 	size_t cv, shift;
 	struct pair *pairs;
 	size_t nr, adaptive_nr;
+	double calibrated[CAL_COUNT];   /* % of pairs */
+	double ratio_bound, welch_bound; /* A/A cells: the peers' bounds */
 };
 
 struct options {
@@ -488,15 +496,6 @@ static struct cell *cell_at(struct cell *cells, enum model model, size_t cv,
 
 /* Rates */
 
-static double alarm_rate(const struct cell *cell, enum rule rule)
-{
-	size_t alarms = 0;
-
-	for (size_t i = 0; i < cell->nr; i++)
-		alarms += cell->pairs[i].alarm[rule];
-	return 100.0 * (double)alarms / (double)cell->nr;
-}
-
 static size_t alarm_count(const struct cell *cell, enum rule rule)
 {
 	size_t alarms = 0;
@@ -504,6 +503,12 @@ static size_t alarm_count(const struct cell *cell, enum rule rule)
 	for (size_t i = 0; i < cell->nr; i++)
 		alarms += cell->pairs[i].alarm[rule];
 	return alarms;
+}
+
+/* In % of the cell's pairs. */
+static double alarm_rate(const struct cell *cell, enum rule rule)
+{
+	return 100.0 * (double)alarm_count(cell, rule) / (double)cell->nr;
 }
 
 /*
@@ -609,21 +614,13 @@ static void report_defaults(struct strbuf *out, struct cell *cells)
 		}
 }
 
-static int compare_doubles(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static double median_history_threshold(const struct cell *cell)
 {
 	double *values = xcalloc(cell->nr, sizeof(*values)), median;
 
 	for (size_t i = 0; i < cell->nr; i++)
 		values[i] = cell->pairs[i].history_threshold;
-	qsort(values, cell->nr, sizeof(*values), compare_doubles);
-	median = values[cell->nr / 2];
+	median = stats_median(values, cell->nr);
 	free(values);
 	return median;
 }
@@ -651,9 +648,33 @@ static void report_history(struct strbuf *out, struct cell *cells)
 		}
 }
 
-/* Calibrated detection, also kept for the verdict on the targets:
- * [model][cv][shift][0 benchgate, 1 mean ratio, 2 Welch]. */
-static double calibrated[MODEL_COUNT][CV_COUNT][SHIFT_COUNT][3];
+/* Sets every peer's bound on each A/A cell and reads all rules' detection
+ * at those bounds. */
+static void calibrate(struct cell *cells)
+{
+	for (int m = 0; m < MODEL_COUNT; m++)
+		for (size_t c = 0; c < CV_COUNT; c++) {
+			struct cell *null_cell = cell_at(cells, m, c, 0);
+			size_t alarms = alarm_count(null_cell, RULE_BENCHGATE);
+
+			null_cell->ratio_bound = calibrated_bound(
+				null_cell, STAT_MEAN_RATIO, alarms);
+			null_cell->welch_bound = calibrated_bound(
+				null_cell, STAT_WELCH, alarms);
+			for (size_t s = 0; s < SHIFT_COUNT; s++) {
+				struct cell *cell = cell_at(cells, m, c, s);
+
+				cell->calibrated[CAL_BENCHGATE] =
+					alarm_rate(cell, RULE_BENCHGATE);
+				cell->calibrated[CAL_MEAN_RATIO] = rate_beyond(
+					cell, STAT_MEAN_RATIO,
+					null_cell->ratio_bound);
+				cell->calibrated[CAL_WELCH] = rate_beyond(
+					cell, STAT_WELCH,
+					null_cell->welch_bound);
+			}
+		}
+}
 
 static void report_calibrated(struct strbuf *out, struct cell *cells)
 {
@@ -666,43 +687,21 @@ static void report_calibrated(struct strbuf *out, struct cell *cells)
 		      "mean ratio / Welch**.\n\n");
 	add_head(out, "| model | CV | false alarms | mean ratio bound | "
 		 "Welch alpha", 5, 1);
-	for (int m = 0; m < MODEL_COUNT; m++) {
+	for (int m = 0; m < MODEL_COUNT; m++)
 		for (size_t c = 0; c < CV_COUNT; c++) {
 			const struct cell *null_cell = cell_at(cells, m, c, 0);
-			size_t alarms = alarm_count(null_cell, RULE_BENCHGATE);
-			double ratio = calibrated_bound(null_cell,
-							STAT_MEAN_RATIO,
-							alarms);
-			double welch = calibrated_bound(null_cell, STAT_WELCH,
-							alarms);
 
 			strbuf_addf(out, "| %s | %g %% | %.2f %% | +%.2f %% | "
 				    "%.2g", model_names[m], cvs[c] * 100,
-				    alarm_rate(null_cell, RULE_BENCHGATE),
-				    (ratio - 1) * 100, -2 * welch);
-			for (size_t s = 0; s < SHIFT_COUNT; s++) {
-				const struct cell *cell =
-					cell_at(cells, m, c, s);
-				double *rates = calibrated[m][c][s];
-
-				rates[0] = alarm_rate(cell, RULE_BENCHGATE);
-				rates[1] = rate_beyond(cell, STAT_MEAN_RATIO,
-						       ratio);
-				rates[2] = rate_beyond(cell, STAT_WELCH,
-						       welch);
-				if (s)
-					add_rates(out, rates, 3);
-			}
+				    null_cell->calibrated[CAL_BENCHGATE],
+				    (null_cell->ratio_bound - 1) * 100,
+				    -2 * null_cell->welch_bound);
+			for (size_t s = 1; s < SHIFT_COUNT; s++)
+				add_rates(out,
+					  cell_at(cells, m, c, s)->calibrated,
+					  CAL_COUNT);
 			strbuf_addstr(out, " |\n");
 		}
-	}
-}
-
-static int compare_unsigned(const void *a, const void *b)
-{
-	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-
-	return (x > y) - (x < y);
 }
 
 /* Adaptive sampling against the fixed plan of MAX_RUNS per side, and the
@@ -717,7 +716,7 @@ struct adaptive_summary {
 static void summarize_adaptive(struct adaptive_summary *sum,
 			       struct cell *cells, int model)
 {
-	unsigned *runs = NULL;
+	double *runs = NULL;
 	size_t runs_nr = 0, runs_alloc = 0;
 
 	memset(sum, 0, sizeof(*sum));
@@ -751,12 +750,7 @@ static void summarize_adaptive(struct adaptive_summary *sum,
 			}
 		}
 	}
-	if (runs_nr) {
-		qsort(runs, runs_nr, sizeof(*runs), compare_unsigned);
-		sum->median_runs = runs_nr % 2 ?
-			runs[runs_nr / 2] :
-			(runs[runs_nr / 2 - 1] + runs[runs_nr / 2]) / 2.0;
-	}
+	sum->median_runs = stats_median(runs, runs_nr);
 	free(runs);
 }
 
@@ -764,8 +758,6 @@ static double percent(size_t part, size_t whole)
 {
 	return whole ? 100.0 * (double)part / (double)whole : NAN;
 }
-
-static struct adaptive_summary corpus_adaptive;
 
 static void report_adaptive(struct strbuf *out, struct cell *cells,
 			    const struct options *opts)
@@ -790,8 +782,6 @@ static void report_adaptive(struct strbuf *out, struct cell *cells,
 		int model = m < MODEL_COUNT ? m : -1;
 
 		summarize_adaptive(&sum, cells, model);
-		if (model < 0)
-			corpus_adaptive = sum;
 		strbuf_addf(out, "| %s | %zu | %g | %.0f %% | %.1f %% | "
 			    "%.1f %% | %.1f %% | %.2f / %.2f / %.2f %% | "
 			    "%.1f / %.1f / %.1f %% |\n",
@@ -816,7 +806,8 @@ static void report_adaptive(struct strbuf *out, struct cell *cells,
 /* Detection at benchgate's false-alarm rate, benchgate against a peer (1:
  * mean ratio, 2: Welch), over the models where robustness should pay and
  * the shifts beyond benchgate's threshold. */
-static void judge_peer(struct strbuf *out, int peer)
+static void judge_peer(struct strbuf *out, struct cell *cells,
+		       enum calibrated peer)
 {
 	static const enum model skewed[] = { MODEL_LOGNORMAL, MODEL_BIMODAL,
 					     MODEL_HEAVY };
@@ -828,13 +819,15 @@ static void judge_peer(struct strbuf *out, int peer)
 	for (size_t k = 0; k < sizeof(skewed) / sizeof(*skewed); k++)
 		for (size_t c = 0; c < CV_COUNT; c++)
 			for (size_t s = 2; s < SHIFT_COUNT; s++) {
-				const double *r = calibrated[skewed[k]][c][s];
+				const double *r =
+					cell_at(cells, skewed[k], c, s)
+						->calibrated;
 
 				total++;
-				higher += r[0] > r[peer];
-				lower += r[0] < r[peer];
-				if (r[peer] - r[0] > gap) {
-					gap = r[peer] - r[0];
+				higher += r[CAL_BENCHGATE] > r[peer];
+				lower += r[CAL_BENCHGATE] < r[peer];
+				if (r[peer] - r[CAL_BENCHGATE] > gap) {
+					gap = r[peer] - r[CAL_BENCHGATE];
 					gap_model = model_names[skewed[k]];
 					gap_cv = c;
 					gap_shift = s;
@@ -844,7 +837,7 @@ static void judge_peer(struct strbuf *out, int peer)
 		    "on the log-normal, bimodal and heavy-tailed models, "
 		    "shifts 5-20 %%: %s: higher in %zu, equal in %zu, lower "
 		    "in %zu of %zu cells",
-		    peer == 1 ? "the mean ratio rules" : "Welch",
+		    peer == CAL_MEAN_RATIO ? "the mean ratio rules" : "Welch",
 		    lower ? "**missed**" : "**met**", higher,
 		    total - higher - lower, lower, total);
 	if (lower)
@@ -857,6 +850,7 @@ static void judge_peer(struct strbuf *out, int peer)
 static void report_targets(struct strbuf *out, struct cell *cells,
 			   const struct options *opts)
 {
+	struct adaptive_summary corpus;
 	double worst = 0;
 	size_t worst_model = 0, worst_cv = 0, over = 0;
 
@@ -887,20 +881,21 @@ static void report_targets(struct strbuf *out, struct cell *cells,
 			    "%s: %s: %.1f %%.\n", model_names[m],
 			    rate >= 95 ? "**met**" : "**missed**", rate);
 	}
-	judge_peer(out, 1);
-	judge_peer(out, 2);
+	judge_peer(out, cells, CAL_MEAN_RATIO);
+	judge_peer(out, cells, CAL_WELCH);
+	summarize_adaptive(&corpus, cells, -1);
 	if (opts->adaptive_pairs)
 		strbuf_addf(out, "- Adaptive sampling, median runs <= 60 %% "
 			    "of the fixed plan: %s: %.0f %%, the same "
 			    "decision as the fixed plan in %.1f %% of "
 			    "pairs.\n",
-			    corpus_adaptive.median_runs <=
+			    corpus.median_runs <=
 					    0.6 * 2 * MAX_RUNS ?
 				    "**met**" : "**missed**",
-			    100 * corpus_adaptive.median_runs /
+			    100 * corpus.median_runs /
 				    (2 * MAX_RUNS),
-			    percent(corpus_adaptive.agree,
-				    corpus_adaptive.pairs));
+			    percent(corpus.agree,
+				    corpus.pairs));
 }
 
 static void report(struct strbuf *out, struct cell *cells,
@@ -1017,6 +1012,7 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	simulate_all(cells, cells_nr, &opts);
 	clock_gettime(CLOCK_MONOTONIC, &end);
+	calibrate(cells);
 	report(&out, cells, &opts,
 	       (double)(end.tv_sec - start.tv_sec) +
 		       (double)(end.tv_nsec - start.tv_nsec) / 1e9);
