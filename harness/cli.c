@@ -80,8 +80,7 @@ static const struct option_doc option_docs[] = {
 	  "auto|REF|FILE", "what to compare against (default auto)" },
 	{ { "branch", required_argument, NULL, O_BRANCH },
 	  OPT_BASELINE | OPT_REMOTE, "B",
-	  "target branch of --baseline auto (default: the default branch); "
-	  "sync: the results branch" },
+	  "target of --baseline auto (default: the default branch), or sync's" },
 	{ { "remote", required_argument, NULL, O_REMOTE }, OPT_REMOTE, "NAME",
 	  "the remote to sync with (default origin)" },
 	{ { "threshold", required_argument, NULL, O_THRESHOLD }, OPT_GATE,

@@ -60,19 +60,45 @@ static bool all_positive(const double *v, size_t n)
  * How many independent values a side is worth. The autocorrelation is only
  * trusted when it is clearly positive: r1 of n iid values scatters around
  * -1/n with standard error about 1/sqrt(n), and discounting every sample
- * whose r1 happens to be positive would throw away power for nothing. Samples
- * pooled from several per run are never worth more than the runs.
+ * whose r1 happens to be positive would throw away power for nothing.
  */
-static double effective_size(const double *v, size_t n, size_t runs)
+static double effective_size(const double *v, size_t n)
 {
 	double limit = -1.0 / (double)n + 1.645 / sqrt((double)n);
-	double n_eff = (double)n;
 
 	if (n >= 3 && stats_autocorr_lag1(v, n) > limit)
-		n_eff = stats_effective_n(v, n);
-	if (runs && (double)runs < n_eff)
-		n_eff = (double)runs;
-	return n_eff < 1 ? 1 : n_eff;
+		return stats_effective_n(v, n);
+	return (double)n;
+}
+
+/*
+ * The values the test sees. The run is the unit of replication: samples
+ * pooled from several per run (per-batch latencies) share the run's machine
+ * state, so they are reduced to one median per run, in run order. When the
+ * samples do not split evenly into runs, they stay pooled but are trusted
+ * as no more than `runs` values (*cap).
+ */
+static const double *per_run(const double *v, size_t n, size_t runs,
+			     double **owned, size_t *out_n, double *cap)
+{
+	size_t per;
+
+	*owned = NULL;
+	*out_n = n;
+	*cap = (double)n;
+	if (!runs || runs >= n)
+		return v;
+	if (n % runs) {
+		*cap = (double)runs;
+		return v;
+	}
+	per = n / runs;
+	*owned = xmalloc(runs * sizeof(**owned));
+	for (size_t r = 0; r < runs; r++)
+		(*owned)[r] = stats_median(v + r * per, per);
+	*out_n = runs;
+	*cap = (double)runs;
+	return *owned;
 }
 
 static int compare_doubles(const void *a, const void *b)
@@ -134,8 +160,10 @@ void compare_metric_stats(struct metric_comparison *mc, const double *base,
 			  size_t ncand, size_t runs_cand, double confidence,
 			  uint64_t seed)
 {
+	double *base_owned = NULL, *cand_owned = NULL, cap_base, cap_cand;
 	struct stats_interval interval;
 	struct stats_mw mw;
+	size_t nb, nc;
 
 	mc->has_baseline = nbase > 0;
 	mc->has_candidate = ncand > 0;
@@ -152,10 +180,11 @@ void compare_metric_stats(struct metric_comparison *mc, const double *base,
 	mc->p_value = mc->p_adjusted = 1;
 	if (!nbase || !ncand)
 		return;
-	mc->n_eff_baseline = effective_size(base, nbase, runs_base);
-	mc->n_eff_candidate = effective_size(cand, ncand, runs_cand);
-	if (mc->exact || !all_positive(base, nbase) ||
-	    !all_positive(cand, ncand)) {
+	base = per_run(base, nbase, runs_base, &base_owned, &nb, &cap_base);
+	cand = per_run(cand, ncand, runs_cand, &cand_owned, &nc, &cap_cand);
+	mc->n_eff_baseline = fmin(effective_size(base, nb), cap_base);
+	mc->n_eff_candidate = fmin(effective_size(cand, nc), cap_cand);
+	if (mc->exact || !all_positive(base, nb) || !all_positive(cand, nc)) {
 		/* Exact metrics and values that are not all positive
 		 * (differences of counters, say) compare medians. */
 		double level = fabs(mc->baseline.median);
@@ -164,24 +193,24 @@ void compare_metric_stats(struct metric_comparison *mc, const double *base,
 					  mc->baseline.median) / level : 0;
 		mc->change_low = mc->change_high = mc->change;
 		if (mc->exact)
-			return;
+			goto done;
 	} else {
-		mc->change = stats_hodges_lehmann_ratio(base, nbase, cand,
-							ncand) - 1;
-		if (nbase * ncand <= MAX_PAIRS)
-			change_interval(mc, base, nbase, cand, ncand,
-					confidence);
-		else if (!stats_bootstrap_ratio_ci(base, nbase, cand, ncand,
+		mc->change = stats_hodges_lehmann_ratio(base, nb, cand, nc) - 1;
+		if (nb * nc <= MAX_PAIRS)
+			change_interval(mc, base, nb, cand, nc, confidence);
+		else if (!stats_bootstrap_ratio_ci(base, nb, cand, nc,
 						   confidence, 1000, seed,
 						   &interval)) {
 			mc->change_low = interval.low - 1;
 			mc->change_high = interval.high - 1;
 		}
 	}
-	if (!stats_mann_whitney_eff(base, nbase, cand, ncand,
-				    mc->n_eff_baseline, mc->n_eff_candidate,
-				    &mw))
+	if (!stats_mann_whitney_eff(base, nb, cand, nc, mc->n_eff_baseline,
+				    mc->n_eff_candidate, &mw))
 		mc->p_value = mc->p_adjusted = mw.p_value;
+done:
+	free(base_owned);
+	free(cand_owned);
 }
 
 static bool is_worse(const struct metric_comparison *mc, double change)

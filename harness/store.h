@@ -30,10 +30,23 @@
  * Files whose names start with '.' (the lock, temporary files) and the
  * logs/ directories are the store's own and never listed.
  *
- * A store is reached through a spec. Today a spec is a directory path
- * (relative to the current directory); "git:BRANCH" is reserved for a store
- * kept on a branch of the repository (a second backend behind the same
- * verbs). A directory really named "git:x" is spelled "./git:x".
+ * A store is reached through a spec: a directory path (relative to the
+ * current directory), or "git:BRANCH" for a store kept on a branch of the
+ * repository containing the current directory (a second backend behind
+ * the same verbs). A directory really named "git:x" is spelled "./git:x".
+ *
+ * A git store keeps the same tree, logs included, as commits on
+ * refs/heads/BRANCH, written through libgit2 without touching the work
+ * tree, the index or HEAD (harness/store_git.c):
+ * - each store_write() is one commit on top of the branch's tip; the ref
+ *   moves by compare-and-swap, so concurrent writers (processes sharing
+ *   the repository, `benchgate sync`) never drop each other's commits;
+ * - names follow the rules above; an existing path is never replaced;
+ * - a reserved slot's logs live in "<git dir>/benchgate/BRANCH/..." until
+ *   the result is written, then go into the branch beside it;
+ * - entries are named "BRANCH:<commit>/<machine>/<file>.json", a revision
+ *   `git show` understands; reading looks at the local branch only (run
+ *   `benchgate sync` to bring in other runners' results, see sync.h).
  *
  * A struct store belongs to one thread at a time; processes share a store
  * directory safely.
@@ -41,18 +54,20 @@
 struct store;
 
 /*
- * Opens the store of `spec` into *out (free with store_free()). A directory
- * store is only created by the first write, so opening a store that does
- * not exist yet is fine and it lists nothing.
+ * Opens the store of `spec` into *out (free with store_free()). A store is
+ * only created by the first write (a directory, or the branch), so opening
+ * a store that does not exist yet is fine and it lists nothing.
  * BG_EINPUT for an empty spec, a path that exists but is not a directory,
- * and for "git:" specs (not supported yet).
+ * a "git:" spec whose branch name is not valid, and a "git:" spec outside
+ * a repository.
  */
 int store_open(struct store **out, const char *spec);
 
 /* Frees the store; NULL-safe. */
 void store_free(struct store *store);
 
-/* The store's location for messages: the absolute directory. Borrowed. */
+/* The store's location for messages: the absolute directory, or
+ * "git:BRANCH". Borrowed. */
 const char *store_location(const struct store *store);
 
 /*
@@ -78,7 +93,8 @@ int store_suite_filename(const char *suite, struct strbuf *out);
  */
 struct store_slot {
 	char *dir;        /* absolute directory the result file goes into:
-			   * the base of the result's relative paths */
+			   * the base of the result's relative paths (git
+			   * store: its scratch twin inside the git dir) */
 	char *name;       /* "<suite>-<timestamp>[-N]", the result's stem */
 	char *log_dir;    /* absolute "<dir>/logs/<name>", already created */
 	char *log_prefix; /* "logs/<name>": a case's `log` field is
@@ -125,7 +141,8 @@ struct store_query {
 };
 
 struct store_entry {
-	char *path;             /* the result file */
+	char *path;             /* the result file; git store:
+				 * "BRANCH:<commit>/<machine>/<file>" */
 	char *commit;
 	char *machine;
 	char *suite;            /* as in the file name (sanitised) */

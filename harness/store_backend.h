@@ -20,7 +20,7 @@ struct store_backend {
 		       struct store_slot **out);
 	int (*write)(struct store *store, const struct result *r,
 		     const struct store_slot *slot, struct strbuf *path_out);
-	/* Appends the entries matching q (unsorted, not loaded). */
+	/* The entries matching q, unsorted and not loaded. */
 	int (*list)(struct store *store, const struct store_query *q,
 		    struct store_entry **entries, size_t *nr);
 	int (*load)(struct store *store, const struct store_entry *entry,

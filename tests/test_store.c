@@ -586,13 +586,14 @@ Test(store, reserve_gives_a_log_directory_and_the_result_name)
 	store_free(s);
 }
 
-Test(store, git_specs_are_not_supported_yet)
+/* "git:" specs go to the git backend (tests/test_store_git.c). */
+Test(store, git_specs_name_a_valid_branch)
 {
 	struct store *s = NULL;
 
-	cr_assert_eq(store_open(&s, "git:benchgate-results"), BG_EINPUT);
+	cr_assert_eq(store_open(&s, "git:bad..branch"), BG_EINPUT);
 	cr_assert_null(s);
-	cr_assert_not_null(strstr(bg_error_last(), "not supported yet"));
+	cr_assert_not_null(strstr(bg_error_last(), "not a valid branch"));
 	cr_assert_eq(store_open(&s, ""), BG_EINPUT);
 }
 

@@ -401,6 +401,35 @@ Test(sync, one_path_with_two_contents_keeps_both)
 	free(job_b);
 }
 
+/* An unreachable https remote: the failure names the remote, never the
+ * URL's secret or the token. */
+Test(sync, a_network_failure_names_the_remote_not_the_secrets)
+{
+	const char *env[] = { "GITHUB_TOKEN=ghp_tokenvalue", NULL };
+	char *job = make_job("job");
+	git_repository *repo = NULL;
+	git_config *config = NULL;
+	struct test_output out;
+
+	cr_assert_eq(git_repository_open(&repo, job), 0);
+	cr_assert_eq(git_repository_config(&config, repo), 0);
+	cr_assert_eq(git_config_set_string(config, "remote.origin.url",
+					   "https://user:urlsecret@127.0.0.1:9"
+					   "/results.git"), 0);
+	git_config_free(config);
+	git_repository_free(repo);
+	RUN(&out, job, env, "sync");
+	cr_assert_eq(out.exit_code, 2);
+	cr_assert(strstr(out.err.buf, "cannot fetch 'benchgate-results' of "
+			 "remote 'origin'"), "%s", out.err.buf);
+	cr_assert_null(strstr(out.err.buf, "urlsecret"), "%s", out.err.buf);
+	cr_assert_null(strstr(out.err.buf, "ghp_tokenvalue"), "%s",
+		       out.err.buf);
+	cr_assert_null(strstr(out.out.buf, "ghp_tokenvalue"));
+	test_output_release(&out);
+	free(job);
+}
+
 Test(sync, an_unknown_remote_is_an_input_error)
 {
 	char *job = make_job("job");
