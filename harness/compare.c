@@ -57,18 +57,43 @@ static bool all_positive(const double *v, size_t n)
 }
 
 /*
- * How many independent values a side is worth. The autocorrelation is only
- * trusted when it is clearly positive: r1 of n iid values scatters around
- * -1/n with standard error about 1/sqrt(n), and discounting every sample
- * whose r1 happens to be positive would throw away power for nothing.
+ * The lag-1 autocorrelation of the runs, estimated once from both sides
+ * (each centred on its own mean, so a shift between them is not mistaken
+ * for dependence) and corrected for its small-sample bias,
+ * E[r] = rho - (1 + 4 rho) / N. Pooling halves the chance that noise alone
+ * makes independent runs look dependent.
  */
-static double effective_size(const double *v, size_t n)
+static double pooled_autocorrelation(const double *a, size_t na,
+				     const double *b, size_t nb)
 {
-	double limit = -1.0 / (double)n + 1.645 / sqrt((double)n);
+	const double *sides[2] = { a, b };
+	size_t sizes[2] = { na, nb };
+	double lagged = 0, squares = 0, r;
 
-	if (n >= 3 && stats_autocorr_lag1(v, n) > limit)
-		return stats_effective_n(v, n);
-	return (double)n;
+	for (int s = 0; s < 2; s++) {
+		double mean = stats_mean(sides[s], sizes[s]);
+
+		for (size_t i = 0; i < sizes[s]; i++) {
+			double d = sides[s][i] - mean;
+
+			squares += d * d;
+			if (i + 1 < sizes[s])
+				lagged += d * (sides[s][i + 1] - mean);
+		}
+	}
+	if (!(squares > 0))
+		return 0;
+	r = lagged / squares;
+	return r + (1 + 4 * r) / (double)(na + nb);
+}
+
+/* n (1 - r) / (1 + r), within [2, n]. */
+static double effective_size(size_t n, double r)
+{
+	double n_eff = (double)n * (1 - r) / (1 + r);
+
+	return n_eff < 2 ? (n < 2 ? (double)n : 2) : n_eff > n ? (double)n :
+								   n_eff;
 }
 
 /*
@@ -155,14 +180,42 @@ static void summary_empty(struct stats_summary *s)
 	s->ci_low = s->ci_high = NAN;
 }
 
+/*
+ * Dependent runs are tested with Welch's t on the logarithms (timings are
+ * multiplicative) at the effective sizes: at two or three effective values
+ * a rank test cannot reach any useful significance level however far apart
+ * the samples are, while the t-test's answer degrades smoothly.
+ */
+static double dependent_p_value(const struct metric_comparison *mc,
+				const double *base, size_t nb,
+				const double *cand, size_t nc)
+{
+	double *logs = xmalloc((nb + nc) * sizeof(*logs));
+	bool positive = all_positive(base, nb) && all_positive(cand, nc);
+	struct stats_welch welch;
+	double p = 1;
+
+	for (size_t i = 0; i < nb + nc; i++) {
+		double v = i < nb ? base[i] : cand[i - nb];
+
+		logs[i] = positive ? log(v) : v;
+	}
+	if (!stats_welch_eff(logs, nb, logs + nb, nc, mc->n_eff_baseline,
+			     mc->n_eff_candidate, &welch))
+		p = welch.p_value;
+	free(logs);
+	return p;
+}
+
 void compare_metric_stats(struct metric_comparison *mc, const double *base,
 			  size_t nbase, size_t runs_base, const double *cand,
 			  size_t ncand, size_t runs_cand, double confidence,
 			  uint64_t seed)
 {
-	double *base_owned = NULL, *cand_owned = NULL, cap_base, cap_cand;
+	double *base_owned = NULL, *cand_owned = NULL, cap_base, cap_cand, r;
 	struct stats_interval interval;
 	struct stats_mw mw;
+	bool dependent;
 	size_t nb, nc;
 
 	mc->has_baseline = nbase > 0;
@@ -182,8 +235,17 @@ void compare_metric_stats(struct metric_comparison *mc, const double *base,
 		return;
 	base = per_run(base, nbase, runs_base, &base_owned, &nb, &cap_base);
 	cand = per_run(cand, ncand, runs_cand, &cand_owned, &nc, &cap_cand);
-	mc->n_eff_baseline = fmin(effective_size(base, nb), cap_base);
-	mc->n_eff_candidate = fmin(effective_size(cand, nc), cap_cand);
+	/* Runs count as dependent only when the correlation is clearly
+	 * positive: its null distribution has standard error 1 / sqrt(N). */
+	r = nb >= 3 && nc >= 3 ? pooled_autocorrelation(base, nb, cand, nc) :
+				 0;
+	dependent = r > 1.645 / sqrt((double)(nb + nc));
+	mc->n_tested_baseline = nb;
+	mc->n_tested_candidate = nc;
+	mc->n_eff_baseline = fmin(dependent ? effective_size(nb, r) :
+					      (double)nb, cap_base);
+	mc->n_eff_candidate = fmin(dependent ? effective_size(nc, r) :
+					       (double)nc, cap_cand);
 	if (mc->exact || !all_positive(base, nb) || !all_positive(cand, nc)) {
 		/* Exact metrics and values that are not all positive
 		 * (differences of counters, say) compare medians. */
@@ -205,9 +267,11 @@ void compare_metric_stats(struct metric_comparison *mc, const double *base,
 			mc->change_high = interval.high - 1;
 		}
 	}
-	if (!stats_mann_whitney_eff(base, nb, cand, nc, mc->n_eff_baseline,
-				    mc->n_eff_candidate, &mw))
-		mc->p_value = mc->p_adjusted = mw.p_value;
+	mc->p_value = mc->p_adjusted =
+		dependent ? dependent_p_value(mc, base, nb, cand, nc) :
+		!stats_mann_whitney_eff(base, nb, cand, nc, mc->n_eff_baseline,
+					mc->n_eff_candidate, &mw) ? mw.p_value :
+								    1;
 done:
 	free(base_owned);
 	free(cand_owned);
@@ -255,9 +319,14 @@ bool compare_is_decided(const struct metric_comparison *mc)
 		return true;
 	if (mc->change_low >= -t && mc->change_high <= t)
 		return true;
+	/* Five runs a side can show a complete separation (p 0.008) that a
+	 * slow drift produced, and too few to show the drift: stopping on a
+	 * significant change waits for COMPARE_MIN_DECISIVE_RUNS. */
 	return (mc->verdict == VERDICT_REGRESSION ||
 		mc->verdict == VERDICT_IMPROVEMENT) &&
-	       (mc->change_low > t || mc->change_high < -t);
+	       (mc->change_low > t || mc->change_high < -t) &&
+	       mc->n_tested_baseline >= COMPARE_MIN_DECISIVE_RUNS &&
+	       mc->n_tested_candidate >= COMPARE_MIN_DECISIVE_RUNS;
 }
 
 bool compare_case_decided(const struct result_case *base,

@@ -16,11 +16,13 @@
  *   (more efficient than the ratio of medians for near-normal timings and
  *   as robust to outliers), with a distribution-free interval from the
  *   Mann-Whitney inversion;
- * - it is significant when the Mann-Whitney p-value, computed with the
- *   effective sample sizes (autocorrelated or drifting runs, and samples
- *   pooled from fewer runs, count as fewer independent values) and adjusted
- *   by Benjamini-Hochberg across every metric of the comparison, is below
- *   1 - confidence;
+ * - the test sees one value per run (samples pooled from several per run
+ *   are reduced to the run's median): the run is the unit of replication;
+ * - it is significant when the p-value, adjusted by Benjamini-Hochberg
+ *   across every metric of the comparison, is below 1 - confidence. The
+ *   p-value is the Mann-Whitney test's for independent runs; when the runs
+ *   are clearly autocorrelated (drift), they count as n (1 - r) / (1 + r)
+ *   values and Welch's t-test on the logarithms at those sizes decides;
  * - the practical threshold is max(the configured minimum effect,
  *   noise_k x the metric's historical noise);
  * - regression / improvement: significant and |change| > threshold in the
@@ -58,6 +60,8 @@ struct metric_comparison {
 	double change_low, change_high; /* interval at the confidence level */
 	double p_value;                 /* raw two-sided Mann-Whitney */
 	double p_adjusted;              /* after Benjamini-Hochberg */
+	size_t n_tested_baseline;       /* values the test saw: per-run */
+	size_t n_tested_candidate;      /* medians for pooled samples */
 	double n_eff_baseline, n_eff_candidate;
 	double threshold;               /* practical threshold used */
 	double noise;                   /* historical robust CV, 0: unknown */
@@ -114,6 +118,10 @@ struct compare_options {
 };
 
 #define COMPARE_NOISE_K 3.0
+
+/* Adaptive sampling accepts a significant change only from this many
+ * tested values per side (see compare_is_decided()). */
+#define COMPARE_MIN_DECISIVE_RUNS 10
 
 void compare_options_init(struct compare_options *opts);
 

@@ -1042,3 +1042,98 @@ int stats_summarize(const double *v, size_t n, double confidence,
 	free(sorted);
 	return BG_OK;
 }
+
+
+/* Student's t and Welch */
+
+/* The continued fraction of the incomplete beta function, by the modified
+ * Lentz method (Press et al., Numerical Recipes, 6.4). */
+static double beta_fraction(double a, double b, double x)
+{
+	const double tiny = 1e-300, epsilon = 1e-15;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1 / d;
+	h = d;
+	for (int m = 1; m <= 300; m++) {
+		double m2 = 2.0 * m, step, delta;
+
+		step = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+		d = 1 + step * d;
+		d = fabs(d) < tiny ? tiny : d;
+		c = 1 + step / c;
+		c = fabs(c) < tiny ? tiny : c;
+		d = 1 / d;
+		h *= d * c;
+		step = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+		d = 1 + step * d;
+		d = fabs(d) < tiny ? tiny : d;
+		c = 1 + step / c;
+		c = fabs(c) < tiny ? tiny : c;
+		d = 1 / d;
+		delta = d * c;
+		h *= delta;
+		if (fabs(delta - 1) < epsilon)
+			break;
+	}
+	return h;
+}
+
+/* The regularized incomplete beta function I_x(a, b). */
+static double incomplete_beta(double a, double b, double x)
+{
+	double front;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) +
+		    b * log1p(-x));
+	/* The fraction converges fast only below the mean of the beta. */
+	if (x < (a + 1) / (a + b + 2))
+		return front * beta_fraction(a, b, x) / a;
+	return 1 - front * beta_fraction(b, a, 1 - x) / b;
+}
+
+double stats_t_two_sided(double t, double df)
+{
+	if (!(df > 0))
+		return NAN;
+	if (isinf(t))
+		return 0;
+	return incomplete_beta(df / 2, 0.5, df / (df + t * t));
+}
+
+int stats_welch_eff(const double *a, size_t na, const double *b, size_t nb,
+		    double na_eff, double nb_eff, struct stats_welch *out)
+{
+	double va, vb, wa, wb, se2;
+
+	if (na < 2 || nb < 2 || !(na_eff >= 1 && na_eff <= (double)na) ||
+	    !(nb_eff >= 1 && nb_eff <= (double)nb))
+		return bg_input_error("welch: need two values per sample and "
+				      "effective sizes within the samples");
+	va = stats_stddev(a, na);
+	vb = stats_stddev(b, nb);
+	wa = va * va / na_eff;
+	wb = vb * vb / nb_eff;
+	se2 = wa + wb;
+	out->t = 0;
+	out->df = na_eff + nb_eff - 2;
+	out->p_value = 1;
+	if (!(se2 > 0))
+		return BG_OK;
+	out->t = (stats_mean(b, nb) - stats_mean(a, na)) / sqrt(se2);
+	/* Welch-Satterthwaite; an effective size of 1 carries no degrees of
+	 * freedom of its own. */
+	out->df = se2 * se2 /
+		  ((na_eff > 1 ? wa * wa / (na_eff - 1) : 0) +
+		   (nb_eff > 1 ? wb * wb / (nb_eff - 1) : 0));
+	if (!(out->df > 0) || isinf(out->df))
+		out->df = na_eff + nb_eff - 2 > 1 ? na_eff + nb_eff - 2 : 1;
+	out->p_value = stats_t_two_sided(out->t, out->df);
+	return BG_OK;
+}

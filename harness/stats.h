@@ -171,6 +171,32 @@ int stats_mann_whitney_eff(const double *a, size_t na,
 			   double na_eff, double nb_eff, struct stats_mw *out);
 
 
+/* Welch's t-test, for samples whose runs are not independent */
+
+/* P(|T| >= |t|) for Student's t with df > 0 degrees of freedom (df may be
+ * fractional), through the regularized incomplete beta function:
+ * I_{df / (df + t^2)}(df / 2, 1 / 2). NAN for df <= 0. */
+double stats_t_two_sided(double t, double df);
+
+struct stats_welch {
+	double t;       /* positive when b's mean is larger */
+	double df;      /* Welch-Satterthwaite, at the effective sizes */
+	double p_value; /* two-sided */
+};
+
+/*
+ * Welch's two-sample t-test with the variances' weights and degrees of
+ * freedom taken at effective sizes na_eff and nb_eff (see
+ * stats_effective_n()): for autocorrelated runs, where a rank test's
+ * smallest attainable p-value at two or three effective values stops
+ * above any useful significance level. Identical samples give p = 1.
+ * BG_EINPUT when a sample has fewer than 2 values or an effective size is
+ * not in [1, its sample's size].
+ */
+int stats_welch_eff(const double *a, size_t na, const double *b, size_t nb,
+		    double na_eff, double nb_eff, struct stats_welch *out);
+
+
 /* Effect size */
 
 /* The Hodges-Lehmann estimate of the shift from a to b: the median of all

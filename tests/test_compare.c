@@ -238,13 +238,30 @@ Test(compare, autocorrelated_runs_count_as_fewer_samples)
 	struct metric_comparison mc = { 0 };
 	double drift[30], flat[30];
 
-	/* A slow upward drift: neighbours alike, lag-1 autocorrelation high. */
+	/* A slow drift on both sides: neighbours alike, lag-1
+	 * autocorrelation high. The candidate is 2 % higher throughout. */
 	for (int i = 0; i < 30; i++) {
 		drift[i] = 10 + 0.05 * i + 0.02 * jitter[i % 10] * 10;
-		flat[i] = 10.5 + 0.2 * jitter[(i * 3) % 10] * 10;
+		flat[i] = drift[i] * 1.02;
 	}
 	compare_metric_stats(&mc, drift, 30, 30, flat, 30, 30, 0.99, 1);
 	cr_assert_lt(mc.n_eff_baseline, 10, "n_eff %g", mc.n_eff_baseline);
+	cr_assert_lt(mc.n_eff_candidate, 10, "n_eff %g", mc.n_eff_candidate);
+	/* A plain rank test would call 30 vs 30 shifted values certain. */
+	cr_assert_gt(mc.p_value, 0.01, "p %g", mc.p_value);
+}
+
+Test(compare, independent_runs_keep_their_full_size)
+{
+	struct metric_comparison mc = { 0 };
+	double base[30], cand[30];
+
+	for (int i = 0; i < 30; i++) {
+		base[i] = 10 * (1 + jitter[(i * 3) % 10]);
+		cand[i] = 10.5 * (1 + jitter[(i * 7 + 1) % 10]);
+	}
+	compare_metric_stats(&mc, base, 30, 30, cand, 30, 30, 0.99, 1);
+	cr_assert_eq(mc.n_eff_baseline, 30);
 	cr_assert_eq(mc.n_eff_candidate, 30);
 }
 
@@ -321,7 +338,9 @@ Test(compare, json_round_trips)
 Test(compare, decided_when_the_interval_clears_the_threshold)
 {
 	struct metric_comparison mc = { .threshold = 0.03, .has_baseline = true,
-					.has_candidate = true };
+					.has_candidate = true,
+					.n_tested_baseline = 10,
+					.n_tested_candidate = 10 };
 
 	mc.change_low = -0.01, mc.change_high = 0.02;
 	cr_assert(compare_is_decided(&mc), "wholly inside: unchanged for good");
@@ -330,4 +349,7 @@ Test(compare, decided_when_the_interval_clears_the_threshold)
 	mc.change_low = 0.05, mc.change_high = 0.08;
 	mc.verdict = VERDICT_REGRESSION;
 	cr_assert(compare_is_decided(&mc));
+	mc.n_tested_candidate = 5;
+	cr_assert_not(compare_is_decided(&mc),
+		      "five runs cannot rule out drift: keep sampling");
 }

@@ -956,3 +956,34 @@ Test(stats, nan_and_infinite_inputs_stay_memory_safe)
 	stats_summarize(v, n, 0.99, 2, &s);
 	cr_assert(eq(sz, s.n, n));
 }
+
+/* Critical values of Student's t from any textbook table (e.g. NIST/SEMATECH
+ * e-Handbook of Statistical Methods, 1.3.6.7.2): two-sided 0.05 at 10 df is
+ * 2.228, 0.01 at 10 df is 3.169, 0.05 at 1 df is 12.706, 0.05 at 30 df is
+ * 2.042. */
+Test(stats, student_t_two_sided_matches_the_table)
+{
+	cr_assert_float_eq(stats_t_two_sided(2.228, 10), 0.05, 2e-4);
+	cr_assert_float_eq(stats_t_two_sided(3.169, 10), 0.01, 2e-5);
+	cr_assert_float_eq(stats_t_two_sided(12.706, 1), 0.05, 2e-5);
+	cr_assert_float_eq(stats_t_two_sided(-2.042, 30), 0.05, 2e-4);
+	cr_assert_float_eq(stats_t_two_sided(0, 5), 1.0, 1e-12);
+	cr_assert(isnan(stats_t_two_sided(1, 0)));
+}
+
+/* Welch's test of two small samples, worked by hand from the definitions:
+ * a = 1..5 (mean 3, var 2.5), b = 3..7 (mean 5, var 2.5): t = 2 / sqrt(1) = 2,
+ * df = 1 / (2 * 0.25 / 4) = 8, p = 0.0805 (t table, 8 df). */
+Test(stats, welch_at_full_sizes_is_the_textbook_test)
+{
+	double a[] = { 1, 2, 3, 4, 5 }, b[] = { 3, 4, 5, 6, 7 };
+	struct stats_welch w;
+
+	cr_assert_eq(stats_welch_eff(a, 5, b, 5, 5, 5, &w), BG_OK);
+	cr_assert_float_eq(w.t, 2.0, 1e-12);
+	cr_assert_float_eq(w.df, 8.0, 1e-9);
+	cr_assert_float_eq(w.p_value, 0.0805, 2e-4);
+	/* The same data trusted as 2.5 values per side is less certain. */
+	cr_assert_eq(stats_welch_eff(a, 5, b, 5, 2.5, 2.5, &w), BG_OK);
+	cr_assert_gt(w.p_value, 0.15);
+}
