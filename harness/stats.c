@@ -367,11 +367,7 @@ double stats_robust_cv(const double *v, size_t n)
 }
 
 
-/* Pseudo-random numbers: xoshiro256** (Blackman & Vigna, 2018) */
-
-struct rng {
-	uint64_t s[4];
-};
+/* Pseudo-random numbers */
 
 static uint64_t splitmix64(uint64_t *state)
 {
@@ -382,7 +378,7 @@ static uint64_t splitmix64(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
-static void rng_seed(struct rng *rng, uint64_t seed)
+void stats_rng_seed(struct stats_rng *rng, uint64_t seed)
 {
 	int i;
 
@@ -397,7 +393,7 @@ static uint64_t rotl(uint64_t x, int k)
 	return (x << k) | (x >> (64 - k));
 }
 
-static uint64_t rng_next(struct rng *rng)
+uint64_t stats_rng_next(struct stats_rng *rng)
 {
 	uint64_t *s = rng->s;
 	uint64_t result = rotl(s[1] * 5, 7) * 9;
@@ -412,21 +408,26 @@ static uint64_t rng_next(struct rng *rng)
 	return result;
 }
 
+double stats_rng_uniform(struct stats_rng *rng)
+{
+	return (double)((stats_rng_next(rng) >> 11) + 1) * 0x1p-53;
+}
+
 /* Uniform in [0, bound) without modulo bias (Lemire, 2019, on 32 bits). */
-static size_t rng_below(struct rng *rng, size_t bound)
+static size_t rng_below(struct stats_rng *rng, size_t bound)
 {
 	uint32_t bound32 = (uint32_t)bound;
 	uint64_t m;
 	uint32_t low;
 
 	assert(bound > 0 && bound <= UINT32_MAX);
-	m = (rng_next(rng) >> 32) * bound32;
+	m = (stats_rng_next(rng) >> 32) * bound32;
 	low = (uint32_t)m;
 	if (low < bound32) {
 		uint32_t threshold = (uint32_t)-bound32 % bound32;
 
 		while (low < threshold) {
-			m = (rng_next(rng) >> 32) * bound32;
+			m = (stats_rng_next(rng) >> 32) * bound32;
 			low = (uint32_t)m;
 		}
 	}
@@ -460,7 +461,7 @@ static void resampler_release(struct resampler *r)
 	free(r->counts);
 }
 
-static double resampled_median(struct resampler *r, struct rng *rng)
+static double resampled_median(struct resampler *r, struct stats_rng *rng)
 {
 	size_t lower = (r->n - 1) / 2, upper = r->n / 2;
 	size_t i, seen = 0;
@@ -510,7 +511,7 @@ int stats_bootstrap_median_ci(const double *v, size_t n, double confidence,
 			      struct stats_interval *out)
 {
 	struct resampler sample;
-	struct rng rng;
+	struct stats_rng rng;
 	double *medians;
 	size_t i;
 	int error;
@@ -521,7 +522,7 @@ int stats_bootstrap_median_ci(const double *v, size_t n, double confidence,
 
 	resampler_init(&sample, v, n);
 	medians = xcalloc(resamples, sizeof(*medians));
-	rng_seed(&rng, seed);
+	stats_rng_seed(&rng, seed);
 	for (i = 0; i < resamples; i++)
 		medians[i] = resampled_median(&sample, &rng);
 	percentile_interval(medians, resamples, confidence, out);
@@ -536,7 +537,7 @@ int stats_bootstrap_ratio_ci(const double *base, size_t nbase,
 			     struct stats_interval *out)
 {
 	struct resampler baseline, candidate;
-	struct rng rng;
+	struct stats_rng rng;
 	double *ratios;
 	size_t i;
 	int error;
@@ -557,7 +558,7 @@ int stats_bootstrap_ratio_ci(const double *base, size_t nbase,
 	}
 	resampler_init(&candidate, cand, ncand);
 	ratios = xcalloc(resamples, sizeof(*ratios));
-	rng_seed(&rng, seed);
+	stats_rng_seed(&rng, seed);
 	for (i = 0; i < resamples; i++) {
 		double denominator = resampled_median(&baseline, &rng);
 
@@ -1081,6 +1082,13 @@ static double beta_fraction(double a, double b, double x)
 	return h;
 }
 
+static double log_gamma(double x)
+{
+	int sign;
+
+	return lgamma_r(x, &sign);
+}
+
 /* The regularized incomplete beta function I_x(a, b). */
 static double incomplete_beta(double a, double b, double x)
 {
@@ -1090,8 +1098,10 @@ static double incomplete_beta(double a, double b, double x)
 		return 0;
 	if (x >= 1)
 		return 1;
-	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) +
-		    b * log1p(-x));
+	/* lgamma_r: lgamma writes the global signgam, a race for callers
+	 * that run comparisons in threads. */
+	front = exp(log_gamma(a + b) - log_gamma(a) - log_gamma(b) +
+		    a * log(x) + b * log1p(-x));
 	/* The fraction converges fast only below the mean of the beta. */
 	if (x < (a + 1) / (a + b + 2))
 		return front * beta_fraction(a, b, x) / a;

@@ -41,6 +41,21 @@
 #define STATS_OUTLIER_Z 3.5
 
 
+/* Pseudo-random numbers: xoshiro256** seeded by splitmix64 (Blackman &
+ * Vigna, 2018), the one generator of the project, so a seed means the same
+ * stream to the bootstrap and to the simulations that test it. */
+
+struct stats_rng {
+	uint64_t s[4];
+};
+
+void stats_rng_seed(struct stats_rng *rng, uint64_t seed);
+uint64_t stats_rng_next(struct stats_rng *rng);
+
+/* Uniform in (0, 1]: never 0, so its logarithm is finite. */
+double stats_rng_uniform(struct stats_rng *rng);
+
+
 /* The standard normal distribution */
 
 /* P(Z <= z), computed from erfc() so the tails keep their precision. */

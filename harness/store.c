@@ -303,34 +303,12 @@ static void name_candidate(struct strbuf *name, const char *stem,
 static int lock_store(struct store *store, int *fd_out)
 {
 	struct strbuf path = STRBUF_INIT;
-	int fd, error = BG_OK;
+	int error;
 
 	strbuf_addf(&path, "%s/.lock", store->location);
-	fd = open(path.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-	if (fd < 0) {
-		error = bg_error("cannot open the store lock '%s': %s",
-				 path.buf, strerror(errno));
-		goto done;
-	}
-	while (flock(fd, LOCK_EX) < 0) {
-		if (errno == EINTR)
-			continue;
-		error = bg_error("cannot lock '%s': %s", path.buf,
-				 strerror(errno));
-		close(fd);
-		fd = -1;
-		break;
-	}
-done:
-	*fd_out = fd;
+	error = lock_file(path.buf, fd_out);
 	strbuf_release(&path);
 	return error;
-}
-
-static void unlock_store(int fd)
-{
-	if (fd >= 0)
-		close(fd);
 }
 
 /* Gives the complete temporary file `tmp` the name `target` unless that
@@ -406,7 +384,7 @@ static int dir_reserve(struct store *store, const struct result *r,
 	slot->name = strbuf_detach(&name, NULL);
 	*out = slot;
 done:
-	unlock_store(lock);
+	unlock_file(lock);
 	strbuf_release(&dir);
 	strbuf_release(&suite);
 	strbuf_release(&stem);
@@ -488,7 +466,7 @@ static int dir_write(struct store *store, const struct result *r,
 		strbuf_addf(&target, "%s/%s.json", dir.buf, name.buf);
 		placed = place_file(tmp.buf, target.buf);
 	}
-	unlock_store(lock);
+	unlock_file(lock);
 	if (placed < 0) {
 		error = placed;
 		goto done;

@@ -109,37 +109,15 @@ static void backoff(struct git_store *gs, unsigned attempt)
 static int lock_scratch(struct git_store *gs, int *fd_out)
 {
 	struct strbuf path = STRBUF_INIT;
-	int fd = -1, error;
+	int error;
 
 	*fd_out = -1;
 	if ((error = mkdir_p(gs->scratch)) < 0)
-		goto done;
+		return error;
 	strbuf_addf(&path, "%s/.lock", gs->scratch);
-	fd = open(path.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-	if (fd < 0) {
-		error = bg_error("cannot open the store lock '%s': %s",
-				 path.buf, strerror(errno));
-		goto done;
-	}
-	while (flock(fd, LOCK_EX) < 0) {
-		if (errno == EINTR)
-			continue;
-		error = bg_error("cannot lock '%s': %s", path.buf,
-				 strerror(errno));
-		close(fd);
-		fd = -1;
-		break;
-	}
-	*fd_out = fd;
-done:
+	error = lock_file(path.buf, fd_out);
 	strbuf_release(&path);
 	return error;
-}
-
-static void unlock_scratch(int fd)
-{
-	if (fd >= 0)
-		close(fd);
 }
 
 /* Reading the branch */
@@ -460,7 +438,7 @@ static int claim_name(struct git_store *gs, const char *rel_dir,
 		}
 	}
 done:
-	unlock_scratch(lock);
+	unlock_file(lock);
 	git_tree_free(root);
 	strbuf_release(&probe);
 	strbuf_release(&log_dir);
@@ -491,7 +469,7 @@ static void release_claim(struct git_store *gs, const char *claim_dir)
 		rmdir(claim_dir);
 	else
 		bg_error_clear();
-	unlock_scratch(lock);
+	unlock_file(lock);
 	strbuf_release(&path);
 }
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -230,6 +231,30 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 done:
 	strbuf_release(&tmp);
 	return error;
+}
+
+int lock_file(const char *path, int *fd_out)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+
+	*fd_out = -1;
+	if (fd < 0)
+		return bg_error("cannot open the lock '%s': %s", path,
+				strerror(errno));
+	while (flock(fd, LOCK_EX) < 0) {
+		if (errno == EINTR)
+			continue;
+		close(fd);
+		return bg_error("cannot lock '%s': %s", path, strerror(errno));
+	}
+	*fd_out = fd;
+	return BG_OK;
+}
+
+void unlock_file(int fd)
+{
+	if (fd >= 0)
+		close(fd);
 }
 
 int mkdir_p(const char *path)

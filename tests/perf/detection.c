@@ -75,67 +75,17 @@ enum rule {
 };
 
 
-/*
- * Random numbers: xoshiro256** seeded by splitmix64 (Blackman & Vigna), the
- * generator stats.c keeps to itself; the simulation needs its own stream
- * anyway, apart from the engine's bootstrap seeds.
- */
-
-struct rng {
-	uint64_t s[4];
-};
-
-static uint64_t splitmix64(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static void rng_seed(struct rng *rng, uint64_t seed)
-{
-	for (int i = 0; i < 4; i++)
-		rng->s[i] = splitmix64(&seed);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-static uint64_t rng_next(struct rng *rng)
-{
-	uint64_t *s = rng->s;
-	uint64_t result = rotl(s[1] * 5, 7) * 9;
-	uint64_t t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return result;
-}
-
-/* Uniform in (0, 1]: never 0, so its logarithm is finite. */
-static double rng_uniform(struct rng *rng)
-{
-	return (double)((rng_next(rng) >> 11) + 1) * 0x1p-53;
-}
 
 /* Box-Muller, one value per call: simple and exact enough here. */
-static double rng_normal(struct rng *rng)
+static double rng_normal(struct stats_rng *rng)
 {
-	double radius = sqrt(-2 * log(rng_uniform(rng)));
+	double radius = sqrt(-2 * log(stats_rng_uniform(rng)));
 
-	return radius * cos(2 * M_PI * rng_uniform(rng));
+	return radius * cos(2 * M_PI * stats_rng_uniform(rng));
 }
 
 /* Student's t with 3 degrees of freedom, variance 3. */
-static double rng_student3(struct rng *rng)
+static double rng_student3(struct stats_rng *rng)
 {
 	double chi2 = 0;
 
@@ -150,21 +100,21 @@ static double rng_student3(struct rng *rng)
 
 /* Noise models: n runs of one side, mean 1 (before the shift), CV cv */
 
-static double draw_bimodal(struct rng *rng, double cv)
+static double draw_bimodal(struct stats_rng *rng, double cv)
 {
 	/* Modes gap * cv apart around the mean 1; the spread within a mode
 	 * makes up the rest of the variance so the total CV is cv. */
 	double gap = BIMODAL_GAP * cv;
 	double between = BIMODAL_SLOW * (1 - BIMODAL_SLOW) * gap * gap;
 	double within = sqrt(cv * cv - between);
-	double mode = rng_uniform(rng) <= BIMODAL_SLOW ?
+	double mode = stats_rng_uniform(rng) <= BIMODAL_SLOW ?
 			      1 + (1 - BIMODAL_SLOW) * gap :
 			      1 - BIMODAL_SLOW * gap;
 
 	return mode + within * rng_normal(rng);
 }
 
-static double draw_heavy(struct rng *rng, double cv)
+static double draw_heavy(struct stats_rng *rng, double cv)
 {
 	double core;
 
@@ -173,13 +123,13 @@ static double draw_heavy(struct rng *rng, double cv)
 	do {
 		core = 1 + cv * rng_student3(rng) / sqrt(3);
 	} while (core <= 0.5);
-	if (rng_uniform(rng) <= OUTLIER_RATE)
+	if (stats_rng_uniform(rng) <= OUTLIER_RATE)
 		core += OUTLIER_MIN +
-			(OUTLIER_MAX - OUTLIER_MIN) * rng_uniform(rng);
+			(OUTLIER_MAX - OUTLIER_MIN) * stats_rng_uniform(rng);
 	return core;
 }
 
-static void draw_side(struct rng *rng, enum model model, double cv,
+static void draw_side(struct stats_rng *rng, enum model model, double cv,
 		      double scale, double *out, size_t n)
 {
 	double sigma = sqrt(log(1 + cv * cv));
@@ -216,65 +166,10 @@ static void draw_side(struct rng *rng, enum model model, double cv,
 
 /* The peers' rules */
 
-/*
- * The continued fraction of the incomplete beta function (Abramowitz &
- * Stegun 26.5.8) by the modified Lentz method.
- */
-static double beta_fraction(double a, double b, double x)
-{
-	const double tiny = 1e-300;
-	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
-
-	d = 1 / (fabs(d) < tiny ? tiny : d);
-	h = d;
-	for (int m = 1; m <= 300; m++) {
-		double m2 = 2.0 * m, step;
-		double even = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
-		double odd = -(a + m) * (a + b + m) * x /
-			     ((a + m2) * (a + m2 + 1));
-
-		d = 1 + even * d;
-		c = 1 + even / c;
-		d = 1 / (fabs(d) < tiny ? tiny : d);
-		c = fabs(c) < tiny ? tiny : c;
-		h *= d * c;
-		d = 1 + odd * d;
-		c = 1 + odd / c;
-		d = 1 / (fabs(d) < tiny ? tiny : d);
-		c = fabs(c) < tiny ? tiny : c;
-		step = d * c;
-		h *= step;
-		if (fabs(step - 1) < 1e-15)
-			break;
-	}
-	return h;
-}
-
-/* The regularised incomplete beta function I_x(a, b). */
-static double incomplete_beta(double a, double b, double x)
-{
-	double front;
-
-	if (x <= 0)
-		return 0;
-	if (x >= 1)
-		return 1;
-	/* tgamma, not lgamma: lgamma writes the global signgam, and the
-	 * cells run in threads. a + b stays small (df < 2 MAX_RUNS). */
-	front = tgamma(a + b) / (tgamma(a) * tgamma(b)) *
-		exp(a * log(x) + b * log1p(-x));
-	/* The fraction converges fast only below the mean of the beta
-	 * distribution; above it, use the symmetry I_x(a, b) =
-	 * 1 - I_1-x(b, a). */
-	if (x < (a + 1) / (a + b + 2))
-		return front * beta_fraction(a, b, x) / a;
-	return 1 - front * beta_fraction(b, a, 1 - x) / b;
-}
-
 /* P(T > t) for Student's t with df degrees of freedom. */
 static double student_upper_tail(double t, double df)
 {
-	double tail = 0.5 * incomplete_beta(df / 2, 0.5, df / (df + t * t));
+	double tail = 0.5 * stats_t_two_sided(t, df);
 
 	return t >= 0 ? tail : 1 - tail;
 }
@@ -326,7 +221,7 @@ static bool engine_redecide(struct metric_comparison *mc, double threshold)
 
 /* The threshold the engine would use with BASELINE_HISTORY earlier results
  * of n runs each (baseline_noise() and compare_results()). */
-static double history_threshold(struct rng *rng, enum model model, double cv,
+static double history_threshold(struct stats_rng *rng, enum model model, double cv,
 				size_t n)
 {
 	double medians[BASELINE_HISTORY], runs[MAX_RUNS];
@@ -397,7 +292,7 @@ struct options {
 	const char *out;
 };
 
-static void simulate_pair(struct pair *pair, struct rng *rng,
+static void simulate_pair(struct pair *pair, struct stats_rng *rng,
 			  const struct cell *cell, const struct options *opts,
 			  bool adaptive)
 {
@@ -429,11 +324,11 @@ static void simulate_pair(struct pair *pair, struct rng *rng,
 
 static void simulate_cell(struct cell *cell, const struct options *opts)
 {
-	struct rng rng;
+	struct stats_rng rng;
 
 	/* One stream per cell, so a cell's pairs do not depend on how many
 	 * pairs the other cells draw. */
-	rng_seed(&rng, opts->seed ^ (((uint64_t)cell->model << 16) |
+	stats_rng_seed(&rng, opts->seed ^ (((uint64_t)cell->model << 16) |
 				     (cell->cv << 8) | cell->shift));
 	cell->nr = opts->pairs;
 	cell->adaptive_nr = opts->adaptive_pairs < opts->pairs ?
