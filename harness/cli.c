@@ -36,6 +36,8 @@ static const struct command commands[] = {
 	  "combine the shard results of one run (--shard I/N) into one" },
 	{ "validate", cmd_validate,
 	  "check a suite file and print its expanded plan without running it" },
+	{ "devices", cmd_devices,
+	  "list the CPU, GPUs and IPUs found here, and what can be sampled" },
 };
 
 /* The full option table; a command accepts the subset its spec names. */
@@ -45,7 +47,7 @@ enum option_id {
 	O_CONFIDENCE, O_REPORT, O_JSON, O_OUT, O_FORMAT, O_TO, O_SUITE,
 	O_METRIC, O_FORCE, O_QUIET, O_NO_COLOR, O_HELP, O_VERSION,
 	O_PROVIDER, O_BODY, O_REPO, O_PR, O_API_URL, O_MARKER, O_DRY_RUN,
-	O_REMOTE,
+	O_REMOTE, O_REQUIRE_DEVICES, O_SAMPLE_INTERVAL, O_PROFILE,
 };
 
 struct option_doc {
@@ -117,6 +119,15 @@ static const struct option_doc option_docs[] = {
 	  "one comment per NAME (default: the body's marker)" },
 	{ { "dry-run", no_argument, NULL, O_DRY_RUN }, OPT_COMMENT, NULL,
 	  "print what would be sent; send nothing" },
+	{ { "require-devices", no_argument, NULL, O_REQUIRE_DEVICES },
+	  OPT_DEVICES, NULL, "a case whose device is absent fails (exit 3) "
+	  "instead of being skipped" },
+	{ { "sample-interval", required_argument, NULL, O_SAMPLE_INTERVAL },
+	  OPT_DEVICES, "MS", "milliseconds between readings of the nvml, rapl "
+	  "and system metrics during a run (default 100)" },
+	{ { "profile", no_argument, NULL, O_PROFILE }, OPT_PROFILE, NULL,
+	  "one more run per case under a profiler (perf flame graph, Poplar "
+	  "reports, $BENCHGATE_PROFILE_DIR), never a sample" },
 	{ { "quiet", no_argument, NULL, O_QUIET }, 0, NULL,
 	  "print only errors and the verdict" },
 	{ { "no-color", no_argument, NULL, O_NO_COLOR }, 0, NULL,
@@ -185,6 +196,15 @@ static int parse_confidence(const char *text, double *out)
 	return BG_OK;
 }
 
+static int parse_interval(const char *text, double *seconds)
+{
+	int ms = 0;
+	int error = parse_whole_number("sample-interval", text, 1, &ms);
+
+	*seconds = ms / 1000.0;
+	return error;
+}
+
 static int apply_option(struct cli_options *opts, int id, const char *arg)
 {
 	switch (id) {
@@ -227,6 +247,10 @@ static int apply_option(struct cli_options *opts, int id, const char *arg)
 	case O_API_URL: opts->api_url = arg; break;
 	case O_MARKER: opts->marker = arg; break;
 	case O_DRY_RUN: opts->dry_run = true; break;
+	case O_REQUIRE_DEVICES: opts->require_devices = true; break;
+	case O_PROFILE: opts->profile = true; break;
+	case O_SAMPLE_INTERVAL:
+		return parse_interval(arg, &opts->sample_interval_s);
 	case O_QUIET: opts->quiet = true; break;
 	case O_NO_COLOR: opts->color = false; break;
 	}

@@ -47,6 +47,8 @@ enum cli_option_flags {
 	OPT_COMMENT = 1 << 14,  /* --provider --body --repo --pr --api-url
 				 * --marker --dry-run */
 	OPT_REMOTE = 1 << 15,   /* --remote --branch (sync) */
+	OPT_DEVICES = 1 << 16,  /* --require-devices --sample-interval */
+	OPT_PROFILE = 1 << 17,  /* --profile */
 };
 
 struct cli_options {
@@ -77,6 +79,9 @@ struct cli_options {
 	const char *api_url;
 	const char *marker;
 	bool dry_run;
+	bool require_devices;   /* an absent device fails its cases */
+	bool profile;           /* a profiling run per case (profile.h) */
+	double sample_interval_s; /* 0: the sampler's default */
 	bool quiet;
 	bool color;             /* stdout is a TTY, no --no-color, no NO_COLOR */
 	bool progress;          /* stderr is a TTY and not --quiet */
@@ -119,5 +124,6 @@ int cmd_report(int argc, char **argv);
 int cmd_comment(int argc, char **argv);
 int cmd_sync(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_devices(int argc, char **argv);
 
 #endif

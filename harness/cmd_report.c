@@ -1,5 +1,6 @@
 #include "harness/cli.h"
 
+#include "harness/alloc.h"
 #include "harness/compare.h"
 #include "harness/error.h"
 #include "harness/result.h"
@@ -59,6 +60,9 @@ int cmd_report(int argc, char **argv)
 		compare_options_init(&compare_opts);
 		error = compare_results(&comparison, NULL, result,
 					&compare_opts);
+		/* the base of the result's artifact links (report.h) */
+		if (!error)
+			comparison->candidate.path = xstrdup(input);
 	}
 	if (error < 0)
 		goto done;

@@ -5,6 +5,7 @@
 #include "harness/summary.h"
 
 #include <stdio.h>
+#include <unistd.h>
 
 static const struct cli_command_spec spec = {
 	.name = "run",
@@ -16,7 +17,7 @@ static const struct cli_command_spec spec = {
 		"status 3 when a case failed or timed out (the others still "
 		"run).",
 	.options = OPT_STORE | OPT_RUNS | OPT_WARMUP | OPT_SELECT | OPT_ORDER |
-		   OPT_BUILD_DIR | OPT_JSON,
+		   OPT_BUILD_DIR | OPT_JSON | OPT_PROFILE,
 	.min_args = 1,
 	.max_args = 1,
 };
@@ -35,6 +36,7 @@ void cli_session_options(struct session_options *out,
 		.warmup = opts->warmup,
 		.sequential = opts->sequential,
 		.progress = opts->progress,
+		.profile = opts->profile,
 	};
 }
 
@@ -54,6 +56,8 @@ int cmd_run(int argc, char **argv)
 	if (!opts.quiet)
 		summary_print_result(stdout, session->result, opts.color);
 	printf("stored %s\n", session->result_path.buf);
+	if (access(session->artifact_dir.buf, F_OK) == 0)
+		printf("artifacts in %s\n", session->artifact_dir.buf);
 	if (opts.json_path) {
 		result_to_json(session->result, &json);
 		error = write_file_atomic(opts.json_path, json.buf, json.len);

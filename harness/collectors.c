@@ -3,6 +3,7 @@
 #include "harness/alloc.h"
 #include "harness/error.h"
 #include "harness/jsonpos.h"
+#include "harness/sampler.h"
 
 #include <assert.h>
 #include <cjson/cJSON.h>
@@ -12,9 +13,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Sources are an enum in suite.h ending with SOURCE_FILE. */
-#define SOURCES_NR (SOURCE_FILE + 1)
 
 /* Values quoted in messages are cut to this many bytes. */
 #define QUOTE_MAX 40
@@ -29,7 +27,9 @@ struct collectors {
 	const struct suite *suite;
 	struct benchmark_collectors *benchmarks;
 	size_t nr;
-	bool warned[SOURCES_NR];
+	const struct sampler *sampler;  /* NULL: nothing sampled */
+	char **warned;                  /* reasons already told */
+	size_t warned_nr, warned_alloc;
 };
 
 /* The samples one metric got from this run, kept until every metric is in. */
@@ -143,7 +143,16 @@ void collectors_free(struct collectors *collectors)
 		free(bc->compiled);
 	}
 	free(collectors->benchmarks);
+	for (size_t i = 0; i < collectors->warned_nr; i++)
+		free(collectors->warned[i]);
+	free(collectors->warned);
 	free(collectors);
+}
+
+void collectors_set_sampler(struct collectors *collectors,
+			    const struct sampler *sampler)
+{
+	collectors->sampler = sampler;
 }
 
 static struct benchmark_collectors *find_benchmark(
@@ -578,16 +587,43 @@ done:
 	return error;
 }
 
-static void warn_unavailable(struct collect_state *state)
+/* Says once per reason why a metric is left out: the reasons are the
+ * same run after run, and often for several metrics of one source. */
+static void warn_left_out(struct collect_state *state, const char *why)
 {
+	struct collectors *collectors = state->collectors;
 	const struct metric_spec *spec = state->spec;
 
-	if (state->collectors->warned[spec->from])
-		return;
-	state->collectors->warned[spec->from] = true;
-	bg_warn("source '%s' is not available yet; metrics from it (such as "
-		"'%s') are not collected", metric_source_name(spec->from),
-		spec->name);
+	for (size_t i = 0; i < collectors->warned_nr; i++)
+		if (!strcmp(collectors->warned[i], why))
+			return;
+	ALLOC_GROW(collectors->warned, collectors->warned_nr + 1,
+		   collectors->warned_alloc);
+	collectors->warned[collectors->warned_nr++] = xstrdup(why);
+	bg_warn("metric '%s' (source '%s') is left out of the result: %s",
+		spec->name, metric_source_name(spec->from), why);
+}
+
+static int collect_sampled(struct collect_state *state)
+{
+	const struct metric_spec *spec = state->spec;
+	struct strbuf why = STRBUF_INIT;
+	const char *reason;
+	double value;
+
+	if (!state->collectors->sampler) {
+		strbuf_addf(&why, "source '%s' is not available yet (no "
+			    "sampler watched the run)",
+			    metric_source_name(spec->from));
+		warn_left_out(state, why.buf);
+	} else if (sampler_value(state->collectors->sampler, spec->from,
+				 spec->field, &value, &reason) < 0) {
+		warn_left_out(state, reason);
+	} else {
+		push_value(state->pending, value);
+	}
+	strbuf_release(&why);
+	return BG_OK;
 }
 
 static int collect_one(struct collect_state *state, const regex_t *regex)
@@ -614,8 +650,9 @@ static int collect_one(struct collect_state *state, const regex_t *regex)
 	case SOURCE_NVML:
 	case SOURCE_RAPL:
 	case SOURCE_SYSTEM:
-		/* TODO(issue: harness sources): collect these */
-		warn_unavailable(state);
+		return collect_sampled(state);
+	case SOURCE_CALLGRIND:
+		/* counted in a run of its own, after these (callgrind.h) */
 		return BG_OK;
 	}
 	return metric_error(state, "unknown source %d", (int)state->spec->from);

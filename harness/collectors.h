@@ -32,9 +32,12 @@
  *   relative to the suite's directory) and a dotted key, as for metrics.
  *   The file is read as it is after the run: a benchmark that does not
  *   rewrite it reports its previous values.
- * - perf, nvml, rapl, system: not collected yet. The metric is left out of
- *   the result, with one warning per source and collectors object; the
- *   run does not fail.
+ * - perf, nvml, rapl, system: the run's value of the field, as the
+ *   sampler given with collectors_set_sampler() measured it (sampler.h).
+ *   A value the sampler does not have (the source cannot work here, or
+ *   did not give that field in this run) leaves the metric out of this
+ *   run with a warning, once per reason and collectors object; the run
+ *   does not fail. Without a sampler, these metrics are always left out.
  *
  * Every value must be a finite number. The unit is the declared one (or,
  * for wall and rusage, the implied one suite.c fills in), else the unit of
@@ -62,6 +65,13 @@ struct collect_run {
 int collectors_new(struct collectors **out, const struct suite *suite);
 
 void collectors_free(struct collectors *collectors);
+
+struct sampler;
+
+/* The sampler whose last run the sampled sources read (borrowed; it must
+ * outlive the collectors, or be replaced); NULL: none. */
+void collectors_set_sampler(struct collectors *collectors,
+			    const struct sampler *sampler);
 
 /*
  * Collects every metric of run->pcase's benchmark from the finished run and

@@ -1,10 +1,10 @@
 #include "harness/machine.h"
 
 #include "harness/alloc.h"
+#include "harness/devices.h"
 #include "harness/error.h"
 #include "harness/strbuf.h"
 
-#include <ctype.h>
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,75 +25,11 @@ bool machine_id_valid(const char *id)
 			  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == len;
 }
 
-/* Trims the value and collapses runs of blanks: some CPUs pad their model
- * name ("Intel(R) Xeon(R) CPU           E5-2680"). */
-static char *clean_value(const char *value)
-{
-	struct strbuf clean = STRBUF_INIT;
-	bool blank = false;
-
-	for (; *value; value++) {
-		if (isspace((unsigned char)*value)) {
-			blank = clean.len > 0;
-			continue;
-		}
-		if (blank)
-			strbuf_addch(&clean, ' ');
-		blank = false;
-		strbuf_addch(&clean, *value);
-	}
-	if (!clean.len) {
-		strbuf_release(&clean);
-		return NULL;
-	}
-	return strbuf_detach(&clean, NULL);
-}
-
-/* The value of the first line "key<blanks>: value" of a /proc file. */
-static char *proc_field(const char *text, const char *key)
-{
-	size_t key_len = strlen(key);
-	const char *line = text;
-
-	while (*line) {
-		const char *end = strchr(line, '\n');
-		const char *p = line + key_len;
-
-		if (!end)
-			end = line + strlen(line);
-		if (!strncmp(line, key, key_len) &&
-		    (*p == ' ' || *p == '\t' || *p == ':')) {
-			while (*p == ' ' || *p == '\t')
-				p++;
-			if (*p == ':') {
-				char *raw = xstrndup(p + 1,
-						      (size_t)(end - p - 1));
-				char *value = clean_value(raw);
-
-				free(raw);
-				if (value)
-					return value;
-			}
-		}
-		line = *end ? end + 1 : end;
-	}
-	return NULL;
-}
-
+/* Architecture for the CPUs that name no model (arm64). */
 static char *cpu_model(const char *arch)
 {
-	/* x86 says "model name", MIPS "cpu model", POWER "cpu"; arm64 names
-	 * no model at all and gets the architecture. */
-	static const char *const keys[] = { "model name", "cpu model", "cpu" };
-	struct strbuf cpuinfo = STRBUF_INIT;
-	char *model = NULL;
-	size_t i;
+	char *model = devices_cpu_model();
 
-	if (strbuf_read_file(&cpuinfo, "/proc/cpuinfo") < 0)
-		bg_error_clear();
-	for (i = 0; !model && i < sizeof(keys) / sizeof(*keys); i++)
-		model = proc_field(cpuinfo.buf, keys[i]);
-	strbuf_release(&cpuinfo);
 	return model ? model : xstrdup(arch);
 }
 
@@ -157,11 +93,30 @@ static uint64_t physical_memory(void)
 	return (uint64_t)pages * (uint64_t)page_size;
 }
 
-/* TODO(accelerator probes): the devices issue fills gpus and ipus here
- * (NVML, PoplarSDK); machine_describe() hashes whatever this leaves. */
+/* The GPUs benchgate's benchmarks see (CUDA_VISIBLE_DEVICES) and the
+ * IPUs, by model name only: a replaced card of the same model, or a CI
+ * runner given other cards of it, keeps its history. */
 static void probe_accelerators(struct machine_info *machine)
 {
-	(void)machine;
+	struct devices *devices;
+
+	devices_probe(&devices);
+	for (size_t i = 0; i < devices->gpus_nr; i++) {
+		if (!devices->gpus[i].visible)
+			continue;
+		machine->gpus = xrealloc(machine->gpus, (machine->gpus_nr + 2) *
+					 sizeof(*machine->gpus));
+		machine->gpus[machine->gpus_nr++] =
+			xstrdup(devices->gpus[i].name);
+		machine->gpus[machine->gpus_nr] = NULL;
+	}
+	for (size_t i = 0; i < devices->ipus_nr; i++) {
+		machine->ipus = xrealloc(machine->ipus, (machine->ipus_nr + 2) *
+					 sizeof(*machine->ipus));
+		machine->ipus[machine->ipus_nr++] = xstrdup(devices->ipus[i]);
+		machine->ipus[machine->ipus_nr] = NULL;
+	}
+	devices_free(devices);
 }
 
 static void add_joined(struct strbuf *key, char *const *names, size_t nr)

@@ -41,9 +41,11 @@
  * memory, accelerators, and the id described above. What cannot be read is
  * left NULL or 0 and still hashed, so the id is always set.
  *
- * Accelerators are probed here, before the id is hashed, so that a machine
- * with a GPU never shares a history with the same host without it. No probe
- * exists yet: gpus and ipus are empty lists.
+ * Accelerators are probed here (devices.h), before the id is hashed, so
+ * that a machine with a GPU never shares a history with the same host
+ * without it: gpus are the model names of the GPUs that benchgate's
+ * CUDA_VISIBLE_DEVICES selects, ipus those of the single IPUs, in probe
+ * order; each an empty list when there are none.
  *
  * BG_EINPUT when BENCHGATE_MACHINE_ID is set but invalid; `out` is then
  * released.

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,8 @@
 #include <unistd.h>
 
 struct perfevent {
-	int fd[PERFEVENT_NR];
+	bool counts[PERFEVENT_NR];      /* the kernel let us open it */
+	int fd[PERFEVENT_NR];           /* of the run going on; -1: none */
 	char why[PERFEVENT_NR][320];
 };
 
@@ -55,31 +57,35 @@ static void explain(struct perfevent *perf, enum perfevent_counter counter,
 	size_t size = sizeof(perf->why[counter]);
 	struct strbuf path = STRBUF_INIT;
 	char paranoid[16] = "";
-	const char *what;
 
+	/* the same words for every counter a cause keeps out, so that
+	 * the user is told once */
 	switch (error) {
 	case ENOENT:
 	case EOPNOTSUPP:
 	case ENODEV:
-		what = counters[counter].type == PERF_TYPE_HARDWARE ?
-			       "hardware counters are not available here" :
-			       "this counter is not available here";
-		snprintf(why, size, "%s: perf_event_open(%s) failed with %s "
-			 "(%s): this CPU or virtual machine exposes no PMU "
-			 "to count with", what, counters[counter].name,
-			 errno_name(error), strerror(error));
+		if (counters[counter].type == PERF_TYPE_HARDWARE)
+			snprintf(why, size, "hardware counters are not "
+				 "available here: perf_event_open failed with "
+				 "%s (%s): this CPU or virtual machine exposes "
+				 "no PMU to count with", errno_name(error),
+				 strerror(error));
+		else
+			snprintf(why, size, "the %s counter is not available "
+				 "here: perf_event_open failed with %s (%s)",
+				 counters[counter].name, errno_name(error),
+				 strerror(error));
 		break;
 	case EACCES:
 	case EPERM:
 		procfs_path(&path, "sys/kernel/perf_event_paranoid");
 		if (sysfs_read_text(path.buf, paranoid, sizeof(paranoid)) < 0)
 			snprintf(paranoid, sizeof(paranoid), "unknown");
-		snprintf(why, size, "not permitted here: perf_event_open(%s) "
+		snprintf(why, size, "not permitted here: perf_event_open "
 			 "failed with %s (%s): kernel.perf_event_paranoid is "
 			 "%s (counting needs 2 or lower, or CAP_PERFMON), or "
 			 "a container's seccomp profile forbids the call",
-			 counters[counter].name, errno_name(error),
-			 strerror(error), paranoid);
+			 errno_name(error), strerror(error), paranoid);
 		break;
 	case ENOSYS:
 		snprintf(why, size, "this kernel has no perf_event_open "
@@ -118,60 +124,72 @@ void perfevent_open(struct perfevent **out, unsigned wanted)
 	struct perfevent *perf = xcalloc(1, sizeof(*perf));
 
 	for (int c = 0; c < PERFEVENT_NR; c++) {
+		int fd;
+
 		perf->fd[c] = -1;
 		if (!(wanted & (1u << c))) {
 			snprintf(perf->why[c], sizeof(perf->why[c]),
 				 "not asked for");
 			continue;
 		}
-		if ((perf->fd[c] = open_counter((enum perfevent_counter)c)) < 0)
+		/* a disabled counter counts nothing until a child execs */
+		if ((fd = open_counter((enum perfevent_counter)c)) < 0) {
 			explain(perf, (enum perfevent_counter)c, errno);
+			continue;
+		}
+		close(fd);
+		perf->counts[c] = true;
 	}
 	*out = perf;
+}
+
+static void close_counters(struct perfevent *perf)
+{
+	for (int c = 0; c < PERFEVENT_NR; c++) {
+		if (perf->fd[c] >= 0)
+			close(perf->fd[c]);
+		perf->fd[c] = -1;
+	}
 }
 
 void perfevent_close(struct perfevent *perf)
 {
 	if (!perf)
 		return;
-	for (int c = 0; c < PERFEVENT_NR; c++)
-		if (perf->fd[c] >= 0)
-			close(perf->fd[c]);
+	close_counters(perf);
 	free(perf);
 }
 
 const char *perfevent_why(const struct perfevent *perf,
 			  enum perfevent_counter counter)
 {
-	return perf->fd[counter] >= 0 ? NULL : perf->why[counter];
+	return perf->counts[counter] ? NULL : perf->why[counter];
 }
 
-void perfevent_read(struct perfevent *perf, struct perfevent_reading *out)
+void perfevent_start(struct perfevent *perf)
 {
-	memset(out, 0, sizeof(*out));
+	close_counters(perf);
+	for (int c = 0; c < PERFEVENT_NR; c++)
+		if (perf->counts[c])
+			perf->fd[c] = open_counter((enum perfevent_counter)c);
+}
+
+void perfevent_stop(struct perfevent *perf, double counts[PERFEVENT_NR])
+{
 	for (int c = 0; c < PERFEVENT_NR; c++) {
+		/* value, time enabled, time running */
 		uint64_t data[3];
 
+		counts[c] = NAN;
 		if (perf->fd[c] < 0 ||
 		    read(perf->fd[c], data, sizeof(data)) != sizeof(data))
 			continue;
-		out->value[c] = data[0];
-		out->enabled[c] = data[1];
-		out->running[c] = data[2];
+		/* never running: nothing counted, nothing to scale */
+		if (!data[2] || data[2] >= data[1])
+			counts[c] = (double)data[0];
+		else
+			counts[c] = (double)data[0] * (double)data[1] /
+				    (double)data[2];
 	}
-}
-
-double perfevent_delta(const struct perfevent_reading *before,
-		       const struct perfevent_reading *after,
-		       enum perfevent_counter counter)
-{
-	double value = (double)(after->value[counter] - before->value[counter]);
-	double enabled = (double)(after->enabled[counter] -
-				  before->enabled[counter]);
-	double running = (double)(after->running[counter] -
-				  before->running[counter]);
-
-	if (running <= 0)
-		return value > 0 ? value : NAN;
-	return running < enabled ? value * enabled / running : value;
+	close_counters(perf);
 }

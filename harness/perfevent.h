@@ -9,16 +9,18 @@
  * the low-noise metrics where a PMU exists) and task-clock (a software
  * counter of CPU time that every Linux kernel has).
  *
- * The counters are opened once, disabled, on the thread that will start
- * the benchmarks, with inherit and enable_on_exec: every child that thread
- * starts afterwards gets its own copy, which switches on at the child's
- * exec and is inherited by the child's own children; when a child exits
+ * Before each run the counters are opened, disabled, on the thread that
+ * will start the benchmark, with inherit and enable_on_exec: the child
+ * that thread starts gets its own copy, which switches on at the child's
+ * exec and is inherited by the child's own children; when a child exits,
  * its counts are added to the opener's counter. So the counts cover the
  * benchmark's tree from its first instruction, and no pid has to be known
- * (or raced for) after the spawn. A reading taken after a run's child has
- * been reaped, less one taken before it started, is that run's count.
- * Threads the opener creates later inherit the counters as well: create
- * helper threads before perfevent_open().
+ * (or raced for) after the spawn. They are read once the run's child has
+ * been reaped, and closed. A counter is not kept from run to run: on
+ * Linux 6.18 one inherited counter kept open was seen to count only the
+ * first two children of its thread, so each run gets fresh ones. Threads
+ * the opener creates while counters are open would inherit them: start
+ * none during a run.
  *
  * Only user space is counted (exclude_kernel), which is what an
  * unprivileged user may count under the default perf_event_paranoid = 2,
@@ -34,39 +36,35 @@ enum perfevent_counter {
 
 struct perfevent;
 
-/* One reading of every counter: raw totals, and how long each counter was
- * enabled and actually counting (they differ when the kernel multiplexes
- * more counters than the PMU has). */
-struct perfevent_reading {
-	uint64_t value[PERFEVENT_NR];
-	uint64_t enabled[PERFEVENT_NR];
-	uint64_t running[PERFEVENT_NR];
-};
-
 /*
- * Opens the counters whose bits (1 << counter) are in `wanted` on the
- * calling thread. Never fails as a whole: a counter the kernel refuses is
- * left out, with the reason for perfevent_why(). The caller owns *out
- * (perfevent_close() it).
+ * Finds out which of the counters whose bits (1 << counter) are in
+ * `wanted` the kernel lets the calling thread open. Never fails as a
+ * whole: a counter the kernel refuses is left out, with the reason for
+ * perfevent_why(). The caller owns *out (perfevent_close() it).
  */
 void perfevent_open(struct perfevent **out, unsigned wanted);
 
+/* Closes everything, counters of an unfinished run too. NULL-safe. */
 void perfevent_close(struct perfevent *perf);
 
 /* NULL when the counter counts; else why not, in words meant for the
- * user: "hardware counters are not available here: perf_event_open
- * (instructions) failed with ENOENT ...", "not permitted here: ...".
- * Borrowed from perf. */
+ * user, the same for every counter one cause keeps out: "hardware
+ * counters are not available here: perf_event_open failed with ENOENT
+ * ...", "not permitted here: ...". Borrowed from perf. */
 const char *perfevent_why(const struct perfevent *perf,
 			  enum perfevent_counter counter);
 
-/* Reads every open counter. Does not allocate. */
-void perfevent_read(struct perfevent *perf, struct perfevent_reading *out);
+/* Opens the counters that can count on the calling thread, right before
+ * it starts a run. Does not allocate. */
+void perfevent_start(struct perfevent *perf);
 
-/* The count of `counter` from `before` to `after`, scaled up for the time
- * the counter was multiplexed out; NAN when it was never running. */
-double perfevent_delta(const struct perfevent_reading *before,
-		       const struct perfevent_reading *after,
-		       enum perfevent_counter counter);
+/*
+ * Reads what the run's process tree counted and closes the counters; call
+ * after the run's child has been reaped. counts[c] is scaled up for the
+ * time the counter was multiplexed out; NAN for a counter that does not
+ * count, or that the kernel refused at perfevent_start(). Does not
+ * allocate.
+ */
+void perfevent_stop(struct perfevent *perf, double counts[PERFEVENT_NR]);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include "harness/alloc.h"
 #include "harness/error.h"
+#include "harness/launcher.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -228,7 +230,7 @@ static void set_spawn_error(struct process_outcome *outcome,
 }
 
 static int spawn_child(pid_t *pid, const struct process_options *options,
-		       int devnull, int out_fd, int err_fd,
+		       int devnull, int out_fd, int err_fd, int record_fd,
 		       char *const *argv, char **env)
 {
 	posix_spawn_file_actions_t actions;
@@ -256,6 +258,9 @@ static int spawn_child(pid_t *pid, const struct process_options *options,
 	posix_spawn_file_actions_adddup2(&actions, devnull, 0);
 	posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
 	posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
+	if (record_fd >= 0)
+		posix_spawn_file_actions_adddup2(&actions, record_fd,
+						 LAUNCHER_FD);
 
 	error = posix_spawnp(pid, argv[0], &actions, &attr, argv, env);
 
@@ -300,6 +305,17 @@ static void set_timeout(struct timespec *ts, double seconds)
 	ts->tv_nsec = (long)((seconds - (double)ts->tv_sec) * 1e9);
 }
 
+static void take_usage(struct process_outcome *outcome,
+		       const struct rusage *usage)
+{
+	outcome->utime_s = (double)usage->ru_utime.tv_sec +
+			   (double)usage->ru_utime.tv_usec / 1e6;
+	outcome->stime_s = (double)usage->ru_stime.tv_sec +
+			   (double)usage->ru_stime.tv_usec / 1e6;
+	/* Linux reports ru_maxrss in KiB */
+	outcome->maxrss_bytes = (uint64_t)usage->ru_maxrss * 1024;
+}
+
 static int reap_child(struct process_outcome *outcome, pid_t pid)
 {
 	struct rusage usage;
@@ -320,12 +336,7 @@ static int reap_child(struct process_outcome *outcome, pid_t pid)
 		outcome->status = PROCESS_EXITED;
 		outcome->exit_code = WEXITSTATUS(status);
 	}
-	outcome->utime_s = (double)usage.ru_utime.tv_sec +
-			   (double)usage.ru_utime.tv_usec / 1e6;
-	outcome->stime_s = (double)usage.ru_stime.tv_sec +
-			   (double)usage.ru_stime.tv_usec / 1e6;
-	/* Linux reports ru_maxrss in KiB */
-	outcome->maxrss_bytes = (uint64_t)usage.ru_maxrss * 1024;
+	take_usage(outcome, &usage);
 	return BG_OK;
 }
 
@@ -432,6 +443,71 @@ static int wait_for_child(struct process_outcome *outcome,
 	return error;
 }
 
+/* The argv that runs argv through the launcher (launcher.h), looked up
+ * as posix_spawnp() would here. Free the array, not the strings. */
+static const char **launcher_argv(const char *launcher, const char *fd,
+				  const char *const *argv)
+{
+	const char *search = getenv("PATH");
+	const char **out;
+	size_t nr = 0;
+
+	while (argv[nr])
+		nr++;
+	out = xmalloc((nr + 4) * sizeof(*out));
+	out[0] = launcher;
+	out[1] = fd;
+	/* what glibc's posix_spawnp() searches when PATH is unset */
+	out[2] = search ? search : "/bin:/usr/bin";
+	memcpy(out + 3, argv, (nr + 1) * sizeof(*out));
+	return out;
+}
+
+/*
+ * Takes the child's rusage from the launcher's records (launcher.h), or
+ * turns the outcome into a spawn error when the child could not exec. A
+ * launcher killed before it wrote leaves the outcome as wait4() gave it.
+ */
+static void read_launcher_records(struct process_outcome *outcome,
+				  const struct process_options *options,
+				  const char *program, int fd)
+{
+	/* at most the child's exec failure, then the launcher's rusage */
+	struct launcher_record records[2];
+	static bool warned;
+	size_t len = 0;
+
+	while (len < sizeof(records)) {
+		ssize_t got = read(fd, (char *)records + len,
+				   sizeof(records) - len);
+
+		if (got > 0)
+			len += (size_t)got;
+		else if (got == 0 || errno != EINTR)
+			break;
+	}
+	for (size_t i = 0; i < len / sizeof(*records); i++) {
+		const struct launcher_record *record = &records[i];
+
+		if (record->magic != LAUNCHER_MAGIC) {
+			if (!warned)
+				bg_warn("'%s' is not the launcher of this "
+					"benchgate: maxrss includes "
+					"benchgate's own memory",
+					options->launcher);
+			warned = true;
+			break;
+		}
+		if (record->kind == LAUNCHER_EXEC_FAILED) {
+			set_spawn_error(outcome, options, program,
+					record->exec_errno);
+			break;
+		}
+		if (record->kind == LAUNCHER_RUSAGE)
+			take_usage(outcome, &record->usage);
+	}
+}
+
 int process_run(struct process_outcome *outcome,
 		const struct process_options *options)
 {
@@ -439,9 +515,13 @@ int process_run(struct process_outcome *outcome,
 					  : PROCESS_CAPTURE_CAP_DEFAULT;
 	const char *shell_argv[] = { "/bin/sh", "-c", options->shell, NULL };
 	const char *const *argv = options->shell ? shell_argv : options->argv;
+	const char *const *spawn_argv = argv;
+	const char **launched = NULL;
 	struct capture_state streams[2];
 	int out_pipe[2] = { -1, -1 }, err_pipe[2] = { -1, -1 };
+	int record_pipe[2] = { -1, -1 };
 	int devnull = -1, spawn_errno, error = BG_OK;
+	char fd_arg[16];
 	char **env = NULL;
 	sigset_t termination, old_mask;
 	double start;
@@ -453,7 +533,11 @@ int process_run(struct process_outcome *outcome,
 	capture_init(&streams[0], &outcome->out, -1, cap);
 	capture_init(&streams[1], &outcome->err, -1, cap);
 
-	if (pipe2(out_pipe, O_CLOEXEC) < 0 || pipe2(err_pipe, O_CLOEXEC) < 0) {
+	/* the records are read once the launcher is gone: non-blocking, so
+	 * that a child of it still dying with the write end cannot hold us */
+	if (pipe2(out_pipe, O_CLOEXEC) < 0 || pipe2(err_pipe, O_CLOEXEC) < 0 ||
+	    (options->launcher &&
+	     pipe2(record_pipe, O_CLOEXEC | O_NONBLOCK) < 0)) {
 		error = bg_error("cannot create a pipe: %s", strerror(errno));
 		goto done;
 	}
@@ -464,6 +548,11 @@ int process_run(struct process_outcome *outcome,
 		goto done;
 	}
 	env = build_environment(options->env);
+	if (options->launcher) {
+		snprintf(fd_arg, sizeof(fd_arg), "%d", LAUNCHER_FD);
+		launched = launcher_argv(options->launcher, fd_arg, argv);
+		spawn_argv = launched;
+	}
 
 	/* a termination signal between the spawn and the note of the group
 	 * would leave the child behind: hold it until the note is taken */
@@ -474,23 +563,28 @@ int process_run(struct process_outcome *outcome,
 	pthread_sigmask(SIG_BLOCK, &termination, &old_mask);
 	start = now_s();
 	spawn_errno = spawn_child(&pid, options, devnull, out_pipe[1],
-				  err_pipe[1], (char *const *)argv, env);
+				  err_pipe[1], record_pipe[1],
+				  (char *const *)spawn_argv, env);
 	if (!spawn_errno)
 		running_group = (sig_atomic_t)pid;
 	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	if (spawn_errno) {
-		set_spawn_error(outcome, options, argv[0], spawn_errno);
+		set_spawn_error(outcome, options, spawn_argv[0], spawn_errno);
 		goto done;
 	}
 	/* our copies of the write ends would keep EOF from ever coming */
 	close_fd(&out_pipe[1]);
 	close_fd(&err_pipe[1]);
+	close_fd(&record_pipe[1]);
 	close_fd(&devnull);
 
 	streams[0].fd = out_pipe[0];
 	streams[1].fd = err_pipe[0];
 	out_pipe[0] = err_pipe[0] = -1;
 	error = wait_for_child(outcome, options, pid, start, streams);
+	if (!error && options->launcher)
+		read_launcher_records(outcome, options, argv[0],
+				      record_pipe[0]);
 
 done:
 	capture_finish(&streams[0]);
@@ -499,9 +593,12 @@ done:
 	close_fd(&out_pipe[1]);
 	close_fd(&err_pipe[0]);
 	close_fd(&err_pipe[1]);
+	close_fd(&record_pipe[0]);
+	close_fd(&record_pipe[1]);
 	close_fd(&devnull);
 	if (env != environ)
 		free(env);
+	free(launched);
 	return error;
 }
 

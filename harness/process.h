@@ -51,9 +51,15 @@ struct process_options {
 	double grace_s;
 	/* Bytes kept per stream; 0: PROCESS_CAPTURE_CAP_DEFAULT. */
 	size_t capture_cap;
+	/* Path of benchgate-launch (launcher.h), an absolute one since cwd
+	 * applies to it; NULL: spawn the child directly. Through it, the
+	 * outcome's rusage is the child's own: maxrss does not include
+	 * benchgate's memory. It runs in the child's group, between
+	 * benchgate and the child; the outcome reads as without it. */
+	const char *launcher;
 };
 
-#define PROCESS_OPTIONS_INIT { NULL, NULL, NULL, NULL, 0, 0, 0 }
+#define PROCESS_OPTIONS_INIT { NULL, NULL, NULL, NULL, 0, 0, 0, NULL }
 
 /*
  * The captured output of one stream, bounded by the cap like curl's dynbuf
@@ -88,8 +94,13 @@ struct process_outcome {
 	bool timed_out;         /* the group got SIGTERM at the deadline */
 	double timeout_s;       /* copied from the options, for messages */
 	double wall_s;          /* CLOCK_MONOTONIC, spawn to exit */
-	double utime_s;         /* rusage of the child and its reaped */
-	double stime_s;         /*   descendants, from wait4() */
+	/* rusage of the child and its reaped descendants, from wait4().
+	 * Without a launcher, maxrss is at least benchgate's own peak RSS,
+	 * which exec carries over (launcher.h); with one, it is the child's,
+	 * unless the launcher was killed (a timeout's SIGKILL): then all
+	 * three are the launcher's. */
+	double utime_s;
+	double stime_s;
 	uint64_t maxrss_bytes;
 	struct process_capture out;
 	struct process_capture err;

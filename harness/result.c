@@ -82,6 +82,12 @@ static void result_case_release(struct result_case *rcase)
 	for (size_t i = 0; i < rcase->metrics_nr; i++)
 		metric_samples_release(&rcase->metrics[i]);
 	free(rcase->metrics);
+	for (size_t i = 0; i < rcase->artifacts_nr; i++) {
+		free(rcase->artifacts[i].kind);
+		free(rcase->artifacts[i].path);
+	}
+	free(rcase->artifacts);
+	free(rcase->profile_note);
 }
 
 void result_free(struct result *result)
@@ -168,6 +174,24 @@ void result_case_fail(struct result_case *rcase, enum case_status status,
 	rcase->status = status;
 	free(rcase->reason);
 	rcase->reason = xstrdup(reason);
+}
+
+void result_case_add_artifact(struct result_case *rcase, const char *kind,
+			      const char *path, const char *base)
+{
+	struct result_artifact *artifact;
+	size_t len = base ? strlen(base) : 0;
+
+	while (len > 1 && base[len - 1] == '/')
+		len--;
+	/* relative, so the result and its artifacts can move together */
+	if (len && !strncmp(path, base, len) && path[len] == '/')
+		path += len + 1;
+	ALLOC_GROW(rcase->artifacts, rcase->artifacts_nr + 1,
+		   rcase->artifacts_alloc);
+	artifact = &rcase->artifacts[rcase->artifacts_nr++];
+	artifact->kind = xstrdup(kind);
+	artifact->path = xstrdup(path);
 }
 
 void iso8601_now(struct strbuf *out)
@@ -263,6 +287,21 @@ static cJSON *case_to_json(const struct result_case *rcase)
 		json_add_item(metrics, rcase->metrics[i].name,
 				      metric_to_json(&rcase->metrics[i]));
 	json_add_string(object, "log", rcase->log);
+	if (rcase->artifacts_nr) {
+		cJSON *artifacts = cJSON_AddArrayToObject(object, "artifacts");
+
+		for (size_t i = 0; i < rcase->artifacts_nr; i++) {
+			cJSON *artifact = cJSON_CreateObject();
+
+			json_add_string(artifact, "kind",
+					rcase->artifacts[i].kind);
+			json_add_string(artifact, "path",
+					rcase->artifacts[i].path);
+			cJSON_AddItemToArray(artifacts, artifact);
+		}
+	}
+	if (rcase->profile_note)
+		json_add_string(object, "profile_note", rcase->profile_note);
 	return object;
 }
 
@@ -459,6 +498,30 @@ static void read_metric(struct reader *rd, const cJSON *object,
 	}
 }
 
+static void read_artifacts(struct reader *rd, const cJSON *object,
+			   struct result_case *rcase)
+{
+	const cJSON *array = cJSON_GetObjectItemCaseSensitive(object,
+							      "artifacts");
+	const cJSON *item;
+
+	if (!array)
+		return;
+	if (!cJSON_IsArray(array)) {
+		malformed(rd, "artifacts", "an array of {kind, path} objects");
+		return;
+	}
+	cJSON_ArrayForEach(item, array) {
+		char *kind = get_string(rd, item, "kind", true);
+		char *path = get_string(rd, item, "path", true);
+
+		if (kind && path)
+			result_case_add_artifact(rcase, kind, path, NULL);
+		free(kind);
+		free(path);
+	}
+}
+
 static void read_case(struct reader *rd, const cJSON *object,
 		      struct result *result)
 {
@@ -485,6 +548,8 @@ static void read_case(struct reader *rd, const cJSON *object,
 	metrics = get_object(rd, object, "metrics");
 	cJSON_ArrayForEach(metric, metrics)
 		read_metric(rd, metric, result_case_metric(rcase, metric->string));
+	read_artifacts(rd, object, rcase);
+	rcase->profile_note = get_string(rd, object, "profile_note", false);
 done:
 	free(benchmark);
 	free(variant);

@@ -39,6 +39,16 @@ struct metric_samples {
 	size_t runs;            /* measured runs that contributed samples */
 };
 
+/* A file or directory a case left beside the result: a flame graph, the
+ * directory of a profiling run, callgrind's output (profile.h,
+ * callgrind.h). */
+struct result_artifact {
+	char *kind;             /* "profile", "flamegraph", "folded", "perf",
+				   "poplar", "callgrind" */
+	char *path;             /* relative to the result file's directory,
+				   or absolute */
+};
+
 struct result_case {
 	char *benchmark;
 	char *variant;
@@ -49,6 +59,9 @@ struct result_case {
 	size_t runs;            /* measured runs done (adaptive sampling) */
 	struct metric_samples *metrics;
 	size_t metrics_nr, metrics_alloc;
+	struct result_artifact *artifacts;      /* in the order made */
+	size_t artifacts_nr, artifacts_alloc;
+	char *profile_note;     /* why a profile is missing; NULL: none is */
 };
 
 struct git_meta {
@@ -109,6 +122,11 @@ const struct metric_samples *result_case_find_metric(
 	const struct result_case *rcase, const char *name);
 
 void metric_samples_push(struct metric_samples *metric, double value);
+
+/* Lists an artifact of the case (strings copied): path is stored relative
+ * to base when it is inside base (NULL: as given). */
+void result_case_add_artifact(struct result_case *rcase, const char *kind,
+			      const char *path, const char *base);
 
 /* Sets the case's failure state; the first failure reason wins. */
 void result_case_fail(struct result_case *rcase, enum case_status status,

@@ -1,9 +1,13 @@
 #include "harness/runner.h"
 
 #include "harness/alloc.h"
+#include "harness/callgrind.h"
 #include "harness/collectors.h"
+#include "harness/devices.h"
 #include "harness/error.h"
 #include "harness/process.h"
+#include "harness/profile.h"
+#include "harness/sampler.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -27,6 +31,7 @@ struct case_state {
 	int runs;               /* measured runs to do; adaptive: max_runs */
 	int min_runs;           /* adaptive: ask case_done from here on */
 	bool adaptive;
+	unsigned sampled;       /* sampler sources of its measured runs */
 	int warmups_done;
 	int runs_done;
 	bool finished;
@@ -41,6 +46,9 @@ struct runner {
 	const struct plan *plan;
 	const struct runner_options *options;
 	struct collectors *collectors;
+	struct sampler *sampler;        /* NULL: no benchmark samples */
+	struct profiler *profiler;      /* made at the first profiling run */
+	bool callgrind_told;            /* that valgrind is missing */
 	struct case_state *cases;
 	size_t nr;
 	char *tmp_dir;
@@ -99,9 +107,10 @@ static struct result_case *case_result(struct runner *runner,
 	return &runner->result->cases[cs->result_index];
 }
 
-/* "bench/variant/device" -> "bench__variant__device.log", with anything a
- * file name should not hold replaced. */
-static void add_log_name(struct strbuf *out, const char *id)
+/* "bench/variant/device" -> "bench__variant__device", with anything a
+ * file name should not hold replaced: the case's log and artifact
+ * directory are named so. */
+static void add_case_file_name(struct strbuf *out, const char *id)
 {
 	for (const char *p = id; *p; p++) {
 		if (*p == '/')
@@ -111,7 +120,6 @@ static void add_log_name(struct strbuf *out, const char *id)
 		else
 			strbuf_addch(out, '_');
 	}
-	strbuf_addstr(out, ".log");
 }
 
 static char *relative_to(const char *path, const char *base)
@@ -168,6 +176,16 @@ static void remove_tmp_dir(struct runner *runner)
 	strbuf_release(&path);
 }
 
+/* The sources of the benchmark's metrics that the sampler measures. */
+static unsigned sampled_sources(const struct benchmark *benchmark)
+{
+	unsigned sources = 0;
+
+	for (size_t m = 0; m < benchmark->metrics_nr; m++)
+		sources |= SAMPLER_SOURCE(benchmark->metrics[m].from);
+	return sources & SAMPLER_SOURCES;
+}
+
 static int setup_cases(struct runner *runner)
 {
 	const struct runner_options *options = runner->options;
@@ -188,6 +206,7 @@ static int setup_cases(struct runner *runner)
 		const char *skip = NULL;
 
 		cs->pcase = pcase;
+		cs->sampled = sampled_sources(pcase->benchmark);
 		cs->result_index = runner->result->cases_nr;
 		rcase = result_add_case(runner->result, pcase->benchmark->name,
 					pcase->variant->name, pcase->device);
@@ -212,7 +231,8 @@ static int setup_cases(struct runner *runner)
 		if (options->log_dir) {
 			strbuf_reset(&path);
 			strbuf_addf(&path, "%s/", options->log_dir);
-			add_log_name(&path, pcase->id);
+			add_case_file_name(&path, pcase->id);
+			strbuf_addstr(&path, ".log");
 			cs->log_path = xstrdup(path.buf);
 		}
 	}
@@ -437,6 +457,35 @@ static void build_env(struct env_list *env, const struct runner *runner,
 	env_add(env, "%s", warmup ? "BENCHGATE_WARMUP=1" : "BENCHGATE_WARMUP");
 }
 
+/* Only maxrss needs the launcher (utime and stime are the child's own
+ * either way): benchmarks without it pay nothing for one. */
+static bool measures_maxrss(const struct benchmark *benchmark)
+{
+	for (size_t m = 0; m < benchmark->metrics_nr; m++)
+		if (benchmark->metrics[m].from == SOURCE_RUSAGE &&
+		    !strcmp(benchmark->metrics[m].field, "maxrss"))
+			return true;
+	return false;
+}
+
+bool runner_wants_launcher(const struct plan *plan)
+{
+	for (size_t i = 0; i < plan->nr; i++)
+		if (measures_maxrss(plan->cases[i].benchmark))
+			return true;
+	return false;
+}
+
+/* What every run of a benchmark shares, measured or not. */
+static void set_process_options(struct process_options *process,
+				const struct runner *runner, double timeout_s)
+{
+	process->cwd = runner->plan->suite->dir;
+	process->timeout_s = timeout_s;
+	process->grace_s = runner->options->grace_s;
+	process->capture_cap = runner->options->capture_cap;
+}
+
 /* Decides whether a case that just finished a measured run is done. */
 static void check_done(struct runner *runner, struct case_state *cs)
 {
@@ -484,13 +533,21 @@ static int run_next(struct runner *runner, struct case_state *cs)
 	process.argv = (const char *const *)argv;
 	process.shell = shell;
 	process.env = (const char *const *)env.items;
-	process.cwd = runner->plan->suite->dir;
-	process.timeout_s = settings->timeout_s;
-	process.grace_s = options->grace_s;
-	process.capture_cap = options->capture_cap;
+	set_process_options(&process, runner, settings->timeout_s);
+	/* warmups too: they run exactly as the measured runs do */
+	if (measures_maxrss(pcase->benchmark))
+		process.launcher = options->launcher;
 	if (options->progress)
 		show_progress(runner, cs);
-	if ((error = process_run(&outcome, &process)) < 0)
+	/* around the measured run only, and nothing else in between */
+	if (!warmup && cs->sampled)
+		sampler_start(runner->sampler, cs->sampled,
+			      devices_cuda_visible(pcase->benchmark),
+			      runner->plan->suite->dir);
+	error = process_run(&outcome, &process);
+	if (!warmup && cs->sampled)
+		sampler_stop(runner->sampler);
+	if (error < 0)
 		goto done;
 	log_run(runner, cs, which.buf, index, warmup, argv, shell, &outcome);
 
@@ -527,6 +584,243 @@ done:
 	strbuf_release(&which);
 	strbuf_release(&what);
 	return error;
+}
+
+/* One sampler for every case that needs one, opened on this thread: the
+ * perf counters follow the children of the thread that opens them. */
+static int open_sampler(struct runner *runner)
+{
+	unsigned sources = 0;
+	int error;
+
+	for (size_t i = 0; i < runner->nr; i++)
+		if (!runner->cases[i].finished)
+			sources |= runner->cases[i].sampled;
+	if (!sources)
+		return BG_OK;
+	if ((error = sampler_new(&runner->sampler, sources,
+				 runner->options->sample_interval_s)) < 0)
+		return error;
+	collectors_set_sampler(runner->collectors, runner->sampler);
+	return BG_OK;
+}
+
+/* A run outside the measurement, under a tool (callgrind.h, profile.h). */
+struct extra_run {
+	const char *which;              /* "callgrind run", for log and reason */
+	const char *const *prefix;      /* argv before the command's; NULL:
+					 * none */
+	char *const *env;               /* "NAME=VALUE" after the protocol's;
+					 * NULL: none */
+	double timeout_factor;          /* of the benchmark's timeout */
+};
+
+/* The case's directory for artifacts, "<artifact_dir>/<case>". */
+static void add_artifact_dir(struct strbuf *out, const struct runner *runner,
+			     const struct case_state *cs)
+{
+	strbuf_addf(out, "%s/", runner->options->artifact_dir);
+	add_case_file_name(out, cs->pcase->id);
+}
+
+/*
+ * Runs the case's command once more, under extra's prefix and environment,
+ * with ${run} and BENCHGATE_RUN one past the last measured run, and logs
+ * it. BG_ENOTFOUND when the command could not be expanded (the case is
+ * failed and nothing ran); BG_ERROR only when the harness failed.
+ */
+static int run_extra(struct runner *runner, struct case_state *cs,
+		     const struct extra_run *extra,
+		     struct process_outcome *outcome)
+{
+	const struct plan_case *pcase = cs->pcase;
+	struct process_options process = PROCESS_OPTIONS_INIT;
+	struct strbuf metrics_path = STRBUF_INIT;
+	struct env_list env = { NULL, 0, 0 };
+	const char **full = NULL;
+	char **argv = NULL, *shell = NULL;
+	size_t nr = 0, alloc = 0;
+	int index = cs->runs_done, error = BG_OK;
+
+	if (plan_case_command(pcase, runner->plan, index, &argv, &shell) < 0) {
+		struct strbuf what = STRBUF_INIT;
+
+		strbuf_addstr(&what, bg_error_last());
+		fail_case(runner, cs, CASE_FAILED, what.buf, extra->which,
+			  NULL);
+		strbuf_release(&what);
+		error = BG_ENOTFOUND;
+		goto done;
+	}
+	for (size_t i = 0; extra->prefix && extra->prefix[i]; i++) {
+		ALLOC_GROW(full, nr + 1, alloc);
+		full[nr++] = extra->prefix[i];
+	}
+	if (shell) {
+		/* a tool runs an argv: the shell becomes one */
+		ALLOC_GROW(full, nr + 3, alloc);
+		full[nr++] = "/bin/sh";
+		full[nr++] = "-c";
+		full[nr++] = shell;
+	}
+	for (size_t i = 0; argv && argv[i]; i++) {
+		ALLOC_GROW(full, nr + 1, alloc);
+		full[nr++] = argv[i];
+	}
+	ALLOC_GROW(full, nr + 1, alloc);
+	full[nr] = NULL;
+
+	strbuf_addf(&metrics_path, "%s/metrics-%lu", runner->tmp_dir,
+		    ++runner->metrics_seq);
+	build_env(&env, runner, pcase, false, index, metrics_path.buf);
+	for (size_t i = 0; extra->env && extra->env[i]; i++)
+		env_add(&env, "%s", extra->env[i]);
+	process.argv = full;
+	process.env = (const char *const *)env.items;
+	set_process_options(&process, runner,
+			    pcase->benchmark->settings.timeout_s *
+				    extra->timeout_factor);
+	if ((error = process_run(outcome, &process)) < 0)
+		goto done;
+	log_run(runner, cs, extra->which, index, false, (char *const *)full,
+		NULL, outcome);
+done:
+	if (metrics_path.len)
+		unlink(metrics_path.buf);
+	env_release(&env);
+	free(full);
+	free_argv(argv);
+	free(shell);
+	strbuf_release(&metrics_path);
+	return error;
+}
+
+/* One count of the case's instructions under valgrind (callgrind.h). */
+static int callgrind_case(struct runner *runner, struct case_state *cs)
+{
+	struct extra_run extra = { "callgrind run", NULL, NULL,
+				   CALLGRIND_TIMEOUT_FACTOR };
+	struct strbuf dir = STRBUF_INIT, stem = STRBUF_INIT;
+	struct strbuf what = STRBUF_INIT;
+	struct callgrind_run callgrind;
+	struct process_outcome outcome;
+	bool keep = runner->options->artifact_dir != NULL;
+	int error;
+
+	if (keep) {
+		add_artifact_dir(&dir, runner, cs);
+		strbuf_addstr(&stem, "callgrind.out");
+		if (mkdir_p(dir.buf) < 0) {
+			bg_warn("%s", bg_error_last());
+			keep = false;
+		}
+	}
+	if (!keep) {
+		strbuf_reset(&dir);
+		strbuf_addstr(&dir, runner->tmp_dir);
+		strbuf_addf(&stem, "callgrind-%lu", ++runner->metrics_seq);
+	}
+	callgrind_prepare(&callgrind, dir.buf, stem.buf);
+	extra.prefix = callgrind.prefix;
+	process_outcome_init(&outcome);
+	if ((error = run_extra(runner, cs, &extra, &outcome)) < 0) {
+		error = error == BG_ENOTFOUND ? BG_OK : error;
+		goto done;
+	}
+	if (outcome.status == PROCESS_SPAWN_FAILED &&
+	    outcome.spawn_errno == ENOENT) {
+		/* a collector that cannot work here leaves its metrics out */
+		if (!runner->callgrind_told)
+			bg_warn("valgrind is not installed: metrics from "
+				"source 'callgrind' are left out of the "
+				"result");
+		runner->callgrind_told = true;
+	} else if (process_outcome_failed(&outcome)) {
+		process_outcome_describe(&outcome, &what);
+		fail_case(runner, cs,
+			  outcome.timed_out ? CASE_TIMEOUT : CASE_FAILED,
+			  what.buf, extra.which, &outcome);
+	} else if (callgrind_finish(&callgrind, cs->pcase->benchmark,
+				    case_result(runner, cs), keep,
+				    runner->options->log_base) < 0) {
+		strbuf_addstr(&what, bg_error_last());
+		fail_case(runner, cs, CASE_FAILED, what.buf, extra.which,
+			  NULL);
+	}
+done:
+	process_outcome_release(&outcome);
+	callgrind_run_release(&callgrind);
+	strbuf_release(&dir);
+	strbuf_release(&stem);
+	strbuf_release(&what);
+	return error;
+}
+
+static bool profile_wanted(const struct runner *runner,
+			   const struct case_state *cs)
+{
+	int setting = cs->pcase->benchmark->settings.profile;
+
+	if (!runner->options->artifact_dir)
+		return false;
+	return setting > 0 || (setting < 0 && runner->options->profile);
+}
+
+/* One profiling run of the case (profile.h); never fails the case. */
+static int profile_case(struct runner *runner, struct case_state *cs)
+{
+	struct extra_run extra = { "profiling run", NULL, NULL,
+				   PROFILE_TIMEOUT_FACTOR };
+	struct result_case *rcase = case_result(runner, cs);
+	struct strbuf dir = STRBUF_INIT;
+	struct process_outcome outcome;
+	struct profile_run profile;
+	int error = BG_OK;
+
+	if (!runner->profiler)
+		profiler_new(&runner->profiler);
+	add_artifact_dir(&dir, runner, cs);
+	process_outcome_init(&outcome);
+	if (profile_prepare(&profile, runner->profiler, cs->pcase,
+			    dir.buf) < 0) {
+		profile_finish(&profile, cs->pcase, NULL, rcase,
+			       runner->options->log_base);
+		goto done;
+	}
+	extra.prefix = profile.prefix[0] ? profile.prefix : NULL;
+	extra.env = profile.env;
+	if ((error = run_extra(runner, cs, &extra, &outcome)) < 0) {
+		error = error == BG_ENOTFOUND ? BG_OK : error;
+		goto done;
+	}
+	profile_finish(&profile, cs->pcase, &outcome, rcase,
+		       runner->options->log_base);
+done:
+	process_outcome_release(&outcome);
+	profile_run_release(&profile);
+	strbuf_release(&dir);
+	return error;
+}
+
+/* Runs outside the measurement, once every measured run is done: they
+ * become no timing sample and disturb none. */
+static int run_extras(struct runner *runner)
+{
+	int error;
+
+	for (size_t i = 0; i < runner->nr; i++) {
+		struct case_state *cs = &runner->cases[i];
+
+		if (case_result(runner, cs)->status == CASE_OK &&
+		    callgrind_wanted(cs->pcase->benchmark) &&
+		    (error = callgrind_case(runner, cs)) < 0)
+			return error;
+		if (case_result(runner, cs)->status == CASE_OK &&
+		    profile_wanted(runner, cs) &&
+		    (error = profile_case(runner, cs)) < 0)
+			return error;
+	}
+	return BG_OK;
 }
 
 static int run_interleaved(struct runner *runner)
@@ -581,12 +875,15 @@ int runner_run(struct result *result, const struct plan *plan,
 
 	if ((error = collectors_new(&runner.collectors, plan->suite)) < 0 ||
 	    (error = make_tmp_dir(&runner)) < 0 ||
-	    (error = setup_cases(&runner)) < 0)
+	    (error = setup_cases(&runner)) < 0 ||
+	    (error = open_sampler(&runner)) < 0)
 		goto done;
 	if (options->order == RUNNER_SEQUENTIAL)
 		error = run_sequential(&runner);
 	else
 		error = run_interleaved(&runner);
+	if (!error)
+		error = run_extras(&runner);
 	if (options->progress)
 		fputs("\r\033[K", stderr);
 
@@ -597,5 +894,7 @@ done:
 	free(runner.cases);
 	free(runner.tmp_dir);
 	collectors_free(runner.collectors);
+	profiler_free(runner.profiler);
+	sampler_free(runner.sampler);
 	return error;
 }

@@ -21,6 +21,17 @@
  * warmup runs only, BENCHGATE_WARMUP=1. The child runs in the suite's
  * directory with the benchmark's timeout.
  *
+ * Measured runs of a benchmark with perf, nvml, rapl or system metrics are
+ * watched by one sampler (sampler.h), started right before the child is
+ * spawned and stopped right after it is reaped; warmup runs are not.
+ *
+ * After every measured run of every case, the runs that are not
+ * measurements, each case that succeeded in turn: one under valgrind when
+ * the benchmark has callgrind metrics (callgrind.h), then one profiling run
+ * when asked for (profile.h). They are logged like the others, get
+ * BENCHGATE_RUN one past the last measured run, and add no timing sample.
+ * A failure under valgrind fails the case; a failed profile does not.
+ *
  * A case fails at its first failing run, warmup or measured, and runs no
  * more; every other case still runs. The reason names what happened and
  * which run, then the last lines of the output:
@@ -92,11 +103,28 @@ struct runner_options {
 	runner_case_done_fn case_done;
 	runner_skip_fn skip;
 	void *payload;          /* passed to case_done and skip */
+	/* Seconds between readings of the sources that are sampled while a
+	 * measured run goes on (sampler.h); 0: SAMPLER_INTERVAL_DEFAULT. */
+	double sample_interval_s;
+	/* Absolute directory for what profiling and callgrind runs leave,
+	 * a subdirectory per case named like its log without ".log"
+	 * (created when needed); artifact paths in the result are relative
+	 * to log_base like the logs. NULL: no profiling runs, and callgrind
+	 * output is not kept. */
+	const char *artifact_dir;
+	/* --profile: a profiling run for every case whose benchmark does
+	 * not say "profile": false. */
+	bool profile;
+	/* Absolute path of benchgate-launch (process.h): the warmup and
+	 * measured runs of cases whose benchmark has an rusage maxrss metric
+	 * go through it, so that the value is the benchmark's own. NULL:
+	 * every run is spawned directly. */
+	const char *launcher;
 };
 
 #define RUNNER_OPTIONS_INIT \
 	{ NULL, NULL, 0, 0, RUNNER_INTERLEAVED, -1, -1, 0, false, NULL, NULL, \
-	  NULL }
+	  NULL, 0, NULL, false, NULL }
 
 /*
  * Runs every case of plan and appends one result_case per plan case, in
@@ -110,5 +138,8 @@ struct runner_options {
  */
 int runner_run(struct result *result, const struct plan *plan,
 	       const struct runner_options *options);
+
+/* Whether a case of plan would use runner_options.launcher. */
+bool runner_wants_launcher(const struct plan *plan);
 
 #endif

@@ -7,17 +7,62 @@
 #include "harness/machine.h"
 #include "harness/stats.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* What the runner's hooks need; the runner has one payload for both. */
+struct hooks {
+	const struct session_options *opts;
+	struct devices *devices;        /* probed at the first case */
+	struct strbuf reason;
+};
 
 static const char *skip_absent_device(const struct plan_case *pcase,
 				      void *payload)
 {
-	const char *reason;
+	struct hooks *hooks = payload;
 
-	(void)payload;
-	return devices_present(pcase->device, &reason) ? NULL : reason;
+	if (!hooks->devices)
+		devices_probe(&hooks->devices);
+	strbuf_reset(&hooks->reason);
+	if (devices_has(hooks->devices, pcase->device,
+			devices_cuda_visible(pcase->benchmark), &hooks->reason))
+		return NULL;
+	return hooks->reason.buf;
+}
+
+static bool case_done(const struct result_case *rcase,
+		      const struct benchmark *benchmark, void *payload)
+{
+	struct hooks *hooks = payload;
+	runner_case_done_fn done = hooks->opts->case_done ?
+					   hooks->opts->case_done :
+					   session_precise_enough;
+
+	return done(rcase, benchmark, hooks->opts->payload);
+}
+
+/* --require-devices, for hardware runners that must not silently skip:
+ * the runner skips only through skip_absent_device(), so every skipped
+ * case lacks its device and fails instead. */
+static void fail_skipped_cases(struct result *result)
+{
+	for (size_t i = 0; i < result->cases_nr; i++) {
+		struct result_case *rcase = &result->cases[i];
+		struct strbuf reason = STRBUF_INIT;
+
+		if (rcase->status != CASE_SKIPPED)
+			continue;
+		strbuf_addf(&reason, "%s (required by --require-devices)",
+			    rcase->reason ? rcase->reason : "");
+		free(rcase->reason);
+		rcase->reason = strbuf_detach(&reason, NULL);
+		rcase->status = CASE_FAILED;
+	}
 }
 
 bool session_precise_enough(const struct result_case *rcase,
@@ -68,16 +113,49 @@ static int describe(struct result *result, const struct suite *suite)
 	return BG_OK;
 }
 
+/*
+ * benchgate-launch (launcher.h): $BENCHGATE_LAUNCHER, else the one beside
+ * the running benchgate; made absolute, as the runs start in the suite's
+ * directory. NULL when there is none, with a warning, as maxrss then
+ * includes benchgate's own memory.
+ */
+static char *find_launcher(void)
+{
+	const char *override = getenv("BENCHGATE_LAUNCHER");
+	struct strbuf path = STRBUF_INIT;
+	char self[PATH_MAX], *slash, *found = NULL;
+	ssize_t len;
+
+	if (override && *override) {
+		strbuf_addstr(&path, override);
+	} else {
+		len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		self[len > 0 ? len : 0] = '\0';
+		if ((slash = strrchr(self, '/')))
+			strbuf_add(&path, self, (size_t)(slash - self) + 1);
+		strbuf_addstr(&path, "benchgate-launch");
+	}
+	if (access(path.buf, X_OK) < 0 || !(found = realpath(path.buf, NULL)))
+		bg_warn("cannot use the launcher '%s': %s; rusage maxrss "
+			"includes benchgate's own memory", path.buf,
+			strerror(errno));
+	strbuf_release(&path);
+	return found;
+}
+
 int session_run(struct session **out, const struct session_options *opts)
 {
 	struct session *session = xcalloc(1, sizeof(*session));
 	struct runner_options runner = RUNNER_OPTIONS_INIT;
 	struct strbuf spec = STRBUF_INIT, now = STRBUF_INIT;
+	struct hooks hooks = { opts, NULL, STRBUF_INIT };
 	struct store_slot *slot = NULL;
+	char *launcher = NULL;
 	int error;
 
 	*out = session;
 	strbuf_init(&session->result_path, 0);
+	strbuf_init(&session->artifact_dir, 0);
 	session->result = result_new();
 	if ((error = suite_load(&session->suite, opts->suite_path)) < 0 ||
 	    (error = plan_build(&session->plan, session->suite, opts->filter,
@@ -105,17 +183,29 @@ int session_run(struct session **out, const struct session_options *opts)
 	runner.warmup = opts->warmup;
 	runner.runs = opts->runs_auto ? -1 : opts->runs;
 	runner.progress = opts->progress;
-	runner.case_done = opts->case_done ? opts->case_done :
-					     session_precise_enough;
+	runner.sample_interval_s = opts->sample_interval_s;
+	/* beside the result like its logs, so they move together */
+	strbuf_addf(&session->artifact_dir, "%s/artifacts/%s", slot->dir,
+		    slot->name);
+	runner.artifact_dir = session->artifact_dir.buf;
+	runner.profile = opts->profile;
+	runner.case_done = case_done;
 	runner.skip = skip_absent_device;
-	runner.payload = opts->payload;
+	runner.payload = &hooks;
+	if (runner_wants_launcher(session->plan))
+		runner.launcher = launcher = find_launcher();
 	if ((error = runner_run(session->result, session->plan, &runner)) < 0)
 		goto done;
+	if (opts->require_devices)
+		fail_skipped_cases(session->result);
 	iso8601_now(&now);
 	session->result->finished_at = strbuf_detach(&now, NULL);
 	error = store_write(session->store, session->result, slot,
 			   &session->result_path);
 done:
+	free(launcher);
+	devices_free(hooks.devices);
+	strbuf_release(&hooks.reason);
 	store_slot_free(slot);
 	strbuf_release(&spec);
 	strbuf_release(&now);
@@ -131,6 +221,7 @@ void session_free(struct session *session)
 	suite_free(session->suite);
 	store_free(session->store);
 	strbuf_release(&session->result_path);
+	strbuf_release(&session->artifact_dir);
 	free(session);
 }
 

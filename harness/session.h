@@ -26,6 +26,14 @@ struct session_options {
 	int warmup;                     /* -1: the suite's */
 	bool sequential;
 	bool progress;
+	/* --require-devices: a case whose device is absent fails instead
+	 * of being skipped. */
+	bool require_devices;
+	/* Seconds between readings of the sampled sources (sampler.h);
+	 * 0: SAMPLER_INTERVAL_DEFAULT. */
+	double sample_interval_s;
+	/* --profile: a profiling run per case (profile.h) */
+	bool profile;
 	/* Adaptive sampling policy (runner.h); NULL: the precision target
 	 * alone (session_precise_enough). */
 	runner_case_done_fn case_done;
@@ -43,6 +51,9 @@ struct session {
 	struct store *store;
 	struct result *result;
 	struct strbuf result_path;      /* where the result was stored */
+	/* "<result dir>/artifacts/<result name>": profiles and callgrind
+	 * output, one directory per case, when any case left some. */
+	struct strbuf artifact_dir;
 };
 
 /*

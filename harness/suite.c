@@ -28,6 +28,7 @@ static const char *const source_names[] = {
 	[SOURCE_WALL] = "wall",       [SOURCE_RUSAGE] = "rusage",
 	[SOURCE_PERF] = "perf",       [SOURCE_NVML] = "nvml",
 	[SOURCE_RAPL] = "rapl",       [SOURCE_SYSTEM] = "system",
+	[SOURCE_CALLGRIND] = "callgrind",
 	[SOURCE_METRICS] = "metrics", [SOURCE_STDOUT] = "stdout",
 	[SOURCE_STDERR] = "stderr",   [SOURCE_FILE] = "file",
 };
@@ -42,15 +43,22 @@ static const struct {
 	{ SOURCE_RUSAGE, "utime", "s" },
 	{ SOURCE_RUSAGE, "stime", "s" },
 	{ SOURCE_RUSAGE, "maxrss", "B" },
+	/* the sampled sources: sampler.h says what each field means */
 	{ SOURCE_PERF, "instructions", NULL },
 	{ SOURCE_PERF, "cycles", NULL },
-	{ SOURCE_NVML, "utilization", "%" },
-	{ SOURCE_NVML, "memory", "B" },
-	{ SOURCE_NVML, "power", "W" },
+	{ SOURCE_PERF, "task_clock", "s" },
+	{ SOURCE_NVML, "utilization_mean", "%" },
+	{ SOURCE_NVML, "utilization_peak", "%" },
+	{ SOURCE_NVML, "memory_peak", "B" },
+	{ SOURCE_NVML, "power_mean", "W" },
+	{ SOURCE_NVML, "power_peak", "W" },
 	{ SOURCE_NVML, "energy", "J" },
 	{ SOURCE_RAPL, "energy", "J" },
-	{ SOURCE_SYSTEM, "cpu_utilization", "%" },
+	{ SOURCE_RAPL, "power_mean", "W" },
+	{ SOURCE_SYSTEM, "cpu_utilization_mean", "%" },
+	{ SOURCE_SYSTEM, "cpu_utilization_peak", "%" },
 	{ SOURCE_SYSTEM, "load", NULL },
+	{ SOURCE_SYSTEM, "disk_free", "B" },
 };
 
 const char *metric_source_name(enum metric_source source)
@@ -390,7 +398,7 @@ done:
 
 static const char *const settings_keys[] = {
 	"warmup", "runs", "min_runs", "max_runs", "precision", "timeout",
-	"threshold", "confidence", "env", NULL,
+	"threshold", "confidence", "env", "profile", NULL,
 };
 #define SETTINGS_KEYS_NR (sizeof(settings_keys) / sizeof(*settings_keys) - 1)
 
@@ -405,6 +413,7 @@ static void settings_init(struct suite_settings *settings)
 	settings->timeout_s = 300;
 	settings->threshold = 0.03;
 	settings->confidence = 0.99;
+	settings->profile = -1;
 }
 
 static void name_values_free(struct name_value *nv, size_t nr)
@@ -464,6 +473,7 @@ static int parse_settings(struct loader *ld, const cJSON *object,
 	struct name_value *env = NULL;
 	const cJSON *runs;
 	size_t env_nr = 0;
+	bool profile = false;
 
 	get_int(ld, object, "warmup", 0, &settings->warmup);
 	if (get_item(ld, object, "runs", false, &runs)) {
@@ -497,6 +507,8 @@ static int parse_settings(struct loader *ld, const cJSON *object,
 	}
 	if (get_name_values(ld, object, "env", &env, &env_nr))
 		settings_merge_env(settings, env, env_nr);
+	if (get_bool(ld, object, "profile", &profile))
+		settings->profile = profile;
 	name_values_free(env, env_nr);
 	if (!ld->error && settings->min_runs > settings->max_runs) {
 		push_key(ld, "min_runs");
@@ -672,17 +684,20 @@ static int parse_metric(struct loader *ld, const cJSON *object,
 		forbid_key(ld, object, "field", source);
 		break;
 	case SOURCE_WALL:
+	case SOURCE_CALLGRIND:
+		/* the one quantity each measures needs no field */
 		if (!metric->unit)
-			metric->unit = xstrdup("s");
+			metric->unit = xstrdup(metric->from == SOURCE_WALL ?
+					       "s" : "instructions");
+		forbid_key(ld, object, "field", source);
 		/* fall through */
 	default:
 		forbid_key(ld, object, "key", source);
 		forbid_key(ld, object, "regex", source);
 		forbid_key(ld, object, "path", source);
-		if (metric->from != SOURCE_WALL)
+		if (metric->from != SOURCE_WALL &&
+		    metric->from != SOURCE_CALLGRIND)
 			check_field(ld, metric);
-		else
-			forbid_key(ld, object, "field", source);
 		break;
 	}
 done:

@@ -22,6 +22,8 @@ enum metric_source {
 	SOURCE_NVML,    /* harness: GPU field */
 	SOURCE_RAPL,    /* harness: CPU package energy */
 	SOURCE_SYSTEM,  /* harness: machine CPU utilisation */
+	SOURCE_CALLGRIND, /* harness: instructions under valgrind, in a
+			     run of its own (callgrind.h) */
 	SOURCE_METRICS, /* benchmark: the metrics file, by key */
 	SOURCE_STDOUT,  /* benchmark: regex with one capture group */
 	SOURCE_STDERR,
@@ -60,6 +62,10 @@ struct suite_settings {
 	double threshold;       /* minimum practical effect, fraction */
 	double confidence;
 	struct name_value *env; /* set in the benchmark's environment */
+	/* "profile": 1 (true): a profiling run per case (profile.h) in
+	 * every `benchgate run`; 0 (false): none, even with --profile;
+	 * -1 (not set): only with --profile. */
+	int profile;
 	size_t env_nr;
 };
 

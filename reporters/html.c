@@ -3,13 +3,15 @@
  * on a laptop or a phone, with no network. Styles, charts (inline SVG drawn
  * here) and a small table sorter are inline; the Content-Security-Policy
  * forbids every load, so nothing user-provided could fetch anything even
- * if it escaped its escaping. Commit links are the only URLs, and only
- * http(s) ones.
+ * if it escaped its escaping. The only URLs are commit links, only http(s)
+ * ones, and links to profiles, only relative or absolute local paths.
  *
  * In order: the verdict banner, the commits compared, failures, the
  * regressions and improvements (each with a bar of its change and interval
  * against the threshold band), the variants against original (speed-up
- * bars), then every result and the machine in a <details>.
+ * bars), the profiles of the candidate's cases (links to flame graphs and
+ * profile directories beside its result file), then every result and the
+ * machine in a <details>.
  */
 #include "reporters/report.h"
 
@@ -808,6 +810,67 @@ static void add_all_results(struct strbuf *out, const struct comparison *c)
 	strbuf_addstr(out, "</details>\n");
 }
 
+/* Links into the store, relative to this file (report.h): they work while
+ * the report and the results keep their places, as in a CI artifact that
+ * holds both. */
+static void add_artifact_links(struct strbuf *out,
+			       const struct report_model *model,
+			       const struct result_case *rcase)
+{
+	struct strbuf url = STRBUF_INIT;
+
+	strbuf_addstr(out, "<td>");
+	for (size_t i = 0; i < rcase->artifacts_nr; i++) {
+		const struct result_artifact *artifact = &rcase->artifacts[i];
+
+		if (i)
+			strbuf_addstr(out, " \u00b7 ");
+		strbuf_reset(&url);
+		if (report_artifact_url(&url, model, artifact->path)) {
+			strbuf_addstr(out, "<a href=\"");
+			escape_html(out, url.buf);
+			strbuf_addstr(out, "\">");
+			escape_html(out, report_artifact_label(artifact->kind));
+			strbuf_addstr(out, "</a>");
+		} else {
+			escape_html(out, report_artifact_label(artifact->kind));
+			strbuf_addstr(out, " <code>");
+			escape_html(out, artifact->path);
+			strbuf_addstr(out, "</code>");
+		}
+	}
+	strbuf_addstr(out, "</td>");
+	strbuf_release(&url);
+}
+
+static void add_profiles(struct strbuf *out, const struct report_model *model)
+{
+	static const char *const headers[] = {
+		"Case", "Profile", "Note", NULL
+	};
+	const struct result *candidate = model->candidate;
+
+	if (!report_has_profiles(model))
+		return;
+	strbuf_addstr(out, "<h2>Profiles</h2>\n");
+	table_begin(out, "profiles", headers);
+	for (size_t i = 0; i < candidate->cases_nr; i++) {
+		const struct result_case *rcase = &candidate->cases[i];
+		const char *names[] = { rcase->benchmark, rcase->variant,
+					rcase->device, NULL };
+
+		if (!rcase->artifacts_nr && !rcase->profile_note)
+			continue;
+		strbuf_addstr(out, "<tr>");
+		add_names_cell(out, names);
+		add_artifact_links(out, model, rcase);
+		strbuf_addstr(out, "<td class=\"note\">");
+		report_add_cut(out, rcase->profile_note, NOTE_MAX, escape_html);
+		strbuf_addstr(out, "</td></tr>\n");
+	}
+	table_end(out);
+}
+
 static void add_machine(struct strbuf *out, const struct result *result)
 {
 	const struct machine_info *m;
@@ -885,6 +948,7 @@ void report_html(const struct report_model *model, struct strbuf *out)
 	add_failures(out, c);
 	add_changes(out, c);
 	add_variants(out, c);
+	add_profiles(out, model);
 	add_all_results(out, c);
 	add_machine(out, model->candidate);
 	strbuf_addf(out, "</main>\n<footer>Written by benchgate %s. "

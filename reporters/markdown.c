@@ -2,7 +2,9 @@
  * GitHub-flavoured Markdown: the pull-request comment and the CI step
  * summary. In order: the marker the comment upserter looks for, the
  * verdict, the commits compared, the regressions and improvements, the
- * variants against original, and everything else collapsed in <details>.
+ * variants against original, everything else collapsed in <details>, and
+ * the candidate's profiles (links to flame graphs beside its result file),
+ * collapsed too.
  *
  * The marker is "<!-- benchgate:" + escape_html_comment(suite) + " -->",
  * the suite cut to HEAD_TEXT_MAX bytes (with an ellipsis) like every name
@@ -220,6 +222,48 @@ static void add_other_row(struct table *table,
 	table_add(table, &row);
 }
 
+#define PROFILES_HEADER "| Case | Profile | Note |\n|---|---|---|"
+
+/* A link where report.h can make one, else the path as text: a PR comment
+ * is not beside the store, the step summary's artifact may be. */
+static void add_profile_row(struct table *table,
+			    const struct report_model *model,
+			    const struct result_case *rcase)
+{
+	struct strbuf row = STRBUF_INIT, url = STRBUF_INIT;
+
+	strbuf_addstr(&row, "| ");
+	escape_markdown(&row, rcase->benchmark);
+	strbuf_addstr(&row, " / ");
+	escape_markdown(&row, rcase->variant);
+	strbuf_addstr(&row, " / ");
+	escape_markdown(&row, rcase->device);
+	strbuf_addstr(&row, " | ");
+	for (size_t i = 0; i < rcase->artifacts_nr; i++) {
+		const struct result_artifact *artifact = &rcase->artifacts[i];
+
+		if (i)
+			strbuf_addstr(&row, " \u00b7 ");
+		strbuf_reset(&url);
+		if (report_artifact_url(&url, model, artifact->path)) {
+			strbuf_addch(&row, '[');
+			escape_markdown(&row,
+					report_artifact_label(artifact->kind));
+			strbuf_addf(&row, "](%s)", url.buf);
+		} else {
+			escape_markdown(&row,
+					report_artifact_label(artifact->kind));
+			strbuf_addstr(&row, ": ");
+			escape_markdown(&row, artifact->path);
+		}
+	}
+	strbuf_addstr(&row, " |");
+	add_note_cell(&row, rcase->profile_note);
+	strbuf_addch(&row, '\n');
+	table_add(table, &row);
+	strbuf_release(&url);
+}
+
 #define VARIANTS_HEADER \
 	"| Benchmark / device | Variant | Speed-up [interval] | Size ratio " \
 	"| Accuracy \u0394 |\n|---|---|--:|--:|--:|"
@@ -393,7 +437,8 @@ static const enum verdict others_order[] = {
 
 static void render(struct strbuf *out, const struct report_model *model,
 		   const struct table *changes, const struct table *variants,
-		   const struct table *others, size_t omitted)
+		   const struct table *others, const struct table *profiles,
+		   size_t omitted)
 {
 	const struct comparison *c = model->comparison;
 
@@ -426,6 +471,14 @@ static void render(struct strbuf *out, const struct report_model *model,
 		strbuf_addstr(out, "</details>\n\n");
 	}
 
+	if (profiles->nr) {
+		strbuf_addstr(out, "<details><summary>Profiles: ");
+		add_count(out, profiles->nr, "case", "cases");
+		strbuf_addstr(out, "</summary>\n\n");
+		add_table(out, PROFILES_HEADER, profiles);
+		strbuf_addstr(out, "</details>\n\n");
+	}
+
 	if (omitted)
 		strbuf_addf(out, "_\u2026 %zu more rows omitted (comment size "
 				 "limit); see the HTML/JSON report "
@@ -442,6 +495,7 @@ void report_markdown(const struct report_model *model, struct strbuf *out)
 {
 	const struct comparison *c = model->comparison;
 	struct table changes = { 0 }, variants = { 0 }, others = { 0 };
+	struct table profiles = { 0 };
 	struct strbuf document = STRBUF_INIT;
 	size_t omitted = 0;
 
@@ -457,24 +511,33 @@ void report_markdown(const struct report_model *model, struct strbuf *out)
 		for (size_t i = 0; i < c->nr; i++)
 			if (c->items[i].verdict == others_order[v])
 				add_other_row(&others, &c->items[i], c);
+	for (size_t i = 0; model->candidate && i < model->candidate->cases_nr;
+	     i++) {
+		const struct result_case *rcase = &model->candidate->cases[i];
 
-	render(&document, model, &changes, &variants, &others, 0);
+		if (rcase->artifacts_nr || rcase->profile_note)
+			add_profile_row(&profiles, model, rcase);
+	}
+
+	render(&document, model, &changes, &variants, &others, &profiles, 0);
 	if (document.len > MARKDOWN_BUDGET) {
 		size_t excess = document.len - MARKDOWN_BUDGET +
 				OMISSION_NOTE_ROOM;
 
 		excess = table_shrink(&others, excess);
+		excess = table_shrink(&profiles, excess);
 		excess = table_shrink(&variants, excess);
 		table_shrink(&changes, excess);
-		omitted = hidden(&others) + hidden(&variants) +
-			  hidden(&changes);
+		omitted = hidden(&others) + hidden(&profiles) +
+			  hidden(&variants) + hidden(&changes);
 		strbuf_reset(&document);
 		render(&document, model, &changes, &variants, &others,
-		       omitted);
+		       &profiles, omitted);
 	}
 	strbuf_add(out, document.buf, document.len);
 	strbuf_release(&document);
 	table_release(&changes);
 	table_release(&variants);
 	table_release(&others);
+	table_release(&profiles);
 }

@@ -3,8 +3,11 @@
 #include "reporters/escape.h"
 
 #include "reporters/charts.h"
+#include "harness/alloc.h"
 #include "harness/error.h"
 
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -85,29 +88,135 @@ done:
 	return error;
 }
 
+/* The directory `to` relative to the directory `from`, both resolved. */
+static void add_relative_dir(struct strbuf *out, const char *from,
+			     const char *to)
+{
+	size_t start = out->len;
+
+	for (;;) {
+		size_t from_len, to_len;
+
+		from += strspn(from, "/");
+		to += strspn(to, "/");
+		from_len = strcspn(from, "/");
+		to_len = strcspn(to, "/");
+		if (!from_len || from_len != to_len || memcmp(from, to, to_len))
+			break;
+		from += from_len;
+		to += to_len;
+	}
+	while (*(from += strspn(from, "/"))) {
+		strbuf_addstr(out, "../");
+		from += strcspn(from, "/");
+	}
+	strbuf_addstr(out, to);
+	while (out->len > start && out->buf[out->len - 1] == '/')
+		strbuf_setlen(out, out->len - 1);
+	if (out->len == start)
+		strbuf_addch(out, '.');
+}
+
+/* Where the candidate's artifacts are seen from the report directory, so
+ * its links work wherever the two are opened from, as long as they keep
+ * their places. */
+static void derive_artifact_base(struct strbuf *out, const char *result_path,
+				 const char *report_dir)
+{
+	const char *slash = strrchr(result_path, '/');
+	char *result_dir = slash ? xstrndup(result_path,
+					     (size_t)(slash - result_path + 1))
+				 : xstrdup(".");
+	char from[PATH_MAX], to[PATH_MAX];
+
+	if (realpath(report_dir, from) && realpath(result_dir, to))
+		add_relative_dir(out, from, to);
+	free(result_dir);
+}
+
 int report_write_all(const struct report_model *model, const char *dir,
 		     unsigned mask, struct strbuf *written)
 {
+	struct report_model local = *model;
+	struct strbuf base = STRBUF_INIT;
 	int error;
 
 	if ((error = mkdir_p(dir)) < 0)
-		return error;
+		goto done;
+	if (!local.artifact_base && local.candidate &&
+	    local.comparison->candidate.path) {
+		derive_artifact_base(&base, local.comparison->candidate.path,
+				     dir);
+		local.artifact_base = base.len ? base.buf : NULL;
+	}
 	for (size_t i = 0; i < FORMATS_NR; i++) {
 		if (!formats[i].render || !(mask & formats[i].flag))
 			continue;
-		error = write_report(model, dir, &formats[i], written);
+		error = write_report(&local, dir, &formats[i], written);
 		if (error < 0)
-			return error;
+			goto done;
 	}
 	if (mask & REPORT_CHARTS) {
-		error = charts_write(model, dir, written);
+		error = charts_write(&local, dir, written);
 		if (error == BG_ENOTFOUND) {
 			bg_warn("gnuplot not found: charts skipped "
 				"(install gnuplot-nox)");
 			error = BG_OK;
 		}
 	}
+done:
+	strbuf_release(&base);
 	return error;
+}
+
+static const struct {
+	const char *kind;
+	const char *label;
+} artifact_labels[] = {
+	{ "flamegraph", "flame graph" },
+	{ "folded", "folded stacks" },
+	{ "profile", "profile directory" },
+	{ "perf", "perf.data" },
+	{ "poplar", "Poplar reports" },
+	{ "callgrind", "callgrind output" },
+};
+
+const char *report_artifact_label(const char *kind)
+{
+	for (size_t i = 0; i < sizeof(artifact_labels) /
+				   sizeof(*artifact_labels); i++)
+		if (!strcmp(artifact_labels[i].kind, kind))
+			return artifact_labels[i].label;
+	return kind;
+}
+
+bool report_artifact_url(struct strbuf *out, const struct report_model *model,
+			 const char *path)
+{
+	if (!path || !*path)
+		return false;
+	/* "//host/x" would leave the machine: one slash is a local path */
+	while (path[0] == '/' && path[1] == '/')
+		path++;
+	if (path[0] != '/') {
+		if (!model->artifact_base)
+			return false;
+		escape_url(out, model->artifact_base);
+		strbuf_addch(out, '/');
+	}
+	escape_url(out, path);
+	return true;
+}
+
+bool report_has_profiles(const struct report_model *model)
+{
+	const struct result *candidate = model->candidate;
+
+	for (size_t i = 0; candidate && i < candidate->cases_nr; i++)
+		if (candidate->cases[i].artifacts_nr ||
+		    candidate->cases[i].profile_note)
+			return true;
+	return false;
 }
 
 bool report_is_full_commit(const char *commit)

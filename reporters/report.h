@@ -28,6 +28,12 @@ struct report_model {
 	const char *repo_url;                  /* optional: links commits,
 						* e.g. https://github.com/o/r */
 	const char *title;                     /* optional heading */
+	/* Optional: what makes the candidate's artifact paths (relative to
+	 * its result file) links from where the report is: the result
+	 * file's directory, relative to the report's ("../store/<commit>/
+	 * <machine>"). report_write_all() derives it from
+	 * comparison->candidate.path when NULL. */
+	const char *artifact_base;
 };
 
 /* Output formats; `benchgate report --format` takes their names. */
@@ -65,6 +71,20 @@ bool report_is_full_commit(const char *commit);
  * and returns false. The caller escapes the URL for its format. */
 bool report_commit_url(struct strbuf *out, const char *commit,
 		       const char *repo_url);
+
+/* The words a report shows for an artifact kind (result.h): "flame graph"
+ * for "flamegraph", ...; an unknown kind is shown as it is. */
+const char *report_artifact_label(const char *kind);
+
+/* Appends the URL of an artifact path of the candidate (escape_url()'d):
+ * model->artifact_base + "/" + path, or the path when it is absolute.
+ * Returns false, appending nothing, when neither applies. The caller
+ * escapes the URL for its format. */
+bool report_artifact_url(struct strbuf *out, const struct report_model *model,
+			 const char *path);
+
+/* Whether the candidate has a case with artifacts or a profile note. */
+bool report_has_profiles(const struct report_model *model);
 
 /* Appends text cut to at most max bytes (between UTF-8 characters, with an
  * ellipsis when cut) through the format's escape function. */

@@ -18,6 +18,9 @@
 #define WORKLOAD(name) TEST_WORKLOAD_DIR "/" name
 
 static struct process_outcome outcome;
+/* The launcher the helpers below run through; a test sets it to run them
+ * through benchgate-launch. */
+static const char *launcher;
 
 static void setup(void)
 {
@@ -51,6 +54,7 @@ static void run_argv(const char *const *argv)
 
 	options.argv = argv;
 	options.timeout_s = 10;
+	options.launcher = launcher;
 	cr_assert_eq(process_run(&outcome, &options), 0);
 }
 
@@ -60,6 +64,7 @@ static void run_shell(const char *shell)
 
 	options.shell = shell;
 	options.timeout_s = 10;
+	options.launcher = launcher;
 	cr_assert_eq(process_run(&outcome, &options), 0);
 }
 
@@ -261,7 +266,7 @@ static void check_timeout_kills_group(const char *mode, double min_s,
 	const char *argv[] = { WORKLOAD("hang_with_grandchild"), pid_path,
 			       mode, NULL };
 	double start, elapsed;
-	pid_t grandchild;
+	pid_t child, grandchild;
 	int status;
 	char *why;
 
@@ -269,6 +274,7 @@ static void check_timeout_kills_group(const char *mode, double min_s,
 	options.argv = argv;
 	options.timeout_s = 1;
 	options.grace_s = 0.5;
+	options.launcher = launcher;
 	start = now_s();
 	cr_assert_eq(process_run(&outcome, &options), 0);
 	elapsed = now_s() - start;
@@ -281,6 +287,10 @@ static void check_timeout_kills_group(const char *mode, double min_s,
 	cr_assert_str_eq(why, "timed out after 1s");
 	cr_assert_not_null(strstr(outcome.out.text.buf, "hanging"));
 
+	/* through a launcher, the benchmark is an orphan like its child */
+	child = read_pid_file(pid_path, 0);
+	cr_assert_neq(reap_orphan(child), -1, "child %d still running",
+		      (int)child);
 	grandchild = read_pid_file(pid_path, 1);
 	status = reap_orphan(grandchild);
 	cr_assert_neq(status, -1, "grandchild %d still running",
@@ -440,4 +450,180 @@ Test(process, outcome_can_be_reused)
 	run_argv(ok);
 	cr_assert_eq(outcome.exit_code, 0);
 	cr_assert_eq(outcome.err.text.len, 0);
+}
+
+/*
+ * benchgate-launch (harness/launcher.h). On exec, Linux folds the peak RSS
+ * of the memory that the exec replaces into the new program's ru_maxrss
+ * (fs/exec.c, setmax_mm_hiwater_rss): spawned from this process, a program
+ * reports at least this process's peak; exec'd from the launcher's small
+ * fork, its own. alloc_mb is built without sanitizers, so that its own
+ * peak is its block and a small C program's few hundred KiB.
+ */
+
+#define MIB ((uint64_t)1 << 20)
+
+/* Raises this test process's peak RSS to at least mb MiB. */
+static char *grow_peak_rss(size_t mb)
+{
+	char *block = xmalloc(mb << 20);
+
+	memset(block, 1, mb << 20);
+	return block;
+}
+
+static double in_mib(uint64_t bytes)
+{
+	return (double)bytes / (double)MIB;
+}
+
+Test(process, without_launcher_maxrss_includes_the_parents_peak)
+{
+	const char *argv[] = { WORKLOAD("alloc_mb"), "--mb", "1", NULL };
+	char *block = grow_peak_rss(200);
+	struct rusage self;
+
+	getrusage(RUSAGE_SELF, &self);
+	run_argv(argv);
+	free(block);
+	cr_assert_eq(outcome.exit_code, 0);
+	/* the artifact the launcher is there for: 1 MiB reads as 200 */
+	cr_assert_geq(outcome.maxrss_bytes, (uint64_t)self.ru_maxrss * 1024,
+		      "child %.1f MiB, parent %.1f MiB",
+		      in_mib(outcome.maxrss_bytes),
+		      in_mib((uint64_t)self.ru_maxrss * 1024));
+}
+
+Test(process, launcher_maxrss_is_the_childs_own)
+{
+	const char *argv[] = { WORKLOAD("alloc_mb"), "--mb", "1", NULL };
+	char *block = grow_peak_rss(200);
+
+	launcher = BENCHGATE_LAUNCHER_BIN;
+	run_argv(argv);
+	free(block);
+	cr_assert_eq(outcome.status, PROCESS_EXITED);
+	cr_assert_eq(outcome.exit_code, 0);
+	cr_assert_str_eq(outcome.out.text.buf, "touched 1 MiB\n");
+	cr_assert_gt(outcome.maxrss_bytes, MIB);
+	cr_assert_lt(outcome.maxrss_bytes, 5 * MIB, "%.1f MiB",
+		     in_mib(outcome.maxrss_bytes));
+}
+
+Test(process, launcher_maxrss_follows_what_the_child_allocates)
+{
+	const char *argv[] = { WORKLOAD("alloc_mb"), "--mb", "40", NULL };
+	double mib;
+
+	launcher = BENCHGATE_LAUNCHER_BIN;
+	run_argv(argv);
+	cr_assert_eq(outcome.exit_code, 0);
+	mib = in_mib(outcome.maxrss_bytes);
+	cr_assert(mib > 40 * 0.9 && mib < 40 * 1.1, "%.1f MiB", mib);
+	cr_assert_gt(outcome.wall_s, 0);
+}
+
+Test(process, launcher_passes_the_exit_status_and_the_signal_on)
+{
+	const char *fails[] = { WORKLOAD("exit_nonzero"), "3", NULL };
+	const char *crashes[] = { WORKLOAD("crash_segv"), NULL };
+	char *why;
+
+	launcher = BENCHGATE_LAUNCHER_BIN;
+	run_argv(fails);
+	cr_assert_eq(outcome.status, PROCESS_EXITED);
+	cr_assert_eq(outcome.exit_code, 3);
+	cr_assert_not_null(strstr(outcome.err.text.buf, "error line 30\n"));
+	run_argv(crashes);
+	cr_assert_eq(outcome.status, PROCESS_SIGNALED);
+	why = describe();
+	cr_assert_str_eq(why, "killed by signal 11 (Segmentation fault)");
+	cr_assert_str_eq(outcome.out.text.buf, "about to crash\n");
+	free(why);
+}
+
+Test(process, launcher_exec_errors_read_as_without_it)
+{
+	/* a missing path, a name not in PATH, a directory (EACCES) */
+	const char *programs[] = { "/nonexistent/benchgate-program",
+				   "benchgate-no-such-program",
+				   TEST_FIXTURE_DIR };
+
+	for (size_t i = 0; i < sizeof(programs) / sizeof(*programs); i++) {
+		const char *argv[] = { programs[i], NULL };
+		char *direct, *launched;
+		int direct_errno;
+
+		launcher = NULL;
+		run_argv(argv);
+		cr_assert_eq(outcome.status, PROCESS_SPAWN_FAILED);
+		direct = describe();
+		direct_errno = outcome.spawn_errno;
+		launcher = BENCHGATE_LAUNCHER_BIN;
+		run_argv(argv);
+		cr_assert_eq(outcome.status, PROCESS_SPAWN_FAILED);
+		cr_assert_eq(outcome.spawn_errno, direct_errno);
+		launched = describe();
+		cr_assert_str_eq(launched, direct);
+		free(direct);
+		free(launched);
+	}
+}
+
+Test(process, launcher_looks_the_program_up_in_benchgates_path)
+{
+	/* as posix_spawnp does: the child's PATH is not where it is found */
+	const char *argv[] = { "true", NULL };
+	const char *env[] = { "PATH=/nonexistent", NULL };
+	struct process_options options = PROCESS_OPTIONS_INIT;
+
+	options.argv = argv;
+	options.env = env;
+	options.launcher = BENCHGATE_LAUNCHER_BIN;
+	cr_assert_eq(process_run(&outcome, &options), 0);
+	cr_assert_eq(outcome.status, PROCESS_EXITED);
+	cr_assert_eq(outcome.exit_code, 0);
+}
+
+/* The mask of the standard signals on the line `name` of a
+ * /proc/PID/status (proc(5)): hex, bit n-1 for signal n. */
+static unsigned long long status_mask(const char *status, const char *name)
+{
+	const char *line = strstr(status, name);
+
+	cr_assert_not_null(line, "no %s in %s", name, status);
+	return strtoull(line + strlen(name) + 1, NULL, 16) & 0x7fffffffull;
+}
+
+Test(process, launcher_leaves_the_childs_signals_and_descriptors_alone)
+{
+	const char *argv[] = { "grep", "^Sig", "/proc/self/status", NULL };
+
+	/* the launcher blocks SIGTERM and friends for itself alone */
+	launcher = BENCHGATE_LAUNCHER_BIN;
+	run_argv(argv);
+	cr_assert_eq(status_mask(outcome.out.text.buf, "SigBlk:"), 0, "%s",
+		     outcome.out.text.buf);
+	cr_assert_eq(status_mask(outcome.out.text.buf, "SigIgn:"), 0, "%s",
+		     outcome.out.text.buf);
+	/* and keeps its report descriptor to itself */
+	run_shell("if (: >&3) 2>/dev/null; then echo open; else echo closed; "
+		  "fi");
+	cr_assert_str_eq(outcome.out.text.buf, "closed\n");
+}
+
+Test(process, launcher_timeout_terminates_child_and_grandchild)
+{
+	/* the launcher outlives the SIGTERM and dies of it after its child */
+	launcher = BENCHGATE_LAUNCHER_BIN;
+	check_timeout_kills_group("", 1.0, 1.9);
+	cr_assert_eq(outcome.signal, SIGTERM);
+}
+
+Test(process, launcher_timeout_escalates_to_sigkill_for_all_three)
+{
+	/* the launcher dies without a record: wait4's numbers stay */
+	launcher = BENCHGATE_LAUNCHER_BIN;
+	check_timeout_kills_group("ignore-term", 1.5, 2.6);
+	cr_assert_eq(outcome.signal, SIGKILL);
 }

@@ -354,3 +354,66 @@ Test(cli, report_writes_the_formats_asked_for_from_a_result)
 	store_entries_free(entries, nr);
 	store_free(s);
 }
+
+/* The rss samples of case `name` of the only result in store, in MiB,
+ * checked against [low, high]. */
+static void check_rss(const char *store, const char *name, double low,
+		      double high)
+{
+	struct result *result = only_result(store);
+	const struct result_case *c = result_find_case(result, name,
+						       "default", "cpu");
+	const struct metric_samples *rss;
+
+	cr_assert_not_null(c, "no case %s", name);
+	cr_assert_eq(c->status, CASE_OK, "%s", c->reason);
+	rss = result_case_find_metric(c, "rss");
+	cr_assert_not_null(rss);
+	cr_assert_eq(rss->nr, 2);
+	for (size_t i = 0; i < rss->nr; i++) {
+		double mib = rss->samples[i] / (1 << 20);
+
+		cr_assert(mib >= low && mib <= high, "%s: %.1f MiB not in "
+			  "[%g, %g]", name, mib, low, high);
+	}
+	result_free(result);
+}
+
+Test(cli, maxrss_is_the_benchmarks_own_not_benchgates)
+{
+	const char *no_launcher[] = { "BENCHGATE_LAUNCHER=/nonexistent",
+				      NULL };
+	struct test_output out;
+	char *suite, store[4096];
+
+	/* exec keeps the larger of the old memory's peak and the new
+	 * program's (harness/launcher.h): a small benchmark shows
+	 * benchgate's own peak, 12 MiB and more, a large one its own */
+	suite = test_write_file(dir, "rss.json",
+		"{\"benchgate\": 1, \"suite\": \"rss\","
+		" \"defaults\": {\"runs\": 2, \"warmup\": 0},"
+		" \"benchmarks\": ["
+		"  {\"name\": \"mb30\", \"command\": [\"" TEST_WORKLOAD_DIR
+		"/alloc_mb\", \"--mb\", \"30\"], \"metrics\": [{\"name\":"
+		"   \"rss\", \"from\": \"rusage\", \"field\": \"maxrss\"}]},"
+		"  {\"name\": \"mb1\", \"command\": [\"" TEST_WORKLOAD_DIR
+		"/alloc_mb\", \"--mb\", \"1\"], \"metrics\": [{\"name\":"
+		"   \"rss\", \"from\": \"rusage\", \"field\": \"maxrss\"}]}]}");
+	snprintf(store, sizeof(store), "%s/store", dir);
+	RUN(&out, dir, NULL, "run", "rss.json", "--store", store);
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	cr_assert_null(strstr(out.err.buf, "launcher"), "%s", out.err.buf);
+	check_rss(store, "mb30", 30 * 0.85, 30 * 1.15);
+	check_rss(store, "mb1", 1, 5);
+	test_output_release(&out);
+
+	/* without the launcher, with a warning saying so */
+	snprintf(store, sizeof(store), "%s/store-without", dir);
+	RUN(&out, dir, no_launcher, "run", "rss.json", "--store", store);
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.err.buf, "cannot use the launcher '/nonexistent'"),
+		  "%s", out.err.buf);
+	check_rss(store, "mb1", 8, 1e6);
+	test_output_release(&out);
+	free(suite);
+}
