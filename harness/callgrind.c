@@ -217,7 +217,7 @@ int callgrind_finish(struct callgrind_run *run,
 		goto done;
 	}
 	for (size_t i = 0; i < nr; i++) {
-		uint64_t instructions;
+		uint64_t instructions = 0;
 
 		strbuf_reset(&path);
 		strbuf_addf(&path, "%s/%s", run->dir, names[i]);

@@ -22,8 +22,11 @@
  * times slower, so the source is opt-in per metric, and each case is
  * counted once per `benchgate run` (one sample), after its measured runs,
  * with a timeout CALLGRIND_TIMEOUT_FACTOR times the benchmark's.
- * Compare it as an exact metric with a small tolerance ("exact": true,
- * "tolerance": 1000) or as usual.
+ * To gate on it, declare it exact with a small absolute tolerance
+ * ("exact": true, "tolerance": 100000 for a count of some 10^8; the
+ * environment's size moves the start-up by a few instructions): with one
+ * sample a side, the statistical comparison of a non-exact metric can
+ * never call a change significant, only report it.
  *
  * Child processes are followed (--trace-children=yes) and their counts
  * added, so a shell benchmark counts its shell as well. The count includes

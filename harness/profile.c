@@ -2,6 +2,10 @@
 
 #include "harness/alloc.h"
 #include "harness/error.h"
+/* TODO(data flow): folding perf stacks is harness work, drawing the SVG is
+ * a reporter's; split reporters/flamegraph into a harness stacks module
+ * and a renderer called from the command layer, so harness/ no longer
+ * includes reporters/. */
 #include "reporters/flamegraph.h"
 
 #include <assert.h>
@@ -177,8 +181,8 @@ int profile_poplar_options(struct strbuf *out, const char *user,
 			cJSON_Delete(options);
 			return bg_input_error("POPLAR_ENGINE_OPTIONS is JSON "
 					      "but not an object ('%s'); "
-					      "expected {\"option\": \"value\", "
-					      "...}", user);
+					      "expected {\"option\": "
+					      "\"value\", ...}", user);
 		}
 	} else {
 		options = cJSON_CreateObject();
@@ -394,8 +398,6 @@ void profile_finish(struct profile_run *run, const struct plan_case *pcase,
 	struct strbuf why = STRBUF_INIT, path = STRBUF_INIT;
 	struct stat st;
 
-	if (is_directory(run->dir))
-		result_case_add_artifact(rcase, "profile", run->dir, base);
 	if (outcome && process_outcome_failed(outcome)) {
 		process_outcome_describe(outcome, &why);
 		set_note(run, "the profiling run %s", why.buf);
@@ -411,6 +413,9 @@ void profile_finish(struct profile_run *run, const struct plan_case *pcase,
 	strbuf_addf(&path, "%s/poplar", run->dir);
 	if (is_directory(path.buf))
 		result_case_add_artifact(rcase, "poplar", path.buf, base);
+	/* last: the flame graph is what most readers are after */
+	if (is_directory(run->dir))
+		result_case_add_artifact(rcase, "profile", run->dir, base);
 	if (run->note) {
 		if (!run->told)
 			bg_warn("%s: %s", pcase->id, run->note);

@@ -23,8 +23,8 @@
  *
  *     out = os.environ.get("BENCHGATE_PROFILE_DIR")
  *     if out:
- *         with torch.profiler.profile(
- *                 on_trace_ready=torch.profiler.tensorboard_trace_handler(out)):
+ *         trace = torch.profiler.tensorboard_trace_handler(out)
+ *         with torch.profiler.profile(on_trace_ready=trace):
  *             run_batches()
  *         torch.cuda.memory._dump_snapshot(os.path.join(out, "memory.pickle"))
  *     else:
@@ -91,8 +91,9 @@ int profile_prepare(struct profile_run *run, struct profiler *profiler,
  * After the run (outcome NULL: none, profile_prepare() said why not):
  * folds perf's samples into folded.txt and flamegraph.svg,
  * and adds the artifacts to rcase (paths relative to base, the result
- * file's directory): "profile" (the directory), "flamegraph", "folded",
- * "perf" (perf.data), "poplar" (when the benchmark wrote Poplar reports).
+ * file's directory), in this order: "flamegraph", "folded", "perf"
+ * (perf.data), "poplar" (when the benchmark wrote Poplar reports),
+ * "profile" (the directory).
  * Anything that went wrong, the run itself included, becomes
  * rcase->profile_note. Never fails.
  */

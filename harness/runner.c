@@ -607,7 +607,7 @@ static int open_sampler(struct runner *runner)
 
 /* A run outside the measurement, under a tool (callgrind.h, profile.h). */
 struct extra_run {
-	const char *which;              /* "callgrind run", for log and reason */
+	const char *which;              /* "callgrind run": log and reason */
 	const char *const *prefix;      /* argv before the command's; NULL:
 					 * none */
 	char *const *env;               /* "NAME=VALUE" after the protocol's;

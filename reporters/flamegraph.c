@@ -71,7 +71,7 @@ static void index_grow(struct flamegraph *fg)
 		return;
 	fg->index_size = old_size ? old_size * 2 : 64;
 	fg->index = xcalloc(fg->index_size, sizeof(*fg->index));
-	for (size_t i = 0; i < old_size; i++)
+	for (size_t i = 0; old && i < old_size; i++)
 		if (old[i])
 			*index_slot(fg, fg->stacks[old[i] - 1].frames) = old[i];
 	free(old);
@@ -244,7 +244,8 @@ int flamegraph_fold_perf_script(struct flamegraph *fg, FILE *in)
 
 	errno = 0;
 	while ((got = getline(&line, &line_alloc, in)) >= 0) {
-		while (got > 0 && (line[got - 1] == '\n' || line[got - 1] == '\r'))
+		while (got > 0 &&
+		       (line[got - 1] == '\n' || line[got - 1] == '\r'))
 			line[--got] = '\0';
 		if (!got || line[strspn(line, " \t")] == '\0') {
 			sample_flush(fg, &sample);
@@ -278,7 +279,7 @@ int flamegraph_parse_folded(struct flamegraph *fg, const char *text,
 	while (line < end) {
 		const char *newline = memchr(line, '\n', (size_t)(end - line));
 		const char *stop = newline ? newline : end;
-		const char *space = stop;
+		const char *space;
 		char *count_end;
 		unsigned long long count;
 
@@ -529,7 +530,8 @@ static const char svg_script[] =
 	"  t.textContent = s;\n"
 	"}\n"
 	"function zoom(f) {\n"
-	"  var scale = W / f.w0, eps = 0.0001;\n"
+	/* the SVG rounds to 0.01 pixel; boxes are at least 0.1 wide */
+	"  var scale = W / f.w0, eps = 0.02;\n"
 	"  frames.forEach(function (g) {\n"
 	"    var inside = g.x0 >= f.x0 - eps &&\n"
 	"                 g.x0 + g.w0 <= f.x0 + f.w0 + eps;\n"
@@ -619,7 +621,8 @@ void flamegraph_render_svg(const struct flamegraph *fg,
 		    "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" "
 		    "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n"
 		    "<style>\n%s</style>\n"
-		    "<rect width=\"100%%\" height=\"100%%\" fill=\"#f4f4f0\"/>\n"
+		    "<rect width=\"100%%\" height=\"100%%\" "
+		    "fill=\"#f4f4f0\"/>\n"
 		    "<text id=\"title\" x=\"%d\" y=\"24\">",
 		    width, height, width, height, svg_style, width / 2);
 	escape_xml_text(out, title);

@@ -81,9 +81,9 @@ static struct suite *parse(const char *metric)
 	struct strbuf text = STRBUF_INIT;
 	struct suite *suite = NULL;
 
-	strbuf_addf(&text, "{\"benchgate\": 1, \"suite\": \"s\", \"benchmarks\": "
-		    "[{\"name\": \"b\", \"command\": [\"true\"], \"metrics\": "
-		    "[%s]}]}", metric);
+	strbuf_addf(&text, "{\"benchgate\": 1, \"suite\": \"s\", "
+		    "\"benchmarks\": [{\"name\": \"b\", \"command\": "
+		    "[\"true\"], \"metrics\": [%s]}]}", metric);
 	suite_parse(&suite, "s.json", text.buf, text.len);
 	strbuf_release(&text);
 	return suite;
@@ -128,8 +128,10 @@ Test(callgrind, finish_sums_every_process_and_removes_what_it_need_not_keep)
 	struct callgrind_run run;
 	const struct metric_samples *metric;
 	char *dir = test_tmpdir();
-	char *one = test_write_file(dir, "cg-1.100", "events: Ir\ntotals: 40\n");
-	char *two = test_write_file(dir, "cg-1.101", "events: Ir\ntotals: 2\n");
+	char *one = test_write_file(dir, "cg-1.100",
+				    "events: Ir\ntotals: 40\n");
+	char *two = test_write_file(dir, "cg-1.101",
+				    "events: Ir\ntotals: 2\n");
 	char *other = test_write_file(dir, "cg-10.5", "not ours");
 
 	callgrind_prepare(&run, dir, "cg-1");

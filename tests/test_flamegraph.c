@@ -112,7 +112,8 @@ Test(flamegraph, skips_what_is_not_a_sample)
 Test(flamegraph, folded_text_round_trips_and_sums_repeated_stacks)
 {
 	struct flamegraph fg = FLAMEGRAPH_INIT;
-	static const char text[] = "b;x 3\na;z 1\r\n\na;z 2\nname with spaces 7\n";
+	static const char text[] =
+		"b;x 3\na;z 1\r\n\na;z 2\nname with spaces 7\n";
 	char *folded;
 
 	cr_assert_eq(flamegraph_parse_folded(&fg, text, strlen(text)), BG_OK);

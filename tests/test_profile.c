@@ -25,7 +25,8 @@ Test(profile, poplar_options_without_the_users)
 	cr_assert_eq(profile_poplar_options(&out, NULL, "/r/a b/poplar"),
 		     BG_OK);
 	cr_assert_str_eq(out.buf, "{\"autoReport.all\":\"true\","
-				  "\"autoReport.directory\":\"/r/a b/poplar\"}");
+				  "\"autoReport.directory\":"
+				  "\"/r/a b/poplar\"}");
 	strbuf_release(&out);
 	cr_assert_eq(profile_poplar_options(&out, " \n", "/r"), BG_OK,
 		     "a blank value is no options");
@@ -168,7 +169,8 @@ Test(profile, malformed_artifacts_are_reported)
 {
 	static const char text[] =
 		"{\"benchgate_result\": 1, \"suite\": \"s\", "
-		"\"git\": {\"commit\": \"unknown\"}, \"machine\": {\"id\": \"m\"}, "
+		"\"git\": {\"commit\": \"unknown\"}, "
+		"\"machine\": {\"id\": \"m\"}, "
 		"\"cases\": [{\"benchmark\": \"b\", \"variant\": \"v\", "
 		"\"device\": \"cpu\", \"status\": \"ok\", \"metrics\": {}, "
 		"\"artifacts\": [{\"kind\": \"flamegraph\"}]}]}";

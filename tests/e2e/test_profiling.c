@@ -204,7 +204,8 @@ Test(profiling, ipu_profiling_run_gets_poplar_options_and_is_no_sample)
 	cr_assert_str_eq(cJSON_GetObjectItem(options, "autoReport.all")
 				 ->valuestring, "true");
 	cr_assert_str_eq(cJSON_GetObjectItem(options, "debug.instrument")
-				 ->valuestring, "true", "the user's option stays");
+				 ->valuestring, "true",
+			 "the user's option stays");
 	strbuf_reset(&file);
 	strbuf_addf(&file, "%s/poplar", profile_dir.buf);
 	cr_assert_str_eq(cJSON_GetObjectItem(options, "autoReport.directory")
