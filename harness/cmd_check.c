@@ -25,7 +25,7 @@ static const struct cli_command_spec spec = {
 		"input.",
 	.options = OPT_STORE | OPT_RUNS | OPT_WARMUP | OPT_SELECT | OPT_ORDER |
 		   OPT_BUILD_DIR | OPT_BASELINE | OPT_GATE | OPT_REPORT |
-		   OPT_JSON | OPT_PROFILE,
+		   OPT_JSON | OPT_PROFILE | OPT_DEVICES,
 	.min_args = 1,
 	.max_args = 1,
 };

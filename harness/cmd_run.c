@@ -17,7 +17,7 @@ static const struct cli_command_spec spec = {
 		"status 3 when a case failed or timed out (the others still "
 		"run).",
 	.options = OPT_STORE | OPT_RUNS | OPT_WARMUP | OPT_SELECT | OPT_ORDER |
-		   OPT_BUILD_DIR | OPT_JSON | OPT_PROFILE,
+		   OPT_BUILD_DIR | OPT_JSON | OPT_PROFILE | OPT_DEVICES,
 	.min_args = 1,
 	.max_args = 1,
 };
@@ -36,6 +36,8 @@ void cli_session_options(struct session_options *out,
 		.warmup = opts->warmup,
 		.sequential = opts->sequential,
 		.progress = opts->progress,
+		.require_devices = opts->require_devices,
+		.sample_interval_s = opts->sample_interval_s,
 		.profile = opts->profile,
 	};
 }

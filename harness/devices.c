@@ -182,7 +182,7 @@ static bool topology_id(long cpu, const char *name, long *out)
 static void visit_cpu(long cpu, void *payload)
 {
 	struct topology *topology = payload;
-	long package, core;
+	long package = 0, core = 0;
 	size_t i;
 
 	if (!topology_id(cpu, "physical_package_id", &package) ||
@@ -363,8 +363,9 @@ static void parse_gc_info(struct devices *devices, const char *text)
 			len = strcspn(target, "]\n");
 			if (len != strlen("Multi IPU") ||
 			    strncmp(target, "Multi IPU", len)) {
-				char *name = format_string("Graphcore IPU (%.*s)",
-						     (int)len, target);
+				char *name = format_string(
+					"Graphcore IPU (%.*s)", (int)len,
+					target);
 
 				add_ipu(devices, name);
 				free(name);
@@ -463,9 +464,10 @@ static void probe_ipus(struct devices *devices)
 			add_ipu(devices, "Graphcore IPU (PCIe)");
 		devices->ipu_source = xstrdup("/dev/ipu*");
 	} else {
-		strbuf_addstr(&why, "no Poplar SDK or IPU driver here: gc-info "
-				    "and gc-monitor are not on PATH, no IPUOF_* "
-				    "variable is set, there is no /dev/ipu0");
+		strbuf_addstr(&why, "no Poplar SDK or IPU driver here: "
+				    "gc-info and gc-monitor are not on PATH, "
+				    "no IPUOF_* variable is set, there is no "
+				    "/dev/ipu0");
 		if (sdk && *sdk)
 			strbuf_addf(&why, ", and POPLAR_SDK_ENABLED ('%s') "
 				    "alone does not make an IPU", sdk);

@@ -45,7 +45,8 @@ struct nvml_api {
 	const char *(*error_string)(nvml_return result);
 	nvml_return (*utilization)(nvml_device device,
 				   struct nvml_utilization *utilization);
-	nvml_return (*power_usage)(nvml_device device, unsigned int *milliwatts);
+	nvml_return (*power_usage)(nvml_device device,
+				   unsigned int *milliwatts);
 	nvml_return (*total_energy)(nvml_device device,
 				    unsigned long long *millijoules);
 	nvml_return (*driver_version)(char *version, unsigned int length);
@@ -152,7 +153,8 @@ static void describe_gpu(struct nvml *nvml, size_t index)
 	struct nvml_memory memory;
 	nvml_return rc;
 
-	rc = nvml->api.device_handle((unsigned int)index, &nvml->devices[index]);
+	rc = nvml->api.device_handle((unsigned int)index,
+				     &nvml->devices[index]);
 	if (rc != NVML_SUCCESS) {
 		nvml->devices[index] = NULL;
 		snprintf(gpu->name, sizeof(gpu->name), "unavailable GPU (%s)",

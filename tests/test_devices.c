@@ -23,7 +23,8 @@
 #define FIXTURE_PROC TEST_FIXTURE_DIR "/sysfs/proc"
 
 #define RUN(out, cwd, env, ...) \
-	test_benchgate((out), (cwd), (env), (const char *const[]){ __VA_ARGS__, NULL })
+	test_benchgate((out), (cwd), (env), \
+		       (const char *const[]){ __VA_ARGS__, NULL })
 
 static char *dir;
 static char *bin;               /* the only directory on PATH but /bin */
@@ -412,8 +413,9 @@ static struct session *run_session(bool require_devices)
 		"{ \"benchgate\": 1, \"suite\": \"devices\",\n"
 		"  \"defaults\": { \"warmup\": 0, \"runs\": 1 },\n"
 		"  \"devices\": [\"cpu\", \"gpu\", \"ipu\"],\n"
-		"  \"benchmarks\": [ { \"name\": \"b\", \"command\": [\"true\"],"
-		"\n    \"metrics\": [ { \"name\": \"wall\", \"from\": \"wall\" "
+		"  \"benchmarks\": [ { \"name\": \"b\",\n"
+		"    \"command\": [\"true\"],\n"
+		"    \"metrics\": [ { \"name\": \"wall\", \"from\": \"wall\" "
 		"} ] } ] }\n");
 
 	strbuf_addf(&store, "%s/store", dir);

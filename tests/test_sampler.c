@@ -476,10 +476,12 @@ Test(sampler, perf_reasons_are_named_by_errno)
 	reason = perfevent_why(perf, PERFEVENT_INSTRUCTIONS);
 	if (reason)
 		cr_assert(strstr(reason, "perf_event_open") &&
-			  (strstr(reason, "ENOENT") || strstr(reason, "EACCES")
-			   || strstr(reason, "EPERM") ||
-			   strstr(reason, "EOPNOTSUPP") ||
-			   strstr(reason, "ENODEV") || strstr(reason, "ENOSYS")),
+				  (strstr(reason, "ENOENT") ||
+				   strstr(reason, "EACCES") ||
+				   strstr(reason, "EPERM") ||
+				   strstr(reason, "EOPNOTSUPP") ||
+				   strstr(reason, "ENODEV") ||
+				   strstr(reason, "ENOSYS")),
 			  "%s", reason);
 	cr_assert_str_eq(perfevent_why(perf, PERFEVENT_CYCLES),
 			 "not asked for");

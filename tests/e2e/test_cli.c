@@ -417,3 +417,28 @@ Test(cli, maxrss_is_the_benchmarks_own_not_benchgates)
 	test_output_release(&out);
 	free(suite);
 }
+
+Test(cli, absent_devices_skip_unless_required)
+{
+	const char *no_gpu[] = { "BENCHGATE_DEVICES=cpu", NULL };
+	char store[1024];
+	struct test_output out;
+	char *suite = test_write_file(dir, "dev.json",
+		"{\"benchgate\": 1, \"suite\": \"dev\", \"devices\": [\"cpu\", \"gpu\"],"
+		" \"defaults\": {\"runs\": 2, \"warmup\": 0},"
+		" \"benchmarks\": [{\"name\": \"t\", \"command\": [\"/bin/true\"],"
+		" \"metrics\": [{\"name\": \"w\", \"from\": \"wall\"}]}]}");
+
+	snprintf(store, sizeof(store), "%s/store", dir);
+	RUN(&out, dir, no_gpu, "run", "dev.json", "--store", store);
+	cr_assert_eq(out.exit_code, 0, "a skip never fails: %s%s", out.out.buf,
+		     out.err.buf);
+	cr_assert(strstr(out.out.buf, "skipped"), "%s", out.out.buf);
+	test_output_release(&out);
+	RUN(&out, dir, no_gpu, "run", "dev.json", "--store", store,
+	    "--require-devices");
+	cr_assert_eq(out.exit_code, 3, "a hardware runner must not skip: %s%s",
+		     out.out.buf, out.err.buf);
+	test_output_release(&out);
+	free(suite);
+}
