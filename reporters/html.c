@@ -480,23 +480,12 @@ static void add_commit(struct strbuf *out, const char *commit,
 	strbuf_release(&href);
 }
 
-static void add_count(struct strbuf *out, size_t n, const char *singular,
-		      const char *plural)
-{
-	strbuf_addf(out, "%zu %s", n, n == 1 ? singular : plural);
-}
-
 static void add_banner(struct strbuf *out, const struct comparison *c)
 {
-	static const enum verdict others[] = {
-		VERDICT_INCONCLUSIVE, VERDICT_NEW, VERDICT_MISSING,
-		VERDICT_SKIPPED,
-	};
 	static const char *const icons[] = {
 		[OVERALL_PASS] = "\u2713", [OVERALL_REGRESSION] = "\u2717",
 		[OVERALL_FAILED] = "\u26a0",
 	};
-	const size_t *n = c->counts;
 	struct strbuf upper = STRBUF_INIT;
 
 	for (const char *p = overall_name(c->overall); *p; p++)
@@ -505,19 +494,7 @@ static void add_banner(struct strbuf *out, const struct comparison *c)
 		    "<span class=\"icon\" aria-hidden=\"true\">%s</span>"
 		    "<strong id=\"verdict\">%s</strong><span>",
 		    overall_name(c->overall), icons[c->overall], upper.buf);
-	if (n[VERDICT_REGRESSION])
-		add_count(out, n[VERDICT_REGRESSION], "regression",
-			  "regressions");
-	else
-		strbuf_addstr(out, "no regression");
-	strbuf_addstr(out, ", ");
-	add_count(out, n[VERDICT_IMPROVEMENT], "improvement", "improvements");
-	strbuf_addf(out, ", %zu unchanged, %zu failed", n[VERDICT_UNCHANGED],
-		    n[VERDICT_FAILED]);
-	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
-		if (n[others[i]])
-			strbuf_addf(out, ", %zu %s", n[others[i]],
-				    verdict_name(others[i]));
+	report_add_counts(out, c);
 	if (!strcmp(c->baseline.commit, "none"))
 		strbuf_addstr(out, " \u2014 no baseline yet");
 	strbuf_addstr(out, "</span></header>\n");

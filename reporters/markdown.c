@@ -317,37 +317,14 @@ static void add_variant_row(struct table *table,
 
 /* The head */
 
-static void add_count(struct strbuf *out, size_t n, const char *singular,
-		      const char *plural)
-{
-	strbuf_addf(out, "%zu %s", n, n == 1 ? singular : plural);
-}
-
 /* "2 regressions, 1 improvement, 14 unchanged, 0 failed", then the other
  * verdicts that occur. */
 static void add_verdict_line(struct strbuf *out, const struct comparison *c)
 {
-	static const enum verdict others[] = {
-		VERDICT_INCONCLUSIVE, VERDICT_NEW, VERDICT_MISSING,
-		VERDICT_SKIPPED,
-	};
-	const size_t *n = c->counts;
 
 	strbuf_addf(out, "### %s benchgate: ",
 		    c->overall == OVERALL_PASS ? "\u2705" : "\u274c");
-	if (n[VERDICT_REGRESSION])
-		add_count(out, n[VERDICT_REGRESSION], "regression",
-			  "regressions");
-	else
-		strbuf_addstr(out, "no regression");
-	strbuf_addstr(out, ", ");
-	add_count(out, n[VERDICT_IMPROVEMENT], "improvement", "improvements");
-	strbuf_addf(out, ", %zu unchanged, %zu failed", n[VERDICT_UNCHANGED],
-		    n[VERDICT_FAILED]);
-	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
-		if (n[others[i]])
-			strbuf_addf(out, ", %zu %s", n[others[i]],
-				    verdict_name(others[i]));
+	report_add_counts(out, c);
 	strbuf_addch(out, '\n');
 }
 
@@ -414,7 +391,7 @@ static void add_others_summary(struct strbuf *out, const struct comparison *c,
 {
 	const char *separator = ": ";
 
-	add_count(out, total, "other result", "other results");
+	report_add_count(out, total, "other result", "other results");
 	for (size_t i = 0; i < order_nr; i++) {
 		if (!c->counts[order[i]])
 			continue;
@@ -473,7 +450,7 @@ static void render(struct strbuf *out, const struct report_model *model,
 
 	if (profiles->nr) {
 		strbuf_addstr(out, "<details><summary>Profiles: ");
-		add_count(out, profiles->nr, "case", "cases");
+		report_add_count(out, profiles->nr, "case", "cases");
 		strbuf_addstr(out, "</summary>\n\n");
 		add_table(out, PROFILES_HEADER, profiles);
 		strbuf_addstr(out, "</details>\n\n");

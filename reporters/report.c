@@ -260,3 +260,32 @@ void report_add_cut(struct strbuf *out, const char *text, size_t max,
 	escape(out, cut.buf);
 	strbuf_release(&cut);
 }
+
+void report_add_count(struct strbuf *out, size_t n, const char *singular,
+		      const char *plural)
+{
+	strbuf_addf(out, "%zu %s", n, n == 1 ? singular : plural);
+}
+
+void report_add_counts(struct strbuf *out, const struct comparison *c)
+{
+	static const enum verdict others[] = {
+		VERDICT_INCONCLUSIVE, VERDICT_NEW, VERDICT_MISSING,
+		VERDICT_SKIPPED,
+	};
+	const size_t *n = c->counts;
+
+	if (n[VERDICT_REGRESSION])
+		report_add_count(out, n[VERDICT_REGRESSION], "regression",
+			  "regressions");
+	else
+		strbuf_addstr(out, "no regression");
+	strbuf_addstr(out, ", ");
+	report_add_count(out, n[VERDICT_IMPROVEMENT], "improvement", "improvements");
+	strbuf_addf(out, ", %zu unchanged, %zu failed", n[VERDICT_UNCHANGED],
+		    n[VERDICT_FAILED]);
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		if (n[others[i]])
+			strbuf_addf(out, ", %zu %s", n[others[i]],
+				    verdict_name(others[i]));
+}

@@ -91,6 +91,15 @@ bool report_has_profiles(const struct report_model *model);
 void report_add_cut(struct strbuf *out, const char *text, size_t max,
 		    void (*escape)(struct strbuf *, const char *));
 
+/* "1 case", "3 cases". */
+void report_add_count(struct strbuf *out, size_t n, const char *singular,
+		      const char *plural);
+
+/* "2 regressions, 1 improvement, 14 unchanged, 0 failed", then the other
+ * verdicts that occur ("3 new"): the verdict line of every report. Only
+ * numbers and verdict names, safe in any format. */
+void report_add_counts(struct strbuf *out, const struct comparison *c);
+
 /* Each reporter renders into a buffer (the caller writes the file). */
 void report_junit(const struct report_model *model, struct strbuf *out);
 void report_markdown(const struct report_model *model, struct strbuf *out);
