@@ -26,10 +26,6 @@
  * broken file system cannot spin the name search forever. */
 #define NAME_ATTEMPTS_MAX 100000
 
-struct entry_list {
-	struct store_entry *items;
-	size_t nr, alloc;
-};
 
 /* Shared helpers */
 
@@ -501,7 +497,7 @@ static int open_dir(DIR **out, const char *path)
 
 static int list_machine(struct store *store, const char *commit,
 			const char *machine, const char *suite,
-			struct entry_list *list)
+			struct store_entry_list *list)
 {
 	struct strbuf dir = STRBUF_INIT, path = STRBUF_INIT;
 	struct dirent *de;
@@ -512,31 +508,12 @@ static int list_machine(struct store *store, const char *commit,
 	if ((error = open_dir(&d, dir.buf)) < 0 || !d)
 		goto done;
 	while ((de = readdir(d))) {
-		struct store_entry entry = { 0 };
-		size_t len = strlen(de->d_name);
-
 		if (de->d_name[0] == '.' || !strcmp(de->d_name, "logs"))
-			continue;
-		if (len < 5 || strcmp(de->d_name + len - 5, ".json"))
 			continue;
 		strbuf_reset(&path);
 		strbuf_addf(&path, "%s/%s", dir.buf, de->d_name);
-		if (!parse_result_name(de->d_name, &entry.suite,
-				       entry.timestamp, &entry.seq)) {
-			warn_once(store, path.buf, "'%s': not a result file "
-				  "name (<suite>-<YYYYMMDDTHHMMSSZ>.json), "
-				  "skipped", path.buf);
-			continue;
-		}
-		if (suite && strcmp(entry.suite, suite)) {
-			free(entry.suite);
-			continue;
-		}
-		entry.path = xstrdup(path.buf);
-		entry.commit = xstrdup(commit);
-		entry.machine = xstrdup(machine);
-		ALLOC_GROW(list->items, list->nr + 1, list->alloc);
-		list->items[list->nr++] = entry;
+		store_list_add(store, list, path.buf, de->d_name, commit,
+			       machine, suite);
 	}
 done:
 	if (d)
@@ -548,7 +525,7 @@ done:
 
 static int list_commit(struct store *store, const char *commit,
 		       const struct store_query *q, const char *suite,
-		       struct entry_list *list)
+		       struct store_entry_list *list)
 {
 	struct strbuf dir = STRBUF_INIT;
 	struct dirent *de;
@@ -576,7 +553,7 @@ done:
 static int dir_list(struct store *store, const struct store_query *q,
 		    struct store_entry **entries, size_t *nr)
 {
-	struct entry_list list = { 0 };
+	struct store_entry_list list = { 0 };
 	struct strbuf suite = STRBUF_INIT, prefix = STRBUF_INIT;
 	struct dirent *de;
 	DIR *d = NULL;
@@ -893,4 +870,31 @@ int store_latest(struct store *store, const struct store_query *q,
 				   q && q->machine ? q->machine : "*",
 				   q && q->suite ? q->suite : "*");
 	return BG_OK;
+}
+
+void store_list_add(struct store *store, struct store_entry_list *list,
+		    const char *path, const char *file, const char *commit,
+		    const char *machine, const char *suite)
+{
+	struct store_entry entry = { 0 };
+	size_t len = strlen(file);
+
+	if (len < 5 || strcmp(file + len - 5, ".json"))
+		return;
+	if (!store_parse_result_name(file, &entry.suite, entry.timestamp,
+				     &entry.seq)) {
+		store_warn_once(store, path, "'%s': not a result file name "
+				"(<suite>-<YYYYMMDDTHHMMSSZ>.json), skipped",
+				path);
+		return;
+	}
+	if (suite && strcmp(entry.suite, suite)) {
+		free(entry.suite);
+		return;
+	}
+	entry.path = xstrdup(path);
+	entry.commit = xstrdup(commit);
+	entry.machine = xstrdup(machine);
+	ALLOC_GROW(list->items, list->nr + 1, list->alloc);
+	list->items[list->nr++] = entry;
 }

@@ -62,6 +62,22 @@ bool store_commit_name_valid(const char *commit);
  * not understood. */
 void store_timestamp_of(const char *iso, char out[STORE_TIMESTAMP_LEN + 1]);
 
+/* A listing being built by a backend. */
+struct store_entry_list {
+	struct store_entry *items;
+	size_t nr, alloc;
+};
+
+/*
+ * Adds the file `file` of a <commit>/<machine> directory to list when it is
+ * a result of `suite` (NULL: of any suite); `path` is how the entry is
+ * reached and reported. Names that end in .json but are not result names
+ * are warned about once; other files are ignored.
+ */
+void store_list_add(struct store *store, struct store_entry_list *list,
+		    const char *path, const char *file, const char *commit,
+		    const char *machine, const char *suite);
+
 /* Splits "<suite>-<timestamp>[-N].json" (*suite allocated); false when the
  * name is not a result file name. */
 bool store_parse_result_name(const char *file, char **suite,

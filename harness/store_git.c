@@ -174,14 +174,10 @@ static int subtree(git_tree **out, git_repository *repo, git_tree *tree,
 
 /* Listing */
 
-struct entry_list {
-	struct store_entry *items;
-	size_t nr, alloc;
-};
 
 static void list_machine(struct store *store, git_tree *tree,
 			 const char *commit, const char *machine,
-			 const char *suite, struct entry_list *list)
+			 const char *suite, struct store_entry_list *list)
 {
 	struct git_store *gs = git_store_of(store);
 	struct strbuf path = STRBUF_INIT;
@@ -190,39 +186,21 @@ static void list_machine(struct store *store, git_tree *tree,
 	for (i = 0; i < count; i++) {
 		const git_tree_entry *te = git_tree_entry_byindex(tree, i);
 		const char *file = git_tree_entry_name(te);
-		struct store_entry entry = { 0 };
-		size_t len = strlen(file);
 
 		if (file[0] == '.' || git_tree_entry_type(te) != GIT_OBJECT_BLOB)
-			continue;
-		if (len < 5 || strcmp(file + len - 5, ".json"))
 			continue;
 		strbuf_reset(&path);
 		strbuf_addf(&path, "%s:%s/%s/%s", gs->branch, commit, machine,
 			    file);
-		if (!store_parse_result_name(file, &entry.suite,
-					     entry.timestamp, &entry.seq)) {
-			store_warn_once(store, path.buf, "'%s': not a result "
-					"file name (<suite>-<YYYYMMDDTHHMMSSZ>"
-					".json), skipped", path.buf);
-			continue;
-		}
-		if (suite && strcmp(entry.suite, suite)) {
-			free(entry.suite);
-			continue;
-		}
-		entry.path = xstrdup(path.buf);
-		entry.commit = xstrdup(commit);
-		entry.machine = xstrdup(machine);
-		ALLOC_GROW(list->items, list->nr + 1, list->alloc);
-		list->items[list->nr++] = entry;
+		store_list_add(store, list, path.buf, file, commit, machine,
+			       suite);
 	}
 	strbuf_release(&path);
 }
 
 static int list_commit(struct store *store, git_tree *tree,
 		       const char *commit, const struct store_query *q,
-		       const char *suite, struct entry_list *list)
+		       const char *suite, struct store_entry_list *list)
 {
 	struct git_store *gs = git_store_of(store);
 	git_tree *machine_tree = NULL;
@@ -259,7 +237,7 @@ static int git_list(struct store *store, const struct store_query *q,
 		    struct store_entry **entries, size_t *nr)
 {
 	struct git_store *gs = git_store_of(store);
-	struct entry_list list = { 0 };
+	struct store_entry_list list = { 0 };
 	struct strbuf suite = STRBUF_INIT, prefix = STRBUF_INIT;
 	git_tree *root = NULL, *commit_tree = NULL;
 	const char *suite_name = NULL;
