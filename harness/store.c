@@ -614,15 +614,7 @@ static int dir_load(struct store *store, const struct store_entry *entry,
 		warn_once(store, entry->path, "%s; skipped", bg_error_last());
 		return error;
 	}
-	/* A file copied into the wrong directory would silently become
-	 * another commit's or machine's baseline. */
-	if (strcmp(r->git.commit, entry->commit) ||
-	    strcmp(r->machine.id, entry->machine)) {
-		error = bg_input_error("'%s': records commit '%s' on machine "
-				       "'%s' but is stored under '%s/%s'",
-				       entry->path, r->git.commit,
-				       r->machine.id, entry->commit,
-				       entry->machine);
+	if ((error = store_check_placement(entry, r)) < 0) {
 		warn_once(store, entry->path, "%s; skipped", bg_error_last());
 		result_free(r);
 		return error;
@@ -897,4 +889,16 @@ void store_list_add(struct store *store, struct store_entry_list *list,
 	entry.machine = xstrdup(machine);
 	ALLOC_GROW(list->items, list->nr + 1, list->alloc);
 	list->items[list->nr++] = entry;
+}
+
+int store_check_placement(const struct store_entry *entry,
+			  const struct result *r)
+{
+	if (!strcmp(r->git.commit, entry->commit) &&
+	    !strcmp(r->machine.id, entry->machine))
+		return BG_OK;
+	return bg_input_error("'%s': records commit '%s' on machine '%s' but "
+			      "is stored under '%s/%s'", entry->path,
+			      r->git.commit, r->machine.id, entry->commit,
+			      entry->machine);
 }

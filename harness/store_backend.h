@@ -78,6 +78,13 @@ void store_list_add(struct store *store, struct store_entry_list *list,
 		    const char *path, const char *file, const char *commit,
 		    const char *machine, const char *suite);
 
+/* BG_EINPUT naming both places when result r does not record the commit
+ * and machine of the directory its entry was found in: a file copied or
+ * committed there would silently become another commit's or machine's
+ * baseline. */
+int store_check_placement(const struct store_entry *entry,
+			  const struct result *r);
+
 /* Splits "<suite>-<timestamp>[-N].json" (*suite allocated); false when the
  * name is not a result file name. */
 bool store_parse_result_name(const char *file, char **suite,

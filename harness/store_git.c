@@ -348,17 +348,8 @@ static int git_load(struct store *store, const struct store_entry *entry,
 				  (size_t)git_blob_rawsize(blob),
 				  entry->path)) < 0)
 		goto done;
-	/* A file committed under the wrong directory would silently become
-	 * another commit's or machine's baseline. */
-	if (strcmp(r->git.commit, entry->commit) ||
-	    strcmp(r->machine.id, entry->machine)) {
-		error = bg_input_error("'%s': records commit '%s' on machine "
-				       "'%s' but is stored under '%s/%s'",
-				       entry->path, r->git.commit,
-				       r->machine.id, entry->commit,
-				       entry->machine);
+	if ((error = store_check_placement(entry, r)) < 0)
 		goto done;
-	}
 	*out = r;
 	r = NULL;
 done:

@@ -622,6 +622,26 @@ static void add_failures(struct strbuf *out, const struct comparison *c)
 	table_end(out);
 }
 
+/* The cells every results table starts with: verdict, case, both values,
+ * the change and its bar (empty when there is nothing to compare). */
+static void add_row_head(struct strbuf *out,
+			 const struct metric_comparison *mc, double scale)
+{
+	strbuf_addstr(out, "<tr>");
+	add_verdict_cell(out, mc->verdict);
+	add_case_cells(out, mc);
+	add_value_cell(out, mc, &mc->baseline, mc->has_baseline);
+	add_value_cell(out, mc, &mc->candidate, mc->has_candidate);
+	add_change_cell(out, mc);
+	strbuf_addstr(out, "<td");
+	add_sort_key(out, compared(mc) ? mc->change : NAN);
+	strbuf_addch(out, '>');
+	if (compared(mc))
+		add_change_bar(out, mc, scale);
+	strbuf_addstr(out, "</td>");
+}
+
+
 /* Regressions first, then improvements: what the gate decided on. */
 static const enum verdict changed[] = { VERDICT_REGRESSION,
 					VERDICT_IMPROVEMENT };
@@ -654,19 +674,7 @@ static void add_changes(struct strbuf *out, const struct comparison *c)
 
 			if (mc->verdict != changed[v])
 				continue;
-			strbuf_addstr(out, "<tr>");
-			add_verdict_cell(out, mc->verdict);
-			add_case_cells(out, mc);
-			add_value_cell(out, mc, &mc->baseline,
-				       mc->has_baseline);
-			add_value_cell(out, mc, &mc->candidate,
-				       mc->has_candidate);
-			add_change_cell(out, mc);
-			strbuf_addstr(out, "<td");
-			add_sort_key(out, mc->change);
-			strbuf_addch(out, '>');
-			add_change_bar(out, mc, scale);
-			strbuf_addstr(out, "</td>");
+			add_row_head(out, mc, scale);
 			add_p_cell(out, mc);
 			strbuf_addstr(out, "</tr>\n");
 		}
@@ -760,20 +768,7 @@ static void add_all_results(struct strbuf *out, const struct comparison *c)
 
 			if (mc->verdict != everything[v])
 				continue;
-			strbuf_addstr(out, "<tr>");
-			add_verdict_cell(out, mc->verdict);
-			add_case_cells(out, mc);
-			add_value_cell(out, mc, &mc->baseline,
-				       mc->has_baseline);
-			add_value_cell(out, mc, &mc->candidate,
-				       mc->has_candidate);
-			add_change_cell(out, mc);
-			strbuf_addstr(out, "<td");
-			add_sort_key(out, compared(mc) ? mc->change : NAN);
-			strbuf_addch(out, '>');
-			if (compared(mc))
-				add_change_bar(out, mc, scale);
-			strbuf_addstr(out, "</td>");
+			add_row_head(out, mc, scale);
 			add_threshold_cell(out, mc);
 			add_p_cell(out, mc);
 			strbuf_addf(out, "<td class=\"num\" data-sort=\"%zu\">"
