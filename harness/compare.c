@@ -43,7 +43,12 @@ void compare_options_init(struct compare_options *opts)
 	memset(opts, 0, sizeof(*opts));
 	opts->threshold = -1;
 	opts->confidence = -1;
-	opts->noise_k = COMPARE_NOISE_K;
+	opts->noise_k = -1;
+}
+
+double compare_noise_k(double confidence)
+{
+	return stats_normal_quantile(0.5 + confidence / 2) * M_SQRT2;
 }
 
 /* Statistics of one metric */
@@ -181,12 +186,12 @@ static void summary_empty(struct stats_summary *s)
 }
 
 /*
- * Dependent runs are tested with Welch's t on the logarithms (timings are
- * multiplicative) at the effective sizes: at two or three effective values
+ * Welch's t on the logarithms (timings are multiplicative) at the effective
+ * sizes. Also the test for dependent runs: at two or three effective values
  * a rank test cannot reach any useful significance level however far apart
  * the samples are, while the t-test's answer degrades smoothly.
  */
-static double dependent_p_value(const struct metric_comparison *mc,
+static double log_welch_p_value(const struct metric_comparison *mc,
 				const double *base, size_t nb,
 				const double *cand, size_t nc)
 {
@@ -205,6 +210,20 @@ static double dependent_p_value(const struct metric_comparison *mc,
 		p = welch.p_value;
 	free(logs);
 	return p;
+}
+
+/* Whether either side has a value flagged by the modified z-score: a
+ * shape statistic of each side alone, unchanged by a shift between them,
+ * so choosing the test by it keeps each test's false-alarm rate. */
+static bool has_outliers(const double *base, size_t nb, const double *cand,
+			 size_t nc)
+{
+	bool *flags = xmalloc((nb > nc ? nb : nc) * sizeof(*flags));
+	size_t found = stats_outliers(base, nb, flags) +
+		       stats_outliers(cand, nc, flags);
+
+	free(flags);
+	return found > 0;
 }
 
 void compare_metric_stats(struct metric_comparison *mc, const double *base,
@@ -268,7 +287,8 @@ void compare_metric_stats(struct metric_comparison *mc, const double *base,
 		}
 	}
 	mc->p_value = mc->p_adjusted =
-		dependent ? dependent_p_value(mc, base, nb, cand, nc) :
+		dependent || !has_outliers(base, nb, cand, nc) ?
+			log_welch_p_value(mc, base, nb, cand, nc) :
 		!stats_mann_whitney_eff(base, nb, cand, nc, mc->n_eff_baseline,
 					mc->n_eff_candidate, &mw) ? mw.p_value :
 								    1;
@@ -445,6 +465,8 @@ static void compare_case(struct comparison *comparison,
 	double threshold = gate_setting(opts->threshold, benchmark,
 					offsetof(struct suite_settings,
 						 threshold), 0.03);
+	double noise_k = opts->noise_k > 0 ? opts->noise_k :
+					     compare_noise_k(confidence);
 
 	if (cand->status == CASE_SKIPPED) {
 		add_status_items(comparison, cand, base, VERDICT_SKIPPED,
@@ -473,9 +495,7 @@ static void compare_case(struct comparison *comparison,
 				    opts->noise(cand->benchmark, cand->variant,
 						cand->device, cm->name,
 						opts->noise_payload) : 0;
-		mc->threshold = threshold;
-		if (opts->noise_k * mc->noise > threshold)
-			mc->threshold = opts->noise_k * mc->noise;
+		mc->threshold = fmax(threshold, noise_k * mc->noise);
 		if (!bm)
 			mc->note = xstrdup(!base ? "no baseline for this case" :
 					   base->status != CASE_OK ?

@@ -20,11 +20,15 @@
  *   are reduced to the run's median): the run is the unit of replication;
  * - it is significant when the p-value, adjusted by Benjamini-Hochberg
  *   across every metric of the comparison, is below 1 - confidence. The
- *   p-value is the Mann-Whitney test's for independent runs; when the runs
- *   are clearly autocorrelated (drift), they count as n (1 - r) / (1 + r)
- *   values and Welch's t-test on the logarithms at those sizes decides;
+ *   test is chosen from the data's shape, never from the shift (Hogg's
+ *   adaptive tests): Welch's t on the logarithms (timings are
+ *   multiplicative) when neither side has an outlier, as it is the
+ *   efficient test on near-normal runs; the Mann-Whitney test when one
+ *   does, as ranks are not dragged by it. When the runs are clearly
+ *   autocorrelated (drift) they count as n (1 - r) / (1 + r) values and
+ *   Welch's t at those sizes decides;
  * - the practical threshold is max(the configured minimum effect,
- *   noise_k x the metric's historical noise);
+ *   noise_k x the metric's historical noise), see compare_noise_k();
  * - regression / improvement: significant and |change| > threshold in the
  *   worse / better direction; inconclusive: |change| > threshold but not
  *   significant; unchanged otherwise;
@@ -58,7 +62,7 @@ struct metric_comparison {
 	struct stats_summary baseline, candidate;
 	double change;                  /* relative, candidate vs baseline */
 	double change_low, change_high; /* interval at the confidence level */
-	double p_value;                 /* raw two-sided Mann-Whitney */
+	double p_value;                 /* raw two-sided, of the test chosen */
 	double p_adjusted;              /* after Benjamini-Hochberg */
 	size_t n_tested_baseline;       /* values the test saw: per-run */
 	size_t n_tested_candidate;      /* medians for pooled samples */
@@ -110,14 +114,24 @@ typedef double (*compare_noise_fn)(const char *benchmark, const char *variant,
 struct compare_options {
 	double threshold;               /* < 0: from the suite, else 3 % */
 	double confidence;              /* < 0: from the suite, else 0.99 */
-	double noise_k;                 /* default COMPARE_NOISE_K */
+	double noise_k;                 /* <= 0: compare_noise_k() */
 	const struct suite *suite;      /* optional: per-benchmark settings */
 	compare_noise_fn noise;         /* optional */
 	void *noise_payload;
 	uint64_t seed;                  /* bootstrap seed; 0: a fixed one */
 };
 
-#define COMPARE_NOISE_K 3.0
+/*
+ * The default k of the practical threshold k x noise: the two-sided
+ * `confidence` quantile of the normal distribution times sqrt(2), 3.64 at
+ * 0.99. The noise is the spread of one result's median over the history;
+ * a comparison sees the difference of two such medians, which spreads
+ * sqrt(2) times as much, so a change within k x noise is what two results
+ * of an unchanged commit differ by at that confidence. This is what keeps
+ * run-to-run drift of the machine (invisible inside one result's runs)
+ * from failing the gate once the metric has a history.
+ */
+double compare_noise_k(double confidence);
 
 /* Adaptive sampling accepts a significant change only from this many
  * tested values per side (see compare_is_decided()). */

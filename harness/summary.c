@@ -120,9 +120,9 @@ static void print_comparison_row(FILE *to, const struct metric_comparison *mc,
 }
 
 /* Inconclusive means "more runs would decide"; say how many, and say it
- * loudly when the runs were too few for the test to ever be significant
- * (the smallest two-sided exact Mann-Whitney p-value of n and m values is
- * 2 / C(n + m, n)). */
+ * loudly when the runs were too few for the rank test, which decides once
+ * a run is an outlier, to ever be significant (the smallest two-sided
+ * exact Mann-Whitney p-value of n and m values is 2 / C(n + m, n)). */
 static void print_inconclusive_hint(FILE *to,
 				    const struct comparison *comparison)
 {
@@ -145,8 +145,9 @@ static void print_inconclusive_hint(FILE *to,
 		smallest_p *= (double)k / (double)(n + k);
 	if (smallest_p >= 1 - comparison->confidence)
 		fprintf(to, "  note: with %zu independent run%s per side no "
-			"change can be significant at %g (smallest p %.3g): "
-			"use --runs %d or more, or --runs auto\n", n,
+			"change can be significant at %g once a run is an "
+			"outlier (smallest rank-test p %.3g): use --runs %d or "
+			"more, or --runs auto\n", n,
 			n == 1 ? "" : "s", comparison->confidence, smallest_p,
 			comparison->confidence >= 0.99 ? 6 : 4);
 	else

@@ -224,10 +224,17 @@ Test(compare, historical_noise_raises_the_threshold)
 	opts.noise = noisy;
 	cr_assert_eq(compare_results(&c, base, cand, &opts), BG_OK);
 	/* 8 % slower, but this metric's medians wander by 4 % between
-	 * commits: the threshold is 3 x 4 % = 12 %. */
+	 * commits: two results differ by up to z(0.995) sqrt(2) 4 % = 14.6 %
+	 * with nothing changed (z from any normal table: 2.5758293). */
+	cr_assert_float_eq(item(c, "original", "latency")->threshold,
+			   2.5758293035489 * sqrt(2) * 0.04, 1e-9);
+	cr_assert_eq(item(c, "original", "latency")->verdict, VERDICT_UNCHANGED);
+	comparison_free(c);
+	/* A k of the user's own replaces the default. */
+	opts.noise_k = 3;
+	cr_assert_eq(compare_results(&c, base, cand, &opts), BG_OK);
 	cr_assert_float_eq(item(c, "original", "latency")->threshold, 0.12,
 			   1e-9);
-	cr_assert_eq(item(c, "original", "latency")->verdict, VERDICT_UNCHANGED);
 	comparison_free(c);
 	result_free(base);
 	result_free(cand);
@@ -263,6 +270,39 @@ Test(compare, independent_runs_keep_their_full_size)
 	compare_metric_stats(&mc, base, 30, 30, cand, 30, 30, 0.99, 1);
 	cr_assert_eq(mc.n_eff_baseline, 30);
 	cr_assert_eq(mc.n_eff_candidate, 30);
+}
+
+Test(compare, clean_runs_are_tested_on_their_means)
+{
+	struct metric_comparison mc = { 0 };
+	double base[4] = { 10.0, 10.1, 9.9, 10.05 };
+	double cand[4] = { 11.0, 11.1, 10.9, 11.05 };
+
+	/* Four runs a side, 10 % apart, no outlier: the smallest two-sided
+	 * p a rank test can reach at 4 + 4 is 2 / 70 = 0.029, so only the
+	 * test on the means (Welch on the logarithms) can call this. */
+	compare_metric_stats(&mc, base, 4, 4, cand, 4, 4, 0.99, 1);
+	cr_assert_lt(mc.p_value, 0.001, "p %g", mc.p_value);
+}
+
+Test(compare, an_outlier_switches_to_the_rank_test)
+{
+	struct metric_comparison mc = { 0 };
+	double base[10], cand[10];
+	struct stats_mw mw;
+
+	/* A clear 10 % shift, and one baseline run hit by something else
+	 * on the machine (3x slower): the means and the variance it drags
+	 * along would hide the shift; the ranks do not. */
+	for (int i = 0; i < 10; i++) {
+		base[i] = 10 * (1 + jitter[(i * 3) % 10]);
+		cand[i] = 11 * (1 + jitter[(i * 7 + 1) % 10]);
+	}
+	base[4] = 30;
+	compare_metric_stats(&mc, base, 10, 10, cand, 10, 10, 0.99, 1);
+	cr_assert_eq(stats_mann_whitney(base, 10, cand, 10, &mw), BG_OK);
+	cr_assert_eq(mc.p_value, mw.p_value);
+	cr_assert_lt(mc.p_value, 0.01, "p %g", mc.p_value);
 }
 
 Test(compare, pooled_samples_are_worth_no_more_than_their_runs)

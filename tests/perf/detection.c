@@ -63,7 +63,7 @@ static const double shifts[] = { 0, 0.02, 0.05, 0.10, 0.20 };
 #define SHIFT_COUNT (sizeof(shifts) / sizeof(*shifts))
 
 /* RULE_HISTORY is benchgate once the metric has a history: the threshold
- * grows to COMPARE_NOISE_K times the spread of BASELINE_HISTORY earlier
+ * grows to compare_noise_k() times the spread of BASELINE_HISTORY earlier
  * results' medians when that is more than THRESHOLD (compare.h). */
 enum rule {
 	RULE_BENCHGATE,
@@ -231,7 +231,7 @@ static double history_threshold(struct stats_rng *rng, enum model model, double 
 		draw_side(rng, model, cv, 1, runs, n);
 		medians[i] = stats_median(runs, n);
 	}
-	noise = COMPARE_NOISE_K * stats_robust_cv(medians, BASELINE_HISTORY);
+	noise = compare_noise_k(CONFIDENCE) * stats_robust_cv(medians, BASELINE_HISTORY);
 	return noise > THRESHOLD ? noise : THRESHOLD;
 }
 
@@ -525,11 +525,11 @@ static void report_history(struct strbuf *out, struct cell *cells)
 	static const enum rule rules[] = { RULE_BENCHGATE, RULE_HISTORY };
 
 	strbuf_addf(out, "\n### benchgate once the metric has a history\n\n"
-		    "`check` raises the threshold to %g x the robust CV of "
+		    "`check` raises the threshold to %.2f x the robust CV of "
 		    "the medians of up to %d earlier results when that is "
 		    "more than %g %%; here %d earlier results of the same "
 		    "model, drawn per pair. Cells read **no history / "
-		    "history**.\n\n", COMPARE_NOISE_K, BASELINE_HISTORY,
+		    "history**.\n\n", compare_noise_k(CONFIDENCE), BASELINE_HISTORY,
 		    THRESHOLD * 100, BASELINE_HISTORY);
 	add_head(out, "| model | CV | median threshold", 3, 0);
 	for (int m = 0; m < MODEL_COUNT; m++)
@@ -742,18 +742,16 @@ static void judge_peer(struct strbuf *out, struct cell *cells,
 	strbuf_addstr(out, ".\n");
 }
 
-static void report_targets(struct strbuf *out, struct cell *cells,
-			   const struct options *opts)
+/* False alarms of a rule over every model and CV against the 1 % target. */
+static void judge_false_alarms(struct strbuf *out, struct cell *cells,
+			       enum rule rule, const char *condition)
 {
-	struct adaptive_summary corpus;
 	double worst = 0;
 	size_t worst_model = 0, worst_cv = 0, over = 0;
 
-	strbuf_addstr(out, "\n### Targets\n\n");
 	for (int m = 0; m < MODEL_COUNT; m++)
 		for (size_t c = 0; c < CV_COUNT; c++) {
-			double rate = alarm_rate(cell_at(cells, m, c, 0),
-						 RULE_BENCHGATE);
+			double rate = alarm_rate(cell_at(cells, m, c, 0), rule);
 
 			over += rate > 1;
 			if (rate > worst) {
@@ -762,11 +760,22 @@ static void report_targets(struct strbuf *out, struct cell *cells,
 				worst_cv = c;
 			}
 		}
-	strbuf_addf(out, "- False alarms <= 1 %% under every model and CV: "
-		    "%s: over 1 %% in %zu of %zu cells, worst %.2f %% (%s, "
-		    "CV %g %%).\n", over ? "**missed**" : "**met**", over,
-		    (size_t)MODEL_COUNT * CV_COUNT, worst,
+	strbuf_addf(out, "- False alarms <= 1 %% under every model and CV, "
+		    "%s: %s: over 1 %% in %zu of %zu cells, worst %.2f %% (%s, "
+		    "CV %g %%).\n", condition, over ? "**missed**" : "**met**",
+		    over, (size_t)MODEL_COUNT * CV_COUNT, worst,
 		    model_names[worst_model], cvs[worst_cv] * 100);
+}
+
+static void report_targets(struct strbuf *out, struct cell *cells,
+			   const struct options *opts)
+{
+	struct adaptive_summary corpus;
+
+	strbuf_addstr(out, "\n### Targets\n\n");
+	judge_false_alarms(out, cells, RULE_BENCHGATE, "without history");
+	judge_false_alarms(out, cells, RULE_HISTORY,
+			   "with the history `check` uses");
 
 	for (int m = MODEL_NORMAL; m <= MODEL_LOGNORMAL; m++) {
 		double rate = alarm_rate(cell_at(cells, m, 1, 2),
