@@ -3,6 +3,7 @@
 #include "harness/error.h"
 #include "harness/session.h"
 #include "harness/summary.h"
+#include "reporters/flamegraph.h"
 
 #include <stdio.h>
 #include <unistd.h>
@@ -22,6 +23,21 @@ static const struct cli_command_spec spec = {
 	.max_args = 1,
 };
 
+/* The profiling runs leave folded stacks (profile.h); their flame graphs
+ * are a reporter's to draw, between the runs and the stored result so
+ * that the result lists them. */
+static int draw_flame_graphs(struct result *result, const char *result_dir,
+			     const struct profiler *profiler, void *payload)
+{
+	struct strbuf sampling = STRBUF_INIT;
+
+	(void)payload;
+	if (profiler_describe_perf(profiler, &sampling) == BG_OK)
+		flamegraph_draw_profiles(result, result_dir, sampling.buf);
+	strbuf_release(&sampling);
+	return BG_OK;
+}
+
 /* Shared by run and check: the session options the command line sets. */
 void cli_session_options(struct session_options *out,
 			 const struct cli_options *opts)
@@ -39,6 +55,7 @@ void cli_session_options(struct session_options *out,
 		.require_devices = opts->require_devices,
 		.sample_interval_s = opts->sample_interval_s,
 		.profile = opts->profile,
+		.after_run = draw_flame_graphs,
 	};
 }
 

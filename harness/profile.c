@@ -2,11 +2,7 @@
 
 #include "harness/alloc.h"
 #include "harness/error.h"
-/* TODO(data flow): folding perf stacks is harness work, drawing the SVG is
- * a reporter's; split reporters/flamegraph into a harness stacks module
- * and a renderer called from the command layer, so harness/ no longer
- * includes reporters/. */
-#include "reporters/flamegraph.h"
+#include "harness/stacks.h"
 
 #include <assert.h>
 #include <cjson/cJSON.h>
@@ -114,6 +110,16 @@ static void probe_perf(struct profiler *profiler)
 	}
 	process_outcome_release(&outcome);
 	strbuf_release(&why);
+}
+
+int profiler_describe_perf(const struct profiler *profiler,
+			   struct strbuf *out)
+{
+	if (!profiler->probed || profiler->perf_why)
+		return BG_ENOTFOUND;
+	strbuf_addf(out, "perf record -g -e %s -F %s", profiler->event,
+		    PERF_FREQUENCY);
+	return BG_OK;
 }
 
 /* Accelerators do their work off the CPU: sampling the host would show
@@ -323,15 +329,15 @@ done:
 	return error;
 }
 
-static int write_flamegraph(struct profile_run *run,
-			    const struct plan_case *pcase,
-			    struct result_case *rcase, const char *base)
+/* The samples of perf.data as folded stacks, folded.txt, for the flame
+ * graph drawn after the run (the flamegraph reporter) and for FlameGraph's
+ * own tools. */
+static int write_folded(struct profile_run *run, struct result_case *rcase,
+			const char *base)
 {
-	struct flamegraph fg = FLAMEGRAPH_INIT;
-	struct flamegraph_options options = FLAMEGRAPH_OPTIONS_INIT;
+	struct stacks stacks = STACKS_INIT;
 	struct strbuf script = STRBUF_INIT, folded = STRBUF_INIT;
-	struct strbuf svg = STRBUF_INIT, title = STRBUF_INIT;
-	struct strbuf subtitle = STRBUF_INIT;
+	struct strbuf path = STRBUF_INIT;
 	FILE *in = NULL;
 	int error;
 
@@ -343,44 +349,25 @@ static int write_flamegraph(struct profile_run *run,
 				 strerror(errno));
 		goto done;
 	}
-	if ((error = flamegraph_fold_perf_script(&fg, in)) < 0)
+	if ((error = stacks_fold_perf_script(&stacks, in)) < 0)
 		goto done;
-	if (!fg.total)
+	if (!stacks.total)
 		set_note(run, "perf recorded no samples: the run took less "
 			 "than a sampling period");
-	flamegraph_write_folded(&fg, &folded);
-	strbuf_addf(&title, "Flame graph of %s", pcase->id);
-	strbuf_addf(&subtitle, "perf record -g -e %s -F %s: %llu samples",
-		    run->event, PERF_FREQUENCY, (unsigned long long)fg.total);
-	options.title = title.buf;
-	options.subtitle = subtitle.buf;
-	flamegraph_render_svg(&fg, &options, &svg);
-	strbuf_reset(&script);
-	strbuf_addf(&script, "%s/folded.txt", run->dir);
-	if ((error = write_file_atomic(script.buf, folded.buf,
-				       folded.len)) < 0)
+	stacks_write_folded(&stacks, &folded);
+	strbuf_addf(&path, "%s/folded.txt", run->dir);
+	if ((error = write_file_atomic(path.buf, folded.buf, folded.len)) < 0)
 		goto done;
-	strbuf_reset(&script);
-	strbuf_addf(&script, "%s/flamegraph.svg", run->dir);
-	if ((error = write_file_atomic(script.buf, svg.buf, svg.len)) < 0)
-		goto done;
-	result_case_add_artifact(rcase, "flamegraph", script.buf, base);
-	strbuf_reset(&script);
-	strbuf_addf(&script, "%s/folded.txt", run->dir);
-	result_case_add_artifact(rcase, "folded", script.buf, base);
+	result_case_add_artifact(rcase, "folded", path.buf, base);
 done:
 	if (in)
 		fclose(in);
 	/* the text is many times the size of perf.data, which stays */
-	strbuf_reset(&script);
-	strbuf_addf(&script, "%s/perf.script", run->dir);
 	unlink(script.buf);
-	flamegraph_release(&fg);
+	stacks_release(&stacks);
 	strbuf_release(&script);
 	strbuf_release(&folded);
-	strbuf_release(&svg);
-	strbuf_release(&title);
-	strbuf_release(&subtitle);
+	strbuf_release(&path);
 	return error;
 }
 
@@ -404,7 +391,7 @@ void profile_finish(struct profile_run *run, const struct plan_case *pcase,
 	}
 	/* a run that failed may still have left samples worth a look */
 	if (run->perf_data && stat(run->perf_data, &st) == 0 && st.st_size) {
-		if (write_flamegraph(run, pcase, rcase, base) < 0)
+		if (write_folded(run, rcase, base) < 0)
 			set_note(run, "no flame graph: %s", bg_error_last());
 		result_case_add_artifact(rcase, "perf", run->perf_data, base);
 	} else if (run->perf_data) {
@@ -413,7 +400,7 @@ void profile_finish(struct profile_run *run, const struct plan_case *pcase,
 	strbuf_addf(&path, "%s/poplar", run->dir);
 	if (is_directory(path.buf))
 		result_case_add_artifact(rcase, "poplar", path.buf, base);
-	/* last: the flame graph is what most readers are after */
+	/* last: readers are after the files in it, the flame graph first */
 	if (is_directory(run->dir))
 		result_case_add_artifact(rcase, "profile", run->dir, base);
 	if (run->note) {

@@ -38,10 +38,15 @@
  * Devices other than "gpu", "cuda" and "ipu" (whose time is spent off the
  * CPU): `perf record -g` samples the run, on the cpu-clock event where the
  * machine has no hardware cycle counter, at 999 Hz; the samples are folded
- * (folded.txt) and drawn as a flame graph (flamegraph.svg, see
- * reporters/flamegraph.h); perf.data stays for `perf report -i`. Stacks
+ * (folded.txt, stacks.h); perf.data stays for `perf report -i`. Stacks
  * are walked through frame pointers: build the benchmark with
  * -fno-omit-frame-pointer for whole stacks.
+ *
+ * This module only records: the flame graph (flamegraph.svg beside
+ * folded.txt) is drawn from the folded stacks after every case has run and
+ * before the result is stored, by the flamegraph reporter (flamegraph.h),
+ * which the command layer gives the session as its after_run hook
+ * (session.h), so that the harness never calls a reporter.
  *
  * Where profiling is impossible (perf not installed or not permitted,
  * user options that are not JSON) the case gets a one-line
@@ -53,11 +58,23 @@
  * slows the program down a little, and writes its samples at the end. */
 #define PROFILE_TIMEOUT_FACTOR 2
 
-/* What this machine can record; probed once, on first need. */
+/* What this machine can record; probed once, on first need. Made by
+ * whoever outlives the runs (the session), as the step that draws the
+ * flame graphs after them asks it how they were recorded. */
 struct profiler;
 
 void profiler_new(struct profiler **out);
 void profiler_free(struct profiler *profiler);
+
+/*
+ * How perf samples stacks on this machine, for a flame graph's caption:
+ * appends "perf record -g -e cpu-clock -F 999" (or "-e cycles" where the
+ * hardware counter works). BG_ENOTFOUND, appending nothing, when perf
+ * cannot record here or no profiling run has asked yet: then no run left
+ * folded stacks either.
+ */
+int profiler_describe_perf(const struct profiler *profiler,
+			   struct strbuf *out);
 
 /* How many argv entries a profiling run may put before the command's. */
 #define PROFILE_PREFIX_MAX 16
@@ -89,11 +106,11 @@ int profile_prepare(struct profile_run *run, struct profiler *profiler,
 
 /*
  * After the run (outcome NULL: none, profile_prepare() said why not):
- * folds perf's samples into folded.txt and flamegraph.svg,
- * and adds the artifacts to rcase (paths relative to base, the result
- * file's directory), in this order: "flamegraph", "folded", "perf"
- * (perf.data), "poplar" (when the benchmark wrote Poplar reports),
- * "profile" (the directory).
+ * folds perf's samples into folded.txt (stacks.h), and adds the artifacts
+ * to rcase (paths relative to base, the result file's directory), in this
+ * order: "folded", "perf" (perf.data), "poplar" (when the benchmark wrote
+ * Poplar reports), "profile" (the directory). The flame graph drawn from
+ * folded.txt later goes before "folded" (the flamegraph reporter).
  * Anything that went wrong, the run itself included, becomes
  * rcase->profile_note. Never fails.
  */

@@ -47,7 +47,6 @@ struct runner {
 	const struct runner_options *options;
 	struct collectors *collectors;
 	struct sampler *sampler;        /* NULL: no benchmark samples */
-	struct profiler *profiler;      /* made at the first profiling run */
 	bool callgrind_told;            /* that valgrind is missing */
 	struct case_state *cases;
 	size_t nr;
@@ -761,7 +760,7 @@ static bool profile_wanted(const struct runner *runner,
 {
 	int setting = cs->pcase->benchmark->settings.profile;
 
-	if (!runner->options->artifact_dir)
+	if (!runner->options->artifact_dir || !runner->options->profiler)
 		return false;
 	return setting > 0 || (setting < 0 && runner->options->profile);
 }
@@ -777,11 +776,9 @@ static int profile_case(struct runner *runner, struct case_state *cs)
 	struct profile_run profile;
 	int error = BG_OK;
 
-	if (!runner->profiler)
-		profiler_new(&runner->profiler);
 	add_artifact_dir(&dir, runner, cs);
 	process_outcome_init(&outcome);
-	if (profile_prepare(&profile, runner->profiler, cs->pcase,
+	if (profile_prepare(&profile, runner->options->profiler, cs->pcase,
 			    dir.buf) < 0) {
 		profile_finish(&profile, cs->pcase, NULL, rcase,
 			       runner->options->log_base);
@@ -894,7 +891,6 @@ done:
 	free(runner.cases);
 	free(runner.tmp_dir);
 	collectors_free(runner.collectors);
-	profiler_free(runner.profiler);
 	sampler_free(runner.sampler);
 	return error;
 }

@@ -2,6 +2,7 @@
 #define BENCHGATE_RUNNER_H
 
 #include "harness/plan.h"
+#include "harness/profile.h"
 #include "harness/result.h"
 #include "harness/suite.h"
 
@@ -120,11 +121,15 @@ struct runner_options {
 	 * go through it, so that the value is the benchmark's own. NULL:
 	 * every run is spawned directly. */
 	const char *launcher;
+	/* What the profiling runs record with (profile.h), borrowed: the
+	 * caller keeps it past the run to ask how the profiles were taken.
+	 * NULL: no profiling runs. */
+	struct profiler *profiler;
 };
 
 #define RUNNER_OPTIONS_INIT \
 	{ NULL, NULL, 0, 0, RUNNER_INTERLEAVED, -1, -1, 0, false, NULL, NULL, \
-	  NULL, 0, NULL, false, NULL }
+	  NULL, 0, NULL, false, NULL, NULL }
 
 /*
  * Runs every case of plan and appends one result_case per plan case, in

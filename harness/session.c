@@ -150,6 +150,7 @@ int session_run(struct session **out, const struct session_options *opts)
 	struct strbuf spec = STRBUF_INIT, now = STRBUF_INIT;
 	struct hooks hooks = { opts, NULL, STRBUF_INIT };
 	struct store_slot *slot = NULL;
+	struct profiler *profiler = NULL;
 	char *launcher = NULL;
 	int error;
 
@@ -189,12 +190,19 @@ int session_run(struct session **out, const struct session_options *opts)
 		    slot->name);
 	runner.artifact_dir = session->artifact_dir.buf;
 	runner.profile = opts->profile;
+	/* here, not in the runner: after_run asks it how stacks were taken */
+	profiler_new(&profiler);
+	runner.profiler = profiler;
 	runner.case_done = case_done;
 	runner.skip = skip_absent_device;
 	runner.payload = &hooks;
 	if (runner_wants_launcher(session->plan))
 		runner.launcher = launcher = find_launcher();
 	if ((error = runner_run(session->result, session->plan, &runner)) < 0)
+		goto done;
+	if (opts->after_run &&
+	    (error = opts->after_run(session->result, slot->dir, profiler,
+				     opts->payload)) < 0)
 		goto done;
 	if (opts->require_devices)
 		fail_skipped_cases(session->result);
@@ -204,6 +212,7 @@ int session_run(struct session **out, const struct session_options *opts)
 			   &session->result_path);
 done:
 	free(launcher);
+	profiler_free(profiler);
 	devices_free(hooks.devices);
 	strbuf_release(&hooks.reason);
 	store_slot_free(slot);

@@ -2,6 +2,7 @@
 #define BENCHGATE_SESSION_H
 
 #include "harness/plan.h"
+#include "harness/profile.h"
 #include "harness/result.h"
 #include "harness/runner.h"
 #include "harness/store.h"
@@ -43,6 +44,15 @@ struct session_options {
 	 * result can never be its own baseline). May be NULL. */
 	int (*before_run)(const struct result *result, struct store *store,
 			  const struct suite *suite, void *payload);
+	/* Called once every case has run and before the result is stored,
+	 * with the directory its artifact paths are relative to and the
+	 * profiler the profiling runs recorded with (profile.h): the command
+	 * layer turns what the runs recorded into what readers open (flame
+	 * graphs, cmd_run.c) and lists it in the cases' artifacts, so that
+	 * the harness never calls a reporter. An error stops the session
+	 * before anything is stored. May be NULL. */
+	int (*after_run)(struct result *result, const char *result_dir,
+			 const struct profiler *profiler, void *payload);
 };
 
 struct session {

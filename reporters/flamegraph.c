@@ -5,9 +5,6 @@
 #include "harness/utf8.h"
 #include "reporters/escape.h"
 
-#include <ctype.h>
-#include <errno.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,336 +18,6 @@
 #define TITLE_ROOM (FONT_SIZE * 3)
 #define SUBTITLE_ROOM (FONT_SIZE * 2)
 #define DETAILS_ROOM (FONT_SIZE * 2 + 10)
-
-/* stackcollapse-perf.pl's mark of a kernel frame */
-#define KERNEL_SUFFIX "_[k]"
-
-void flamegraph_init(struct flamegraph *fg)
-{
-	memset(fg, 0, sizeof(*fg));
-}
-
-void flamegraph_release(struct flamegraph *fg)
-{
-	for (size_t i = 0; i < fg->nr; i++)
-		free(fg->stacks[i].frames);
-	free(fg->stacks);
-	free(fg->index);
-	flamegraph_init(fg);
-}
-
-/* FNV-1a: stable across runs and machines, so colours are too. */
-static uint64_t hash_bytes(const char *s, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
-static size_t *index_slot(const struct flamegraph *fg, const char *frames)
-{
-	size_t mask = fg->index_size - 1;
-	size_t at = (size_t)hash_bytes(frames, strlen(frames)) & mask;
-
-	while (fg->index[at] &&
-	       strcmp(fg->stacks[fg->index[at] - 1].frames, frames))
-		at = (at + 1) & mask;
-	return &fg->index[at];
-}
-
-/* Keeps the table at most half full, so probes stay short. */
-static void index_grow(struct flamegraph *fg)
-{
-	size_t *old = fg->index, old_size = fg->index_size;
-
-	if (fg->index && (fg->nr + 1) * 2 <= fg->index_size)
-		return;
-	fg->index_size = old_size ? old_size * 2 : 64;
-	fg->index = xcalloc(fg->index_size, sizeof(*fg->index));
-	for (size_t i = 0; old && i < old_size; i++)
-		if (old[i])
-			*index_slot(fg, fg->stacks[old[i] - 1].frames) = old[i];
-	free(old);
-}
-
-void flamegraph_add(struct flamegraph *fg, const char *frames,
-		    uint64_t count)
-{
-	size_t *slot;
-
-	if (!count)
-		return;
-	index_grow(fg);
-	slot = index_slot(fg, frames);
-	if (!*slot) {
-		ALLOC_GROW(fg->stacks, fg->nr + 1, fg->alloc);
-		fg->stacks[fg->nr].frames = xstrdup(frames);
-		fg->stacks[fg->nr].count = 0;
-		*slot = ++fg->nr;
-	}
-	fg->stacks[*slot - 1].count += count;
-	fg->total += count;
-}
-
-/* Folding perf script */
-
-struct sample {
-	struct strbuf command;
-	char **frames;          /* leaf first, as perf prints them */
-	size_t nr, alloc;
-	bool open;
-};
-
-/* ';' separates frames and a newline ends the stack: neither may stay. */
-static void add_frame_text(struct strbuf *out, const char *s, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		strbuf_addch(out, s[i] == ';' ? ':' :
-				  s[i] == '\n' || s[i] == '\r' ? ' ' : s[i]);
-}
-
-static void sample_flush(struct flamegraph *fg, struct sample *sample)
-{
-	struct strbuf stack = STRBUF_INIT;
-
-	if (sample->open) {
-		strbuf_addstr(&stack, sample->command.buf);
-		for (size_t i = sample->nr; i > 0; i--) {
-			strbuf_addch(&stack, ';');
-			strbuf_addstr(&stack, sample->frames[i - 1]);
-		}
-		flamegraph_add(fg, stack.buf, 1);
-	}
-	for (size_t i = 0; i < sample->nr; i++)
-		free(sample->frames[i]);
-	sample->nr = 0;
-	sample->open = false;
-	strbuf_reset(&sample->command);
-	strbuf_release(&stack);
-}
-
-static bool is_pid_token(const char *s, size_t len)
-{
-	size_t digits = strspn(s, "0123456789");
-
-	if (!digits)
-		return false;
-	if (digits < len && s[digits] == '/')
-		digits += 1 + strspn(s + digits + 1, "0123456789");
-	return digits == len;
-}
-
-/*
- * A sample's header: "<command> <pid>[/<tid>] ...". The command may hold
- * spaces, so it is everything before the first token made of digits that
- * follows a space, as stackcollapse-perf.pl reads it.
- */
-static bool parse_header(const char *line, struct strbuf *command)
-{
-	const char *p = line;
-
-	while ((p = strpbrk(p, " \t"))) {
-		const char *token = p + strspn(p, " \t");
-		size_t len = strcspn(token, " \t");
-
-		if (token[len] && is_pid_token(token, len)) {
-			strbuf_reset(command);
-			add_frame_text(command, line, (size_t)(p - line));
-			return command->len > 0;
-		}
-		p = token;
-	}
-	return false;
-}
-
-/* The length of symbol without its "+0x36" offset, if it ends with one. */
-static size_t strip_offset(const char *symbol, size_t len)
-{
-	size_t hex = 0;
-
-	while (hex < len && isxdigit((unsigned char)symbol[len - 1 - hex]))
-		hex++;
-	if (hex && hex < len && len - hex >= 3 &&
-	    !strncmp(symbol + len - hex - 3, "+0x", 3))
-		return len - hex - 3;
-	return len;
-}
-
-/* "  4011a6 matmul+0x36 (/build/mlp_bench)" -> "matmul". */
-static char *parse_frame(const char *line)
-{
-	struct strbuf name = STRBUF_INIT;
-	const char *p = line + strspn(line, " \t");
-	const char *symbol, *end, *object = NULL, *slash;
-	size_t object_len = 0, len;
-
-	p += strcspn(p, " \t");                 /* the address */
-	symbol = p + strspn(p, " \t");
-	end = symbol + strlen(symbol);
-	while (end > symbol && isspace((unsigned char)end[-1]))
-		end--;
-	if (end > symbol && end[-1] == ')') {
-		const char *open = end - 1;
-
-		while (open > symbol && !(open[0] == '(' &&
-					  isspace((unsigned char)open[-1])))
-			open--;
-		if (open > symbol || (open == symbol && *open == '(')) {
-			object = open + 1;
-			object_len = (size_t)(end - 1 - object);
-			end = open;
-			while (end > symbol && isspace((unsigned char)end[-1]))
-				end--;
-		}
-	}
-	len = strip_offset(symbol, (size_t)(end - symbol));
-	if (len && !(len == 9 && !strncmp(symbol, "[unknown]", 9))) {
-		add_frame_text(&name, symbol, len);
-		/* time in the kernel reads differently: say where it is */
-		if (object && !strncmp(object, "[kernel.", 8))
-			strbuf_addstr(&name, KERNEL_SUFFIX);
-	} else if (object && object_len &&
-		   !(object_len == 9 && !strncmp(object, "[unknown]", 9))) {
-		/* nameless code is still worth telling apart by object */
-		slash = object + object_len;
-		while (slash > object && slash[-1] != '/')
-			slash--;
-		if (*slash == '[')
-			add_frame_text(&name, slash,
-				       (size_t)(object + object_len - slash));
-		else {
-			strbuf_addch(&name, '[');
-			add_frame_text(&name, slash,
-				       (size_t)(object + object_len - slash));
-			strbuf_addch(&name, ']');
-		}
-	} else {
-		strbuf_addstr(&name, "[unknown]");
-	}
-	return strbuf_detach(&name, NULL);
-}
-
-int flamegraph_fold_perf_script(struct flamegraph *fg, FILE *in)
-{
-	struct sample sample = { STRBUF_INIT, NULL, 0, 0, false };
-	char *line = NULL;
-	size_t line_alloc = 0;
-	ssize_t got;
-	int error = BG_OK;
-
-	errno = 0;
-	while ((got = getline(&line, &line_alloc, in)) >= 0) {
-		while (got > 0 &&
-		       (line[got - 1] == '\n' || line[got - 1] == '\r'))
-			line[--got] = '\0';
-		if (!got || line[strspn(line, " \t")] == '\0') {
-			sample_flush(fg, &sample);
-		} else if (line[0] == ' ' || line[0] == '\t') {
-			if (!sample.open)
-				continue;
-			ALLOC_GROW(sample.frames, sample.nr + 1, sample.alloc);
-			sample.frames[sample.nr++] = parse_frame(line);
-		} else {
-			sample_flush(fg, &sample);
-			sample.open = parse_header(line, &sample.command);
-		}
-	}
-	if (ferror(in))
-		error = bg_error("cannot read the output of perf script: %s",
-				 strerror(errno));
-	sample_flush(fg, &sample);
-	free(sample.frames);
-	strbuf_release(&sample.command);
-	free(line);
-	return error;
-}
-
-int flamegraph_parse_folded(struct flamegraph *fg, const char *text,
-			    size_t len)
-{
-	struct strbuf frames = STRBUF_INIT;
-	const char *line = text, *end = text + len;
-	int line_nr = 0, error = BG_OK;
-
-	while (line < end) {
-		const char *newline = memchr(line, '\n', (size_t)(end - line));
-		const char *stop = newline ? newline : end;
-		const char *space;
-		char *count_end;
-		unsigned long long count;
-
-		line_nr++;
-		while (stop > line && (stop[-1] == '\r' || stop[-1] == ' '))
-			stop--;
-		if (stop > line) {
-			space = stop;
-			while (space > line && space[-1] != ' ')
-				space--;
-			errno = 0;
-			count = strtoull(space, &count_end, 10);
-			if (space == line || count_end != stop || errno ||
-			    !isdigit((unsigned char)*space)) {
-				error = bg_input_error("folded stacks line %d: "
-						       "expected 'frame;frame "
-						       "count'", line_nr);
-				break;
-			}
-			strbuf_reset(&frames);
-			strbuf_add(&frames, line, (size_t)(space - 1 - line));
-			flamegraph_add(fg, frames.buf, count);
-		}
-		line = newline ? newline + 1 : end;
-	}
-	strbuf_release(&frames);
-	return error;
-}
-
-/* Per-level order: a frame sorts before every longer name it begins
- * (';' and the end sort lowest), and a stack before its callees'. */
-static int frame_byte(unsigned char c)
-{
-	return c == '\0' ? 0 : c == ';' ? 1 : c + 2;
-}
-
-static int compare_stacks(const void *a, const void *b)
-{
-	const unsigned char *x = (const unsigned char *)
-		(*(const struct flamegraph_stack *const *)a)->frames;
-	const unsigned char *y = (const unsigned char *)
-		(*(const struct flamegraph_stack *const *)b)->frames;
-
-	while (*x && *x == *y)
-		x++, y++;
-	return frame_byte(*x) - frame_byte(*y);
-}
-
-static const struct flamegraph_stack **sorted_stacks(
-	const struct flamegraph *fg)
-{
-	const struct flamegraph_stack **sorted =
-		xcalloc(fg->nr + 1, sizeof(*sorted));
-
-	for (size_t i = 0; i < fg->nr; i++)
-		sorted[i] = &fg->stacks[i];
-	qsort(sorted, fg->nr, sizeof(*sorted), compare_stacks);
-	return sorted;
-}
-
-void flamegraph_write_folded(const struct flamegraph *fg, struct strbuf *out)
-{
-	const struct flamegraph_stack **sorted = sorted_stacks(fg);
-
-	for (size_t i = 0; i < fg->nr; i++)
-		strbuf_addf(out, "%s %llu\n", sorted[i]->frames,
-			    (unsigned long long)sorted[i]->count);
-	free(sorted);
-}
-
-/* Rendering */
 
 /* One box: a frame over the samples [start, end) at depth (0: "all"). */
 struct node {
@@ -385,15 +52,15 @@ static void close_frames(struct layout *layout, size_t keep, uint64_t at)
  * every sample of its frame under the same callers, and its callees come
  * in alphabetical order above it.
  */
-static void lay_out(struct layout *layout, const struct flamegraph *fg)
+static void lay_out(struct layout *layout, const struct stacks *stacks)
 {
-	const struct flamegraph_stack **sorted = sorted_stacks(fg);
-	struct node root = { "all", 3, 0, 0, fg->total };
+	const struct stack **sorted = stacks_sorted(stacks);
+	struct node root = { "all", 3, 0, 0, stacks->total };
 	uint64_t x = 0;
 
 	ALLOC_GROW(layout->nodes, 1, layout->alloc);
 	layout->nodes[layout->nr++] = root;
-	for (size_t i = 0; i < fg->nr; i++) {
+	for (size_t i = 0; i < stacks->nr; i++) {
 		const char *frame = sorted[i]->frames;
 		size_t depth = 0;
 
@@ -430,13 +97,14 @@ static void lay_out(struct layout *layout, const struct flamegraph *fg)
  * for user code, orange for the kernel as its "mixed" mode draws it. */
 static void add_colour(struct strbuf *out, const char *name, size_t len)
 {
-	uint64_t h = hash_bytes(name, len);
+	uint64_t h = stacks_hash(name, len);
 	double v1 = (double)(h & 0xff) / 255;
 	double v2 = (double)((h >> 8) & 0xff) / 255;
 	double v3 = (double)((h >> 16) & 0xff) / 255;
-	size_t suffix = strlen(KERNEL_SUFFIX);
+	size_t suffix = strlen(STACKS_KERNEL_SUFFIX);
 
-	if (len > suffix && !memcmp(name + len - suffix, KERNEL_SUFFIX, suffix))
+	if (len > suffix &&
+	    !memcmp(name + len - suffix, STACKS_KERNEL_SUFFIX, suffix))
 		strbuf_addf(out, "rgb(%d,%d,0)", 190 + (int)(65 * v1),
 			    90 + (int)(65 * v1));
 	else
@@ -596,7 +264,7 @@ static const char svg_script[] =
 	"search.addEventListener('click', find);\n"
 	"})();\n";
 
-void flamegraph_render_svg(const struct flamegraph *fg,
+void flamegraph_render_svg(const struct stacks *stacks,
 			   const struct flamegraph_options *options,
 			   struct strbuf *out)
 {
@@ -611,10 +279,10 @@ void flamegraph_render_svg(const struct flamegraph *fg,
 	double scale;
 
 	memset(&layout, 0, sizeof(layout));
-	lay_out(&layout, fg);
+	lay_out(&layout, stacks);
 	height = top + (int)(layout.max_depth + 1) * FRAME_HEIGHT +
 		 DETAILS_ROOM;
-	scale = fg->total ? (double)(width - 2 * X_PAD) / (double)fg->total
+	scale = stacks->total ? (double)(width - 2 * X_PAD) / (double)stacks->total
 			  : 0;
 
 	strbuf_addf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -641,20 +309,114 @@ void flamegraph_render_svg(const struct flamegraph *fg,
 		    "<text id=\"matched\" x=\"%d\" y=\"%d\"> </text>\n",
 		    X_PAD, width - X_PAD - 100, X_PAD, height - 17,
 		    width - X_PAD - 100, height - 17);
-	if (!fg->total)
+	if (!stacks->total)
 		strbuf_addf(out, "<text x=\"%d\" y=\"%d\">No samples were "
 			    "recorded.</text>\n", X_PAD,
 			    top + FRAME_HEIGHT);
 	strbuf_addstr(out, "<g id=\"frames\">\n");
-	for (size_t i = 0; fg->total && i < layout.nr; i++) {
+	for (size_t i = 0; stacks->total && i < layout.nr; i++) {
 		const struct node *node = &layout.nodes[i];
 
 		if ((double)(node->end - node->start) * scale < MIN_WIDTH)
 			continue;
-		add_node(out, node, fg->total, scale, height);
+		add_node(out, node, stacks->total, scale, height);
 	}
 	strbuf_addf(out, "</g>\n<script><![CDATA[\n%s]]></script>\n</svg>\n",
 		    svg_script);
 	free(layout.nodes);
 	free(layout.open);
+}
+
+/* Where a listed artifact is: relative paths start at the result's
+ * directory, as result_case_add_artifact() made them. */
+static void artifact_path(struct strbuf *out, const char *result_dir,
+			  const char *path)
+{
+	if (path[0] != '/' && result_dir)
+		strbuf_addf(out, "%s/", result_dir);
+	strbuf_addstr(out, path);
+}
+
+static int draw_case(struct result_case *rcase, const char *result_dir,
+		     const char *folded_path, const char *sampling)
+{
+	struct stacks stacks = STACKS_INIT;
+	struct flamegraph_options options = FLAMEGRAPH_OPTIONS_INIT;
+	struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
+	struct strbuf svg = STRBUF_INIT, title = STRBUF_INIT;
+	struct strbuf subtitle = STRBUF_INIT;
+	const char *slash;
+	int error;
+
+	artifact_path(&path, result_dir, folded_path);
+	if ((error = strbuf_read_file(&text, path.buf)) < 0 ||
+	    (error = stacks_parse_folded(&stacks, text.buf, text.len)) < 0)
+		goto done;
+	strbuf_addf(&title, "Flame graph of %s/%s/%s", rcase->benchmark,
+		    rcase->variant, rcase->device);
+	strbuf_addf(&subtitle, "%s: %llu samples", sampling,
+		    (unsigned long long)stacks.total);
+	options.title = title.buf;
+	options.subtitle = subtitle.buf;
+	flamegraph_render_svg(&stacks, &options, &svg);
+	/* beside the stacks, so a case's profile stays in one directory */
+	slash = strrchr(path.buf, '/');
+	strbuf_setlen(&path, slash ? (size_t)(slash + 1 - path.buf) : 0);
+	strbuf_addstr(&path, "flamegraph.svg");
+	if ((error = write_file_atomic(path.buf, svg.buf, svg.len)) < 0)
+		goto done;
+	result_case_add_artifact(rcase, "flamegraph", path.buf, result_dir);
+done:
+	stacks_release(&stacks);
+	strbuf_release(&path);
+	strbuf_release(&text);
+	strbuf_release(&svg);
+	strbuf_release(&title);
+	strbuf_release(&subtitle);
+	return error;
+}
+
+/* Moves the artifact listed last to position at; those from at on move
+ * one place down. */
+static void move_last_artifact(struct result_case *rcase, size_t at)
+{
+	struct result_artifact last = rcase->artifacts[rcase->artifacts_nr - 1];
+
+	memmove(&rcase->artifacts[at + 1], &rcase->artifacts[at],
+		(rcase->artifacts_nr - 1 - at) * sizeof(last));
+	rcase->artifacts[at] = last;
+}
+
+/* Said as profile.h says why a profile is missing; the first reason is
+ * the one worth reading, later ones follow from it. */
+static void note_no_graph(struct result_case *rcase, const char *why)
+{
+	struct strbuf note = STRBUF_INIT;
+
+	if (rcase->profile_note)
+		return;
+	strbuf_addf(&note, "no flame graph: %s", why);
+	bg_warn("%s/%s/%s: %s", rcase->benchmark, rcase->variant,
+		rcase->device, note.buf);
+	rcase->profile_note = strbuf_detach(&note, NULL);
+}
+
+void flamegraph_draw_profiles(struct result *result, const char *result_dir,
+			      const char *sampling)
+{
+	for (size_t i = 0; i < result->cases_nr; i++) {
+		struct result_case *rcase = &result->cases[i];
+		size_t folded = 0;
+
+		while (folded < rcase->artifacts_nr &&
+		       strcmp(rcase->artifacts[folded].kind, "folded"))
+			folded++;
+		if (folded == rcase->artifacts_nr)
+			continue;
+		if (draw_case(rcase, result_dir, rcase->artifacts[folded].path,
+			      sampling) < 0)
+			note_no_graph(rcase, bg_error_last());
+		else    /* readers look for the graph before its stacks */
+			move_last_artifact(rcase, folded);
+	}
 }

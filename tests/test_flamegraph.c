@@ -1,14 +1,14 @@
 /*
- * Flame graphs: folding `perf script` text into stacks, and the SVG.
+ * Flame graphs: the SVG drawn from folded stacks, and the graphs drawn for
+ * the profiles of a result after its runs.
  *
- * The perf script fixtures follow the text perf 6.1 prints for
- * `perf record -g` samples (a header, then one indented "address
- * symbol+offset (object)" line per frame, leaf first, a blank line after
- * each sample); the expected folded lines are what stackcollapse-perf.pl
- * (FlameGraph, Brendan Gregg) makes of the same text with --kernel, counted
- * by hand.
+ * Box positions are worked out by hand from flamegraph.pl's layout, which
+ * the renderer follows: 1200 pixels wide less two 10-pixel margins, each
+ * box as wide as its share of the samples.
  */
 #include "harness/error.h"
+#include "harness/result.h"
+#include "harness/stacks.h"
 #include "reporters/flamegraph.h"
 
 #include "testutil.h"
@@ -23,118 +23,6 @@
 #define XMLLINT "/usr/bin/xmllint"
 
 TestSuite(flamegraph);
-
-static void fold_text(struct flamegraph *fg, const char *text)
-{
-	FILE *in = fmemopen((void *)text, strlen(text), "r");
-
-	cr_assert_not_null(in);
-	cr_assert_eq(flamegraph_fold_perf_script(fg, in), BG_OK);
-	fclose(in);
-}
-
-static char *folded_of(const struct flamegraph *fg)
-{
-	struct strbuf out = STRBUF_INIT;
-
-	flamegraph_write_folded(fg, &out);
-	return strbuf_detach(&out, NULL);
-}
-
-static const char perf_script[] =
-	"mlp_bench 4242 [001] 12.500000:     250000 cpu-clock: \n"
-	"\t          4011a6 matmul+0x36 (/build/mlp_bench)\n"
-	"\t          401200 infer+0x20 (/build/mlp_bench)\n"
-	"\t          401010 main+0x10 (/build/mlp_bench)\n"
-	"\t    7f0000029d90 __libc_start_call_main+0x80 "
-	"(/usr/lib/x86_64-linux-gnu/libc.so.6)\n"
-	"\n"
-	"mlp_bench 4242 [001] 12.501000:     250000 cpu-clock: \n"
-	"\t          4011b0 matmul+0x40 (/build/mlp_bench)\n"
-	"\t          401200 infer+0x20 (/build/mlp_bench)\n"
-	"\t          401010 main+0x10 (/build/mlp_bench)\n"
-	"\t    7f0000029d90 __libc_start_call_main+0x80 "
-	"(/usr/lib/x86_64-linux-gnu/libc.so.6)\n"
-	"\n"
-	/* a command with a space, a pid/tid pair, C++ names with spaces, a
-	 * kernel frame and nameless code */
-	"my worker 4243/4250 [000] 12.502000:     250000 cpu-clock: \n"
-	"\tffffffff81000c82 do_syscall_64+0x5c ([kernel.kallsyms])\n"
-	"\t           9f550 [unknown] (/usr/lib/x86_64-linux-gnu/libc.so.6)\n"
-	"\t          401300 std::vector<int, std::allocator<int> >::"
-	"push_back(int const&)+0x12 (/build/mlp_bench)\n"
-	"\t               0 [unknown] ([unknown])\n"
-	"\n"
-	/* ';' would split the frame: it becomes ':' */
-	"mlp_bench 4242 [001] 12.503000:     250000 cpu-clock: \n"
-	"\t          4012a0 relu;x+0x1 (/build/mlp_bench)\n"
-	"\n"
-	/* a sample without a call chain counts on its command alone */
-	"true 99 [000] 12.504000:     250000 cpu-clock: \n";
-
-Test(flamegraph, folds_perf_script_samples_into_exact_counts)
-{
-	struct flamegraph fg = FLAMEGRAPH_INIT;
-	char *folded;
-
-	fold_text(&fg, perf_script);
-	folded = folded_of(&fg);
-	cr_assert_str_eq(folded,
-		"mlp_bench;__libc_start_call_main;main;infer;matmul 2\n"
-		"mlp_bench;relu:x 1\n"
-		"my worker;[unknown];std::vector<int, std::allocator<int> >::"
-		"push_back(int const&);[libc.so.6];do_syscall_64_[k] 1\n"
-		"true 1\n");
-	cr_assert_eq(fg.total, 5);
-	cr_assert_eq(fg.nr, 4, "the two matmul samples are one stack");
-	free(folded);
-	flamegraph_release(&fg);
-}
-
-Test(flamegraph, skips_what_is_not_a_sample)
-{
-	struct flamegraph fg = FLAMEGRAPH_INIT;
-	char *folded;
-
-	fold_text(&fg,
-		  "Warning:\n"
-		  "\tan indented line before any sample\n"
-		  "\n\n"
-		  "spin 7 [000] 1.0: 1 cpu-clock:\r\n"
-		  "\t  11 main+0x1 (/spin)\r\n"
-		  "\t  12 __libc_start_call_main+0x80 (/libc.so.6)\r\n");
-	folded = folded_of(&fg);
-	cr_assert_str_eq(folded, "spin;__libc_start_call_main;main 1\n");
-	free(folded);
-	flamegraph_release(&fg);
-}
-
-Test(flamegraph, folded_text_round_trips_and_sums_repeated_stacks)
-{
-	struct flamegraph fg = FLAMEGRAPH_INIT;
-	static const char text[] =
-		"b;x 3\na;z 1\r\n\na;z 2\nname with spaces 7\n";
-	char *folded;
-
-	cr_assert_eq(flamegraph_parse_folded(&fg, text, strlen(text)), BG_OK);
-	folded = folded_of(&fg);
-	cr_assert_str_eq(folded, "a;z 3\nb;x 3\nname with spaces 7\n");
-	cr_assert_eq(fg.total, 13);
-	flamegraph_release(&fg);
-
-	cr_assert_eq(flamegraph_parse_folded(&fg, folded, strlen(folded)),
-		     BG_OK);
-	free(folded);
-	folded = folded_of(&fg);
-	cr_assert_str_eq(folded, "a;z 3\nb;x 3\nname with spaces 7\n");
-	free(folded);
-	flamegraph_release(&fg);
-
-	cr_assert_eq(flamegraph_parse_folded(&fg, "a;b 1\na;b\n", 10),
-		     BG_EINPUT);
-	cr_assert(strstr(bg_error_last(), "line 2"), "%s", bg_error_last());
-	flamegraph_release(&fg);
-}
 
 static void assert_well_formed(const struct strbuf *svg)
 {
@@ -156,12 +44,12 @@ static void assert_well_formed(const struct strbuf *svg)
 
 static void render(const char *folded, struct strbuf *svg)
 {
-	struct flamegraph fg = FLAMEGRAPH_INIT;
+	struct stacks stacks = STACKS_INIT;
 
-	cr_assert_eq(flamegraph_parse_folded(&fg, folded, strlen(folded)),
+	cr_assert_eq(stacks_parse_folded(&stacks, folded, strlen(folded)),
 		     BG_OK);
-	flamegraph_render_svg(&fg, NULL, svg);
-	flamegraph_release(&fg);
+	flamegraph_render_svg(&stacks, NULL, svg);
+	stacks_release(&stacks);
 }
 
 /* The x and width of the box whose tooltip starts with "<label> (". */
@@ -249,32 +137,32 @@ Test(flamegraph, hostile_names_are_escaped)
 Test(flamegraph, the_same_profile_renders_to_the_same_bytes)
 {
 	struct strbuf one = STRBUF_INIT, two = STRBUF_INIT;
-	struct flamegraph fg = FLAMEGRAPH_INIT;
+	struct stacks stacks = STACKS_INIT;
 
 	render("main;work 5\nmain;idle 2\nmain 1\n", &one);
 	/* the same samples, met in another order */
-	flamegraph_add(&fg, "main", 1);
-	flamegraph_add(&fg, "main;idle", 1);
-	flamegraph_add(&fg, "main;work", 5);
-	flamegraph_add(&fg, "main;idle", 1);
-	flamegraph_render_svg(&fg, NULL, &two);
+	stacks_add(&stacks, "main", 1);
+	stacks_add(&stacks, "main;idle", 1);
+	stacks_add(&stacks, "main;work", 5);
+	stacks_add(&stacks, "main;idle", 1);
+	flamegraph_render_svg(&stacks, NULL, &two);
 	cr_assert_eq(one.len, two.len);
 	cr_assert(!memcmp(one.buf, two.buf, one.len));
-	flamegraph_release(&fg);
+	stacks_release(&stacks);
 	strbuf_release(&one);
 	strbuf_release(&two);
 }
 
 Test(flamegraph, titles_and_an_empty_profile)
 {
-	struct flamegraph fg = FLAMEGRAPH_INIT;
+	struct stacks stacks = STACKS_INIT;
 	struct flamegraph_options options = FLAMEGRAPH_OPTIONS_INIT;
 	struct strbuf svg = STRBUF_INIT;
 
 	options.title = "Flame graph of <b>";
 	options.subtitle = "perf & co";
 	options.width = 600;
-	flamegraph_render_svg(&fg, &options, &svg);
+	flamegraph_render_svg(&stacks, &options, &svg);
 	assert_well_formed(&svg);
 	cr_assert(strstr(svg.buf, "width=\"600\""));
 	cr_assert(strstr(svg.buf, "Flame graph of &lt;b&gt;"));
@@ -293,4 +181,147 @@ Test(flamegraph, boxes_too_narrow_to_see_are_left_out)
 	cr_assert(strstr(svg.buf, "<title>big ("));
 	cr_assert_null(strstr(svg.buf, "<title>tiny ("));
 	strbuf_release(&svg);
+}
+
+/* The fixture's samples as perf 6.1 prints them (see test_stacks.c): two
+ * on one stack, one in the kernel. */
+static const char perf_script[] =
+	"spin 7 [000] 1.000000:     250000 cpu-clock: \n"
+	"\t  401126 main+0x16 (/w/spin)\n"
+	"\t  7f0000029d90 __libc_start_call_main+0x80 (/lib/libc.so.6)\n"
+	"\n"
+	"spin 7 [000] 1.001000:     250000 cpu-clock: \n"
+	"\t  401130 main+0x20 (/w/spin)\n"
+	"\t  7f0000029d90 __libc_start_call_main+0x80 (/lib/libc.so.6)\n"
+	"\n"
+	"spin 7 [000] 1.002000:     250000 cpu-clock: \n"
+	"\tffffffff81000c82 do_syscall_64+0x5c ([kernel.kallsyms])\n"
+	"\t  401140 main+0x30 (/w/spin)\n";
+
+static void fold_fixture(struct stacks *stacks)
+{
+	FILE *in = fmemopen((void *)perf_script, strlen(perf_script), "r");
+
+	cr_assert_not_null(in);
+	cr_assert_eq(stacks_fold_perf_script(stacks, in), BG_OK);
+	fclose(in);
+}
+
+/* The run writes folded.txt and the graph is drawn from that file later:
+ * the file must lose nothing the drawing uses. */
+Test(flamegraph, folded_file_draws_the_same_bytes_as_the_folded_samples)
+{
+	struct stacks folded = STACKS_INIT, read_back = STACKS_INIT;
+	struct strbuf text = STRBUF_INIT, one = STRBUF_INIT, two = STRBUF_INIT;
+
+	fold_fixture(&folded);
+	flamegraph_render_svg(&folded, NULL, &one);
+	stacks_write_folded(&folded, &text);
+	cr_assert_eq(stacks_parse_folded(&read_back, text.buf, text.len),
+		     BG_OK);
+	flamegraph_render_svg(&read_back, NULL, &two);
+	cr_assert_eq(read_back.total, 3);
+	cr_assert_eq(one.len, two.len);
+	cr_assert(!memcmp(one.buf, two.buf, one.len));
+	cr_assert(strstr(one.buf, "<title>do_syscall_64_[k] (1 sample, "));
+	stacks_release(&folded);
+	stacks_release(&read_back);
+	strbuf_release(&text);
+	strbuf_release(&one);
+	strbuf_release(&two);
+}
+
+#define SAMPLING "perf record -g -e cpu-clock -F 999"
+
+/* A result as a profiling run leaves it (profile.h): folded.txt under
+ * dir/artifacts/r/b__v__cpu, listed after a callgrind artifact. */
+static struct result *profiled_result(const char *dir, const char *folded)
+{
+	struct result *result = result_new();
+	struct result_case *rcase;
+	struct strbuf path = STRBUF_INIT;
+
+	rcase = result_add_case(result, "b", "v", "cpu");
+	result_case_add_artifact(rcase, "callgrind", "/elsewhere/cg.out", dir);
+	strbuf_addf(&path, "%s/artifacts/r/b__v__cpu", dir);
+	if (folded)
+		free(test_write_file(path.buf, "folded.txt", folded));
+	strbuf_addstr(&path, "/folded.txt");
+	result_case_add_artifact(rcase, "folded", path.buf, dir);
+	strbuf_setlen(&path, path.len - strlen("/folded.txt"));
+	result_case_add_artifact(rcase, "profile", path.buf, dir);
+	/* a case that was not profiled gets nothing */
+	result_add_case(result, "b", "w", "cpu");
+	strbuf_release(&path);
+	return result;
+}
+
+Test(flamegraph, profiles_get_their_graph_listed_before_the_stacks)
+{
+	char *dir = test_tmpdir();
+	struct result *result = profiled_result(dir, "spin;main 2\n"
+						     "spin;main;x_[k] 1\n");
+	const struct result_case *rcase = &result->cases[0];
+	struct flamegraph_options options = FLAMEGRAPH_OPTIONS_INIT;
+	struct stacks stacks = STACKS_INIT;
+	struct strbuf path = STRBUF_INIT, expected = STRBUF_INIT;
+	char *svg;
+
+	flamegraph_draw_profiles(result, dir, SAMPLING);
+	cr_assert_null(rcase->profile_note, "%s", rcase->profile_note);
+	cr_assert_eq(rcase->artifacts_nr, 4);
+	cr_assert_str_eq(rcase->artifacts[0].kind, "callgrind");
+	cr_assert_str_eq(rcase->artifacts[1].kind, "flamegraph");
+	cr_assert_str_eq(rcase->artifacts[1].path,
+			 "artifacts/r/b__v__cpu/flamegraph.svg");
+	cr_assert_str_eq(rcase->artifacts[2].kind, "folded");
+	cr_assert_str_eq(rcase->artifacts[3].kind, "profile");
+	cr_assert_eq(result->cases[1].artifacts_nr, 0);
+
+	/* the graph is the renderer's, titled after the case */
+	stacks_add(&stacks, "spin;main", 2);
+	stacks_add(&stacks, "spin;main;x_[k]", 1);
+	options.title = "Flame graph of b/v/cpu";
+	options.subtitle = SAMPLING ": 3 samples";
+	flamegraph_render_svg(&stacks, &options, &expected);
+	strbuf_addf(&path, "%s/%s", dir, rcase->artifacts[1].path);
+	svg = test_read_file(path.buf);
+	cr_assert_not_null(svg);
+	cr_assert_str_eq(svg, expected.buf);
+
+	free(svg);
+	stacks_release(&stacks);
+	strbuf_release(&path);
+	strbuf_release(&expected);
+	result_free(result);
+	test_rmtree(dir);
+	free(dir);
+}
+
+Test(flamegraph, a_graph_that_cannot_be_drawn_is_a_note)
+{
+	char *dir = test_tmpdir();
+	struct result *result = profiled_result(dir, NULL);
+	struct result_case *rcase = &result->cases[0];
+
+	flamegraph_draw_profiles(result, dir, SAMPLING);
+	cr_assert_eq(rcase->artifacts_nr, 3, "no flame graph is listed");
+	cr_assert_not_null(rcase->profile_note);
+	cr_assert(strstr(rcase->profile_note, "no flame graph: "), "%s",
+		  rcase->profile_note);
+	cr_assert(strstr(rcase->profile_note, "folded.txt"), "%s",
+		  rcase->profile_note);
+	result_free(result);
+
+	/* the first reason stays: later ones follow from it */
+	result = profiled_result(dir, "a;b 1\nno count\n");
+	rcase = &result->cases[0];
+	rcase->profile_note = strdup("perf recorded no samples");
+	flamegraph_draw_profiles(result, dir, SAMPLING);
+	cr_assert_str_eq(rcase->profile_note, "perf recorded no samples");
+	cr_assert_eq(rcase->artifacts_nr, 3);
+
+	result_free(result);
+	test_rmtree(dir);
+	free(dir);
 }
