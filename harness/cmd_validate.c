@@ -57,9 +57,12 @@ static int print_case(const struct plan *plan, const struct plan_case *pcase)
 	for (size_t i = 0; i < pcase->benchmark->metrics_nr; i++) {
 		const struct metric_spec *metric = &pcase->benchmark->metrics[i];
 
-		printf(" %s (%s%s%s)", metric->name,
+		printf(" %s (%s%s%s%s%s)", metric->name,
 		       metric_source_name(metric->from),
-		       metric->unit ? ", " : "", metric->unit ? metric->unit : "");
+		       metric->unit ? ", " : "",
+		       metric->unit ? metric->unit : "",
+		       metric->per ? ", per " : "",
+		       metric->per ? metric->per : "");
 	}
 	printf("\n");
 	free(argv);

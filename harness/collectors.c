@@ -658,6 +658,65 @@ static int collect_one(struct collect_state *state, const regex_t *regex)
 	return metric_error(state, "unknown source %d", (int)state->spec->from);
 }
 
+/* The index of the benchmark's metric named `name`; suite_load() made sure
+ * a "per" names one. */
+static size_t metric_index(const struct benchmark *benchmark,
+			   const char *name)
+{
+	size_t m = 0;
+
+	while (m < benchmark->metrics_nr &&
+	       strcmp(benchmark->metrics[m].name, name) != 0)
+		m++;
+	assert(m < benchmark->metrics_nr && "'per' names no metric");
+	return m;
+}
+
+/*
+ * Divides the values of each "per" metric by its count from this run
+ * (collectors.h). Done once every metric is in, as the count may be
+ * declared after the metric that uses it. The count is checked even when
+ * the metric itself was left out (no RAPL here): a benchmark that reports
+ * no samples is broken on every machine, not only where energy is read.
+ */
+static int divide_per_counts(struct collect_state *state,
+			     const struct benchmark *benchmark,
+			     struct pending *pending)
+{
+	for (size_t m = 0; m < benchmark->metrics_nr; m++) {
+		const struct metric_spec *spec = &benchmark->metrics[m];
+		const struct pending *count;
+
+		if (!spec->per)
+			continue;
+		state->spec = spec;
+		count = &pending[metric_index(benchmark, spec->per)];
+		if (!count->nr) {
+			/* the count's own source left it out (and said so) */
+			struct strbuf why = STRBUF_INIT;
+
+			strbuf_addf(&why, "count metric '%s' is left out too",
+				    spec->per);
+			warn_left_out(state, why.buf);
+			strbuf_release(&why);
+			pending[m].collected = false;
+			continue;
+		}
+		if (count->nr > 1)
+			return metric_error(state, "count metric '%s' has %zu "
+					    "values in this run; expected one",
+					    spec->per, count->nr);
+		if (!isfinite(count->values[0]) || count->values[0] <= 0)
+			return metric_error(state, "count metric '%s' is %g "
+					    "in this run; expected a positive "
+					    "number of samples", spec->per,
+					    count->values[0]);
+		for (size_t i = 0; i < pending[m].nr; i++)
+			pending[m].values[i] /= count->values[0];
+	}
+	return BG_OK;
+}
+
 static void commit(struct result_case *rcase, const struct metric_spec *spec,
 		   const struct pending *pending)
 {
@@ -699,6 +758,8 @@ int collectors_collect(struct collectors *collectors,
 			goto done;
 		pending[m].collected = pending[m].nr > 0;
 	}
+	if ((error = divide_per_counts(&state, benchmark, pending)) < 0)
+		goto done;
 	for (m = 0; m < benchmark->metrics_nr; m++)
 		if (pending[m].collected)
 			commit(rcase, &benchmark->metrics[m], &pending[m]);

@@ -39,6 +39,21 @@
  *   run with a warning, once per reason and collectors object; the run
  *   does not fail. Without a sampler, these metrics are always left out.
  *
+ * - per (any source but callgrind, with "per": COUNT): the values of the
+ *   metric's own source, each divided by the value of metric COUNT of the
+ *   same benchmark in the same run, the number of samples (inference
+ *   items) the run processed: energy per sample, time per sample. A source
+ *   with several values per run (an array, a regex matching several
+ *   lines) has each divided by the one count. The count must be one
+ *   positive finite value per run, else the run fails ("metric
+ *   'energy_per_sample': count metric 'samples' is 0 in this run;
+ *   expected a positive number of samples"); it is checked even when the
+ *   metric's own source is left out here, so that a broken count fails
+ *   on every machine alike. A missing count fails as any missing metric
+ *   does. When the source is left out, so is the per metric, as above;
+ *   when the count's source leaves it out, the per metric is left out too.
+ *   The unit stays the source's ("J" for energy): the name says per what.
+ *
  * Every value must be a finite number. The unit is the declared one (or,
  * for wall and rusage, the implied one suite.c fills in), else the unit of
  * the first metrics line that gave the value, else none.

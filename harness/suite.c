@@ -522,8 +522,8 @@ static int parse_settings(struct loader *ld, const cJSON *object,
 /* Metrics */
 
 static const char *const metric_keys[] = {
-	"name", "from", "key", "regex", "field", "path", "unit", "better",
-	"exact", "tolerance", "description", NULL,
+	"name", "from", "key", "regex", "field", "path", "per", "unit",
+	"better", "exact", "tolerance", "description", NULL,
 };
 
 static int parse_source(struct loader *ld, const char *name,
@@ -633,6 +633,7 @@ static int parse_metric(struct loader *ld, const cJSON *object,
 	get_string(ld, object, "regex", false, &metric->regex);
 	get_string(ld, object, "field", false, &metric->field);
 	get_string(ld, object, "path", false, &metric->path);
+	get_string(ld, object, "per", false, &metric->per);
 	get_string(ld, object, "unit", false, &metric->unit);
 	get_string(ld, object, "better", false, &better);
 	get_bool(ld, object, "exact", &metric->exact);
@@ -713,6 +714,7 @@ static void metric_spec_release(struct metric_spec *metric)
 	free(metric->regex);
 	free(metric->field);
 	free(metric->path);
+	free(metric->per);
 	free(metric->unit);
 }
 
@@ -725,6 +727,65 @@ static int fail_duplicate(struct loader *ld, const char *what,
 	fail(ld, "duplicate %s name '%s' (first at index %zu)", what, name,
 	     first);
 	pop(ld);
+	return ld->error;
+}
+
+/* Appends the names of benchmark's metrics other than `except`. */
+static void list_other_metrics(struct strbuf *out,
+			       const struct benchmark *benchmark,
+			       const struct metric_spec *except)
+{
+	for (size_t i = 0; i < benchmark->metrics_nr; i++)
+		if (&benchmark->metrics[i] != except)
+			strbuf_addf(out, "%s%s", out->len ? ", " : "",
+				    benchmark->metrics[i].name);
+}
+
+/* "per" may name a metric declared after it, so it is checked once the
+ * benchmark's metrics are all known. */
+static int check_per(struct loader *ld, const struct benchmark *benchmark)
+{
+	struct strbuf others = STRBUF_INIT;
+
+	for (size_t i = 0; i < benchmark->metrics_nr && !ld->error; i++) {
+		const struct metric_spec *metric = &benchmark->metrics[i];
+		const struct metric_spec *count = NULL;
+
+		if (!metric->per)
+			continue;
+		for (size_t j = 0; j < benchmark->metrics_nr && !count; j++)
+			if (!strcmp(benchmark->metrics[j].name, metric->per))
+				count = &benchmark->metrics[j];
+		push_index(ld, (int)i);
+		push_key(ld, "per");
+		if (metric->from == SOURCE_CALLGRIND) {
+			/* its one value comes from a run of its own, which
+			 * has no count of samples to divide by */
+			fail(ld, "'per' does not apply to source 'callgrind'");
+		} else if (!count) {
+			list_other_metrics(&others, benchmark, metric);
+			fail(ld, "unknown metric '%s'; expected the metric of "
+				 "benchmark '%s' that counts the samples of a "
+				 "run (%s%s)", metric->per, benchmark->name,
+			     others.len ? "one of: " : "it has no other metric",
+			     others.buf);
+		} else if (count == metric) {
+			fail(ld, "metric '%s' cannot be per itself; name the "
+				 "metric that counts the samples of a run",
+			     metric->name);
+		} else if (count->per) {
+			/* a chain would divide by a ratio, not a count */
+			fail(ld, "metric '%s' is itself per '%s'; 'per' must "
+				 "name a count, not another per-sample metric",
+			     count->name, count->per);
+		} else if (count->from == SOURCE_CALLGRIND) {
+			fail(ld, "metric '%s' comes from callgrind's run of "
+				 "its own; 'per' needs a count from every "
+				 "measured run", count->name);
+		}
+		ld->depth -= 2;
+	}
+	strbuf_release(&others);
 	return ld->error;
 }
 
@@ -759,6 +820,8 @@ static int parse_metrics(struct loader *ld, const cJSON *object,
 		if (ld->error)
 			break;
 	}
+	if (!ld->error)
+		check_per(ld, benchmark);
 done:
 	pop(ld);
 	return ld->error;

@@ -13,6 +13,10 @@
  * type, duplicate name, unknown ${variable}, bad duration or percentage and
  * empty matrix is an input error naming the file and the line:column (for
  * syntax errors) or the key path ("benchmarks[0].metrics[2].from").
+ * That includes a metric's "per" that is not a string, that names no
+ * metric of its benchmark, the metric itself, a metric with a "per" of its
+ * own (no chains) or a callgrind metric, or that is given on a callgrind
+ * metric.
  */
 
 enum metric_source {
@@ -40,6 +44,12 @@ struct metric_spec {
 	char *regex;    /* stdout / stderr: POSIX extended, one group */
 	char *field;    /* rusage / perf / nvml / rapl / system field */
 	char *path;     /* file: path template (may use ${variables}) */
+	/* "per": the name of another metric of the benchmark whose value in
+	 * a run counts the samples (inference items) that run processed;
+	 * each value of this metric is divided by it (collectors.h). NULL:
+	 * the values as collected. Never names itself, another "per"
+	 * metric or a callgrind metric (suite_load() checks). */
+	char *per;
 	char *unit;     /* NULL when not declared and not implied */
 	enum better better;
 	bool exact;

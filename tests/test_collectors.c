@@ -393,6 +393,93 @@ Test(collectors, unavailable_sources_are_left_out_with_one_warning)
 	cr_assert_eq(warnings, 1);
 }
 
+/* --- "per": values divided by the run's count of samples --- */
+
+Test(collectors, per_divides_every_value_by_the_count_of_its_own_run)
+{
+	/* run 1: 3 samples, run 2: 2; the per-batch array is pooled */
+	double batch_energy[] = { 6.0 / 3, 3.0 / 3, 6.0 / 2, 3.0 / 2 };
+	double wall[] = { 1.5 / 3, 1.5 / 2 };
+	double samples[] = { 3, 2 };
+
+	load_suite("[ { 'name': 'batch_energy', 'from': 'metrics',"
+		   "    'key': 'energy', 'unit': 'J', 'per': 'samples' },"
+		   "  { 'name': 'wall_per_sample', 'from': 'wall',"
+		   "    'per': 'samples' },"
+		   "  { 'name': 'samples', 'from': 'metrics' } ]");
+	outcome.wall_s = 1.5;
+	write_metrics("{\"energy\": [6, 3], \"samples\": 3}");
+	cr_assert_eq(collect(), 0, "%s", bg_error_last());
+	write_metrics("{\"energy\": [6, 3], \"samples\": 2}");
+	cr_assert_eq(collect(), 0, "%s", bg_error_last());
+	assert_samples("batch_energy", batch_energy, 4);
+	assert_samples("wall_per_sample", wall, 2);
+	assert_samples("samples", samples, 2);
+	cr_assert_eq(metric("batch_energy")->runs, 2);
+	cr_assert_str_eq(metric("batch_energy")->unit, "J");
+	cr_assert_str_eq(metric("wall_per_sample")->unit, "s");
+}
+
+Test(collectors, per_count_that_is_not_one_positive_value_fails)
+{
+	load_suite("[ { 'name': 'wall_per_sample', 'from': 'wall',"
+		   "    'per': 'samples' },"
+		   "  { 'name': 'samples', 'from': 'metrics' } ]");
+	outcome.wall_s = 1;
+	write_metrics("samples 0\n");
+	assert_fails_with("metric 'wall_per_sample': count metric 'samples' "
+			  "is 0 in this run; expected a positive number of "
+			  "samples");
+	write_metrics("samples -4\n");
+	assert_fails_with("metric 'wall_per_sample': count metric 'samples' "
+			  "is -4 in this run; expected a positive number of "
+			  "samples");
+	write_metrics("samples 4\nsamples 5\n");
+	assert_fails_with("metric 'wall_per_sample': count metric 'samples' "
+			  "has 2 values in this run; expected one");
+}
+
+Test(collectors, per_count_missing_fails_as_the_count)
+{
+	load_suite("[ { 'name': 'wall_per_sample', 'from': 'wall',"
+		   "    'per': 'samples' },"
+		   "  { 'name': 'samples', 'from': 'metrics' } ]");
+	write_metrics("latency 1\n");
+	assert_fails_with("metric 'samples': key 'samples' missing from the "
+			  "metrics file");
+}
+
+Test(collectors, per_metric_of_an_unavailable_source_is_left_out_alone)
+{
+	double samples[] = { 8 };
+	char line[512];
+	int warnings = 0;
+	FILE *err;
+
+	cr_redirect_stderr();
+	/* no sampler: rapl cannot work, as on a machine without RAPL */
+	load_suite("[ { 'name': 'energy', 'from': 'rapl', 'field': 'energy' },"
+		   "  { 'name': 'energy_per_sample', 'from': 'rapl',"
+		   "    'field': 'energy', 'per': 'samples' },"
+		   "  { 'name': 'samples', 'from': 'metrics' } ]");
+	write_metrics("samples 8\n");
+	cr_assert_eq(collect(), 0, "%s", bg_error_last());
+	assert_samples("samples", samples, 1);
+	cr_assert_null(result_case_find_metric(rcase, "energy"));
+	cr_assert_null(result_case_find_metric(rcase, "energy_per_sample"));
+	/* the count is still checked: it is wrong on every machine */
+	write_metrics("samples 0\n");
+	cr_assert_lt(collect(), 0);
+	cr_assert(strstr(bg_error_last(), "count metric 'samples' is 0"),
+		  "%s", bg_error_last());
+
+	fflush(stderr);
+	err = cr_get_redirected_stderr();
+	while (fgets(line, sizeof(line), err))
+		warnings += strstr(line, "is left out of the result") != NULL;
+	cr_assert_eq(warnings, 1, "one reason, said once");
+}
+
 Test(collectors, real_runs_of_the_json_and_lines_workloads)
 {
 	const char *argv[] = { WORKLOAD("metrics_json"), NULL };

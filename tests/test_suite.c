@@ -271,6 +271,78 @@ Test(suite, min_runs_above_max_runs_is_rejected)
 		"min_runs (20) is larger than max_runs (10)");
 }
 
+/* A benchmark with the metrics given, the first of them on line 2. */
+#define PER_SUITE(metrics)                                              \
+	"{\"benchgate\": 1, \"suite\": \"s\", \"benchmarks\": [{\"name\": " \
+	"\"t\", \"command\": [\"true\"], \"metrics\": [\n" metrics "]}]}"
+#define SAMPLES_METRIC "{\"name\": \"samples\", \"from\": \"metrics\"}"
+
+Test(suite, per_may_name_a_later_metric_and_keeps_the_source_unit)
+{
+	static const char text[] = PER_SUITE(
+		"{\"name\": \"e\", \"from\": \"rapl\", \"field\": \"energy\", "
+		"\"per\": \"samples\"},\n" SAMPLES_METRIC);
+	struct suite *suite = NULL;
+
+	cr_assert_eq(suite_parse(&suite, "s.json", text, strlen(text)), BG_OK,
+		     "%s", bg_error_last());
+	cr_assert_str_eq(suite->benchmarks[0].metrics[0].per, "samples");
+	cr_assert_str_eq(suite->benchmarks[0].metrics[0].unit, "J");
+	cr_assert_null(suite->benchmarks[0].metrics[1].per);
+	suite_free(suite);
+}
+
+Test(suite, per_naming_an_unknown_metric_lists_the_others)
+{
+	/* column 57: the value of "per" on line 2 */
+	REJECTS(PER_SUITE("{\"name\": \"e\", \"from\": \"rapl\", \"field\": "
+			  "\"energy\", \"per\": \"sample\"},\n" SAMPLES_METRIC),
+		"bad.json:2:57:", "benchmarks[0].metrics[0].per",
+		"unknown metric 'sample'", "benchmark 't'",
+		"(one of: samples)");
+}
+
+Test(suite, per_naming_its_own_metric_is_rejected)
+{
+	REJECTS(PER_SUITE(SAMPLES_METRIC ",\n{\"name\": \"w\", \"from\": "
+			  "\"wall\", \"per\": \"w\"}"),
+		"bad.json:3:38:", "benchmarks[0].metrics[1].per",
+		"metric 'w' cannot be per itself");
+}
+
+Test(suite, per_naming_a_per_metric_is_rejected)
+{
+	REJECTS(PER_SUITE(SAMPLES_METRIC ",\n"
+			  "{\"name\": \"a\", \"from\": \"wall\", \"per\": "
+			  "\"b\"},\n"
+			  "{\"name\": \"b\", \"from\": \"wall\", \"per\": "
+			  "\"samples\"}"),
+		"bad.json:3:38:", "benchmarks[0].metrics[1].per",
+		"metric 'b' is itself per 'samples'",
+		"not another per-sample metric");
+}
+
+Test(suite, per_must_be_a_string)
+{
+	REJECTS(PER_SUITE("{\"name\": \"w\", \"from\": \"wall\", "
+			  "\"per\": 32},\n" SAMPLES_METRIC),
+		"bad.json:2:38:", "benchmarks[0].metrics[0].per",
+		"expected a string, found a number");
+}
+
+Test(suite, per_and_callgrind_do_not_mix)
+{
+	REJECTS(PER_SUITE("{\"name\": \"i\", \"from\": \"callgrind\", "
+			  "\"per\": \"samples\"},\n" SAMPLES_METRIC),
+		"benchmarks[0].metrics[0].per",
+		"'per' does not apply to source 'callgrind'");
+	REJECTS(PER_SUITE("{\"name\": \"w\", \"from\": \"wall\", "
+			  "\"per\": \"i\"},\n"
+			  "{\"name\": \"i\", \"from\": \"callgrind\"}"),
+		"benchmarks[0].metrics[0].per",
+		"metric 'i' comes from callgrind's run of its own");
+}
+
 Test(suite, load_reports_a_missing_file)
 {
 	struct suite *suite = NULL;

@@ -45,7 +45,10 @@ struct options {
 struct measurement {
 	double *latency_ms; /* one per timed batch */
 	uint32_t batches;
-	uint64_t samples;
+	uint64_t samples;   /* of the timed batches */
+	/* every sample run through the model, the untimed warmup batches
+	 * too: what a whole run's energy is divided by */
+	uint64_t inferred;
 	uint32_t correct;   /* over the first pass through the test split */
 	uint32_t scored;
 };
@@ -246,6 +249,7 @@ static void measure(struct measurement *out, const struct mlp *m,
 	}
 	out->batches = total;
 	out->samples = (uint64_t)total * batch;
+	out->inferred = (uint64_t)(WARMUP_BATCHES + total) * batch;
 	mlp_workspace_free(ws);
 	free(x);
 	free(logits);
@@ -293,9 +297,10 @@ static int write_metrics(const struct report *r, const char *path)
 	fprintf(f,
 		"], \"throughput\": %.3f, \"accuracy\": %.6f, "
 		"\"model_size_bytes\": %zu, \"params\": %llu, "
-		"\"nonzero_params\": %llu}\n",
+		"\"nonzero_params\": %llu, \"samples\": %llu}\n",
 		r->throughput, r->accuracy, r->model_bytes,
-		(unsigned long long)r->params, (unsigned long long)r->nonzero);
+		(unsigned long long)r->params, (unsigned long long)r->nonzero,
+		(unsigned long long)r->run->inferred);
 	if (ferror(f) | (fclose(f) != 0))
 		return mlp_error("cannot write metrics file '%s'", path);
 	return 0;
