@@ -2,6 +2,7 @@
 
 #include "harness/alloc.h"
 #include "harness/error.h"
+#include "harness/gitref.h"
 #include "harness/gitinfo.h"
 #include "harness/stats.h"
 
@@ -9,13 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-static const char *git_message(void)
-{
-	const git_error *e = git_error_last();
-
-	return e && e->message ? e->message : "unknown libgit2 error";
-}
 
 static void set_found(struct baseline *out, const char *source,
 		      struct result *result, const char *path,
@@ -54,7 +48,7 @@ static int walk_first_parents(struct baseline *out, struct store *store,
 	if (git_revwalk_new(&walk, repo) < 0 ||
 	    git_revwalk_push(walk, from) < 0) {
 		error = bg_error("cannot walk history from %s: %s", from_name,
-				 git_message());
+				 gitref_message());
 		goto done;
 	}
 	git_revwalk_simplify_first_parent(walk);

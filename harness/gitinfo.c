@@ -2,6 +2,7 @@
 
 #include "harness/alloc.h"
 #include "harness/error.h"
+#include "harness/gitref.h"
 
 #include <git2.h>
 #include <pthread.h>
@@ -21,13 +22,6 @@ static void libgit2_init_once(void)
 void gitinfo_libgit2_init(void)
 {
 	pthread_once(&libgit2_once, libgit2_init_once);
-}
-
-static const char *libgit2_message(void)
-{
-	const git_error *error = git_error_last();
-
-	return error && error->message ? error->message : "unknown error";
 }
 
 static int open_repository(git_repository **out, const char *start_dir)
@@ -51,11 +45,11 @@ static void warn_unversioned(const char *start_dir, int git_error)
 	else if (git_error == GIT_EOWNER)
 		bg_warn("cannot open the git repository of '%s': %s (see git "
 			"config safe.directory): results are recorded for "
-			"commit 'unknown'", dir, libgit2_message());
+			"commit 'unknown'", dir, gitref_message());
 	else
 		bg_warn("cannot open the git repository of '%s': %s: results "
 			"are recorded for commit 'unknown'", dir,
-			libgit2_message());
+			gitref_message());
 }
 
 static int read_branch(char **out, git_repository *repo)
@@ -68,7 +62,7 @@ static int read_branch(char **out, git_repository *repo)
 	/* HEAD itself rather than git_repository_head(): its symbolic target
 	 * names the branch even before the branch has a commit. */
 	if (git_reference_lookup(&head, repo, "HEAD") < 0)
-		return bg_error("cannot read HEAD: %s", libgit2_message());
+		return bg_error("cannot read HEAD: %s", gitref_message());
 	if (git_reference_type(head) == GIT_REFERENCE_SYMBOLIC) {
 		target = git_reference_symbolic_target(head);
 		if (!strncmp(target, heads, sizeof(heads) - 1))
@@ -144,7 +138,7 @@ done:
 	}
 	if (error < 0)
 		return bg_error("cannot compare the work tree with HEAD: %s",
-				libgit2_message());
+				gitref_message());
 	return BG_OK;
 }
 
@@ -189,7 +183,7 @@ int gitinfo_read(struct git_meta *out, const char *start_dir)
 	if ((error = read_branch(&out->branch, repo)) < 0)
 		goto done;
 	if ((unborn = git_repository_head_unborn(repo)) < 0) {
-		error = bg_error("cannot read HEAD: %s", libgit2_message());
+		error = bg_error("cannot read HEAD: %s", gitref_message());
 		goto done;
 	}
 	if (!unborn) {
@@ -197,7 +191,7 @@ int gitinfo_read(struct git_meta *out, const char *start_dir)
 		    git_commit_lookup(&commit, repo, &head_id) < 0 ||
 		    git_commit_tree(&tree, commit) < 0) {
 			error = bg_error("cannot read the HEAD commit: %s",
-					 libgit2_message());
+					 gitref_message());
 			goto done;
 		}
 		read_commit(out, commit);
@@ -222,7 +216,7 @@ int gitinfo_repo_root(const char *start_dir, struct strbuf *out)
 
 	if (open_repository(&repo, start_dir) < 0) {
 		error = bg_notfound("'%s' is not in a git repository: %s", dir,
-				    libgit2_message());
+				    gitref_message());
 		goto done;
 	}
 	if (!(workdir = git_repository_workdir(repo))) {

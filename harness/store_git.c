@@ -27,6 +27,7 @@
 
 #include "harness/alloc.h"
 #include "harness/error.h"
+#include "harness/gitref.h"
 #include "harness/gitinfo.h"
 #include "harness/machine.h"
 
@@ -69,13 +70,6 @@ struct log_blobs {
 	struct log_blob *items;
 	size_t nr, alloc;
 };
-
-static const char *libgit2_message(void)
-{
-	const git_error *error = git_error_last();
-
-	return error && error->message ? error->message : "unknown error";
-}
 
 static struct git_store *git_store_of(struct store *store)
 {
@@ -138,11 +132,11 @@ static int read_tip(struct git_store *gs, git_oid *tip, git_tree **tree)
 		return BG_OK;
 	if (error < 0)
 		return bg_error("cannot read branch '%s': %s", gs->branch,
-				libgit2_message());
+				gitref_message());
 	if (git_commit_lookup(&commit, gs->repo, tip) < 0 ||
 	    git_commit_tree(tree, commit) < 0)
 		error = bg_error("cannot read the tip of branch '%s': %s",
-				 gs->branch, libgit2_message());
+				 gs->branch, gitref_message());
 	git_commit_free(commit);
 	return error < 0 ? error : BG_OK;
 }
@@ -168,7 +162,7 @@ static int subtree(git_tree **out, git_repository *repo, git_tree *tree,
 		return BG_OK;
 	if (git_tree_lookup(out, repo, git_tree_entry_id(entry)) < 0)
 		return bg_error("cannot read tree '%s': %s", name,
-				libgit2_message());
+				gitref_message());
 	return BG_OK;
 }
 
@@ -341,7 +335,7 @@ static int git_load(struct store *store, const struct store_entry *entry,
 	}
 	if (git_blob_lookup(&blob, gs->repo, git_tree_entry_id(te)) < 0) {
 		error = bg_error("'%s': cannot read: %s", entry->path,
-				 libgit2_message());
+				 gitref_message());
 		goto done;
 	}
 	if ((error = result_parse(&r, git_blob_rawcontent(blob),
@@ -532,7 +526,7 @@ static int read_logs(struct git_store *gs, const char *log_dir,
 		if (git_blob_create_from_disk(&log->id, gs->repo,
 					      path.buf) < 0) {
 			error = bg_error("cannot store log '%s': %s", path.buf,
-					 libgit2_message());
+					 gitref_message());
 			break;
 		}
 		log->file = xstrdup(de->d_name);
@@ -578,7 +572,7 @@ static int result_blob(struct git_store *gs, const struct result *r,
 	}
 	if (git_blob_create_from_buffer(out, gs->repo, json.buf, json.len) < 0)
 		error = bg_error("cannot store result '%s': %s", name,
-				 libgit2_message());
+				 gitref_message());
 done:
 	result_free(copy);
 	strbuf_release(&json);
@@ -596,7 +590,7 @@ static int signature(git_signature **out, git_repository *repo)
 	if (git_signature_now(out, "benchgate", "benchgate@localhost") == 0)
 		return BG_OK;
 	return bg_error("cannot make a commit signature: %s",
-			libgit2_message());
+			gitref_message());
 }
 
 /* An empty tree to build the first commit of a new branch on. */
@@ -610,7 +604,7 @@ static int empty_tree(git_tree **out, git_repository *repo)
 	    git_treebuilder_write(&id, builder) < 0 ||
 	    git_tree_lookup(out, repo, &id) < 0)
 		error = bg_error("cannot make an empty tree: %s",
-				 libgit2_message());
+				 gitref_message());
 	git_treebuilder_free(builder);
 	return error;
 }
@@ -628,7 +622,6 @@ static int commit_files(struct git_store *gs, const git_oid *tip,
 	git_tree *base = NULL, *new_tree = NULL;
 	git_commit *parent = NULL;
 	git_signature *sig = NULL;
-	git_reference *ref = NULL;
 	git_oid tree_id, commit_id;
 	int error;
 
@@ -639,7 +632,7 @@ static int commit_files(struct git_store *gs, const git_oid *tip,
 	    git_tree_lookup(&new_tree, gs->repo, &tree_id) < 0 ||
 	    (tree && git_commit_lookup(&parent, gs->repo, tip) < 0)) {
 		error = bg_error("cannot build the tree of branch '%s': %s",
-				 gs->branch, libgit2_message());
+				 gs->branch, gitref_message());
 		goto done;
 	}
 	if ((error = signature(&sig, gs->repo)) < 0)
@@ -648,27 +641,13 @@ static int commit_files(struct git_store *gs, const git_oid *tip,
 			      message, new_tree, parent ? 1 : 0,
 			      (const git_commit **)&parent) < 0) {
 		error = bg_error("cannot commit to branch '%s': %s",
-				 gs->branch, libgit2_message());
+				 gs->branch, gitref_message());
 		goto done;
 	}
-	/* Compare-and-swap: only from the tip the tree was built on. */
-	if (tree)
-		error = git_reference_create_matching(&ref, gs->repo, gs->ref,
-						      &commit_id, 1, tip,
-						      message);
-	else
-		error = git_reference_create(&ref, gs->repo, gs->ref,
-					     &commit_id, 0, message);
-	if (error == GIT_EMODIFIED || error == GIT_EEXISTS ||
-	    error == GIT_ELOCKED) {
-		git_error_clear();
-		error = 1;
-	} else if (error < 0) {
-		error = bg_error("cannot update branch '%s': %s", gs->branch,
-				 libgit2_message());
-	}
+	/* Compare-and-swap: only from the tip the tree was built on (all
+	 * zeros for the first commit: only while there is no branch). */
+	error = gitref_move(gs->repo, gs->ref, tip, &commit_id, message);
 done:
-	git_reference_free(ref);
 	git_signature_free(sig);
 	git_commit_free(parent);
 	git_tree_free(new_tree);
@@ -863,7 +842,7 @@ int store_git_open(struct store **out, const char *branch)
 		error = bg_input_error("store '%s': the current directory is "
 				       "not in a git repository that can be "
 				       "opened: %s", location.buf,
-				       libgit2_message());
+				       gitref_message());
 		goto done;
 	}
 	strbuf_addstr(&scratch, git_repository_commondir(repo));

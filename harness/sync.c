@@ -2,6 +2,7 @@
 
 #include "harness/alloc.h"
 #include "harness/error.h"
+#include "harness/gitref.h"
 #include "harness/gitinfo.h"
 #include "harness/store_backend.h"
 #include "harness/strbuf.h"
@@ -62,13 +63,6 @@ struct sync {
 	double backoff_scale;
 	unsigned random_state;
 };
-
-static const char *libgit2_message(void)
-{
-	const git_error *error = git_error_last();
-
-	return error && error->message ? error->message : "unknown error";
-}
 
 /* Hosts and tokens */
 
@@ -189,7 +183,7 @@ static int network_error(struct sync *s, const char *what)
 		strbuf_addf(&hint, " (authenticated with $%s)",
 			    s->auth.variable);
 	error = bg_error("cannot %s '%s' of remote '%s': %s%s", what,
-			 s->branch, s->remote_name, libgit2_message(),
+			 s->branch, s->remote_name, gitref_message(),
 			 hint.buf);
 	strbuf_release(&hint);
 	return error;
@@ -271,36 +265,8 @@ static int read_local(struct sync *s, git_oid *tip, bool *exists)
 	}
 	if (error < 0)
 		return bg_error("cannot read branch '%s': %s", s->branch,
-				libgit2_message());
+				gitref_message());
 	return BG_OK;
-}
-
-/*
- * Compare-and-swap of a ref of `repo`: from `from` (NULL: the ref must
- * not exist) to `to`. 1 when the ref was not at `from` (someone else
- * moved it first), 0 when moved, < 0 on error.
- */
-static int move_ref(git_repository *repo, const char *name,
-		    const git_oid *from, const git_oid *to, const char *message)
-{
-	git_reference *ref = NULL;
-	int error;
-
-	if (from)
-		error = git_reference_create_matching(&ref, repo, name, to, 1,
-						      from, message);
-	else
-		error = git_reference_create(&ref, repo, name, to, 0, message);
-	git_reference_free(ref);
-	if (error == GIT_EMODIFIED || error == GIT_EEXISTS ||
-	    error == GIT_ELOCKED) {
-		git_error_clear();
-		return 1;
-	}
-	if (error < 0)
-		return bg_error("cannot update '%s': %s", name,
-				libgit2_message());
-	return 0;
 }
 
 /* Merging */
@@ -408,7 +374,7 @@ static int collect_additions(struct sync *s, git_tree *base, git_tree *local,
 	if (git_diff_tree_to_tree(&diff, s->repo, base, local,
 				  &diff_opts) < 0) {
 		error = bg_error("cannot compare the trees of branch '%s': %s",
-				 s->branch, libgit2_message());
+				 s->branch, gitref_message());
 		goto done;
 	}
 	n = git_diff_num_deltas(diff);
@@ -455,7 +421,7 @@ static int signature(git_signature **out, git_repository *repo)
 	if (git_signature_now(out, "benchgate", "benchgate@localhost") == 0)
 		return BG_OK;
 	return bg_error("cannot make a commit signature: %s",
-			libgit2_message());
+			gitref_message());
 }
 
 /* A merge commit on top of remote_tip: its tree the remote's plus this
@@ -481,7 +447,7 @@ static int merge_on_top(struct sync *s, const git_oid *remote_tip,
 	    git_commit_tree(&remote, parents[0]) < 0 ||
 	    git_commit_tree(&local, parents[1]) < 0) {
 		error = bg_error("cannot read branch '%s': %s", s->branch,
-				 libgit2_message());
+				 gitref_message());
 		goto done;
 	}
 	error = git_merge_base(&base_id, s->repo, local_tip, remote_tip);
@@ -489,7 +455,7 @@ static int merge_on_top(struct sync *s, const git_oid *remote_tip,
 		if (git_commit_lookup(&base_commit, s->repo, &base_id) < 0 ||
 		    git_commit_tree(&base, base_commit) < 0) {
 			error = bg_error("cannot read branch '%s': %s",
-					 s->branch, libgit2_message());
+					 s->branch, gitref_message());
 			goto done;
 		}
 	} else if (error == GIT_ENOTFOUND) {
@@ -499,7 +465,7 @@ static int merge_on_top(struct sync *s, const git_oid *remote_tip,
 	} else {
 		error = bg_error("cannot find where branch '%s' and '%s/%s' "
 				 "diverged: %s", s->branch, s->remote_name,
-				 s->branch, libgit2_message());
+				 s->branch, gitref_message());
 		goto done;
 	}
 	if ((error = collect_additions(s, base, local, remote, &adds,
@@ -509,7 +475,7 @@ static int merge_on_top(struct sync *s, const git_oid *remote_tip,
 				    adds.updates) < 0 ||
 	    git_tree_lookup(&merged, s->repo, &tree_id) < 0) {
 		error = bg_error("cannot build the merged tree of branch '%s': "
-				 "%s", s->branch, libgit2_message());
+				 "%s", s->branch, gitref_message());
 		goto done;
 	}
 	if ((error = signature(&sig, s->repo)) < 0)
@@ -520,7 +486,7 @@ static int merge_on_top(struct sync *s, const git_oid *remote_tip,
 	if (git_commit_create(out, s->repo, NULL, sig, sig, NULL, message.buf,
 			      merged, 2, parents) < 0)
 		error = bg_error("cannot commit to branch '%s': %s", s->branch,
-				 libgit2_message());
+				 gitref_message());
 done:
 	git_commit_free((git_commit *)parents[0]);
 	git_commit_free((git_commit *)parents[1]);
@@ -570,7 +536,7 @@ static int push_local(struct sync *s, const git_oid *tip,
 				    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
 		error = bg_error("cannot open remote '%s' at '%s': %s",
 				 s->remote_name, s->local_path.buf,
-				 libgit2_message());
+				 gitref_message());
 		goto done;
 	}
 	/* As git's receive.denyCurrentBranch: a checked-out branch would
@@ -600,8 +566,8 @@ static int push_local(struct sync *s, const git_oid *tip,
 		error = network_error(s, "push");
 		goto done;
 	}
-	moved = move_ref(remote_repo, s->local_ref.buf, expected, tip,
-			 "benchgate sync: push");
+	moved = gitref_move(remote_repo, s->local_ref.buf, expected, tip,
+			    "benchgate sync: push");
 	if (moved < 0) {
 		error = moved;
 		goto done;
@@ -617,7 +583,7 @@ static int push_local(struct sync *s, const git_oid *tip,
 	if (git_reference_create(&tracking, s->repo, s->tracking_ref.buf, tip,
 				 1, "benchgate sync: push") < 0)
 		bg_warn("cannot update '%s': %s", s->tracking_ref.buf,
-			libgit2_message());
+			gitref_message());
 done:
 	git_reference_free(tracking);
 	git_reference_free(head);
@@ -663,7 +629,7 @@ static int push_network(struct sync *s)
 		 * fetch. */
 		s->rejected = true;
 		strbuf_reset(&s->reject_message);
-		strbuf_addstr(&s->reject_message, libgit2_message());
+		strbuf_addstr(&s->reject_message, gitref_message());
 		git_error_clear();
 		error = BG_OK;
 	} else if (error < 0) {
@@ -744,14 +710,14 @@ static int open_sync(struct sync *s, const struct sync_options *opts)
 				    getenv("GIT_CEILING_DIRECTORIES")) < 0)
 		return bg_input_error("sync: the current directory is not in a "
 				      "git repository that can be opened: %s",
-				      libgit2_message());
+				      gitref_message());
 	error = git_remote_lookup(&s->remote, s->repo, s->remote_name);
 	if (error == GIT_ENOTFOUND || error == GIT_EINVALIDSPEC)
 		return bg_input_error("--remote: the repository has no remote "
 				      "'%s'", s->remote_name);
 	if (error < 0)
 		return bg_error("cannot read remote '%s': %s", s->remote_name,
-				libgit2_message());
+				gitref_message());
 	url = git_remote_pushurl(s->remote);
 	if (!url)
 		url = git_remote_url(s->remote);
@@ -796,9 +762,9 @@ int sync_run(const struct sync_options *opts, struct sync_report *report)
 							      &remote_tip,
 							      &local_tip) == 1)) {
 			/* Only the remote moved: a fast-forward. */
-			moved = move_ref(s.repo, s.local_ref.buf,
-					 local_exists ? &local_tip : NULL,
-					 &remote_tip, "benchgate sync: fetch");
+			moved = gitref_move(s.repo, s.local_ref.buf,
+					    local_exists ? &local_tip : NULL,
+					    &remote_tip, "benchgate sync: fetch");
 			if (moved < 0) {
 				error = moved;
 				goto done;
@@ -824,8 +790,8 @@ int sync_run(const struct sync_options *opts, struct sync_report *report)
 			if ((error = merge_on_top(&s, &remote_tip, &local_tip,
 						  &merged, report)) < 0)
 				goto done;
-			moved = move_ref(s.repo, s.local_ref.buf, &local_tip,
-					 &merged, "benchgate sync: merge");
+			moved = gitref_move(s.repo, s.local_ref.buf, &local_tip,
+					    &merged, "benchgate sync: merge");
 			if (moved < 0) {
 				error = moved;
 				goto done;

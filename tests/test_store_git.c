@@ -395,3 +395,71 @@ Test(store_git, concurrent_writers_lose_nothing)
 	store_entries_free(entries, nr);
 	store_free(s);
 }
+
+#define RACE_ROUNDS 20
+#define RACERS 4
+
+/* RACERS processes released at once, each writing one result to the
+ * branch `spec`, which does not exist yet: they all race to create it. */
+static void race_to_create(const char *spec)
+{
+	pid_t pids[RACERS];
+	int gate[2];
+
+	cr_assert_eq(pipe(gate), 0);
+	fflush(NULL);
+	for (int w = 0; w < RACERS; w++) {
+		pids[w] = fork();
+		cr_assert_neq(pids[w], -1);
+		if (pids[w] == 0) {
+			struct store *mine = NULL;
+			struct result *r;
+			char byte;
+			int failed;
+
+			close(gate[1]);
+			/* Blocks until the parent closes its end. */
+			if (read(gate[0], &byte, 1) < 0 ||
+			    store_open(&mine, spec) < 0)
+				_exit(2);
+			r = make_result("mlp", COMMIT_A, MACHINE, STARTED);
+			failed = store_write(mine, r, NULL, NULL) < 0;
+			result_free(r);
+			store_free(mine);
+			_exit(failed);
+		}
+	}
+	close(gate[0]);
+	close(gate[1]);
+	for (int w = 0; w < RACERS; w++) {
+		int status;
+
+		cr_assert_eq(waitpid(pids[w], &status, 0), pids[w]);
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			  "writer %d failed", w);
+	}
+}
+
+/* libgit2 checks "the ref must not exist" of git_reference_create() before
+ * taking the ref's lock: two first writers could both create the branch
+ * and the second dropped the first one's result (seen as a rare loss in
+ * concurrent_writers_lose_nothing). Here every round is a first write. */
+Test(store_git, first_writers_racing_to_create_the_branch_lose_nothing)
+{
+	for (int round = 0; round < RACE_ROUNDS; round++) {
+		struct store_query q = { .load = false };
+		struct store_entry *entries = NULL;
+		char spec[32];
+		struct store *s = NULL;
+		size_t nr = 0;
+
+		snprintf(spec, sizeof(spec), "git:race%d", round);
+		race_to_create(spec);
+		cr_assert_eq(store_open(&s, spec), BG_OK);
+		cr_assert_eq(store_list(s, &q, &entries, &nr), BG_OK);
+		cr_assert_eq(nr, RACERS, "round %d: %zu results, expected %d",
+			     round, nr, RACERS);
+		store_entries_free(entries, nr);
+		store_free(s);
+	}
+}
