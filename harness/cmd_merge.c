@@ -19,8 +19,13 @@ static const struct cli_command_spec spec = {
 		"machines or suites, are refused. The result is written to "
 		"--out FILE\n(atomically) or stored in the store (default "
 		".benchgate/results). Keep the\nshards out of that store (run "
-		"them with --json FILE or another --store):\nthe newest shard "
-		"would otherwise be found before the merged result.",
+		"them with another --store): the newest shard\nwould otherwise "
+		"be found before the merged result. The logs and artifacts\n"
+		"beside each shard file are copied into the store with the "
+		"merged result\n(with --out its paths point at the shards' "
+		"files); give the stored shard files,\nnot `run --json` "
+		"copies, whose files are elsewhere: merge warns about what\n"
+		"it cannot carry.",
 	.options = OPT_OUT | OPT_STORE,
 	.min_args = 1,
 	.max_args = 4096,
@@ -44,7 +49,9 @@ int cmd_merge(int argc, char **argv)
 	struct strbuf spec_text = STRBUF_INIT, where = STRBUF_INIT;
 	struct strbuf out_dir = STRBUF_INIT, json = STRBUF_INIT;
 	struct store *store = NULL;
+	struct store_slot *slot = NULL;
 	struct result *merged = NULL;
+	const char **origins = NULL;
 	struct cli_options opts;
 	int error;
 
@@ -64,7 +71,8 @@ int cmd_merge(int argc, char **argv)
 		directory_of(opts.out_dir, &out_dir);
 	if ((error = shards_merge(&merged, (const char *const *)opts.args,
 				  (size_t)opts.args_nr,
-				  opts.out_dir ? out_dir.buf : NULL)) < 0)
+				  opts.out_dir ? out_dir.buf : NULL,
+				  &origins)) < 0)
 		goto done;
 	if (opts.out_dir) {
 		result_to_json(merged, &json);
@@ -77,8 +85,11 @@ int cmd_merge(int argc, char **argv)
 			strbuf_addstr(&spec_text, opts.store);
 		else
 			store_default_spec(&spec_text, NULL);
+		/* a slot, so that the shards' files go in beside the result */
 		if ((error = store_open(&store, spec_text.buf)) < 0 ||
-		    (error = store_write(store, merged, NULL, &where)) < 0)
+		    (error = store_reserve(store, merged, &slot)) < 0 ||
+		    (error = shards_carry_files(merged, origins, slot)) < 0 ||
+		    (error = store_write(store, merged, slot, &where)) < 0)
 			goto done;
 	}
 	if (!opts.quiet)
@@ -88,6 +99,8 @@ int cmd_merge(int argc, char **argv)
 	error = OUTCOME_PASS;
 done:
 	result_free(merged);
+	free(origins);
+	store_slot_free(slot);
 	store_free(store);
 	strbuf_release(&spec_text);
 	strbuf_release(&where);

@@ -5,11 +5,15 @@
 #include "harness/strbuf.h"
 
 #include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -121,32 +125,76 @@ static bool directory_of(const char *path, struct strbuf *out)
 	return ok;
 }
 
-static void rebase_logs(struct result *r, const char *path,
-			const char *out_dir)
+/* Files a shard names that are not beside it: counted per shard, so that
+ * one warning says what is lost. */
+struct missing_files {
+	const char *shard;
+	size_t nr;
+	char *first;
+};
+
+static void missing_add(struct missing_files *missing, const char *path)
 {
-	struct strbuf from = STRBUF_INIT, absolute = STRBUF_INIT;
+	if (!missing->nr++)
+		missing->first = xstrdup(path);
+}
+
+static void missing_report(struct missing_files *missing)
+{
+	if (missing->nr)
+		bg_warn("merge: %zu log%s or artifact%s named by '%s' (first "
+			"'%s') %s not beside it: not carried, the merged "
+			"result's path%s to %s point%s at nothing (merge the "
+			"stored shard files, not `run --json` copies)",
+			missing->nr, missing->nr == 1 ? "" : "s",
+			missing->nr == 1 ? "" : "s", missing->shard,
+			missing->first, missing->nr == 1 ? "is" : "are",
+			missing->nr == 1 ? "" : "s",
+			missing->nr == 1 ? "it" : "them",
+			missing->nr == 1 ? "s" : "");
+	free(missing->first);
+	memset(missing, 0, sizeof(*missing));
+}
+
+/* A relative path of a shard's case made absolute, when it is there. */
+static void rebase_path(char **path, const char *from,
+			struct missing_files *missing)
+{
+	struct strbuf absolute = STRBUF_INIT;
+
+	if (!*path || (*path)[0] == '/')
+		return;
+	strbuf_addf(&absolute, "%s/%s", from, *path);
+	if (access(absolute.buf, F_OK) < 0) {
+		missing_add(missing, *path);
+		strbuf_release(&absolute);
+		return;
+	}
+	free(*path);
+	*path = strbuf_detach(&absolute, NULL);
+}
+
+static void rebase_files(struct result *r, const char *path,
+			 const char *out_dir)
+{
+	struct missing_files missing = { path, 0, NULL };
+	struct strbuf from = STRBUF_INIT;
 	char to[PATH_MAX];
 
 	if (!realpath(out_dir, to) || !directory_of(path, &from) ||
 	    !strcmp(from.buf, to))
 		goto done;
 	for (size_t i = 0; i < r->cases_nr; i++) {
-		char *log = r->cases[i].log;
+		struct result_case *rcase = &r->cases[i];
 
-		if (!log || log[0] == '/')
-			continue;
-		strbuf_reset(&absolute);
-		strbuf_addf(&absolute, "%s/%s", from.buf, log);
-		/* A log that is not there (a copy made with `run --json`,
-		 * whose logs are beside the stored result) is left as is. */
-		if (access(absolute.buf, F_OK) < 0)
-			continue;
-		free(log);
-		r->cases[i].log = strbuf_detach(&absolute, NULL);
+		rebase_path(&rcase->log, from.buf, &missing);
+		for (size_t j = 0; j < rcase->artifacts_nr; j++)
+			rebase_path(&rcase->artifacts[j].path, from.buf,
+				    &missing);
 	}
 done:
+	missing_report(&missing);
 	strbuf_release(&from);
-	strbuf_release(&absolute);
 }
 
 /* Moves the cases of `from` to the end of `into`, refusing a duplicate. */
@@ -179,7 +227,7 @@ static int take_cases(struct result *into, const char *const *owners,
 }
 
 int shards_merge(struct result **out, const char *const *paths, size_t nr,
-		 const char *out_dir)
+		 const char *out_dir, const char ***origins)
 {
 	struct result *merged = NULL, *shard = NULL;
 	const char **owners = NULL;
@@ -193,7 +241,7 @@ int shards_merge(struct result **out, const char *const *paths, size_t nr,
 		if ((error = result_load(&shard, paths[i])) < 0)
 			goto done;
 		if (out_dir)
-			rebase_logs(shard, paths[i], out_dir);
+			rebase_files(shard, paths[i], out_dir);
 		if (!merged) {
 			merged = shard;
 			shard = NULL;
@@ -219,9 +267,160 @@ int shards_merge(struct result **out, const char *const *paths, size_t nr,
 	}
 	*out = merged;
 	merged = NULL;
+	if (origins) {
+		*origins = owners;
+		owners = NULL;
+	}
 done:
 	result_free(shard);
 	result_free(merged);
 	free(owners);
+	return error;
+}
+
+/*
+ * Copies the file or directory tree src to dst. What dst already holds is
+ * kept: artifacts nest (a profile run's directory is listed after the
+ * files in it), so an existing file in a fresh slot is one copied already.
+ */
+static int copy_tree(const char *src, const char *dst)
+{
+	struct strbuf from = STRBUF_INIT, to = STRBUF_INIT;
+	char buf[65536];
+	struct dirent *de;
+	struct stat st;
+	DIR *d = NULL;
+	int in = -1, out = -1, error = BG_OK;
+	ssize_t got;
+
+	if (lstat(src, &st) < 0) {
+		error = bg_error("cannot read '%s': %s", src, strerror(errno));
+		goto done;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		if ((mkdir(dst, 0777) < 0 && errno != EEXIST) ||
+		    !(d = opendir(src))) {
+			error = bg_error("cannot copy '%s' to '%s': %s", src,
+					 dst, strerror(errno));
+			goto done;
+		}
+		while (!error && (de = readdir(d))) {
+			if (!strcmp(de->d_name, ".") ||
+			    !strcmp(de->d_name, ".."))
+				continue;
+			strbuf_reset(&from);
+			strbuf_reset(&to);
+			strbuf_addf(&from, "%s/%s", src, de->d_name);
+			strbuf_addf(&to, "%s/%s", dst, de->d_name);
+			error = copy_tree(from.buf, to.buf);
+		}
+		goto done;
+	}
+	if (!S_ISREG(st.st_mode))
+		goto done;      /* links and devices are nobody's results */
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+		   st.st_mode & 0777);
+	if (out < 0 && errno == EEXIST)
+		goto done;
+	if (out < 0 || (in = open(src, O_RDONLY | O_CLOEXEC)) < 0) {
+		error = bg_error("cannot copy '%s' to '%s': %s", src, dst,
+				 strerror(errno));
+		goto done;
+	}
+	while ((got = read(in, buf, sizeof(buf))) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0 || write(out, buf, (size_t)got) != got) {
+			error = bg_error("cannot copy '%s' to '%s': %s", src,
+					 dst, strerror(errno));
+			goto done;
+		}
+	}
+done:
+	if (d)
+		closedir(d);
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out) < 0 && !error)
+		error = bg_error("cannot write '%s': %s", dst, strerror(errno));
+	strbuf_release(&from);
+	strbuf_release(&to);
+	return error;
+}
+
+/*
+ * Copies the file at `*path`, relative to the shard directory `from`, to
+ * "<area>/<slot name>/<rest>" beside the slot, where rest is the path
+ * without its "<area>/<shard's name>/", and points *path there.
+ */
+static int carry_path(char **path, const char *area, const char *from,
+		      const struct store_slot *slot,
+		      struct missing_files *missing)
+{
+	struct strbuf src = STRBUF_INIT, rel = STRBUF_INIT;
+	struct strbuf dst = STRBUF_INIT;
+	size_t area_len = strlen(area);
+	const char *rest = *path, *slash;
+	int error = BG_OK;
+
+	if (!*path || (*path)[0] == '/')
+		return BG_OK;   /* absolute: resolves from anywhere */
+	strbuf_addf(&src, "%s/%s", from, *path);
+	if (access(src.buf, F_OK) < 0) {
+		missing_add(missing, *path);
+		goto done;
+	}
+	if (!strncmp(rest, area, area_len) && rest[area_len] == '/' &&
+	    (slash = strchr(rest + area_len + 1, '/')))
+		rest = slash + 1;
+	strbuf_addf(&rel, "%s/%s/%s", area, slot->name, rest);
+	strbuf_addf(&dst, "%s/%s", slot->dir, rel.buf);
+	strbuf_setlen(&dst, (size_t)(strrchr(dst.buf, '/') - dst.buf));
+	if ((error = mkdir_p(dst.buf)) < 0)
+		goto done;
+	strbuf_reset(&dst);
+	strbuf_addf(&dst, "%s/%s", slot->dir, rel.buf);
+	if ((error = copy_tree(src.buf, dst.buf)) < 0)
+		goto done;
+	free(*path);
+	*path = strbuf_detach(&rel, NULL);
+done:
+	strbuf_release(&src);
+	strbuf_release(&rel);
+	strbuf_release(&dst);
+	return error;
+}
+
+int shards_carry_files(struct result *merged, const char *const *origins,
+		       const struct store_slot *slot)
+{
+	struct missing_files missing = { NULL, 0, NULL };
+	struct strbuf from = STRBUF_INIT;
+	int error = BG_OK;
+
+	for (size_t i = 0; i < merged->cases_nr && !error; i++) {
+		struct result_case *rcase = &merged->cases[i];
+
+		/* Cases come in runs of one shard (shards_merge()). */
+		if (missing.shard != origins[i]) {
+			missing_report(&missing);
+			missing.shard = origins[i];
+			strbuf_reset(&from);
+			if (!directory_of(origins[i], &from)) {
+				error = bg_error("cannot find the directory "
+						 "of '%s': %s", origins[i],
+						 strerror(errno));
+				break;
+			}
+		}
+		error = carry_path(&rcase->log, "logs", from.buf, slot,
+				   &missing);
+		for (size_t j = 0; j < rcase->artifacts_nr && !error; j++)
+			error = carry_path(&rcase->artifacts[j].path,
+					   "artifacts", from.buf, slot,
+					   &missing);
+	}
+	missing_report(&missing);
+	strbuf_release(&from);
 	return error;
 }

@@ -42,8 +42,10 @@
  *   moves by compare-and-swap, so concurrent writers (processes sharing
  *   the repository, `benchgate sync`) never drop each other's commits;
  * - names follow the rules above; an existing path is never replaced;
- * - a reserved slot's logs live in "<git dir>/benchgate/BRANCH/..." until
- *   the result is written, then go into the branch beside it;
+ * - a reserved slot's logs and artifacts ("<slot dir>/artifacts/<name>/",
+ *   session.c) live in "<git dir>/benchgate/BRANCH/..." until the result
+ *   is written, then go into the branch beside it, every regular file
+ *   below them (hidden ones excepted), and the scratch copies are removed;
  * - entries are named "BRANCH:<commit>/<machine>/<file>.json", a revision
  *   `git show` understands; reading looks at the local branch only (run
  *   `benchgate sync` to bring in other runners' results, see sync.h).

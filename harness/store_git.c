@@ -7,14 +7,18 @@
  *
  *     <commit>/<machine>/<suite>-<timestamp>[-N].json
  *     <commit>/<machine>/logs/<suite>-<timestamp>[-N]/<case>.log
+ *     <commit>/<machine>/artifacts/<suite>-<timestamp>[-N]/<case>/...
  *
- * Logs are stored as blobs beside their result so that a result's `log`
- * fields resolve in the branch as they do in a directory; the runner caps
- * each log (RUNNER_LOG_CAP_DEFAULT), which bounds the growth.
+ * Logs and artifacts (profiles, flame graphs, callgrind output) are stored
+ * as blobs beside their result so that a result's `log` and artifact
+ * paths resolve in the branch as they do in a directory; the runner caps
+ * each log (RUNNER_LOG_CAP_DEFAULT), which bounds the growth of logs;
+ * artifacts exist only for `run --profile` and callgrind benchmarks.
  *
- * While a run is in progress its logs are plain files in a scratch
- * directory inside the repository's git directory,
- * "<commondir>/benchgate/<branch>/<commit>/<machine>/logs/<name>/". That
+ * While a run is in progress its logs and artifacts are plain files in a
+ * scratch directory inside the repository's git directory,
+ * "<commondir>/benchgate/<branch>/<commit>/<machine>/{logs,artifacts}/
+ * <name>/", removed once the result is on the branch. The logs/
  * directory is also the claim on <name>: it is created, under an flock on
  * "<commondir>/benchgate/<branch>/.lock", only for a name that is neither
  * in the branch nor claimed, and removed, under the lock again, once the
@@ -60,14 +64,18 @@ struct git_store {
 	unsigned random_state;  /* for the retry jitter */
 };
 
-/* What a write puts on the branch besides the result: its log files. */
-struct log_blob {
-	char *file;             /* "<case>.log" */
+/* What a write puts on the branch besides the result: its log and
+ * artifact files, at "<commit>/<machine>/<area>/<name>/<path>". */
+struct file_blob {
+	const char *area;       /* "logs" or "artifacts", static */
+	char *path;             /* below <area>/<name>: "<case>.log",
+				 * "<case>/flamegraph.svg" */
+	git_filemode_t mode;
 	git_oid id;
 };
 
-struct log_blobs {
-	struct log_blob *items;
+struct file_blobs {
+	struct file_blob *items;
 	size_t nr, alloc;
 };
 
@@ -408,24 +416,42 @@ done:
 	return error;
 }
 
-/* Removes a claim directory and the log files in it. */
-static void release_claim(struct git_store *gs, const char *claim_dir)
+/*
+ * Removes everything below dir, not dir itself: scratch files whose
+ * content is already on the branch. Best effort; what cannot be removed
+ * stays (symbolic links are removed, never followed).
+ */
+static void remove_contents(const char *dir)
 {
 	struct strbuf path = STRBUF_INIT;
 	struct dirent *de;
-	DIR *d = opendir(claim_dir);
-	int lock = -1;
+	struct stat st;
+	DIR *d = opendir(dir);
 
-	if (d) {
-		while ((de = readdir(d))) {
-			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-				continue;
-			strbuf_reset(&path);
-			strbuf_addf(&path, "%s/%s", claim_dir, de->d_name);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s/%s", dir, de->d_name);
+		if (lstat(path.buf, &st) == 0 && S_ISDIR(st.st_mode)) {
+			remove_contents(path.buf);
+			rmdir(path.buf);
+		} else {
 			unlink(path.buf);
 		}
-		closedir(d);
 	}
+	closedir(d);
+	strbuf_release(&path);
+}
+
+/* Removes a claim directory and the log files in it. */
+static void release_claim(struct git_store *gs, const char *claim_dir)
+{
+	int lock = -1;
+
+	remove_contents(claim_dir);
 	/* Under the lock: a writer choosing a name must see either the
 	 * claim or the result on the branch, never neither. */
 	if (lock_scratch(gs, &lock) == BG_OK)
@@ -433,7 +459,6 @@ static void release_claim(struct git_store *gs, const char *claim_dir)
 	else
 		bg_error_clear();
 	unlock_file(lock);
-	strbuf_release(&path);
 }
 
 /* "<scratch>/<commit>/<machine>", "<commit>/<machine>" and the suite's
@@ -491,62 +516,109 @@ done:
 
 /* Writing */
 
-static void log_blobs_release(struct log_blobs *logs)
+static void file_blobs_release(struct file_blobs *files)
 {
-	for (size_t i = 0; i < logs->nr; i++)
-		free(logs->items[i].file);
-	free(logs->items);
-	memset(logs, 0, sizeof(*logs));
+	for (size_t i = 0; i < files->nr; i++)
+		free(files->items[i].path);
+	free(files->items);
+	memset(files, 0, sizeof(*files));
 }
 
-/* Stores every regular file of a slot's log directory as a blob. */
-static int read_logs(struct git_store *gs, const char *log_dir,
-		     struct log_blobs *logs)
+/*
+ * Stores every regular file below "<top>/<sub>" (sub "" for top itself),
+ * recursively, as a blob of `area` named by its path relative to top.
+ * Hidden files (a writer's temporary files) and anything that is neither
+ * a file nor a directory are left out; a missing top has no files.
+ */
+static int read_files(struct git_store *gs, const char *top,
+		      const char *sub, const char *area,
+		      struct file_blobs *files)
 {
-	struct strbuf path = STRBUF_INIT;
+	struct strbuf dir = STRBUF_INIT, path = STRBUF_INIT;
+	struct strbuf rel = STRBUF_INIT;
 	struct dirent *de;
 	struct stat st;
-	DIR *d = opendir(log_dir);
+	DIR *d;
 	int error = BG_OK;
 
-	if (!d)
-		return errno == ENOENT ? BG_OK :
-		       bg_error("cannot read directory '%s': %s", log_dir,
-				strerror(errno));
-	while ((de = readdir(d))) {
-		struct log_blob *log;
+	strbuf_addstr(&dir, top);
+	if (*sub)
+		strbuf_addf(&dir, "/%s", sub);
+	if (!(d = opendir(dir.buf))) {
+		if (errno != ENOENT || *sub)
+			error = bg_error("cannot read directory '%s': %s",
+					 dir.buf, strerror(errno));
+		goto done;
+	}
+	while (!error && (de = readdir(d))) {
+		struct file_blob *file;
 
-		strbuf_reset(&path);
-		strbuf_addf(&path, "%s/%s", log_dir, de->d_name);
-		if (de->d_name[0] == '.' || lstat(path.buf, &st) < 0 ||
-		    !S_ISREG(st.st_mode))
+		if (de->d_name[0] == '.')
 			continue;
-		ALLOC_GROW(logs->items, logs->nr + 1, logs->alloc);
-		log = &logs->items[logs->nr];
-		if (git_blob_create_from_disk(&log->id, gs->repo,
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s/%s", dir.buf, de->d_name);
+		strbuf_reset(&rel);
+		if (*sub)
+			strbuf_addf(&rel, "%s/", sub);
+		strbuf_addstr(&rel, de->d_name);
+		if (lstat(path.buf, &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			error = read_files(gs, top, rel.buf, area, files);
+			continue;
+		}
+		if (!S_ISREG(st.st_mode))
+			continue;
+		ALLOC_GROW(files->items, files->nr + 1, files->alloc);
+		file = &files->items[files->nr];
+		if (git_blob_create_from_disk(&file->id, gs->repo,
 					      path.buf) < 0) {
-			error = bg_error("cannot store log '%s': %s", path.buf,
+			error = bg_error("cannot store '%s': %s", path.buf,
 					 gitref_message());
 			break;
 		}
-		log->file = xstrdup(de->d_name);
-		logs->nr++;
+		file->area = area;
+		file->path = strbuf_detach(&rel, NULL);
+		file->mode = st.st_mode & 0111 ? GIT_FILEMODE_BLOB_EXECUTABLE :
+						 GIT_FILEMODE_BLOB;
+		files->nr++;
 	}
 	closedir(d);
+done:
+	strbuf_release(&dir);
 	strbuf_release(&path);
+	strbuf_release(&rel);
 	return error;
+}
+
+/* "<area>/<old>/..." (or "<area>/<old>" itself) becomes "<area>/<name>/...":
+ * a path of a result that had to change names. */
+static void move_path(char **path, const char *area, const char *old_name,
+		      const char *name)
+{
+	struct strbuf prefix = STRBUF_INIT, moved = STRBUF_INIT;
+
+	strbuf_addf(&prefix, "%s/%s", area, old_name);
+	if (*path && !strncmp(*path, prefix.buf, prefix.len) &&
+	    ((*path)[prefix.len] == '/' || !(*path)[prefix.len])) {
+		strbuf_addf(&moved, "%s/%s%s", area, name,
+			    *path + prefix.len);
+		free(*path);
+		*path = strbuf_detach(&moved, NULL);
+	}
+	strbuf_release(&prefix);
+	strbuf_release(&moved);
 }
 
 /*
  * The result's JSON as a blob. When the result had to change names (see
- * git_write()), its cases' logs move along: "logs/<old>/" becomes
- * "logs/<name>/".
+ * git_write()), its cases' logs and artifacts move along: "logs/<old>/"
+ * becomes "logs/<name>/" and "artifacts/<old>/" "artifacts/<name>/".
  */
 static int result_blob(struct git_store *gs, const struct result *r,
 		       const char *old_name, const char *name, git_oid *out)
 {
-	struct strbuf json = STRBUF_INIT, prefix = STRBUF_INIT;
-	struct strbuf moved = STRBUF_INIT;
+	struct strbuf json = STRBUF_INIT;
 	struct result *copy = NULL;
 	int error = BG_OK;
 
@@ -555,17 +627,13 @@ static int result_blob(struct git_store *gs, const struct result *r,
 		if ((error = result_parse(&copy, json.buf, json.len,
 					  name)) < 0)
 			goto done;
-		strbuf_addf(&prefix, "logs/%s/", old_name);
 		for (size_t i = 0; i < copy->cases_nr; i++) {
-			char *log = copy->cases[i].log;
+			struct result_case *rcase = &copy->cases[i];
 
-			if (!log || strncmp(log, prefix.buf, prefix.len))
-				continue;
-			strbuf_reset(&moved);
-			strbuf_addf(&moved, "logs/%s/%s", name,
-				    log + prefix.len);
-			free(log);
-			copy->cases[i].log = strbuf_detach(&moved, NULL);
+			move_path(&rcase->log, "logs", old_name, name);
+			for (size_t j = 0; j < rcase->artifacts_nr; j++)
+				move_path(&rcase->artifacts[j].path,
+					  "artifacts", old_name, name);
 		}
 		strbuf_reset(&json);
 		result_to_json(copy, &json);
@@ -576,8 +644,6 @@ static int result_blob(struct git_store *gs, const struct result *r,
 done:
 	result_free(copy);
 	strbuf_release(&json);
-	strbuf_release(&prefix);
-	strbuf_release(&moved);
 	return error;
 }
 
@@ -663,8 +729,8 @@ static int git_write(struct store *store, const struct result *r,
 	struct strbuf suite = STRBUF_INIT, stem = STRBUF_INIT;
 	struct strbuf name = STRBUF_INIT, path = STRBUF_INIT;
 	struct strbuf message = STRBUF_INIT, claim = STRBUF_INIT;
-	struct strbuf extra_claim = STRBUF_INIT;
-	struct log_blobs logs = { 0 };
+	struct strbuf extra_claim = STRBUF_INIT, artifacts = STRBUF_INIT;
+	struct file_blobs files = { 0 };
 	git_tree_update *updates = NULL;
 	char **update_paths = NULL;
 	git_tree *root = NULL;
@@ -683,7 +749,13 @@ static int git_write(struct store *store, const struct result *r,
 	if (slot) {
 		strbuf_addstr(&name, slot->name);
 		strbuf_addstr(&claim, slot->log_dir);
-		if ((error = read_logs(gs, slot->log_dir, &logs)) < 0)
+		/* where session.c has the runner put them */
+		strbuf_addf(&artifacts, "%s/artifacts/%s", slot->dir,
+			    slot->name);
+		if ((error = read_files(gs, slot->log_dir, "", "logs",
+					&files)) < 0 ||
+		    (error = read_files(gs, artifacts.buf, "", "artifacts",
+					&files)) < 0)
 			goto done;
 	} else {
 		if ((error = claim_name(gs, rel_dir.buf, scratch_dir.buf,
@@ -693,8 +765,8 @@ static int git_write(struct store *store, const struct result *r,
 	}
 	if ((error = result_blob(gs, r, NULL, name.buf, &result_id)) < 0)
 		goto done;
-	updates = xcalloc(logs.nr + 1, sizeof(*updates));
-	update_paths = xcalloc(logs.nr + 1, sizeof(*update_paths));
+	updates = xcalloc(files.nr + 1, sizeof(*updates));
+	update_paths = xcalloc(files.nr + 1, sizeof(*update_paths));
 	strbuf_addf(&message, "benchgate: %s at %.12s on %s\n", r->suite,
 		    r->git.commit, r->machine.id);
 
@@ -742,24 +814,28 @@ static int git_write(struct store *store, const struct result *r,
 			strbuf_addf(&path, "%s/%s.json", rel_dir.buf,
 				    name.buf);
 		}
-		for (size_t i = 0; i <= logs.nr; i++) {
+		for (size_t i = 0; i <= files.nr; i++) {
 			struct strbuf update_path = STRBUF_INIT;
 
 			free(update_paths[i]);
-			if (i == logs.nr)
-				strbuf_addstr(&update_path, path.buf);
-			else
-				strbuf_addf(&update_path, "%s/logs/%s/%s",
-					    rel_dir.buf, name.buf,
-					    logs.items[i].file);
-			update_paths[i] = strbuf_detach(&update_path, NULL);
 			updates[i].action = GIT_TREE_UPDATE_UPSERT;
-			updates[i].id = i == logs.nr ? result_id :
-						       logs.items[i].id;
-			updates[i].filemode = GIT_FILEMODE_BLOB;
+			if (i == files.nr) {
+				strbuf_addstr(&update_path, path.buf);
+				updates[i].id = result_id;
+				updates[i].filemode = GIT_FILEMODE_BLOB;
+			} else {
+				const struct file_blob *file = &files.items[i];
+
+				strbuf_addf(&update_path, "%s/%s/%s/%s",
+					    rel_dir.buf, file->area, name.buf,
+					    file->path);
+				updates[i].id = file->id;
+				updates[i].filemode = file->mode;
+			}
+			update_paths[i] = strbuf_detach(&update_path, NULL);
 			updates[i].path = update_paths[i];
 		}
-		committed = commit_files(gs, &tip, root, updates, logs.nr + 1,
+		committed = commit_files(gs, &tip, root, updates, files.nr + 1,
 					 message.buf);
 		if (committed < 0) {
 			error = committed;
@@ -768,6 +844,15 @@ static int git_write(struct store *store, const struct result *r,
 	}
 	if (path_out)
 		strbuf_addf(path_out, "%s:%s", gs->branch, path.buf);
+	/* On the branch now; no claim guards this directory, so no lock. */
+	if (artifacts.len) {
+		remove_contents(artifacts.buf);
+		rmdir(artifacts.buf);
+		/* "<slot dir>/artifacts", when no other run uses it */
+		strbuf_setlen(&artifacts, strlen(slot->dir) +
+					  strlen("/artifacts"));
+		rmdir(artifacts.buf);
+	}
 	error = BG_OK;
 done:
 	/* After a failure too: the claim would only block the name. */
@@ -775,11 +860,11 @@ done:
 		release_claim(gs, claim.buf);
 	if (extra_claim.len)
 		release_claim(gs, extra_claim.buf);
-	for (size_t i = 0; update_paths && i <= logs.nr; i++)
+	for (size_t i = 0; update_paths && i <= files.nr; i++)
 		free(update_paths[i]);
 	free(update_paths);
 	free(updates);
-	log_blobs_release(&logs);
+	file_blobs_release(&files);
 	git_tree_free(root);
 	strbuf_release(&scratch_dir);
 	strbuf_release(&rel_dir);
@@ -790,6 +875,7 @@ done:
 	strbuf_release(&message);
 	strbuf_release(&claim);
 	strbuf_release(&extra_claim);
+	strbuf_release(&artifacts);
 	return error;
 }
 

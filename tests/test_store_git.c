@@ -274,6 +274,163 @@ Test(store_git, a_reserved_slot_carries_its_logs_into_the_branch)
 	strbuf_release(&path);
 }
 
+#define CASE_DIR "infer__original__cpu"
+#define FOLDED "main;infer;matmul 42\n"
+
+/* Profiling leaves its files in "<slot dir>/artifacts/<slot name>/<case>/"
+ * (session.c); a nested one, as a profile run's directory has. Returns
+ * the file's absolute path (free it). */
+static char *write_artifact(struct result *r, const struct store_slot *slot)
+{
+	struct strbuf dir = STRBUF_INIT;
+	char *file;
+
+	strbuf_addf(&dir, "%s/artifacts/%s", slot->dir, slot->name);
+	file = test_write_file(dir.buf, CASE_DIR "/profile/folded.txt",
+			       FOLDED);
+	result_case_add_artifact(&r->cases[0], "folded", file, slot->dir);
+	strbuf_release(&dir);
+	return file;
+}
+
+/* The blob at "results:<rel>" has exactly `text`. */
+static void assert_blob(const char *rel, const char *text)
+{
+	struct strbuf rev = STRBUF_INIT;
+	git_object *blob = NULL;
+
+	strbuf_addf(&rev, "results:%s", rel);
+	cr_assert_eq(git_revparse_single(&blob, repo, rev.buf), 0,
+		     "'%s' is not on the branch", rev.buf);
+	cr_assert_eq(git_object_type(blob), GIT_OBJECT_BLOB);
+	cr_assert_eq(git_blob_rawsize((git_blob *)blob), strlen(text));
+	cr_assert_eq(memcmp(git_blob_rawcontent((git_blob *)blob), text,
+			    strlen(text)), 0);
+	git_object_free(blob);
+	strbuf_release(&rev);
+}
+
+/* The stored result's only artifact resolves, beside the result, to the
+ * file the run left. */
+static void assert_artifact_resolves(struct store *s, const char *name)
+{
+	struct store_query q = { .machine = MACHINE, .suite = "mlp" };
+	struct strbuf rel = STRBUF_INIT, expected = STRBUF_INIT;
+	struct result *stored = NULL;
+
+	cr_assert_eq(store_latest(s, &q, &stored, NULL), BG_OK, "%s",
+		     bg_error_last());
+	cr_assert_eq(stored->cases[0].artifacts_nr, 1);
+	strbuf_addf(&expected, "artifacts/%s/" CASE_DIR "/profile/folded.txt",
+		    name);
+	cr_assert_str_eq(stored->cases[0].artifacts[0].path, expected.buf);
+	strbuf_addf(&rel, COMMIT_A "/" MACHINE "/%s",
+		    stored->cases[0].artifacts[0].path);
+	assert_blob(rel.buf, FOLDED);
+	result_free(stored);
+	strbuf_release(&rel);
+	strbuf_release(&expected);
+}
+
+Test(store_git, a_reserved_slot_carries_its_artifacts_into_the_branch)
+{
+	struct result *r = make_result("mlp", COMMIT_A, MACHINE, STARTED);
+	struct strbuf path = STRBUF_INIT, scratch = STRBUF_INIT;
+	struct store_slot *slot = NULL;
+	struct store *s = open_store();
+	struct stat st;
+	char *file;
+
+	cr_assert_eq(store_reserve(s, r, &slot), BG_OK, "%s", bg_error_last());
+	file = write_artifact(r, slot);
+	cr_assert_str_eq(r->cases[0].artifacts[0].path, "artifacts/mlp-" STAMP
+			 "/" CASE_DIR "/profile/folded.txt");
+	cr_assert_eq(store_write(s, r, slot, &path), BG_OK, "%s",
+		     bg_error_last());
+	assert_blob(COMMIT_A "/" MACHINE "/artifacts/mlp-" STAMP "/" CASE_DIR
+		    "/profile/folded.txt", FOLDED);
+	assert_artifact_resolves(s, "mlp-" STAMP);
+	cr_assert_neq(stat(file, &st), 0, "the scratch copy is removed");
+	strbuf_addf(&scratch, "%s/artifacts/%s", slot->dir, slot->name);
+	cr_assert_neq(stat(scratch.buf, &st), 0, "%s is left", scratch.buf);
+	free(file);
+	store_slot_free(slot);
+	result_free(r);
+	store_free(s);
+	strbuf_release(&path);
+	strbuf_release(&scratch);
+}
+
+/* Commits, bypassing the store and its claims, a tree holding only
+ * `rel`: a result another clone stored and `sync` brought in. */
+static void commit_behind_the_store(const char *rel)
+{
+	git_treebuilder *builder = NULL;
+	git_tree *empty = NULL, *tree = NULL;
+	git_signature *sig = NULL;
+	git_reference *ref = NULL;
+	git_tree_update update = { 0 };
+	git_oid id;
+
+	cr_assert_eq(git_treebuilder_new(&builder, repo, NULL), 0);
+	cr_assert_eq(git_treebuilder_write(&id, builder), 0);
+	cr_assert_eq(git_tree_lookup(&empty, repo, &id), 0);
+	cr_assert_eq(git_blob_create_from_buffer(&update.id, repo, "{}", 2),
+		     0);
+	update.action = GIT_TREE_UPDATE_UPSERT;
+	update.filemode = GIT_FILEMODE_BLOB;
+	update.path = rel;
+	cr_assert_eq(git_tree_create_updated(&id, repo, empty, 1, &update), 0);
+	cr_assert_eq(git_tree_lookup(&tree, repo, &id), 0);
+	cr_assert_eq(git_signature_new(&sig, "T", "t@example.invalid", 0, 0),
+		     0);
+	cr_assert_eq(git_commit_create(&id, repo, NULL, sig, sig, NULL,
+				       "elsewhere", tree, 0, NULL), 0);
+	cr_assert_eq(git_reference_create(&ref, repo, BRANCH_REF, &id, 1,
+					  NULL), 0);
+	git_reference_free(ref);
+	git_signature_free(sig);
+	git_tree_free(tree);
+	git_tree_free(empty);
+	git_treebuilder_free(builder);
+}
+
+Test(store_git, a_result_moved_to_a_fresh_name_takes_its_artifacts_along)
+{
+	struct result *r = make_result("mlp", COMMIT_A, MACHINE, STARTED);
+	struct store_slot *slot = NULL;
+	struct strbuf path = STRBUF_INIT;
+	struct store *s = open_store();
+	struct result *stored = NULL;
+	struct store_query q = { .machine = MACHINE, .suite = "mlp" };
+	char *file;
+
+	cr_assert_eq(store_reserve(s, r, &slot), BG_OK, "%s", bg_error_last());
+	cr_assert_str_eq(slot->name, "mlp-" STAMP);
+	file = test_write_file(slot->log_dir, CASE_DIR ".log", "run 0: ok\n");
+	free(file);
+	r->cases[0].log = xstrdup("logs/mlp-" STAMP "/" CASE_DIR ".log");
+	free(write_artifact(r, slot));
+	commit_behind_the_store(COMMIT_A "/" MACHINE "/mlp-" STAMP ".json");
+
+	cr_assert_eq(store_write(s, r, slot, &path), BG_OK, "%s",
+		     bg_error_last());
+	cr_assert_str_eq(path.buf, "results:" COMMIT_A "/" MACHINE "/mlp-"
+			 STAMP "-1.json");
+	assert_blob(COMMIT_A "/" MACHINE "/mlp-" STAMP ".json", "{}");
+	assert_blob(COMMIT_A "/" MACHINE "/logs/mlp-" STAMP "-1/" CASE_DIR
+		    ".log", "run 0: ok\n");
+	assert_artifact_resolves(s, "mlp-" STAMP "-1");
+	cr_assert_eq(store_latest(s, &q, &stored, NULL), BG_OK);
+	cr_assert_str_eq(stored->cases[0].log,
+			 "logs/mlp-" STAMP "-1/" CASE_DIR ".log");
+	result_free(stored);
+	store_slot_free(slot);
+	result_free(r);
+	store_free(s);
+	strbuf_release(&path);
+}
+
 Test(store_git, a_corrupt_result_on_the_branch_is_skipped)
 {
 	git_treebuilder *machine_tb = NULL, *commit_tb = NULL, *root_tb = NULL;

@@ -132,6 +132,179 @@ Test(merge, into_a_store)
 	strbuf_release(&path);
 }
 
+/* The stored shard files of the "shards" store (absolute paths; free
+ * them), each given a nested artifact beside it as `run --profile` leaves
+ * one: "artifacts/<shard name>/<case>/profile/folded.txt" holding the
+ * case's name. */
+static void stored_shards_with_artifacts(char *paths[2])
+{
+	struct store_entry *entries = NULL;
+	struct store *store = NULL;
+	struct strbuf spec = STRBUF_INIT;
+	size_t nr = 0;
+
+	strbuf_addf(&spec, "%s/shards", dir);
+	cr_assert_eq(store_open(&store, spec.buf), BG_OK);
+	cr_assert_eq(store_list(store, NULL, &entries, &nr), BG_OK);
+	cr_assert_eq(nr, 2);
+	for (size_t i = 0; i < nr; i++) {
+		struct strbuf json = STRBUF_INIT, rel = STRBUF_INIT;
+		struct result *r = NULL;
+		char *slash, *name;
+
+		cr_assert_eq(result_load(&r, entries[i].path), BG_OK);
+		paths[i] = xstrdup(entries[i].path);
+		name = xstrdup(strrchr(paths[i], '/') + 1);
+		*strrchr(name, '.') = '\0';
+		slash = strrchr(entries[i].path, '/');
+		*slash = '\0';
+		for (size_t j = 0; j < r->cases_nr; j++) {
+			strbuf_reset(&rel);
+			strbuf_addf(&rel, "artifacts/%s/spin__%s__cpu/profile/"
+				    "folded.txt", name, r->cases[j].variant);
+			free(test_write_file(entries[i].path, rel.buf,
+					     r->cases[j].variant));
+			result_case_add_artifact(&r->cases[j], "folded",
+						 rel.buf, NULL);
+		}
+		result_to_json(r, &json);
+		cr_assert_eq(write_file_atomic(paths[i], json.buf, json.len),
+			     0);
+		result_free(r);
+		free(name);
+		strbuf_release(&json);
+		strbuf_release(&rel);
+	}
+	store_entries_free(entries, nr);
+	store_free(store);
+	strbuf_release(&spec);
+}
+
+Test(merge, carries_logs_and_artifacts_into_the_store)
+{
+	struct store_entry *entries = NULL;
+	struct store *store = NULL;
+	struct strbuf path = STRBUF_INIT, prefix = STRBUF_INIT;
+	struct test_output out;
+	struct result *r = NULL;
+	char *shards[2];
+	size_t nr = 0;
+
+	stored_shards_with_artifacts(shards);
+	RUN(&out, dir, NULL, "merge", shards[0], shards[1], "--store",
+	    "merged");
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(!strstr(out.err.buf, "not carried"), "%s", out.err.buf);
+	test_output_release(&out);
+	strbuf_addf(&path, "%s/merged", dir);
+	cr_assert_eq(store_open(&store, path.buf), BG_OK);
+	cr_assert_eq(store_list(store, NULL, &entries, &nr), BG_OK);
+	cr_assert_eq(nr, 1);
+	cr_assert_eq(store_load(store, &entries[0], &r), BG_OK);
+	cr_assert_eq(r->cases_nr, 3);
+	*strrchr(entries[0].path, '.') = '\0';
+	strbuf_addf(&prefix, "artifacts/%s/",
+		    strrchr(entries[0].path, '/') + 1);
+	*strrchr(entries[0].path, '/') = '\0';
+	for (size_t i = 0; i < r->cases_nr; i++) {
+		const struct result_case *c = &r->cases[i];
+		char *text;
+
+		/* The log, beside the merged result now. */
+		cr_assert_not_null(c->log);
+		cr_assert_neq(c->log[0], '/', "%s", c->log);
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s/%s", entries[0].path, c->log);
+		text = test_read_file(path.buf);
+		cr_assert_not_null(text, "log '%s' is not there", path.buf);
+		free(text);
+		/* The artifact, with the bytes the shard had. */
+		cr_assert_eq(c->artifacts_nr, 1);
+		cr_assert(!strncmp(c->artifacts[0].path, prefix.buf,
+				   prefix.len), "%s", c->artifacts[0].path);
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s/%s", entries[0].path,
+			    c->artifacts[0].path);
+		text = test_read_file(path.buf);
+		cr_assert_not_null(text, "'%s' is not there", path.buf);
+		cr_assert_str_eq(text, c->variant);
+		free(text);
+	}
+	result_free(r);
+	store_entries_free(entries, nr);
+	store_free(store);
+	strbuf_release(&path);
+	strbuf_release(&prefix);
+	free(shards[0]);
+	free(shards[1]);
+}
+
+Test(merge, carries_artifacts_onto_a_git_store_branch)
+{
+	git_repository *repo = NULL;
+	git_object *blob = NULL;
+	struct strbuf rev = STRBUF_INIT;
+	struct test_output out;
+	struct result *r = NULL;
+	char *shards[2];
+
+	stored_shards_with_artifacts(shards);
+	RUN(&out, dir, NULL, "merge", shards[0], shards[1], "--store",
+	    "git:results");
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	/* "merged 2 results (3 cases) into results:<path>" */
+	cr_assert_not_null(strstr(out.out.buf, "into results:"), "%s",
+			   out.out.buf);
+	strbuf_addstr(&rev, strstr(out.out.buf, "into ") + 5);
+	strbuf_rtrim(&rev);
+	test_output_release(&out);
+	cr_assert_eq(git_repository_open(&repo, dir), 0);
+	cr_assert_eq(git_revparse_single(&blob, repo, rev.buf), 0, "%s",
+		     rev.buf);
+	cr_assert_eq(result_parse(&r, git_blob_rawcontent((git_blob *)blob),
+				  (size_t)git_blob_rawsize((git_blob *)blob),
+				  rev.buf), BG_OK);
+	git_object_free(blob);
+	*strrchr(rev.buf, '/') = '\0';
+	for (size_t i = 0; i < r->cases_nr; i++) {
+		const char *variant = r->cases[i].variant;
+		struct strbuf artifact = STRBUF_INIT;
+
+		cr_assert_eq(r->cases[i].artifacts_nr, 1);
+		strbuf_addf(&artifact, "%s/%s", rev.buf,
+			    r->cases[i].artifacts[0].path);
+		cr_assert_eq(git_revparse_single(&blob, repo, artifact.buf), 0,
+			     "'%s' is not on the branch", artifact.buf);
+		cr_assert_eq(git_blob_rawsize((git_blob *)blob),
+			     strlen(variant));
+		cr_assert_eq(memcmp(git_blob_rawcontent((git_blob *)blob),
+				    variant, strlen(variant)), 0);
+		git_object_free(blob);
+		strbuf_release(&artifact);
+	}
+	result_free(r);
+	git_repository_free(repo);
+	strbuf_release(&rev);
+	free(shards[0]);
+	free(shards[1]);
+}
+
+Test(merge, warns_about_files_a_json_copy_cannot_carry)
+{
+	struct test_output out;
+
+	/* `run --json` copies: their logs are beside the stored shards. */
+	RUN(&out, dir, NULL, "merge", "shard-1.json", "shard-2.json",
+	    "--store", "merged");
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.err.buf, "named by 'shard-1.json'"), "%s",
+		  out.err.buf);
+	cr_assert(strstr(out.err.buf, "named by 'shard-2.json'"), "%s",
+		  out.err.buf);
+	cr_assert(strstr(out.err.buf, "not carried"), "%s", out.err.buf);
+	test_output_release(&out);
+}
+
 Test(merge, refuses_what_is_not_shards_of_one_run)
 {
 	struct result *two = load("shard-2.json");
