@@ -107,29 +107,40 @@ Test(merge, two_shards_merge_into_their_union)
 	result_free(two);
 }
 
-Test(merge, into_a_store)
+/* The one result `merge --store merged` wrote, with its three cases;
+ * *file (free it) is the path of its file. */
+static struct result *load_merged(char **file)
 {
 	struct store_entry *entries = NULL;
 	struct store *store = NULL;
 	struct strbuf path = STRBUF_INIT;
-	struct test_output out;
 	struct result *r = NULL;
 	size_t nr = 0;
 
-	RUN(&out, dir, NULL, "merge", "shard-1.json", "shard-2.json",
-	    "--store", "merged");
-	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
-	test_output_release(&out);
 	strbuf_addf(&path, "%s/merged", dir);
 	cr_assert_eq(store_open(&store, path.buf), BG_OK);
 	cr_assert_eq(store_list(store, NULL, &entries, &nr), BG_OK);
 	cr_assert_eq(nr, 1);
 	cr_assert_eq(store_load(store, &entries[0], &r), BG_OK);
 	cr_assert_eq(r->cases_nr, 3);
-	result_free(r);
+	*file = xstrdup(entries[0].path);
 	store_entries_free(entries, nr);
 	store_free(store);
 	strbuf_release(&path);
+	return r;
+}
+
+Test(merge, into_a_store)
+{
+	struct test_output out;
+	char *file;
+
+	RUN(&out, dir, NULL, "merge", "shard-1.json", "shard-2.json",
+	    "--store", "merged");
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	test_output_release(&out);
+	result_free(load_merged(&file));
+	free(file);
 }
 
 /* The stored shard files of the "shards" store (absolute paths; free
@@ -182,13 +193,10 @@ static void stored_shards_with_artifacts(char *paths[2])
 
 Test(merge, carries_logs_and_artifacts_into_the_store)
 {
-	struct store_entry *entries = NULL;
-	struct store *store = NULL;
 	struct strbuf path = STRBUF_INIT, prefix = STRBUF_INIT;
 	struct test_output out;
-	struct result *r = NULL;
-	char *shards[2];
-	size_t nr = 0;
+	struct result *r;
+	char *shards[2], *file;
 
 	stored_shards_with_artifacts(shards);
 	RUN(&out, dir, NULL, "merge", shards[0], shards[1], "--store",
@@ -196,16 +204,10 @@ Test(merge, carries_logs_and_artifacts_into_the_store)
 	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
 	cr_assert(!strstr(out.err.buf, "not carried"), "%s", out.err.buf);
 	test_output_release(&out);
-	strbuf_addf(&path, "%s/merged", dir);
-	cr_assert_eq(store_open(&store, path.buf), BG_OK);
-	cr_assert_eq(store_list(store, NULL, &entries, &nr), BG_OK);
-	cr_assert_eq(nr, 1);
-	cr_assert_eq(store_load(store, &entries[0], &r), BG_OK);
-	cr_assert_eq(r->cases_nr, 3);
-	*strrchr(entries[0].path, '.') = '\0';
-	strbuf_addf(&prefix, "artifacts/%s/",
-		    strrchr(entries[0].path, '/') + 1);
-	*strrchr(entries[0].path, '/') = '\0';
+	r = load_merged(&file);
+	*strrchr(file, '.') = '\0';
+	strbuf_addf(&prefix, "artifacts/%s/", strrchr(file, '/') + 1);
+	*strrchr(file, '/') = '\0';
 	for (size_t i = 0; i < r->cases_nr; i++) {
 		const struct result_case *c = &r->cases[i];
 		char *text;
@@ -214,7 +216,7 @@ Test(merge, carries_logs_and_artifacts_into_the_store)
 		cr_assert_not_null(c->log);
 		cr_assert_neq(c->log[0], '/', "%s", c->log);
 		strbuf_reset(&path);
-		strbuf_addf(&path, "%s/%s", entries[0].path, c->log);
+		strbuf_addf(&path, "%s/%s", file, c->log);
 		text = test_read_file(path.buf);
 		cr_assert_not_null(text, "log '%s' is not there", path.buf);
 		free(text);
@@ -223,7 +225,7 @@ Test(merge, carries_logs_and_artifacts_into_the_store)
 		cr_assert(!strncmp(c->artifacts[0].path, prefix.buf,
 				   prefix.len), "%s", c->artifacts[0].path);
 		strbuf_reset(&path);
-		strbuf_addf(&path, "%s/%s", entries[0].path,
+		strbuf_addf(&path, "%s/%s", file,
 			    c->artifacts[0].path);
 		text = test_read_file(path.buf);
 		cr_assert_not_null(text, "'%s' is not there", path.buf);
@@ -231,8 +233,7 @@ Test(merge, carries_logs_and_artifacts_into_the_store)
 		free(text);
 	}
 	result_free(r);
-	store_entries_free(entries, nr);
-	store_free(store);
+	free(file);
 	strbuf_release(&path);
 	strbuf_release(&prefix);
 	free(shards[0]);
