@@ -343,6 +343,9 @@ done:
 		close(in);
 	if (out >= 0 && close(out) < 0 && !error)
 		error = bg_error("cannot write '%s': %s", dst, strerror(errno));
+	/* never a half-copied file left behind as if it were the shard's */
+	if (out >= 0 && error)
+		unlink(dst);
 	strbuf_release(&from);
 	strbuf_release(&to);
 	return error;

@@ -38,6 +38,7 @@
 #include <assert.h>
 #include <ctype.h>
 #include <dirent.h>
+#include <ftw.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <git2.h>
@@ -416,34 +417,25 @@ done:
 	return error;
 }
 
+/* nftw() callback of remove_contents(): children before their directory
+ * (FTW_DEPTH), the root itself left alone. */
+static int remove_entry(const char *path, const struct stat *st, int type,
+			struct FTW *ftw)
+{
+	(void)st;
+	if (ftw->level > 0)
+		(void)(type == FTW_DP ? rmdir(path) : unlink(path));
+	return 0;
+}
+
 /*
  * Removes everything below dir, not dir itself: scratch files whose
  * content is already on the branch. Best effort; what cannot be removed
- * stays (symbolic links are removed, never followed).
+ * stays (symbolic links are removed, never followed: FTW_PHYS).
  */
 static void remove_contents(const char *dir)
 {
-	struct strbuf path = STRBUF_INIT;
-	struct dirent *de;
-	struct stat st;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		strbuf_reset(&path);
-		strbuf_addf(&path, "%s/%s", dir, de->d_name);
-		if (lstat(path.buf, &st) == 0 && S_ISDIR(st.st_mode)) {
-			remove_contents(path.buf);
-			rmdir(path.buf);
-		} else {
-			unlink(path.buf);
-		}
-	}
-	closedir(d);
-	strbuf_release(&path);
+	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* Removes a claim directory and the log files in it. */
