@@ -22,11 +22,11 @@
  *   across every metric of the comparison, is below 1 - confidence. The
  *   test is chosen from the data's shape, never from the shift (Hogg's
  *   adaptive tests): Welch's t on the logarithms (timings are
- *   multiplicative) when neither side has an outlier, as it is the
- *   efficient test on near-normal runs; the Mann-Whitney test when one
- *   does, as ranks are not dragged by it. When the runs are clearly
- *   autocorrelated (drift) they count as n (1 - r) / (1 + r) values and
- *   Welch's t at those sizes decides;
+ *   multiplicative), the efficient test on near-normal runs, or Yuen's
+ *   20 % trimmed t on them when the tails are heavier than a Laplace's
+ *   (Hogg's tailweight), as outliers then inflate Welch's variance. When
+ *   the runs are clearly autocorrelated (drift) they count as
+ *   n (1 - r) / (1 + r) values and the test runs at those sizes;
  * - the practical threshold is max(the configured minimum effect,
  *   noise_k x the metric's historical noise), see compare_noise_k();
  * - regression / improvement: significant and |change| > threshold in the

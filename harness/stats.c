@@ -1117,33 +1117,108 @@ double stats_t_two_sided(double t, double df)
 	return incomplete_beta(df / 2, 0.5, df / (df + t * t));
 }
 
-int stats_welch_eff(const double *a, size_t na, const double *b, size_t nb,
-		    double na_eff, double nb_eff, struct stats_welch *out)
+/* Hogg's U_beta (upper) or L_beta: the mean of the largest (smallest)
+ * n beta values of a sorted sample, the last one weighted by its fraction,
+ * so that fewer than one value means the extreme itself. */
+static double end_mean(const double *sorted, size_t n, double beta,
+		       bool upper)
 {
-	double va, vb, wa, wb, se2;
+	double count = beta * (double)n, sum = 0, taken = 0;
 
-	if (na < 2 || nb < 2 || !(na_eff >= 1 && na_eff <= (double)na) ||
+	for (size_t k = 0; k < n && taken < count; k++) {
+		double w = count - taken < 1 ? count - taken : 1;
+
+		sum += w * sorted[upper ? n - 1 - k : k];
+		taken += w;
+	}
+	return sum / taken;
+}
+
+/* One side of Yuen's test: its trimmed mean, the squared standard error of
+ * that mean at the effective size, and the trimmed count at that size. */
+struct trimmed_side {
+	double mean, weight, h_eff;
+};
+
+static void trimmed_side(const double *v, size_t n, double n_eff,
+			 double trim, struct trimmed_side *side)
+{
+	double *sorted = sorted_copy(v, n), sum = 0, wmean = 0, wsquares = 0;
+	size_t g = (size_t)floor(trim * (double)n), h = n - 2 * g;
+
+	for (size_t i = g; i < n - g; i++)
+		sum += sorted[i];
+	side->mean = sum / (double)h;
+	/* Winsorizing: the g values at each end replaced by the nearest
+	 * value kept. */
+	for (size_t i = 0; i < n; i++)
+		wmean += sorted[i < g ? g : i >= n - g ? n - g - 1 : i];
+	wmean /= (double)n;
+	for (size_t i = 0; i < n; i++) {
+		double d = sorted[i < g ? g : i >= n - g ? n - g - 1 : i] -
+			   wmean;
+
+		wsquares += d * d;
+	}
+	side->weight = wsquares / ((double)h * (double)(h - 1)) *
+		       ((double)n / n_eff);
+	side->h_eff = (double)h * n_eff / (double)n;
+	free(sorted);
+}
+
+int stats_yuen_eff(const double *a, size_t na, const double *b, size_t nb,
+		   double na_eff, double nb_eff, double trim,
+		   struct stats_welch *out)
+{
+	struct trimmed_side sa, sb;
+	double se2;
+
+	if (!(trim >= 0 && trim < 0.5) ||
+	    na - 2 * (size_t)floor(trim * (double)na) < 2 ||
+	    nb - 2 * (size_t)floor(trim * (double)nb) < 2 ||
+	    !(na_eff >= 1 && na_eff <= (double)na) ||
 	    !(nb_eff >= 1 && nb_eff <= (double)nb))
-		return bg_input_error("welch: need two values per sample and "
-				      "effective sizes within the samples");
-	va = stats_stddev(a, na);
-	vb = stats_stddev(b, nb);
-	wa = va * va / na_eff;
-	wb = vb * vb / nb_eff;
-	se2 = wa + wb;
+		return bg_input_error("t-test: need two values per sample "
+				      "after trimming and effective sizes "
+				      "within the samples");
+	trimmed_side(a, na, na_eff, trim, &sa);
+	trimmed_side(b, nb, nb_eff, trim, &sb);
+	se2 = sa.weight + sb.weight;
 	out->t = 0;
-	out->df = na_eff + nb_eff - 2;
+	out->df = sa.h_eff + sb.h_eff - 2;
 	out->p_value = 1;
 	if (!(se2 > 0))
 		return BG_OK;
-	out->t = (stats_mean(b, nb) - stats_mean(a, na)) / sqrt(se2);
-	/* Welch-Satterthwaite; an effective size of 1 carries no degrees of
-	 * freedom of its own. */
+	out->t = (sb.mean - sa.mean) / sqrt(se2);
+	/* Welch-Satterthwaite; a side of one effective value carries no
+	 * degrees of freedom of its own. */
 	out->df = se2 * se2 /
-		  ((na_eff > 1 ? wa * wa / (na_eff - 1) : 0) +
-		   (nb_eff > 1 ? wb * wb / (nb_eff - 1) : 0));
+		  ((sa.h_eff > 1 ? sa.weight * sa.weight / (sa.h_eff - 1) : 0) +
+		   (sb.h_eff > 1 ? sb.weight * sb.weight / (sb.h_eff - 1) : 0));
 	if (!(out->df > 0) || isinf(out->df))
-		out->df = na_eff + nb_eff - 2 > 1 ? na_eff + nb_eff - 2 : 1;
+		out->df = sa.h_eff + sb.h_eff - 2 > 1 ?
+				  sa.h_eff + sb.h_eff - 2 : 1;
 	out->p_value = stats_t_two_sided(out->t, out->df);
 	return BG_OK;
+}
+
+int stats_welch_eff(const double *a, size_t na, const double *b, size_t nb,
+		    double na_eff, double nb_eff, struct stats_welch *out)
+{
+	return stats_yuen_eff(a, na, b, nb, na_eff, nb_eff, 0, out);
+}
+
+double stats_tailweight(const double *v, size_t n)
+{
+	double *sorted, tails, halves;
+
+	if (n < 4)
+		return NAN;
+	sorted = sorted_copy(v, n);
+	tails = end_mean(sorted, n, 0.05, true) -
+		end_mean(sorted, n, 0.05, false);
+	halves = end_mean(sorted, n, 0.5, true) -
+		 end_mean(sorted, n, 0.5, false);
+	free(sorted);
+	return halves > 0 ? tails / halves : NAN;
 }

@@ -186,7 +186,7 @@ int stats_mann_whitney_eff(const double *a, size_t na,
 			   double na_eff, double nb_eff, struct stats_mw *out);
 
 
-/* Welch's t-test, for samples whose runs are not independent */
+/* t-tests: Welch's, and Yuen's on trimmed means */
 
 /* P(|T| >= |t|) for Student's t with df > 0 degrees of freedom (df may be
  * fractional), through the regularized incomplete beta function:
@@ -210,6 +210,22 @@ struct stats_welch {
  */
 int stats_welch_eff(const double *a, size_t na, const double *b, size_t nb,
 		    double na_eff, double nb_eff, struct stats_welch *out);
+
+/*
+ * Yuen's (1974) test: Welch's test of the trimmed means, trimming
+ * floor(trim n) values (0 <= trim < 0.5) off each end of each sample, with
+ * the squared standard error (n - 1) s_w^2 / (h (h - 1)) from the
+ * winsorized variance s_w^2 over the h values kept; at effective sizes as
+ * stats_welch_eff(), which is this test at trim 0. As scipy's
+ * ttest_ind(a, b, equal_var=False, trim=trim) when the effective sizes are
+ * the sizes. A few outliers move a 20 % trimmed mean no more than they
+ * move a median, while it keeps most of the mean's efficiency.
+ * BG_EINPUT when fewer than 2 values of a sample are kept, trim is out of
+ * range or an effective size is not in [1, its sample's size].
+ */
+int stats_yuen_eff(const double *a, size_t na, const double *b, size_t nb,
+		   double na_eff, double nb_eff, double trim,
+		   struct stats_welch *out);
 
 
 /* Effect size */
@@ -251,6 +267,17 @@ void stats_bh_adjust(const double *p, size_t n, double *adjusted);
  * outlier[] receives n flags; returns how many are set.
  */
 size_t stats_outliers(const double *v, size_t n, bool *outlier);
+
+
+/*
+ * Hogg's (1974) tailweight Q2 = (U_0.05 - L_0.05) / (U_0.5 - L_0.5), where
+ * U_b (L_b) is the mean of the largest (smallest) n b values, fractions of
+ * a value counted: how far the extremes reach, in units of the spread of
+ * the bulk. About 1.9 for the uniform, 2.59 for the normal, 3.30 for the
+ * Laplace and 5.9 for the Cauchy distribution; unchanged by a shift or a
+ * scaling of the sample. NAN when n < 4 or the halves do not differ.
+ */
+double stats_tailweight(const double *v, size_t n);
 
 
 /* Dependence between samples in run order */

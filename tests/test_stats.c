@@ -987,3 +987,73 @@ Test(stats, welch_at_full_sizes_is_the_textbook_test)
 	cr_assert_eq(stats_welch_eff(a, 5, b, 5, 2.5, 2.5, &w), BG_OK);
 	cr_assert_gt(w.p_value, 0.15);
 }
+
+/* Yuen's trimmed t against scipy 1.10.1,
+ * scipy.stats.ttest_ind(b, a, equal_var=False, trim=...), which implements
+ * Yuen (1974) as Wilcox, "Introduction to Robust Estimation", 5.3. */
+Test(stats, yuen_matches_scipy)
+{
+	double a[] = { 10.2, 9.8, 10.1, 10.4, 9.9, 10.0, 13.5, 10.3, 9.7, 10.05 };
+	double b[] = { 10.9, 11.2, 10.8, 11.0, 11.4,
+		       10.7, 11.1, 15.0, 11.3, 10.95 };
+	double c[] = { 3.1, 2.9, 3.4, 3.0, 2.8, 3.3, 9.0 };
+	double d[] = { 3.5, 3.6, 3.2, 3.9, 3.7, 3.4, 3.8, 3.3, 12.0 };
+	struct stats_welch y;
+
+	cr_assert_eq(stats_yuen_eff(a, 10, b, 10, 10, 10, 0.2, &y), BG_OK);
+	cr_assert_float_eq(y.t, 7.3124265590335495, 1e-9);
+	cr_assert_float_eq(y.p_value, 2.579072888448428e-05, 1e-10);
+	/* Unequal sizes, floor(0.25 n) trimmed: 1 of 7, 2 of 9. */
+	cr_assert_eq(stats_yuen_eff(c, 7, d, 9, 7, 9, 0.25, &y), BG_OK);
+	cr_assert_float_eq(y.t, 2.7560655717702796, 1e-9);
+	cr_assert_float_eq(y.p_value, 0.024929845557148767, 1e-9);
+	/* Untrimmed, the two outliers hide the shift from Welch's test
+	 * (scipy: t 1.9469, p 0.0676). */
+	cr_assert_eq(stats_yuen_eff(a, 10, b, 10, 10, 10, 0, &y), BG_OK);
+	cr_assert_float_eq(y.t, 1.946865484225066, 1e-9);
+	cr_assert_float_eq(y.p_value, 0.06761045853933575, 1e-9);
+}
+
+Test(stats, yuen_rejects_what_it_cannot_test)
+{
+	double a[] = { 1, 2, 3, 4 };
+	struct stats_welch y;
+
+	cr_assert_eq(stats_yuen_eff(a, 4, a, 4, 4, 4, 0.5, &y), BG_EINPUT);
+	cr_assert_eq(stats_yuen_eff(a, 4, a, 4, 4, 4, -0.1, &y), BG_EINPUT);
+	cr_assert_eq(stats_yuen_eff(a, 4, a, 4, 0.5, 4, 0.2, &y), BG_EINPUT);
+	cr_assert_eq(stats_yuen_eff(a, 4, a, 4, 4, 4, 0.2, &y), BG_OK);
+	cr_assert_float_eq(y.p_value, 1.0, 1e-12);
+}
+
+/* Hogg (1974) gives Q2 = 1.9 (uniform), 2.585 (normal), 3.30 (Laplace) for
+ * the distributions; a sample of their quantiles at (i - 0.5) / n comes
+ * within a few thousandths. */
+Test(stats, tailweight_matches_hogg)
+{
+	enum { N = 20000 };
+	static double uniform[N], normal[N], laplace[N];
+
+	for (int i = 0; i < N; i++) {
+		double u = (i + 0.5) / N;
+
+		uniform[i] = u;
+		normal[i] = stats_normal_quantile(u);
+		laplace[i] = u < 0.5 ? log(2 * u) : -log(2 * (1 - u));
+	}
+	cr_assert_float_eq(stats_tailweight(uniform, N), 1.9, 0.005);
+	cr_assert_float_eq(stats_tailweight(normal, N), 2.585, 0.005);
+	cr_assert_float_eq(stats_tailweight(laplace, N), 3.303, 0.005);
+}
+
+/* By hand: n = 10, U_0.05 = L_0.05 = the extremes (half a value), the
+ * halves are the top and bottom five values. */
+Test(stats, tailweight_of_a_small_sample)
+{
+	double v[] = { 7, 1, 2, 3, 4, 5, 6, 8, 9, 30 };
+
+	/* (30 - 1) / ((6 + 7 + 8 + 9 + 30) / 5 - (1 + 2 + 3 + 4 + 5) / 5) */
+	cr_assert_float_eq(stats_tailweight(v, 10), 29.0 / 9.0, 1e-12);
+	cr_assert(isnan(stats_tailweight(v, 3)));
+	cr_assert(isnan(stats_tailweight((double[]){ 2, 2, 2, 2 }, 4)));
+}
