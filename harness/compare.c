@@ -131,50 +131,6 @@ static const double *per_run(const double *v, size_t n, size_t runs,
 	return *owned;
 }
 
-static int compare_doubles(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/*
- * The distribution-free interval of the Hodges-Lehmann shift (Hollander &
- * Wolfe, 1999, 4.3): order statistics k + 1 and mn - k of the pairwise
- * log-ratios, k from the normal approximation of U at the effective sizes,
- * scaled back to the real number of pairs.
- */
-static void change_interval(struct metric_comparison *mc, const double *base,
-			    size_t nbase, const double *cand, size_t ncand,
-			    double confidence)
-{
-	size_t pairs = nbase * ncand, k;
-	double z = stats_normal_quantile(0.5 + confidence / 2);
-	double me = mc->n_eff_baseline, ne = mc->n_eff_candidate;
-	double half_width, *logs;
-
-	half_width = z * sqrt(me * ne * (me + ne + 1) / 12) *
-		     ((double)pairs / (me * ne));
-	if (half_width >= (double)pairs / 2) {
-		mc->change_low = -INFINITY;
-		mc->change_high = INFINITY;
-		return;
-	}
-	k = (size_t)floor((double)pairs / 2 - half_width);
-	logs = xmalloc(pairs * sizeof(*logs));
-	for (size_t i = 0; i < nbase; i++)
-		for (size_t j = 0; j < ncand; j++)
-			logs[i * ncand + j] = log(cand[j] / base[i]);
-	qsort(logs, pairs, sizeof(*logs), compare_doubles);
-	mc->change_low = exp(logs[k]) - 1;
-	mc->change_high = exp(logs[pairs - 1 - k]) - 1;
-	free(logs);
-}
-
-/* Above this many pairs the interval comes from the bootstrap of the ratio
- * of medians instead: the pairwise one would cost too much memory. */
-#define MAX_PAIRS 4000000
-
 /* An absent side: n = 0 and unknown numbers (null in JSON). Not through
  * stats_summarize(), which would record an error message for it. */
 static void summary_empty(struct stats_summary *s)
@@ -215,36 +171,49 @@ static double pooled_tailweight(const double *logs, size_t nb, size_t nc)
 }
 
 /*
- * The two-sided p-value of the change, on the logarithms (timings are
- * multiplicative; the values themselves when some are not positive) at
- * the effective sizes: Welch's t, the efficient test on
- * near-normal runs, or Yuen's 20 % trimmed t when the tails are heavy,
- * where outliers would inflate Welch's variance and a rank test stops at
- * two outliers above every candidate run. A t-test, not ranks, also for
- * dependent runs: at two or three effective values a rank test cannot
- * reach any useful significance level however far apart the samples are,
- * while the t-test's answer degrades smoothly.
+ * The test of the change, on the logarithms (timings are multiplicative;
+ * the values themselves when some are not positive) at the effective
+ * sizes: Welch's t, the efficient test on near-normal runs, or Yuen's
+ * 20 % trimmed t when the tails are heavy, where outliers would inflate
+ * Welch's variance and a rank test stops at two outliers above every
+ * candidate run. A t-test, not ranks, also for dependent runs: at two or
+ * three effective values a rank test cannot reach any useful significance
+ * level however far apart the samples are, while the t-test's answer
+ * degrades smoothly. Sets the p-value and the change's interval, which
+ * comes from the same test so that the two always agree: the interval
+ * excludes no change exactly when p < 1 - confidence. `level` scales a
+ * difference of raw values to a relative change.
  */
-static double log_t_p_value(const struct metric_comparison *mc,
-			    const double *base, size_t nb, const double *cand,
-			    size_t nc)
+static void test_change(struct metric_comparison *mc, const double *base,
+			size_t nb, const double *cand, size_t nc,
+			double confidence, bool positive, double level)
 {
-	double *logs = xmalloc((nb + nc) * sizeof(*logs));
-	bool positive = all_positive(base, nb) && all_positive(cand, nc);
+	double *values = xmalloc((nb + nc) * sizeof(*values));
 	struct stats_welch test;
-	double trim, p = 1;
+	double trim, margin;
 
 	for (size_t i = 0; i < nb + nc; i++) {
 		double v = i < nb ? base[i] : cand[i - nb];
 
-		logs[i] = positive ? log(v) : v;
+		values[i] = positive ? log(v) : v;
 	}
-	trim = pooled_tailweight(logs, nb, nc) > HEAVY_TAILWEIGHT ? TRIM : 0;
-	if (!stats_yuen_eff(logs, nb, logs + nb, nc, mc->n_eff_baseline,
-			    mc->n_eff_candidate, trim, &test))
-		p = test.p_value;
-	free(logs);
-	return p;
+	trim = pooled_tailweight(values, nb, nc) > HEAVY_TAILWEIGHT ? TRIM : 0;
+	mc->change_low = -INFINITY;
+	mc->change_high = INFINITY;
+	if (!stats_yuen_eff(values, nb, values + nb, nc, mc->n_eff_baseline,
+			    mc->n_eff_candidate, trim, &test)) {
+		mc->p_value = test.p_value;
+		margin = stats_t_critical(1 - confidence, test.df) * test.se;
+		if (positive) {
+			mc->change_low = exp(test.difference - margin) - 1;
+			mc->change_high = exp(test.difference + margin) - 1;
+		} else if (level > 0) {
+			mc->change_low = (test.difference - margin) / level;
+			mc->change_high = (test.difference + margin) / level;
+		}
+	}
+	mc->p_adjusted = mc->p_value;
+	free(values);
 }
 
 void compare_metric_stats(struct metric_comparison *mc, const double *base,
@@ -253,8 +222,8 @@ void compare_metric_stats(struct metric_comparison *mc, const double *base,
 			  uint64_t seed)
 {
 	double *base_owned = NULL, *cand_owned = NULL, cap_base, cap_cand, r;
-	struct stats_interval interval;
-	bool dependent;
+	double level;
+	bool dependent, positive;
 	size_t nb, nc;
 
 	mc->has_baseline = nbase > 0;
@@ -285,11 +254,11 @@ void compare_metric_stats(struct metric_comparison *mc, const double *base,
 					      (double)nb, cap_base);
 	mc->n_eff_candidate = fmin(dependent ? effective_size(nc, r) :
 					       (double)nc, cap_cand);
-	if (mc->exact || !all_positive(base, nb) || !all_positive(cand, nc)) {
+	level = fabs(mc->baseline.median);
+	positive = all_positive(base, nb) && all_positive(cand, nc);
+	if (mc->exact || !positive) {
 		/* Exact metrics and values that are not all positive
 		 * (differences of counters, say) compare medians. */
-		double level = fabs(mc->baseline.median);
-
 		mc->change = level > 0 ? (mc->candidate.median -
 					  mc->baseline.median) / level : 0;
 		mc->change_low = mc->change_high = mc->change;
@@ -297,17 +266,8 @@ void compare_metric_stats(struct metric_comparison *mc, const double *base,
 			goto done;
 	} else {
 		mc->change = stats_hodges_lehmann_ratio(base, nb, cand, nc) - 1;
-		if (nb * nc <= MAX_PAIRS)
-			change_interval(mc, base, nb, cand, nc, confidence);
-		else if (!stats_bootstrap_ratio_ci(base, nb, cand, nc,
-						   confidence, 1000, seed,
-						   &interval)) {
-			mc->change_low = interval.low - 1;
-			mc->change_high = interval.high - 1;
-		}
 	}
-	mc->p_value = mc->p_adjusted =
-		log_t_p_value(mc, base, nb, cand, nc);
+	test_change(mc, base, nb, cand, nc, confidence, positive, level);
 done:
 	free(base_owned);
 	free(cand_owned);

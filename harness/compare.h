@@ -14,8 +14,9 @@
  *
  * - the change is the Hodges-Lehmann estimate of candidate / baseline - 1
  *   (more efficient than the ratio of medians for near-normal timings and
- *   as robust to outliers), with a distribution-free interval from the
- *   Mann-Whitney inversion;
+ *   as robust to outliers); its interval is the significance test's own
+ *   (below), so the interval excludes no change exactly when the test is
+ *   significant before the FDR adjustment;
  * - the test sees one value per run (samples pooled from several per run
  *   are reduced to the run's median): the run is the unit of replication;
  * - it is significant when the p-value, adjusted by Benjamini-Hochberg

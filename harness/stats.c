@@ -1117,6 +1117,26 @@ double stats_t_two_sided(double t, double df)
 	return incomplete_beta(df / 2, 0.5, df / (df + t * t));
 }
 
+double stats_t_critical(double alpha, double df)
+{
+	double low = 0, high = 1;
+
+	if (!(df > 0) || !(alpha > 0 && alpha < 1))
+		return NAN;
+	while (stats_t_two_sided(high, df) > alpha)
+		high *= 2;
+	/* p falls as t grows: halve [low, high] until the doubles meet. */
+	for (int i = 0; i < 200 && high - low > 1e-15 * high; i++) {
+		double mid = low + (high - low) / 2;
+
+		if (stats_t_two_sided(mid, df) > alpha)
+			low = mid;
+		else
+			high = mid;
+	}
+	return low + (high - low) / 2;
+}
+
 /* Hogg's U_beta (upper) or L_beta: the mean of the largest (smallest)
  * n beta values of a sorted sample, the last one weighted by its fraction,
  * so that fewer than one value means the extreme itself. */
@@ -1184,12 +1204,14 @@ int stats_yuen_eff(const double *a, size_t na, const double *b, size_t nb,
 	trimmed_side(a, na, na_eff, trim, &sa);
 	trimmed_side(b, nb, nb_eff, trim, &sb);
 	se2 = sa.weight + sb.weight;
+	out->difference = sb.mean - sa.mean;
+	out->se = sqrt(se2);
 	out->t = 0;
 	out->df = sa.h_eff + sb.h_eff - 2;
 	out->p_value = 1;
 	if (!(se2 > 0))
 		return BG_OK;
-	out->t = (sb.mean - sa.mean) / sqrt(se2);
+	out->t = out->difference / out->se;
 	/* Welch-Satterthwaite; a side of one effective value carries no
 	 * degrees of freedom of its own. */
 	out->df = se2 * se2 /

@@ -193,8 +193,15 @@ int stats_mann_whitney_eff(const double *a, size_t na,
  * I_{df / (df + t^2)}(df / 2, 1 / 2). NAN for df <= 0. */
 double stats_t_two_sided(double t, double df);
 
+/* The t > 0 with stats_t_two_sided(t, df) == alpha, alpha in (0, 1): the
+ * two-sided critical value (3.169 at alpha 0.01 and df 10), by bisection
+ * to the last bit. NAN for df <= 0 or alpha outside (0, 1). */
+double stats_t_critical(double alpha, double df);
+
 struct stats_welch {
-	double t;       /* positive when b's mean is larger */
+	double difference; /* b's (trimmed) mean less a's */
+	double se;      /* standard error of the difference */
+	double t;       /* difference / se: positive when b's mean is larger */
 	double df;      /* Welch-Satterthwaite, at the effective sizes */
 	double p_value; /* two-sided */
 };

@@ -258,6 +258,43 @@ Test(compare, autocorrelated_runs_count_as_fewer_samples)
 	cr_assert_gt(mc.p_value, 0.01, "p %g", mc.p_value);
 }
 
+/* The interval is the test's own: the change is significant at the
+ * confidence exactly when its interval leaves out 0, also for drifting
+ * runs at two or three effective values, where an interval from ranks
+ * would be unbounded next to a significant p-value. */
+static void assert_interval_agrees_with_test(const double *base,
+					     const double *cand, size_t n)
+{
+	struct metric_comparison mc = { 0 };
+
+	compare_metric_stats(&mc, base, n, n, cand, n, n, 0.99, 1);
+	cr_assert(isfinite(mc.change_low) && isfinite(mc.change_high));
+	cr_assert_leq(mc.change_low, mc.change_high);
+	cr_assert_eq(mc.p_value < 0.01, mc.change_low > 0 || mc.change_high < 0,
+		     "p %g, interval [%g, %g]", mc.p_value, mc.change_low,
+		     mc.change_high);
+	cr_assert(mc.change_low <= mc.change && mc.change <= mc.change_high,
+		  "change %g outside [%g, %g]", mc.change, mc.change_low,
+		  mc.change_high);
+}
+
+Test(compare, the_interval_agrees_with_the_test)
+{
+	double drift[10], slower[10], near[10], base[10], cand[10];
+
+	for (int i = 0; i < 10; i++) {
+		drift[i] = 10 + 0.05 * i + 0.2 * jitter[i];
+		slower[i] = drift[i] * 1.2;
+		near[i] = drift[i] * 1.01;
+		base[i] = 10 * (1 + jitter[(i * 3) % 10]);
+		cand[i] = 10.4 * (1 + jitter[(i * 7 + 1) % 10]);
+	}
+	assert_interval_agrees_with_test(drift, slower, 10);
+	assert_interval_agrees_with_test(drift, near, 10);
+	assert_interval_agrees_with_test(base, cand, 10);
+	assert_interval_agrees_with_test(base, base, 10);
+}
+
 Test(compare, independent_runs_keep_their_full_size)
 {
 	struct metric_comparison mc = { 0 };

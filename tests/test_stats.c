@@ -971,6 +971,26 @@ Test(stats, student_t_two_sided_matches_the_table)
 	cr_assert(isnan(stats_t_two_sided(1, 0)));
 }
 
+/* The inverse, against the root of 2 * scipy.stats.t.sf(t, df) = alpha
+ * (scipy 1.10.1, brentq to 1e-15; its own t.ppf is off by 5e-9 at 10 df),
+ * which matches the table values above to their printed digits. */
+Test(stats, student_t_critical_inverts_the_two_sided_tail)
+{
+	cr_assert_float_eq(stats_t_critical(0.05, 10), 2.2281388519862744,
+			   1e-9);
+	cr_assert_float_eq(stats_t_critical(0.01, 10), 3.1692726726169504,
+			   1e-9);
+	cr_assert_float_eq(stats_t_critical(0.05, 1), 12.706204736174703,
+			   1e-8);
+	cr_assert_float_eq(stats_t_critical(0.01, 4.5), 4.272823993011293,
+			   1e-9);
+	cr_assert_float_eq(stats_t_critical(0.01, 200), 2.6006344361915583,
+			   1e-9);
+	cr_assert(isnan(stats_t_critical(0.01, 0)));
+	cr_assert(isnan(stats_t_critical(0, 10)));
+	cr_assert(isnan(stats_t_critical(1, 10)));
+}
+
 /* Welch's test of two small samples, worked by hand from the definitions:
  * a = 1..5 (mean 3, var 2.5), b = 3..7 (mean 5, var 2.5): t = 2 / sqrt(1) = 2,
  * df = 1 / (2 * 0.25 / 4) = 8, p = 0.0805 (t table, 8 df). */
@@ -980,6 +1000,8 @@ Test(stats, welch_at_full_sizes_is_the_textbook_test)
 	struct stats_welch w;
 
 	cr_assert_eq(stats_welch_eff(a, 5, b, 5, 5, 5, &w), BG_OK);
+	cr_assert_float_eq(w.difference, 2.0, 1e-12);
+	cr_assert_float_eq(w.se, 1.0, 1e-12);
 	cr_assert_float_eq(w.t, 2.0, 1e-12);
 	cr_assert_float_eq(w.df, 8.0, 1e-9);
 	cr_assert_float_eq(w.p_value, 0.0805, 2e-4);
