@@ -832,17 +832,24 @@ static int run_interleaved(struct runner *runner)
 			if ((error = run_next(runner, cs)) < 0)
 				return error;
 	}
-	do {
+	/* Each round goes the other way round from the last (a, b, b, a,
+	 * a, b, ...): a linear drift then reaches every case alike, and of
+	 * two neighbours, a baseline twin and its candidate, neither is
+	 * always first. */
+	for (bool forward = true;; forward = !forward) {
 		ran = false;
-		for (size_t i = 0; i < runner->nr; i++) {
+		for (size_t k = 0; k < runner->nr; k++) {
+			size_t i = forward ? k : runner->nr - 1 - k;
+
 			if (!case_has_more(&runner->cases[i]))
 				continue;
 			if ((error = run_next(runner, &runner->cases[i])) < 0)
 				return error;
 			ran = true;
 		}
-	} while (ran);
-	return BG_OK;
+		if (!ran)
+			return BG_OK;
+	}
 }
 
 static int run_sequential(struct runner *runner)

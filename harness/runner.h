@@ -44,8 +44,9 @@
 
 enum runner_order {
 	/* All warmups of each case first; then measured round r of every
-	 * case, then round r + 1: slow drift of the machine (heat, other
-	 * load) spreads over every case instead of biasing the last ones. */
+	 * case, then round r + 1 in the opposite order: slow drift of the
+	 * machine (heat, other load) spreads over every case instead of
+	 * biasing the last ones. */
 	RUNNER_INTERLEAVED = 0,
 	/* Each case to its end before the next one starts. */
 	RUNNER_SEQUENTIAL,
