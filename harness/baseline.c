@@ -115,69 +115,101 @@ static int target_branch(git_repository *repo, const char *branch,
 	return error;
 }
 
-static int resolve_auto(struct baseline *out, struct store *store,
-			git_repository *repo,
-			const struct baseline_request *req)
+/*
+ * Where the baseline's history starts, into *start, and how it was found,
+ * into from_name: for "auto" the merge base of HEAD and the target branch
+ * (the target's tip when a shallow clone does not reach the fork point;
+ * HEAD when there is no target branch), else the commit the revspec
+ * names. BG_ENOTFOUND for an unborn HEAD; BG_EINPUT for a bad revspec.
+ */
+static int start_commit(git_repository *repo,
+			const struct baseline_request *req, git_oid *start,
+			struct strbuf *from_name)
 {
-	struct strbuf branch = STRBUF_INIT, from_name = STRBUF_INIT;
-	git_object *target = NULL, *head = NULL;
-	git_oid base;
-	int error;
+	struct strbuf branch = STRBUF_INIT;
+	git_object *target = NULL, *head = NULL, *object = NULL;
+	int error = BG_OK;
 
+	if (req->spec && strcmp(req->spec, "auto")) {
+		if (git_revparse_single(&object, repo, req->spec) < 0 ||
+		    git_object_peel(&head, object, GIT_OBJECT_COMMIT) < 0) {
+			error = bg_input_error("--baseline: '%s' is neither a "
+					       "result file nor a revision of "
+					       "the repository", req->spec);
+			goto done;
+		}
+		git_oid_cpy(start, git_object_id(head));
+		strbuf_addstr(from_name, req->spec);
+		goto done;
+	}
 	if (git_revparse_single(&head, repo, "HEAD") < 0) {
-		error = BG_OK; /* unborn: nothing to walk */
+		error = BG_ENOTFOUND;
 		goto done;
 	}
 	error = target_branch(repo, req->branch, &target, &branch);
 	if (error == BG_ENOTFOUND) {
-		/* No target branch: the history of HEAD itself. */
-		strbuf_addstr(&from_name, "HEAD");
-		error = walk_first_parents(out, store, repo,
-					   git_object_id(head), req, "auto",
-					   from_name.buf);
-		goto done;
-	}
-	if (error < 0)
-		goto done;
-	if (git_merge_base(&base, repo, git_object_id(head),
-			   git_object_id(target)) < 0) {
-		/* A shallow clone may not reach the fork point; the target's
-		 * tip is then the best stand-in. */
-		git_oid_cpy(&base, git_object_id(target));
-		strbuf_addf(&from_name, "%s (no merge base with HEAD)",
+		git_oid_cpy(start, git_object_id(head));
+		strbuf_addstr(from_name, "HEAD");
+		error = BG_OK;
+	} else if (error == BG_OK &&
+		   git_merge_base(start, repo, git_object_id(head),
+				  git_object_id(target)) < 0) {
+		git_oid_cpy(start, git_object_id(target));
+		strbuf_addf(from_name, "%s (no merge base with HEAD)",
 			    branch.buf);
-	} else {
-		strbuf_addf(&from_name, "the merge base with %s", branch.buf);
+	} else if (error == BG_OK) {
+		strbuf_addf(from_name, "the merge base with %s", branch.buf);
 	}
-	error = walk_first_parents(out, store, repo, &base, req, "auto",
-				   from_name.buf);
 done:
+	git_object_free(object);
 	git_object_free(head);
 	git_object_free(target);
 	strbuf_release(&branch);
+	return error;
+}
+
+static int resolve_history(struct baseline *out, struct store *store,
+			   git_repository *repo,
+			   const struct baseline_request *req)
+{
+	struct strbuf from_name = STRBUF_INIT;
+	bool automatic = !req->spec || !strcmp(req->spec, "auto");
+	git_oid start;
+	int error;
+
+	if (!repo)
+		return automatic ? BG_OK :
+		       bg_input_error("--baseline: '%s' is neither a result "
+				      "file nor a revision of the repository",
+				      req->spec);
+	error = start_commit(repo, req, &start, &from_name);
+	if (error == BG_OK && store)
+		error = walk_first_parents(out, store, repo, &start, req,
+					   automatic ? "auto" : "ref",
+					   from_name.buf);
+	else if (error == BG_ENOTFOUND)
+		error = BG_OK; /* unborn: nothing to walk */
 	strbuf_release(&from_name);
 	return error;
 }
 
-static int resolve_ref(struct baseline *out, struct store *store,
-		       git_repository *repo,
-		       const struct baseline_request *req)
+int baseline_commit(const struct baseline_request *req, char *hex,
+		    struct strbuf *from_name)
 {
-	git_object *object = NULL, *commit = NULL;
+	git_repository *repo = NULL;
+	git_oid start;
 	int error;
 
-	if (!repo || git_revparse_single(&object, repo, req->spec) < 0 ||
-	    git_object_peel(&commit, object, GIT_OBJECT_COMMIT) < 0) {
-		error = bg_input_error("--baseline: '%s' is neither a result "
-				       "file nor a revision of the repository",
-				       req->spec);
-		goto done;
-	}
-	error = walk_first_parents(out, store, repo, git_object_id(commit), req,
-				   "ref", req->spec);
-done:
-	git_object_free(object);
-	git_object_free(commit);
+	gitinfo_libgit2_init();
+	if (git_repository_open_ext(&repo, req->start_dir ? req->start_dir :
+					   ".", 0, NULL) < 0)
+		return bg_notfound("not in a git repository");
+	error = start_commit(repo, req, &start, from_name);
+	if (error == BG_ENOTFOUND)
+		error = bg_notfound("HEAD has no commit yet");
+	if (!error)
+		git_oid_tostr(hex, GIT_OID_HEXSZ + 1, &start);
+	git_repository_free(repo);
 	return error;
 }
 
@@ -226,11 +258,7 @@ int baseline_resolve(struct baseline *out, struct store *store,
 	}
 	if (git_repository_open_ext(&repo, start, 0, NULL) < 0)
 		repo = NULL;
-	if (!strcmp(spec, "auto"))
-		error = repo && store ? resolve_auto(out, store, repo, req) :
-					BG_OK;
-	else
-		error = resolve_ref(out, store, repo, req);
+	error = resolve_history(out, store, repo, req);
 	if (error < 0 || out->result)
 		goto done;
 	if (gitinfo_repo_root(start, &root) < 0) {

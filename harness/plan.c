@@ -4,6 +4,7 @@
 #include "harness/error.h"
 #include "harness/expand.h"
 
+#include <assert.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,6 +118,26 @@ int plan_build(struct plan **out, const struct suite *suite,
 	return BG_OK;
 }
 
+void plan_add_baseline(struct plan *plan, const char *build_dir)
+{
+	struct plan_case *cases = xcalloc(2 * plan->nr, sizeof(*cases));
+
+	assert(!plan->baseline_build_dir);
+	for (size_t i = 0; i < plan->nr; i++) {
+		struct strbuf id = STRBUF_INIT;
+
+		strbuf_addf(&id, "%s@baseline", plan->cases[i].id);
+		cases[2 * i] = plan->cases[i];
+		cases[2 * i].id = strbuf_detach(&id, NULL);
+		cases[2 * i].baseline = true;
+		cases[2 * i + 1] = plan->cases[i];
+	}
+	free(plan->cases);
+	plan->cases = cases;
+	plan->nr *= 2;
+	plan->baseline_build_dir = absolute_path(build_dir);
+}
+
 void plan_free(struct plan *plan)
 {
 	if (!plan)
@@ -125,6 +146,7 @@ void plan_free(struct plan *plan)
 		free(plan->cases[i].id);
 	free(plan->cases);
 	free(plan->build_dir);
+	free(plan->baseline_build_dir);
 	free(plan);
 }
 
@@ -151,7 +173,8 @@ static const char *builtin_value(const char *name, struct case_vars *vars)
 	if (!strcmp(name, "suite_dir"))
 		return vars->plan->suite->dir;
 	if (!strcmp(name, "build_dir"))
-		return vars->plan->build_dir;
+		return pcase->baseline ? vars->plan->baseline_build_dir :
+					 vars->plan->build_dir;
 	if (!strcmp(name, "run"))
 		return vars->run;
 	if (!strncmp(name, "env:", 4))

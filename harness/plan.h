@@ -4,6 +4,7 @@
 #include "harness/strbuf.h"
 #include "harness/suite.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -15,12 +16,15 @@ struct plan_case {
 	const struct benchmark *benchmark; /* borrowed from the suite */
 	const struct variant *variant;
 	const char *device;
-	char *id;                          /* "benchmark/variant/device" */
+	char *id;                          /* "benchmark/variant/device", with
+					    * "@baseline" for a baseline twin */
+	bool baseline;                     /* runs from plan->baseline_build_dir */
 };
 
 struct plan {
 	const struct suite *suite;         /* borrowed: outlive the plan */
 	char *build_dir;                   /* absolute */
+	char *baseline_build_dir;          /* absolute; NULL: no twins */
 	struct plan_case *cases;
 	size_t nr;
 };
@@ -42,6 +46,15 @@ int plan_parse_shard(struct plan_filter *filter, const char *spec);
  * An empty plan is BG_EINPUT ("no case matches ..."). */
 int plan_build(struct plan **out, const struct suite *suite,
 	       const struct plan_filter *filter, const char *build_dir);
+
+/*
+ * Prepares an A/B comparison in one session (check --baseline-build):
+ * puts before every case a baseline twin, the same benchmark, variant and
+ * device run from `build_dir` (its ${build_dir}), marked `baseline`. The
+ * runner's interleaving then measures each twin next to its candidate in
+ * every round, so drift of the machine reaches both sides alike.
+ */
+void plan_add_baseline(struct plan *plan, const char *build_dir);
 
 void plan_free(struct plan *plan);
 

@@ -121,6 +121,38 @@ struct result_case *result_add_case(struct result *result,
 	return rcase;
 }
 
+/* Keeps the cases whose keep[i] equals `value`, in order; frees the rest. */
+static void keep_cases(struct result *result, const bool *keep, bool value)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < result->cases_nr; i++) {
+		if (keep[i] == value)
+			result->cases[kept++] = result->cases[i];
+		else
+			result_case_release(&result->cases[i]);
+	}
+	result->cases_nr = kept;
+}
+
+int result_split(struct result *result, const bool *take,
+		 struct result **out)
+{
+	struct strbuf text = STRBUF_INIT;
+	int error;
+
+	/* The document round-trips exactly: the deep copy it makes is the
+	 * one the store and every reader see. */
+	result_to_json(result, &text);
+	error = result_parse(out, text.buf, text.len, "(result copy)");
+	strbuf_release(&text);
+	if (error < 0)
+		return error;
+	keep_cases(*out, take, true);
+	keep_cases(result, take, false);
+	return BG_OK;
+}
+
 struct result_case *result_find_case(const struct result *result,
 				     const char *benchmark,
 				     const char *variant, const char *device)

@@ -109,6 +109,15 @@ struct result_case *result_add_case(struct result *result,
 				    const char *benchmark, const char *variant,
 				    const char *device);
 
+/*
+ * Moves the cases whose take[i] is true (i < result->cases_nr) out of
+ * result into a new result *out with the same suite, commit, machine and
+ * times; both keep their cases' order. Free *out with result_free().
+ * BG_EINPUT only when result does not survive its own JSON document.
+ */
+int result_split(struct result *result, const bool *take,
+		 struct result **out);
+
 /* The case with these names, or NULL. Borrowed. */
 struct result_case *result_find_case(const struct result *result,
 				     const char *benchmark,

@@ -108,13 +108,14 @@ static struct result_case *case_result(struct runner *runner,
 
 /* "bench/variant/device" -> "bench__variant__device", with anything a
  * file name should not hold replaced: the case's log and artifact
- * directory are named so. */
+ * directory are named so. '@', which no name may hold, keeps a baseline
+ * twin's ("...@baseline") apart from every other case's. */
 static void add_case_file_name(struct strbuf *out, const char *id)
 {
 	for (const char *p = id; *p; p++) {
 		if (*p == '/')
 			strbuf_addstr(out, "__");
-		else if (isalnum((unsigned char)*p) || strchr("._+-", *p))
+		else if (isalnum((unsigned char)*p) || strchr("._+-@", *p))
 			strbuf_addch(out, *p);
 		else
 			strbuf_addch(out, '_');

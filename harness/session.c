@@ -7,6 +7,7 @@
 #include "harness/machine.h"
 #include "harness/stats.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -143,6 +144,23 @@ static char *find_launcher(void)
 	return found;
 }
 
+/* The baseline twins' cases (plan_add_baseline()) leave the result for
+ * session->baseline, so that the stored result is the candidate's alone. */
+static int split_baseline(struct session *session)
+{
+	const struct plan *plan = session->plan;
+	bool *take = xcalloc(plan->nr, sizeof(*take));
+	int error;
+
+	/* The runner adds one case per plan case, in plan order. */
+	assert(session->result->cases_nr == plan->nr);
+	for (size_t i = 0; i < plan->nr; i++)
+		take[i] = plan->cases[i].baseline;
+	error = result_split(session->result, take, &session->baseline);
+	free(take);
+	return error;
+}
+
 int session_run(struct session **out, const struct session_options *opts)
 {
 	struct session *session = xcalloc(1, sizeof(*session));
@@ -162,6 +180,8 @@ int session_run(struct session **out, const struct session_options *opts)
 	    (error = plan_build(&session->plan, session->suite, opts->filter,
 				opts->build_dir)) < 0)
 		goto done;
+	if (opts->baseline_build_dir)
+		plan_add_baseline(session->plan, opts->baseline_build_dir);
 	if (opts->runs_auto)
 		apply_runs_auto(session->suite);
 	if (opts->store_spec)
@@ -208,6 +228,9 @@ int session_run(struct session **out, const struct session_options *opts)
 		fail_skipped_cases(session->result);
 	iso8601_now(&now);
 	session->result->finished_at = strbuf_detach(&now, NULL);
+	if (opts->baseline_build_dir &&
+	    (error = split_baseline(session)) < 0)
+		goto done;
 	error = store_write(session->store, session->result, slot,
 			   &session->result_path);
 done:
@@ -226,6 +249,7 @@ void session_free(struct session *session)
 	if (!session)
 		return;
 	result_free(session->result);
+	result_free(session->baseline);
 	plan_free(session->plan);
 	suite_free(session->suite);
 	store_free(session->store);

@@ -35,6 +35,11 @@ struct session_options {
 	double sample_interval_s;
 	/* --profile: a profiling run per case (profile.h) */
 	bool profile;
+	/* check --baseline-build: every case also runs from this build,
+	 * next to the candidate's runs (plan_add_baseline()); those cases
+	 * end up in session->baseline, not in the stored result. NULL:
+	 * none. */
+	const char *baseline_build_dir;
 	/* Adaptive sampling policy (runner.h); NULL: the precision target
 	 * alone (session_precise_enough). */
 	runner_case_done_fn case_done;
@@ -60,6 +65,9 @@ struct session {
 	struct plan *plan;
 	struct store *store;
 	struct result *result;
+	/* The baseline build's cases, measured in this session with the
+	 * same metadata (opts.baseline_build_dir); NULL without one. */
+	struct result *baseline;
 	struct strbuf result_path;      /* where the result was stored */
 	/* "<result dir>/artifacts/<result name>": profiles and callgrind
 	 * output, one directory per case, when any case left some. */

@@ -121,6 +121,34 @@ Test(baseline, pull_request_compares_with_the_merge_base_not_main_tip)
 	baseline_release(&b);
 }
 
+Test(baseline, a_build_measured_in_the_session_stands_for_the_merge_base)
+{
+	struct baseline_request req = { .spec = "auto", .branch = "main",
+					.start_dir = dir };
+	struct strbuf from = STRBUF_INIT;
+	char hex[41];
+	git_oid base, main_tip, feature;
+
+	/* No result anywhere: the commit comes from git alone. */
+	test_git_commit(repo, "refs/heads/main", "base", 0, NULL, &base);
+	test_git_commit(repo, "refs/heads/main", "main moves on", 1, &base,
+			&main_tip);
+	test_git_commit(repo, "refs/heads/feature", "feature work", 1, &base,
+			&feature);
+	checkout("refs/heads/feature");
+	cr_assert_eq(baseline_commit(&req, hex, &from), BG_OK, "%s",
+		     bg_error_last());
+	cr_assert_str_eq(hex, test_oid_hex(&base, 0));
+	cr_assert(strstr(from.buf, "merge base with main"), "%s", from.buf);
+	strbuf_reset(&from);
+	req.spec = "main";
+	cr_assert_eq(baseline_commit(&req, hex, &from), BG_OK);
+	cr_assert_str_eq(hex, test_oid_hex(&main_tip, 0));
+	req.spec = "no-such-branch";
+	cr_assert_eq(baseline_commit(&req, hex, &from), BG_EINPUT);
+	strbuf_release(&from);
+}
+
 Test(baseline, walk_follows_first_parents_through_merges)
 {
 	struct baseline b;

@@ -146,3 +146,30 @@ Test(plan, command_expands_variant_vars_and_builtins)
 	plan_free(plan);
 	suite_free(suite);
 }
+
+Test(plan, baseline_twins_run_from_their_own_build_before_each_case)
+{
+	struct suite *suite = load_matrix();
+	struct plan *plan = NULL;
+	char **argv = NULL, *shell = NULL;
+
+	cr_assert_eq(plan_build(&plan, suite, NULL, "/opt/new"), BG_OK);
+	plan_add_baseline(plan, "/opt/old");
+	cr_assert_eq(plan->nr, 24);
+	cr_assert_str_eq(plan->cases[0].id, "infer/original/cpu@baseline");
+	cr_assert(plan->cases[0].baseline);
+	cr_assert_str_eq(plan->cases[1].id, "infer/original/cpu");
+	cr_assert_not(plan->cases[1].baseline);
+	cr_assert_str_eq(plan->cases[23].id, "load/pruned/gpu");
+	for (size_t i = 0; i < 2; i++) {
+		cr_assert_eq(plan_case_command(&plan->cases[i], plan, 0, &argv,
+					       &shell), BG_OK);
+		cr_assert_str_eq(argv[0], i ? "/opt/new/b" : "/opt/old/b");
+		cr_assert_str_eq(argv[2], "cpu-fp32");
+		for (size_t j = 0; argv[j]; j++)
+			free(argv[j]);
+		free(argv);
+	}
+	plan_free(plan);
+	suite_free(suite);
+}

@@ -128,6 +128,30 @@ static void machine_dir(struct strbuf *out, const char *commit)
 	strbuf_addf(out, "%s/%s/" MACHINE, root.buf, commit);
 }
 
+Test(store, a_result_splits_into_two_with_the_same_metadata)
+{
+	struct result *r = make_result("s", COMMIT_A, MACHINE, STARTED);
+	struct result *taken = NULL;
+	bool take[] = { true, false, true };
+
+	metric_samples_push(result_case_metric(
+		result_add_case(r, "infer", "original", "cpu"), "latency"), 3);
+	result_add_case(r, "infer", "pruned", "cpu");
+	cr_assert_eq(result_split(r, take, &taken), BG_OK, "%s",
+		     bg_error_last());
+	cr_assert_eq(r->cases_nr, 1);
+	cr_assert_eq(r->cases[0].metrics[0].samples[0], 3);
+	cr_assert_eq(taken->cases_nr, 2);
+	cr_assert_eq(taken->cases[0].metrics[0].nr, 2);
+	cr_assert_str_eq(taken->cases[1].variant, "pruned");
+	cr_assert_str_eq(taken->suite, "s");
+	cr_assert_str_eq(taken->git.commit, COMMIT_A);
+	cr_assert_str_eq(taken->machine.id, MACHINE);
+	cr_assert_str_eq(taken->started_at, STARTED);
+	result_free(taken);
+	result_free(r);
+}
+
 Test(store, write_uses_the_documented_layout_and_round_trips)
 {
 	struct store *s = open_store();
