@@ -48,6 +48,7 @@ enum option_id {
 	O_METRIC, O_FORCE, O_QUIET, O_NO_COLOR, O_HELP, O_VERSION,
 	O_PROVIDER, O_BODY, O_REPO, O_PR, O_API_URL, O_MARKER, O_DRY_RUN,
 	O_REMOTE, O_REQUIRE_DEVICES, O_SAMPLE_INTERVAL, O_PROFILE,
+	O_BASELINE_BUILD,
 };
 
 struct option_doc {
@@ -75,11 +76,16 @@ static const struct option_doc option_docs[] = {
 	  "only the I-th of N disjoint shards of the cases (1-based)" },
 	{ { "order", required_argument, NULL, O_ORDER }, OPT_ORDER,
 	  "interleaved|sequential",
-	  "interleave runs round-robin across cases (default) or not" },
+	  "interleave runs across cases, alternating the order every "
+	  "round (default), or not" },
 	{ { "build-dir", required_argument, NULL, O_BUILD_DIR }, OPT_BUILD_DIR,
 	  "DIR", "value of ${build_dir} (default $BENCHGATE_BUILD_DIR or build)" },
 	{ { "baseline", required_argument, NULL, O_BASELINE }, OPT_BASELINE,
 	  "auto|REF|FILE", "what to compare against (default auto)" },
+	{ { "baseline-build", required_argument, NULL, O_BASELINE_BUILD },
+	  OPT_BASELINE_BUILD, "DIR", "measure the baseline in this session: "
+	  "every case also runs from build DIR, interleaved with the "
+	  "candidate's runs; --baseline names its commit" },
 	{ { "branch", required_argument, NULL, O_BRANCH },
 	  OPT_BASELINE | OPT_REMOTE, "B",
 	  "target of --baseline auto (default: the default branch), or sync's" },
@@ -228,6 +234,7 @@ static int apply_option(struct cli_options *opts, int id, const char *arg)
 		break;
 	case O_BUILD_DIR: opts->build_dir = arg; break;
 	case O_BASELINE: opts->baseline = arg; break;
+	case O_BASELINE_BUILD: opts->baseline_build = arg; break;
 	case O_BRANCH: opts->branch = arg; break;
 	case O_REMOTE: opts->remote = arg; break;
 	case O_THRESHOLD: return parse_percentage(arg, &opts->threshold);

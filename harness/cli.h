@@ -49,6 +49,7 @@ enum cli_option_flags {
 	OPT_REMOTE = 1 << 15,   /* --remote --branch (sync) */
 	OPT_DEVICES = 1 << 16,  /* --require-devices --sample-interval */
 	OPT_PROFILE = 1 << 17,  /* --profile */
+	OPT_BASELINE_BUILD = 1 << 18, /* --baseline-build */
 };
 
 struct cli_options {
@@ -60,6 +61,8 @@ struct cli_options {
 	bool sequential;
 	const char *build_dir;
 	const char *baseline;   /* "auto", a revspec or a file */
+	const char *baseline_build; /* check: measure this build as the
+				     * baseline in the session; NULL: none */
 	const char *branch;
 	const char *remote;     /* sync: the remote's name */
 	double threshold;       /* < 0: the suite's */

@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const struct cli_command_spec spec = {
 	.name = "check",
@@ -21,11 +22,18 @@ static const struct cli_command_spec spec = {
 		"origin/HEAD, main or master), else\nbaselines/<suite>/<machine>"
 		".json, else none (every metric \"new\", exit 0).\nWith --runs "
 		"auto a case stops sampling once its comparison is decided.\n"
+		"With --baseline-build DIR the baseline is measured here "
+		"instead: every case also\nruns from DIR (a build of the "
+		"baseline commit), next to the candidate's runs\nin every "
+		"round, so drift of the machine during the job reaches both "
+		"sides alike;\n--baseline (auto or a revision) then only "
+		"names the commit DIR was built from.\n"
 		"Exit status 1 on a regression, 3 when a case failed, 2 on bad "
 		"input.",
 	.options = OPT_STORE | OPT_RUNS | OPT_WARMUP | OPT_SELECT | OPT_ORDER |
 		   OPT_BUILD_DIR | OPT_BASELINE | OPT_GATE | OPT_REPORT |
-		   OPT_JSON | OPT_PROFILE | OPT_DEVICES,
+		   OPT_JSON | OPT_PROFILE | OPT_DEVICES |
+		   OPT_BASELINE_BUILD,
 	.min_args = 1,
 	.max_args = 1,
 };
@@ -33,7 +41,57 @@ static const struct cli_command_spec spec = {
 struct check {
 	const struct cli_options *opts;
 	struct baseline baseline;
+	char build_commit[41];  /* --baseline-build: the commit it stands for */
 };
+
+/*
+ * --baseline-build: the baseline is measured in the session, so nothing is
+ * looked up in the store; only the commit the build stands for (for the
+ * reports) is found in git, and not finding it is no error. Nor is there
+ * a history: between-session noise is what measuring both sides together
+ * takes out, so the threshold is the configured minimum effect.
+ */
+static int describe_build(struct check *check,
+			  const struct baseline_request *req)
+{
+	const struct cli_options *opts = check->opts;
+	struct strbuf note = STRBUF_INIT, from = STRBUF_INIT;
+	struct stat st;
+	int error;
+
+	if (opts->sequential)
+		return bg_input_error("--baseline-build measures both builds "
+				      "in alternating rounds; it cannot be "
+				      "combined with --order sequential");
+	if (stat(opts->baseline, &st) == 0 && S_ISREG(st.st_mode))
+		return bg_input_error("--baseline-build: --baseline '%s' is a "
+				      "file; with a build it names the build's "
+				      "commit (auto or a revision)",
+				      opts->baseline);
+	if (stat(opts->baseline_build, &st) < 0 || !S_ISDIR(st.st_mode))
+		return bg_input_error("--baseline-build: '%s' is not a "
+				      "directory", opts->baseline_build);
+	error = baseline_commit(req, check->build_commit, &from);
+	if (error == BG_ENOTFOUND) {
+		snprintf(check->build_commit, sizeof(check->build_commit),
+			 "unknown");
+		strbuf_addf(&note, "build %s measured in this session, "
+			    "interleaved with the candidate (commit unknown: "
+			    "%s)", opts->baseline_build, bg_error_last());
+		bg_error_clear();
+		error = BG_OK;
+	} else if (!error) {
+		strbuf_addf(&note, "build %s measured in this session, "
+			    "interleaved with the candidate, as %.12s (%s)",
+			    opts->baseline_build, check->build_commit,
+			    from.buf);
+	}
+	check->baseline.source = xstrdup("build");
+	check->baseline.path = xstrdup(opts->baseline_build);
+	check->baseline.note = strbuf_detach(&note, NULL);
+	strbuf_release(&from);
+	return error;
+}
 
 /* Resolved before the run, so the new result cannot be its own baseline. */
 static int resolve_baseline(const struct result *result, struct store *store,
@@ -47,7 +105,23 @@ static int resolve_baseline(const struct result *result, struct store *store,
 		.machine = result->machine.id,
 	};
 
+	if (check->opts->baseline_build)
+		return describe_build(check, &req);
 	return baseline_resolve(&check->baseline, store, &req);
+}
+
+/* The baseline measured in the session becomes the check's, labelled with
+ * the commit it stands for rather than the candidate's. */
+static void take_measured_baseline(struct check *check,
+				   struct session *session)
+{
+	struct result *measured = session->baseline;
+
+	session->baseline = NULL;
+	git_meta_release(&measured->git);
+	memcpy(measured->git.commit, check->build_commit,
+	       sizeof(measured->git.commit));
+	check->baseline.result = measured;
 }
 
 /* Adaptive sampling in check: enough once the comparison with the
@@ -120,6 +194,8 @@ int cmd_check(int argc, char **argv)
 	session_opts.payload = &check;
 	if ((error = session_run(&session, &session_opts)) < 0)
 		goto done;
+	if (session->baseline)
+		take_measured_baseline(&check, session);
 	if (!opts.quiet)
 		printf("baseline: %s\n", check.baseline.note);
 	compare_options_init(&compare_opts);

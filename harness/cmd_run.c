@@ -55,6 +55,7 @@ void cli_session_options(struct session_options *out,
 		.require_devices = opts->require_devices,
 		.sample_interval_s = opts->sample_interval_s,
 		.profile = opts->profile,
+		.baseline_build_dir = opts->baseline_build,
 		.after_run = draw_flame_graphs,
 	};
 }

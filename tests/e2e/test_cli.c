@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define RUN(out, cwd, env, ...) \
 	test_benchgate((out), (cwd), (env), (const char *const[]){ __VA_ARGS__, NULL })
@@ -233,6 +235,103 @@ Test(cli, check_passes_unchanged_code_and_fails_a_20_percent_slowdown)
 	cr_assert_not_null(doc);
 	cr_assert(strstr(doc, "\"verdict\":\t\"regression\""), "%s", doc);
 	free(doc);
+	test_output_release(&out);
+}
+
+/* Two builds of the spin workload for --baseline-build: old/spin is the
+ * workload, new/spin the same 20 % slower when `slower`. */
+static void make_spin_builds(bool slower)
+{
+	char *script, path[4096];
+
+	snprintf(path, sizeof(path), "%s/old", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/old/spin", dir);
+	cr_assert_eq(symlink(TEST_WORKLOAD_DIR "/spin", path), 0);
+	script = test_write_file(dir, "new/spin",
+		slower ? "#!/bin/sh\nSPIN_SLOWDOWN=0.2 exec "
+			 TEST_WORKLOAD_DIR "/spin \"$@\"\n" :
+			 "#!/bin/sh\nexec " TEST_WORKLOAD_DIR "/spin \"$@\"\n");
+	cr_assert_eq(chmod(script, 0755), 0);
+	free(script);
+	free(test_write_file(dir, "ab.json",
+		"{\"benchgate\": 1, \"suite\": \"spin\","
+		" \"defaults\": {\"runs\": 10, \"warmup\": 1, \"threshold\": \"10%\"},"
+		" \"benchmarks\": [{\"name\": \"spin\", \"command\":"
+		" [\"${build_dir}/spin\", \"--ms\", \"15\"],"
+		" \"metrics\": [{\"name\": \"latency\", \"from\": \"metrics\","
+		"  \"key\": \"latency_ms\", \"unit\": \"ms\"}]}]}"));
+}
+
+Test(cli, check_measures_a_baseline_build_in_the_same_session)
+{
+	char json[4096], store[4096];
+	struct test_output out;
+	struct result *result;
+	char *doc;
+
+	make_spin_repo();
+	make_spin_builds(true);
+	snprintf(json, sizeof(json), "%s/comparison.json", dir);
+	snprintf(store, sizeof(store), "%s/store", dir);
+	/* Nothing stored yet: the baseline is measured, not looked up. */
+	RUN(&out, dir, NULL, "check", "ab.json", "--store", store,
+	    "--build-dir", "new", "--baseline-build", "old", "--json", json);
+	cr_assert_eq(out.exit_code, 1, "20 %% slower fails the gate: %s%s",
+		     out.out.buf, out.err.buf);
+	cr_assert(strstr(out.out.buf, "build old measured in this session"),
+		  "%s", out.out.buf);
+	cr_assert(strstr(out.out.buf, "spin/default/cpu latency"), "%s",
+		  out.out.buf);
+	doc = test_read_file(json);
+	cr_assert(strstr(doc, "\"source\":\t\"build\""), "%s", doc);
+	cr_assert(strstr(doc, "\"verdict\":\t\"regression\""), "%s", doc);
+	free(doc);
+	test_output_release(&out);
+	/* Only the candidate's cases are stored. */
+	result = only_result(store);
+	cr_assert_eq(result->cases_nr, 1);
+	cr_assert_eq(result->cases[0].runs, 10);
+	result_free(result);
+}
+
+Test(cli, check_passes_a_baseline_build_of_the_same_code)
+{
+	struct test_output out;
+
+	make_spin_repo();
+	make_spin_builds(false);
+	for (int i = 0; i < 2; i++) {
+		RUN(&out, dir, NULL, "check", "ab.json", "--store", "store",
+		    "--build-dir", "new", "--baseline-build", "old");
+		cr_assert_eq(out.exit_code, 0, "the same code passes: %s%s",
+			     out.out.buf, out.err.buf);
+		cr_assert(strstr(out.out.buf, "PASS"), "%s", out.out.buf);
+		test_output_release(&out);
+	}
+}
+
+Test(cli, a_baseline_build_that_cannot_be_measured_is_exit_2)
+{
+	struct test_output out;
+
+	make_spin_repo();
+	make_spin_builds(false);
+	RUN(&out, dir, NULL, "check", "ab.json", "--store", "store",
+	    "--build-dir", "new", "--baseline-build", "nowhere");
+	cr_assert_eq(out.exit_code, 2);
+	cr_assert(strstr(out.err.buf, "'nowhere' is not a directory"), "%s",
+		  out.err.buf);
+	test_output_release(&out);
+	RUN(&out, dir, NULL, "check", "ab.json", "--store", "store",
+	    "--build-dir", "new", "--baseline-build", "old", "--order",
+	    "sequential");
+	cr_assert_eq(out.exit_code, 2);
+	cr_assert(strstr(out.err.buf, "--order sequential"), "%s",
+		  out.err.buf);
+	test_output_release(&out);
+	RUN(&out, dir, NULL, "run", "ab.json", "--baseline-build", "old");
+	cr_assert_eq(out.exit_code, 2, "only check measures a baseline");
 	test_output_release(&out);
 }
 
