@@ -62,7 +62,9 @@ static const double cvs[] = { 0.01, 0.02, 0.05, 0.10 };
 static const double shifts[] = { 0, 0.02, 0.05, 0.10, 0.20 };
 #define SHIFT_COUNT (sizeof(shifts) / sizeof(*shifts))
 
-/* RULE_HISTORY is benchgate once the metric has a history: the threshold
+/* RULE_SESSION is benchgate with the baseline measured in the candidate's
+ * session (check --baseline-build): see draw_session().
+ * RULE_HISTORY is benchgate once the metric has a history: the threshold
  * grows to compare_noise_k() times the spread of BASELINE_HISTORY earlier
  * results' medians when that is more than THRESHOLD (compare.h). */
 enum rule {
@@ -71,6 +73,7 @@ enum rule {
 	RULE_PERCENT,
 	RULE_WELCH,
 	RULE_HISTORY,
+	RULE_SESSION,
 	RULE_COUNT
 };
 
@@ -160,6 +163,29 @@ static void draw_side(struct stats_rng *rng, enum model model, double cv,
 			break;
 		}
 		out[i] = scale * x;
+	}
+}
+
+
+/*
+ * A baseline build measured in the candidate's session: one run of the
+ * model's series of 2n runs after another, dealt out as the runner
+ * alternates rounds (baseline, candidate; candidate, baseline; ...), the
+ * candidate's slower by `scale`. For the models of independent runs this
+ * is two independent sides again; for drift, both sides share the
+ * session's machine state, which is the point.
+ */
+static void draw_session(struct stats_rng *rng, enum model model, double cv,
+			 double scale, double *base, double *cand, size_t n)
+{
+	double series[2 * MAX_RUNS];
+
+	draw_side(rng, model, cv, 1, series, 2 * n);
+	for (size_t round = 0; round < n; round++) {
+		bool base_first = round % 2 == 0;
+
+		base[round] = series[2 * round + !base_first];
+		cand[round] = scale * series[2 * round + base_first];
 	}
 }
 
@@ -294,6 +320,7 @@ struct options {
 };
 
 static void simulate_pair(struct pair *pair, struct stats_rng *rng,
+			  struct stats_rng *session_rng,
 			  const struct cell *cell, const struct options *opts,
 			  bool adaptive)
 {
@@ -301,6 +328,10 @@ static void simulate_pair(struct pair *pair, struct stats_rng *rng,
 	double cv = cvs[cell->cv];
 	size_t n = opts->runs;
 	struct metric_comparison mc;
+
+	draw_session(session_rng, cell->model, cv, 1 + shifts[cell->shift],
+		     base, cand, n);
+	pair->alarm[RULE_SESSION] = engine_decide(&mc, base, n, cand, n);
 
 	draw_side(rng, cell->model, cv, 1, base, MAX_RUNS);
 	draw_side(rng, cell->model, cv, 1 + shifts[cell->shift], cand,
@@ -326,18 +357,21 @@ static void simulate_pair(struct pair *pair, struct stats_rng *rng,
 
 static void simulate_cell(struct cell *cell, const struct options *opts)
 {
-	struct stats_rng rng;
+	uint64_t cell_seed = opts->seed ^ (((uint64_t)cell->model << 16) |
+					   (cell->cv << 8) | cell->shift);
+	struct stats_rng rng, session_rng;
 
 	/* One stream per cell, so a cell's pairs do not depend on how many
-	 * pairs the other cells draw. */
-	stats_rng_seed(&rng, opts->seed ^ (((uint64_t)cell->model << 16) |
-				     (cell->cv << 8) | cell->shift));
+	 * pairs the other cells draw; and one of its own for the
+	 * same-session pairs, so adding them changed no other figure. */
+	stats_rng_seed(&rng, cell_seed);
+	stats_rng_seed(&session_rng, cell_seed ^ 0x5e5510a5e5510a5ULL);
 	cell->nr = opts->pairs;
 	cell->adaptive_nr = opts->adaptive_pairs < opts->pairs ?
 				    opts->adaptive_pairs : opts->pairs;
 	cell->pairs = xcalloc(cell->nr, sizeof(*cell->pairs));
 	for (size_t i = 0; i < cell->nr; i++)
-		simulate_pair(&cell->pairs[i], &rng, cell, opts,
+		simulate_pair(&cell->pairs[i], &rng, &session_rng, cell, opts,
 			      i < cell->adaptive_nr);
 }
 
@@ -547,6 +581,29 @@ static void report_history(struct strbuf *out, struct cell *cells)
 				    model_names[m], cvs[c] * 100,
 				    100 * median_history_threshold(
 						  cell_at(cells, m, c, 0)));
+			add_row_rates(out, cells, m, c, rules,
+				      sizeof(rules) / sizeof(*rules));
+		}
+}
+
+static void report_session(struct strbuf *out, struct cell *cells)
+{
+	static const enum rule rules[] = { RULE_BENCHGATE, RULE_SESSION };
+
+	strbuf_addstr(out, "\n### benchgate with the baseline measured in the "
+		      "same session\n\n`check --baseline-build DIR` runs "
+		      "the baseline build next to the candidate, the order "
+		      "alternating every round; no history, threshold "
+		      "as configured. For the models of independent runs the "
+		      "pairs are drawn alike (other draws, the same "
+		      "distribution); for drift both sides share the "
+		      "session's machine state. Cells read **stored baseline, "
+		      "no history / same session**.\n\n");
+	add_head(out, "| model | CV", 2, 0);
+	for (int m = 0; m < MODEL_COUNT; m++)
+		for (size_t c = 0; c < CV_COUNT; c++) {
+			strbuf_addf(out, "| %s | %g %%", model_names[m],
+				    cvs[c] * 100);
 			add_row_rates(out, cells, m, c, rules,
 				      sizeof(rules) / sizeof(*rules));
 		}
@@ -951,6 +1008,8 @@ static void report_targets(struct strbuf *out, struct cell *cells,
 	judge_false_alarms(out, cells, RULE_BENCHGATE, "without history");
 	judge_false_alarms(out, cells, RULE_HISTORY,
 			   "with the history `check` uses");
+	judge_false_alarms(out, cells, RULE_SESSION,
+			   "with the baseline measured in the same session");
 
 	for (int m = MODEL_NORMAL; m <= MODEL_LOGNORMAL; m++) {
 		double rate = alarm_rate(cell_at(cells, m, 1, 2),
@@ -997,6 +1056,7 @@ static void report(struct strbuf *out, struct cell *cells,
 	report_calibrated(out, cells);
 	report_per_model(out, cells);
 	report_history(out, cells);
+	report_session(out, cells);
 	report_dependence(out, cells);
 	if (opts->adaptive_pairs)
 		report_adaptive(out, cells, opts);
