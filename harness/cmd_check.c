@@ -204,6 +204,7 @@ int cmd_check(int argc, char **argv)
 	compare_opts.suite = session->suite;
 	compare_opts.noise = baseline_noise;
 	compare_opts.noise_payload = &check.baseline;
+	compare_opts.baseline_measured = opts.baseline_build != NULL;
 	if ((error = compare_results(&comparison, check.baseline.result,
 				     session->result, &compare_opts)) < 0)
 		goto done;

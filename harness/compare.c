@@ -454,6 +454,17 @@ static void compare_case(struct comparison *comparison,
 				 cand->reason);
 		return;
 	}
+	if (opts->baseline_measured && base &&
+	    (base->status == CASE_FAILED || base->status == CASE_TIMEOUT)) {
+		struct strbuf note = STRBUF_INIT;
+
+		strbuf_addf(&note, "the baseline build's case failed: %s",
+			    base->reason ? base->reason : "no reason");
+		add_status_items(comparison, cand, NULL, VERDICT_FAILED,
+				 note.buf);
+		strbuf_release(&note);
+		return;
+	}
 	for (size_t i = 0; i < cand->metrics_nr; i++) {
 		const struct metric_samples *cm = &cand->metrics[i];
 		const struct metric_samples *bm =

@@ -120,6 +120,10 @@ struct compare_options {
 	compare_noise_fn noise;         /* optional */
 	void *noise_payload;
 	uint64_t seed;                  /* bootstrap seed; 0: a fixed one */
+	/* The baseline was measured in this session (check
+	 * --baseline-build): a baseline case that failed is a failure of
+	 * this run, not a stored result missing. */
+	bool baseline_measured;
 };
 
 /*

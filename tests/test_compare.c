@@ -190,6 +190,33 @@ Test(compare, new_missing_and_failed_cases_get_their_verdicts)
 	result_free(cand);
 }
 
+Test(compare, a_failed_baseline_case_fails_only_when_measured_now)
+{
+	struct result *base = new_result("a"), *cand = new_result("b");
+	struct compare_options opts;
+	struct comparison *c = NULL;
+
+	result_case_fail(result_add_case(base, "bench", "original", "cpu"),
+			 CASE_TIMEOUT, "timed out after 60 s");
+	add(cand, "original", "latency", 10, 1, BETTER_LOWER);
+	/* A stored baseline that failed long ago: nothing to compare with. */
+	c = run_compare(base, cand);
+	cr_assert_eq(item(c, "original", "latency")->verdict, VERDICT_NEW);
+	cr_assert_eq(c->overall, OVERALL_PASS);
+	comparison_free(c);
+	/* Measured in this session: this run is broken. */
+	compare_options_init(&opts);
+	opts.baseline_measured = true;
+	cr_assert_eq(compare_results(&c, base, cand, &opts), BG_OK);
+	cr_assert_eq(item(c, "original", "latency")->verdict, VERDICT_FAILED);
+	cr_assert(strstr(item(c, "original", "latency")->note,
+			 "timed out after 60 s"));
+	cr_assert_eq(c->overall, OVERALL_FAILED);
+	comparison_free(c);
+	result_free(base);
+	result_free(cand);
+}
+
 Test(compare, no_baseline_makes_every_metric_new_and_passes)
 {
 	struct result *cand = new_result("b");

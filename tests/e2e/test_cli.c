@@ -335,6 +335,25 @@ Test(cli, a_baseline_build_that_cannot_be_measured_is_exit_2)
 	test_output_release(&out);
 }
 
+Test(cli, a_baseline_build_that_crashes_is_a_failed_case)
+{
+	struct test_output out;
+	char *script;
+
+	make_spin_repo();
+	make_spin_builds(false);
+	script = test_write_file(dir, "broken/spin", "#!/bin/sh\nexit 7\n");
+	cr_assert_eq(chmod(script, 0755), 0);
+	free(script);
+	RUN(&out, dir, NULL, "check", "ab.json", "--store", "store",
+	    "--build-dir", "new", "--baseline-build", "broken");
+	cr_assert_eq(out.exit_code, 3, "nothing could be compared: %s%s",
+		     out.out.buf, out.err.buf);
+	cr_assert(strstr(out.out.buf, "the baseline build's case failed: "
+			 "exited with status 7"), "%s", out.out.buf);
+	test_output_release(&out);
+}
+
 Test(cli, check_with_a_bad_suite_is_exit_2_and_runs_nothing)
 {
 	struct test_output out;
