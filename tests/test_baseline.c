@@ -100,17 +100,24 @@ Test(baseline, linear_history_uses_the_nearest_ancestor_with_a_result)
 	baseline_release(&b);
 }
 
+/* main: base -> main_tip; the branch feature forks at base. */
+static void fork_feature_from_main(git_oid *base, git_oid *main_tip)
+{
+	git_oid feature;
+
+	test_git_commit(repo, "refs/heads/main", "base", 0, NULL, base);
+	test_git_commit(repo, "refs/heads/main", "main moves on", 1, base,
+			main_tip);
+	test_git_commit(repo, "refs/heads/feature", "feature work", 1, base,
+			&feature);
+}
+
 Test(baseline, pull_request_compares_with_the_merge_base_not_main_tip)
 {
 	struct baseline b;
-	git_oid base, main_tip, feature;
+	git_oid base, main_tip;
 
-	/* main: base -> main_tip (a later result); feature forks at base. */
-	test_git_commit(repo, "refs/heads/main", "base", 0, NULL, &base);
-	test_git_commit(repo, "refs/heads/main", "main moves on", 1, &base,
-			&main_tip);
-	test_git_commit(repo, "refs/heads/feature", "feature work", 1, &base,
-			&feature);
+	fork_feature_from_main(&base, &main_tip);
 	store_result_at(&base, 10);
 	store_result_at(&main_tip, 99);
 	checkout("refs/heads/feature");
@@ -127,14 +134,10 @@ Test(baseline, a_build_measured_in_the_session_stands_for_the_merge_base)
 					.start_dir = dir };
 	struct strbuf from = STRBUF_INIT;
 	char hex[41];
-	git_oid base, main_tip, feature;
+	git_oid base, main_tip;
 
 	/* No result anywhere: the commit comes from git alone. */
-	test_git_commit(repo, "refs/heads/main", "base", 0, NULL, &base);
-	test_git_commit(repo, "refs/heads/main", "main moves on", 1, &base,
-			&main_tip);
-	test_git_commit(repo, "refs/heads/feature", "feature work", 1, &base,
-			&feature);
+	fork_feature_from_main(&base, &main_tip);
 	checkout("refs/heads/feature");
 	cr_assert_eq(baseline_commit(&req, hex, &from), BG_OK, "%s",
 		     bg_error_last());

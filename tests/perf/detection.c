@@ -534,6 +534,19 @@ static void add_row_rates(struct strbuf *out, struct cell *cells, int model,
 	strbuf_addstr(out, " |\n");
 }
 
+/* A row per model and CV, a column per shift, each cell the rules' rates. */
+static void add_rules_table(struct strbuf *out, struct cell *cells,
+			    const enum rule *rules, size_t nr)
+{
+	add_head(out, "| model | CV", 2, 0);
+	for (int m = 0; m < MODEL_COUNT; m++)
+		for (size_t c = 0; c < CV_COUNT; c++) {
+			strbuf_addf(out, "| %s | %g %%", model_names[m],
+				    cvs[c] * 100);
+			add_row_rates(out, cells, m, c, rules, nr);
+		}
+}
+
 static void report_defaults(struct strbuf *out, struct cell *cells)
 {
 	static const enum rule rules[] = { RULE_BENCHGATE, RULE_RATIO,
@@ -542,14 +555,7 @@ static void report_defaults(struct strbuf *out, struct cell *cells)
 	strbuf_addstr(out, "\n### Each rule at its default\n\n"
 		      "Regression verdicts in % of pairs; each cell reads "
 		      "**benchgate / ratio 2.0 / 5 % / Welch**.\n\n");
-	add_head(out, "| model | CV", 2, 0);
-	for (int m = 0; m < MODEL_COUNT; m++)
-		for (size_t c = 0; c < CV_COUNT; c++) {
-			strbuf_addf(out, "| %s | %g %%", model_names[m],
-				    cvs[c] * 100);
-			add_row_rates(out, cells, m, c, rules,
-				      sizeof(rules) / sizeof(*rules));
-		}
+	add_rules_table(out, cells, rules, sizeof(rules) / sizeof(*rules));
 }
 
 static double median_history_threshold(const struct cell *cell)
@@ -599,14 +605,7 @@ static void report_session(struct strbuf *out, struct cell *cells)
 		      "distribution); for drift both sides share the "
 		      "session's machine state. Cells read **stored baseline, "
 		      "no history / same session**.\n\n");
-	add_head(out, "| model | CV", 2, 0);
-	for (int m = 0; m < MODEL_COUNT; m++)
-		for (size_t c = 0; c < CV_COUNT; c++) {
-			strbuf_addf(out, "| %s | %g %%", model_names[m],
-				    cvs[c] * 100);
-			add_row_rates(out, cells, m, c, rules,
-				      sizeof(rules) / sizeof(*rules));
-		}
+	add_rules_table(out, cells, rules, sizeof(rules) / sizeof(*rules));
 }
 
 /* Sets every peer's bound on each A/A cell and reads all rules' detection
