@@ -1004,7 +1004,8 @@ static void report_targets(struct strbuf *out, struct cell *cells,
 	struct adaptive_summary corpus;
 
 	strbuf_addstr(out, "\n### Targets\n\n");
-	judge_false_alarms(out, cells, RULE_BENCHGATE, "without history");
+	judge_false_alarms(out, cells, RULE_BENCHGATE,
+			   "against a stored baseline without history");
 	judge_false_alarms(out, cells, RULE_HISTORY,
 			   "with the history `check` uses");
 	judge_false_alarms(out, cells, RULE_SESSION,
