@@ -119,15 +119,14 @@ static void print_comparison_row(FILE *to, const struct metric_comparison *mc,
 	strbuf_release(&p);
 }
 
-/* Inconclusive means "more runs would decide"; say how many, and say it
- * loudly when the runs were too few for the rank test, which decides once
- * a run is an outlier, to ever be significant (the smallest two-sided
- * exact Mann-Whitney p-value of n and m values is 2 / C(n + m, n)). */
+/* Inconclusive means "more runs would decide"; say so, and when the runs
+ * of those metrics drift, say how few independent values they counted as:
+ * that, not the run count, is what kept them from deciding. */
 static void print_inconclusive_hint(FILE *to,
 				    const struct comparison *comparison)
 {
-	double fewest = INFINITY, smallest_p;
-	size_t n;
+	double fewest = INFINITY;
+	bool dependent = false;
 
 	if (!comparison->counts[VERDICT_INCONCLUSIVE])
 		return;
@@ -138,21 +137,18 @@ static void print_inconclusive_hint(FILE *to,
 			continue;
 		fewest = fmin(fewest, fmin(mc->n_eff_baseline,
 					   mc->n_eff_candidate));
+		dependent |= mc->n_eff_baseline <
+				     (double)mc->n_tested_baseline ||
+			     mc->n_eff_candidate <
+				     (double)mc->n_tested_candidate;
 	}
-	n = (size_t)floor(fewest);
-	smallest_p = 2;
-	for (size_t k = 1; k <= n; k++)
-		smallest_p *= (double)k / (double)(n + k);
-	if (smallest_p >= 1 - comparison->confidence)
-		fprintf(to, "  note: with %zu independent run%s per side no "
-			"change can be significant at %g once a run is an "
-			"outlier (smallest rank-test p %.3g): use --runs %d or "
-			"more, or --runs auto\n", n,
-			n == 1 ? "" : "s", comparison->confidence, smallest_p,
-			comparison->confidence >= 0.99 ? 6 : 4);
-	else
-		fprintf(to, "  note: inconclusive changes need more runs to "
-			"decide (--runs auto samples until they are)\n");
+	fprintf(to, "  note: inconclusive changes need more runs to decide "
+		"(--runs auto samples until they are)");
+	if (dependent)
+		fprintf(to, "; their runs drift from one to the next, so they "
+			"count as no more than %.1f independent values a side",
+			fewest);
+	fputc('\n', to);
 }
 
 void summary_print_comparison(FILE *to, const struct comparison *comparison,
