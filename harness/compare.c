@@ -66,7 +66,7 @@ static bool all_positive(const double *v, size_t n)
  * (each centred on its own mean, so a shift between them is not mistaken
  * for dependence) and corrected for its small-sample bias,
  * E[r] = rho - (1 + 4 rho) / N. Pooling halves the chance that noise alone
- * makes independent runs look dependent.
+ * makes independent runs look dependent. b may be empty (nb 0).
  */
 static double pooled_autocorrelation(const double *a, size_t na,
 				     const double *b, size_t nb)
@@ -75,7 +75,7 @@ static double pooled_autocorrelation(const double *a, size_t na,
 	size_t sizes[2] = { na, nb };
 	double lagged = 0, squares = 0, r;
 
-	for (int s = 0; s < 2; s++) {
+	for (int s = 0; s < 2 && sizes[s]; s++) {
 		double mean = stats_mean(sides[s], sizes[s]);
 
 		for (size_t i = 0; i < sizes[s]; i++) {
@@ -90,6 +90,13 @@ static double pooled_autocorrelation(const double *a, size_t na,
 		return 0;
 	r = lagged / squares;
 	return r + (1 + 4 * r) / (double)(na + nb);
+}
+
+/* Runs count as dependent only when the correlation is clearly positive:
+ * its null distribution has standard error 1 / sqrt(pooled). */
+static bool clearly_dependent(double r, size_t pooled)
+{
+	return r > 1.645 / sqrt((double)pooled);
 }
 
 /* n (1 - r) / (1 + r), within [2, n]. */
@@ -216,6 +223,71 @@ static void test_change(struct metric_comparison *mc, const double *base,
 	free(values);
 }
 
+/*
+ * Whether the runs of the two sides pair up: the caller says run i of each
+ * ran next to the other (paired_runs), every run gave one value, and the
+ * pairs' values rise and fall together, clearly (Pearson's r of the
+ * logarithms above its one-sided 5 % null bound 1.645 / sqrt(n)), which
+ * is what a drift of the machine shared by both does. Without that the
+ * pairs would only cost the unpaired test half its degrees of freedom.
+ */
+static bool runs_pair_up(const struct metric_comparison *mc,
+			 const double *base, const double *cand, size_t n,
+			 bool one_value_per_run)
+{
+	double mb = 0, mc_ = 0, sbb = 0, scc = 0, sbc = 0;
+
+	if (!mc->paired_runs || !one_value_per_run || n < 3)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		mb += log(base[i]) / (double)n;
+		mc_ += log(cand[i]) / (double)n;
+	}
+	for (size_t i = 0; i < n; i++) {
+		double b = log(base[i]) - mb, c = log(cand[i]) - mc_;
+
+		sbb += b * b;
+		scc += c * c;
+		sbc += b * c;
+	}
+	return sbb > 0 && scc > 0 &&
+	       sbc / sqrt(sbb * scc) > 1.645 / sqrt((double)n);
+}
+
+/*
+ * The paired test: the (trimmed) mean of the per-round log ratios against
+ * 0, at the effective size their own lag-1 autocorrelation allows. What
+ * the machine did to both runs of a round cancels in their ratio. The
+ * change is that mean, back on the ratio scale, and the interval the
+ * test's, so the two agree as in test_change().
+ */
+static void test_pairs(struct metric_comparison *mc, const double *base,
+		       const double *cand, size_t n, double confidence)
+{
+	double *ratios = xmalloc(n * sizeof(*ratios)), r, n_eff, trim, margin;
+	struct stats_welch test;
+
+	for (size_t i = 0; i < n; i++)
+		ratios[i] = log(cand[i] / base[i]);
+	r = pooled_autocorrelation(ratios, n, NULL, 0);
+	n_eff = clearly_dependent(r, n) ? effective_size(n, r) : (double)n;
+	mc->n_eff_baseline = mc->n_eff_candidate = n_eff;
+	/* Hogg's Q2 does not move with the location: no centring needed. */
+	trim = stats_tailweight(ratios, n) > HEAVY_TAILWEIGHT ? TRIM : 0;
+	mc->change = exp(stats_median(ratios, n)) - 1;
+	mc->change_low = -INFINITY;
+	mc->change_high = INFINITY;
+	if (!stats_yuen_one_sample(ratios, n, n_eff, trim, &test)) {
+		margin = stats_t_critical(1 - confidence, test.df) * test.se;
+		mc->change = exp(test.difference) - 1;
+		mc->change_low = exp(test.difference - margin) - 1;
+		mc->change_high = exp(test.difference + margin) - 1;
+		mc->p_value = test.p_value;
+	}
+	mc->p_adjusted = mc->p_value;
+	free(ratios);
+}
+
 void compare_metric_stats(struct metric_comparison *mc, const double *base,
 			  size_t nbase, size_t runs_base, const double *cand,
 			  size_t ncand, size_t runs_cand, double confidence,
@@ -243,11 +315,9 @@ void compare_metric_stats(struct metric_comparison *mc, const double *base,
 		return;
 	base = per_run(base, nbase, runs_base, &base_owned, &nb, &cap_base);
 	cand = per_run(cand, ncand, runs_cand, &cand_owned, &nc, &cap_cand);
-	/* Runs count as dependent only when the correlation is clearly
-	 * positive: its null distribution has standard error 1 / sqrt(N). */
 	r = nb >= 3 && nc >= 3 ? pooled_autocorrelation(base, nb, cand, nc) :
 				 0;
-	dependent = r > 1.645 / sqrt((double)(nb + nc));
+	dependent = clearly_dependent(r, nb + nc);
 	mc->n_tested_baseline = nb;
 	mc->n_tested_candidate = nc;
 	mc->n_eff_baseline = fmin(dependent ? effective_size(nb, r) :
@@ -264,6 +334,12 @@ void compare_metric_stats(struct metric_comparison *mc, const double *base,
 		mc->change_low = mc->change_high = mc->change;
 		if (mc->exact)
 			goto done;
+	} else if (nb == nc &&
+		   runs_pair_up(mc, base, cand, nb,
+				cap_base == (double)nb &&
+					cap_cand == (double)nc)) {
+		test_pairs(mc, base, cand, nb, confidence);
+		goto done;
 	} else {
 		mc->change = stats_hodges_lehmann_ratio(base, nb, cand, nc) - 1;
 	}
@@ -474,6 +550,7 @@ static void compare_case(struct comparison *comparison,
 							cm->name);
 
 		describe_metric(mc, cm);
+		mc->paired_runs = opts->baseline_measured;
 		compare_metric_stats(mc, bm ? bm->samples : NULL,
 				     bm ? bm->nr : 0, bm ? bm->runs : 0,
 				     cm->samples, cm->nr, cm->runs, confidence,

@@ -28,6 +28,10 @@
  *   (Hogg's tailweight), as outliers then inflate Welch's variance. When
  *   the runs are clearly autocorrelated (drift) they count as
  *   n (1 - r) / (1 + r) values and the test runs at those sizes;
+ * - runs of a baseline measured next to the candidate's (paired_runs)
+ *   are compared pair by pair when their values rise and fall together:
+ *   the one-sample (trimmed) t of the per-round log ratios, whose mean is
+ *   then the change; what the machine did to both runs of a round cancels;
  * - the practical threshold is max(the configured minimum effect,
  *   noise_k x the metric's historical noise), see compare_noise_k();
  * - regression / improvement: significant and |change| > threshold in the
@@ -59,6 +63,10 @@ struct metric_comparison {
 	enum better better;
 	bool exact;
 	double tolerance;               /* exact metrics */
+	/* Set by the caller: run i of the baseline ran next to run i of the
+	 * candidate (check --baseline-build), so their ratio cancels what
+	 * the machine did meanwhile when the runs rise and fall together. */
+	bool paired_runs;
 	bool has_baseline, has_candidate;
 	struct stats_summary baseline, candidate;
 	double change;                  /* relative, candidate vs baseline */

@@ -1224,6 +1224,33 @@ int stats_yuen_eff(const double *a, size_t na, const double *b, size_t nb,
 	return BG_OK;
 }
 
+int stats_yuen_one_sample(const double *v, size_t n, double n_eff,
+			  double trim, struct stats_welch *out)
+{
+	struct trimmed_side side;
+
+	if (!(trim >= 0 && trim < 0.5) ||
+	    n - 2 * (size_t)floor(trim * (double)n) < 2 ||
+	    !(n_eff >= 1 && n_eff <= (double)n))
+		return bg_input_error("t-test: need two values after trimming "
+				      "and an effective size within the "
+				      "sample");
+	trimmed_side(v, n, n_eff, trim, &side);
+	if (!(side.h_eff > 1))
+		return bg_input_error("t-test: %g effective values leave no "
+				      "degree of freedom", n_eff);
+	out->difference = side.mean;
+	out->se = sqrt(side.weight);
+	out->df = side.h_eff - 1;
+	out->t = 0;
+	out->p_value = 1;
+	if (!(side.weight > 0))
+		return BG_OK;
+	out->t = side.mean / out->se;
+	out->p_value = stats_t_two_sided(out->t, out->df);
+	return BG_OK;
+}
+
 int stats_welch_eff(const double *a, size_t na, const double *b, size_t nb,
 		    double na_eff, double nb_eff, struct stats_welch *out)
 {

@@ -235,6 +235,21 @@ int stats_yuen_eff(const double *a, size_t na, const double *b, size_t nb,
 		   struct stats_welch *out);
 
 
+/*
+ * The one-sample form of stats_yuen_eff(), for paired values: whether the
+ * (trimmed) mean of v, the differences of the pairs, is 0, at effective
+ * size n_eff. `difference` is that trimmed mean, `se` its standard error
+ * as stats_yuen_eff() takes it for one side, df the trimmed count at the
+ * effective size less one. As scipy's ttest_1samp(v, 0) at trim 0, and
+ * ttest_ind(v, zeros, equal_var=False, trim=trim) otherwise: a side of
+ * zeros adds nothing to the variance.
+ * BG_EINPUT when fewer than 2 values are kept, trim is out of range, or
+ * n_eff is not in [1, n] or leaves no degree of freedom.
+ */
+int stats_yuen_one_sample(const double *v, size_t n, double n_eff,
+			  double trim, struct stats_welch *out);
+
+
 /* Effect size */
 
 /* The Hodges-Lehmann estimate of the shift from a to b: the median of all

@@ -322,6 +322,42 @@ Test(compare, the_interval_agrees_with_the_test)
 	assert_interval_agrees_with_test(base, base, 10);
 }
 
+Test(compare, runs_measured_side_by_side_are_compared_pair_by_pair)
+{
+	struct metric_comparison apart = { 0 }, paired = { .paired_runs = true };
+	double drift[10], slower[10], base[10], cand[10];
+
+	/* Both builds ride the same slow drift of the machine, the
+	 * candidate 5 % slower in every round: apart, the drift hides the
+	 * change; pair by pair it cancels. */
+	for (int i = 0; i < 10; i++) {
+		drift[i] = 10 * (1 + 0.03 * sin(i / 3.0) + 0.002 * jitter[i]);
+		slower[i] = 1.05 * 10 *
+			    (1 + 0.03 * sin(i / 3.0) +
+			     0.002 * jitter[(i * 7 + 1) % 10]);
+	}
+	compare_metric_stats(&apart, drift, 10, 10, slower, 10, 10, 0.99, 1);
+	compare_metric_stats(&paired, drift, 10, 10, slower, 10, 10, 0.99, 1);
+	cr_assert_gt(apart.p_value, 0.01, "p %g", apart.p_value);
+	cr_assert_lt(paired.p_value, 1e-6, "p %g", paired.p_value);
+	cr_assert_float_eq(paired.change, 0.05, 0.002);
+	cr_assert(paired.change_low > 0.04 && paired.change_high < 0.06,
+		  "[%g, %g]", paired.change_low, paired.change_high);
+
+	/* Independent runs do not pair up: the same test as apart. */
+	for (int i = 0; i < 10; i++) {
+		base[i] = 10 * (1 + jitter[(i * 3) % 10]);
+		cand[i] = 10.5 * (1 + jitter[(i * 7 + 1) % 10]);
+	}
+	memset(&apart, 0, sizeof(apart));
+	memset(&paired, 0, sizeof(paired));
+	paired.paired_runs = true;
+	compare_metric_stats(&apart, base, 10, 10, cand, 10, 10, 0.99, 1);
+	compare_metric_stats(&paired, base, 10, 10, cand, 10, 10, 0.99, 1);
+	cr_assert_eq(paired.p_value, apart.p_value);
+	cr_assert_eq(paired.change, apart.change);
+}
+
 Test(compare, independent_runs_keep_their_full_size)
 {
 	struct metric_comparison mc = { 0 };

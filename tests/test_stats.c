@@ -1036,6 +1036,30 @@ Test(stats, yuen_matches_scipy)
 	cr_assert_float_eq(y.p_value, 0.06761045853933575, 1e-9);
 }
 
+/* Against scipy 1.10.1: ttest_1samp(d, 0) and, trimmed,
+ * ttest_ind(d, zeros(10), equal_var=False, trim=0.2). */
+Test(stats, one_sample_yuen_matches_scipy)
+{
+	double d[] = { 0.051, 0.048, 0.062, 0.044, 0.055,
+		       0.047, 0.21, 0.050, 0.046, 0.053 };
+	struct stats_welch y;
+
+	cr_assert_eq(stats_yuen_one_sample(d, 10, 10, 0, &y), BG_OK);
+	cr_assert_float_eq(y.t, 4.158134805938996, 1e-9);
+	cr_assert_float_eq(y.p_value, 0.002454508810436787, 1e-10);
+	cr_assert_float_eq(y.df, 9, 1e-12);
+	cr_assert_float_eq(y.difference, stats_mean(d, 10), 1e-15);
+	cr_assert_eq(stats_yuen_one_sample(d, 10, 10, 0.2, &y), BG_OK);
+	cr_assert_float_eq(y.t, 26.508044043775918, 1e-8);
+	cr_assert_float_eq(y.p_value, 1.428289042831001e-06, 1e-12);
+	cr_assert_float_eq(y.df, 5, 1e-12);
+	/* Trusted as half as many values, the same data is less certain. */
+	cr_assert_eq(stats_yuen_one_sample(d, 10, 5, 0, &y), BG_OK);
+	cr_assert_gt(y.p_value, 0.002454508810436787);
+	cr_assert_eq(stats_yuen_one_sample(d, 10, 0.5, 0, &y), BG_EINPUT);
+	cr_assert_eq(stats_yuen_one_sample(d, 3, 3, 0.4, &y), BG_EINPUT);
+}
+
 Test(stats, yuen_rejects_what_it_cannot_test)
 {
 	double a[] = { 1, 2, 3, 4 };

@@ -225,16 +225,25 @@ static double welch_p_slower(const double *base, size_t nbase,
 
 /* The engine */
 
-static bool engine_decide(struct metric_comparison *mc, const double *base,
-			  size_t nbase, const double *cand, size_t ncand)
+/* `paired`: run i of each side ran next to the other (draw_session()). */
+static bool engine_decide_runs(struct metric_comparison *mc,
+			       const double *base, size_t nbase,
+			       const double *cand, size_t ncand, bool paired)
 {
 	memset(mc, 0, sizeof(*mc));
 	mc->better = BETTER_LOWER;
+	mc->paired_runs = paired;
 	compare_metric_stats(mc, base, nbase, nbase, cand, ncand, ncand,
 			     CONFIDENCE, 1);
 	mc->threshold = THRESHOLD;
 	compare_decide(mc, CONFIDENCE);
 	return mc->verdict == VERDICT_REGRESSION;
+}
+
+static bool engine_decide(struct metric_comparison *mc, const double *base,
+			  size_t nbase, const double *cand, size_t ncand)
+{
+	return engine_decide_runs(mc, base, nbase, cand, ncand, false);
 }
 
 /* The verdict again at another threshold, on the same statistics. */
@@ -331,7 +340,8 @@ static void simulate_pair(struct pair *pair, struct stats_rng *rng,
 
 	draw_session(session_rng, cell->model, cv, 1 + shifts[cell->shift],
 		     base, cand, n);
-	pair->alarm[RULE_SESSION] = engine_decide(&mc, base, n, cand, n);
+	pair->alarm[RULE_SESSION] = engine_decide_runs(&mc, base, n, cand, n,
+						       true);
 
 	draw_side(rng, cell->model, cv, 1, base, MAX_RUNS);
 	draw_side(rng, cell->model, cv, 1 + shifts[cell->shift], cand,
@@ -599,8 +609,9 @@ static void report_session(struct strbuf *out, struct cell *cells)
 	strbuf_addstr(out, "\n### benchgate with the baseline measured in the "
 		      "same session\n\n`check --baseline-build DIR` runs "
 		      "the baseline build next to the candidate, the order "
-		      "alternating every round; no history, threshold "
-		      "as configured. For the models of independent runs the "
+		      "alternating every round, and compares the runs pair "
+		      "by pair when they rise and fall together; no "
+		      "history, threshold as configured. For the models of independent runs the "
 		      "pairs are drawn alike (other draws, the same "
 		      "distribution); for drift both sides share the "
 		      "session's machine state. Cells read **stored baseline, "
