@@ -235,16 +235,17 @@ static bool runs_pair_up(const struct metric_comparison *mc,
 			 const double *base, const double *cand, size_t n,
 			 bool one_value_per_run)
 {
-	double mb = 0, mc_ = 0, sbb = 0, scc = 0, sbc = 0;
+	double mean_base = 0, mean_cand = 0, sbb = 0, scc = 0, sbc = 0;
 
 	if (!mc->paired_runs || !one_value_per_run || n < 3)
 		return false;
 	for (size_t i = 0; i < n; i++) {
-		mb += log(base[i]) / (double)n;
-		mc_ += log(cand[i]) / (double)n;
+		mean_base += log(base[i]) / (double)n;
+		mean_cand += log(cand[i]) / (double)n;
 	}
 	for (size_t i = 0; i < n; i++) {
-		double b = log(base[i]) - mb, c = log(cand[i]) - mc_;
+		double b = log(base[i]) - mean_base;
+		double c = log(cand[i]) - mean_cand;
 
 		sbb += b * b;
 		scc += c * c;
