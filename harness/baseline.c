@@ -115,6 +115,12 @@ static int target_branch(git_repository *repo, const char *branch,
 	return error;
 }
 
+static int not_a_revision(const char *spec)
+{
+	return bg_input_error("--baseline: '%s' is neither a result file nor "
+			      "a revision of the repository", spec);
+}
+
 /*
  * Where the baseline's history starts, into *start, and how it was found,
  * into from_name: for "auto" the merge base of HEAD and the target branch
@@ -133,9 +139,7 @@ static int start_commit(git_repository *repo,
 	if (req->spec && strcmp(req->spec, "auto")) {
 		if (git_revparse_single(&object, repo, req->spec) < 0 ||
 		    git_object_peel(&head, object, GIT_OBJECT_COMMIT) < 0) {
-			error = bg_input_error("--baseline: '%s' is neither a "
-					       "result file nor a revision of "
-					       "the repository", req->spec);
+			error = not_a_revision(req->spec);
 			goto done;
 		}
 		git_oid_cpy(start, git_object_id(head));
@@ -178,10 +182,7 @@ static int resolve_history(struct baseline *out, struct store *store,
 	int error;
 
 	if (!repo)
-		return automatic ? BG_OK :
-		       bg_input_error("--baseline: '%s' is neither a result "
-				      "file nor a revision of the repository",
-				      req->spec);
+		return automatic ? BG_OK : not_a_revision(req->spec);
 	error = start_commit(repo, req, &start, &from_name);
 	if (error == BG_OK && store)
 		error = walk_first_parents(out, store, repo, &start, req,

@@ -1186,6 +1186,14 @@ static void trimmed_side(const double *v, size_t n, double n_eff,
 	free(sorted);
 }
 
+/* Whether trimming floor(trim n) values off each end of n is allowed and
+ * keeps at least two. */
+static bool keeps_two(size_t n, double trim)
+{
+	return trim >= 0 && trim < 0.5 &&
+	       n - 2 * (size_t)floor(trim * (double)n) >= 2;
+}
+
 int stats_yuen_eff(const double *a, size_t na, const double *b, size_t nb,
 		   double na_eff, double nb_eff, double trim,
 		   struct stats_welch *out)
@@ -1193,9 +1201,7 @@ int stats_yuen_eff(const double *a, size_t na, const double *b, size_t nb,
 	struct trimmed_side sa, sb;
 	double se2;
 
-	if (!(trim >= 0 && trim < 0.5) ||
-	    na - 2 * (size_t)floor(trim * (double)na) < 2 ||
-	    nb - 2 * (size_t)floor(trim * (double)nb) < 2 ||
+	if (!keeps_two(na, trim) || !keeps_two(nb, trim) ||
 	    !(na_eff >= 1 && na_eff <= (double)na) ||
 	    !(nb_eff >= 1 && nb_eff <= (double)nb))
 		return bg_input_error("t-test: need two values per sample "
@@ -1229,8 +1235,7 @@ int stats_yuen_one_sample(const double *v, size_t n, double n_eff,
 {
 	struct trimmed_side side;
 
-	if (!(trim >= 0 && trim < 0.5) ||
-	    n - 2 * (size_t)floor(trim * (double)n) < 2 ||
+	if (!keeps_two(n, trim) ||
 	    !(n_eff >= 1 && n_eff <= (double)n))
 		return bg_input_error("t-test: need two values after trimming "
 				      "and an effective size within the "
