@@ -9,7 +9,7 @@
  */
 #include "reporters/report.h"
 
-#include "harness/format.h"
+#include "harness/util/format.h"
 #include "reporters/escape.h"
 
 #include <math.h>

@@ -1,11 +1,11 @@
 #include "reporters/charts.h"
 
-#include "harness/alloc.h"
-#include "harness/error.h"
-#include "harness/format.h"
-#include "harness/process.h"
-#include "harness/stats.h"
-#include "harness/utf8.h"
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
+#include "harness/util/format.h"
+#include "harness/run/process.h"
+#include "harness/gate/stats.h"
+#include "harness/util/utf8.h"
 #include "reporters/escape.h"
 
 #include <math.h>

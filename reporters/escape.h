@@ -1,8 +1,8 @@
 #ifndef BENCHGATE_ESCAPE_H
 #define BENCHGATE_ESCAPE_H
 
-#include "harness/strbuf.h"
-#include "harness/utf8.h"
+#include "harness/util/strbuf.h"
+#include "harness/util/utf8.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 #include "reporters/flamegraph.h"
 
-#include "harness/alloc.h"
-#include "harness/error.h"
-#include "harness/utf8.h"
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
+#include "harness/util/utf8.h"
 #include "reporters/escape.h"
 
 #include <stdlib.h>

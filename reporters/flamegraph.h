@@ -1,17 +1,17 @@
 #ifndef BENCHGATE_FLAMEGRAPH_H
 #define BENCHGATE_FLAMEGRAPH_H
 
-#include "harness/result.h"
-#include "harness/stacks.h"
-#include "harness/strbuf.h"
+#include "harness/store/result.h"
+#include "harness/run/stacks.h"
+#include "harness/util/strbuf.h"
 
 /*
- * Flame graphs: folded stacks (harness/stacks.h) drawn as an SVG in which
+ * Flame graphs: folded stacks (harness/run/stacks.h) drawn as an SVG in which
  * each frame is a box as wide as the samples it was on the stack for, its
  * callers below it. This is how users find the code a regression made
  * slower: the box that grew.
  *
- * A profiling run only records (harness/profile.h: perf.data and the
+ * A profiling run only records (harness/run/profile.h: perf.data and the
  * folded stacks); the graphs are drawn after every case has run and
  * before the result is stored, by flamegraph_draw_profiles(), which the
  * command layer hands to the session (cmd_run.c, for run and check).

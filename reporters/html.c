@@ -15,8 +15,8 @@
  */
 #include "reporters/report.h"
 
-#include "harness/format.h"
-#include "harness/utf8.h"
+#include "harness/util/format.h"
+#include "harness/util/utf8.h"
 #include "reporters/escape.h"
 
 #include <math.h>

@@ -16,7 +16,7 @@
 #include "reporters/report.h"
 
 #include "reporters/escape.h"
-#include "harness/format.h"
+#include "harness/util/format.h"
 
 #include <math.h>
 #include <stdio.h>

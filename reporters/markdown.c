@@ -19,8 +19,8 @@
 #include "reporters/report.h"
 
 #include "reporters/escape.h"
-#include "harness/format.h"
-#include "harness/alloc.h"
+#include "harness/util/format.h"
+#include "harness/util/alloc.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -3,8 +3,8 @@
 #include "reporters/escape.h"
 
 #include "reporters/charts.h"
-#include "harness/alloc.h"
-#include "harness/error.h"
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
 
 #include <limits.h>
 #include <stdlib.h>

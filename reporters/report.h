@@ -1,9 +1,9 @@
 #ifndef BENCHGATE_REPORT_H
 #define BENCHGATE_REPORT_H
 
-#include "harness/compare.h"
-#include "harness/result.h"
-#include "harness/strbuf.h"
+#include "harness/gate/compare.h"
+#include "harness/store/result.h"
+#include "harness/util/strbuf.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
-#include "harness/baseline.h"
-#include "harness/error.h"
-#include "harness/store.h"
+#include "harness/gate/baseline.h"
+#include "harness/util/error.h"
+#include "harness/store/store.h"
 
 #include "testutil.h"
 

@@ -6,8 +6,8 @@
  * The fixture below is the header and trailer of a real callgrind.out
  * (valgrind 3.19, `sh -c 'i=0; ...'`), its cost lines cut.
  */
-#include "harness/callgrind.h"
-#include "harness/error.h"
+#include "harness/run/callgrind.h"
+#include "harness/util/error.h"
 
 #include "testutil.h"
 

@@ -1,7 +1,7 @@
 #include "reporters/charts.h"
 
-#include "harness/compare.h"
-#include "harness/error.h"
+#include "harness/gate/compare.h"
+#include "harness/util/error.h"
 #include "testutil.h"
 
 #include <criterion/criterion.h>

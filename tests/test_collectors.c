@@ -1,9 +1,9 @@
-#include "harness/collectors.h"
+#include "harness/run/collectors.h"
 
-#include "harness/alloc.h"
-#include "harness/error.h"
-#include "harness/plan.h"
-#include "harness/suite.h"
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
+#include "harness/run/plan.h"
+#include "harness/run/suite.h"
 #include "testutil.h"
 
 #include <criterion/criterion.h>

@@ -9,10 +9,10 @@
  * pagination) are from docs.github.com/en/rest/issues/comments and
  * docs.gitlab.com/ee/api/notes.html.
  */
-#include "reporters/comment.h"
+#include "harness/forge/comment.h"
 
-#include "harness/alloc.h"
-#include "harness/error.h"
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
 
 #include "testutil.h"
 

@@ -1,5 +1,5 @@
-#include "harness/compare.h"
-#include "harness/error.h"
+#include "harness/gate/compare.h"
+#include "harness/util/error.h"
 
 #include <criterion/criterion.h>
 #include <math.h>

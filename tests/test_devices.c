@@ -5,12 +5,12 @@
  * probes mean for a suite's cases (skipped, or failed under
  * --require-devices), for the machine record, and for `benchgate devices`.
  */
-#include "harness/alloc.h"
-#include "harness/devices.h"
-#include "harness/error.h"
-#include "harness/machine.h"
-#include "harness/nvml.h"
-#include "harness/session.h"
+#include "harness/util/alloc.h"
+#include "harness/run/devices.h"
+#include "harness/util/error.h"
+#include "harness/run/machine.h"
+#include "harness/run/nvml.h"
+#include "harness/run/session.h"
 #include "testutil.h"
 
 #include <criterion/criterion.h>

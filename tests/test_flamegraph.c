@@ -6,9 +6,9 @@
  * the renderer follows: 1200 pixels wide less two 10-pixel margins, each
  * box as wide as its share of the samples.
  */
-#include "harness/error.h"
-#include "harness/result.h"
-#include "harness/stacks.h"
+#include "harness/util/error.h"
+#include "harness/store/result.h"
+#include "harness/run/stacks.h"
 #include "reporters/flamegraph.h"
 
 #include "testutil.h"

@@ -1,8 +1,8 @@
 #include "reporters/report.h"
 
-#include "harness/compare.h"
-#include "harness/error.h"
-#include "harness/process.h"
+#include "harness/gate/compare.h"
+#include "harness/util/error.h"
+#include "harness/run/process.h"
 #include "testutil.h"
 
 #include <cjson/cJSON.h>

@@ -1,6 +1,6 @@
-#include "harness/error.h"
-#include "harness/machine.h"
-#include "harness/strbuf.h"
+#include "harness/util/error.h"
+#include "harness/run/machine.h"
+#include "harness/util/strbuf.h"
 
 #include <criterion/criterion.h>
 #include <openssl/evp.h>

@@ -1,5 +1,5 @@
-#include "harness/error.h"
-#include "harness/plan.h"
+#include "harness/util/error.h"
+#include "harness/run/plan.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
-#include "harness/process.h"
+#include "harness/run/process.h"
 
-#include "harness/alloc.h"
+#include "harness/util/alloc.h"
 #include "testutil.h"
 
 #include <criterion/criterion.h>
@@ -453,7 +453,7 @@ Test(process, outcome_can_be_reused)
 }
 
 /*
- * benchgate-launch (harness/launcher.h). On exec, Linux folds the peak RSS
+ * benchgate-launch (harness/run/launcher.h). On exec, Linux folds the peak RSS
  * of the memory that the exec replaces into the new program's ru_maxrss
  * (fs/exec.c, setmax_mm_hiwater_rss): spawned from this process, a program
  * reports at least this process's peak; exec'd from the launcher's small

@@ -7,10 +7,10 @@
  * POPLAR_ENGINE_OPTIONS ("autoReport.all", "autoReport.directory",
  * "debug.instrument").
  */
-#include "harness/error.h"
-#include "harness/profile.h"
-#include "harness/result.h"
-#include "harness/suite.h"
+#include "harness/util/error.h"
+#include "harness/run/profile.h"
+#include "harness/store/result.h"
+#include "harness/run/suite.h"
 
 #include <criterion/criterion.h>
 #include <stdlib.h>

@@ -1,9 +1,9 @@
 #include "reporters/escape.h"
 #include "reporters/report.h"
 
-#include "harness/alloc.h"
-#include "harness/compare.h"
-#include "harness/error.h"
+#include "harness/util/alloc.h"
+#include "harness/gate/compare.h"
+#include "harness/util/error.h"
 #include "testutil.h"
 
 #include <criterion/criterion.h>

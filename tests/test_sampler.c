@@ -4,11 +4,11 @@
  * BENCHGATE_SYSFS_ROOT), GPUs from the fake NVML (tests/fakenvml), and the
  * perf counters for real, or the reason they cannot count here.
  */
-#include "harness/error.h"
-#include "harness/perfevent.h"
-#include "harness/process.h"
-#include "harness/rapl.h"
-#include "harness/sampler.h"
+#include "harness/util/error.h"
+#include "harness/run/perfevent.h"
+#include "harness/run/process.h"
+#include "harness/run/rapl.h"
+#include "harness/run/sampler.h"
 #include "testutil.h"
 
 #include <criterion/criterion.h>

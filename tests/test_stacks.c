@@ -9,8 +9,8 @@
  * (FlameGraph, Brendan Gregg) makes of the same text with --kernel, counted
  * by hand.
  */
-#include "harness/error.h"
-#include "harness/stacks.h"
+#include "harness/util/error.h"
+#include "harness/run/stacks.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
-#include "harness/stats.h"
+#include "harness/gate/stats.h"
 
-#include "harness/error.h"
+#include "harness/util/error.h"
 
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>

@@ -1,6 +1,6 @@
-#include "harness/alloc.h"
-#include "harness/error.h"
-#include "harness/store.h"
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
+#include "harness/store/store.h"
 #include "testutil.h"
 
 #include <criterion/criterion.h>

@@ -4,9 +4,9 @@
  * touching the work tree or the index, and never lost to a concurrent
  * writer. Fixture repositories are made with libgit2 in a temp dir.
  */
-#include "harness/alloc.h"
-#include "harness/error.h"
-#include "harness/store.h"
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
+#include "harness/store/store.h"
 #include "testutil.h"
 
 #include <criterion/criterion.h>

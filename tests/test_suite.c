@@ -1,5 +1,5 @@
-#include "harness/error.h"
-#include "harness/suite.h"
+#include "harness/util/error.h"
+#include "harness/run/suite.h"
 
 #include <criterion/criterion.h>
 #include <string.h>

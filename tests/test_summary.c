@@ -1,7 +1,7 @@
-#include "harness/alloc.h"
-#include "harness/compare.h"
-#include "harness/error.h"
-#include "harness/summary.h"
+#include "harness/util/alloc.h"
+#include "harness/gate/compare.h"
+#include "harness/util/error.h"
+#include "reporters/summary.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -13,8 +13,8 @@
  */
 #include "testutil.h"
 
-#include "harness/alloc.h"
-#include "harness/error.h"
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
 #include "reporters/report.h"
 
 #include <criterion/criterion.h>

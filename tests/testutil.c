@@ -1,6 +1,6 @@
 #include "testutil.h"
 
-#include "harness/alloc.h"
+#include "harness/util/alloc.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>

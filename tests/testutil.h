@@ -1,7 +1,7 @@
 #ifndef BENCHGATE_TESTUTIL_H
 #define BENCHGATE_TESTUTIL_H
 
-#include "harness/strbuf.h"
+#include "harness/util/strbuf.h"
 
 /*
  * Helpers shared by the tests: temporary directories, files, and running

@@ -3,9 +3,9 @@
  * fixture suites in temporary directories and on the example suite.
  * Assertions are on exit codes, printed messages and the files left behind.
  */
-#include "harness/error.h"
-#include "harness/result.h"
-#include "harness/store.h"
+#include "harness/util/error.h"
+#include "harness/store/result.h"
+#include "harness/store/store.h"
 
 #include "testutil.h"
 
@@ -505,7 +505,7 @@ Test(cli, maxrss_is_the_benchmarks_own_not_benchgates)
 	char *suite, store[4096];
 
 	/* exec keeps the larger of the old memory's peak and the new
-	 * program's (harness/launcher.h): a small benchmark shows
+	 * program's (harness/run/launcher.h): a small benchmark shows
 	 * benchgate's own peak, 12 MiB and more, a large one its own */
 	suite = test_write_file(dir, "rss.json",
 		"{\"benchgate\": 1, \"suite\": \"rss\","

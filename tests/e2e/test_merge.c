@@ -3,10 +3,10 @@
  * jobs into the one result of the whole suite, and refuses results that
  * are not shards of one run.
  */
-#include "harness/alloc.h"
-#include "harness/error.h"
-#include "harness/result.h"
-#include "harness/store.h"
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
+#include "harness/store/result.h"
+#include "harness/store/store.h"
 
 #include "testutil.h"
 

@@ -5,8 +5,8 @@
  * counter the workload itself advances by a known number of joules per
  * run, so the expected values are exact (tests/workloads/samples_energy.c).
  */
-#include "harness/error.h"
-#include "harness/result.h"
+#include "harness/util/error.h"
+#include "harness/store/result.h"
 
 #include "testutil.h"
 

@@ -7,8 +7,8 @@
  * $BENCHGATE_PROFILE_DIR, and count their runs in a file of the suite's
  * directory, so the tests see exactly which runs happened and with what.
  */
-#include "harness/error.h"
-#include "harness/result.h"
+#include "harness/util/error.h"
+#include "harness/store/result.h"
 
 #include "testutil.h"
 

@@ -4,10 +4,10 @@
  * CI jobs on different machine ids push results to one bare remote
  * concurrently, and both histories survive.
  */
-#include "harness/alloc.h"
-#include "harness/error.h"
-#include "harness/result.h"
-#include "harness/store.h"
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
+#include "harness/store/result.h"
+#include "harness/store/store.h"
 
 #include "testutil.h"
 

@@ -8,12 +8,12 @@
  * A/A pairs that measure false alarms), and every rule decides "regression"
  * or not on the same pair. Everything is deterministic for a seed.
  */
-#include "harness/alloc.h"
-#include "harness/baseline.h"
-#include "harness/compare.h"
-#include "harness/error.h"
-#include "harness/stats.h"
-#include "harness/strbuf.h"
+#include "harness/util/alloc.h"
+#include "harness/gate/baseline.h"
+#include "harness/gate/compare.h"
+#include "harness/util/error.h"
+#include "harness/gate/stats.h"
+#include "harness/util/strbuf.h"
 
 #include <math.h>
 #include <pthread.h>

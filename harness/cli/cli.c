@@ -1,0 +1,381 @@
+#include "harness/cli/cli.h"
+
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
+#include "harness/store/gitinfo.h"
+#include "harness/run/process.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+/* Summaries duplicate the specs' on purpose: `benchgate --help` must not
+ * have to parse every command to list them. */
+static const struct command commands[] = {
+	{ "run", cmd_run, "run a suite, store a result file, print a summary" },
+	{ "compare", cmd_compare, "compare two result files (or revisions)" },
+	{ "check", cmd_check,
+	  "run + find the baseline + compare + report; the CI gate" },
+	{ "report", cmd_report,
+	  "write JUnit, Markdown, HTML, JSON, CSV, OpenMetrics and charts" },
+	{ "baseline", cmd_baseline,
+	  "save a result as the committed baseline of its suite" },
+	{ "comment", cmd_comment,
+	  "create or update the pull/merge request comment with a report" },
+	{ "sync", cmd_sync,
+	  "fetch, merge and push the results branch of a git:BRANCH store" },
+	{ "merge", cmd_merge,
+	  "combine the shard results of one run (--shard I/N) into one" },
+	{ "validate", cmd_validate,
+	  "check a suite file and print its expanded plan without running it" },
+	{ "devices", cmd_devices,
+	  "list the CPU, GPUs and IPUs found here, and what can be sampled" },
+};
+
+/* The full option table; a command accepts the subset its spec names. */
+enum option_id {
+	O_STORE = 256, O_RUNS, O_WARMUP, O_FILTER, O_VARIANT, O_DEVICE,
+	O_SHARD, O_ORDER, O_BUILD_DIR, O_BASELINE, O_BRANCH, O_THRESHOLD,
+	O_CONFIDENCE, O_REPORT, O_JSON, O_OUT, O_FORMAT, O_TO, O_SUITE,
+	O_METRIC, O_FORCE, O_QUIET, O_NO_COLOR, O_HELP, O_VERSION,
+	O_PROVIDER, O_BODY, O_REPO, O_PR, O_API_URL, O_MARKER, O_DRY_RUN,
+	O_REMOTE, O_REQUIRE_DEVICES, O_SAMPLE_INTERVAL, O_PROFILE,
+	O_BASELINE_BUILD,
+};
+
+struct option_doc {
+	struct option option;
+	unsigned flag;          /* 0: accepted by every command */
+	const char *arg;
+	const char *help;
+};
+
+static const struct option_doc option_docs[] = {
+	{ { "store", required_argument, NULL, O_STORE }, OPT_STORE,
+	  "DIR|git:BRANCH", "result store, a directory or a branch (default "
+	  ".benchgate/results at the repository root)" },
+	{ { "runs", required_argument, NULL, O_RUNS }, OPT_RUNS, "N|auto",
+	  "measured runs per case (overrides the suite)" },
+	{ { "warmup", required_argument, NULL, O_WARMUP }, OPT_WARMUP, "N",
+	  "discarded warmup runs per case (overrides the suite)" },
+	{ { "filter", required_argument, NULL, O_FILTER }, OPT_SELECT, "GLOB",
+	  "only cases whose benchmark/variant/device matches GLOB" },
+	{ { "variant", required_argument, NULL, O_VARIANT }, OPT_SELECT, "V",
+	  "only variant V" },
+	{ { "device", required_argument, NULL, O_DEVICE }, OPT_SELECT, "D",
+	  "only device D" },
+	{ { "shard", required_argument, NULL, O_SHARD }, OPT_SELECT, "I/N",
+	  "only the I-th of N disjoint shards of the cases (1-based)" },
+	{ { "order", required_argument, NULL, O_ORDER }, OPT_ORDER,
+	  "interleaved|sequential",
+	  "interleave runs across cases, alternating the order every "
+	  "round (default), or not" },
+	{ { "build-dir", required_argument, NULL, O_BUILD_DIR }, OPT_BUILD_DIR,
+	  "DIR", "value of ${build_dir} (default $BENCHGATE_BUILD_DIR or build)" },
+	{ { "baseline", required_argument, NULL, O_BASELINE }, OPT_BASELINE,
+	  "auto|REF|FILE", "what to compare against (default auto)" },
+	{ { "baseline-build", required_argument, NULL, O_BASELINE_BUILD },
+	  OPT_BASELINE_BUILD, "DIR", "measure the baseline in this session: "
+	  "every case also runs from build DIR, interleaved with the "
+	  "candidate's runs; --baseline names its commit" },
+	{ { "branch", required_argument, NULL, O_BRANCH },
+	  OPT_BASELINE | OPT_REMOTE, "B",
+	  "target of --baseline auto (default: the default branch), or sync's" },
+	{ { "remote", required_argument, NULL, O_REMOTE }, OPT_REMOTE, "NAME",
+	  "the remote to sync with (default origin)" },
+	{ { "threshold", required_argument, NULL, O_THRESHOLD }, OPT_GATE,
+	  "PCT", "minimum practical change, such as 3%" },
+	{ { "confidence", required_argument, NULL, O_CONFIDENCE }, OPT_GATE,
+	  "P", "confidence level of the tests, such as 0.99" },
+	{ { "report", required_argument, NULL, O_REPORT }, OPT_REPORT, "DIR",
+	  "write the reports into DIR" },
+	{ { "json", required_argument, NULL, O_JSON }, OPT_JSON, "FILE",
+	  "also write the JSON document to FILE" },
+	{ { "out", required_argument, NULL, O_OUT }, OPT_OUT, "DIR",
+	  "output directory" },
+	{ { "format", required_argument, NULL, O_FORMAT }, OPT_OUT, "LIST",
+	  "comma-separated formats" },
+	{ { "to", required_argument, NULL, O_TO }, OPT_TO, "FILE",
+	  "destination file" },
+	{ { "suite", required_argument, NULL, O_SUITE }, OPT_HISTORY, "S",
+	  "only suite S" },
+	{ { "metric", required_argument, NULL, O_METRIC }, OPT_HISTORY, "M",
+	  "only metric M" },
+	{ { "force", no_argument, NULL, O_FORCE }, OPT_FORCE, NULL,
+	  "replace an existing file" },
+	{ { "provider", required_argument, NULL, O_PROVIDER }, OPT_COMMENT,
+	  "github|gitlab", "where to comment (default: detected from the CI)" },
+	{ { "body", required_argument, NULL, O_BODY }, OPT_COMMENT, "FILE",
+	  "the Markdown to post, such as report.md" },
+	{ { "repo", required_argument, NULL, O_REPO }, OPT_COMMENT, "REPO",
+	  "OWNER/NAME or GitLab project (default: the CI's)" },
+	{ { "pr", required_argument, NULL, O_PR }, OPT_COMMENT, "N",
+	  "pull/merge request number (default: the CI's)" },
+	{ { "api-url", required_argument, NULL, O_API_URL }, OPT_COMMENT,
+	  "URL", "API base URL (default: the CI's, else public)" },
+	{ { "marker", required_argument, NULL, O_MARKER }, OPT_COMMENT, "NAME",
+	  "one comment per NAME (default: the body's marker)" },
+	{ { "dry-run", no_argument, NULL, O_DRY_RUN }, OPT_COMMENT, NULL,
+	  "print what would be sent; send nothing" },
+	{ { "require-devices", no_argument, NULL, O_REQUIRE_DEVICES },
+	  OPT_DEVICES, NULL, "a case whose device is absent fails (exit 3) "
+	  "instead of being skipped" },
+	{ { "sample-interval", required_argument, NULL, O_SAMPLE_INTERVAL },
+	  OPT_DEVICES, "MS", "milliseconds between readings of the nvml, rapl "
+	  "and system metrics during a run (default 100)" },
+	{ { "profile", no_argument, NULL, O_PROFILE }, OPT_PROFILE, NULL,
+	  "one more run per case under a profiler (perf flame graph, Poplar "
+	  "reports, $BENCHGATE_PROFILE_DIR), never a sample" },
+	{ { "quiet", no_argument, NULL, O_QUIET }, 0, NULL,
+	  "print only errors and the verdict" },
+	{ { "no-color", no_argument, NULL, O_NO_COLOR }, 0, NULL,
+	  "no colours (also when NO_COLOR is set)" },
+	{ { "help", no_argument, NULL, O_HELP }, 0, NULL, "show this help" },
+	{ { "version", no_argument, NULL, O_VERSION }, 0, NULL,
+	  "print the version" },
+};
+#define OPTION_COUNT (sizeof(option_docs) / sizeof(*option_docs))
+
+static void print_command_help(const struct cli_command_spec *spec)
+{
+	printf("usage: benchgate %s %s\n\n%s\n", spec->name, spec->usage,
+	       spec->summary);
+	if (spec->help)
+		printf("\n%s\n", spec->help);
+	printf("\noptions:\n");
+	for (size_t i = 0; i < OPTION_COUNT; i++) {
+		const struct option_doc *doc = &option_docs[i];
+		char left[64];
+
+		if (doc->flag && !(doc->flag & spec->options))
+			continue;
+		snprintf(left, sizeof(left), "--%s%s%s", doc->option.name,
+			 doc->arg ? " " : "", doc->arg ? doc->arg : "");
+		printf("  %-28s %s\n", left, doc->help);
+	}
+}
+
+static int parse_whole_number(const char *option, const char *text, int min,
+			      int *out)
+{
+	char *end;
+	long value = strtol(text, &end, 10);
+
+	if (end == text || *end || value < min || value > 1000000)
+		return bg_input_error("--%s: expected a whole number of at "
+				      "least %d, found '%s'", option, min, text);
+	*out = (int)value;
+	return BG_OK;
+}
+
+static int parse_percentage(const char *text, double *out)
+{
+	char *end;
+	double value = strtod(text, &end);
+
+	if (end == text || (*end && strcmp(end, "%")) || !(value >= 0) ||
+	    value >= 100)
+		return bg_input_error("--threshold: expected a percentage such "
+				      "as 3%%, found '%s'", text);
+	*out = value / 100;
+	return BG_OK;
+}
+
+static int parse_confidence(const char *text, double *out)
+{
+	char *end;
+	double value = strtod(text, &end);
+
+	if (end == text || *end || !(value >= 0.5 && value < 1))
+		return bg_input_error("--confidence: expected a level from 0.5 "
+				      "to below 1 such as 0.99, found '%s'",
+				      text);
+	*out = value;
+	return BG_OK;
+}
+
+static int parse_interval(const char *text, double *seconds)
+{
+	int ms = 0;
+	int error = parse_whole_number("sample-interval", text, 1, &ms);
+
+	*seconds = ms / 1000.0;
+	return error;
+}
+
+static int apply_option(struct cli_options *opts, int id, const char *arg)
+{
+	switch (id) {
+	case O_STORE: opts->store = arg; break;
+	case O_RUNS:
+		if (!strcmp(arg, "auto")) {
+			opts->runs_auto = true;
+			return BG_OK;
+		}
+		return parse_whole_number("runs", arg, 1, &opts->runs);
+	case O_WARMUP: return parse_whole_number("warmup", arg, 0, &opts->warmup);
+	case O_FILTER: opts->filter.glob = arg; break;
+	case O_VARIANT: opts->filter.variant = arg; break;
+	case O_DEVICE: opts->filter.device = arg; break;
+	case O_SHARD: return plan_parse_shard(&opts->filter, arg);
+	case O_ORDER:
+		if (strcmp(arg, "interleaved") && strcmp(arg, "sequential"))
+			return bg_input_error("--order: expected interleaved or "
+					      "sequential, found '%s'", arg);
+		opts->sequential = !strcmp(arg, "sequential");
+		break;
+	case O_BUILD_DIR: opts->build_dir = arg; break;
+	case O_BASELINE: opts->baseline = arg; break;
+	case O_BASELINE_BUILD: opts->baseline_build = arg; break;
+	case O_BRANCH: opts->branch = arg; break;
+	case O_REMOTE: opts->remote = arg; break;
+	case O_THRESHOLD: return parse_percentage(arg, &opts->threshold);
+	case O_CONFIDENCE: return parse_confidence(arg, &opts->confidence);
+	case O_REPORT: opts->report_dir = arg; break;
+	case O_JSON: opts->json_path = arg; break;
+	case O_OUT: opts->out_dir = arg; break;
+	case O_FORMAT: opts->formats = arg; break;
+	case O_TO: opts->to = arg; break;
+	case O_SUITE: opts->suite = arg; break;
+	case O_METRIC: opts->metric = arg; break;
+	case O_FORCE: opts->force = true; break;
+	case O_PROVIDER: opts->provider = arg; break;
+	case O_BODY: opts->body = arg; break;
+	case O_REPO: opts->repo = arg; break;
+	case O_PR: opts->pr = arg; break;
+	case O_API_URL: opts->api_url = arg; break;
+	case O_MARKER: opts->marker = arg; break;
+	case O_DRY_RUN: opts->dry_run = true; break;
+	case O_REQUIRE_DEVICES: opts->require_devices = true; break;
+	case O_PROFILE: opts->profile = true; break;
+	case O_SAMPLE_INTERVAL:
+		return parse_interval(arg, &opts->sample_interval_s);
+	case O_QUIET: opts->quiet = true; break;
+	case O_NO_COLOR: opts->color = false; break;
+	}
+	return BG_OK;
+}
+
+static void options_init(struct cli_options *opts)
+{
+	const char *no_color = getenv("NO_COLOR");
+
+	memset(opts, 0, sizeof(*opts));
+	opts->runs = -1;
+	opts->warmup = -1;
+	opts->threshold = -1;
+	opts->confidence = -1;
+	opts->baseline = "auto";
+	opts->build_dir = getenv("BENCHGATE_BUILD_DIR");
+	if (!opts->build_dir || !*opts->build_dir)
+		opts->build_dir = "build";
+	opts->color = isatty(STDOUT_FILENO) && !(no_color && *no_color);
+}
+
+int cli_parse(struct cli_options *opts, const struct cli_command_spec *spec,
+	      int argc, char **argv)
+{
+	struct option longopts[OPTION_COUNT + 1];
+	int id;
+
+	options_init(opts);
+	for (size_t i = 0; i < OPTION_COUNT; i++)
+		longopts[i] = option_docs[i].option;
+	memset(&longopts[OPTION_COUNT], 0, sizeof(*longopts));
+	optind = 1;
+	opterr = 0;
+	/* GNU argument permutation: options may follow the suite path, as
+	 * users type them. */
+	while ((id = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		const struct option_doc *doc = NULL;
+		int error;
+
+		for (size_t i = 0; i < OPTION_COUNT; i++)
+			if (option_docs[i].option.val == id)
+				doc = &option_docs[i];
+		if (id == '?' || id == ':' || !doc ||
+		    (doc->flag && !(doc->flag & spec->options))) {
+			const char *bad = argv[optind - 1];
+
+			return bg_input_error("%s: %s '%s' (see 'benchgate %s "
+					      "--help')", spec->name,
+					      id == ':' ? "missing value for" :
+							  "unknown option",
+					      bad, spec->name);
+		}
+		if (id == O_HELP) {
+			print_command_help(spec);
+			return 1;
+		}
+		if (id == O_VERSION) {
+			printf("benchgate %s\n", BENCHGATE_VERSION);
+			return 1;
+		}
+		if ((error = apply_option(opts, id, optarg)) < 0)
+			return error;
+	}
+	opts->args = argv + optind;
+	opts->args_nr = argc - optind;
+	if (opts->args_nr < spec->min_args || opts->args_nr > spec->max_args)
+		return bg_input_error("usage: benchgate %s %s", spec->name,
+				      spec->usage);
+	opts->progress = !opts->quiet && isatty(STDERR_FILENO);
+	return 0;
+}
+
+static void print_usage(FILE *to)
+{
+	fprintf(to, "usage: benchgate COMMAND [options]\n\n"
+		    "CI regression benchmarking: run suites, store results "
+		    "by commit and machine,\ncompare against a baseline, and "
+		    "fail the build on a real regression.\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++)
+		fprintf(to, "  %-10s %s\n", commands[i].name,
+			commands[i].summary);
+	fprintf(to, "\n'benchgate COMMAND --help' shows a command's options.\n"
+		    "exit status: 0 pass, 1 regression, 2 usage or input "
+		    "error, 3 a benchmark case failed\n");
+}
+
+static int exit_status(int outcome)
+{
+	if (outcome >= 0)
+		return outcome;
+	fprintf(stderr, "benchgate: error: %s\n", bg_error_last());
+	return EXIT_INPUT;
+}
+
+int cli_main(int argc, char **argv)
+{
+	const char *name = argc > 1 ? argv[1] : NULL;
+	int status;
+
+	if (!name || !strcmp(name, "--help") || !strcmp(name, "-h") ||
+	    !strcmp(name, "help")) {
+		print_usage(name ? stdout : stderr);
+		return name ? EXIT_PASS : EXIT_INPUT;
+	}
+	if (!strcmp(name, "--version")) {
+		printf("benchgate %s\n", BENCHGATE_VERSION);
+		return EXIT_PASS;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++) {
+		if (strcmp(commands[i].name, name))
+			continue;
+		gitinfo_libgit2_init();
+		process_forward_termination();
+		status = exit_status(commands[i].run(argc - 1, argv + 1));
+		return status;
+	}
+	fprintf(stderr, "benchgate: error: unknown command '%s' (see "
+			"'benchgate --help')\n", name);
+	return EXIT_INPUT;
+}

@@ -1,0 +1,132 @@
+#ifndef BENCHGATE_CLI_H
+#define BENCHGATE_CLI_H
+
+#include "harness/run/plan.h"
+
+#include <stdbool.h>
+
+/*
+ * The command line: the command table, one option parser shared by every
+ * command, and the one place where outcomes become exit statuses.
+ *
+ * A command is `int cmd_NAME(int argc, char **argv)` returning an outcome:
+ * a negative BG_* code (the message recorded with bg_error) or one of the
+ * non-negative outcomes below. cli_main() prints the error and maps the
+ * outcome to the exit status of DESIGN.md.
+ */
+
+enum cli_outcome {
+	OUTCOME_PASS = 0,       /* exit 0 */
+	OUTCOME_REGRESSION = 1, /* exit 1: the gate failed */
+	OUTCOME_CASE_FAILED = 3, /* exit 3: a benchmark case broke */
+};
+
+enum cli_exit {
+	EXIT_PASS = 0,
+	EXIT_REGRESSION = 1,
+	EXIT_INPUT = 2,
+	EXIT_CASE_FAILED = 3,
+};
+
+/* Options a command may accept; each command declares its set. */
+enum cli_option_flags {
+	OPT_STORE = 1 << 0,
+	OPT_RUNS = 1 << 1,
+	OPT_WARMUP = 1 << 2,
+	OPT_SELECT = 1 << 3,    /* --filter --variant --device --shard */
+	OPT_ORDER = 1 << 4,
+	OPT_BUILD_DIR = 1 << 5,
+	OPT_BASELINE = 1 << 6,  /* --baseline --branch */
+	OPT_GATE = 1 << 7,      /* --threshold --confidence */
+	OPT_REPORT = 1 << 8,
+	OPT_JSON = 1 << 9,
+	OPT_OUT = 1 << 10,      /* --out --format */
+	OPT_TO = 1 << 11,
+	OPT_HISTORY = 1 << 12,  /* --suite --metric */
+	OPT_FORCE = 1 << 13,
+	OPT_COMMENT = 1 << 14,  /* --provider --body --repo --pr --api-url
+				 * --marker --dry-run */
+	OPT_REMOTE = 1 << 15,   /* --remote --branch (sync) */
+	OPT_DEVICES = 1 << 16,  /* --require-devices --sample-interval */
+	OPT_PROFILE = 1 << 17,  /* --profile */
+	OPT_BASELINE_BUILD = 1 << 18, /* --baseline-build */
+};
+
+struct cli_options {
+	const char *store;
+	int runs;               /* -1: the suite's; 0 with runs_auto */
+	bool runs_auto;
+	int warmup;             /* -1: the suite's */
+	struct plan_filter filter;
+	bool sequential;
+	const char *build_dir;
+	const char *baseline;   /* "auto", a revspec or a file */
+	const char *baseline_build; /* check: measure this build as the
+				     * baseline in the session; NULL: none */
+	const char *branch;
+	const char *remote;     /* sync: the remote's name */
+	double threshold;       /* < 0: the suite's */
+	double confidence;      /* < 0: the suite's */
+	const char *report_dir;
+	const char *json_path;
+	const char *out_dir;
+	const char *formats;
+	const char *to;
+	const char *suite;
+	const char *metric;
+	bool force;
+	const char *provider;   /* comment: "github", "gitlab"; NULL: detect */
+	const char *body;
+	const char *repo;
+	const char *pr;
+	const char *api_url;
+	const char *marker;
+	bool dry_run;
+	bool require_devices;   /* an absent device fails its cases */
+	bool profile;           /* a profiling run per case (profile.h) */
+	double sample_interval_s; /* 0: the sampler's default */
+	bool quiet;
+	bool color;             /* stdout is a TTY, no --no-color, no NO_COLOR */
+	bool progress;          /* stderr is a TTY and not --quiet */
+	char **args;            /* positional arguments (borrowed from argv) */
+	int args_nr;
+};
+
+struct cli_command_spec {
+	const char *name;
+	const char *usage;      /* "SUITE [options]" */
+	const char *summary;    /* one line for `benchgate --help` */
+	const char *help;       /* paragraphs before the option list */
+	unsigned options;       /* enum cli_option_flags */
+	int min_args, max_args;
+};
+
+/* Parses argv (argv[0] is the command name) for spec. Returns 1 when --help
+ * was printed (the command should return OUTCOME_PASS), 0 on success, or
+ * BG_EINPUT naming the bad option. */
+int cli_parse(struct cli_options *opts, const struct cli_command_spec *spec,
+	      int argc, char **argv);
+
+/* Runs the whole program; returns the exit status. */
+int cli_main(int argc, char **argv);
+
+struct session_options;
+
+/* Fills session options (session.h) from the parsed command line; `run`
+ * and `check` share it. */
+void cli_session_options(struct session_options *out,
+			 const struct cli_options *opts);
+
+/* The commands. */
+int cmd_validate(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_baseline(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_comment(int argc, char **argv);
+int cmd_sync(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_devices(int argc, char **argv);
+
+#endif

@@ -1,0 +1,804 @@
+#include "harness/gate/compare.h"
+
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
+#include "harness/run/suite.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const verdict_names[] = {
+	[VERDICT_REGRESSION] = "regression",
+	[VERDICT_IMPROVEMENT] = "improvement",
+	[VERDICT_UNCHANGED] = "unchanged",
+	[VERDICT_INCONCLUSIVE] = "inconclusive",
+	[VERDICT_NEW] = "new",
+	[VERDICT_MISSING] = "missing",
+	[VERDICT_FAILED] = "failed",
+	[VERDICT_SKIPPED] = "skipped",
+};
+
+const char *verdict_name(enum verdict verdict)
+{
+	return verdict_names[verdict];
+}
+
+int verdict_parse(const char *name)
+{
+	for (int i = 0; i < VERDICT_COUNT; i++)
+		if (!strcmp(verdict_names[i], name))
+			return i;
+	return -1;
+}
+
+const char *overall_name(enum verdict_overall overall)
+{
+	return overall == OVERALL_PASS ? "pass" :
+	       overall == OVERALL_REGRESSION ? "regression" : "failed";
+}
+
+void compare_options_init(struct compare_options *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->threshold = -1;
+	opts->confidence = -1;
+	opts->noise_k = -1;
+}
+
+double compare_noise_k(double confidence)
+{
+	return stats_normal_quantile(0.5 + confidence / 2) * M_SQRT2;
+}
+
+/* Statistics of one metric */
+
+static bool all_positive(const double *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!(v[i] > 0))
+			return false;
+	return true;
+}
+
+/*
+ * The lag-1 autocorrelation of the runs, estimated once from both sides
+ * (each centred on its own mean, so a shift between them is not mistaken
+ * for dependence) and corrected for its small-sample bias,
+ * E[r] = rho - (1 + 4 rho) / N. Pooling halves the chance that noise alone
+ * makes independent runs look dependent. b may be empty (nb 0).
+ */
+static double pooled_autocorrelation(const double *a, size_t na,
+				     const double *b, size_t nb)
+{
+	const double *sides[2] = { a, b };
+	size_t sizes[2] = { na, nb };
+	double lagged = 0, squares = 0, r;
+
+	for (int s = 0; s < 2 && sizes[s]; s++) {
+		double mean = stats_mean(sides[s], sizes[s]);
+
+		for (size_t i = 0; i < sizes[s]; i++) {
+			double d = sides[s][i] - mean;
+
+			squares += d * d;
+			if (i + 1 < sizes[s])
+				lagged += d * (sides[s][i + 1] - mean);
+		}
+	}
+	if (!(squares > 0))
+		return 0;
+	r = lagged / squares;
+	return r + (1 + 4 * r) / (double)(na + nb);
+}
+
+/* Runs count as dependent only when the correlation is clearly positive:
+ * its null distribution has standard error 1 / sqrt(pooled). */
+static bool clearly_dependent(double r, size_t pooled)
+{
+	return r > 1.645 / sqrt((double)pooled);
+}
+
+/* n (1 - r) / (1 + r), within [2, n]. */
+static double effective_size(size_t n, double r)
+{
+	double n_eff = (double)n * (1 - r) / (1 + r);
+
+	return n_eff < 2 ? (n < 2 ? (double)n : 2) : n_eff > n ? (double)n :
+								   n_eff;
+}
+
+/*
+ * The values the test sees. The run is the unit of replication: samples
+ * pooled from several per run (per-batch latencies) share the run's machine
+ * state, so they are reduced to one median per run, in run order. When the
+ * samples do not split evenly into runs, they stay pooled but are trusted
+ * as no more than `runs` values (*cap).
+ */
+static const double *per_run(const double *v, size_t n, size_t runs,
+			     double **owned, size_t *out_n, double *cap)
+{
+	size_t per;
+
+	*owned = NULL;
+	*out_n = n;
+	*cap = (double)n;
+	if (!runs || runs >= n)
+		return v;
+	if (n % runs) {
+		*cap = (double)runs;
+		return v;
+	}
+	per = n / runs;
+	*owned = xmalloc(runs * sizeof(**owned));
+	for (size_t r = 0; r < runs; r++)
+		(*owned)[r] = stats_median(v + r * per, per);
+	*out_n = runs;
+	*cap = (double)runs;
+	return *owned;
+}
+
+/* An absent side: n = 0 and unknown numbers (null in JSON). Not through
+ * stats_summarize(), which would record an error message for it. */
+static void summary_empty(struct stats_summary *s)
+{
+	s->n = 0;
+	s->median = s->mean = s->stddev = s->min = s->max = s->mad = NAN;
+	s->robust_cv = s->p50 = s->p90 = s->p99 = NAN;
+	s->ci_low = s->ci_high = NAN;
+}
+
+/*
+ * Tails heavier than this (stats_tailweight(), Hogg's Q2) send the
+ * comparison to trimmed means. It lies between the normal's 2.59 and the
+ * Laplace's 3.30: near-normal runs, log-normal ones and a second clock
+ * state (light tails, however far apart the modes) keep the efficient
+ * mean, while a few runs hit by a slow outlier stretch the tails far
+ * beyond it. Of 2.8, 3.2 and 3.6, the one bench_detection liked best.
+ */
+#define HEAVY_TAILWEIGHT 3.2
+#define TRIM 0.2
+
+/*
+ * Hogg's tailweight of both sides' logarithms, each centred on its own
+ * median: a shape statistic that a shift between the sides does not
+ * change, so choosing the test by it keeps each test's false-alarm rate.
+ */
+static double pooled_tailweight(const double *logs, size_t nb, size_t nc)
+{
+	double *centred = xmalloc((nb + nc) * sizeof(*centred));
+	double mb = stats_median(logs, nb), mc = stats_median(logs + nb, nc);
+	double q;
+
+	for (size_t i = 0; i < nb + nc; i++)
+		centred[i] = logs[i] - (i < nb ? mb : mc);
+	q = stats_tailweight(centred, nb + nc);
+	free(centred);
+	return q;
+}
+
+/*
+ * The test of the change, on the logarithms (timings are multiplicative;
+ * the values themselves when some are not positive) at the effective
+ * sizes: Welch's t, the efficient test on near-normal runs, or Yuen's
+ * 20 % trimmed t when the tails are heavy, where outliers would inflate
+ * Welch's variance and a rank test stops at two outliers above every
+ * candidate run. A t-test, not ranks, also for dependent runs: at two or
+ * three effective values a rank test cannot reach any useful significance
+ * level however far apart the samples are, while the t-test's answer
+ * degrades smoothly. Sets the p-value and the change's interval, which
+ * comes from the same test so that the two always agree: the interval
+ * excludes no change exactly when p < 1 - confidence. `level` scales a
+ * difference of raw values to a relative change.
+ */
+static void test_change(struct metric_comparison *mc, const double *base,
+			size_t nb, const double *cand, size_t nc,
+			double confidence, bool positive, double level)
+{
+	double *values = xmalloc((nb + nc) * sizeof(*values));
+	struct stats_welch test;
+	double trim, margin;
+
+	for (size_t i = 0; i < nb + nc; i++) {
+		double v = i < nb ? base[i] : cand[i - nb];
+
+		values[i] = positive ? log(v) : v;
+	}
+	trim = pooled_tailweight(values, nb, nc) > HEAVY_TAILWEIGHT ? TRIM : 0;
+	mc->change_low = -INFINITY;
+	mc->change_high = INFINITY;
+	if (!stats_yuen_eff(values, nb, values + nb, nc, mc->n_eff_baseline,
+			    mc->n_eff_candidate, trim, &test)) {
+		mc->p_value = test.p_value;
+		margin = stats_t_critical(1 - confidence, test.df) * test.se;
+		if (positive) {
+			mc->change_low = exp(test.difference - margin) - 1;
+			mc->change_high = exp(test.difference + margin) - 1;
+		} else if (level > 0) {
+			mc->change_low = (test.difference - margin) / level;
+			mc->change_high = (test.difference + margin) / level;
+		}
+	}
+	mc->p_adjusted = mc->p_value;
+	free(values);
+}
+
+/*
+ * Whether the runs of the two sides pair up: the caller says run i of each
+ * ran next to the other (paired_runs), every run gave one value, and the
+ * pairs' values rise and fall together, clearly (Pearson's r of the
+ * logarithms above its one-sided 5 % null bound 1.645 / sqrt(n)), which
+ * is what a drift of the machine shared by both does. Without that the
+ * pairs would only cost the unpaired test half its degrees of freedom.
+ */
+static bool runs_pair_up(const struct metric_comparison *mc,
+			 const double *base, const double *cand, size_t n,
+			 bool one_value_per_run)
+{
+	double mean_base = 0, mean_cand = 0, sbb = 0, scc = 0, sbc = 0;
+
+	if (!mc->paired_runs || !one_value_per_run || n < 3)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		mean_base += log(base[i]) / (double)n;
+		mean_cand += log(cand[i]) / (double)n;
+	}
+	for (size_t i = 0; i < n; i++) {
+		double b = log(base[i]) - mean_base;
+		double c = log(cand[i]) - mean_cand;
+
+		sbb += b * b;
+		scc += c * c;
+		sbc += b * c;
+	}
+	return sbb > 0 && scc > 0 &&
+	       sbc / sqrt(sbb * scc) > 1.645 / sqrt((double)n);
+}
+
+/*
+ * The paired test: the (trimmed) mean of the per-round log ratios against
+ * 0, at the effective size their own lag-1 autocorrelation allows. What
+ * the machine did to both runs of a round cancels in their ratio. The
+ * change is that mean, back on the ratio scale, and the interval the
+ * test's, so the two agree as in test_change().
+ */
+static void test_pairs(struct metric_comparison *mc, const double *base,
+		       const double *cand, size_t n, double confidence)
+{
+	double *ratios = xmalloc(n * sizeof(*ratios)), r, n_eff, trim, margin;
+	struct stats_welch test;
+
+	for (size_t i = 0; i < n; i++)
+		ratios[i] = log(cand[i] / base[i]);
+	r = pooled_autocorrelation(ratios, n, NULL, 0);
+	n_eff = clearly_dependent(r, n) ? effective_size(n, r) : (double)n;
+	mc->n_eff_baseline = mc->n_eff_candidate = n_eff;
+	/* Hogg's Q2 does not move with the location: no centring needed. */
+	trim = stats_tailweight(ratios, n) > HEAVY_TAILWEIGHT ? TRIM : 0;
+	mc->change = exp(stats_median(ratios, n)) - 1;
+	mc->change_low = -INFINITY;
+	mc->change_high = INFINITY;
+	if (!stats_yuen_one_sample(ratios, n, n_eff, trim, &test)) {
+		margin = stats_t_critical(1 - confidence, test.df) * test.se;
+		mc->change = exp(test.difference) - 1;
+		mc->change_low = exp(test.difference - margin) - 1;
+		mc->change_high = exp(test.difference + margin) - 1;
+		mc->p_value = test.p_value;
+	}
+	mc->p_adjusted = mc->p_value;
+	free(ratios);
+}
+
+void compare_metric_stats(struct metric_comparison *mc, const double *base,
+			  size_t nbase, size_t runs_base, const double *cand,
+			  size_t ncand, size_t runs_cand, double confidence,
+			  uint64_t seed)
+{
+	double *base_owned = NULL, *cand_owned = NULL, cap_base, cap_cand, r;
+	double level;
+	bool dependent, positive;
+	size_t nb, nc;
+
+	mc->has_baseline = nbase > 0;
+	mc->has_candidate = ncand > 0;
+	if (nbase)
+		stats_summarize(base, nbase, confidence, seed, &mc->baseline);
+	else
+		summary_empty(&mc->baseline);
+	if (ncand)
+		stats_summarize(cand, ncand, confidence, seed + 1,
+				&mc->candidate);
+	else
+		summary_empty(&mc->candidate);
+	mc->change = mc->change_low = mc->change_high = NAN;
+	mc->p_value = mc->p_adjusted = 1;
+	if (!nbase || !ncand)
+		return;
+	base = per_run(base, nbase, runs_base, &base_owned, &nb, &cap_base);
+	cand = per_run(cand, ncand, runs_cand, &cand_owned, &nc, &cap_cand);
+	r = nb >= 3 && nc >= 3 ? pooled_autocorrelation(base, nb, cand, nc) :
+				 0;
+	dependent = clearly_dependent(r, nb + nc);
+	mc->n_tested_baseline = nb;
+	mc->n_tested_candidate = nc;
+	mc->n_eff_baseline = fmin(dependent ? effective_size(nb, r) :
+					      (double)nb, cap_base);
+	mc->n_eff_candidate = fmin(dependent ? effective_size(nc, r) :
+					       (double)nc, cap_cand);
+	level = fabs(mc->baseline.median);
+	positive = all_positive(base, nb) && all_positive(cand, nc);
+	if (mc->exact || !positive) {
+		/* Exact metrics and values that are not all positive
+		 * (differences of counters, say) compare medians. */
+		mc->change = level > 0 ? (mc->candidate.median -
+					  mc->baseline.median) / level : 0;
+		mc->change_low = mc->change_high = mc->change;
+		if (mc->exact)
+			goto done;
+	} else if (nb == nc &&
+		   runs_pair_up(mc, base, cand, nb,
+				cap_base == (double)nb &&
+					cap_cand == (double)nc)) {
+		test_pairs(mc, base, cand, nb, confidence);
+		goto done;
+	} else {
+		mc->change = stats_hodges_lehmann_ratio(base, nb, cand, nc) - 1;
+	}
+	test_change(mc, base, nb, cand, nc, confidence, positive, level);
+done:
+	free(base_owned);
+	free(cand_owned);
+}
+
+static bool is_worse(const struct metric_comparison *mc, double change)
+{
+	return mc->better == BETTER_LOWER ? change > 0 : change < 0;
+}
+
+void compare_decide(struct metric_comparison *mc, double confidence)
+{
+	bool significant, large;
+
+	if (!mc->has_baseline || !mc->has_candidate) {
+		mc->verdict = mc->has_candidate ? VERDICT_NEW : VERDICT_MISSING;
+		return;
+	}
+	if (mc->exact) {
+		double delta = mc->candidate.median - mc->baseline.median;
+
+		if (fabs(delta) <= mc->tolerance)
+			mc->verdict = VERDICT_UNCHANGED;
+		else
+			mc->verdict = is_worse(mc, delta) ? VERDICT_REGRESSION :
+							    VERDICT_IMPROVEMENT;
+		return;
+	}
+	significant = mc->p_adjusted < 1 - confidence;
+	large = fabs(mc->change) > mc->threshold;
+	if (!large)
+		mc->verdict = VERDICT_UNCHANGED;
+	else if (!significant)
+		mc->verdict = VERDICT_INCONCLUSIVE;
+	else
+		mc->verdict = is_worse(mc, mc->change) ? VERDICT_REGRESSION :
+							 VERDICT_IMPROVEMENT;
+}
+
+bool compare_is_decided(const struct metric_comparison *mc)
+{
+	double t = mc->threshold;
+
+	if (mc->exact || !mc->has_baseline || !mc->has_candidate)
+		return true;
+	if (mc->change_low >= -t && mc->change_high <= t)
+		return true;
+	/* Five runs a side can show a complete separation (p 0.008) that a
+	 * slow drift produced, and too few to show the drift: stopping on a
+	 * significant change waits for COMPARE_MIN_DECISIVE_RUNS. */
+	return (mc->verdict == VERDICT_REGRESSION ||
+		mc->verdict == VERDICT_IMPROVEMENT) &&
+	       (mc->change_low > t || mc->change_high < -t) &&
+	       mc->n_tested_baseline >= COMPARE_MIN_DECISIVE_RUNS &&
+	       mc->n_tested_candidate >= COMPARE_MIN_DECISIVE_RUNS;
+}
+
+bool compare_case_decided(const struct result_case *base,
+			  const struct result_case *cand, double threshold,
+			  double confidence)
+{
+	if (!base || base->status != CASE_OK)
+		return false;
+	for (size_t i = 0; i < cand->metrics_nr; i++) {
+		const struct metric_samples *cm = &cand->metrics[i];
+		const struct metric_samples *bm =
+			result_case_find_metric(base, cm->name);
+		struct metric_comparison mc = { .better = cm->better,
+						.threshold = threshold };
+
+		if (cm->exact || !bm)
+			continue;
+		compare_metric_stats(&mc, bm->samples, bm->nr, bm->runs,
+				     cm->samples, cm->nr, cm->runs, confidence,
+				     1);
+		compare_decide(&mc, confidence);
+		if (!compare_is_decided(&mc))
+			return false;
+	}
+	return true;
+}
+
+/* Whole results */
+
+static const struct benchmark *find_benchmark(const struct suite *suite,
+					      const char *name)
+{
+	for (size_t i = 0; suite && i < suite->benchmarks_nr; i++)
+		if (!strcmp(suite->benchmarks[i].name, name))
+			return &suite->benchmarks[i];
+	return NULL;
+}
+
+static double gate_setting(double option, const struct benchmark *benchmark,
+			   size_t offset, double fallback)
+{
+	if (option >= 0)
+		return option;
+	if (benchmark)
+		return *(const double *)((const char *)&benchmark->settings +
+					 offset);
+	return fallback;
+}
+
+static struct metric_comparison *add_item(struct comparison *comparison,
+					  const struct result_case *rcase,
+					  const char *metric)
+{
+	struct metric_comparison *mc;
+
+	ALLOC_GROW(comparison->items, comparison->nr + 1, comparison->alloc);
+	mc = &comparison->items[comparison->nr++];
+	memset(mc, 0, sizeof(*mc));
+	mc->suite = xstrdup(comparison->suite);
+	mc->benchmark = xstrdup(rcase->benchmark);
+	mc->variant = xstrdup(rcase->variant);
+	mc->device = xstrdup(rcase->device);
+	mc->metric = xstrdup(metric);
+	mc->change = mc->change_low = mc->change_high = NAN;
+	mc->p_value = mc->p_adjusted = 1;
+	mc->verdict = VERDICT_NEW;
+	summary_empty(&mc->baseline);
+	summary_empty(&mc->candidate);
+	return mc;
+}
+
+static void describe_metric(struct metric_comparison *mc,
+			    const struct metric_samples *metric)
+{
+	mc->unit = xstrdup(metric->unit);
+	mc->better = metric->better;
+	mc->exact = metric->exact;
+	mc->tolerance = metric->tolerance;
+}
+
+/* A case that did not produce numbers on one side gets one item per metric
+ * the other side knows of (or a single "status" item), so reports show it. */
+static void add_status_items(struct comparison *comparison,
+			     const struct result_case *shown,
+			     const struct result_case *other,
+			     enum verdict verdict, const char *note)
+{
+	const struct result_case *names = other && other->metrics_nr ? other :
+								       shown;
+
+	for (size_t i = 0; i < names->metrics_nr; i++) {
+		struct metric_comparison *mc =
+			add_item(comparison, shown, names->metrics[i].name);
+
+		describe_metric(mc, &names->metrics[i]);
+		mc->verdict = verdict;
+		mc->note = xstrdup(note);
+	}
+	if (!names->metrics_nr) {
+		struct metric_comparison *mc = add_item(comparison, shown,
+							"status");
+
+		mc->verdict = verdict;
+		mc->note = xstrdup(note);
+	}
+}
+
+static void compare_case(struct comparison *comparison,
+			 const struct result_case *base,
+			 const struct result_case *cand,
+			 const struct compare_options *opts, double confidence,
+			 uint64_t seed)
+{
+	const struct benchmark *benchmark =
+		find_benchmark(opts->suite, cand->benchmark);
+	double threshold = gate_setting(opts->threshold, benchmark,
+					offsetof(struct suite_settings,
+						 threshold), 0.03);
+	double noise_k = opts->noise_k > 0 ? opts->noise_k :
+					     compare_noise_k(confidence);
+
+	if (cand->status == CASE_SKIPPED) {
+		add_status_items(comparison, cand, base, VERDICT_SKIPPED,
+				 cand->reason);
+		return;
+	}
+	if (cand->status != CASE_OK) {
+		add_status_items(comparison, cand, base, VERDICT_FAILED,
+				 cand->reason);
+		return;
+	}
+	if (opts->baseline_measured && base &&
+	    (base->status == CASE_FAILED || base->status == CASE_TIMEOUT)) {
+		struct strbuf note = STRBUF_INIT;
+
+		strbuf_addf(&note, "the baseline build's case failed: %s",
+			    base->reason ? base->reason : "no reason");
+		add_status_items(comparison, cand, NULL, VERDICT_FAILED,
+				 note.buf);
+		strbuf_release(&note);
+		return;
+	}
+	for (size_t i = 0; i < cand->metrics_nr; i++) {
+		const struct metric_samples *cm = &cand->metrics[i];
+		const struct metric_samples *bm =
+			base && base->status == CASE_OK ?
+				result_case_find_metric(base, cm->name) : NULL;
+		struct metric_comparison *mc = add_item(comparison, cand,
+							cm->name);
+
+		describe_metric(mc, cm);
+		mc->paired_runs = opts->baseline_measured;
+		compare_metric_stats(mc, bm ? bm->samples : NULL,
+				     bm ? bm->nr : 0, bm ? bm->runs : 0,
+				     cm->samples, cm->nr, cm->runs, confidence,
+				     seed + comparison->nr * 7919);
+		mc->noise = opts->noise ?
+				    opts->noise(cand->benchmark, cand->variant,
+						cand->device, cm->name,
+						opts->noise_payload) : 0;
+		mc->threshold = fmax(threshold, noise_k * mc->noise);
+		if (!bm)
+			mc->note = xstrdup(!base ? "no baseline for this case" :
+					   base->status != CASE_OK ?
+						   "the baseline case failed" :
+						   "metric not in the baseline");
+	}
+	for (size_t i = 0; base && base->status == CASE_OK &&
+			   i < base->metrics_nr; i++) {
+		struct metric_comparison *mc;
+
+		if (result_case_find_metric(cand, base->metrics[i].name))
+			continue;
+		mc = add_item(comparison, cand, base->metrics[i].name);
+		describe_metric(mc, &base->metrics[i]);
+		compare_metric_stats(mc, base->metrics[i].samples,
+				     base->metrics[i].nr, base->metrics[i].runs,
+				     NULL, 0, 0, confidence, seed);
+		mc->verdict = VERDICT_MISSING;
+		mc->note = xstrdup("metric not in the candidate");
+	}
+}
+
+static void copy_side(struct comparison_side *side, const struct result *r)
+{
+	memcpy(side->commit, r->git.commit, sizeof(side->commit));
+	memcpy(side->machine, r->machine.id, sizeof(side->machine));
+}
+
+static void decide_all(struct comparison *comparison, double confidence)
+{
+	double *p = xcalloc(comparison->nr + 1, sizeof(*p));
+	size_t *index = xcalloc(comparison->nr + 1, sizeof(*index));
+	size_t tested = 0;
+
+	/* One family for the false discovery rate: every metric that got a
+	 * test in this comparison. */
+	for (size_t i = 0; i < comparison->nr; i++) {
+		struct metric_comparison *mc = &comparison->items[i];
+
+		if (mc->has_baseline && mc->has_candidate && !mc->exact) {
+			p[tested] = mc->p_value;
+			index[tested++] = i;
+		}
+	}
+	stats_bh_adjust(p, tested, p);
+	for (size_t i = 0; i < tested; i++)
+		comparison->items[index[i]].p_adjusted = p[i];
+	for (size_t i = 0; i < comparison->nr; i++) {
+		struct metric_comparison *mc = &comparison->items[i];
+
+		if (mc->verdict != VERDICT_FAILED &&
+		    mc->verdict != VERDICT_SKIPPED &&
+		    mc->verdict != VERDICT_MISSING)
+			compare_decide(mc, confidence);
+		comparison->counts[mc->verdict]++;
+	}
+	comparison->overall = comparison->counts[VERDICT_FAILED] ?
+				      OVERALL_FAILED :
+			      comparison->counts[VERDICT_REGRESSION] ?
+				      OVERALL_REGRESSION : OVERALL_PASS;
+	free(p);
+	free(index);
+}
+
+/* Variants inside the candidate, each against "original" */
+
+static bool is_time_unit(const char *unit)
+{
+	static const char *const units[] = { "ns", "us", "µs", "ms", "s", NULL };
+
+	for (const char *const *u = units; unit && *u; u++)
+		if (!strcmp(*u, unit))
+			return true;
+	return false;
+}
+
+/* The metric a speed-up is measured on: "latency" when there is one, else
+ * the first timing metric where lower is better. */
+static const struct metric_samples *speed_metric(const struct result_case *c)
+{
+	const struct metric_samples *found = result_case_find_metric(c,
+								     "latency");
+
+	for (size_t i = 0; !found && i < c->metrics_nr; i++)
+		if (!c->metrics[i].exact && c->metrics[i].better == BETTER_LOWER &&
+		    is_time_unit(c->metrics[i].unit))
+			found = &c->metrics[i];
+	return found && found->nr ? found : NULL;
+}
+
+static const struct metric_samples *metric_named_like(
+	const struct result_case *c, const char *fragment)
+{
+	for (size_t i = 0; i < c->metrics_nr; i++)
+		if (strstr(c->metrics[i].name, fragment) && c->metrics[i].nr)
+			return &c->metrics[i];
+	return NULL;
+}
+
+static double median_of(const struct metric_samples *m)
+{
+	return m ? stats_median(m->samples, m->nr) : NAN;
+}
+
+static void compare_variant(struct comparison *comparison,
+			    const struct result_case *original,
+			    const struct result_case *variant,
+			    double confidence, uint64_t seed)
+{
+	const struct metric_samples *orig_speed = speed_metric(original);
+	const struct metric_samples *var_speed, *os, *vs, *oa, *va;
+	struct variant_comparison *vc;
+	struct stats_interval interval;
+
+	if (!orig_speed ||
+	    !(var_speed = result_case_find_metric(variant, orig_speed->name)) ||
+	    !var_speed->nr)
+		return;
+	ALLOC_GROW(comparison->variants, comparison->variants_nr + 1,
+		   comparison->variants_alloc);
+	vc = &comparison->variants[comparison->variants_nr++];
+	memset(vc, 0, sizeof(*vc));
+	vc->benchmark = xstrdup(variant->benchmark);
+	vc->device = xstrdup(variant->device);
+	vc->variant = xstrdup(variant->variant);
+	vc->against = xstrdup(original->variant);
+	vc->speed_metric = xstrdup(orig_speed->name);
+	vc->speedup = median_of(orig_speed) / median_of(var_speed);
+	vc->speedup_low = vc->speedup_high = vc->speedup;
+	/* median(original) / median(variant): the variant is the "base". */
+	if (!stats_bootstrap_ratio_ci(var_speed->samples, var_speed->nr,
+				      orig_speed->samples, orig_speed->nr,
+				      confidence, 1000, seed, &interval)) {
+		vc->speedup_low = interval.low;
+		vc->speedup_high = interval.high;
+	}
+	os = metric_named_like(original, "size");
+	vs = metric_named_like(variant, "size");
+	vc->size_ratio = os && vs ? median_of(vs) / median_of(os) : NAN;
+	oa = metric_named_like(original, "accuracy");
+	va = metric_named_like(variant, "accuracy");
+	vc->accuracy_delta = oa && va ? median_of(va) - median_of(oa) : NAN;
+}
+
+static void compare_variants(struct comparison *comparison,
+			     const struct result *candidate, double confidence,
+			     uint64_t seed)
+{
+	for (size_t i = 0; i < candidate->cases_nr; i++) {
+		const struct result_case *original = &candidate->cases[i];
+
+		if (strcmp(original->variant, "original") ||
+		    original->status != CASE_OK)
+			continue;
+		for (size_t j = 0; j < candidate->cases_nr; j++) {
+			const struct result_case *other = &candidate->cases[j];
+
+			if (j != i && other->status == CASE_OK &&
+			    !strcmp(other->benchmark, original->benchmark) &&
+			    !strcmp(other->device, original->device))
+				compare_variant(comparison, original, other,
+						confidence, seed + j);
+		}
+	}
+}
+
+int compare_results(struct comparison **out, const struct result *baseline,
+		    const struct result *candidate,
+		    const struct compare_options *opts)
+{
+	struct comparison *comparison = xcalloc(1, sizeof(*comparison));
+	uint64_t seed = opts->seed ? opts->seed : 0x62656e6368676174ULL;
+	double confidence = opts->confidence >= 0 ? opts->confidence :
+			    opts->suite ? opts->suite->defaults.confidence :
+					  0.99;
+
+	comparison->suite = xstrdup(candidate->suite);
+	comparison->confidence = confidence;
+	copy_side(&comparison->candidate, candidate);
+	if (baseline)
+		copy_side(&comparison->baseline, baseline);
+	else
+		memcpy(comparison->baseline.commit, "none", sizeof("none"));
+	for (size_t i = 0; i < candidate->cases_nr; i++) {
+		const struct result_case *cand = &candidate->cases[i];
+
+		const struct result_case *base =
+			baseline ? result_find_case(baseline, cand->benchmark,
+						    cand->variant, cand->device) :
+				   NULL;
+
+		compare_case(comparison, base, cand, opts, confidence, seed);
+	}
+	for (size_t i = 0; baseline && i < baseline->cases_nr; i++) {
+		const struct result_case *base = &baseline->cases[i];
+
+		if (!result_find_case(candidate, base->benchmark, base->variant,
+				      base->device))
+			add_status_items(comparison, base, NULL,
+					 VERDICT_MISSING,
+					 "case not in the candidate");
+	}
+	decide_all(comparison, confidence);
+	compare_variants(comparison, candidate, confidence, seed);
+	*out = comparison;
+	return BG_OK;
+}
+
+void comparison_free(struct comparison *comparison)
+{
+	if (!comparison)
+		return;
+	for (size_t i = 0; i < comparison->nr; i++) {
+		struct metric_comparison *mc = &comparison->items[i];
+
+		free(mc->suite);
+		free(mc->benchmark);
+		free(mc->variant);
+		free(mc->device);
+		free(mc->metric);
+		free(mc->unit);
+		free(mc->note);
+	}
+	free(comparison->items);
+	for (size_t i = 0; i < comparison->variants_nr; i++) {
+		struct variant_comparison *vc = &comparison->variants[i];
+
+		free(vc->benchmark);
+		free(vc->device);
+		free(vc->variant);
+		free(vc->against);
+		free(vc->speed_metric);
+	}
+	free(comparison->variants);
+	free(comparison->suite);
+	free(comparison->baseline.source);
+	free(comparison->baseline.path);
+	free(comparison->candidate.source);
+	free(comparison->candidate.path);
+	free(comparison);
+}

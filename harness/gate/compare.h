@@ -1,0 +1,202 @@
+#ifndef BENCHGATE_COMPARE_H
+#define BENCHGATE_COMPARE_H
+
+#include "harness/store/result.h"
+#include "harness/gate/stats.h"
+#include "harness/util/strbuf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * The gate: compares a candidate result with a baseline, metric by metric,
+ * and decides. The rule (DESIGN.md, "Comparison"):
+ *
+ * - the change is the Hodges-Lehmann estimate of candidate / baseline - 1
+ *   (more efficient than the ratio of medians for near-normal timings and
+ *   as robust to outliers); its interval is the significance test's own
+ *   (below), so the interval excludes no change exactly when the test is
+ *   significant before the FDR adjustment;
+ * - the test sees one value per run (samples pooled from several per run
+ *   are reduced to the run's median): the run is the unit of replication;
+ * - it is significant when the p-value, adjusted by Benjamini-Hochberg
+ *   across every metric of the comparison, is below 1 - confidence. The
+ *   test is chosen from the data's shape, never from the shift (Hogg's
+ *   adaptive tests): Welch's t on the logarithms (timings are
+ *   multiplicative), the efficient test on near-normal runs, or Yuen's
+ *   20 % trimmed t on them when the tails are heavier than a Laplace's
+ *   (Hogg's tailweight), as outliers then inflate Welch's variance. When
+ *   the runs are clearly autocorrelated (drift) they count as
+ *   n (1 - r) / (1 + r) values and the test runs at those sizes;
+ * - runs of a baseline measured next to the candidate's (paired_runs)
+ *   are compared pair by pair when their values rise and fall together:
+ *   the one-sample (trimmed) t of the per-round log ratios, whose mean is
+ *   then the change; what the machine did to both runs of a round cancels;
+ * - the practical threshold is max(the configured minimum effect,
+ *   noise_k x the metric's historical noise), see compare_noise_k();
+ * - regression / improvement: significant and |change| > threshold in the
+ *   worse / better direction; inconclusive: |change| > threshold but not
+ *   significant; unchanged otherwise;
+ * - exact metrics (accuracy, size) compare medians against the absolute
+ *   tolerance, without statistics.
+ */
+
+enum verdict {
+	VERDICT_REGRESSION,
+	VERDICT_IMPROVEMENT,
+	VERDICT_UNCHANGED,
+	VERDICT_INCONCLUSIVE,
+	VERDICT_NEW,
+	VERDICT_MISSING,
+	VERDICT_FAILED,
+	VERDICT_SKIPPED,
+};
+#define VERDICT_COUNT (VERDICT_SKIPPED + 1)
+
+const char *verdict_name(enum verdict verdict);
+int verdict_parse(const char *name);    /* -1 when unknown */
+
+/* One case and metric. */
+struct metric_comparison {
+	char *suite, *benchmark, *variant, *device, *metric;
+	char *unit;                     /* may be NULL */
+	enum better better;
+	bool exact;
+	double tolerance;               /* exact metrics */
+	/* Set by the caller: run i of the baseline ran next to run i of the
+	 * candidate (check --baseline-build), so their ratio cancels what
+	 * the machine did meanwhile when the runs rise and fall together. */
+	bool paired_runs;
+	bool has_baseline, has_candidate;
+	struct stats_summary baseline, candidate;
+	double change;                  /* relative, candidate vs baseline */
+	double change_low, change_high; /* interval at the confidence level */
+	double p_value;                 /* raw two-sided, of the test chosen */
+	double p_adjusted;              /* after Benjamini-Hochberg */
+	size_t n_tested_baseline;       /* values the test saw: per-run */
+	size_t n_tested_candidate;      /* medians for pooled samples */
+	double n_eff_baseline, n_eff_candidate;
+	double threshold;               /* practical threshold used */
+	double noise;                   /* historical robust CV, 0: unknown */
+	enum verdict verdict;
+	char *note;                     /* why, for failed/skipped/missing */
+};
+
+/* Inside one result: each variant against "original". */
+struct variant_comparison {
+	char *benchmark, *device, *variant, *against;
+	double speedup;                 /* time(original) / time(variant) */
+	double speedup_low, speedup_high;
+	char *speed_metric;             /* the metric the speed-up is of */
+	double size_ratio;              /* NAN when no size metric */
+	double accuracy_delta;          /* NAN when no accuracy metric */
+};
+
+struct comparison_side {
+	char commit[41];
+	char machine[65];
+	char *source;                   /* auto, ref, file, baselines, none */
+	char *path;                     /* the result file, may be NULL */
+};
+
+struct comparison {
+	enum verdict_overall { OVERALL_PASS, OVERALL_REGRESSION,
+			       OVERALL_FAILED } overall;
+	char *suite;
+	double confidence;
+	struct comparison_side baseline, candidate;
+	struct metric_comparison *items;
+	size_t nr, alloc;
+	struct variant_comparison *variants;
+	size_t variants_nr, variants_alloc;
+	size_t counts[VERDICT_COUNT];
+};
+
+const char *overall_name(enum verdict_overall overall);
+
+/* The historical noise (robust CV of the metric's medians over recent
+ * baseline-branch results) of a case and metric; 0 when unknown. */
+typedef double (*compare_noise_fn)(const char *benchmark, const char *variant,
+				   const char *device, const char *metric,
+				   void *payload);
+
+struct compare_options {
+	double threshold;               /* < 0: from the suite, else 3 % */
+	double confidence;              /* < 0: from the suite, else 0.99 */
+	double noise_k;                 /* <= 0: compare_noise_k() */
+	const struct suite *suite;      /* optional: per-benchmark settings */
+	compare_noise_fn noise;         /* optional */
+	void *noise_payload;
+	uint64_t seed;                  /* bootstrap seed; 0: a fixed one */
+	/* The baseline was measured in this session (check
+	 * --baseline-build): a baseline case that failed is a failure of
+	 * this run, not a stored result missing. */
+	bool baseline_measured;
+};
+
+/*
+ * The default k of the practical threshold k x noise: the two-sided
+ * `confidence` quantile of the normal distribution times sqrt(2), 3.64 at
+ * 0.99. The noise is the spread of one result's median over the history;
+ * a comparison sees the difference of two such medians, which spreads
+ * sqrt(2) times as much, so a change within k x noise is what two results
+ * of an unchanged commit differ by at that confidence. This is what keeps
+ * run-to-run drift of the machine (invisible inside one result's runs)
+ * from failing the gate once the metric has a history.
+ */
+double compare_noise_k(double confidence);
+
+/* Adaptive sampling accepts a significant change only from this many
+ * tested values per side (see compare_is_decided()). */
+#define COMPARE_MIN_DECISIVE_RUNS 10
+
+void compare_options_init(struct compare_options *opts);
+
+/*
+ * Compares candidate against baseline (NULL: no baseline yet, every metric
+ * is `new`) and adds the variant comparisons of the candidate. The caller
+ * owns *out (comparison_free()). Fills the sides' commit and machine; the
+ * caller sets their `source`.
+ */
+int compare_results(struct comparison **out, const struct result *baseline,
+		    const struct result *candidate,
+		    const struct compare_options *opts);
+
+/*
+ * The statistics of one metric on its own (no FDR adjustment, which needs
+ * every metric): fills the summaries, change, interval, p-value, effective
+ * sizes. runs_* are the measured runs that produced the samples (0: one
+ * sample per run). Used by compare_results(), adaptive sampling and the
+ * detection benchmark.
+ */
+void compare_metric_stats(struct metric_comparison *mc, const double *base,
+			  size_t nbase, size_t runs_base, const double *cand,
+			  size_t ncand, size_t runs_cand, double confidence,
+			  uint64_t seed);
+
+/* Decides mc->verdict from its statistics, mc->threshold and the adjusted
+ * p-value at `confidence`. */
+void compare_decide(struct metric_comparison *mc, double confidence);
+
+/* Whether more samples could still change mc's verdict: false once the
+ * change interval lies wholly beyond the threshold (and the test is
+ * significant) or wholly within it. Drives adaptive sampling. */
+bool compare_is_decided(const struct metric_comparison *mc);
+
+/* Whether every non-exact metric of cand is decided against base (see
+ * compare_is_decided()) at this threshold and confidence: adaptive sampling
+ * in `check` stops such a case early. False when base has no such case. */
+bool compare_case_decided(const struct result_case *base,
+			  const struct result_case *cand, double threshold,
+			  double confidence);
+
+void comparison_free(struct comparison *comparison);
+
+/* The "benchgate_comparison": 1 document of DESIGN.md, and back. */
+void comparison_to_json(const struct comparison *comparison,
+			struct strbuf *out);
+int comparison_parse(struct comparison **out, const char *text, size_t len,
+		     const char *path);
+int comparison_load(struct comparison **out, const char *path);
+
+#endif

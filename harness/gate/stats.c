@@ -1,0 +1,1278 @@
+#include "harness/gate/stats.h"
+
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Helpers on private copies */
+
+/* A total order with NaN last: glibc's qsort() has written out of bounds
+ * when given a comparator that is not transitive (Qualys, 2024), and a NaN
+ * is only the caller's mistake, not a reason for undefined behaviour. */
+static int compare_doubles(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+
+	if (isnan(a) || isnan(b))
+		return (isnan(a) != 0) - (isnan(b) != 0);
+	return (a > b) - (a < b);
+}
+
+static double *copy_sample(const double *v, size_t n)
+{
+	double *copy = xcalloc(n, sizeof(*copy));
+
+	if (n)
+		memcpy(copy, v, n * sizeof(*copy));
+	return copy;
+}
+
+static double *sorted_copy(const double *v, size_t n)
+{
+	double *copy = copy_sample(v, n);
+
+	qsort(copy, n, sizeof(*copy), compare_doubles);
+	return copy;
+}
+
+static void swap_doubles(double *a, double *b)
+{
+	double t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static double median_of_three(double a, double b, double c)
+{
+	if (a > b)
+		swap_doubles(&a, &b);
+	if (b > c)
+		b = c;
+	return a > b ? a : b;
+}
+
+/*
+ * Moves the k-th smallest value to v[k], smaller ones before it and larger
+ * ones after. The three-way partition keeps samples with many equal values
+ * (bootstrap resamples, quantised timers) linear, and every index stays in
+ * bounds whatever the comparisons say, NaN included.
+ */
+static void select_kth(double *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n;
+
+	assert(k < n);
+	while (hi - lo > 1) {
+		double pivot = median_of_three(v[lo], v[lo + (hi - lo) / 2],
+					       v[hi - 1]);
+		size_t lt = lo, i = lo, gt = hi;
+
+		while (i < gt) {
+			if (v[i] < pivot)
+				swap_doubles(&v[lt++], &v[i++]);
+			else if (v[i] > pivot)
+				swap_doubles(&v[i], &v[--gt]);
+			else
+				i++;
+		}
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
+		else
+			return;
+	}
+}
+
+static double max_of(const double *v, size_t n)
+{
+	double max = v[0];
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (v[i] > max)
+			max = v[i];
+	return max;
+}
+
+static double midpoint(double a, double b)
+{
+	return a == b ? a : (a + b) / 2;
+}
+
+/* The median of v, reordering v. */
+static double median_in_place(double *v, size_t n)
+{
+	size_t half = n / 2;
+	double upper;
+
+	select_kth(v, n, half);
+	upper = v[half];
+	if (n % 2)
+		return upper;
+	return midpoint(max_of(v, half), upper);
+}
+
+/* Type 7 of Hyndman & Fan, reordering v. */
+static double percentile_in_place(double *v, size_t n, double fraction)
+{
+	double h = (double)(n - 1) * fraction;
+	size_t j = (size_t)h;
+	double g = h - (double)j, low, high;
+	size_t i;
+
+	if (j >= n - 1)
+		j = n - 1;
+	select_kth(v, n, j);
+	low = v[j];
+	if (g == 0 || j == n - 1)
+		return low;
+	high = v[j + 1];
+	for (i = j + 2; i < n; i++)
+		if (v[i] < high)
+			high = v[i];
+	return low + g * (high - low);
+}
+
+static double percentile_sorted(const double *sorted, size_t n,
+				double fraction)
+{
+	double h = (double)(n - 1) * fraction;
+	size_t j = (size_t)h;
+	double g = h - (double)j;
+
+	if (j >= n - 1)
+		return sorted[n - 1];
+	if (g == 0)
+		return sorted[j];
+	return sorted[j] + g * (sorted[j + 1] - sorted[j]);
+}
+
+static double median_sorted(const double *sorted, size_t n)
+{
+	if (n % 2)
+		return sorted[n / 2];
+	return midpoint(sorted[n / 2 - 1], sorted[n / 2]);
+}
+
+/* The MAD of v around center, reusing scratch (n values). */
+static double mad_around(const double *v, size_t n, double center,
+			 double *scratch)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		scratch[i] = fabs(v[i] - center);
+	return median_in_place(scratch, n);
+}
+
+
+/* The standard normal distribution */
+
+double stats_normal_cdf(double z)
+{
+	return 0.5 * erfc(-z / sqrt(2.0));
+}
+
+static double polynomial(const double *coef, size_t n, double x)
+{
+	double sum = coef[n - 1];
+
+	while (n-- > 1)
+		sum = sum * x + coef[n - 1];
+	return sum;
+}
+
+/* Wichura, M. J. (1988), Algorithm AS 241, Applied Statistics 37(3):477-484;
+ * coefficients in increasing powers. */
+static const double as241_a[] = {
+	3.387132872796366608e+0, 1.3314166789178437745e+2,
+	1.9715909503065514427e+3, 1.3731693765509461125e+4,
+	4.5921953931549871457e+4, 6.7265770927008700853e+4,
+	3.3430575583588128105e+4, 2.5090809287301226727e+3,
+};
+static const double as241_b[] = {
+	1.0, 4.2313330701600911252e+1,
+	6.8718700749205790830e+2, 5.3941960214247511077e+3,
+	2.1213794301586595867e+4, 3.9307895800092710610e+4,
+	2.8729085735721942674e+4, 5.2264952788528545610e+3,
+};
+static const double as241_c[] = {
+	1.42343711074968357734e+0, 4.63033784615654529590e+0,
+	5.76949722146069140550e+0, 3.64784832476320460504e+0,
+	1.27045825245236838258e+0, 2.41780725177450611770e-1,
+	2.27238449892691845833e-2, 7.74545014278341407640e-4,
+};
+static const double as241_d[] = {
+	1.0, 2.05319162663775882187e+0,
+	1.67638483018380384940e+0, 6.89767334985100004550e-1,
+	1.48103976427480074590e-1, 1.51986665636164571966e-2,
+	5.47593808499534494600e-4, 1.05075007164441684324e-9,
+};
+static const double as241_e[] = {
+	6.65790464350110377720e+0, 5.46378491116411436990e+0,
+	1.78482653991729133580e+0, 2.96560571828504891230e-1,
+	2.65321895265761230930e-2, 1.24266094738807843860e-3,
+	2.71155556874348757815e-5, 2.01033439929228813265e-7,
+};
+static const double as241_f[] = {
+	1.0, 5.99832206555887937690e-1,
+	1.36929880922735805310e-1, 1.48753612908506148525e-2,
+	7.86869131145613259100e-4, 1.84631831751005468180e-5,
+	1.42151175831644588870e-7, 2.04426310338993978564e-15,
+};
+
+#define AS241_TERMS (sizeof(as241_a) / sizeof(as241_a[0]))
+
+double stats_normal_quantile(double p)
+{
+	double q, r, x;
+
+	if (!(p >= 0 && p <= 1))
+		return NAN;
+	if (p == 0)
+		return -INFINITY;
+	if (p == 1)
+		return INFINITY;
+
+	q = p - 0.5;
+	if (fabs(q) <= 0.425) {
+		r = 0.180625 - q * q;
+		return q * polynomial(as241_a, AS241_TERMS, r) /
+		       polynomial(as241_b, AS241_TERMS, r);
+	}
+	r = sqrt(-log(q < 0 ? p : 1 - p));
+	if (r <= 5.0) {
+		r -= 1.6;
+		x = polynomial(as241_c, AS241_TERMS, r) /
+		    polynomial(as241_d, AS241_TERMS, r);
+	} else {
+		r -= 5.0;
+		x = polynomial(as241_e, AS241_TERMS, r) /
+		    polynomial(as241_f, AS241_TERMS, r);
+	}
+	return q < 0 ? -x : x;
+}
+
+
+/* Location and spread of one sample */
+
+double stats_min(const double *v, size_t n)
+{
+	double min;
+	size_t i;
+
+	if (!n)
+		return NAN;
+	min = v[0];
+	for (i = 1; i < n; i++)
+		if (v[i] < min)
+			min = v[i];
+	return min;
+}
+
+double stats_max(const double *v, size_t n)
+{
+	return n ? max_of(v, n) : NAN;
+}
+
+double stats_mean(const double *v, size_t n)
+{
+	double sum = 0;
+	size_t i;
+
+	if (!n)
+		return NAN;
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	return sum / (double)n;
+}
+
+double stats_stddev(const double *v, size_t n)
+{
+	double mean, sum = 0;
+	size_t i;
+
+	if (!n)
+		return NAN;
+	if (n == 1)
+		return 0;
+	/* Two passes: the one-pass formula cancels catastrophically when the
+	 * spread is tiny against the level, which is every latency. */
+	mean = stats_mean(v, n);
+	for (i = 0; i < n; i++)
+		sum += (v[i] - mean) * (v[i] - mean);
+	return sqrt(sum / (double)(n - 1));
+}
+
+double stats_median(const double *v, size_t n)
+{
+	double *copy, median;
+
+	if (!n)
+		return NAN;
+	copy = copy_sample(v, n);
+	median = median_in_place(copy, n);
+	free(copy);
+	return median;
+}
+
+double stats_percentile(const double *v, size_t n, double p)
+{
+	double *copy, result;
+
+	assert(p >= 0 && p <= 100);
+	if (!n)
+		return NAN;
+	copy = copy_sample(v, n);
+	result = percentile_in_place(copy, n, p / 100);
+	free(copy);
+	return result;
+}
+
+double stats_mad(const double *v, size_t n)
+{
+	double *scratch, mad;
+
+	if (!n)
+		return NAN;
+	scratch = copy_sample(v, n);
+	mad = mad_around(v, n, median_in_place(scratch, n), scratch);
+	free(scratch);
+	return mad;
+}
+
+double stats_mad_scaled(const double *v, size_t n)
+{
+	return STATS_MAD_SCALE * stats_mad(v, n);
+}
+
+static double robust_cv(double median, double mad)
+{
+	if (mad == 0)
+		return 0;
+	return STATS_MAD_SCALE * mad / fabs(median);
+}
+
+double stats_robust_cv(const double *v, size_t n)
+{
+	if (!n)
+		return NAN;
+	return robust_cv(stats_median(v, n), stats_mad(v, n));
+}
+
+
+/* Pseudo-random numbers */
+
+static uint64_t splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+void stats_rng_seed(struct stats_rng *rng, uint64_t seed)
+{
+	int i;
+
+	/* splitmix64 never yields four zero words, which would stall
+	 * xoshiro forever. */
+	for (i = 0; i < 4; i++)
+		rng->s[i] = splitmix64(&seed);
+}
+
+static uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+uint64_t stats_rng_next(struct stats_rng *rng)
+{
+	uint64_t *s = rng->s;
+	uint64_t result = rotl(s[1] * 5, 7) * 9;
+	uint64_t t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return result;
+}
+
+double stats_rng_uniform(struct stats_rng *rng)
+{
+	return (double)((stats_rng_next(rng) >> 11) + 1) * 0x1p-53;
+}
+
+/* Uniform in [0, bound) without modulo bias (Lemire, 2019, on 32 bits). */
+static size_t rng_below(struct stats_rng *rng, size_t bound)
+{
+	uint32_t bound32 = (uint32_t)bound;
+	uint64_t m;
+	uint32_t low;
+
+	assert(bound > 0 && bound <= UINT32_MAX);
+	m = (stats_rng_next(rng) >> 32) * bound32;
+	low = (uint32_t)m;
+	if (low < bound32) {
+		uint32_t threshold = (uint32_t)-bound32 % bound32;
+
+		while (low < threshold) {
+			m = (stats_rng_next(rng) >> 32) * bound32;
+			low = (uint32_t)m;
+		}
+	}
+	return (size_t)(m >> 32);
+}
+
+
+/* Bootstrap confidence intervals */
+
+/*
+ * One sample prepared for resampling: sorted once, so that a resample is
+ * just how often each sorted value was drawn and its median a scan of
+ * those counts, O(n) with no sort or selection per resample.
+ */
+struct resampler {
+	double *sorted;
+	size_t *counts;
+	size_t n;
+};
+
+static void resampler_init(struct resampler *r, const double *v, size_t n)
+{
+	r->sorted = sorted_copy(v, n);
+	r->counts = xcalloc(n, sizeof(*r->counts));
+	r->n = n;
+}
+
+static void resampler_release(struct resampler *r)
+{
+	free(r->sorted);
+	free(r->counts);
+}
+
+static double resampled_median(struct resampler *r, struct stats_rng *rng)
+{
+	size_t lower = (r->n - 1) / 2, upper = r->n / 2;
+	size_t i, seen = 0;
+	double low = r->sorted[0];
+
+	memset(r->counts, 0, r->n * sizeof(*r->counts));
+	for (i = 0; i < r->n; i++)
+		r->counts[rng_below(rng, r->n)]++;
+	for (i = 0; i < r->n; i++) {
+		if (seen <= lower && seen + r->counts[i] > lower)
+			low = r->sorted[i];
+		seen += r->counts[i];
+		if (seen > upper)
+			return midpoint(low, r->sorted[i]);
+	}
+	return r->sorted[r->n - 1]; /* not reached: the counts sum to n */
+}
+
+static int check_bootstrap_args(const char *what, size_t n,
+				double confidence, size_t resamples)
+{
+	if (!n)
+		return bg_input_error("%s: empty sample", what);
+	if (!(confidence > 0 && confidence < 1))
+		return bg_input_error("%s: confidence %g is not between "
+				      "0 and 1", what, confidence);
+	if (!resamples)
+		return bg_input_error("%s: zero resamples", what);
+	if (n > UINT32_MAX)
+		return bg_input_error("%s: sample of %zu values is too large",
+				      what, n);
+	return BG_OK;
+}
+
+/* The percentile interval from the resampled statistics (reordered). */
+static void percentile_interval(double *stats, size_t nstats,
+				double confidence, struct stats_interval *out)
+{
+	double alpha = 1 - confidence;
+
+	out->low = percentile_in_place(stats, nstats, alpha / 2);
+	out->high = percentile_in_place(stats, nstats, 1 - alpha / 2);
+}
+
+int stats_bootstrap_median_ci(const double *v, size_t n, double confidence,
+			      size_t resamples, uint64_t seed,
+			      struct stats_interval *out)
+{
+	struct resampler sample;
+	struct stats_rng rng;
+	double *medians;
+	size_t i;
+	int error;
+
+	if ((error = check_bootstrap_args("bootstrap of the median", n,
+					  confidence, resamples)) < 0)
+		return error;
+
+	resampler_init(&sample, v, n);
+	medians = xcalloc(resamples, sizeof(*medians));
+	stats_rng_seed(&rng, seed);
+	for (i = 0; i < resamples; i++)
+		medians[i] = resampled_median(&sample, &rng);
+	percentile_interval(medians, resamples, confidence, out);
+	free(medians);
+	resampler_release(&sample);
+	return BG_OK;
+}
+
+int stats_bootstrap_ratio_ci(const double *base, size_t nbase,
+			     const double *cand, size_t ncand,
+			     double confidence, size_t resamples, uint64_t seed,
+			     struct stats_interval *out)
+{
+	struct resampler baseline, candidate;
+	struct stats_rng rng;
+	double *ratios;
+	size_t i;
+	int error;
+
+	if ((error = check_bootstrap_args("bootstrap of the ratio", nbase,
+					  confidence, resamples)) < 0 ||
+	    (error = check_bootstrap_args("bootstrap of the ratio", ncand,
+					  confidence, resamples)) < 0)
+		return error;
+
+	resampler_init(&baseline, base, nbase);
+	/* A median of values of one strict sign is never 0, so no resample
+	 * can divide by zero. */
+	if (!(baseline.sorted[0] > 0 || baseline.sorted[nbase - 1] < 0)) {
+		resampler_release(&baseline);
+		return bg_input_error("bootstrap of the ratio: baseline has "
+				      "zero or values of both signs");
+	}
+	resampler_init(&candidate, cand, ncand);
+	ratios = xcalloc(resamples, sizeof(*ratios));
+	stats_rng_seed(&rng, seed);
+	for (i = 0; i < resamples; i++) {
+		double denominator = resampled_median(&baseline, &rng);
+
+		ratios[i] = resampled_median(&candidate, &rng) / denominator;
+	}
+	percentile_interval(ratios, resamples, confidence, out);
+	free(ratios);
+	resampler_release(&candidate);
+	resampler_release(&baseline);
+	return BG_OK;
+}
+
+
+/* Mann-Whitney U test */
+
+struct rank_sums {
+	double u;      /* U of a */
+	double ties;   /* sum of t^3 - t over groups of equal values */
+	bool tied;
+};
+
+/* U of a and the tie term, by merging the two sorted samples group by
+ * group of equal values. */
+static void rank_sums(const double *a, size_t na, const double *b, size_t nb,
+		      struct rank_sums *out)
+{
+	double *sa = sorted_copy(a, na), *sb = sorted_copy(b, nb);
+	size_t i = 0, j = 0;
+
+	out->u = 0;
+	out->ties = 0;
+	out->tied = false;
+	while (i < na || j < nb) {
+		double value;
+		size_t ca = 0, cb = 0, below = j;
+		double t;
+
+		if (j == nb || (i < na && compare_doubles(&sa[i], &sb[j]) < 0))
+			value = sa[i];
+		else
+			value = sb[j];
+		while (i < na && compare_doubles(&sa[i], &value) == 0) {
+			i++;
+			ca++;
+		}
+		while (j < nb && compare_doubles(&sb[j], &value) == 0) {
+			j++;
+			cb++;
+		}
+		out->u += (double)ca * ((double)below + 0.5 * (double)cb);
+		t = (double)(ca + cb);
+		if (ca + cb > 1) {
+			out->ties += t * t * t - t;
+			out->tied = true;
+		}
+	}
+	free(sa);
+	free(sb);
+}
+
+/*
+ * P(U <= limit) for samples of m and n values without ties. Probabilities
+ * rather than counts: the counts reach C(100, 50) ~ 1e29, and every term of
+ * the recurrence is then a positive weighted sum, so nothing cancels.
+ */
+static double mw_exact_lower_tail(size_t m, size_t n, size_t limit)
+{
+	size_t width = limit + 1, i, j, u;
+	double *prev, *cur, *swap, tail = 0;
+
+	/* P is symmetric in m and n: keep the shorter row. */
+	if (n > m) {
+		size_t t = m;
+
+		m = n;
+		n = t;
+	}
+	prev = xcalloc((n + 1) * width, sizeof(*prev));
+	cur = xcalloc((n + 1) * width, sizeof(*cur));
+	for (j = 0; j <= n; j++)
+		prev[j * width] = 1; /* no a values: U is 0 */
+	for (i = 1; i <= m; i++) {
+		cur[0] = 1; /* no b values: U is 0 */
+		for (j = 1; j <= n; j++) {
+			double from_a = (double)i / (double)(i + j);
+			double from_b = (double)j / (double)(i + j);
+			double *row = cur + j * width;
+			const double *left = cur + (j - 1) * width;
+			const double *up = prev + j * width;
+			/* Above i * j the row stays 0 in every layer, as
+			 * calloc left it: U cannot exceed i * j. */
+			size_t top = i * j < limit ? i * j : limit;
+
+			for (u = 0; u <= top; u++)
+				row[u] = from_b * left[u] +
+					 (u >= j ? from_a * up[u - j] : 0);
+		}
+		swap = prev;
+		prev = cur;
+		cur = swap;
+	}
+	for (u = 0; u <= limit; u++)
+		tail += prev[n * width + u];
+	free(prev);
+	free(cur);
+	return tail;
+}
+
+/* Two-sided p-value of the normal approximation with continuity correction,
+ * for a U whose null distribution has this mean and variance. */
+static void mw_normal(double u, double mean, double variance,
+		      struct stats_mw *out)
+{
+	double diff = u - mean, corrected;
+
+	out->exact = false;
+	if (!(variance > 0)) {
+		out->z = 0;
+		out->p_value = 1;
+		return;
+	}
+	corrected = fmax(fabs(diff) - 0.5, 0);
+	out->z = copysign(corrected / sqrt(variance), diff);
+	out->p_value = fmin(1, erfc(fabs(out->z) / sqrt(2.0)));
+}
+
+int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
+		       struct stats_mw *out)
+{
+	struct rank_sums sums;
+	double m = (double)na, n = (double)nb, total = m + n;
+
+	if (!na || !nb)
+		return bg_input_error("mann-whitney test: empty sample");
+
+	rank_sums(a, na, b, nb, &sums);
+	out->u = sums.u;
+	if (!sums.tied && na <= STATS_MW_EXACT_MAX &&
+	    nb <= STATS_MW_EXACT_MAX) {
+		size_t u = (size_t)sums.u, mn = na * nb;
+		size_t lower = u < mn - u ? u : mn - u;
+
+		out->exact = true;
+		out->z = 0;
+		out->p_value = fmin(1, 2 * mw_exact_lower_tail(na, nb, lower));
+		return BG_OK;
+	}
+	mw_normal(sums.u, m * n / 2,
+		  m * n / 12 * ((total + 1) -
+				sums.ties / (total * (total - 1))),
+		  out);
+	return BG_OK;
+}
+
+int stats_mann_whitney_eff(const double *a, size_t na,
+			   const double *b, size_t nb,
+			   double na_eff, double nb_eff, struct stats_mw *out)
+{
+	struct rank_sums sums;
+	double total = (double)na + (double)nb;
+	double scale, tie_fraction;
+
+	if (!na || !nb)
+		return bg_input_error("mann-whitney test: empty sample");
+	if (!(na_eff > 0 && na_eff <= (double)na &&
+	      nb_eff > 0 && nb_eff <= (double)nb))
+		return bg_input_error("mann-whitney test: effective sizes "
+				      "%g, %g outside (0, %zu], (0, %zu]",
+				      na_eff, nb_eff, na, nb);
+	if (na_eff == (double)na && nb_eff == (double)nb)
+		return stats_mann_whitney(a, na, b, nb, out);
+
+	rank_sums(a, na, b, nb, &sums);
+	out->u = sums.u;
+	scale = na_eff * nb_eff / ((double)na * (double)nb);
+	tie_fraction = sums.ties / (total * total * total - total);
+	mw_normal(sums.u * scale, na_eff * nb_eff / 2,
+		  na_eff * nb_eff * (na_eff + nb_eff + 1) / 12 *
+			  (1 - tie_fraction),
+		  out);
+	return BG_OK;
+}
+
+
+/* Hodges-Lehmann estimates */
+
+enum pair_op { PAIR_DIFFERENCE, PAIR_RATIO };
+
+static double pair_value(enum pair_op op, double b, double a)
+{
+	return op == PAIR_DIFFERENCE ? b - a : b / a;
+}
+
+/*
+ * How many pairs have op(b_j, a_i) <= t, for a and b sorted ascending. The
+ * value falls as a_i grows and rises with b_j (rounding is monotone, so
+ * this holds for the computed doubles too), so the first a_i that gets
+ * under t only moves right as j grows: one merge-like pass.
+ */
+static size_t count_pairs_at_most(enum pair_op op, const double *a, size_t na,
+				  const double *b, size_t nb, double t)
+{
+	size_t i = 0, j, count = 0;
+
+	for (j = 0; j < nb; j++) {
+		while (i < na && pair_value(op, b[j], a[i]) > t)
+			i++;
+		count += na - i;
+	}
+	return count;
+}
+
+/* Doubles mapped to unsigned integers in the same order, so that bisection
+ * over the keys finds an exact double in at most 64 steps. */
+static uint64_t double_key(double x)
+{
+	uint64_t bits;
+
+	memcpy(&bits, &x, sizeof(bits));
+	return bits >> 63 ? ~bits : bits | (1ULL << 63);
+}
+
+static double key_double(uint64_t key)
+{
+	uint64_t bits = key >> 63 ? key & ~(1ULL << 63) : ~key;
+	double x;
+
+	memcpy(&x, &bits, sizeof(x));
+	return x;
+}
+
+/* The k-th smallest (from 0) of all op(b_j, a_i), a and b sorted. */
+static double kth_pair_value(enum pair_op op, const double *a, size_t na,
+			     const double *b, size_t nb, size_t k)
+{
+	uint64_t lo = double_key(pair_value(op, b[0], a[na - 1]));
+	uint64_t hi = double_key(pair_value(op, b[nb - 1], a[0]));
+
+	/* The smallest value with more than k pairs at or below it is a
+	 * value some pair takes. */
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (count_pairs_at_most(op, a, na, b, nb, key_double(mid)) > k)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return key_double(lo) + 0.0; /* -0 and 0 tie: report 0 */
+}
+
+static double median_of_pairs(enum pair_op op, const double *a, size_t na,
+			      const double *b, size_t nb)
+{
+	double *sa = sorted_copy(a, na), *sb = sorted_copy(b, nb);
+	size_t pairs = na * nb;
+	double median = kth_pair_value(op, sa, na, sb, nb, pairs / 2);
+
+	if (pairs % 2 == 0)
+		median = midpoint(kth_pair_value(op, sa, na, sb, nb,
+						 pairs / 2 - 1),
+				  median);
+	free(sa);
+	free(sb);
+	return median;
+}
+
+double stats_hodges_lehmann(const double *a, size_t na,
+			    const double *b, size_t nb)
+{
+	if (!na || !nb || na > SIZE_MAX / nb)
+		return NAN;
+	return median_of_pairs(PAIR_DIFFERENCE, a, na, b, nb);
+}
+
+static bool all_positive(const double *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!(v[i] > 0))
+			return false;
+	return true;
+}
+
+double stats_hodges_lehmann_ratio(const double *a, size_t na,
+				  const double *b, size_t nb)
+{
+	if (!na || !nb || na > SIZE_MAX / nb || !all_positive(a, na) ||
+	    !all_positive(b, nb))
+		return NAN;
+	return median_of_pairs(PAIR_RATIO, a, na, b, nb);
+}
+
+
+/* Benjamini-Hochberg */
+
+struct ranked_p {
+	double p;
+	size_t index;
+};
+
+static int compare_ranked_p(const void *pa, const void *pb)
+{
+	const struct ranked_p *a = pa, *b = pb;
+	int order = compare_doubles(&a->p, &b->p);
+
+	/* Ties in input order: qsort is not stable, and the output should
+	 * not depend on the C library. */
+	if (order)
+		return order;
+	return (a->index > b->index) - (a->index < b->index);
+}
+
+void stats_bh_adjust(const double *p, size_t n, double *adjusted)
+{
+	struct ranked_p *ranked;
+	double running_min = 1;
+	size_t i;
+
+	if (!n)
+		return;
+	ranked = xcalloc(n, sizeof(*ranked));
+	for (i = 0; i < n; i++) {
+		ranked[i].p = p[i];
+		ranked[i].index = i;
+	}
+	qsort(ranked, n, sizeof(*ranked), compare_ranked_p);
+	/* Step up from the largest p-value: the running minimum makes the
+	 * adjusted values monotone in p. */
+	for (i = n; i-- > 0;) {
+		double scaled = ranked[i].p * (double)n / (double)(i + 1);
+
+		if (scaled < running_min)
+			running_min = scaled;
+		adjusted[ranked[i].index] = running_min;
+	}
+	free(ranked);
+}
+
+
+/* Outliers */
+
+size_t stats_outliers(const double *v, size_t n, bool *outlier)
+{
+	double *scratch, median, spread;
+	size_t i, count = 0;
+
+	if (!n)
+		return 0;
+	scratch = copy_sample(v, n);
+	median = median_in_place(scratch, n);
+	spread = mad_around(v, n, median, scratch) / 0.6745;
+	if (spread == 0) {
+		double sum = 0;
+
+		for (i = 0; i < n; i++)
+			sum += fabs(v[i] - median);
+		spread = 1.253314 * sum / (double)n;
+	}
+	for (i = 0; i < n; i++) {
+		outlier[i] = spread > 0 &&
+			     fabs(v[i] - median) / spread > STATS_OUTLIER_Z;
+		count += outlier[i];
+	}
+	free(scratch);
+	return count;
+}
+
+
+/* Dependence in run order */
+
+double stats_autocorr_lag1(const double *v, size_t n)
+{
+	double mean, num = 0, den = 0;
+	size_t i;
+
+	if (n < 3)
+		return 0;
+	mean = stats_mean(v, n);
+	for (i = 0; i < n; i++) {
+		double d = v[i] - mean;
+
+		den += d * d;
+		if (i + 1 < n)
+			num += d * (v[i + 1] - mean);
+	}
+	if (!(den > 0))
+		return 0;
+	return num / den;
+}
+
+double stats_effective_n(const double *v, size_t n)
+{
+	double r1 = stats_autocorr_lag1(v, n), size = (double)n, eff;
+
+	if (!(r1 > 0))
+		return size;
+	eff = size * (1 - r1) / (1 + r1);
+	if (eff < 2)
+		eff = 2;
+	return eff < size ? eff : size;
+}
+
+int stats_mann_kendall(const double *v, size_t n, struct stats_trend *out)
+{
+	double *sorted, s = 0, pairs, tied_pairs = 0, variance, size;
+	size_t i, j;
+
+	if (!n)
+		return bg_input_error("mann-kendall test: empty sample");
+	out->tau = 0;
+	out->z = 0;
+	out->p_value = 1;
+	if (n < 3)
+		return BG_OK;
+
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			s += (v[j] > v[i]) - (v[j] < v[i]);
+
+	size = (double)n;
+	variance = size * (size - 1) * (2 * size + 5);
+	sorted = sorted_copy(v, n);
+	for (i = 0; i < n; i = j) {
+		double t;
+
+		for (j = i + 1; j < n && sorted[j] == sorted[i]; j++)
+			;
+		t = (double)(j - i);
+		variance -= t * (t - 1) * (2 * t + 5);
+		tied_pairs += t * (t - 1) / 2;
+	}
+	free(sorted);
+	variance /= 18;
+
+	pairs = size * (size - 1) / 2;
+	if (pairs > tied_pairs)
+		out->tau = s / sqrt(pairs * (pairs - tied_pairs));
+	if (variance > 0 && s != 0) {
+		out->z = (s - copysign(1, s)) / sqrt(variance);
+		out->p_value = fmin(1, erfc(fabs(out->z) / sqrt(2.0)));
+	}
+	return BG_OK;
+}
+
+
+/* Summary */
+
+int stats_summarize(const double *v, size_t n, double confidence,
+		    uint64_t seed, struct stats_summary *out)
+{
+	struct stats_interval ci;
+	double *sorted;
+	int error;
+
+	out->n = n;
+	out->median = out->mean = out->stddev = out->min = out->max = NAN;
+	out->mad = out->robust_cv = NAN;
+	out->p50 = out->p90 = out->p99 = NAN;
+	out->ci_low = out->ci_high = NAN;
+	if (!n)
+		return bg_input_error("summary: empty sample");
+	if ((error = stats_bootstrap_median_ci(v, n, confidence,
+					       STATS_BOOTSTRAP_RESAMPLES, seed,
+					       &ci)) < 0)
+		return error;
+
+	sorted = sorted_copy(v, n);
+	out->median = median_sorted(sorted, n);
+	out->mean = stats_mean(v, n);
+	out->stddev = stats_stddev(v, n);
+	out->min = sorted[0];
+	out->max = sorted[n - 1];
+	out->p50 = percentile_sorted(sorted, n, 0.50);
+	out->p90 = percentile_sorted(sorted, n, 0.90);
+	out->p99 = percentile_sorted(sorted, n, 0.99);
+	out->mad = mad_around(v, n, out->median, sorted);
+	out->robust_cv = robust_cv(out->median, out->mad);
+	out->ci_low = ci.low;
+	out->ci_high = ci.high;
+	free(sorted);
+	return BG_OK;
+}
+
+
+/* Student's t and Welch */
+
+/* The continued fraction of the incomplete beta function, by the modified
+ * Lentz method (Press et al., Numerical Recipes, 6.4). */
+static double beta_fraction(double a, double b, double x)
+{
+	const double tiny = 1e-300, epsilon = 1e-15;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1 / d;
+	h = d;
+	for (int m = 1; m <= 300; m++) {
+		double m2 = 2.0 * m, step, delta;
+
+		step = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+		d = 1 + step * d;
+		d = fabs(d) < tiny ? tiny : d;
+		c = 1 + step / c;
+		c = fabs(c) < tiny ? tiny : c;
+		d = 1 / d;
+		h *= d * c;
+		step = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+		d = 1 + step * d;
+		d = fabs(d) < tiny ? tiny : d;
+		c = 1 + step / c;
+		c = fabs(c) < tiny ? tiny : c;
+		d = 1 / d;
+		delta = d * c;
+		h *= delta;
+		if (fabs(delta - 1) < epsilon)
+			break;
+	}
+	return h;
+}
+
+static double log_gamma(double x)
+{
+	int sign;
+
+	return lgamma_r(x, &sign);
+}
+
+/* The regularized incomplete beta function I_x(a, b). */
+static double incomplete_beta(double a, double b, double x)
+{
+	double front;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	/* lgamma_r: lgamma writes the global signgam, a race for callers
+	 * that run comparisons in threads. */
+	front = exp(log_gamma(a + b) - log_gamma(a) - log_gamma(b) +
+		    a * log(x) + b * log1p(-x));
+	/* The fraction converges fast only below the mean of the beta. */
+	if (x < (a + 1) / (a + b + 2))
+		return front * beta_fraction(a, b, x) / a;
+	return 1 - front * beta_fraction(b, a, 1 - x) / b;
+}
+
+double stats_t_two_sided(double t, double df)
+{
+	if (!(df > 0))
+		return NAN;
+	if (isinf(t))
+		return 0;
+	return incomplete_beta(df / 2, 0.5, df / (df + t * t));
+}
+
+double stats_t_critical(double alpha, double df)
+{
+	double low = 0, high = 1;
+
+	if (!(df > 0) || !(alpha > 0 && alpha < 1))
+		return NAN;
+	while (stats_t_two_sided(high, df) > alpha)
+		high *= 2;
+	/* p falls as t grows: halve [low, high] until the doubles meet. */
+	for (int i = 0; i < 200 && high - low > 1e-15 * high; i++) {
+		double mid = low + (high - low) / 2;
+
+		if (stats_t_two_sided(mid, df) > alpha)
+			low = mid;
+		else
+			high = mid;
+	}
+	return low + (high - low) / 2;
+}
+
+/* Hogg's U_beta (upper) or L_beta: the mean of the largest (smallest)
+ * n beta values of a sorted sample, the last one weighted by its fraction,
+ * so that fewer than one value means the extreme itself. */
+static double end_mean(const double *sorted, size_t n, double beta,
+		       bool upper)
+{
+	double count = beta * (double)n, sum = 0, taken = 0;
+
+	for (size_t k = 0; k < n && taken < count; k++) {
+		double w = count - taken < 1 ? count - taken : 1;
+
+		sum += w * sorted[upper ? n - 1 - k : k];
+		taken += w;
+	}
+	return sum / taken;
+}
+
+/* One side of Yuen's test: its trimmed mean, the squared standard error of
+ * that mean at the effective size, and the trimmed count at that size. */
+struct trimmed_side {
+	double mean, weight, h_eff;
+};
+
+static void trimmed_side(const double *v, size_t n, double n_eff,
+			 double trim, struct trimmed_side *side)
+{
+	double *sorted = sorted_copy(v, n), sum = 0, wmean = 0, wsquares = 0;
+	size_t g = (size_t)floor(trim * (double)n), h = n - 2 * g;
+
+	for (size_t i = g; i < n - g; i++)
+		sum += sorted[i];
+	side->mean = sum / (double)h;
+	/* Winsorizing: the g values at each end replaced by the nearest
+	 * value kept. */
+	for (size_t i = 0; i < n; i++)
+		wmean += sorted[i < g ? g : i >= n - g ? n - g - 1 : i];
+	wmean /= (double)n;
+	for (size_t i = 0; i < n; i++) {
+		double d = sorted[i < g ? g : i >= n - g ? n - g - 1 : i] -
+			   wmean;
+
+		wsquares += d * d;
+	}
+	side->weight = wsquares / ((double)h * (double)(h - 1)) *
+		       ((double)n / n_eff);
+	side->h_eff = (double)h * n_eff / (double)n;
+	free(sorted);
+}
+
+/* Whether trimming floor(trim n) values off each end of n is allowed and
+ * keeps at least two. */
+static bool keeps_two(size_t n, double trim)
+{
+	return trim >= 0 && trim < 0.5 &&
+	       n - 2 * (size_t)floor(trim * (double)n) >= 2;
+}
+
+int stats_yuen_eff(const double *a, size_t na, const double *b, size_t nb,
+		   double na_eff, double nb_eff, double trim,
+		   struct stats_welch *out)
+{
+	struct trimmed_side sa, sb;
+	double se2;
+
+	if (!keeps_two(na, trim) || !keeps_two(nb, trim) ||
+	    !(na_eff >= 1 && na_eff <= (double)na) ||
+	    !(nb_eff >= 1 && nb_eff <= (double)nb))
+		return bg_input_error("t-test: need two values per sample "
+				      "after trimming and effective sizes "
+				      "within the samples");
+	trimmed_side(a, na, na_eff, trim, &sa);
+	trimmed_side(b, nb, nb_eff, trim, &sb);
+	se2 = sa.weight + sb.weight;
+	out->difference = sb.mean - sa.mean;
+	out->se = sqrt(se2);
+	out->t = 0;
+	out->df = sa.h_eff + sb.h_eff - 2;
+	out->p_value = 1;
+	if (!(se2 > 0))
+		return BG_OK;
+	out->t = out->difference / out->se;
+	/* Welch-Satterthwaite; a side of one effective value carries no
+	 * degrees of freedom of its own. */
+	out->df = se2 * se2 /
+		  ((sa.h_eff > 1 ? sa.weight * sa.weight / (sa.h_eff - 1) : 0) +
+		   (sb.h_eff > 1 ? sb.weight * sb.weight / (sb.h_eff - 1) : 0));
+	if (!(out->df > 0) || isinf(out->df))
+		out->df = sa.h_eff + sb.h_eff - 2 > 1 ?
+				  sa.h_eff + sb.h_eff - 2 : 1;
+	out->p_value = stats_t_two_sided(out->t, out->df);
+	return BG_OK;
+}
+
+int stats_yuen_one_sample(const double *v, size_t n, double n_eff,
+			  double trim, struct stats_welch *out)
+{
+	struct trimmed_side side;
+
+	if (!keeps_two(n, trim) ||
+	    !(n_eff >= 1 && n_eff <= (double)n))
+		return bg_input_error("t-test: need two values after trimming "
+				      "and an effective size within the "
+				      "sample");
+	trimmed_side(v, n, n_eff, trim, &side);
+	if (!(side.h_eff > 1))
+		return bg_input_error("t-test: %g effective values leave no "
+				      "degree of freedom", n_eff);
+	out->difference = side.mean;
+	out->se = sqrt(side.weight);
+	out->df = side.h_eff - 1;
+	out->t = 0;
+	out->p_value = 1;
+	if (!(side.weight > 0))
+		return BG_OK;
+	out->t = side.mean / out->se;
+	out->p_value = stats_t_two_sided(out->t, out->df);
+	return BG_OK;
+}
+
+int stats_welch_eff(const double *a, size_t na, const double *b, size_t nb,
+		    double na_eff, double nb_eff, struct stats_welch *out)
+{
+	return stats_yuen_eff(a, na, b, nb, na_eff, nb_eff, 0, out);
+}
+
+double stats_tailweight(const double *v, size_t n)
+{
+	double *sorted, tails, halves;
+
+	if (n < 4)
+		return NAN;
+	sorted = sorted_copy(v, n);
+	tails = end_mean(sorted, n, 0.05, true) -
+		end_mean(sorted, n, 0.05, false);
+	halves = end_mean(sorted, n, 0.5, true) -
+		 end_mean(sorted, n, 0.5, false);
+	free(sorted);
+	return halves > 0 ? tails / halves : NAN;
+}

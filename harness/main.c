@@ -1,6 +1,0 @@
-#include "harness/cli.h"
-
-int main(int argc, char **argv)
-{
-	return cli_main(argc, argv);
-}

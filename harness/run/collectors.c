@@ -1,0 +1,780 @@
+#include "harness/run/collectors.h"
+
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
+#include "harness/util/jsonpos.h"
+#include "harness/run/sampler.h"
+
+#include <assert.h>
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <math.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Values quoted in messages are cut to this many bytes. */
+#define QUOTE_MAX 40
+
+struct benchmark_collectors {
+	const struct benchmark *benchmark;
+	regex_t *regexes;       /* one per metric, valid where compiled */
+	bool *compiled;
+};
+
+struct collectors {
+	const struct suite *suite;
+	struct benchmark_collectors *benchmarks;
+	size_t nr;
+	const struct sampler *sampler;  /* NULL: nothing sampled */
+	char **warned;                  /* reasons already told */
+	size_t warned_nr, warned_alloc;
+};
+
+/* The samples one metric got from this run, kept until every metric is in. */
+struct pending {
+	double *values;
+	size_t nr, alloc;
+	const char *unit;       /* borrowed from the spec or the lines */
+	bool collected;
+};
+
+struct metric_line {
+	const char *name;
+	const char *value;
+	const char *unit;       /* NULL when the line has none */
+};
+
+/* The metrics file of this run, read when the first metric needs it. */
+struct metrics_file {
+	bool loaded;
+	struct strbuf text;
+	cJSON *json;            /* the JSON form, or NULL for lines */
+	struct metric_line *lines;
+	size_t lines_nr, lines_alloc;
+};
+
+/* JSON files of the `file` source, read once per run each. */
+struct json_file {
+	char *path;
+	cJSON *json;
+};
+
+struct collect_state {
+	struct collectors *collectors;
+	const struct collect_run *run;
+	const struct metric_spec *spec; /* the metric being collected */
+	struct pending *pending;        /* ... and its samples */
+	struct metrics_file metrics;
+	struct json_file *files;
+	size_t files_nr, files_alloc;
+};
+
+int collectors_new(struct collectors **out, const struct suite *suite)
+{
+	struct collectors *collectors = xcalloc(1, sizeof(*collectors));
+	int error = BG_OK;
+
+	collectors->suite = suite;
+	collectors->nr = suite->benchmarks_nr;
+	collectors->benchmarks = xcalloc(suite->benchmarks_nr + 1,
+					 sizeof(*collectors->benchmarks));
+	for (size_t b = 0; b < suite->benchmarks_nr && !error; b++) {
+		const struct benchmark *benchmark = &suite->benchmarks[b];
+		struct benchmark_collectors *bc = &collectors->benchmarks[b];
+
+		bc->benchmark = benchmark;
+		bc->regexes = xcalloc(benchmark->metrics_nr + 1,
+				      sizeof(*bc->regexes));
+		bc->compiled = xcalloc(benchmark->metrics_nr + 1,
+				       sizeof(*bc->compiled));
+		for (size_t m = 0; m < benchmark->metrics_nr; m++) {
+			const struct metric_spec *spec = &benchmark->metrics[m];
+			char why[256];
+			int rc;
+
+			if (spec->from != SOURCE_STDOUT &&
+			    spec->from != SOURCE_STDERR)
+				continue;
+			rc = regcomp(&bc->regexes[m], spec->regex,
+				     REG_EXTENDED | REG_NEWLINE);
+			if (rc) {
+				regerror(rc, &bc->regexes[m], why, sizeof(why));
+				error = bg_input_error(
+					"benchmark '%s': metric '%s': invalid "
+					"regular expression '%s': %s",
+					benchmark->name, spec->name,
+					spec->regex, why);
+				break;
+			}
+			bc->compiled[m] = true;
+			if (bc->regexes[m].re_nsub < 1) {
+				error = bg_input_error(
+					"benchmark '%s': metric '%s': regular "
+					"expression '%s' has no capture group",
+					benchmark->name, spec->name,
+					spec->regex);
+				break;
+			}
+		}
+	}
+	if (error) {
+		collectors_free(collectors);
+		return error;
+	}
+	*out = collectors;
+	return BG_OK;
+}
+
+void collectors_free(struct collectors *collectors)
+{
+	if (!collectors)
+		return;
+	for (size_t b = 0; b < collectors->nr; b++) {
+		struct benchmark_collectors *bc = &collectors->benchmarks[b];
+
+		if (!bc->benchmark)
+			continue;
+		for (size_t m = 0; m < bc->benchmark->metrics_nr; m++)
+			if (bc->compiled[m])
+				regfree(&bc->regexes[m]);
+		free(bc->regexes);
+		free(bc->compiled);
+	}
+	free(collectors->benchmarks);
+	for (size_t i = 0; i < collectors->warned_nr; i++)
+		free(collectors->warned[i]);
+	free(collectors->warned);
+	free(collectors);
+}
+
+void collectors_set_sampler(struct collectors *collectors,
+			    const struct sampler *sampler)
+{
+	collectors->sampler = sampler;
+}
+
+static struct benchmark_collectors *find_benchmark(
+	struct collectors *collectors, const struct benchmark *benchmark)
+{
+	for (size_t b = 0; b < collectors->nr; b++)
+		if (collectors->benchmarks[b].benchmark == benchmark)
+			return &collectors->benchmarks[b];
+	return NULL;
+}
+
+/* Records "metric '<name>': <message>" and returns BG_ERROR. */
+static int metric_error(const struct collect_state *state, const char *fmt,
+			...) __attribute__((format(printf, 2, 3)));
+
+static int metric_error(const struct collect_state *state, const char *fmt,
+			...)
+{
+	struct strbuf message = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&message, fmt, ap);
+	va_end(ap);
+	bg_error("metric '%s': %s", state->spec->name, message.buf);
+	strbuf_release(&message);
+	return BG_ERROR;
+}
+
+/* Appends text cut to QUOTE_MAX bytes, unprintable bytes as '?'. */
+static void add_quoted(struct strbuf *out, const char *text, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len && i < QUOTE_MAX; i++)
+		strbuf_addch(out, isprint((unsigned char)text[i]) ? text[i]
+								  : '?');
+	if (len > QUOTE_MAX)
+		strbuf_addstr(out, "...");
+}
+
+static void push_value(struct pending *pending, double value)
+{
+	ALLOC_GROW(pending->values, pending->nr + 1, pending->alloc);
+	pending->values[pending->nr++] = value;
+}
+
+/* Parses text (surrounding whitespace allowed) as one finite number. */
+static int push_number_text(struct collect_state *state, const char *text,
+			    size_t len)
+{
+	struct strbuf copy = STRBUF_INIT;
+	struct strbuf quoted = STRBUF_INIT;
+	char *end = NULL;
+	double value = NAN;
+	int error = BG_OK;
+
+	strbuf_add(&copy, text, len);
+	strbuf_rtrim(&copy);
+	text = copy.buf;
+	while (isspace((unsigned char)*text))
+		text++;
+	if (*text)
+		value = strtod(text, &end);
+	if (!*text || *end || !isfinite(value)) {
+		add_quoted(&quoted, text, strlen(text));
+		error = metric_error(state,
+				     "value '%s' is not a finite number",
+				     quoted.buf);
+		goto done;
+	}
+	push_value(state->pending, value);
+done:
+	strbuf_release(&quoted);
+	strbuf_release(&copy);
+	return error;
+}
+
+static int collect_rusage(struct collect_state *state)
+{
+	const struct process_outcome *outcome = state->run->outcome;
+	const char *field = state->spec->field ? state->spec->field : "";
+
+	if (!strcmp(field, "utime")) {
+		push_value(state->pending, outcome->utime_s);
+	} else if (!strcmp(field, "stime")) {
+		push_value(state->pending, outcome->stime_s);
+	} else if (!strcmp(field, "maxrss")) {
+		push_value(state->pending, (double)outcome->maxrss_bytes);
+		if (!state->pending->unit)
+			state->pending->unit = "B";
+		return BG_OK;
+	} else {
+		return metric_error(state, "unknown rusage field '%s'; "
+				    "expected utime, stime or maxrss", field);
+	}
+	if (!state->pending->unit)
+		state->pending->unit = "s";
+	return BG_OK;
+}
+
+static int collect_regex(struct collect_state *state, const regex_t *regex,
+			 const struct process_capture *capture,
+			 const char *stream)
+{
+	const char *text = capture->text.buf;
+	size_t len = capture->text.len, at = 0;
+	regmatch_t match[2];
+	int error;
+
+	while (at <= len) {
+		match[0].rm_so = (regoff_t)at;
+		match[0].rm_eo = (regoff_t)len;
+		/* REG_STARTEND: offsets bound the search, so NUL bytes in
+		 * the output do not end it and '^' keeps its meaning */
+		if (regexec(regex, text, 2, match, REG_STARTEND))
+			break;
+		if (match[1].rm_so >= 0 &&
+		    (error = push_number_text(
+			     state, text + match[1].rm_so,
+			     (size_t)(match[1].rm_eo - match[1].rm_so))) < 0)
+			return error;
+		/* an empty match would match again at the same place */
+		at = (size_t)match[0].rm_eo +
+		     (match[0].rm_eo == match[0].rm_so);
+	}
+	if (!state->pending->nr) {
+		if (capture->dropped)
+			return metric_error(
+				state, "regex '%s' matched nothing in %s "
+				"(%zu bytes in its middle were not kept)",
+				state->spec->regex, stream, capture->dropped);
+		return metric_error(state, "regex '%s' matched nothing in %s",
+				    state->spec->regex, stream);
+	}
+	return BG_OK;
+}
+
+/* The member at key: a member of that exact name, else a dotted path into
+ * nested objects. Every split is tried, so that "a.b.c" finds {"a.b":
+ * {"c": 1}} as well as {"a": {"b.c": 1}}. */
+static const cJSON *json_lookup(const cJSON *object, const char *key)
+{
+	const cJSON *found = cJSON_GetObjectItemCaseSensitive(object, key);
+	const char *dot;
+
+	if (found)
+		return found;
+	for (dot = strchr(key, '.'); dot; dot = strchr(dot + 1, '.')) {
+		const cJSON *child;
+
+		for (child = object->child; child; child = child->next) {
+			size_t len = (size_t)(dot - key);
+
+			if (!child->string || !cJSON_IsObject(child) ||
+			    strlen(child->string) != len ||
+			    strncmp(child->string, key, len) != 0)
+				continue;
+			if ((found = json_lookup(child, dot + 1)))
+				return found;
+		}
+	}
+	return NULL;
+}
+
+static void describe_json(struct strbuf *out, const cJSON *item)
+{
+	if (cJSON_IsString(item)) {
+		strbuf_addstr(out, "the string '");
+		add_quoted(out, item->valuestring, strlen(item->valuestring));
+		strbuf_addch(out, '\'');
+	} else if (cJSON_IsObject(item)) {
+		strbuf_addstr(out, "an object");
+	} else if (cJSON_IsArray(item)) {
+		strbuf_addstr(out, "an array");
+	} else if (cJSON_IsBool(item)) {
+		strbuf_addstr(out, cJSON_IsTrue(item) ? "true" : "false");
+	} else {
+		strbuf_addstr(out, "null");
+	}
+}
+
+static int push_json_number(struct collect_state *state, const cJSON *item)
+{
+	if (!isfinite(item->valuedouble))
+		return metric_error(state, "value '%g' is not a finite number",
+				    item->valuedouble);
+	push_value(state->pending, item->valuedouble);
+	return BG_OK;
+}
+
+/* Takes the samples at key of a JSON document; `where` names it. */
+static int collect_json(struct collect_state *state, const cJSON *root,
+			const char *where)
+{
+	const char *key = state->spec->key ? state->spec->key
+					   : state->spec->name;
+	const cJSON *item;
+	struct strbuf what = STRBUF_INIT;
+	const cJSON *element;
+	int error = BG_OK, index = 0;
+
+	assert(root);
+	item = json_lookup(root, key);
+	if (!item)
+		return metric_error(state, "key '%s' missing from %s", key,
+				    where);
+	if (cJSON_IsNumber(item))
+		return push_json_number(state, item);
+	if (!cJSON_IsArray(item)) {
+		describe_json(&what, item);
+		error = metric_error(state, "key '%s' in %s is %s, not a "
+				     "number or an array of numbers", key,
+				     where, what.buf);
+		goto done;
+	}
+	cJSON_ArrayForEach(element, item) {
+		if (!cJSON_IsNumber(element)) {
+			describe_json(&what, element);
+			error = metric_error(state, "key '%s' in %s: element "
+					     "%d is %s, not a number", key,
+					     where, index, what.buf);
+			goto done;
+		}
+		if ((error = push_json_number(state, element)) < 0)
+			goto done;
+		index++;
+	}
+	if (!index)
+		error = metric_error(state, "key '%s' in %s is an empty array",
+				     key, where);
+done:
+	strbuf_release(&what);
+	return error;
+}
+
+/* Parses text as JSON; `where` names it in the message on failure. */
+static int parse_json(struct collect_state *state, const struct strbuf *text,
+		      const char *where, cJSON **out)
+{
+	struct strbuf near = STRBUF_INIT;
+	const char *end = NULL;
+	int line, col;
+
+	*out = cJSON_ParseWithLengthOpts(text->buf, text->len, &end, 0);
+	if (*out && cJSON_IsObject(*out))
+		return BG_OK;
+	/* BG_ERROR spelled out: the analyzers do not follow variadic calls */
+	if (*out) {
+		cJSON_Delete(*out);
+		*out = NULL;
+		metric_error(state, "%s is JSON but not an object", where);
+		return BG_ERROR;
+	}
+	if (!end || end < text->buf || end > text->buf + text->len)
+		end = text->buf + text->len;
+	json_line_col(text->buf, (size_t)(end - text->buf), &line, &col);
+	add_quoted(&near, end, strcspn(end, "\n"));
+	metric_error(state, "%s is not valid JSON: line %d, column %d, "
+		     "near '%s'", where, line, col, near.buf);
+	strbuf_release(&near);
+	return BG_ERROR;
+}
+
+/* Splits the "name value [unit]" lines in place. */
+static int parse_metric_lines(struct collect_state *state)
+{
+	struct metrics_file *metrics = &state->metrics;
+	char *line = metrics->text.buf;
+	int line_nr = 0;
+
+	while (line < metrics->text.buf + metrics->text.len) {
+		char *newline = memchr(line, '\n', (size_t)(metrics->text.buf +
+					metrics->text.len - line));
+		char *fields[4] = { NULL, NULL, NULL, NULL };
+		char *next = newline ? newline + 1
+				     : metrics->text.buf + metrics->text.len;
+		char *p = line;
+		int nr = 0;
+
+		line_nr++;
+		if (newline)
+			*newline = '\0';
+		while (isspace((unsigned char)*p))
+			p++;
+		if (*p && *p != '#') {
+			struct strbuf copy = STRBUF_INIT;
+			int error;
+
+			strbuf_addstr(&copy, p);
+			strbuf_rtrim(&copy);
+			while (*p && nr < 4) {
+				fields[nr++] = p;
+				while (*p && !isspace((unsigned char)*p))
+					p++;
+				while (isspace((unsigned char)*p))
+					*p++ = '\0';
+			}
+			if (nr < 2 || nr > 3) {
+				struct strbuf quoted = STRBUF_INIT;
+
+				add_quoted(&quoted, copy.buf, copy.len);
+				error = metric_error(
+					state, "metrics file line %d: expected "
+					"'name value [unit]', found '%s'",
+					line_nr, quoted.buf);
+				strbuf_release(&quoted);
+				strbuf_release(&copy);
+				return error;
+			}
+			strbuf_release(&copy);
+			ALLOC_GROW(metrics->lines, metrics->lines_nr + 1,
+				   metrics->lines_alloc);
+			metrics->lines[metrics->lines_nr].name = fields[0];
+			metrics->lines[metrics->lines_nr].value = fields[1];
+			metrics->lines[metrics->lines_nr].unit = fields[2];
+			metrics->lines_nr++;
+		}
+		line = next;
+	}
+	return BG_OK;
+}
+
+static int load_metrics_file(struct collect_state *state)
+{
+	struct metrics_file *metrics = &state->metrics;
+	const char *path = state->run->metrics_path;
+	const char *first;
+
+	if (metrics->loaded)
+		return BG_OK;
+	if (!path || strbuf_read_file(&metrics->text, path) < 0)
+		return metric_error(state, "the benchmark wrote no metrics "
+				    "file ($BENCHGATE_METRICS_FILE)");
+	metrics->loaded = true;
+	first = metrics->text.buf;
+	while (isspace((unsigned char)*first))
+		first++;
+	if (*first == '{' || *first == '[')
+		return parse_json(state, &metrics->text, "the metrics file",
+				  &metrics->json);
+	return parse_metric_lines(state);
+}
+
+static int collect_metrics_file(struct collect_state *state)
+{
+	struct metrics_file *metrics;
+	const char *key = state->spec->key ? state->spec->key
+					   : state->spec->name;
+	int error;
+
+	if ((error = load_metrics_file(state)) < 0)
+		return error;
+	metrics = &state->metrics;
+	if (metrics->json)
+		return collect_json(state, metrics->json, "the metrics file");
+	for (size_t i = 0; i < metrics->lines_nr; i++) {
+		const struct metric_line *line = &metrics->lines[i];
+
+		if (strcmp(line->name, key) != 0)
+			continue;
+		if ((error = push_number_text(state, line->value,
+					      strlen(line->value))) < 0)
+			return error;
+		if (!state->pending->unit)
+			state->pending->unit = line->unit;
+	}
+	if (!state->pending->nr)
+		return metric_error(state, "key '%s' missing from the metrics "
+				    "file", key);
+	return BG_OK;
+}
+
+/* The parsed JSON file at path, read on first use in this run. */
+static int load_json_file(struct collect_state *state, const char *path,
+			  const char *where, const cJSON **out)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct json_file *file;
+	cJSON *json = NULL;
+
+	for (size_t i = 0; i < state->files_nr; i++) {
+		if (!strcmp(state->files[i].path, path)) {
+			*out = state->files[i].json;
+			return BG_OK;
+		}
+	}
+	if (strbuf_read_file(&text, path) < 0) {
+		/* the message names the path; it is copied before reuse */
+		strbuf_addstr(&text, bg_error_last());
+		metric_error(state, "%s", text.buf);
+		strbuf_release(&text);
+		return BG_ERROR;
+	}
+	if (parse_json(state, &text, where, &json) < 0) {
+		strbuf_release(&text);
+		return BG_ERROR;
+	}
+	ALLOC_GROW(state->files, state->files_nr + 1, state->files_alloc);
+	file = &state->files[state->files_nr++];
+	file->path = xstrdup(path);
+	file->json = json;
+	*out = json;
+	strbuf_release(&text);
+	return BG_OK;
+}
+
+static int collect_file(struct collect_state *state)
+{
+	const struct collect_run *run = state->run;
+	struct strbuf expanded = STRBUF_INIT;
+	struct strbuf path = STRBUF_INIT;
+	struct strbuf where = STRBUF_INIT;
+	const cJSON *json = NULL;
+	int error;
+
+	if ((error = plan_case_expand(run->pcase, run->plan, run->run,
+				      state->spec->path, &expanded)) < 0)
+		goto done;
+	/* relative to where the benchmark ran */
+	if (expanded.buf[0] != '/')
+		strbuf_addf(&path, "%s/", run->plan->suite->dir);
+	strbuf_addstr(&path, expanded.buf);
+	strbuf_addf(&where, "'%s'", path.buf);
+	if ((error = load_json_file(state, path.buf, where.buf, &json)) < 0)
+		goto done;
+	error = collect_json(state, json, where.buf);
+done:
+	strbuf_release(&expanded);
+	strbuf_release(&path);
+	strbuf_release(&where);
+	return error;
+}
+
+/* Says once per reason why a metric is left out: the reasons are the
+ * same run after run, and often for several metrics of one source. */
+static void warn_left_out(struct collect_state *state, const char *why)
+{
+	struct collectors *collectors = state->collectors;
+	const struct metric_spec *spec = state->spec;
+
+	for (size_t i = 0; i < collectors->warned_nr; i++)
+		if (!strcmp(collectors->warned[i], why))
+			return;
+	ALLOC_GROW(collectors->warned, collectors->warned_nr + 1,
+		   collectors->warned_alloc);
+	collectors->warned[collectors->warned_nr++] = xstrdup(why);
+	bg_warn("metric '%s' (source '%s') is left out of the result: %s",
+		spec->name, metric_source_name(spec->from), why);
+}
+
+static int collect_sampled(struct collect_state *state)
+{
+	const struct metric_spec *spec = state->spec;
+	struct strbuf why = STRBUF_INIT;
+	const char *reason;
+	double value;
+
+	if (!state->collectors->sampler) {
+		strbuf_addf(&why, "source '%s' is not available yet (no "
+			    "sampler watched the run)",
+			    metric_source_name(spec->from));
+		warn_left_out(state, why.buf);
+	} else if (sampler_value(state->collectors->sampler, spec->from,
+				 spec->field, &value, &reason) < 0) {
+		warn_left_out(state, reason);
+	} else {
+		push_value(state->pending, value);
+	}
+	strbuf_release(&why);
+	return BG_OK;
+}
+
+static int collect_one(struct collect_state *state, const regex_t *regex)
+{
+	const struct process_outcome *outcome = state->run->outcome;
+
+	switch (state->spec->from) {
+	case SOURCE_WALL:
+		push_value(state->pending, outcome->wall_s);
+		if (!state->pending->unit)
+			state->pending->unit = "s";
+		return BG_OK;
+	case SOURCE_RUSAGE:
+		return collect_rusage(state);
+	case SOURCE_METRICS:
+		return collect_metrics_file(state);
+	case SOURCE_STDOUT:
+		return collect_regex(state, regex, &outcome->out, "stdout");
+	case SOURCE_STDERR:
+		return collect_regex(state, regex, &outcome->err, "stderr");
+	case SOURCE_FILE:
+		return collect_file(state);
+	case SOURCE_PERF:
+	case SOURCE_NVML:
+	case SOURCE_RAPL:
+	case SOURCE_SYSTEM:
+		return collect_sampled(state);
+	case SOURCE_CALLGRIND:
+		/* counted in a run of its own, after these (callgrind.h) */
+		return BG_OK;
+	}
+	return metric_error(state, "unknown source %d", (int)state->spec->from);
+}
+
+/* The index of the benchmark's metric named `name`; suite_load() made sure
+ * a "per" names one. */
+static size_t metric_index(const struct benchmark *benchmark,
+			   const char *name)
+{
+	size_t m = 0;
+
+	while (m < benchmark->metrics_nr &&
+	       strcmp(benchmark->metrics[m].name, name) != 0)
+		m++;
+	assert(m < benchmark->metrics_nr && "'per' names no metric");
+	return m;
+}
+
+/*
+ * Divides the values of each "per" metric by its count from this run
+ * (collectors.h). Done once every metric is in, as the count may be
+ * declared after the metric that uses it. The count is checked even when
+ * the metric itself was left out (no RAPL here): a benchmark that reports
+ * no samples is broken on every machine, not only where energy is read.
+ */
+static int divide_per_counts(struct collect_state *state,
+			     const struct benchmark *benchmark,
+			     struct pending *pending)
+{
+	for (size_t m = 0; m < benchmark->metrics_nr; m++) {
+		const struct metric_spec *spec = &benchmark->metrics[m];
+		const struct pending *count;
+
+		if (!spec->per)
+			continue;
+		state->spec = spec;
+		count = &pending[metric_index(benchmark, spec->per)];
+		if (!count->nr) {
+			/* the count's own source left it out (and said so) */
+			struct strbuf why = STRBUF_INIT;
+
+			strbuf_addf(&why, "count metric '%s' is left out too",
+				    spec->per);
+			warn_left_out(state, why.buf);
+			strbuf_release(&why);
+			pending[m].collected = false;
+			continue;
+		}
+		if (count->nr > 1)
+			return metric_error(state, "count metric '%s' has %zu "
+					    "values in this run; expected one",
+					    spec->per, count->nr);
+		if (!isfinite(count->values[0]) || count->values[0] <= 0)
+			return metric_error(state, "count metric '%s' is %g "
+					    "in this run; expected a positive "
+					    "number of samples", spec->per,
+					    count->values[0]);
+		for (size_t i = 0; i < pending[m].nr; i++)
+			pending[m].values[i] /= count->values[0];
+	}
+	return BG_OK;
+}
+
+static void commit(struct result_case *rcase, const struct metric_spec *spec,
+		   const struct pending *pending)
+{
+	struct metric_samples *metric = result_case_metric(rcase, spec->name);
+
+	if (!metric->unit && pending->unit)
+		metric->unit = xstrdup(pending->unit);
+	metric->better = spec->better;
+	metric->exact = spec->exact;
+	metric->tolerance = spec->tolerance;
+	for (size_t i = 0; i < pending->nr; i++)
+		metric_samples_push(metric, pending->values[i]);
+	metric->runs++;
+}
+
+int collectors_collect(struct collectors *collectors,
+		       struct result_case *rcase,
+		       const struct collect_run *run)
+{
+	const struct benchmark *benchmark = run->pcase->benchmark;
+	struct benchmark_collectors *bc = find_benchmark(collectors, benchmark);
+	struct collect_state state;
+	struct pending *pending;
+	size_t m;
+	int error = BG_OK;
+
+	assert(bc && "the case's benchmark is not in the collectors' suite");
+	memset(&state, 0, sizeof(state));
+	state.collectors = collectors;
+	state.run = run;
+	strbuf_init(&state.metrics.text, 0);
+	pending = xcalloc(benchmark->metrics_nr + 1, sizeof(*pending));
+
+	for (m = 0; m < benchmark->metrics_nr; m++) {
+		state.spec = &benchmark->metrics[m];
+		state.pending = &pending[m];
+		pending[m].unit = state.spec->unit;
+		if ((error = collect_one(&state, &bc->regexes[m])) < 0)
+			goto done;
+		pending[m].collected = pending[m].nr > 0;
+	}
+	if ((error = divide_per_counts(&state, benchmark, pending)) < 0)
+		goto done;
+	for (m = 0; m < benchmark->metrics_nr; m++)
+		if (pending[m].collected)
+			commit(rcase, &benchmark->metrics[m], &pending[m]);
+
+done:
+	for (m = 0; m < benchmark->metrics_nr; m++)
+		free(pending[m].values);
+	free(pending);
+	for (size_t i = 0; i < state.files_nr; i++) {
+		free(state.files[i].path);
+		cJSON_Delete(state.files[i].json);
+	}
+	free(state.files);
+	cJSON_Delete(state.metrics.json);
+	free(state.metrics.lines);
+	strbuf_release(&state.metrics.text);
+	return error;
+}

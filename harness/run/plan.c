@@ -1,0 +1,260 @@
+#include "harness/run/plan.h"
+
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
+#include "harness/run/expand.h"
+
+#include <assert.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int plan_parse_shard(struct plan_filter *filter, const char *spec)
+{
+	unsigned index, count;
+	char tail;
+
+	if (sscanf(spec, "%u/%u%c", &index, &count, &tail) != 2 || !count ||
+	    !index || index > count)
+		return bg_input_error("--shard: expected I/N with 1 <= I <= N "
+				      "(such as 2/4), found '%s'", spec);
+	filter->shard_index = index;
+	filter->shard_count = count;
+	return BG_OK;
+}
+
+static bool case_selected(const struct plan_filter *filter, const char *id,
+			  const struct variant *variant, const char *device)
+{
+	if (!filter)
+		return true;
+	if (filter->variant && strcmp(filter->variant, variant->name))
+		return false;
+	if (filter->device && strcmp(filter->device, device))
+		return false;
+	return !filter->glob || !fnmatch(filter->glob, id, 0);
+}
+
+static void describe_filter(struct strbuf *out, const struct plan_filter *f)
+{
+	if (f->glob)
+		strbuf_addf(out, " --filter '%s'", f->glob);
+	if (f->variant)
+		strbuf_addf(out, " --variant '%s'", f->variant);
+	if (f->device)
+		strbuf_addf(out, " --device '%s'", f->device);
+	if (f->shard_count)
+		strbuf_addf(out, " --shard %u/%u", f->shard_index,
+			    f->shard_count);
+}
+
+/* The build directory need not exist yet (validate runs before a build), so
+ * it is made absolute without realpath() when realpath() cannot. */
+static char *absolute_path(const char *path)
+{
+	struct strbuf joined = STRBUF_INIT;
+	char *resolved = realpath(path, NULL);
+	char *cwd;
+
+	if (resolved || path[0] == '/')
+		return resolved ? resolved : xstrdup(path);
+	cwd = getcwd(NULL, 0);
+	strbuf_addf(&joined, "%s/%s", cwd ? cwd : ".", path);
+	free(cwd);
+	return strbuf_detach(&joined, NULL);
+}
+
+int plan_build(struct plan **out, const struct suite *suite,
+	       const struct plan_filter *filter, const char *build_dir)
+{
+	struct plan *plan = xcalloc(1, sizeof(*plan));
+	size_t alloc = 0, matched = 0;
+
+	plan->suite = suite;
+	plan->build_dir = absolute_path(build_dir);
+	for (size_t b = 0; b < suite->benchmarks_nr; b++) {
+		for (size_t v = 0; v < suite->variants_nr; v++) {
+			for (size_t d = 0; d < suite->devices_nr; d++) {
+				struct strbuf id = STRBUF_INIT;
+				struct plan_case *pcase;
+
+				strbuf_addf(&id, "%s/%s/%s",
+					    suite->benchmarks[b].name,
+					    suite->variants[v].name,
+					    suite->devices[d]);
+				if (!case_selected(filter, id.buf,
+						   &suite->variants[v],
+						   suite->devices[d]) ||
+				    (filter && filter->shard_count &&
+				     matched++ % filter->shard_count !=
+					     filter->shard_index - 1)) {
+					strbuf_release(&id);
+					continue;
+				}
+				ALLOC_GROW(plan->cases, plan->nr + 1, alloc);
+				pcase = &plan->cases[plan->nr++];
+				pcase->benchmark = &suite->benchmarks[b];
+				pcase->variant = &suite->variants[v];
+				pcase->device = suite->devices[d];
+				pcase->id = strbuf_detach(&id, NULL);
+			}
+		}
+	}
+	if (!plan->nr) {
+		struct strbuf why = STRBUF_INIT;
+		int error;
+
+		if (filter)
+			describe_filter(&why, filter);
+		error = bg_input_error("%s: no case matches%s", suite->path,
+				       why.len ? why.buf : " (empty plan)");
+		strbuf_release(&why);
+		plan_free(plan);
+		return error;
+	}
+	*out = plan;
+	return BG_OK;
+}
+
+void plan_add_baseline(struct plan *plan, const char *build_dir)
+{
+	struct plan_case *cases = xcalloc(2 * plan->nr, sizeof(*cases));
+
+	assert(!plan->baseline_build_dir);
+	for (size_t i = 0; i < plan->nr; i++) {
+		struct strbuf id = STRBUF_INIT;
+
+		strbuf_addf(&id, "%s@baseline", plan->cases[i].id);
+		cases[2 * i] = plan->cases[i];
+		cases[2 * i].id = strbuf_detach(&id, NULL);
+		cases[2 * i].baseline = true;
+		cases[2 * i + 1] = plan->cases[i];
+	}
+	free(plan->cases);
+	plan->cases = cases;
+	plan->nr *= 2;
+	plan->baseline_build_dir = absolute_path(build_dir);
+}
+
+void plan_free(struct plan *plan)
+{
+	if (!plan)
+		return;
+	for (size_t i = 0; i < plan->nr; i++)
+		free(plan->cases[i].id);
+	free(plan->cases);
+	free(plan->build_dir);
+	free(plan->baseline_build_dir);
+	free(plan);
+}
+
+struct case_vars {
+	const struct plan_case *pcase;
+	const struct plan *plan;
+	char run[24];
+	struct strbuf scratch;  /* a variant var expanded with built-ins */
+	bool in_var;            /* expanding a variant var: built-ins only */
+};
+
+static const char *builtin_value(const char *name, struct case_vars *vars)
+{
+	const struct plan_case *pcase = vars->pcase;
+
+	if (!strcmp(name, "variant"))
+		return pcase->variant->name;
+	if (!strcmp(name, "device"))
+		return pcase->device;
+	if (!strcmp(name, "benchmark"))
+		return pcase->benchmark->name;
+	if (!strcmp(name, "suite"))
+		return vars->plan->suite->name;
+	if (!strcmp(name, "suite_dir"))
+		return vars->plan->suite->dir;
+	if (!strcmp(name, "build_dir"))
+		return pcase->baseline ? vars->plan->baseline_build_dir :
+					 vars->plan->build_dir;
+	if (!strcmp(name, "run"))
+		return vars->run;
+	if (!strncmp(name, "env:", 4))
+		return getenv(name + 4);
+	return NULL;
+}
+
+static const char *case_lookup(const char *name, void *payload)
+{
+	struct case_vars *vars = payload;
+	const struct variant *variant = vars->pcase->variant;
+	const char *value = builtin_value(name, vars);
+	char *bad = NULL;
+
+	if (value || vars->in_var)
+		return value;
+	for (size_t i = 0; i < variant->vars_nr; i++) {
+		if (strcmp(variant->vars[i].name, name))
+			continue;
+		strbuf_reset(&vars->scratch);
+		vars->in_var = true;
+		if (expand_vars(&vars->scratch, variant->vars[i].value,
+				case_lookup, vars, &bad) < 0)
+			value = NULL;
+		else
+			value = vars->scratch.buf;
+		vars->in_var = false;
+		free(bad);
+		return value;
+	}
+	return NULL;
+}
+
+int plan_case_expand(const struct plan_case *pcase, const struct plan *plan,
+		     int run, const char *template, struct strbuf *out)
+{
+	struct case_vars vars = { pcase, plan, "", STRBUF_INIT, false };
+	char *bad = NULL;
+	int error = BG_OK;
+
+	snprintf(vars.run, sizeof(vars.run), "%d", run);
+	if (expand_vars(out, template, case_lookup, &vars, &bad) < 0)
+		error = bg_input_error("%s: case %s: cannot expand '${%s}'",
+				       plan->suite->path, pcase->id, bad);
+	free(bad);
+	strbuf_release(&vars.scratch);
+	return error;
+}
+
+int plan_case_command(const struct plan_case *pcase, const struct plan *plan,
+		      int run, char ***argv, char **shell)
+{
+	const struct benchmark *benchmark = pcase->benchmark;
+	struct strbuf arg = STRBUF_INIT;
+	int error = BG_OK;
+
+	*argv = NULL;
+	*shell = NULL;
+	if (benchmark->shell) {
+		error = plan_case_expand(pcase, plan, run, benchmark->shell,
+					 &arg);
+		if (!error)
+			*shell = strbuf_detach(&arg, NULL);
+		goto done;
+	}
+	*argv = xcalloc(benchmark->command_nr + 1, sizeof(**argv));
+	for (size_t i = 0; i < benchmark->command_nr; i++) {
+		strbuf_reset(&arg);
+		if ((error = plan_case_expand(pcase, plan, run,
+					      benchmark->command[i], &arg)) < 0)
+			break;
+		(*argv)[i] = xstrdup(arg.buf);
+	}
+	if (error) {
+		for (size_t i = 0; (*argv)[i]; i++)
+			free((*argv)[i]);
+		free(*argv);
+		*argv = NULL;
+	}
+done:
+	strbuf_release(&arg);
+	return error;
+}

@@ -1,0 +1,72 @@
+#ifndef BENCHGATE_PLAN_H
+#define BENCHGATE_PLAN_H
+
+#include "harness/util/strbuf.h"
+#include "harness/run/suite.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * The cases to run: benchmarks x variants x devices of a suite, narrowed by
+ * the command line's --filter, --variant, --device and --shard.
+ */
+
+struct plan_case {
+	const struct benchmark *benchmark; /* borrowed from the suite */
+	const struct variant *variant;
+	const char *device;
+	char *id;                          /* "benchmark/variant/device", with
+					    * "@baseline" for a baseline twin */
+	bool baseline;                     /* runs from plan->baseline_build_dir */
+};
+
+struct plan {
+	const struct suite *suite;         /* borrowed: outlive the plan */
+	char *build_dir;                   /* absolute */
+	char *baseline_build_dir;          /* absolute; NULL: no twins */
+	struct plan_case *cases;
+	size_t nr;
+};
+
+struct plan_filter {
+	const char *glob;       /* fnmatch() on the case id; NULL: all */
+	const char *variant;    /* exact variant name; NULL: all */
+	const char *device;     /* exact device name; NULL: all */
+	unsigned shard_index;   /* 1-based; 0 with shard_count 0: no sharding */
+	unsigned shard_count;
+};
+
+/* Parses "I/N" (1 <= I <= N) into the filter. BG_EINPUT on a bad spec. */
+int plan_parse_shard(struct plan_filter *filter, const char *spec);
+
+/* Builds the plan in suite order (benchmark, then variant, then device).
+ * Sharding takes every N-th case of the unsharded, filtered list, so the
+ * shards are disjoint, cover the plan and do not depend on the machine.
+ * An empty plan is BG_EINPUT ("no case matches ..."). */
+int plan_build(struct plan **out, const struct suite *suite,
+	       const struct plan_filter *filter, const char *build_dir);
+
+/*
+ * Prepares an A/B comparison in one session (check --baseline-build):
+ * puts before every case a baseline twin, the same benchmark, variant and
+ * device run from `build_dir` (its ${build_dir}), marked `baseline`. The
+ * runner's interleaving then measures each twin next to its candidate in
+ * every round, so drift of the machine reaches both sides alike.
+ */
+void plan_add_baseline(struct plan *plan, const char *build_dir);
+
+void plan_free(struct plan *plan);
+
+/* Expands a case's command for measured run `run` (0-based; warmup runs use
+ * their own counter): argv strings are appended to *argv (NULL-terminated,
+ * caller frees each and the array) or, for a shell benchmark, the command
+ * line to *shell. Also used with `path` templates through plan_case_expand. */
+int plan_case_command(const struct plan_case *pcase, const struct plan *plan,
+		      int run, char ***argv, char **shell);
+
+/* Expands one template string for the case and run. */
+int plan_case_expand(const struct plan_case *pcase, const struct plan *plan,
+		     int run, const char *template, struct strbuf *out);
+
+#endif

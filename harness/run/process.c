@@ -1,0 +1,651 @@
+/* posix_spawn_file_actions_addchdir_np() and the pidfd syscall number */
+#define _GNU_SOURCE
+
+#include "harness/run/process.h"
+
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
+#include "harness/run/launcher.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/*
+ * Once the child has exited and its group is killed, the pipes reach EOF
+ * at once. Only a descendant that left the group (setsid) can hold them
+ * open: stop reading after this long rather than wait for it.
+ */
+#define DRAIN_AFTER_EXIT_S 0.2
+
+/* Without a pidfd, exit is checked after waits growing from MIN to MAX,
+ * back to MIN when a pipe closes (the usual sign of an exit). */
+#define FALLBACK_POLL_MIN_S 0.00005
+#define FALLBACK_POLL_MAX_S 0.01
+
+/* A pipe holds 64 KiB by default: one read takes what one poll announces. */
+#define READ_CHUNK 65536
+
+struct capture_state {
+	struct process_capture *capture;
+	int fd;                 /* read end; -1 after EOF */
+	size_t head_cap;
+	char *ring;             /* the last tail_cap bytes past the head */
+	size_t tail_cap;
+	size_t ring_pos;
+	size_t ring_len;
+	size_t overflow;        /* bytes past the head, ring included */
+};
+
+/* The process group of the child being run, for the signal handler. */
+static volatile sig_atomic_t running_group;
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+void process_outcome_init(struct process_outcome *outcome)
+{
+	memset(outcome, 0, sizeof(*outcome));
+	strbuf_init(&outcome->out.text, 0);
+	strbuf_init(&outcome->err.text, 0);
+}
+
+void process_outcome_release(struct process_outcome *outcome)
+{
+	strbuf_release(&outcome->out.text);
+	strbuf_release(&outcome->err.text);
+	free(outcome->spawn_error);
+	process_outcome_init(outcome);
+}
+
+static void capture_init(struct capture_state *state,
+			 struct process_capture *capture, int fd, size_t cap)
+{
+	memset(state, 0, sizeof(*state));
+	state->capture = capture;
+	state->fd = fd;
+	state->tail_cap = cap / 2;
+	state->head_cap = cap - state->tail_cap;
+}
+
+static void capture_add(struct capture_state *state, const char *data,
+			size_t len)
+{
+	struct strbuf *text = &state->capture->text;
+	size_t first;
+
+	if (!state->overflow) {
+		size_t take = state->head_cap - text->len;
+
+		if (take > len)
+			take = len;
+		strbuf_add(text, data, take);
+		data += take;
+		len -= take;
+	}
+	if (!len)
+		return;
+	state->overflow += len;
+	if (!state->tail_cap)
+		return;
+	if (!state->ring)
+		state->ring = xmalloc(state->tail_cap);
+	if (len >= state->tail_cap) {
+		memcpy(state->ring, data + len - state->tail_cap,
+		       state->tail_cap);
+		state->ring_pos = 0;
+		state->ring_len = state->tail_cap;
+		return;
+	}
+	first = state->tail_cap - state->ring_pos;
+	if (first > len)
+		first = len;
+	memcpy(state->ring + state->ring_pos, data, first);
+	memcpy(state->ring, data + first, len - first);
+	state->ring_pos = (state->ring_pos + len) % state->tail_cap;
+	state->ring_len += len;
+	if (state->ring_len > state->tail_cap)
+		state->ring_len = state->tail_cap;
+}
+
+/* Joins head and tail into capture->text and frees the ring. */
+static void capture_finish(struct capture_state *state)
+{
+	struct process_capture *capture = state->capture;
+
+	capture->dropped = state->overflow - state->ring_len;
+	capture->dropped_at = capture->text.len;
+	if (!state->ring_len) {
+		/* nothing past the head */
+	} else if (state->ring_len < state->tail_cap) {
+		strbuf_add(&capture->text, state->ring, state->ring_len);
+	} else {
+		strbuf_add(&capture->text, state->ring + state->ring_pos,
+			   state->tail_cap - state->ring_pos);
+		strbuf_add(&capture->text, state->ring, state->ring_pos);
+	}
+	free(state->ring);
+	state->ring = NULL;
+	close_fd(&state->fd);
+}
+
+/* Reads what poll() announced; the fd is closed at EOF or on error. */
+static void capture_read(struct capture_state *state)
+{
+	char chunk[READ_CHUNK];
+	ssize_t got = read(state->fd, chunk, sizeof(chunk));
+
+	if (got > 0)
+		capture_add(state, chunk, (size_t)got);
+	else if (got == 0 || (errno != EINTR && errno != EAGAIN))
+		close_fd(&state->fd);
+}
+
+static bool same_name(const char *entry, const char *other)
+{
+	const char *eq = strchr(entry, '=');
+	size_t len = eq ? (size_t)(eq - entry) : strlen(entry);
+
+	return !strncmp(entry, other, len) &&
+	       (other[len] == '=' || other[len] == '\0');
+}
+
+/* The inherited environment with `extra` over it ("NAME" alone removes
+ * NAME); environ itself when there is nothing to change. Free the array
+ * (not the strings) when it is not environ. */
+static char **build_environment(const char *const *extra)
+{
+	size_t extra_nr = 0, inherited_nr = 0, nr = 0, i, j;
+	char **env;
+
+	if (!extra || !*extra)
+		return environ;
+	while (extra[extra_nr])
+		extra_nr++;
+	while (environ[inherited_nr])
+		inherited_nr++;
+	env = xmalloc((inherited_nr + extra_nr + 1) * sizeof(*env));
+	for (i = 0; i < inherited_nr; i++) {
+		for (j = 0; j < extra_nr; j++)
+			if (same_name(extra[j], environ[i]))
+				break;
+		if (j == extra_nr)
+			env[nr++] = environ[i];
+	}
+	for (j = 0; j < extra_nr; j++) {
+		for (i = j + 1; i < extra_nr; i++)
+			if (same_name(extra[i], extra[j]))
+				break;
+		/* the last entry for a name wins, as in a shell */
+		if (i == extra_nr && strchr(extra[j], '='))
+			env[nr++] = (char *)extra[j];
+	}
+	env[nr] = NULL;
+	return env;
+}
+
+static void set_spawn_error(struct process_outcome *outcome,
+			    const struct process_options *options,
+			    const char *program, int error)
+{
+	struct strbuf why = STRBUF_INIT;
+
+	outcome->status = PROCESS_SPAWN_FAILED;
+	outcome->spawn_errno = error;
+	/* posix_spawn reports a failed chdir like a failed exec; tell which */
+	if (options->cwd && access(options->cwd, X_OK) < 0)
+		strbuf_addf(&why, "cannot change to directory '%s': %s",
+			    options->cwd, strerror(errno));
+	else
+		strbuf_addf(&why, "cannot execute '%s': %s", program,
+			    strerror(error));
+	outcome->spawn_error = strbuf_detach(&why, NULL);
+}
+
+static int spawn_child(pid_t *pid, const struct process_options *options,
+		       int devnull, int out_fd, int err_fd, int record_fd,
+		       char *const *argv, char **env)
+{
+	posix_spawn_file_actions_t actions;
+	posix_spawnattr_t attr;
+	sigset_t signals;
+	int sig, error;
+
+	posix_spawn_file_actions_init(&actions);
+	posix_spawnattr_init(&attr);
+	/* a group of its own, so that a timeout reaches the grandchildren */
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
+				 POSIX_SPAWN_SETSIGMASK |
+				 POSIX_SPAWN_SETSIGDEF);
+	posix_spawnattr_setpgroup(&attr, 0);
+	sigemptyset(&signals);
+	posix_spawnattr_setsigmask(&attr, &signals);
+	/* ignored signals survive exec: a benchmark must not inherit ours */
+	for (sig = 1; sig < 32; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaddset(&signals, sig);
+	posix_spawnattr_setsigdefault(&attr, &signals);
+
+	if (options->cwd)
+		posix_spawn_file_actions_addchdir_np(&actions, options->cwd);
+	posix_spawn_file_actions_adddup2(&actions, devnull, 0);
+	posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
+	posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
+	if (record_fd >= 0)
+		posix_spawn_file_actions_adddup2(&actions, record_fd,
+						 LAUNCHER_FD);
+
+	error = posix_spawnp(pid, argv[0], &actions, &attr, argv, env);
+
+	posix_spawnattr_destroy(&attr);
+	posix_spawn_file_actions_destroy(&actions);
+	return error;
+}
+
+static int open_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	/* the kernel sets close-on-exec on every pidfd */
+	long fd = syscall(SYS_pidfd_open, pid, 0);
+
+	if (fd >= 0)
+		return (int)fd;
+#else
+	(void)pid;
+#endif
+	return -1;
+}
+
+/* True once the child is a zombie; it is not reaped, so its pid (and the
+ * group id) cannot be reused before the group is killed. */
+static bool child_exited(pid_t pid, int pidfd, const struct pollfd *pidfd_poll)
+{
+	siginfo_t info;
+
+	if (pidfd >= 0)
+		return pidfd_poll && pidfd_poll->revents;
+	memset(&info, 0, sizeof(info));
+	if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) < 0)
+		return errno == ECHILD;
+	return info.si_pid == pid;
+}
+
+static void set_timeout(struct timespec *ts, double seconds)
+{
+	if (seconds < 0)
+		seconds = 0;
+	ts->tv_sec = (time_t)seconds;
+	ts->tv_nsec = (long)((seconds - (double)ts->tv_sec) * 1e9);
+}
+
+static void take_usage(struct process_outcome *outcome,
+		       const struct rusage *usage)
+{
+	outcome->utime_s = (double)usage->ru_utime.tv_sec +
+			   (double)usage->ru_utime.tv_usec / 1e6;
+	outcome->stime_s = (double)usage->ru_stime.tv_sec +
+			   (double)usage->ru_stime.tv_usec / 1e6;
+	/* Linux reports ru_maxrss in KiB */
+	outcome->maxrss_bytes = (uint64_t)usage->ru_maxrss * 1024;
+}
+
+static int reap_child(struct process_outcome *outcome, pid_t pid)
+{
+	struct rusage usage;
+	int status;
+	pid_t got;
+
+	memset(&usage, 0, sizeof(usage));
+	do
+		got = wait4(pid, &status, 0, &usage);
+	while (got < 0 && errno == EINTR);
+	if (got < 0)
+		return bg_error("cannot reap process %d: %s", (int)pid,
+				strerror(errno));
+	if (WIFSIGNALED(status)) {
+		outcome->status = PROCESS_SIGNALED;
+		outcome->signal = WTERMSIG(status);
+	} else {
+		outcome->status = PROCESS_EXITED;
+		outcome->exit_code = WEXITSTATUS(status);
+	}
+	take_usage(outcome, &usage);
+	return BG_OK;
+}
+
+static int wait_for_child(struct process_outcome *outcome,
+			  const struct process_options *options, pid_t pid,
+			  double start, struct capture_state *streams)
+{
+	double term_at = options->timeout_s > 0 ? start + options->timeout_s
+						: INFINITY;
+	double grace = options->grace_s > 0 ? options->grace_s
+					    : PROCESS_GRACE_DEFAULT;
+	double kill_at = INFINITY, drain_until = INFINITY;
+	double fallback_wait = FALLBACK_POLL_MIN_S;
+	int pidfd = open_pidfd(pid);
+	bool exited = false;
+	int error = BG_OK;
+
+	while (!exited || streams[0].fd >= 0 || streams[1].fd >= 0) {
+		struct pollfd fds[3];
+		struct pollfd *pidfd_poll = NULL;
+		struct timespec timeout;
+		double now, wake = INFINITY;
+		nfds_t nr = 0;
+		int i;
+
+		for (i = 0; i < 2; i++) {
+			if (streams[i].fd < 0)
+				continue;
+			fds[nr].fd = streams[i].fd;
+			fds[nr].events = POLLIN;
+			fds[nr].revents = 0;
+			nr++;
+		}
+		if (!exited && pidfd >= 0) {
+			pidfd_poll = &fds[nr];
+			fds[nr].fd = pidfd;
+			fds[nr].events = POLLIN;
+			fds[nr].revents = 0;
+			nr++;
+		}
+		if (exited)
+			wake = drain_until;
+		else if (!outcome->timed_out)
+			wake = term_at;
+		else
+			wake = kill_at;
+		now = now_s();
+		if (!exited && pidfd < 0 && wake > now + fallback_wait) {
+			wake = now + fallback_wait;
+			fallback_wait *= 2;
+			if (fallback_wait > FALLBACK_POLL_MAX_S)
+				fallback_wait = FALLBACK_POLL_MAX_S;
+		}
+		set_timeout(&timeout, wake - now);
+		if (ppoll(fds, nr, isinf(wake) ? NULL : &timeout, NULL) < 0 &&
+		    errno != EINTR) {
+			error = bg_error("cannot poll the child's output: %s",
+					 strerror(errno));
+			break;
+		}
+
+		for (i = 0, nr = 0; i < 2; i++) {
+			if (streams[i].fd < 0 || !fds[nr++].revents)
+				continue;
+			capture_read(&streams[i]);
+			/* EOF usually means the child is exiting right now */
+			if (streams[i].fd < 0)
+				fallback_wait = FALLBACK_POLL_MIN_S;
+		}
+
+		if (!exited && child_exited(pid, pidfd, pidfd_poll)) {
+			outcome->wall_s = now_s() - start;
+			/* nothing of this run may outlive it */
+			kill(-pid, SIGKILL);
+			running_group = 0;
+			if ((error = reap_child(outcome, pid)) < 0)
+				break;
+			exited = true;
+			drain_until = now_s() + DRAIN_AFTER_EXIT_S;
+			continue;
+		}
+
+		now = now_s();
+		if (exited && now >= drain_until)
+			break;
+		if (!exited && !outcome->timed_out && now >= term_at) {
+			kill(-pid, SIGTERM);
+			outcome->timed_out = true;
+			kill_at = now + grace;
+		} else if (!exited && outcome->timed_out && now >= kill_at) {
+			kill(-pid, SIGKILL);
+			kill_at = INFINITY;
+		}
+	}
+
+	if (!exited) {
+		/* only after a harness failure: leave nothing behind */
+		kill(-pid, SIGKILL);
+		running_group = 0;
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	close_fd(&pidfd);
+	return error;
+}
+
+/* The argv that runs argv through the launcher (launcher.h), looked up
+ * as posix_spawnp() would here. Free the array, not the strings. */
+static const char **launcher_argv(const char *launcher, const char *fd,
+				  const char *const *argv)
+{
+	const char *search = getenv("PATH");
+	const char **out;
+	size_t nr = 0;
+
+	while (argv[nr])
+		nr++;
+	out = xmalloc((nr + 4) * sizeof(*out));
+	out[0] = launcher;
+	out[1] = fd;
+	/* what glibc's posix_spawnp() searches when PATH is unset */
+	out[2] = search ? search : "/bin:/usr/bin";
+	memcpy(out + 3, argv, (nr + 1) * sizeof(*out));
+	return out;
+}
+
+/*
+ * Takes the child's rusage from the launcher's records (launcher.h), or
+ * turns the outcome into a spawn error when the child could not exec. A
+ * launcher killed before it wrote leaves the outcome as wait4() gave it.
+ */
+static void read_launcher_records(struct process_outcome *outcome,
+				  const struct process_options *options,
+				  const char *program, int fd)
+{
+	/* at most the child's exec failure, then the launcher's rusage */
+	struct launcher_record records[2];
+	static bool warned;
+	size_t len = 0;
+
+	while (len < sizeof(records)) {
+		ssize_t got = read(fd, (char *)records + len,
+				   sizeof(records) - len);
+
+		if (got > 0)
+			len += (size_t)got;
+		else if (got == 0 || errno != EINTR)
+			break;
+	}
+	for (size_t i = 0; i < len / sizeof(*records); i++) {
+		const struct launcher_record *record = &records[i];
+
+		if (record->magic != LAUNCHER_MAGIC) {
+			if (!warned)
+				bg_warn("'%s' is not the launcher of this "
+					"benchgate: maxrss includes "
+					"benchgate's own memory",
+					options->launcher);
+			warned = true;
+			break;
+		}
+		if (record->kind == LAUNCHER_EXEC_FAILED) {
+			set_spawn_error(outcome, options, program,
+					record->exec_errno);
+			break;
+		}
+		if (record->kind == LAUNCHER_RUSAGE)
+			take_usage(outcome, &record->usage);
+	}
+}
+
+int process_run(struct process_outcome *outcome,
+		const struct process_options *options)
+{
+	size_t cap = options->capture_cap ? options->capture_cap
+					  : PROCESS_CAPTURE_CAP_DEFAULT;
+	const char *shell_argv[] = { "/bin/sh", "-c", options->shell, NULL };
+	const char *const *argv = options->shell ? shell_argv : options->argv;
+	const char *const *spawn_argv = argv;
+	const char **launched = NULL;
+	struct capture_state streams[2];
+	int out_pipe[2] = { -1, -1 }, err_pipe[2] = { -1, -1 };
+	int record_pipe[2] = { -1, -1 };
+	int devnull = -1, spawn_errno, error = BG_OK;
+	char fd_arg[16];
+	char **env = NULL;
+	sigset_t termination, old_mask;
+	double start;
+	pid_t pid;
+
+	assert(argv && argv[0]);
+	process_outcome_release(outcome);
+	outcome->timeout_s = options->timeout_s;
+	capture_init(&streams[0], &outcome->out, -1, cap);
+	capture_init(&streams[1], &outcome->err, -1, cap);
+
+	/* the records are read once the launcher is gone: non-blocking, so
+	 * that a child of it still dying with the write end cannot hold us */
+	if (pipe2(out_pipe, O_CLOEXEC) < 0 || pipe2(err_pipe, O_CLOEXEC) < 0 ||
+	    (options->launcher &&
+	     pipe2(record_pipe, O_CLOEXEC | O_NONBLOCK) < 0)) {
+		error = bg_error("cannot create a pipe: %s", strerror(errno));
+		goto done;
+	}
+	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (devnull < 0) {
+		error = bg_error("cannot open '/dev/null': %s",
+				 strerror(errno));
+		goto done;
+	}
+	env = build_environment(options->env);
+	if (options->launcher) {
+		snprintf(fd_arg, sizeof(fd_arg), "%d", LAUNCHER_FD);
+		launched = launcher_argv(options->launcher, fd_arg, argv);
+		spawn_argv = launched;
+	}
+
+	/* a termination signal between the spawn and the note of the group
+	 * would leave the child behind: hold it until the note is taken */
+	sigemptyset(&termination);
+	sigaddset(&termination, SIGINT);
+	sigaddset(&termination, SIGTERM);
+	sigaddset(&termination, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &termination, &old_mask);
+	start = now_s();
+	spawn_errno = spawn_child(&pid, options, devnull, out_pipe[1],
+				  err_pipe[1], record_pipe[1],
+				  (char *const *)spawn_argv, env);
+	if (!spawn_errno)
+		running_group = (sig_atomic_t)pid;
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+	if (spawn_errno) {
+		set_spawn_error(outcome, options, spawn_argv[0], spawn_errno);
+		goto done;
+	}
+	/* our copies of the write ends would keep EOF from ever coming */
+	close_fd(&out_pipe[1]);
+	close_fd(&err_pipe[1]);
+	close_fd(&record_pipe[1]);
+	close_fd(&devnull);
+
+	streams[0].fd = out_pipe[0];
+	streams[1].fd = err_pipe[0];
+	out_pipe[0] = err_pipe[0] = -1;
+	error = wait_for_child(outcome, options, pid, start, streams);
+	if (!error && options->launcher)
+		read_launcher_records(outcome, options, argv[0],
+				      record_pipe[0]);
+
+done:
+	capture_finish(&streams[0]);
+	capture_finish(&streams[1]);
+	close_fd(&out_pipe[0]);
+	close_fd(&out_pipe[1]);
+	close_fd(&err_pipe[0]);
+	close_fd(&err_pipe[1]);
+	close_fd(&record_pipe[0]);
+	close_fd(&record_pipe[1]);
+	close_fd(&devnull);
+	if (env != environ)
+		free(env);
+	free(launched);
+	return error;
+}
+
+static void kill_running_group(int sig)
+{
+	pid_t group = (pid_t)running_group;
+
+	/* only async-signal-safe calls from here on */
+	if (group > 0)
+		kill(-group, SIGKILL);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void process_forward_termination(void)
+{
+	static const int signals[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction action, old;
+
+	memset(&action, 0, sizeof(action));
+	action.sa_handler = kill_running_group;
+	sigemptyset(&action.sa_mask);
+	for (size_t i = 0; i < sizeof(signals) / sizeof(*signals); i++) {
+		if (sigaction(signals[i], NULL, &old) < 0 ||
+		    old.sa_handler != SIG_DFL)
+			continue;
+		sigaction(signals[i], &action, NULL);
+	}
+}
+
+bool process_outcome_failed(const struct process_outcome *outcome)
+{
+	return outcome->status != PROCESS_EXITED || outcome->exit_code != 0 ||
+	       outcome->timed_out;
+}
+
+void process_outcome_describe(const struct process_outcome *outcome,
+			      struct strbuf *out)
+{
+	if (outcome->status == PROCESS_SPAWN_FAILED)
+		strbuf_addstr(out, outcome->spawn_error ? outcome->spawn_error
+							: "cannot execute");
+	else if (outcome->timed_out)
+		strbuf_addf(out, "timed out after %gs", outcome->timeout_s);
+	else if (outcome->status == PROCESS_SIGNALED)
+		strbuf_addf(out, "killed by signal %d (%s)", outcome->signal,
+			    strsignal(outcome->signal));
+	else
+		strbuf_addf(out, "exited with status %d", outcome->exit_code);
+}

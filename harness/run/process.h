@@ -1,0 +1,148 @@
+#ifndef BENCHGATE_PROCESS_H
+#define BENCHGATE_PROCESS_H
+
+#include "harness/util/strbuf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Running one child process and measuring it.
+ *
+ * The child is started with posix_spawn (no shell unless one is asked for
+ * explicitly) in a process group of its own, with stdin from /dev/null and
+ * stdout and stderr captured through pipes. The whole group is the unit of
+ * control: a timeout sends SIGTERM to the group, then SIGKILL after a grace
+ * period; and once the main child has exited, whatever is left in its group
+ * is killed, so a lingering grandchild neither keeps the pipes open nor runs
+ * into the next measurement.
+ *
+ * Exit is noticed through a pidfd polled together with the pipes, so a run
+ * costs a spawn, a few polls and a reap: no sleeping, no SIGCHLD handler.
+ * Where pidfds are not available a short, growing poll timeout stands in.
+ *
+ * The caller must not ignore SIGCHLD nor reap children with waitpid(-1)
+ * while process_run() is active: the child is reaped here, by pid.
+ */
+
+/* Bytes kept of each of stdout and stderr when not told otherwise. */
+#define PROCESS_CAPTURE_CAP_DEFAULT ((size_t)1024 * 1024)
+
+/* Seconds between SIGTERM and SIGKILL when not told otherwise. */
+#define PROCESS_GRACE_DEFAULT 2.0
+
+struct process_options {
+	/* argv[0] is looked up in benchgate's own PATH (not one set in env)
+	 * when it has no '/'; a relative path with a '/' is relative to cwd.
+	 * NULL-terminated. Ignored when shell is set. */
+	const char *const *argv;
+	/* Explicit opt-in: run "/bin/sh -c shell". */
+	const char *shell;
+	/* "NAME=VALUE" entries added to (and overriding) the inherited
+	 * environment, and "NAME" entries removing NAME from it; the last
+	 * entry for a name wins. NULL-terminated, or NULL for none. */
+	const char *const *env;
+	/* Working directory of the child; NULL: inherit. */
+	const char *cwd;
+	/* Seconds before the group gets SIGTERM; 0: no timeout. */
+	double timeout_s;
+	/* Seconds from SIGTERM to SIGKILL; 0: PROCESS_GRACE_DEFAULT. */
+	double grace_s;
+	/* Bytes kept per stream; 0: PROCESS_CAPTURE_CAP_DEFAULT. */
+	size_t capture_cap;
+	/* Path of benchgate-launch (launcher.h), an absolute one since cwd
+	 * applies to it; NULL: spawn the child directly. Through it, the
+	 * outcome's rusage is the child's own: maxrss does not include
+	 * benchgate's memory. It runs in the child's group, between
+	 * benchgate and the child; the outcome reads as without it. */
+	const char *launcher;
+};
+
+#define PROCESS_OPTIONS_INIT { NULL, NULL, NULL, NULL, 0, 0, 0, NULL }
+
+/*
+ * The captured output of one stream, bounded by the cap like curl's dynbuf
+ * but without failing: the pipe is drained to the end whatever the child
+ * writes, the first half of the cap and the last half are kept, and the
+ * bytes in between are counted. So a flood of 200 MB neither blocks the
+ * child nor grows memory, and the last lines (where errors and summaries
+ * are) survive.
+ *
+ * `text` holds the kept bytes (head then tail, NUL-terminated; the child's
+ * own NUL bytes are kept too); `dropped` bytes were left out at offset
+ * `dropped_at` of text.
+ */
+struct process_capture {
+	struct strbuf text;
+	size_t dropped;
+	size_t dropped_at;
+};
+
+enum process_status {
+	PROCESS_EXITED = 0,     /* exit_code is valid */
+	PROCESS_SIGNALED,       /* signal is valid */
+	PROCESS_SPAWN_FAILED,   /* spawn_errno is valid; nothing ran */
+};
+
+struct process_outcome {
+	enum process_status status;
+	int exit_code;
+	int signal;
+	int spawn_errno;
+	char *spawn_error;      /* "cannot execute 'x': No such file ..." */
+	bool timed_out;         /* the group got SIGTERM at the deadline */
+	double timeout_s;       /* copied from the options, for messages */
+	double wall_s;          /* CLOCK_MONOTONIC, spawn to exit */
+	/* rusage of the child and its reaped descendants, from wait4().
+	 * Without a launcher, maxrss is at least benchgate's own peak RSS,
+	 * which exec carries over (launcher.h); with one, it is the child's,
+	 * unless the launcher was killed (a timeout's SIGKILL): then all
+	 * three are the launcher's. */
+	double utime_s;
+	double stime_s;
+	uint64_t maxrss_bytes;
+	struct process_capture out;
+	struct process_capture err;
+};
+
+/* Sets an outcome up empty (no allocation). */
+void process_outcome_init(struct process_outcome *outcome);
+
+/* Frees the outcome's contents and leaves it as after init. */
+void process_outcome_release(struct process_outcome *outcome);
+
+/*
+ * Runs the child described by options to completion and fills outcome
+ * (which must have been initialised; its previous contents are released).
+ *
+ * Returns BG_OK whenever the outcome says what happened, including a
+ * child that could not be executed (PROCESS_SPAWN_FAILED, with the reason
+ * in spawn_error), crashed or timed out. BG_ERROR only when the harness
+ * itself failed (no pipes, no /dev/null, the child could not be reaped);
+ * the outcome is then unspecified but safe to release.
+ */
+int process_run(struct process_outcome *outcome,
+		const struct process_options *options);
+
+/*
+ * Makes SIGINT, SIGTERM and SIGHUP sent to benchgate kill the group of the
+ * child being run as well, then end benchgate by that same signal. In a
+ * group of its own, the child does not get the terminal's Ctrl-C: without
+ * this it would outlive an interrupted benchgate. Signals that benchgate
+ * ignores (nohup) stay ignored. Call once, early, from the command layer.
+ */
+void process_forward_termination(void);
+
+/* True when the run did not end with exit status 0 on its own. */
+bool process_outcome_failed(const struct process_outcome *outcome);
+
+/*
+ * Appends why the run failed to out: "cannot execute 'x': ...", "timed
+ * out after 2s", "killed by signal 11 (Segmentation fault)", "exited with
+ * status 3"; or "exited with status 0" for a run that succeeded.
+ */
+void process_outcome_describe(const struct process_outcome *outcome,
+			      struct strbuf *out);
+
+#endif

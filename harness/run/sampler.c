@@ -1,0 +1,772 @@
+#include "harness/run/sampler.h"
+
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
+#include "harness/run/nvml.h"
+#include "harness/run/perfevent.h"
+#include "harness/run/rapl.h"
+#include "harness/run/sysfs.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <time.h>
+
+enum field {
+	F_GPU_UTIL_MEAN, F_GPU_UTIL_PEAK, F_GPU_MEMORY_PEAK,
+	F_GPU_POWER_MEAN, F_GPU_POWER_PEAK, F_GPU_ENERGY,
+	F_RAPL_ENERGY, F_RAPL_POWER_MEAN,
+	F_CPU_UTIL_MEAN, F_CPU_UTIL_PEAK, F_LOAD, F_DISK_FREE,
+	F_INSTRUCTIONS, F_CYCLES, F_TASK_CLOCK,
+	F_NR
+};
+
+static const struct {
+	enum metric_source source;
+	const char *name;
+} fields[F_NR] = {
+	[F_GPU_UTIL_MEAN] = { SOURCE_NVML, "utilization_mean" },
+	[F_GPU_UTIL_PEAK] = { SOURCE_NVML, "utilization_peak" },
+	[F_GPU_MEMORY_PEAK] = { SOURCE_NVML, "memory_peak" },
+	[F_GPU_POWER_MEAN] = { SOURCE_NVML, "power_mean" },
+	[F_GPU_POWER_PEAK] = { SOURCE_NVML, "power_peak" },
+	[F_GPU_ENERGY] = { SOURCE_NVML, "energy" },
+	[F_RAPL_ENERGY] = { SOURCE_RAPL, "energy" },
+	[F_RAPL_POWER_MEAN] = { SOURCE_RAPL, "power_mean" },
+	[F_CPU_UTIL_MEAN] = { SOURCE_SYSTEM, "cpu_utilization_mean" },
+	[F_CPU_UTIL_PEAK] = { SOURCE_SYSTEM, "cpu_utilization_peak" },
+	[F_LOAD] = { SOURCE_SYSTEM, "load" },
+	[F_DISK_FREE] = { SOURCE_SYSTEM, "disk_free" },
+	[F_INSTRUCTIONS] = { SOURCE_PERF, "instructions" },
+	[F_CYCLES] = { SOURCE_PERF, "cycles" },
+	[F_TASK_CLOCK] = { SOURCE_PERF, "task_clock" },
+};
+
+static const enum metric_source sources_in_order[] = {
+	SOURCE_SYSTEM, SOURCE_RAPL, SOURCE_PERF, SOURCE_NVML,
+};
+
+enum state { IDLE, RUNNING, STOPPING, QUIT };
+
+/* Jiffies of /proc/stat's "cpu" line: all CPUs together. */
+struct cpu_times {
+	unsigned long long busy, total;
+};
+
+/* What one run accumulates; written by one thread at a time (the caller
+ * outside start..stop, the sampling thread inside), handed over through
+ * the lock. */
+struct run {
+	unsigned sources;
+	const char *cuda_visible;
+	const char *workdir;
+	double start, last;
+	/* system */
+	struct cpu_times first_cpu, last_cpu;
+	double cpu_peak;                /* NAN until an interval has ticks */
+	double load_sum;
+	size_t load_nr;
+	double disk_min;                /* NAN until statvfs answered */
+	int disk_errno;
+	bool stat_failed, load_failed;
+	/* rapl */
+	double rapl_joules;
+	bool rapl_failed;
+	int rapl_errno;
+	/* nvml */
+	size_t gpus_nr;                 /* visible; indices in sampler->gpus */
+	double gpu_util_sum, gpu_util_peak;
+	size_t gpu_util_nr;
+	double gpu_memory_peak;         /* NAN until every GPU answered */
+	double gpu_power_last, gpu_power_peak, gpu_power_joules;
+	bool gpu_power_ok;              /* every reading had every GPU's */
+	bool gpu_energy_ok;             /* ... energy counter */
+	double gpu_energy_joules;
+};
+
+struct sampler {
+	unsigned opened;                /* sources that work here */
+	double interval_s;
+	/* why a field cannot work here at all; NULL when it can */
+	const char *unavailable[F_NR];
+	struct strbuf nvml_why, rapl_why, system_why;
+
+	struct nvml *nvml;
+	const char **uuids;             /* of every NVML GPU */
+	size_t *gpus;                   /* this run's visible GPUs */
+	uint64_t *energy_last;          /* per NVML GPU, millijoules */
+	struct rapl *rapl;
+	struct perfevent *perf;
+	char *stat_path, *loadavg_path;
+
+	pthread_t thread;
+	bool thread_started;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;            /* to the thread: state changed */
+	pthread_cond_t idle;            /* from the thread: state is IDLE */
+	enum state state;
+
+	struct run run;
+	double values[F_NR];
+	const char *why[F_NR];          /* NULL when values[] holds it */
+	char why_text[F_NR][200];
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* --- system: /proc/stat, /proc/loadavg, statvfs --- */
+
+static int read_cpu_times(const char *path, struct cpu_times *out)
+{
+	unsigned long long v[8] = { 0 };
+	char text[512];
+
+	/* the first line is the sum over CPUs; guest time is already in
+	 * user and nice, so it is not added again */
+	if (sysfs_read_text(path, text, sizeof(text)) < 0)
+		return -1;
+	if (strncmp(text, "cpu ", 4) ||
+	    sscanf(text + 4, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+		   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) < 4) {
+		errno = EINVAL;
+		return -1;
+	}
+	out->busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+	out->total = out->busy + v[3] + v[4];
+	return 0;
+}
+
+/* Percent busy from a to b; NAN when no tick passed. */
+static double cpu_percent(const struct cpu_times *a, const struct cpu_times *b)
+{
+	if (b->total <= a->total || b->busy < a->busy)
+		return NAN;
+	return 100.0 * (double)(b->busy - a->busy) /
+	       (double)(b->total - a->total);
+}
+
+static int read_load(const char *path, double *out)
+{
+	char text[128];
+	char *end;
+
+	if (sysfs_read_text(path, text, sizeof(text)) < 0)
+		return -1;
+	*out = strtod(text, &end);
+	if (end == text) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+static void sample_system(struct sampler *sampler, struct run *run)
+{
+	struct cpu_times cpu;
+	struct statvfs fs;
+	double load, percent;
+
+	if (read_cpu_times(sampler->stat_path, &cpu) < 0) {
+		run->stat_failed = true;
+	} else {
+		percent = cpu_percent(&run->last_cpu, &cpu);
+		if (!isnan(percent)) {
+			if (isnan(run->cpu_peak) || percent > run->cpu_peak)
+				run->cpu_peak = percent;
+			run->last_cpu = cpu;
+		}
+	}
+	if (read_load(sampler->loadavg_path, &load) < 0) {
+		run->load_failed = true;
+	} else {
+		run->load_sum += load;
+		run->load_nr++;
+	}
+	if (statvfs(run->workdir ? run->workdir : ".", &fs) < 0) {
+		run->disk_errno = errno;
+	} else {
+		double free_bytes = (double)fs.f_bavail * (double)fs.f_frsize;
+
+		if (isnan(run->disk_min) || free_bytes < run->disk_min)
+			run->disk_min = free_bytes;
+	}
+}
+
+/* --- nvml --- */
+
+/* Reads every visible GPU; `first` only sets the starting points. */
+static void sample_nvml(struct sampler *sampler, struct run *run, double now,
+			bool first)
+{
+	double power = 0, memory = 0;
+	bool all_power = true, all_memory = true;
+
+	for (size_t i = 0; i < run->gpus_nr; i++) {
+		size_t gpu = sampler->gpus[i];
+		struct nvml_reading reading;
+
+		nvml_read(sampler->nvml, gpu, &reading);
+		if (!reading.has_energy) {
+			run->gpu_energy_ok = false;
+		} else if (!first) {
+			/* the counter only grows while the driver stays */
+			if (reading.energy_mj >= sampler->energy_last[gpu])
+				run->gpu_energy_joules +=
+					(double)(reading.energy_mj -
+						 sampler->energy_last[gpu]) /
+					1e3;
+			else
+				run->gpu_energy_ok = false;
+		}
+		if (reading.has_energy)
+			sampler->energy_last[gpu] = reading.energy_mj;
+		if (reading.has_power)
+			power += reading.power_w;
+		all_power &= reading.has_power;
+		if (reading.has_memory)
+			memory += (double)reading.memory_used;
+		all_memory &= reading.has_memory;
+		/* utilisation at the start describes the time before it */
+		if (!first && reading.has_utilization) {
+			run->gpu_util_sum += reading.utilization;
+			run->gpu_util_nr++;
+			if (reading.utilization > run->gpu_util_peak)
+				run->gpu_util_peak = reading.utilization;
+		}
+	}
+	if (!run->gpus_nr)
+		return;
+	if (all_memory && !first &&
+	    (isnan(run->gpu_memory_peak) || memory > run->gpu_memory_peak))
+		run->gpu_memory_peak = memory;
+	if (!all_power) {
+		run->gpu_power_ok = false;
+		return;
+	}
+	if (!first) {
+		run->gpu_power_joules += (run->gpu_power_last + power) / 2 *
+					 (now - run->last);
+		if (power > run->gpu_power_peak)
+			run->gpu_power_peak = power;
+	}
+	run->gpu_power_last = power;
+}
+
+/* --- one reading of everything, by the thread or at stop --- */
+
+static void sample(struct sampler *sampler, struct run *run)
+{
+	double now = now_s();
+
+	if (run->sources & SAMPLER_SOURCE(SOURCE_SYSTEM))
+		sample_system(sampler, run);
+	if ((run->sources & SAMPLER_SOURCE(SOURCE_RAPL)) && !run->rapl_failed &&
+	    rapl_advance(sampler->rapl, &run->rapl_joules) < 0) {
+		run->rapl_failed = true;
+		run->rapl_errno = errno;
+	}
+	if (run->sources & SAMPLER_SOURCE(SOURCE_NVML))
+		sample_nvml(sampler, run, now, false);
+	run->last = now;
+}
+
+static void *sampling_thread(void *payload)
+{
+	struct sampler *sampler = payload;
+	struct timespec next;
+
+	pthread_mutex_lock(&sampler->lock);
+	for (;;) {
+		double at;
+
+		while (sampler->state == IDLE)
+			pthread_cond_wait(&sampler->wake, &sampler->lock);
+		if (sampler->state == QUIT)
+			break;
+		if (sampler->state == STOPPING) {
+			sampler->state = IDLE;
+			pthread_cond_broadcast(&sampler->idle);
+			continue;
+		}
+		at = sampler->run.last + sampler->interval_s;
+		next.tv_sec = (time_t)at;
+		next.tv_nsec = (long)((at - (double)next.tv_sec) * 1e9);
+		if (pthread_cond_timedwait(&sampler->wake, &sampler->lock,
+					   &next) != ETIMEDOUT ||
+		    sampler->state != RUNNING)
+			continue;
+		/* the run is ours until stop: read without the lock */
+		pthread_mutex_unlock(&sampler->lock);
+		sample(sampler, &sampler->run);
+		pthread_mutex_lock(&sampler->lock);
+	}
+	pthread_mutex_unlock(&sampler->lock);
+	return NULL;
+}
+
+/* --- opening --- */
+
+static void set_unavailable(struct sampler *sampler,
+			    enum metric_source source, const char *why)
+{
+	for (int f = 0; f < F_NR; f++)
+		if (fields[f].source == source)
+			sampler->unavailable[f] = why;
+	sampler->opened &= ~SAMPLER_SOURCE(source);
+}
+
+static void open_system(struct sampler *sampler)
+{
+	struct strbuf path = STRBUF_INIT;
+	struct cpu_times cpu;
+	double load;
+
+	procfs_path(&path, "stat");
+	sampler->stat_path = strbuf_detach(&path, NULL);
+	procfs_path(&path, "loadavg");
+	sampler->loadavg_path = strbuf_detach(&path, NULL);
+	if (read_cpu_times(sampler->stat_path, &cpu) < 0) {
+		strbuf_addf(&sampler->system_why, "cannot read the CPU times "
+			    "in '%s': %s", sampler->stat_path,
+			    strerror(errno));
+		sampler->unavailable[F_CPU_UTIL_MEAN] =
+			sampler->system_why.buf;
+		sampler->unavailable[F_CPU_UTIL_PEAK] =
+			sampler->system_why.buf;
+	}
+	if (read_load(sampler->loadavg_path, &load) < 0)
+		sampler->unavailable[F_LOAD] = "cannot read the load average";
+}
+
+static void open_nvml(struct sampler *sampler)
+{
+	size_t nr;
+
+	if (nvml_open(&sampler->nvml, &sampler->nvml_why) < 0) {
+		set_unavailable(sampler, SOURCE_NVML, sampler->nvml_why.buf);
+		return;
+	}
+	nr = nvml_count(sampler->nvml);
+	sampler->uuids = xcalloc(nr + 1, sizeof(*sampler->uuids));
+	sampler->gpus = xcalloc(nr + 1, sizeof(*sampler->gpus));
+	sampler->energy_last = xcalloc(nr + 1, sizeof(*sampler->energy_last));
+	for (size_t i = 0; i < nr; i++)
+		sampler->uuids[i] = nvml_gpu(sampler->nvml, i)->uuid;
+}
+
+static void open_perf(struct sampler *sampler)
+{
+	static const enum field perf_fields[PERFEVENT_NR] = {
+		[PERFEVENT_INSTRUCTIONS] = F_INSTRUCTIONS,
+		[PERFEVENT_CYCLES] = F_CYCLES,
+		[PERFEVENT_TASK_CLOCK] = F_TASK_CLOCK,
+	};
+	bool any = false;
+
+	perfevent_open(&sampler->perf, (1u << PERFEVENT_NR) - 1);
+	for (int c = 0; c < PERFEVENT_NR; c++) {
+		const char *why = perfevent_why(sampler->perf,
+						(enum perfevent_counter)c);
+
+		sampler->unavailable[perf_fields[c]] = why;
+		any |= !why;
+	}
+	if (!any)
+		sampler->opened &= ~SAMPLER_SOURCE(SOURCE_PERF);
+}
+
+int sampler_new(struct sampler **out, unsigned sources, double interval_s)
+{
+	struct sampler *sampler = xcalloc(1, sizeof(*sampler));
+	pthread_condattr_t attr;
+	int rc;
+
+	*out = NULL;
+	sampler->opened = sources & SAMPLER_SOURCES;
+	sampler->interval_s = interval_s > 0 ? interval_s
+					     : SAMPLER_INTERVAL_DEFAULT;
+	strbuf_init(&sampler->nvml_why, 0);
+	strbuf_init(&sampler->rapl_why, 0);
+	strbuf_init(&sampler->system_why, 0);
+	for (int f = 0; f < F_NR; f++)
+		if (!(sampler->opened & SAMPLER_SOURCE(fields[f].source)))
+			sampler->unavailable[f] = "not asked for";
+	pthread_mutex_init(&sampler->lock, NULL);
+	pthread_condattr_init(&attr);
+	/* the deadlines are CLOCK_MONOTONIC, like every time here */
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&sampler->wake, &attr);
+	pthread_cond_init(&sampler->idle, &attr);
+	pthread_condattr_destroy(&attr);
+
+	if (sampler->opened & SAMPLER_SOURCE(SOURCE_SYSTEM))
+		open_system(sampler);
+	if ((sampler->opened & SAMPLER_SOURCE(SOURCE_RAPL)) &&
+	    rapl_open(&sampler->rapl, &sampler->rapl_why) < 0)
+		set_unavailable(sampler, SOURCE_RAPL, sampler->rapl_why.buf);
+	if (sampler->opened & SAMPLER_SOURCE(SOURCE_NVML))
+		open_nvml(sampler);
+	if (sampler->opened & ~SAMPLER_SOURCE(SOURCE_PERF)) {
+		rc = pthread_create(&sampler->thread, NULL, sampling_thread,
+				    sampler);
+		if (rc) {
+			sampler_free(sampler);
+			return bg_error("cannot start the sampling thread: %s",
+					strerror(rc));
+		}
+		sampler->thread_started = true;
+	}
+	/* each run's counters are opened by sampler_start(), when the
+	 * thread is up already and so cannot inherit them */
+	if (sampler->opened & SAMPLER_SOURCE(SOURCE_PERF))
+		open_perf(sampler);
+	for (int f = 0; f < F_NR; f++)
+		sampler->why[f] = sampler->unavailable[f] ?
+					  sampler->unavailable[f] :
+					  "no run was sampled";
+	*out = sampler;
+	return BG_OK;
+}
+
+void sampler_free(struct sampler *sampler)
+{
+	if (!sampler)
+		return;
+	if (sampler->thread_started) {
+		pthread_mutex_lock(&sampler->lock);
+		sampler->state = QUIT;
+		pthread_cond_signal(&sampler->wake);
+		pthread_mutex_unlock(&sampler->lock);
+		pthread_join(sampler->thread, NULL);
+	}
+	pthread_cond_destroy(&sampler->wake);
+	pthread_cond_destroy(&sampler->idle);
+	pthread_mutex_destroy(&sampler->lock);
+	perfevent_close(sampler->perf);
+	rapl_close(sampler->rapl);
+	nvml_close(sampler->nvml);
+	free(sampler->uuids);
+	free(sampler->gpus);
+	free(sampler->energy_last);
+	free(sampler->stat_path);
+	free(sampler->loadavg_path);
+	strbuf_release(&sampler->nvml_why);
+	strbuf_release(&sampler->rapl_why);
+	strbuf_release(&sampler->system_why);
+	free(sampler);
+}
+
+/* --- one run --- */
+
+void sampler_start(struct sampler *sampler, unsigned sources,
+		   const char *cuda_visible, const char *workdir)
+{
+	struct run *run = &sampler->run;
+
+	memset(run, 0, sizeof(*run));
+	run->sources = sources & sampler->opened;
+	run->cuda_visible = cuda_visible;
+	run->workdir = workdir;
+	run->cpu_peak = NAN;
+	run->disk_min = NAN;
+	run->gpu_memory_peak = NAN;
+	run->gpu_power_ok = true;
+	run->gpu_energy_ok = true;
+	run->start = run->last = now_s();
+	if (run->sources & SAMPLER_SOURCE(SOURCE_SYSTEM)) {
+		if (read_cpu_times(sampler->stat_path, &run->first_cpu) < 0)
+			run->stat_failed = true;
+		run->last_cpu = run->first_cpu;
+		sample_system(sampler, run);
+	}
+	if ((run->sources & SAMPLER_SOURCE(SOURCE_RAPL)) &&
+	    rapl_begin(sampler->rapl) < 0) {
+		run->rapl_failed = true;
+		run->rapl_errno = errno;
+	}
+	if (run->sources & SAMPLER_SOURCE(SOURCE_NVML)) {
+		run->gpus_nr = nvml_select_visible(
+			cuda_visible, sampler->uuids, nvml_count(sampler->nvml),
+			sampler->gpus, nvml_count(sampler->nvml));
+		sample_nvml(sampler, run, run->start, true);
+	}
+	/* last: the counters are the calling thread's until the child */
+	if (run->sources & SAMPLER_SOURCE(SOURCE_PERF))
+		perfevent_start(sampler->perf);
+	if (!sampler->thread_started ||
+	    !(run->sources & ~SAMPLER_SOURCE(SOURCE_PERF)))
+		return;
+	pthread_mutex_lock(&sampler->lock);
+	sampler->state = RUNNING;
+	pthread_cond_signal(&sampler->wake);
+	pthread_mutex_unlock(&sampler->lock);
+}
+
+static void set_value(struct sampler *sampler, enum field field,
+		      double value)
+{
+	sampler->values[field] = value;
+	sampler->why[field] = NULL;
+}
+
+static void set_why(struct sampler *sampler, enum field field,
+		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void set_why(struct sampler *sampler, enum field field,
+		    const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(sampler->why_text[field], sizeof(sampler->why_text[field]),
+		  fmt, ap);
+	va_end(ap);
+	sampler->why[field] = sampler->why_text[field];
+}
+
+static void finish_system(struct sampler *sampler, const struct run *run)
+{
+	double mean = cpu_percent(&run->first_cpu, &run->last_cpu);
+
+	if (run->stat_failed) {
+		set_why(sampler, F_CPU_UTIL_MEAN, "'%s' could not be read "
+			"during the run", sampler->stat_path);
+		sampler->why[F_CPU_UTIL_PEAK] = sampler->why[F_CPU_UTIL_MEAN];
+	} else if (isnan(mean)) {
+		set_why(sampler, F_CPU_UTIL_MEAN, "the run was shorter than "
+			"one clock tick of '%s'", sampler->stat_path);
+		sampler->why[F_CPU_UTIL_PEAK] = sampler->why[F_CPU_UTIL_MEAN];
+	} else {
+		set_value(sampler, F_CPU_UTIL_MEAN, mean);
+		set_value(sampler, F_CPU_UTIL_PEAK,
+			  isnan(run->cpu_peak) ? mean : run->cpu_peak);
+	}
+	if (run->load_failed || !run->load_nr)
+		set_why(sampler, F_LOAD, "'%s' could not be read during the "
+			"run", sampler->loadavg_path);
+	else
+		set_value(sampler, F_LOAD,
+			  run->load_sum / (double)run->load_nr);
+	if (isnan(run->disk_min))
+		set_why(sampler, F_DISK_FREE, "cannot measure the free space "
+			"of '%s': %s", run->workdir ? run->workdir : ".",
+			strerror(run->disk_errno));
+	else
+		set_value(sampler, F_DISK_FREE, run->disk_min);
+}
+
+static void finish_rapl(struct sampler *sampler, const struct run *run,
+			double seconds)
+{
+	if (run->rapl_failed) {
+		set_why(sampler, F_RAPL_ENERGY, "a RAPL counter could not be "
+			"read during the run: %s", strerror(run->rapl_errno));
+		sampler->why[F_RAPL_POWER_MEAN] = sampler->why[F_RAPL_ENERGY];
+		return;
+	}
+	set_value(sampler, F_RAPL_ENERGY, run->rapl_joules);
+	set_value(sampler, F_RAPL_POWER_MEAN,
+		  seconds > 0 ? run->rapl_joules / seconds : 0);
+}
+
+static const char *nvml_reason(const struct sampler *sampler,
+			       const char *quantity)
+{
+	const char *why = nvml_why(sampler->nvml, quantity);
+
+	return why ? why : "no reading";
+}
+
+static void finish_nvml(struct sampler *sampler, const struct run *run,
+			double seconds)
+{
+	double joules = NAN;
+
+	if (!run->gpus_nr) {
+		if (run->cuda_visible)
+			set_why(sampler, F_GPU_ENERGY, "CUDA_VISIBLE_DEVICES="
+				"'%.40s' hides all %zu GPUs", run->cuda_visible,
+				nvml_count(sampler->nvml));
+		else
+			set_why(sampler, F_GPU_ENERGY, "NVML sees no GPU");
+		for (int f = 0; f < F_NR; f++)
+			if (fields[f].source == SOURCE_NVML)
+				sampler->why[f] = sampler->why[F_GPU_ENERGY];
+		return;
+	}
+	if (run->gpu_util_nr) {
+		set_value(sampler, F_GPU_UTIL_MEAN, run->gpu_util_sum /
+				    (double)run->gpu_util_nr);
+		set_value(sampler, F_GPU_UTIL_PEAK, run->gpu_util_peak);
+	} else {
+		set_why(sampler, F_GPU_UTIL_MEAN, "GPU utilisation: %s",
+			nvml_reason(sampler, "utilization"));
+		sampler->why[F_GPU_UTIL_PEAK] = sampler->why[F_GPU_UTIL_MEAN];
+	}
+	if (!isnan(run->gpu_memory_peak))
+		set_value(sampler, F_GPU_MEMORY_PEAK, run->gpu_memory_peak);
+	else
+		set_why(sampler, F_GPU_MEMORY_PEAK, "GPU memory used: %s",
+			nvml_reason(sampler, "memory"));
+	if (run->gpu_power_ok)
+		set_value(sampler, F_GPU_POWER_PEAK, run->gpu_power_peak);
+	else
+		set_why(sampler, F_GPU_POWER_PEAK, "GPU power: %s",
+			nvml_reason(sampler, "power"));
+	/* the counter where every GPU has one; else power over time */
+	if (run->gpu_energy_ok)
+		joules = run->gpu_energy_joules;
+	else if (run->gpu_power_ok)
+		joules = run->gpu_power_joules;
+	if (isnan(joules)) {
+		set_why(sampler, F_GPU_ENERGY, "GPU energy: no energy counter "
+			"(%s) and no power readings (%s)",
+			nvml_reason(sampler, "energy"),
+			nvml_reason(sampler, "power"));
+		sampler->why[F_GPU_POWER_MEAN] = sampler->why[F_GPU_ENERGY];
+		return;
+	}
+	set_value(sampler, F_GPU_ENERGY, joules);
+	set_value(sampler, F_GPU_POWER_MEAN, seconds > 0 ? joules / seconds
+							 : 0);
+}
+
+static void finish_perf(struct sampler *sampler)
+{
+	static const struct {
+		enum perfevent_counter counter;
+		enum field field;
+		double scale;
+	} outputs[] = {
+		{ PERFEVENT_INSTRUCTIONS, F_INSTRUCTIONS, 1 },
+		{ PERFEVENT_CYCLES, F_CYCLES, 1 },
+		{ PERFEVENT_TASK_CLOCK, F_TASK_CLOCK, 1e-9 },
+	};
+	double counts[PERFEVENT_NR];
+
+	perfevent_stop(sampler->perf, counts);
+	for (size_t i = 0; i < sizeof(outputs) / sizeof(*outputs); i++) {
+		enum field field = outputs[i].field;
+
+		if (sampler->unavailable[field])
+			continue;
+		if (isnan(counts[outputs[i].counter]))
+			set_why(sampler, field, "perf_event_open failed at "
+				"the start of this run");
+		else
+			set_value(sampler, field, counts[outputs[i].counter] *
+						  outputs[i].scale);
+	}
+}
+
+void sampler_stop(struct sampler *sampler)
+{
+	struct run *run = &sampler->run;
+	double seconds;
+
+	/* the child is reaped: its counts are in, read them first */
+	if (run->sources & SAMPLER_SOURCE(SOURCE_PERF))
+		finish_perf(sampler);
+	if (sampler->thread_started &&
+	    (run->sources & ~SAMPLER_SOURCE(SOURCE_PERF))) {
+		pthread_mutex_lock(&sampler->lock);
+		sampler->state = STOPPING;
+		pthread_cond_signal(&sampler->wake);
+		while (sampler->state != IDLE)
+			pthread_cond_wait(&sampler->idle, &sampler->lock);
+		pthread_mutex_unlock(&sampler->lock);
+	}
+	sample(sampler, run);
+	seconds = run->last - run->start;
+	for (int f = 0; f < F_NR; f++)
+		if (!(run->sources & SAMPLER_SOURCE(fields[f].source)))
+			sampler->why[f] = sampler->unavailable[f] ?
+						  sampler->unavailable[f] :
+						  "not sampled in this run";
+	if (run->sources & SAMPLER_SOURCE(SOURCE_SYSTEM))
+		finish_system(sampler, run);
+	if (run->sources & SAMPLER_SOURCE(SOURCE_RAPL))
+		finish_rapl(sampler, run, seconds);
+	if (run->sources & SAMPLER_SOURCE(SOURCE_NVML))
+		finish_nvml(sampler, run, seconds);
+	/* a field that never works here keeps saying why */
+	for (int f = 0; f < F_NR; f++)
+		if (sampler->unavailable[f])
+			sampler->why[f] = sampler->unavailable[f];
+}
+
+int sampler_value(const struct sampler *sampler, enum metric_source source,
+		  const char *field, double *value, const char **why)
+{
+	for (int f = 0; f < F_NR; f++) {
+		if (fields[f].source != source || strcmp(fields[f].name, field))
+			continue;
+		if (sampler->why[f]) {
+			*why = sampler->why[f];
+			return BG_ENOTFOUND;
+		}
+		*value = sampler->values[f];
+		return BG_OK;
+	}
+	*why = "no such field";
+	return BG_ENOTFOUND;
+}
+
+void sampler_describe(const struct sampler *sampler, struct strbuf *out)
+{
+	for (size_t s = 0; s < sizeof(sources_in_order) /
+				       sizeof(*sources_in_order); s++) {
+		enum metric_source source = sources_in_order[s];
+		const char *reasons[F_NR];
+		size_t reasons_nr = 0, shown = 0;
+		int f;
+
+		strbuf_addf(out, "  %-7s", metric_source_name(source));
+		for (f = 0; f < F_NR; f++) {
+			if (fields[f].source != source)
+				continue;
+			if (sampler->unavailable[f]) {
+				size_t r = 0;
+
+				while (r < reasons_nr &&
+				       strcmp(reasons[r],
+					      sampler->unavailable[f]))
+					r++;
+				if (r == reasons_nr)
+					reasons[reasons_nr++] =
+						sampler->unavailable[f];
+				continue;
+			}
+			strbuf_addf(out, "%s%s", shown++ ? ", " : " ",
+				    fields[f].name);
+		}
+		/* each reason once, with the fields it keeps out */
+		for (size_t r = 0; r < reasons_nr; r++) {
+			size_t listed = 0;
+
+			strbuf_addstr(out, shown || r ? "; not here (" :
+							" none here (");
+			for (f = 0; f < F_NR; f++)
+				if (fields[f].source == source &&
+				    sampler->unavailable[f] &&
+				    !strcmp(sampler->unavailable[f],
+					    reasons[r]))
+					strbuf_addf(out, "%s%s",
+						    listed++ ? ", " : "",
+						    fields[f].name);
+			strbuf_addf(out, "): %s", reasons[r]);
+		}
+		strbuf_addch(out, '\n');
+	}
+}

@@ -1,0 +1,234 @@
+#include "harness/store/gitinfo.h"
+
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
+#include "harness/store/gitref.h"
+
+#include <git2.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static pthread_once_t libgit2_once = PTHREAD_ONCE_INIT;
+
+static void libgit2_init_once(void)
+{
+	/* A failure here resurfaces as an error of the first real call. */
+	git_libgit2_init();
+}
+
+void gitinfo_libgit2_init(void)
+{
+	pthread_once(&libgit2_once, libgit2_init_once);
+}
+
+static int open_repository(git_repository **out, const char *start_dir)
+{
+	gitinfo_libgit2_init();
+	/* Not GIT_REPOSITORY_OPEN_FROM_ENV: libgit2 1.5 fails outright when
+	 * GIT_WORK_TREE is set, and GIT_DIR would override start_dir. The
+	 * ceilings are the one variable worth honouring: they stop the
+	 * search from escaping a sandbox (tests, nested checkouts). */
+	return git_repository_open_ext(out, start_dir ? start_dir : ".", 0,
+				       getenv("GIT_CEILING_DIRECTORIES"));
+}
+
+static void warn_unversioned(const char *start_dir, int git_error)
+{
+	const char *dir = start_dir ? start_dir : ".";
+
+	if (git_error == GIT_ENOTFOUND)
+		bg_warn("'%s' is not in a git repository: results are recorded "
+			"for commit 'unknown'", dir);
+	else if (git_error == GIT_EOWNER)
+		bg_warn("cannot open the git repository of '%s': %s (see git "
+			"config safe.directory): results are recorded for "
+			"commit 'unknown'", dir, gitref_message());
+	else
+		bg_warn("cannot open the git repository of '%s': %s: results "
+			"are recorded for commit 'unknown'", dir,
+			gitref_message());
+}
+
+static int read_branch(char **out, git_repository *repo)
+{
+	static const char heads[] = "refs/heads/";
+	git_reference *head = NULL;
+	const char *target;
+
+	*out = NULL;
+	/* HEAD itself rather than git_repository_head(): its symbolic target
+	 * names the branch even before the branch has a commit. */
+	if (git_reference_lookup(&head, repo, "HEAD") < 0)
+		return bg_error("cannot read HEAD: %s", gitref_message());
+	if (git_reference_type(head) == GIT_REFERENCE_SYMBOLIC) {
+		target = git_reference_symbolic_target(head);
+		if (!strncmp(target, heads, sizeof(heads) - 1))
+			target += sizeof(heads) - 1;
+		*out = xstrdup(target);
+	}
+	git_reference_free(head);
+	return BG_OK;
+}
+
+static void format_commit_time(char **out, git_time_t when, int offset)
+{
+	time_t local = (time_t)when + (time_t)offset * 60;
+	int minutes = offset < 0 ? -offset : offset;
+	char date[32], text[48];
+	struct tm tm;
+
+	if (!gmtime_r(&local, &tm))
+		return;
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(text, sizeof(text), "%s%c%02d:%02d", date,
+		 offset < 0 ? '-' : '+', minutes / 60, minutes % 60);
+	*out = xstrdup(text);
+}
+
+static int stop_at_first_change(const git_diff *diff,
+				const git_diff_delta *delta,
+				const char *matched_pathspec, void *payload)
+{
+	(void)diff;
+	(void)delta;
+	(void)matched_pathspec;
+	*(bool *)payload = true;
+	/* Aborting the diff: one change is all "dirty" needs to know. */
+	return GIT_EUSER;
+}
+
+/* head_tree is NULL on an unborn branch: then anything staged is a change. */
+static int read_dirty(bool *dirty, git_repository *repo, git_tree *head_tree)
+{
+	git_diff_options opts;
+	git_index *index = NULL;
+	git_diff *diff = NULL;
+	int error;
+
+	*dirty = false;
+	if (git_repository_is_bare(repo))
+		return BG_OK;
+	/* Not GIT_DIFF_OPTIONS_INIT: it trips -Wmissing-field-initializers. */
+	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+	/* No GIT_DIFF_INCLUDE_UNTRACKED: untracked directories are then
+	 * skipped, not walked. IGNORE_DIRTY still reports a submodule moved
+	 * to another commit but does not scan the submodule's files. */
+	opts.flags = GIT_DIFF_SKIP_BINARY_CHECK;
+	opts.ignore_submodules = GIT_SUBMODULE_IGNORE_DIRTY;
+	opts.notify_cb = stop_at_first_change;
+	opts.payload = dirty;
+
+	if ((error = git_repository_index(&index, repo)) < 0)
+		goto done;
+	error = git_diff_tree_to_index(&diff, repo, head_tree, index, &opts);
+	git_diff_free(diff);
+	diff = NULL;
+	if (error < 0 || *dirty)
+		goto done;
+	error = git_diff_index_to_workdir(&diff, repo, index, &opts);
+	git_diff_free(diff);
+done:
+	git_index_free(index);
+	if (error == GIT_EUSER && *dirty) {
+		git_error_clear();
+		return BG_OK;
+	}
+	if (error < 0)
+		return bg_error("cannot compare the work tree with HEAD: %s",
+				gitref_message());
+	return BG_OK;
+}
+
+static void read_commit(struct git_meta *out, git_commit *commit)
+{
+	const char *subject = git_commit_summary(commit);
+	unsigned int i, nr = git_commit_parentcount(commit);
+
+	git_oid_tostr(out->commit, sizeof(out->commit), git_commit_id(commit));
+	format_commit_time(&out->commit_time, git_commit_time(commit),
+			   git_commit_time_offset(commit));
+	out->subject = xstrdup(subject);
+	/* Only the ids stored in the commit: in a shallow clone the parent
+	 * objects are absent, and looking them up would fail. */
+	out->parents = xcalloc(nr ? nr : 1, sizeof(*out->parents));
+	for (i = 0; i < nr; i++) {
+		char hex[GIT_OID_HEXSZ + 1];
+
+		git_oid_tostr(hex, sizeof(hex),
+			      git_commit_parent_id(commit, i));
+		out->parents[i] = xstrdup(hex);
+	}
+	out->parents_nr = nr;
+}
+
+int gitinfo_read(struct git_meta *out, const char *start_dir)
+{
+	git_repository *repo = NULL;
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	git_oid head_id;
+	int error, unborn;
+
+	memset(out, 0, sizeof(*out));
+	memcpy(out->commit, "unknown", sizeof("unknown"));
+	if ((error = open_repository(&repo, start_dir)) < 0) {
+		warn_unversioned(start_dir, error);
+		git_error_clear();
+		error = BG_OK;
+		goto done;
+	}
+	if ((error = read_branch(&out->branch, repo)) < 0)
+		goto done;
+	if ((unborn = git_repository_head_unborn(repo)) < 0) {
+		error = bg_error("cannot read HEAD: %s", gitref_message());
+		goto done;
+	}
+	if (!unborn) {
+		if (git_reference_name_to_id(&head_id, repo, "HEAD") < 0 ||
+		    git_commit_lookup(&commit, repo, &head_id) < 0 ||
+		    git_commit_tree(&tree, commit) < 0) {
+			error = bg_error("cannot read the HEAD commit: %s",
+					 gitref_message());
+			goto done;
+		}
+		read_commit(out, commit);
+	}
+	error = read_dirty(&out->dirty, repo, tree);
+done:
+	if (error < 0)
+		git_meta_release(out);
+	git_tree_free(tree);
+	git_commit_free(commit);
+	git_repository_free(repo);
+	return error;
+}
+
+int gitinfo_repo_root(const char *start_dir, struct strbuf *out)
+{
+	const char *dir = start_dir ? start_dir : ".";
+	git_repository *repo = NULL;
+	const char *workdir;
+	size_t len;
+	int error = BG_OK;
+
+	if (open_repository(&repo, start_dir) < 0) {
+		error = bg_notfound("'%s' is not in a git repository: %s", dir,
+				    gitref_message());
+		goto done;
+	}
+	if (!(workdir = git_repository_workdir(repo))) {
+		error = bg_notfound("'%s' is in a bare git repository, which "
+				    "has no work tree", dir);
+		goto done;
+	}
+	len = strlen(workdir);
+	if (len > 1 && workdir[len - 1] == '/')
+		len--;
+	strbuf_add(out, workdir, len);
+done:
+	git_repository_free(repo);
+	return error;
+}

@@ -1,0 +1,653 @@
+#include "harness/store/result.h"
+
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
+#include "harness/util/json.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const status_names[] = {
+	[CASE_OK] = "ok",
+	[CASE_FAILED] = "failed",
+	[CASE_TIMEOUT] = "timeout",
+	[CASE_SKIPPED] = "skipped",
+};
+
+const char *case_status_name(enum case_status status)
+{
+	return status_names[status];
+}
+
+int case_status_parse(const char *name)
+{
+	for (size_t i = 0; i < sizeof(status_names) / sizeof(*status_names); i++)
+		if (!strcmp(status_names[i], name))
+			return (int)i;
+	return -1;
+}
+
+struct result *result_new(void)
+{
+	struct result *result = xcalloc(1, sizeof(*result));
+
+	memcpy(result->git.commit, "unknown", sizeof("unknown"));
+	return result;
+}
+
+static void free_strings(char **strings, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		free(strings[i]);
+	free(strings);
+}
+
+void git_meta_release(struct git_meta *git)
+{
+	free(git->branch);
+	free(git->commit_time);
+	free(git->subject);
+	free_strings(git->parents, git->parents_nr);
+	memset(git, 0, sizeof(*git));
+	memcpy(git->commit, "unknown", sizeof("unknown"));
+}
+
+void machine_info_release(struct machine_info *machine)
+{
+	free(machine->hostname);
+	free(machine->os);
+	free(machine->cpu);
+	free_strings(machine->gpus, machine->gpus_nr);
+	free_strings(machine->ipus, machine->ipus_nr);
+	memset(machine, 0, sizeof(*machine));
+}
+
+static void metric_samples_release(struct metric_samples *metric)
+{
+	free(metric->name);
+	free(metric->unit);
+	free(metric->samples);
+}
+
+static void result_case_release(struct result_case *rcase)
+{
+	free(rcase->benchmark);
+	free(rcase->variant);
+	free(rcase->device);
+	free(rcase->reason);
+	free(rcase->log);
+	for (size_t i = 0; i < rcase->metrics_nr; i++)
+		metric_samples_release(&rcase->metrics[i]);
+	free(rcase->metrics);
+	for (size_t i = 0; i < rcase->artifacts_nr; i++) {
+		free(rcase->artifacts[i].kind);
+		free(rcase->artifacts[i].path);
+	}
+	free(rcase->artifacts);
+	free(rcase->profile_note);
+}
+
+void result_free(struct result *result)
+{
+	if (!result)
+		return;
+	free(result->suite);
+	git_meta_release(&result->git);
+	machine_info_release(&result->machine);
+	free(result->started_at);
+	free(result->finished_at);
+	free(result->harness_version);
+	for (size_t i = 0; i < result->cases_nr; i++)
+		result_case_release(&result->cases[i]);
+	free(result->cases);
+	free(result);
+}
+
+struct result_case *result_add_case(struct result *result,
+				    const char *benchmark, const char *variant,
+				    const char *device)
+{
+	struct result_case *rcase;
+
+	ALLOC_GROW(result->cases, result->cases_nr + 1, result->cases_alloc);
+	rcase = &result->cases[result->cases_nr++];
+	memset(rcase, 0, sizeof(*rcase));
+	rcase->benchmark = xstrdup(benchmark);
+	rcase->variant = xstrdup(variant);
+	rcase->device = xstrdup(device);
+	return rcase;
+}
+
+/* Keeps the cases whose keep[i] equals `value`, in order; frees the rest. */
+static void keep_cases(struct result *result, const bool *keep, bool value)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < result->cases_nr; i++) {
+		if (keep[i] == value)
+			result->cases[kept++] = result->cases[i];
+		else
+			result_case_release(&result->cases[i]);
+	}
+	result->cases_nr = kept;
+}
+
+int result_split(struct result *result, const bool *take,
+		 struct result **out)
+{
+	struct strbuf text = STRBUF_INIT;
+	int error;
+
+	/* The document round-trips exactly: the deep copy it makes is the
+	 * one the store and every reader see. */
+	result_to_json(result, &text);
+	error = result_parse(out, text.buf, text.len, "(result copy)");
+	strbuf_release(&text);
+	if (error < 0)
+		return error;
+	keep_cases(*out, take, true);
+	keep_cases(result, take, false);
+	return BG_OK;
+}
+
+struct result_case *result_find_case(const struct result *result,
+				     const char *benchmark,
+				     const char *variant, const char *device)
+{
+	for (size_t i = 0; i < result->cases_nr; i++) {
+		struct result_case *rcase = &result->cases[i];
+
+		if (!strcmp(rcase->benchmark, benchmark) &&
+		    !strcmp(rcase->variant, variant) &&
+		    !strcmp(rcase->device, device))
+			return rcase;
+	}
+	return NULL;
+}
+
+const struct metric_samples *result_case_find_metric(
+	const struct result_case *rcase, const char *name)
+{
+	for (size_t i = 0; i < rcase->metrics_nr; i++)
+		if (!strcmp(rcase->metrics[i].name, name))
+			return &rcase->metrics[i];
+	return NULL;
+}
+
+struct metric_samples *result_case_metric(struct result_case *rcase,
+					  const char *name)
+{
+	struct metric_samples *metric;
+
+	metric = (struct metric_samples *)result_case_find_metric(rcase, name);
+	if (metric)
+		return metric;
+	ALLOC_GROW(rcase->metrics, rcase->metrics_nr + 1, rcase->metrics_alloc);
+	metric = &rcase->metrics[rcase->metrics_nr++];
+	memset(metric, 0, sizeof(*metric));
+	metric->name = xstrdup(name);
+	return metric;
+}
+
+void metric_samples_push(struct metric_samples *metric, double value)
+{
+	ALLOC_GROW(metric->samples, metric->nr + 1, metric->alloc);
+	metric->samples[metric->nr++] = value;
+}
+
+void result_case_fail(struct result_case *rcase, enum case_status status,
+		      const char *reason)
+{
+	if (rcase->status != CASE_OK)
+		return;
+	rcase->status = status;
+	free(rcase->reason);
+	rcase->reason = xstrdup(reason);
+}
+
+void result_case_add_artifact(struct result_case *rcase, const char *kind,
+			      const char *path, const char *base)
+{
+	struct result_artifact *artifact;
+	size_t len = base ? strlen(base) : 0;
+
+	while (len > 1 && base[len - 1] == '/')
+		len--;
+	/* relative, so the result and its artifacts can move together */
+	if (len && !strncmp(path, base, len) && path[len] == '/')
+		path += len + 1;
+	ALLOC_GROW(rcase->artifacts, rcase->artifacts_nr + 1,
+		   rcase->artifacts_alloc);
+	artifact = &rcase->artifacts[rcase->artifacts_nr++];
+	artifact->kind = xstrdup(kind);
+	artifact->path = xstrdup(path);
+}
+
+void iso8601_now(struct strbuf *out)
+{
+	struct timespec now;
+	struct tm tm;
+	char text[32];
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	gmtime_r(&now.tv_sec, &tm);
+	strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	strbuf_addstr(out, text);
+}
+
+/* Serialisation */
+
+static cJSON *string_array(char *const *strings, size_t nr)
+{
+	cJSON *array = cJSON_CreateArray();
+
+	for (size_t i = 0; i < nr; i++)
+		cJSON_AddItemToArray(array, json_string(strings[i]));
+	return array;
+}
+
+static cJSON *git_to_json(const struct git_meta *git)
+{
+	cJSON *object = cJSON_CreateObject();
+
+	json_add_string(object, "commit", git->commit);
+	json_add_string(object, "branch", git->branch);
+	cJSON_AddBoolToObject(object, "dirty", git->dirty);
+	json_add_string(object, "commit_time", git->commit_time);
+	json_add_string(object, "subject", git->subject);
+	json_add_item(object, "parents",
+			      string_array(git->parents, git->parents_nr));
+	return object;
+}
+
+static cJSON *machine_to_json(const struct machine_info *machine)
+{
+	cJSON *object = cJSON_CreateObject();
+
+	json_add_string(object, "id", machine->id);
+	json_add_string(object, "hostname", machine->hostname);
+	json_add_string(object, "os", machine->os);
+	json_add_string(object, "cpu", machine->cpu);
+	cJSON_AddNumberToObject(object, "cores", machine->cores);
+	cJSON_AddNumberToObject(object, "memory_bytes",
+				(double)machine->memory_bytes);
+	json_add_item(object, "gpus",
+			      string_array(machine->gpus, machine->gpus_nr));
+	json_add_item(object, "ipus",
+			      string_array(machine->ipus, machine->ipus_nr));
+	return object;
+}
+
+static cJSON *metric_to_json(const struct metric_samples *metric)
+{
+	cJSON *object = cJSON_CreateObject();
+	cJSON *samples = cJSON_AddArrayToObject(object, "samples");
+
+	json_add_string(object, "unit", metric->unit);
+	json_add_string(object, "better",
+				metric->better == BETTER_HIGHER ? "higher" :
+								  "lower");
+	if (metric->exact) {
+		cJSON_AddBoolToObject(object, "exact", true);
+		cJSON_AddNumberToObject(object, "tolerance", metric->tolerance);
+	}
+	if (metric->runs)
+		cJSON_AddNumberToObject(object, "runs", (double)metric->runs);
+	for (size_t i = 0; i < metric->nr; i++)
+		cJSON_AddItemToArray(samples,
+				     cJSON_CreateNumber(metric->samples[i]));
+	return object;
+}
+
+static cJSON *case_to_json(const struct result_case *rcase)
+{
+	cJSON *object = cJSON_CreateObject();
+	cJSON *metrics;
+
+	json_add_string(object, "benchmark", rcase->benchmark);
+	json_add_string(object, "variant", rcase->variant);
+	json_add_string(object, "device", rcase->device);
+	json_add_string(object, "status",
+				case_status_name(rcase->status));
+	json_add_string(object, "reason", rcase->reason);
+	cJSON_AddNumberToObject(object, "runs", (double)rcase->runs);
+	metrics = cJSON_AddObjectToObject(object, "metrics");
+	for (size_t i = 0; i < rcase->metrics_nr; i++)
+		json_add_item(metrics, rcase->metrics[i].name,
+				      metric_to_json(&rcase->metrics[i]));
+	json_add_string(object, "log", rcase->log);
+	if (rcase->artifacts_nr) {
+		cJSON *artifacts = cJSON_AddArrayToObject(object, "artifacts");
+
+		for (size_t i = 0; i < rcase->artifacts_nr; i++) {
+			cJSON *artifact = cJSON_CreateObject();
+
+			json_add_string(artifact, "kind",
+					rcase->artifacts[i].kind);
+			json_add_string(artifact, "path",
+					rcase->artifacts[i].path);
+			cJSON_AddItemToArray(artifacts, artifact);
+		}
+	}
+	if (rcase->profile_note)
+		json_add_string(object, "profile_note", rcase->profile_note);
+	return object;
+}
+
+void result_to_json(const struct result *result, struct strbuf *out)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON *cases;
+	char *text;
+
+	cJSON_AddNumberToObject(root, "benchgate_result", 1);
+	json_add_string(root, "suite", result->suite);
+	json_add_string(root, "suite_sha256", result->suite_sha256);
+	json_add_item(root, "git", git_to_json(&result->git));
+	json_add_item(root, "machine",
+			      machine_to_json(&result->machine));
+	json_add_string(root, "started_at", result->started_at);
+	json_add_string(root, "finished_at", result->finished_at);
+	json_add_string(root, "harness_version", result->harness_version);
+	cases = cJSON_AddArrayToObject(root, "cases");
+	for (size_t i = 0; i < result->cases_nr; i++)
+		cJSON_AddItemToArray(cases, case_to_json(&result->cases[i]));
+
+	text = cJSON_Print(root);
+	if (!text) {
+		fputs("benchgate: fatal: out of memory serialising JSON\n",
+		      stderr);
+		abort();
+	}
+	strbuf_addstr(out, text);
+	strbuf_addch(out, '\n');
+	free(text);
+	cJSON_Delete(root);
+}
+
+/* Parsing: every field is checked so a damaged store file is reported,
+ * never half-trusted. */
+
+struct reader {
+	const char *path;
+	int error;
+};
+
+static int malformed(struct reader *rd, const char *where, const char *what)
+{
+	if (!rd->error)
+		rd->error = bg_input_error("%s: %s: expected %s", rd->path,
+					   where, what);
+	return rd->error;
+}
+
+static char *get_string(struct reader *rd, const cJSON *object,
+			const char *key, bool required)
+{
+	const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, key);
+
+	if (!item || cJSON_IsNull(item)) {
+		if (required)
+			malformed(rd, key, "a string");
+		return NULL;
+	}
+	if (!cJSON_IsString(item)) {
+		malformed(rd, key, "a string");
+		return NULL;
+	}
+	return xstrdup(item->valuestring);
+}
+
+static double get_number(struct reader *rd, const cJSON *object,
+			 const char *key, bool required)
+{
+	const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, key);
+
+	if (!item) {
+		if (required)
+			malformed(rd, key, "a number");
+		return 0;
+	}
+	if (!cJSON_IsNumber(item)) {
+		malformed(rd, key, "a number");
+		return 0;
+	}
+	return item->valuedouble;
+}
+
+static char **get_strings(struct reader *rd, const cJSON *object,
+			  const char *key, size_t *nr)
+{
+	const cJSON *array = cJSON_GetObjectItemCaseSensitive(object, key);
+	const cJSON *item;
+	char **strings;
+	size_t n = 0;
+
+	*nr = 0;
+	if (!array)
+		return NULL;
+	if (!cJSON_IsArray(array)) {
+		malformed(rd, key, "an array of strings");
+		return NULL;
+	}
+	strings = xcalloc((size_t)cJSON_GetArraySize(array) + 1,
+			  sizeof(*strings));
+	cJSON_ArrayForEach(item, array) {
+		if (!cJSON_IsString(item)) {
+			malformed(rd, key, "an array of strings");
+			continue;
+		}
+		strings[n++] = xstrdup(item->valuestring);
+	}
+	*nr = n;
+	return strings;
+}
+
+static const cJSON *get_object(struct reader *rd, const cJSON *parent,
+			       const char *key)
+{
+	const cJSON *item = cJSON_GetObjectItemCaseSensitive(parent, key);
+
+	if (!cJSON_IsObject(item)) {
+		malformed(rd, key, "an object");
+		return NULL;
+	}
+	return item;
+}
+
+static void read_git(struct reader *rd, const cJSON *object,
+		     struct git_meta *git)
+{
+	char *commit = get_string(rd, object, "commit", true);
+	const cJSON *dirty = cJSON_GetObjectItemCaseSensitive(object, "dirty");
+
+	if (commit && strlen(commit) < sizeof(git->commit))
+		memcpy(git->commit, commit, strlen(commit) + 1);
+	else if (commit)
+		malformed(rd, "git.commit", "a commit id");
+	free(commit);
+	git->branch = get_string(rd, object, "branch", false);
+	git->dirty = cJSON_IsTrue(dirty);
+	git->commit_time = get_string(rd, object, "commit_time", false);
+	git->subject = get_string(rd, object, "subject", false);
+	git->parents = get_strings(rd, object, "parents", &git->parents_nr);
+}
+
+static void read_machine(struct reader *rd, const cJSON *object,
+			 struct machine_info *machine)
+{
+	char *id = get_string(rd, object, "id", true);
+
+	if (id && strlen(id) < sizeof(machine->id))
+		memcpy(machine->id, id, strlen(id) + 1);
+	else if (id)
+		malformed(rd, "machine.id", "an id of at most 64 characters");
+	free(id);
+	machine->hostname = get_string(rd, object, "hostname", false);
+	machine->os = get_string(rd, object, "os", false);
+	machine->cpu = get_string(rd, object, "cpu", false);
+	machine->cores = (int)get_number(rd, object, "cores", false);
+	machine->memory_bytes =
+		(uint64_t)get_number(rd, object, "memory_bytes", false);
+	machine->gpus = get_strings(rd, object, "gpus", &machine->gpus_nr);
+	machine->ipus = get_strings(rd, object, "ipus", &machine->ipus_nr);
+}
+
+static void read_metric(struct reader *rd, const cJSON *object,
+			struct metric_samples *metric)
+{
+	const cJSON *samples = cJSON_GetObjectItemCaseSensitive(object,
+								"samples");
+	const cJSON *sample;
+	char *better;
+
+	if (!cJSON_IsObject(object)) {
+		malformed(rd, metric->name, "a metric object");
+		return;
+	}
+	metric->unit = get_string(rd, object, "unit", false);
+	better = get_string(rd, object, "better", false);
+	metric->better = better && !strcmp(better, "higher") ? BETTER_HIGHER :
+							       BETTER_LOWER;
+	free(better);
+	metric->exact = cJSON_IsTrue(
+		cJSON_GetObjectItemCaseSensitive(object, "exact"));
+	metric->tolerance = get_number(rd, object, "tolerance", false);
+	metric->runs = (size_t)get_number(rd, object, "runs", false);
+	if (!cJSON_IsArray(samples)) {
+		malformed(rd, "samples", "an array of numbers");
+		return;
+	}
+	cJSON_ArrayForEach(sample, samples) {
+		if (!cJSON_IsNumber(sample) || !isfinite(sample->valuedouble)) {
+			malformed(rd, "samples", "finite numbers");
+			return;
+		}
+		metric_samples_push(metric, sample->valuedouble);
+	}
+}
+
+static void read_artifacts(struct reader *rd, const cJSON *object,
+			   struct result_case *rcase)
+{
+	const cJSON *array = cJSON_GetObjectItemCaseSensitive(object,
+							      "artifacts");
+	const cJSON *item;
+
+	if (!array)
+		return;
+	if (!cJSON_IsArray(array)) {
+		malformed(rd, "artifacts", "an array of {kind, path} objects");
+		return;
+	}
+	cJSON_ArrayForEach(item, array) {
+		char *kind = get_string(rd, item, "kind", true);
+		char *path = get_string(rd, item, "path", true);
+
+		if (kind && path)
+			result_case_add_artifact(rcase, kind, path, NULL);
+		free(kind);
+		free(path);
+	}
+}
+
+static void read_case(struct reader *rd, const cJSON *object,
+		      struct result *result)
+{
+	char *benchmark = get_string(rd, object, "benchmark", true);
+	char *variant = get_string(rd, object, "variant", true);
+	char *device = get_string(rd, object, "device", true);
+	char *status = get_string(rd, object, "status", true);
+	const cJSON *metrics, *metric;
+	struct result_case *rcase;
+	int parsed;
+
+	if (rd->error)
+		goto done;
+	rcase = result_add_case(result, benchmark, variant, device);
+	parsed = case_status_parse(status);
+	if (parsed < 0) {
+		malformed(rd, "status", "ok, failed, timeout or skipped");
+		goto done;
+	}
+	rcase->status = (enum case_status)parsed;
+	rcase->reason = get_string(rd, object, "reason", false);
+	rcase->log = get_string(rd, object, "log", false);
+	rcase->runs = (size_t)get_number(rd, object, "runs", false);
+	metrics = get_object(rd, object, "metrics");
+	cJSON_ArrayForEach(metric, metrics)
+		read_metric(rd, metric, result_case_metric(rcase, metric->string));
+	read_artifacts(rd, object, rcase);
+	rcase->profile_note = get_string(rd, object, "profile_note", false);
+done:
+	free(benchmark);
+	free(variant);
+	free(device);
+	free(status);
+}
+
+int result_parse(struct result **out, const char *text, size_t len,
+		 const char *path)
+{
+	struct reader rd = { path, BG_OK };
+	struct result *result = NULL;
+	const cJSON *version, *cases, *rcase, *object;
+	char *sha;
+	cJSON *root;
+
+	*out = NULL;
+	root = cJSON_ParseWithLength(text, len);
+	if (!root)
+		return bg_input_error("%s: not valid JSON (truncated or "
+				      "corrupt result file)", path);
+	version = cJSON_GetObjectItemCaseSensitive(root, "benchgate_result");
+	if (!cJSON_IsNumber(version) || version->valuedouble != 1) {
+		malformed(&rd, "benchgate_result",
+			  "1 (this is not a benchgate result file)");
+		goto done;
+	}
+	result = result_new();
+	result->suite = get_string(&rd, root, "suite", true);
+	sha = get_string(&rd, root, "suite_sha256", false);
+	if (sha && strlen(sha) < sizeof(result->suite_sha256))
+		memcpy(result->suite_sha256, sha, strlen(sha) + 1);
+	free(sha);
+	if ((object = get_object(&rd, root, "git")))
+		read_git(&rd, object, &result->git);
+	if ((object = get_object(&rd, root, "machine")))
+		read_machine(&rd, object, &result->machine);
+	result->started_at = get_string(&rd, root, "started_at", false);
+	result->finished_at = get_string(&rd, root, "finished_at", false);
+	result->harness_version = get_string(&rd, root, "harness_version",
+					     false);
+	cases = cJSON_GetObjectItemCaseSensitive(root, "cases");
+	if (!cJSON_IsArray(cases))
+		malformed(&rd, "cases", "an array");
+	cJSON_ArrayForEach(rcase, cases)
+		read_case(&rd, rcase, result);
+done:
+	cJSON_Delete(root);
+	if (rd.error) {
+		result_free(result);
+		return rd.error;
+	}
+	*out = result;
+	return BG_OK;
+}
+
+int result_load(struct result **out, const char *path)
+{
+	struct strbuf text = STRBUF_INIT;
+	int error;
+
+	*out = NULL;
+	if ((error = strbuf_read_file(&text, path)) < 0)
+		goto done;
+	error = result_parse(out, text.buf, text.len, path);
+done:
+	strbuf_release(&text);
+	return error;
+}

@@ -1,0 +1,160 @@
+#ifndef BENCHGATE_RESULT_H
+#define BENCHGATE_RESULT_H
+
+#include "harness/util/strbuf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The result of one `benchgate run`: what ran, where, at which commit, and
+ * every measured sample. Serialised as the "benchgate_result": 1 document of
+ * DESIGN.md; result_to_json() and result_load() round-trip it exactly.
+ */
+
+enum better { BETTER_LOWER = 0, BETTER_HIGHER = 1 };
+
+enum case_status {
+	CASE_OK = 0,
+	CASE_FAILED,
+	CASE_TIMEOUT,
+	CASE_SKIPPED,
+};
+
+/* "ok", "failed", "timeout", "skipped"; and back (-1 when unknown). */
+const char *case_status_name(enum case_status status);
+int case_status_parse(const char *name);
+
+/* One metric of one case: its samples in run order (pooled across runs when a
+ * benchmark reports several per run). */
+struct metric_samples {
+	char *name;
+	char *unit;             /* may be NULL */
+	enum better better;
+	bool exact;             /* compared against `tolerance`, not statistics */
+	double tolerance;
+	double *samples;
+	size_t nr, alloc;
+	size_t runs;            /* measured runs that contributed samples */
+};
+
+/* A file or directory a case left beside the result: a flame graph, the
+ * directory of a profiling run, callgrind's output (profile.h,
+ * callgrind.h). */
+struct result_artifact {
+	char *kind;             /* "profile", "flamegraph", "folded", "perf",
+				   "poplar", "callgrind" */
+	char *path;             /* relative to the result file's directory,
+				   or absolute */
+};
+
+struct result_case {
+	char *benchmark;
+	char *variant;
+	char *device;
+	enum case_status status;
+	char *reason;           /* why failed/timeout/skipped; NULL when ok */
+	char *log;              /* log path relative to the result file */
+	size_t runs;            /* measured runs done (adaptive sampling) */
+	struct metric_samples *metrics;
+	size_t metrics_nr, metrics_alloc;
+	struct result_artifact *artifacts;      /* in the order made */
+	size_t artifacts_nr, artifacts_alloc;
+	char *profile_note;     /* why a profile is missing; NULL: none is */
+};
+
+struct git_meta {
+	char commit[41];        /* 40 hex, or "unknown" outside a repository */
+	char *branch;           /* NULL when detached */
+	bool dirty;
+	char *commit_time;      /* ISO 8601, NULL when unknown */
+	char *subject;
+	char **parents;         /* 40-hex strings */
+	size_t parents_nr;
+};
+
+struct machine_info {
+	char id[65];            /* 16 hex, stable across runs on one machine,
+				   or BENCHGATE_MACHINE_ID (up to 64) */
+	char *hostname;
+	char *os;
+	char *cpu;
+	int cores;
+	uint64_t memory_bytes;
+	char **gpus;
+	size_t gpus_nr;
+	char **ipus;
+	size_t ipus_nr;
+};
+
+struct result {
+	char *suite;
+	char suite_sha256[65];
+	struct git_meta git;
+	struct machine_info machine;
+	char *started_at;       /* ISO 8601 UTC */
+	char *finished_at;
+	char *harness_version;
+	struct result_case *cases;
+	size_t cases_nr, cases_alloc;
+};
+
+/* Allocates an empty result; free with result_free(). */
+struct result *result_new(void);
+void result_free(struct result *result);
+
+/* Appends a case (strings copied) and returns it, borrowed from result. */
+struct result_case *result_add_case(struct result *result,
+				    const char *benchmark, const char *variant,
+				    const char *device);
+
+/*
+ * Moves the cases whose take[i] is true (i < result->cases_nr) out of
+ * result into a new result *out with the same suite, commit, machine and
+ * times; both keep their cases' order. Free *out with result_free().
+ * BG_EINPUT only when result does not survive its own JSON document.
+ */
+int result_split(struct result *result, const bool *take,
+		 struct result **out);
+
+/* The case with these names, or NULL. Borrowed. */
+struct result_case *result_find_case(const struct result *result,
+				     const char *benchmark,
+				     const char *variant, const char *device);
+
+/* The metric of that name in the case, created (strings copied) if absent.
+ * Borrowed from the case. */
+struct metric_samples *result_case_metric(struct result_case *rcase,
+					  const char *name);
+const struct metric_samples *result_case_find_metric(
+	const struct result_case *rcase, const char *name);
+
+void metric_samples_push(struct metric_samples *metric, double value);
+
+/* Lists an artifact of the case (strings copied): path is stored relative
+ * to base when it is inside base (NULL: as given). */
+void result_case_add_artifact(struct result_case *rcase, const char *kind,
+			      const char *path, const char *base);
+
+/* Sets the case's failure state; the first failure reason wins. */
+void result_case_fail(struct result_case *rcase, enum case_status status,
+		      const char *reason);
+
+/* Serialises the result as pretty-printed JSON into out. */
+void result_to_json(const struct result *result, struct strbuf *out);
+
+/* Parses a result document. BG_EINPUT with "path: what was expected" when
+ * the file is not a valid result. */
+int result_parse(struct result **out, const char *text, size_t len,
+		 const char *path);
+int result_load(struct result **out, const char *path);
+
+/* Fills git_meta / machine_info helpers' string fields free. */
+void git_meta_release(struct git_meta *git);
+void machine_info_release(struct machine_info *machine);
+
+/* Current UTC time as ISO 8601 ("2026-11-22T07:34:22Z"), into out. */
+void iso8601_now(struct strbuf *out);
+
+#endif

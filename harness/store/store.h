@@ -1,0 +1,189 @@
+#ifndef BENCHGATE_STORE_H
+#define BENCHGATE_STORE_H
+
+#include "harness/store/result.h"
+#include "harness/util/strbuf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * Where results are kept, keyed by commit and machine (DESIGN.md):
+ *
+ *     <store>/<commit>/<machine-id>/<suite>-<timestamp>.json
+ *     <store>/<commit>/<machine-id>/logs/<suite>-<timestamp>/<case>.log
+ *
+ * <timestamp> is the run's start in UTC, "20261122T073422Z"; runs of one
+ * suite started in the same second get "-1", "-2", ... after it. <suite> is
+ * the suite name made safe for a file name (store_suite_filename()).
+ *
+ * Guarantees of a directory store:
+ * - a result file is complete or absent: it is written to a temporary file
+ *   in the same directory, fsynced, then linked to its name;
+ * - an existing result is never overwritten, and concurrent writers (several
+ *   `benchgate run` on one machine) never lose a result: names are chosen
+ *   under an flock(2) on <store>/.lock;
+ * - reading never fails because of one bad file: a truncated or corrupt
+ *   result is reported once per store with bg_warn() and skipped;
+ * - listing one commit opens only that commit's directory, so the cost does
+ *   not grow with the length of the history.
+ * Files whose names start with '.' (the lock, temporary files) and the
+ * logs/ directories are the store's own and never listed.
+ *
+ * A store is reached through a spec: a directory path (relative to the
+ * current directory), or "git:BRANCH" for a store kept on a branch of the
+ * repository containing the current directory (a second backend behind
+ * the same verbs). A directory really named "git:x" is spelled "./git:x".
+ *
+ * A git store keeps the same tree, logs included, as commits on
+ * refs/heads/BRANCH, written through libgit2 without touching the work
+ * tree, the index or HEAD (harness/store/store_git.c):
+ * - each store_write() is one commit on top of the branch's tip; the ref
+ *   moves by compare-and-swap, so concurrent writers (processes sharing
+ *   the repository, `benchgate sync`) never drop each other's commits;
+ * - names follow the rules above; an existing path is never replaced;
+ * - a reserved slot's logs and artifacts ("<slot dir>/artifacts/<name>/",
+ *   session.c) live in "<git dir>/benchgate/BRANCH/..." until the result
+ *   is written, then go into the branch beside it, every regular file
+ *   below them (hidden ones excepted), and the scratch copies are removed;
+ * - entries are named "BRANCH:<commit>/<machine>/<file>.json", a revision
+ *   `git show` understands; reading looks at the local branch only (run
+ *   `benchgate sync` to bring in other runners' results, see sync.h).
+ *
+ * A struct store belongs to one thread at a time; processes share a store
+ * directory safely.
+ */
+struct store;
+
+/*
+ * Opens the store of `spec` into *out (free with store_free()). A store is
+ * only created by the first write (a directory, or the branch), so opening
+ * a store that does not exist yet is fine and it lists nothing.
+ * BG_EINPUT for an empty spec, a path that exists but is not a directory,
+ * a "git:" spec whose branch name is not valid, and a "git:" spec outside
+ * a repository.
+ */
+int store_open(struct store **out, const char *spec);
+
+/* Frees the store; NULL-safe. */
+void store_free(struct store *store);
+
+/* The store's location for messages: the absolute directory, or
+ * "git:BRANCH". Borrowed. */
+const char *store_location(const struct store *store);
+
+/*
+ * Appends the default store spec for a run started in start_dir (NULL: the
+ * current directory): ".benchgate/results" at the root of the repository's
+ * work tree, or under start_dir itself outside any repository.
+ */
+void store_default_spec(struct strbuf *out, const char *start_dir);
+
+/*
+ * Appends to `out` the suite name made safe as a file name: every byte
+ * outside [A-Za-z0-9._-] becomes '_', and so does a leading '.' (which
+ * would hide the file). Different names can map to one file name ("a/b"
+ * and "a_b"); readers compare the suite inside the file when it matters.
+ * BG_EINPUT for "", "." and "..", and for names over 200 bytes (a file
+ * name has at most 255).
+ */
+int store_suite_filename(const char *suite, struct strbuf *out);
+
+/*
+ * A place for a result, claimed before the run so that the runner can write
+ * logs while it runs. Fields are owned by the slot.
+ */
+struct store_slot {
+	char *dir;        /* absolute directory the result file goes into:
+			   * the base of the result's relative paths (git
+			   * store: its scratch twin inside the git dir) */
+	char *name;       /* "<suite>-<timestamp>[-N]", the result's stem */
+	char *log_dir;    /* absolute "<dir>/logs/<name>", already created */
+	char *log_prefix; /* "logs/<name>": a case's `log` field is
+			   * "<log_prefix>/<case>.log" */
+};
+
+/*
+ * Claims a slot for the result `r` will become: r->git.commit,
+ * r->machine.id and r->suite must be set, and r->started_at should be (else
+ * the current time names the slot). The slot's name is unique among the
+ * store's results and other slots, so another run cannot take it.
+ * A run that dies leaves its log directory and no result: harmless.
+ * Errors: BG_EINPUT when the commit, machine id or suite cannot name a
+ * path (for example a commit that is not hex or "unknown"); BG_ERROR when
+ * the directories cannot be created.
+ */
+int store_reserve(struct store *store, const struct result *r,
+		  struct store_slot **out);
+
+/* Frees the slot (not its directory); NULL-safe. */
+void store_slot_free(struct store_slot *slot);
+
+/*
+ * Writes `r` into the store, atomically and never over an existing file
+ * (see above), and appends the new file's path to path_out (may be NULL).
+ * With a slot from store_reserve() for this result, the file is
+ * "<slot->dir>/<slot->name>.json"; without (slot NULL, e.g. an import),
+ * the name is taken from r->started_at (or the current time) and the
+ * first free suffix. Errors as for store_reserve(); nothing is left behind
+ * on failure.
+ */
+int store_write(struct store *store, const struct result *r,
+		const struct store_slot *slot, struct strbuf *path_out);
+
+/* Which results to list; NULL fields match everything. */
+struct store_query {
+	const char *commit;  /* a full id, "unknown", or a prefix of at least
+			      * 4 hex digits matching every such commit */
+	const char *machine; /* exact machine id */
+	const char *suite;   /* suite name, compared as store_suite_filename()
+			      * maps it and, with `load`, exactly */
+	bool load;           /* load each result into its entry, skipping
+			      * corrupt ones; otherwise only names are read */
+};
+
+struct store_entry {
+	char *path;             /* the result file; git store:
+				 * "BRANCH:<commit>/<machine>/<file>" */
+	char *commit;
+	char *machine;
+	char *suite;            /* as in the file name (sanitised) */
+	char timestamp[17];     /* "20261122T073422Z" */
+	unsigned seq;           /* the "-N" suffix, 0 without */
+	struct result *result;  /* with query.load; else NULL */
+};
+
+/*
+ * Lists the results matching q (NULL: all) into *entries (free with
+ * store_entries_free()), *nr of them, oldest first: by timestamp, then
+ * suffix, then commit, machine and suite. A store that does not exist yet
+ * lists nothing. A .json file not named like a result is reported (once)
+ * and skipped, other files are ignored; with q->load, results that do not
+ * load are reported and skipped too.
+ * BG_EINPUT for a commit or machine in q that cannot be in a store;
+ * BG_ERROR when a directory cannot be read.
+ */
+int store_list(struct store *store, const struct store_query *q,
+	       struct store_entry **entries, size_t *nr);
+
+void store_entries_free(struct store_entry *entries, size_t nr);
+
+/*
+ * Loads the result of an entry into *out (free with result_free()). A
+ * result that does not parse, or whose commit or machine does not match
+ * the directory it is in, is reported once with bg_warn() and its error
+ * returned (BG_EINPUT; BG_ERROR for I/O), so that callers just skip it.
+ */
+int store_load(struct store *store, const struct store_entry *entry,
+	       struct result **out);
+
+/*
+ * Loads the newest result matching q (q->load is ignored) into *out (free
+ * with result_free()) and appends its path to path_out (may be NULL).
+ * Corrupt files are reported and passed over for the next newest.
+ * BG_ENOTFOUND when none matches; errors of store_list() otherwise.
+ */
+int store_latest(struct store *store, const struct store_query *q,
+		 struct result **out, struct strbuf *path_out);
+
+#endif

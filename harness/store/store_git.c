@@ -1,0 +1,949 @@
+/*
+ * The git backend of the store: results as commits on a branch of the
+ * repository containing the current directory, written through libgit2
+ * without touching the work tree or the index.
+ *
+ * The branch's tree has the directory store's layout:
+ *
+ *     <commit>/<machine>/<suite>-<timestamp>[-N].json
+ *     <commit>/<machine>/logs/<suite>-<timestamp>[-N]/<case>.log
+ *     <commit>/<machine>/artifacts/<suite>-<timestamp>[-N]/<case>/...
+ *
+ * Logs and artifacts (profiles, flame graphs, callgrind output) are stored
+ * as blobs beside their result so that a result's `log` and artifact
+ * paths resolve in the branch as they do in a directory; the runner caps
+ * each log (RUNNER_LOG_CAP_DEFAULT), which bounds the growth of logs;
+ * artifacts exist only for `run --profile` and callgrind benchmarks.
+ *
+ * While a run is in progress its logs and artifacts are plain files in a
+ * scratch directory inside the repository's git directory,
+ * "<commondir>/benchgate/<branch>/<commit>/<machine>/{logs,artifacts}/
+ * <name>/", removed once the result is on the branch. The logs/
+ * directory is also the claim on <name>: it is created, under an flock on
+ * "<commondir>/benchgate/<branch>/.lock", only for a name that is neither
+ * in the branch nor claimed, and removed, under the lock again, once the
+ * result is on the branch. The branch is updated with a compare-and-swap
+ * of its ref, so concurrent local writers (and `benchgate sync`) never
+ * drop each other's commits: a writer that loses the race re-reads the
+ * branch and commits again on top.
+ */
+#include "harness/store/store_backend.h"
+
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
+#include "harness/store/gitref.h"
+#include "harness/store/gitinfo.h"
+#include "harness/run/machine.h"
+
+#include <assert.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <ftw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <git2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Far beyond any real burst of runs in one second; a bound so that a
+ * broken scratch directory cannot spin the name search forever. */
+#define NAME_ATTEMPTS_MAX 100000
+/* Each lost race means another writer's commit landed, so this is only
+ * reached by a ref that stays locked (a crashed git left a .lock file):
+ * with the backoff below, about ten seconds. */
+#define CAS_ATTEMPTS_MAX 400
+
+struct git_store {
+	git_repository *repo;
+	char *branch;           /* "benchgate-results" */
+	char *ref;              /* "refs/heads/benchgate-results" */
+	char *scratch;          /* "<commondir>/benchgate/<branch>" */
+	unsigned random_state;  /* for the retry jitter */
+};
+
+/* What a write puts on the branch besides the result: its log and
+ * artifact files, at "<commit>/<machine>/<area>/<name>/<path>". */
+struct file_blob {
+	const char *area;       /* "logs" or "artifacts", static */
+	char *path;             /* below <area>/<name>: "<case>.log",
+				 * "<case>/flamegraph.svg" */
+	git_filemode_t mode;
+	git_oid id;
+};
+
+struct file_blobs {
+	struct file_blob *items;
+	size_t nr, alloc;
+};
+
+static struct git_store *git_store_of(struct store *store)
+{
+	return store->backend_data;
+}
+
+/* Lower case hex, as commit directories are named. */
+static bool all_hex(const char *s, size_t len)
+{
+	return strspn(s, "0123456789abcdef") >= len;
+}
+
+/*
+ * Jittered, growing sleeps between compare-and-swap attempts, so that
+ * writers that collided do not collide again in lock step.
+ */
+static void backoff(struct git_store *gs, unsigned attempt)
+{
+	unsigned ceiling_ms = 1u << (attempt < 5 ? attempt : 5);
+	long delay_us = (long)(rand_r(&gs->random_state) %
+			       (ceiling_ms * 1000u)) + 200;
+	struct timespec pause = { delay_us / 1000000,
+				  (delay_us % 1000000) * 1000 };
+
+	while (nanosleep(&pause, &pause) < 0 && errno == EINTR)
+		;
+}
+
+/* Locking the scratch directory */
+
+static int lock_scratch(struct git_store *gs, int *fd_out)
+{
+	struct strbuf path = STRBUF_INIT;
+	int error;
+
+	*fd_out = -1;
+	if ((error = mkdir_p(gs->scratch)) < 0)
+		return error;
+	strbuf_addf(&path, "%s/.lock", gs->scratch);
+	error = lock_file(path.buf, fd_out);
+	strbuf_release(&path);
+	return error;
+}
+
+/* Reading the branch */
+
+/*
+ * The branch's tip into *tip and its tree into *tree (free it); *tree is
+ * NULL when the branch does not exist yet.
+ */
+static int read_tip(struct git_store *gs, git_oid *tip, git_tree **tree)
+{
+	git_commit *commit = NULL;
+	int error;
+
+	*tree = NULL;
+	memset(tip, 0, sizeof(*tip));
+	error = git_reference_name_to_id(tip, gs->repo, gs->ref);
+	if (error == GIT_ENOTFOUND)
+		return BG_OK;
+	if (error < 0)
+		return bg_error("cannot read branch '%s': %s", gs->branch,
+				gitref_message());
+	if (git_commit_lookup(&commit, gs->repo, tip) < 0 ||
+	    git_commit_tree(tree, commit) < 0)
+		error = bg_error("cannot read the tip of branch '%s': %s",
+				 gs->branch, gitref_message());
+	git_commit_free(commit);
+	return error < 0 ? error : BG_OK;
+}
+
+static bool tree_has_path(git_tree *tree, const char *path)
+{
+	git_tree_entry *entry = NULL;
+
+	if (!tree || git_tree_entry_bypath(&entry, tree, path) < 0)
+		return false;
+	git_tree_entry_free(entry);
+	return true;
+}
+
+/* The subtree `name` of tree, or NULL (BG_OK) when there is none. */
+static int subtree(git_tree **out, git_repository *repo, git_tree *tree,
+		   const char *name)
+{
+	const git_tree_entry *entry = git_tree_entry_byname(tree, name);
+
+	*out = NULL;
+	if (!entry || git_tree_entry_type(entry) != GIT_OBJECT_TREE)
+		return BG_OK;
+	if (git_tree_lookup(out, repo, git_tree_entry_id(entry)) < 0)
+		return bg_error("cannot read tree '%s': %s", name,
+				gitref_message());
+	return BG_OK;
+}
+
+/* Listing */
+
+
+static void list_machine(struct store *store, git_tree *tree,
+			 const char *commit, const char *machine,
+			 const char *suite, struct store_entry_list *list)
+{
+	struct git_store *gs = git_store_of(store);
+	struct strbuf path = STRBUF_INIT;
+	size_t i, count = git_tree_entrycount(tree);
+
+	for (i = 0; i < count; i++) {
+		const git_tree_entry *te = git_tree_entry_byindex(tree, i);
+		const char *file = git_tree_entry_name(te);
+
+		if (file[0] == '.' || git_tree_entry_type(te) != GIT_OBJECT_BLOB)
+			continue;
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s:%s/%s/%s", gs->branch, commit, machine,
+			    file);
+		store_list_add(store, list, path.buf, file, commit, machine,
+			       suite);
+	}
+	strbuf_release(&path);
+}
+
+static int list_commit(struct store *store, git_tree *tree,
+		       const char *commit, const struct store_query *q,
+		       const char *suite, struct store_entry_list *list)
+{
+	struct git_store *gs = git_store_of(store);
+	git_tree *machine_tree = NULL;
+	size_t i, count;
+	int error = BG_OK;
+
+	if (q->machine) {
+		if ((error = subtree(&machine_tree, gs->repo, tree,
+				     q->machine)) < 0 || !machine_tree)
+			return error;
+		list_machine(store, machine_tree, commit, q->machine, suite,
+			     list);
+		git_tree_free(machine_tree);
+		return BG_OK;
+	}
+	count = git_tree_entrycount(tree);
+	for (i = 0; i < count && !error; i++) {
+		const char *machine =
+			git_tree_entry_name(git_tree_entry_byindex(tree, i));
+
+		if (!machine_id_valid(machine))
+			continue;
+		if ((error = subtree(&machine_tree, gs->repo, tree,
+				     machine)) < 0 || !machine_tree)
+			continue;
+		list_machine(store, machine_tree, commit, machine, suite,
+			     list);
+		git_tree_free(machine_tree);
+	}
+	return error;
+}
+
+static int git_list(struct store *store, const struct store_query *q,
+		    struct store_entry **entries, size_t *nr)
+{
+	struct git_store *gs = git_store_of(store);
+	struct store_entry_list list = { 0 };
+	struct strbuf suite = STRBUF_INIT, prefix = STRBUF_INIT;
+	git_tree *root = NULL, *commit_tree = NULL;
+	const char *suite_name = NULL;
+	size_t i, count;
+	git_oid tip;
+	int error;
+
+	if (q->suite) {
+		if ((error = store_suite_filename(q->suite, &suite)) < 0)
+			goto done;
+		suite_name = suite.buf;
+	}
+	if (q->commit) {
+		size_t len = strlen(q->commit);
+
+		for (i = 0; i < len; i++)
+			strbuf_addch(&prefix,
+				     tolower((unsigned char)q->commit[i]));
+		if (!store_commit_name_valid(prefix.buf) &&
+		    (len < 4 || !all_hex(prefix.buf, len))) {
+			error = bg_input_error("'%s' is not a commit id or a "
+					       "prefix of at least 4 hex "
+					       "digits", q->commit);
+			goto done;
+		}
+	}
+	if ((error = read_tip(gs, &tip, &root)) < 0 || !root)
+		goto done;
+	if (q->commit && store_commit_name_valid(prefix.buf)) {
+		if ((error = subtree(&commit_tree, gs->repo, root,
+				     prefix.buf)) < 0 || !commit_tree)
+			goto done;
+		error = list_commit(store, commit_tree, prefix.buf, q,
+				    suite_name, &list);
+		goto done;
+	}
+	/* No full id: the one place where the whole tree's top is read. */
+	count = git_tree_entrycount(root);
+	for (i = 0; i < count && !error; i++) {
+		const char *commit =
+			git_tree_entry_name(git_tree_entry_byindex(root, i));
+
+		if (!store_commit_name_valid(commit) ||
+		    strncmp(commit, prefix.buf, prefix.len))
+			continue;
+		git_tree_free(commit_tree);
+		commit_tree = NULL;
+		if ((error = subtree(&commit_tree, gs->repo, root, commit)) < 0 ||
+		    !commit_tree)
+			continue;
+		error = list_commit(store, commit_tree, commit, q, suite_name,
+				    &list);
+	}
+done:
+	git_tree_free(commit_tree);
+	git_tree_free(root);
+	strbuf_release(&suite);
+	strbuf_release(&prefix);
+	if (error < 0) {
+		for (i = 0; i < list.nr; i++) {
+			free(list.items[i].path);
+			free(list.items[i].commit);
+			free(list.items[i].machine);
+			free(list.items[i].suite);
+		}
+		free(list.items);
+		return error;
+	}
+	*entries = list.items;
+	*nr = list.nr;
+	return BG_OK;
+}
+
+/* Loading */
+
+static int git_load(struct store *store, const struct store_entry *entry,
+		    struct result **out)
+{
+	struct git_store *gs = git_store_of(store);
+	size_t branch_len = strlen(gs->branch);
+	git_tree_entry *te = NULL;
+	git_tree *root = NULL;
+	git_blob *blob = NULL;
+	struct result *r = NULL;
+	const char *path;
+	git_oid tip;
+	int error;
+
+	*out = NULL;
+	/* Entries come from git_list(), which names them "<branch>:<path>". */
+	assert(!strncmp(entry->path, gs->branch, branch_len) &&
+	       entry->path[branch_len] == ':');
+	path = entry->path + branch_len + 1;
+	if ((error = read_tip(gs, &tip, &root)) < 0)
+		goto done;
+	if (!root || git_tree_entry_bypath(&te, root, path) < 0 ||
+	    git_tree_entry_type(te) != GIT_OBJECT_BLOB) {
+		error = bg_notfound("'%s': no such result on branch '%s'",
+				    entry->path, gs->branch);
+		goto done;
+	}
+	if (git_blob_lookup(&blob, gs->repo, git_tree_entry_id(te)) < 0) {
+		error = bg_error("'%s': cannot read: %s", entry->path,
+				 gitref_message());
+		goto done;
+	}
+	if ((error = result_parse(&r, git_blob_rawcontent(blob),
+				  (size_t)git_blob_rawsize(blob),
+				  entry->path)) < 0)
+		goto done;
+	if ((error = store_check_placement(entry, r)) < 0)
+		goto done;
+	*out = r;
+	r = NULL;
+done:
+	if (error < 0 && error != BG_ENOTFOUND)
+		store_warn_once(store, entry->path, "%s; skipped",
+				bg_error_last());
+	result_free(r);
+	git_blob_free(blob);
+	git_tree_entry_free(te);
+	git_tree_free(root);
+	return error;
+}
+
+/* Claiming names */
+
+/*
+ * Claims the first name "<stem>[-N]" (N > after, when after is set) that
+ * is neither on the branch nor claimed by another writer: creates
+ * "<scratch_dir>/logs/<name>" and appends the name to `name`.
+ */
+static int claim_name(struct git_store *gs, const char *rel_dir,
+		      const char *scratch_dir, const char *stem,
+		      unsigned first_attempt, struct strbuf *name)
+{
+	struct strbuf probe = STRBUF_INIT, log_dir = STRBUF_INIT;
+	git_tree *root = NULL;
+	unsigned attempt;
+	git_oid tip;
+	int lock = -1, error;
+
+	strbuf_addf(&probe, "%s/logs", scratch_dir);
+	if ((error = mkdir_p(probe.buf)) < 0 ||
+	    (error = lock_scratch(gs, &lock)) < 0 ||
+	    (error = read_tip(gs, &tip, &root)) < 0)
+		goto done;
+	for (attempt = first_attempt;; attempt++) {
+		if (attempt == NAME_ATTEMPTS_MAX) {
+			error = bg_error("cannot find a free name for '%s' on "
+					 "branch '%s'", stem, gs->branch);
+			goto done;
+		}
+		store_name_candidate(name, stem, attempt);
+		strbuf_reset(&probe);
+		strbuf_addf(&probe, "%s/%s.json", rel_dir, name->buf);
+		if (tree_has_path(root, probe.buf))
+			continue;
+		strbuf_reset(&log_dir);
+		strbuf_addf(&log_dir, "%s/logs/%s", scratch_dir, name->buf);
+		if (!mkdir(log_dir.buf, 0777))
+			break;
+		if (errno != EEXIST) {
+			error = bg_error("cannot create directory '%s': %s",
+					 log_dir.buf, strerror(errno));
+			goto done;
+		}
+	}
+done:
+	unlock_file(lock);
+	git_tree_free(root);
+	strbuf_release(&probe);
+	strbuf_release(&log_dir);
+	return error;
+}
+
+/* nftw() callback of remove_contents(): children before their directory
+ * (FTW_DEPTH), the root itself left alone. */
+static int remove_entry(const char *path, const struct stat *st, int type,
+			struct FTW *ftw)
+{
+	(void)st;
+	if (ftw->level > 0)
+		(void)(type == FTW_DP ? rmdir(path) : unlink(path));
+	return 0;
+}
+
+/*
+ * Removes everything below dir, not dir itself: scratch files whose
+ * content is already on the branch. Best effort; what cannot be removed
+ * stays (symbolic links are removed, never followed: FTW_PHYS).
+ */
+static void remove_contents(const char *dir)
+{
+	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Removes a claim directory and the log files in it. */
+static void release_claim(struct git_store *gs, const char *claim_dir)
+{
+	int lock = -1;
+
+	remove_contents(claim_dir);
+	/* Under the lock: a writer choosing a name must see either the
+	 * claim or the result on the branch, never neither. */
+	if (lock_scratch(gs, &lock) == BG_OK)
+		rmdir(claim_dir);
+	else
+		bg_error_clear();
+	unlock_file(lock);
+}
+
+/* "<scratch>/<commit>/<machine>", "<commit>/<machine>" and the suite's
+ * file name for a result. */
+static int result_places(struct git_store *gs, const struct result *r,
+			 struct strbuf *scratch_dir, struct strbuf *rel_dir,
+			 struct strbuf *suite)
+{
+	int error = store_check_result_names(r, suite);
+
+	if (error < 0)
+		return error;
+	strbuf_addf(rel_dir, "%s/%s", r->git.commit, r->machine.id);
+	strbuf_addf(scratch_dir, "%s/%s", gs->scratch, rel_dir->buf);
+	return BG_OK;
+}
+
+static int git_reserve(struct store *store, const struct result *r,
+		       struct store_slot **out)
+{
+	struct git_store *gs = git_store_of(store);
+	struct strbuf scratch_dir = STRBUF_INIT, rel_dir = STRBUF_INIT;
+	struct strbuf suite = STRBUF_INIT, stem = STRBUF_INIT;
+	struct strbuf name = STRBUF_INIT, text = STRBUF_INIT;
+	struct store_slot *slot;
+	char ts[STORE_TIMESTAMP_LEN + 1];
+	int error;
+
+	*out = NULL;
+	if ((error = result_places(gs, r, &scratch_dir, &rel_dir,
+				   &suite)) < 0)
+		goto done;
+	store_timestamp_of(r->started_at, ts);
+	strbuf_addf(&stem, "%s-%s", suite.buf, ts);
+	if ((error = claim_name(gs, rel_dir.buf, scratch_dir.buf, stem.buf, 0,
+				&name)) < 0)
+		goto done;
+	slot = xcalloc(1, sizeof(*slot));
+	strbuf_addf(&text, "%s/logs/%s", scratch_dir.buf, name.buf);
+	slot->log_dir = strbuf_detach(&text, NULL);
+	strbuf_addf(&text, "logs/%s", name.buf);
+	slot->log_prefix = strbuf_detach(&text, NULL);
+	slot->dir = strbuf_detach(&scratch_dir, NULL);
+	slot->name = strbuf_detach(&name, NULL);
+	*out = slot;
+done:
+	strbuf_release(&scratch_dir);
+	strbuf_release(&rel_dir);
+	strbuf_release(&suite);
+	strbuf_release(&stem);
+	strbuf_release(&name);
+	strbuf_release(&text);
+	return error;
+}
+
+/* Writing */
+
+static void file_blobs_release(struct file_blobs *files)
+{
+	for (size_t i = 0; i < files->nr; i++)
+		free(files->items[i].path);
+	free(files->items);
+	memset(files, 0, sizeof(*files));
+}
+
+/*
+ * Stores every regular file below "<top>/<sub>" (sub "" for top itself),
+ * recursively, as a blob of `area` named by its path relative to top.
+ * Hidden files (a writer's temporary files) and anything that is neither
+ * a file nor a directory are left out; a missing top has no files.
+ */
+static int read_files(struct git_store *gs, const char *top,
+		      const char *sub, const char *area,
+		      struct file_blobs *files)
+{
+	struct strbuf dir = STRBUF_INIT, path = STRBUF_INIT;
+	struct strbuf rel = STRBUF_INIT;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int error = BG_OK;
+
+	strbuf_addstr(&dir, top);
+	if (*sub)
+		strbuf_addf(&dir, "/%s", sub);
+	if (!(d = opendir(dir.buf))) {
+		if (errno != ENOENT || *sub)
+			error = bg_error("cannot read directory '%s': %s",
+					 dir.buf, strerror(errno));
+		goto done;
+	}
+	while (!error && (de = readdir(d))) {
+		struct file_blob *file;
+
+		if (de->d_name[0] == '.')
+			continue;
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s/%s", dir.buf, de->d_name);
+		strbuf_reset(&rel);
+		if (*sub)
+			strbuf_addf(&rel, "%s/", sub);
+		strbuf_addstr(&rel, de->d_name);
+		if (lstat(path.buf, &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			error = read_files(gs, top, rel.buf, area, files);
+			continue;
+		}
+		if (!S_ISREG(st.st_mode))
+			continue;
+		ALLOC_GROW(files->items, files->nr + 1, files->alloc);
+		file = &files->items[files->nr];
+		if (git_blob_create_from_disk(&file->id, gs->repo,
+					      path.buf) < 0) {
+			error = bg_error("cannot store '%s': %s", path.buf,
+					 gitref_message());
+			break;
+		}
+		file->area = area;
+		file->path = strbuf_detach(&rel, NULL);
+		file->mode = st.st_mode & 0111 ? GIT_FILEMODE_BLOB_EXECUTABLE :
+						 GIT_FILEMODE_BLOB;
+		files->nr++;
+	}
+	closedir(d);
+done:
+	strbuf_release(&dir);
+	strbuf_release(&path);
+	strbuf_release(&rel);
+	return error;
+}
+
+/* "<area>/<old>/..." (or "<area>/<old>" itself) becomes "<area>/<name>/...":
+ * a path of a result that had to change names. */
+static void move_path(char **path, const char *area, const char *old_name,
+		      const char *name)
+{
+	struct strbuf prefix = STRBUF_INIT, moved = STRBUF_INIT;
+
+	strbuf_addf(&prefix, "%s/%s", area, old_name);
+	if (*path && !strncmp(*path, prefix.buf, prefix.len) &&
+	    ((*path)[prefix.len] == '/' || !(*path)[prefix.len])) {
+		strbuf_addf(&moved, "%s/%s%s", area, name,
+			    *path + prefix.len);
+		free(*path);
+		*path = strbuf_detach(&moved, NULL);
+	}
+	strbuf_release(&prefix);
+	strbuf_release(&moved);
+}
+
+/*
+ * The result's JSON as a blob. When the result had to change names (see
+ * git_write()), its cases' logs and artifacts move along: "logs/<old>/"
+ * becomes "logs/<name>/" and "artifacts/<old>/" "artifacts/<name>/".
+ */
+static int result_blob(struct git_store *gs, const struct result *r,
+		       const char *old_name, const char *name, git_oid *out)
+{
+	struct strbuf json = STRBUF_INIT;
+	struct result *copy = NULL;
+	int error = BG_OK;
+
+	result_to_json(r, &json);
+	if (old_name && strcmp(old_name, name)) {
+		if ((error = result_parse(&copy, json.buf, json.len,
+					  name)) < 0)
+			goto done;
+		for (size_t i = 0; i < copy->cases_nr; i++) {
+			struct result_case *rcase = &copy->cases[i];
+
+			move_path(&rcase->log, "logs", old_name, name);
+			for (size_t j = 0; j < rcase->artifacts_nr; j++)
+				move_path(&rcase->artifacts[j].path,
+					  "artifacts", old_name, name);
+		}
+		strbuf_reset(&json);
+		result_to_json(copy, &json);
+	}
+	if (git_blob_create_from_buffer(out, gs->repo, json.buf, json.len) < 0)
+		error = bg_error("cannot store result '%s': %s", name,
+				 gitref_message());
+done:
+	result_free(copy);
+	strbuf_release(&json);
+	return error;
+}
+
+static int signature(git_signature **out, git_repository *repo)
+{
+	/* CI machines rarely configure user.name; the results branch does
+	 * not need a person. */
+	if (git_signature_default(out, repo) == 0)
+		return BG_OK;
+	if (git_signature_now(out, "benchgate", "benchgate@localhost") == 0)
+		return BG_OK;
+	return bg_error("cannot make a commit signature: %s",
+			gitref_message());
+}
+
+/* An empty tree to build the first commit of a new branch on. */
+static int empty_tree(git_tree **out, git_repository *repo)
+{
+	git_treebuilder *builder = NULL;
+	git_oid id;
+	int error = BG_OK;
+
+	if (git_treebuilder_new(&builder, repo, NULL) < 0 ||
+	    git_treebuilder_write(&id, builder) < 0 ||
+	    git_tree_lookup(out, repo, &id) < 0)
+		error = bg_error("cannot make an empty tree: %s",
+				 gitref_message());
+	git_treebuilder_free(builder);
+	return error;
+}
+
+/*
+ * One attempt to put the files on the branch: a commit on top of `tip`
+ * (none when `tree` is NULL) with the files added, and a compare-and-swap
+ * of the ref from `tip`. 1 when the branch moved or its ref is locked
+ * (try again), 0 when done, < 0 on error.
+ */
+static int commit_files(struct git_store *gs, const git_oid *tip,
+			git_tree *tree, const git_tree_update *updates,
+			size_t nupdates, const char *message)
+{
+	git_tree *base = NULL, *new_tree = NULL;
+	git_commit *parent = NULL;
+	git_signature *sig = NULL;
+	git_oid tree_id, commit_id;
+	int error;
+
+	if (!tree && (error = empty_tree(&base, gs->repo)) < 0)
+		goto done;
+	if (git_tree_create_updated(&tree_id, gs->repo, tree ? tree : base,
+				    nupdates, updates) < 0 ||
+	    git_tree_lookup(&new_tree, gs->repo, &tree_id) < 0 ||
+	    (tree && git_commit_lookup(&parent, gs->repo, tip) < 0)) {
+		error = bg_error("cannot build the tree of branch '%s': %s",
+				 gs->branch, gitref_message());
+		goto done;
+	}
+	if ((error = signature(&sig, gs->repo)) < 0)
+		goto done;
+	if (git_commit_create(&commit_id, gs->repo, NULL, sig, sig, NULL,
+			      message, new_tree, parent ? 1 : 0,
+			      (const git_commit **)&parent) < 0) {
+		error = bg_error("cannot commit to branch '%s': %s",
+				 gs->branch, gitref_message());
+		goto done;
+	}
+	/* Compare-and-swap: only from the tip the tree was built on (all
+	 * zeros for the first commit: only while there is no branch). */
+	error = gitref_move(gs->repo, gs->ref, tip, &commit_id, message);
+done:
+	git_signature_free(sig);
+	git_commit_free(parent);
+	git_tree_free(new_tree);
+	git_tree_free(base);
+	return error;
+}
+
+static int git_write(struct store *store, const struct result *r,
+		     const struct store_slot *slot, struct strbuf *path_out)
+{
+	struct git_store *gs = git_store_of(store);
+	struct strbuf scratch_dir = STRBUF_INIT, rel_dir = STRBUF_INIT;
+	struct strbuf suite = STRBUF_INIT, stem = STRBUF_INIT;
+	struct strbuf name = STRBUF_INIT, path = STRBUF_INIT;
+	struct strbuf message = STRBUF_INIT, claim = STRBUF_INIT;
+	struct strbuf extra_claim = STRBUF_INIT, artifacts = STRBUF_INIT;
+	struct file_blobs files = { 0 };
+	git_tree_update *updates = NULL;
+	char **update_paths = NULL;
+	git_tree *root = NULL;
+	git_oid tip, result_id;
+	char ts[STORE_TIMESTAMP_LEN + 1];
+	unsigned attempt;
+	int error, committed = 1;
+
+	if ((error = result_places(gs, r, &scratch_dir, &rel_dir,
+				   &suite)) < 0)
+		goto done;
+	/* A slot of another commit or machine is a caller's mistake. */
+	assert(!slot || !strcmp(slot->dir, scratch_dir.buf));
+	store_timestamp_of(r->started_at, ts);
+	strbuf_addf(&stem, "%s-%s", suite.buf, ts);
+	if (slot) {
+		strbuf_addstr(&name, slot->name);
+		strbuf_addstr(&claim, slot->log_dir);
+		/* where session.c has the runner put them */
+		strbuf_addf(&artifacts, "%s/artifacts/%s", slot->dir,
+			    slot->name);
+		if ((error = read_files(gs, slot->log_dir, "", "logs",
+					&files)) < 0 ||
+		    (error = read_files(gs, artifacts.buf, "", "artifacts",
+					&files)) < 0)
+			goto done;
+	} else {
+		if ((error = claim_name(gs, rel_dir.buf, scratch_dir.buf,
+					stem.buf, 0, &name)) < 0)
+			goto done;
+		strbuf_addf(&claim, "%s/logs/%s", scratch_dir.buf, name.buf);
+	}
+	if ((error = result_blob(gs, r, NULL, name.buf, &result_id)) < 0)
+		goto done;
+	updates = xcalloc(files.nr + 1, sizeof(*updates));
+	update_paths = xcalloc(files.nr + 1, sizeof(*update_paths));
+	strbuf_addf(&message, "benchgate: %s at %.12s on %s\n", r->suite,
+		    r->git.commit, r->machine.id);
+
+	for (attempt = 0; committed == 1; attempt++) {
+		if (attempt == CAS_ATTEMPTS_MAX) {
+			error = bg_error("cannot update branch '%s': it kept "
+					 "changing or stayed locked (is there "
+					 "a stale '%s.lock'?)", gs->branch,
+					 gs->ref);
+			goto done;
+		}
+		if (attempt)
+			backoff(gs, attempt);
+		git_tree_free(root);
+		if ((error = read_tip(gs, &tip, &root)) < 0)
+			goto done;
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s/%s.json", rel_dir.buf, name.buf);
+		if (tree_has_path(root, path.buf)) {
+			/* Only a writer that did not see our claim can have
+			 * taken the name: another clone with the same machine
+			 * id, whose result came in through `sync`. Never
+			 * overwrite it; move to the next free name. */
+			const char *old_name = slot ? slot->name : NULL;
+			struct strbuf fresh = STRBUF_INIT;
+
+			if (extra_claim.len)
+				release_claim(gs, extra_claim.buf);
+			strbuf_reset(&extra_claim);
+			if ((error = claim_name(gs, rel_dir.buf,
+						scratch_dir.buf, stem.buf, 1,
+						&fresh)) < 0) {
+				strbuf_release(&fresh);
+				goto done;
+			}
+			strbuf_addf(&extra_claim, "%s/logs/%s",
+				    scratch_dir.buf, fresh.buf);
+			strbuf_reset(&name);
+			strbuf_addstr(&name, fresh.buf);
+			strbuf_release(&fresh);
+			if ((error = result_blob(gs, r, old_name, name.buf,
+						 &result_id)) < 0)
+				goto done;
+			strbuf_reset(&path);
+			strbuf_addf(&path, "%s/%s.json", rel_dir.buf,
+				    name.buf);
+		}
+		for (size_t i = 0; i <= files.nr; i++) {
+			struct strbuf update_path = STRBUF_INIT;
+
+			free(update_paths[i]);
+			updates[i].action = GIT_TREE_UPDATE_UPSERT;
+			if (i == files.nr) {
+				strbuf_addstr(&update_path, path.buf);
+				updates[i].id = result_id;
+				updates[i].filemode = GIT_FILEMODE_BLOB;
+			} else {
+				const struct file_blob *file = &files.items[i];
+
+				strbuf_addf(&update_path, "%s/%s/%s/%s",
+					    rel_dir.buf, file->area, name.buf,
+					    file->path);
+				updates[i].id = file->id;
+				updates[i].filemode = file->mode;
+			}
+			update_paths[i] = strbuf_detach(&update_path, NULL);
+			updates[i].path = update_paths[i];
+		}
+		committed = commit_files(gs, &tip, root, updates, files.nr + 1,
+					 message.buf);
+		if (committed < 0) {
+			error = committed;
+			goto done;
+		}
+	}
+	if (path_out)
+		strbuf_addf(path_out, "%s:%s", gs->branch, path.buf);
+	/* On the branch now; no claim guards this directory, so no lock. */
+	if (artifacts.len) {
+		remove_contents(artifacts.buf);
+		rmdir(artifacts.buf);
+		/* "<slot dir>/artifacts", when no other run uses it */
+		strbuf_setlen(&artifacts, strlen(slot->dir) +
+					  strlen("/artifacts"));
+		rmdir(artifacts.buf);
+	}
+	error = BG_OK;
+done:
+	/* After a failure too: the claim would only block the name. */
+	if (claim.len && (error == BG_OK || !slot))
+		release_claim(gs, claim.buf);
+	if (extra_claim.len)
+		release_claim(gs, extra_claim.buf);
+	for (size_t i = 0; update_paths && i <= files.nr; i++)
+		free(update_paths[i]);
+	free(update_paths);
+	free(updates);
+	file_blobs_release(&files);
+	git_tree_free(root);
+	strbuf_release(&scratch_dir);
+	strbuf_release(&rel_dir);
+	strbuf_release(&suite);
+	strbuf_release(&stem);
+	strbuf_release(&name);
+	strbuf_release(&path);
+	strbuf_release(&message);
+	strbuf_release(&claim);
+	strbuf_release(&extra_claim);
+	strbuf_release(&artifacts);
+	return error;
+}
+
+/* Opening */
+
+static void git_free(struct store *store)
+{
+	struct git_store *gs = git_store_of(store);
+
+	if (!gs)
+		return;
+	git_repository_free(gs->repo);
+	free(gs->branch);
+	free(gs->ref);
+	free(gs->scratch);
+	free(gs);
+	store->backend_data = NULL;
+}
+
+static const struct store_backend git_backend = {
+	git_reserve,
+	git_write,
+	git_list,
+	git_load,
+	git_free,
+};
+
+int store_git_open(struct store **out, const char *branch)
+{
+	struct strbuf ref = STRBUF_INIT, scratch = STRBUF_INIT;
+	struct strbuf location = STRBUF_INIT;
+	git_repository *repo = NULL;
+	struct git_store *gs;
+	struct store *store;
+	int valid = 0, error = BG_OK;
+
+	*out = NULL;
+	gitinfo_libgit2_init();
+	strbuf_addf(&ref, "refs/heads/%s", branch);
+	strbuf_addf(&location, "git:%s", branch);
+	if (!*branch || git_reference_name_is_valid(&valid, ref.buf) < 0 ||
+	    !valid) {
+		error = bg_input_error("store '%s': '%s' is not a valid branch "
+				       "name", location.buf, branch);
+		goto done;
+	}
+	/* As gitinfo does: the current directory decides, not GIT_DIR. */
+	if (git_repository_open_ext(&repo, ".", 0,
+				    getenv("GIT_CEILING_DIRECTORIES")) < 0) {
+		error = bg_input_error("store '%s': the current directory is "
+				       "not in a git repository that can be "
+				       "opened: %s", location.buf,
+				       gitref_message());
+		goto done;
+	}
+	strbuf_addstr(&scratch, git_repository_commondir(repo));
+	while (scratch.len > 1 && scratch.buf[scratch.len - 1] == '/')
+		strbuf_setlen(&scratch, scratch.len - 1);
+	strbuf_addf(&scratch, "/benchgate/%s", branch);
+
+	gs = xcalloc(1, sizeof(*gs));
+	gs->repo = repo;
+	repo = NULL;
+	gs->branch = xstrdup(branch);
+	gs->ref = strbuf_detach(&ref, NULL);
+	gs->scratch = strbuf_detach(&scratch, NULL);
+	gs->random_state = (unsigned)getpid() ^ (unsigned)time(NULL);
+	store = xcalloc(1, sizeof(*store));
+	store->backend = &git_backend;
+	store->backend_data = gs;
+	store->location = strbuf_detach(&location, NULL);
+	*out = store;
+done:
+	git_repository_free(repo);
+	strbuf_release(&ref);
+	strbuf_release(&scratch);
+	strbuf_release(&location);
+	return error;
+}

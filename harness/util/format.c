@@ -1,0 +1,67 @@
+#include "harness/util/format.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+/* Three significant digits without exponents for the magnitudes that
+ * benchmarks report. */
+static void add_number(struct strbuf *out, double value)
+{
+	double magnitude = fabs(value);
+
+	if (magnitude >= 100 || magnitude == 0)
+		strbuf_addf(out, "%.0f", value);
+	else if (magnitude >= 10)
+		strbuf_addf(out, "%.1f", value);
+	else if (magnitude >= 1)
+		strbuf_addf(out, "%.2f", value);
+	else
+		strbuf_addf(out, "%.3g", value);
+}
+
+void format_quantity(struct strbuf *out, double value, const char *unit)
+{
+	static const char *const binary[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	static const char *const decimal[] = { "", "k", "M", "G", "T" };
+	bool bytes = unit && !strcmp(unit, "B");
+	int step = 0;
+
+	if (isnan(value)) {
+		strbuf_addstr(out, "-");
+		return;
+	}
+	/* Time units are already scaled by the benchmark; bytes get binary
+	 * prefixes, counts and rates decimal ones. */
+	if (bytes)
+		while (fabs(value) >= 1024 && step < 4)
+			value /= 1024, step++;
+	else if (!unit || !strchr("nuµms", unit[0]) || strlen(unit) > 2)
+		while (fabs(value) >= 10000 && step < 4)
+			value /= 1000, step++;
+	add_number(out, value);
+	if (bytes)
+		strbuf_addf(out, " %s", binary[step]);
+	else if (step)
+		strbuf_addf(out, " %s", decimal[step]);
+	if (!bytes && unit && *unit)
+		strbuf_addf(out, " %s", unit);
+}
+
+void format_change(struct strbuf *out, double change)
+{
+	if (isnan(change))
+		strbuf_addstr(out, "-");
+	else
+		strbuf_addf(out, "%+.1f%%", change * 100);
+}
+
+void format_p_value(struct strbuf *out, double p)
+{
+	if (isnan(p))
+		strbuf_addstr(out, "-");
+	else if (p >= 1e-4 || p == 0)
+		strbuf_addf(out, "%.4g", p);
+	else
+		strbuf_addf(out, "%.1e", p);
+}

@@ -1,0 +1,26 @@
+#ifndef BENCHGATE_SUMMARY_H
+#define BENCHGATE_SUMMARY_H
+
+#include "harness/gate/compare.h"
+#include "harness/store/result.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/*
+ * What `run`, `compare` and `check` print in the terminal: aligned tables,
+ * coloured only when asked (the CLI asks when stdout is a TTY and NO_COLOR
+ * is unset).
+ */
+
+/* Per case, each metric's median and spread (robust CV), runs and status;
+ * failed cases with the first line of their reason. */
+void summary_print_result(FILE *to, const struct result *result, bool color);
+
+/* The verdict line, then the comparisons: regressions first, then
+ * failures, improvements, inconclusive; unchanged and the rest only when
+ * `all` is set (else counted). Then the variant comparison table. */
+void summary_print_comparison(FILE *to, const struct comparison *comparison,
+			      bool color, bool all);
+
+#endif
