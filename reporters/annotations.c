@@ -20,7 +20,7 @@ static void add_escaped(struct strbuf *out, const char *s, bool property)
 {
 	struct strbuf text = STRBUF_INIT;
 
-	escape_utf8(&text, s);  /* valid UTF-8, as the runner expects */
+	escape_utf8(&text, s); /* valid UTF-8, as the runner expects */
 	for (const char *p = text.buf; *p; p++) {
 		if (*p == '%')
 			strbuf_addstr(out, "%25");
@@ -41,8 +41,7 @@ static void add_escaped(struct strbuf *out, const char *s, bool property)
 /* "infer-batch32/quantized/cpu latency +6.5% (1.70 ms -> 1.81 ms,
  * threshold 3%, p 0.0004)"; exact metrics give the absolute difference
  * and the tolerance instead. */
-static void add_message(struct strbuf *out,
-			const struct metric_comparison *mc)
+static void add_message(struct strbuf *out, const struct metric_comparison *mc)
 {
 	struct strbuf text = STRBUF_INIT;
 
@@ -50,8 +49,8 @@ static void add_message(struct strbuf *out,
 		    mc->variant ? mc->variant : "",
 		    mc->device ? mc->device : "", mc->metric ? mc->metric : "");
 	if (mc->exact)
-		strbuf_addf(&text, "%+.4g", mc->candidate.median -
-			    mc->baseline.median);
+		strbuf_addf(&text, "%+.4g",
+			    mc->candidate.median - mc->baseline.median);
 	else
 		format_change(&text, mc->change);
 	strbuf_addstr(&text, " (");

@@ -14,9 +14,9 @@
 
 /* Every chart has the same fixed size, so reports lay out predictably and
  * two runs give the same bytes. */
-#define CHART_WIDTH 800
+#define CHART_WIDTH  800
 #define CHART_HEIGHT 500
-#define CHART_FONT "sans-serif,11"
+#define CHART_FONT   "sans-serif,11"
 
 /* Names longer than this are cut in titles and keys: an 800-pixel chart
  * clips a longer line at both ends. The file names keep them whole. */
@@ -52,11 +52,11 @@ static const char chart_styles[] =
 	"set key below horizontal height 0.6 noautotitle\n";
 
 struct charts {
-	char *program;          /* gnuplot, as spawned */
-	struct strbuf dir;      /* <dir>/charts */
+	char *program;	   /* gnuplot, as spawned */
+	struct strbuf dir; /* <dir>/charts */
 	bool dir_made;
 	double confidence;
-	char **stems;           /* used so far, to keep every name unique */
+	char **stems; /* used so far, to keep every name unique */
 	size_t stems_nr, stems_alloc;
 	struct strbuf *written;
 };
@@ -69,7 +69,10 @@ struct chart {
 	struct strbuf dat;
 };
 
-#define CHART_INIT { STRBUF_INIT, STRBUF_INIT, STRBUF_INIT }
+#define CHART_INIT                                    \
+	{                                             \
+		STRBUF_INIT, STRBUF_INIT, STRBUF_INIT \
+	}
 
 static void chart_release(struct chart *chart)
 {
@@ -77,7 +80,6 @@ static void chart_release(struct chart *chart)
 	strbuf_release(&chart->gp);
 	strbuf_release(&chart->dat);
 }
-
 
 /* Finding and running gnuplot */
 
@@ -196,7 +198,6 @@ static int chart_render(struct charts *ctx, struct chart *chart)
 	return BG_OK;
 }
 
-
 /* Names and labels */
 
 /*
@@ -234,7 +235,7 @@ static void chart_name(struct charts *ctx, struct chart *chart,
 			continue;
 		strbuf_setlen(&chart->stem, base_len);
 		strbuf_addf(&chart->stem, "-%zu", ++count);
-		i = (size_t)-1;  /* check the new name from the start */
+		i = (size_t)-1; /* check the new name from the start */
 	}
 	ALLOC_GROW(ctx->stems, ctx->stems_nr + 1, ctx->stems_alloc);
 	ctx->stems[ctx->stems_nr++] = xstrdup(chart->stem.buf);
@@ -323,10 +324,10 @@ static void short_commit(struct strbuf *out, const char *commit)
 	strbuf_release(&cut);
 }
 
-static void script_begin(struct strbuf *gp, const char *stem,
-			 const char *what)
+static void script_begin(struct strbuf *gp, const char *stem, const char *what)
 {
-	strbuf_addf(gp, "# benchgate chart: %s.\n"
+	strbuf_addf(gp,
+		    "# benchgate chart: %s.\n"
 		    "# Redraw with `gnuplot %s.gp` in this directory.\n"
 		    "set encoding utf8\n"
 		    "set terminal svg size %d,%d font '%s' noenhanced "
@@ -340,7 +341,8 @@ static void script_begin(struct strbuf *gp, const char *stem,
  * pngcairo where gnuplot was built without cairo. */
 static void script_end(struct strbuf *gp, const char *stem)
 {
-	strbuf_addf(gp, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+	strbuf_addf(gp,
+		    "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
 		    "\tset terminal pngcairo size %d,%d font '%s' "
 		    "noenhanced background '#ffffff'\n"
 		    "} else {\n"
@@ -385,9 +387,8 @@ static bool finite_summary(const struct stats_summary *s)
 	       isfinite(s->ci_high);
 }
 
-static const struct metric_samples *raw_metric(const struct result *result,
-					       const struct metric_comparison
-					       *mc)
+static const struct metric_samples *
+raw_metric(const struct result *result, const struct metric_comparison *mc)
 {
 	const struct result_case *rcase;
 	const struct metric_samples *metric;
@@ -401,7 +402,6 @@ static const struct metric_samples *raw_metric(const struct result *result,
 		return NULL;
 	return metric;
 }
-
 
 /* History of a metric over commits */
 
@@ -436,7 +436,6 @@ static size_t history_points(const struct report_model *model,
 	*out = points;
 	return nr;
 }
-
 
 /* Appends " title '<text>'" to a plot element and empties text. */
 static void add_title(struct strbuf *gp, struct strbuf *text)
@@ -479,16 +478,19 @@ static int history_chart(struct charts *ctx, const struct report_model *model,
 	}
 
 	strbuf_addstr(&chart.dat, "# index 0: commits, oldest first\n"
-		      "# x median ci_low ci_high\n");
+				  "# x median ci_low ci_high\n");
 	for (size_t i = 0; i < nr; i++)
 		strbuf_addf(&chart.dat, "%zu %.9g %.9g %.9g\n", i,
 			    points[i].summary.median, points[i].summary.ci_low,
 			    points[i].summary.ci_high);
-	strbuf_addf(&chart.dat, "\n\n# index 1: the candidate\n"
-		    "%zu %.9g %.9g %.9g\n", nr, mc->candidate.median,
-		    mc->candidate.ci_low, mc->candidate.ci_high);
+	strbuf_addf(&chart.dat,
+		    "\n\n# index 1: the candidate\n"
+		    "%zu %.9g %.9g %.9g\n",
+		    nr, mc->candidate.median, mc->candidate.ci_low,
+		    mc->candidate.ci_high);
 	if (band)
-		strbuf_addf(&chart.dat, "\n\n# index 2: noise band\n"
+		strbuf_addf(&chart.dat,
+			    "\n\n# index 2: noise band\n"
 			    "# x low high center\n"
 			    "-0.5 %.9g %.9g %.9g\n%zu.5 %.9g %.9g %.9g\n",
 			    center - spread, center + spread, center, nr,
@@ -516,27 +518,28 @@ static int history_chart(struct charts *ctx, const struct report_model *model,
 	strbuf_addstr(&text, "candidate ");
 	short_commit(&text, model->candidate->git.commit);
 	add_tic(&chart.gp, first, &text, (double)nr);
-	strbuf_addf(&chart.gp, ")\nset xrange [-0.5:%zu.5]\n"
+	strbuf_addf(&chart.gp,
+		    ")\nset xrange [-0.5:%zu.5]\n"
 		    "set offsets 0, 0, graph 0.08, graph 0.08\n"
 		    "set style fill solid 1.0 noborder\n"
-		    "plot '%s.dat' ", nr, chart.stem.buf);
+		    "plot '%s.dat' ",
+		    nr, chart.stem.buf);
 	if (band) {
 		strbuf_addf(&text, "noise: \u00b1 robust SD of %zu commits",
 			    nr);
 		strbuf_addstr(&chart.gp, "index 2 using 1:2:3 with "
-			      "filledcurves fc rgb '#d9d9d9'");
+					 "filledcurves fc rgb '#d9d9d9'");
 		add_title(&chart.gp, &text);
 		strbuf_addstr(&chart.gp, ", \\\n\t'' index 2 using 1:4 with "
-			      "lines lc rgb '#555555' lw 1 dt 2 "
-			      "title 'history median', \\\n\t'' ");
+					 "lines lc rgb '#555555' lw 1 dt 2 "
+					 "title 'history median', \\\n\t'' ");
 	}
-	strbuf_addf(&text, "median, %d%% CI",
-		    confidence_percent(ctx));
+	strbuf_addf(&text, "median, %d%% CI", confidence_percent(ctx));
 	strbuf_addstr(&chart.gp, "index 0 using 1:2:3:4 with yerrorlines ls 1");
 	add_title(&chart.gp, &text);
 	strbuf_addstr(&text, "candidate");
 	strbuf_addstr(&chart.gp, ", \\\n\t'' index 1 using 1:2:3:4 with "
-		      "yerrorbars ls 2 pt 13 ps 2.2");
+				 "yerrorbars ls 2 pt 13 ps 2.2");
 	add_title(&chart.gp, &text);
 	strbuf_addch(&chart.gp, '\n');
 	script_end(&chart.gp, chart.stem.buf);
@@ -549,7 +552,6 @@ done:
 	return error;
 }
 
-
 /* Groups of comparison items */
 
 static bool same(const char *a, const char *b)
@@ -559,8 +561,7 @@ static bool same(const char *a, const char *b)
 
 /* Whether an item before `at` has the benchmark and device of `at` (and its
  * metric, when by_metric): the group was drawn then. */
-static bool group_seen(const struct comparison *cmp, size_t at,
-		       bool by_metric)
+static bool group_seen(const struct comparison *cmp, size_t at, bool by_metric)
 {
 	const struct metric_comparison *mc = &cmp->items[at];
 
@@ -573,11 +574,9 @@ static bool group_seen(const struct comparison *cmp, size_t at,
 }
 
 /* The item of this case and metric with candidate numbers, or NULL. */
-static const struct metric_comparison *find_item(const struct comparison *cmp,
-						 const char *benchmark,
-						 const char *variant,
-						 const char *device,
-						 const char *metric)
+static const struct metric_comparison *
+find_item(const struct comparison *cmp, const char *benchmark,
+	  const char *variant, const char *device, const char *metric)
 {
 	for (size_t i = 0; i < cmp->nr; i++) {
 		const struct metric_comparison *mc = &cmp->items[i];
@@ -603,7 +602,6 @@ static bool first_of_variant(const struct comparison *cmp, size_t at)
 			return false;
 	return true;
 }
-
 
 /* Variants side by side */
 
@@ -637,7 +635,7 @@ static int variants_chart(struct charts *ctx, const struct comparison *cmp,
 	script_begin(&chart.gp, chart.stem.buf, "variants side by side");
 
 	strbuf_addstr(&chart.dat, "# index 0: candidate\n"
-		      "# x median ci_low ci_high\n");
+				  "# x median ci_low ci_high\n");
 	for (size_t i = 0; i < nr; i++) {
 		const struct stats_summary *s = &members[i]->candidate;
 
@@ -654,15 +652,18 @@ static int variants_chart(struct charts *ctx, const struct comparison *cmp,
 		}
 	}
 	if (baseline.len)
-		strbuf_addf(&chart.dat, "\n\n# index 1: baseline\n"
-			    "# x median\n%s", baseline.buf);
+		strbuf_addf(&chart.dat,
+			    "\n\n# index 1: baseline\n"
+			    "# x median\n%s",
+			    baseline.buf);
 
 	metric_axis_label(&text, group->metric, group->unit);
 	strbuf_addstr(&text, " by variant");
 	set_title(&chart.gp, &text, names);
 	metric_axis_label(&text, group->metric, group->unit);
-	strbuf_addstr(&text, group->better == BETTER_LOWER ?
-			     ", lower is better" : ", higher is better");
+	strbuf_addstr(&text, group->better == BETTER_LOWER
+				     ? ", lower is better"
+				     : ", higher is better");
 	set_text(&chart.gp, "ylabel", &text);
 	strbuf_addstr(&chart.gp, "set xtics (");
 	for (size_t i = 0; i < nr; i++) {
@@ -671,7 +672,8 @@ static int variants_chart(struct charts *ctx, const struct comparison *cmp,
 	}
 	/* Bars start at zero, so their lengths compare; the headroom keeps
 	 * the error bars off the border. */
-	strbuf_addf(&chart.gp, ")\nset xtics rotate by 30 right\n"
+	strbuf_addf(&chart.gp,
+		    ")\nset xtics rotate by 30 right\n"
 		    "set xrange [0.4:%zu.6]\n"
 		    "set yrange [%.9g:%.9g]\n"
 		    "set boxwidth 0.6\n"
@@ -681,13 +683,14 @@ static int variants_chart(struct charts *ctx, const struct comparison *cmp,
 		    nr, low < 0 ? low * 1.12 : 0, high > 0 ? high * 1.12 : 1,
 		    chart.stem.buf);
 	strbuf_addf(&text, "%d%% CI", confidence_percent(ctx));
-	strbuf_addstr(&chart.gp, ", \\\n\t'' index 0 using 1:2:3:4 with "
+	strbuf_addstr(&chart.gp,
+		      ", \\\n\t'' index 0 using 1:2:3:4 with "
 		      "yerrorbars lc rgb '#000000' lw 1.5 pt 7 ps 0.6");
 	add_title(&chart.gp, &text);
 	if (baseline.len)
 		strbuf_addstr(&chart.gp, ", \\\n\t'' index 1 using 1:2 with "
-			      "points ls 2 pt 6 ps 2.2 lw 2 "
-			      "title 'baseline median'");
+					 "points ls 2 pt 6 ps 2.2 lw 2 "
+					 "title 'baseline median'");
 	strbuf_addch(&chart.gp, '\n');
 	script_end(&chart.gp, chart.stem.buf);
 	error = chart_render(ctx, &chart);
@@ -698,7 +701,6 @@ done:
 	chart_release(&chart);
 	return error;
 }
-
 
 /* Accuracy against latency */
 
@@ -776,21 +778,25 @@ static int tradeoff_chart(struct charts *ctx, const struct comparison *cmp,
 	set_text(&chart.gp, "xlabel", &text);
 	metric_axis_label(&text, accuracy, first_a->unit);
 	set_text(&chart.gp, "ylabel", &text);
-	strbuf_addf(&chart.gp, "set offsets graph 0.1, graph 0.1, "
-		    "graph 0.1, graph 0.1\nplot '%s.dat' ", chart.stem.buf);
+	strbuf_addf(&chart.gp,
+		    "set offsets graph 0.1, graph 0.1, "
+		    "graph 0.1, graph 0.1\nplot '%s.dat' ",
+		    chart.stem.buf);
 
 	nr = 0;
 	for (size_t i = 0; i < cmp->nr; i++) {
 		if (!tradeoff_point(cmp, i, group, speed, accuracy, &s, &a))
 			continue;
-		strbuf_addf(&chart.dat, "%s# index %zu: x median, y median, "
+		strbuf_addf(&chart.dat,
+			    "%s# index %zu: x median, y median, "
 			    "x ci_low, x ci_high\n%.9g %.9g %.9g %.9g\n",
 			    nr ? "\n\n" : "", nr, s->candidate.median,
 			    a->candidate.median, s->candidate.ci_low,
 			    s->candidate.ci_high);
-		strbuf_addf(&chart.gp, "%sindex %zu using 1:2:3:4 with "
-			    "xerrorbars ls %zu ps 2", nr ? ", \\\n\t'' " : "",
-			    nr, nr % STYLES_NR + 1);
+		strbuf_addf(&chart.gp,
+			    "%sindex %zu using 1:2:3:4 with "
+			    "xerrorbars ls %zu ps 2",
+			    nr ? ", \\\n\t'' " : "", nr, nr % STYLES_NR + 1);
 		add_label_text(&text, cmp->items[i].variant);
 		add_title(&chart.gp, &text);
 		nr++;
@@ -803,7 +809,6 @@ done:
 	chart_release(&chart);
 	return error;
 }
-
 
 /* Sample distributions of a regressed metric */
 
@@ -885,8 +890,8 @@ static int distribution_chart(struct charts *ctx,
 	}
 	set_title(&chart.gp, &text, names);
 	metric_axis_label(&text, mc->metric, mc->unit);
-	strbuf_addstr(&text, mc->better == BETTER_LOWER ?
-			     ", lower is better" : ", higher is better");
+	strbuf_addstr(&text, mc->better == BETTER_LOWER ? ", lower is better"
+							: ", higher is better");
 	set_text(&chart.gp, "ylabel", &text);
 	strbuf_addstr(&text, "baseline ");
 	short_commit(&text, model->baseline->git.commit);
@@ -897,7 +902,8 @@ static int distribution_chart(struct charts *ctx,
 	short_commit(&text, model->candidate->git.commit);
 	strbuf_addf(&text, ", %zu samples", cand_nr);
 	add_tic(&chart.gp, false, &text, 2);
-	strbuf_addf(&chart.gp, ")\nset xrange [0.4:2.6]\n"
+	strbuf_addf(&chart.gp,
+		    ")\nset xrange [0.4:2.6]\n"
 		    "set offsets 0, 0, graph 0.08, graph 0.08\n"
 		    "set boxwidth 0.45\n"
 		    "set style fill empty\n"
@@ -909,7 +915,8 @@ static int distribution_chart(struct charts *ctx,
 		    "\t'' index 0 using 1:2 with points ls 1 pt 6 ps 1.2 "
 		    "title 'baseline', \\\n"
 		    "\t'' index 1 using 1:2 with points ls 2 pt 5 ps 1.0 "
-		    "title 'candidate'\n", chart.stem.buf);
+		    "title 'candidate'\n",
+		    chart.stem.buf);
 	script_end(&chart.gp, chart.stem.buf);
 	error = chart_render(ctx, &chart);
 done:
@@ -920,7 +927,6 @@ done:
 	return error;
 }
 
-
 /* All of them */
 
 static int write_all(struct charts *ctx, const struct report_model *model)
@@ -928,8 +934,9 @@ static int write_all(struct charts *ctx, const struct report_model *model)
 	const struct comparison *cmp = model->comparison;
 	int error = BG_OK;
 
-	for (size_t i = 0; !error && model->history_nr && model->candidate &&
-			   i < cmp->nr; i++)
+	for (size_t i = 0;
+	     !error && model->history_nr && model->candidate && i < cmp->nr;
+	     i++)
 		error = history_chart(ctx, model, &cmp->items[i]);
 	for (size_t i = 0; !error && i < cmp->nr; i++)
 		if (!group_seen(cmp, i, true))
@@ -937,11 +944,10 @@ static int write_all(struct charts *ctx, const struct report_model *model)
 	for (size_t i = 0; !error && i < cmp->nr; i++)
 		if (!group_seen(cmp, i, false))
 			error = tradeoff_chart(ctx, cmp, &cmp->items[i]);
-	for (size_t i = 0; !error && model->baseline && model->candidate &&
-			   i < cmp->nr; i++)
+	for (size_t i = 0;
+	     !error && model->baseline && model->candidate && i < cmp->nr; i++)
 		if (cmp->items[i].verdict == VERDICT_REGRESSION)
-			error = distribution_chart(ctx, model,
-						   &cmp->items[i]);
+			error = distribution_chart(ctx, model, &cmp->items[i]);
 	return error;
 }
 
@@ -962,7 +968,8 @@ int charts_write(const struct report_model *model, const char *dir,
 	 * report directory holds no half-made charts/. */
 	if (!program_runs(ctx.program)) {
 		error = bg_notfound("gnuplot not found (tried '%s'): charts "
-				    "skipped", ctx.program);
+				    "skipped",
+				    ctx.program);
 		goto done;
 	}
 	error = write_all(&ctx, model);

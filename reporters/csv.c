@@ -13,11 +13,29 @@
 #include <math.h>
 
 static const char *const columns[] = {
-	"suite", "benchmark", "variant", "device", "metric", "unit", "better",
-	"baseline_n", "baseline_median", "baseline_ci_low", "baseline_ci_high",
-	"candidate_n", "candidate_median", "candidate_ci_low",
-	"candidate_ci_high", "change", "change_ci_low", "change_ci_high",
-	"p_value", "p_adjusted", "threshold", "verdict", "note",
+	"suite",
+	"benchmark",
+	"variant",
+	"device",
+	"metric",
+	"unit",
+	"better",
+	"baseline_n",
+	"baseline_median",
+	"baseline_ci_low",
+	"baseline_ci_high",
+	"candidate_n",
+	"candidate_median",
+	"candidate_ci_low",
+	"candidate_ci_high",
+	"change",
+	"change_ci_low",
+	"change_ci_high",
+	"p_value",
+	"p_adjusted",
+	"threshold",
+	"verdict",
+	"note",
 };
 
 /* Every field but the first of a row: a comma, then the value. */

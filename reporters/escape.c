@@ -6,15 +6,13 @@
 
 /* UTF-8 */
 
-
 /* C0, DEL and C1, never meaningful in a report and mostly forbidden; and
  * the bidirectional embeddings, overrides and isolates, with which a name
  * could display as a different one ("Trojan Source", CVE-2021-42574). */
 static bool is_control(uint32_t cp)
 {
 	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) ||
-	       (cp >= 0x202a && cp <= 0x202e) ||
-	       (cp >= 0x2066 && cp <= 0x2069);
+	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
 }
 
 static bool is_ascii_alnum(int c)
@@ -34,7 +32,6 @@ static bool is_one_of(uint32_t c, const char *set)
 {
 	return c && c < 0x80 && strchr(set, (int)c);
 }
-
 
 /* Markup */
 
@@ -141,7 +138,6 @@ void escape_url(struct strbuf *out, const char *s)
 	percent_encode(out, s, url_keeps);
 }
 
-
 /* Markdown */
 
 void escape_markdown(struct strbuf *out, const char *s)
@@ -185,7 +181,6 @@ void escape_markdown(struct strbuf *out, const char *s)
 	}
 }
 
-
 /* Data files and scripts */
 
 void escape_csv(struct strbuf *out, const char *s)
@@ -204,9 +199,9 @@ void escape_csv(struct strbuf *out, const char *s)
 			cp = UTF8_REPLACEMENT;
 		utf8_encode(&field, cp);
 	}
-	quote = field.len && (strpbrk(field.buf, ",\"\r\n") ||
-			      field.buf[0] == ' ' ||
-			      field.buf[field.len - 1] == ' ');
+	quote = field.len &&
+		(strpbrk(field.buf, ",\"\r\n") || field.buf[0] == ' ' ||
+		 field.buf[field.len - 1] == ' ');
 	if (!quote) {
 		strbuf_add(out, field.buf, field.len);
 	} else {

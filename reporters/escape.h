@@ -25,10 +25,8 @@
  *   U+2066-U+2069), which could make one name display as another.
  */
 
-
 /* UTF-8 decoding and repair are harness/utf8.h's, shared with the JSON
  * writers of the harness. */
-
 
 /* Markup */
 
@@ -71,7 +69,6 @@ void escape_html_comment(struct strbuf *out, const char *s);
  */
 void escape_url(struct strbuf *out, const char *s);
 
-
 /* Markdown */
 
 /*
@@ -88,7 +85,6 @@ void escape_url(struct strbuf *out, const char *s);
  * Bare URLs and @mentions in names are left to GitHub's own rendering.
  */
 void escape_markdown(struct strbuf *out, const char *s);
-
 
 /* Data files and scripts */
 

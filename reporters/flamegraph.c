@@ -10,14 +10,14 @@
 
 /* The layout of flamegraph.pl, which users know how to read. */
 #define DEFAULT_WIDTH 1200
-#define X_PAD 10
-#define FRAME_HEIGHT 16
-#define FONT_SIZE 12
-#define FONT_WIDTH 0.59         /* average glyph width / font size */
-#define MIN_WIDTH 0.1           /* narrower boxes are left out, pixels */
-#define TITLE_ROOM (FONT_SIZE * 3)
+#define X_PAD	      10
+#define FRAME_HEIGHT  16
+#define FONT_SIZE     12
+#define FONT_WIDTH    0.59 /* average glyph width / font size */
+#define MIN_WIDTH     0.1  /* narrower boxes are left out, pixels */
+#define TITLE_ROOM    (FONT_SIZE * 3)
 #define SUBTITLE_ROOM (FONT_SIZE * 2)
-#define DETAILS_ROOM (FONT_SIZE * 2 + 10)
+#define DETAILS_ROOM  (FONT_SIZE * 2 + 10)
 
 /* One box: a frame over the samples [start, end) at depth (0: "all"). */
 struct node {
@@ -31,7 +31,7 @@ struct layout {
 	struct node *nodes;
 	size_t nr, alloc;
 	size_t max_depth;
-	struct node *open;      /* open[d]: the frame at depth d + 1 */
+	struct node *open; /* open[d]: the frame at depth d + 1 */
 	size_t open_nr, open_alloc;
 };
 
@@ -122,8 +122,8 @@ static void add_label(struct strbuf *out, const char *name, size_t len,
 	if (fits >= 3) {
 		strbuf_add(&text, name, len);
 		if (len > fits) {
-			strbuf_setlen(&text, utf8_prefix_len(text.buf,
-							     fits - 2));
+			strbuf_setlen(&text,
+				      utf8_prefix_len(text.buf, fits - 2));
 			strbuf_addstr(&text, "..");
 		}
 	}
@@ -143,7 +143,8 @@ static void add_node(struct strbuf *out, const struct node *node,
 	strbuf_add(&name, node->name, node->len);
 	strbuf_addstr(out, "<g class=\"f\"><title>");
 	escape_xml_text(out, name.buf);
-	strbuf_addf(out, " (%llu sample%s, %.2f%%)</title><rect x=\"%.2f\" "
+	strbuf_addf(out,
+		    " (%llu sample%s, %.2f%%)</title><rect x=\"%.2f\" "
 		    "y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"",
 		    (unsigned long long)samples, samples == 1 ? "" : "s",
 		    100.0 * (double)samples / (double)total, x, y + 1, width,
@@ -280,12 +281,14 @@ void flamegraph_render_svg(const struct stacks *stacks,
 
 	memset(&layout, 0, sizeof(layout));
 	lay_out(&layout, stacks);
-	height = top + (int)(layout.max_depth + 1) * FRAME_HEIGHT +
-		 DETAILS_ROOM;
-	scale = stacks->total ? (double)(width - 2 * X_PAD) / (double)stacks->total
-			  : 0;
+	height =
+		top + (int)(layout.max_depth + 1) * FRAME_HEIGHT + DETAILS_ROOM;
+	scale = stacks->total
+			? (double)(width - 2 * X_PAD) / (double)stacks->total
+			: 0;
 
-	strbuf_addf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	strbuf_addf(out,
+		    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		    "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" "
 		    "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n"
 		    "<style>\n%s</style>\n"
@@ -301,7 +304,8 @@ void flamegraph_render_svg(const struct stacks *stacks,
 		escape_xml_text(out, subtitle);
 		strbuf_addstr(out, "</text>\n");
 	}
-	strbuf_addf(out, "<text id=\"reset\" class=\"button\" x=\"%d\" "
+	strbuf_addf(out,
+		    "<text id=\"reset\" class=\"button\" x=\"%d\" "
 		    "y=\"24\" visibility=\"hidden\">Reset Zoom</text>\n"
 		    "<text id=\"search\" class=\"button\" x=\"%d\" y=\"24\">"
 		    "Search</text>\n"
@@ -310,9 +314,10 @@ void flamegraph_render_svg(const struct stacks *stacks,
 		    X_PAD, width - X_PAD - 100, X_PAD, height - 17,
 		    width - X_PAD - 100, height - 17);
 	if (!stacks->total)
-		strbuf_addf(out, "<text x=\"%d\" y=\"%d\">No samples were "
-			    "recorded.</text>\n", X_PAD,
-			    top + FRAME_HEIGHT);
+		strbuf_addf(out,
+			    "<text x=\"%d\" y=\"%d\">No samples were "
+			    "recorded.</text>\n",
+			    X_PAD, top + FRAME_HEIGHT);
 	strbuf_addstr(out, "<g id=\"frames\">\n");
 	for (size_t i = 0; stacks->total && i < layout.nr; i++) {
 		const struct node *node = &layout.nodes[i];
@@ -396,8 +401,8 @@ static void note_no_graph(struct result_case *rcase, const char *why)
 	if (rcase->profile_note)
 		return;
 	strbuf_addf(&note, "no flame graph: %s", why);
-	bg_warn("%s/%s/%s: %s", rcase->benchmark, rcase->variant,
-		rcase->device, note.buf);
+	bg_warn("%s/%s/%s: %s", rcase->benchmark, rcase->variant, rcase->device,
+		note.buf);
 	rcase->profile_note = strbuf_detach(&note, NULL);
 }
 
@@ -416,7 +421,7 @@ void flamegraph_draw_profiles(struct result *result, const char *result_dir,
 		if (draw_case(rcase, result_dir, rcase->artifacts[folded].path,
 			      sampling) < 0)
 			note_no_graph(rcase, bg_error_last());
-		else    /* readers look for the graph before its stacks */
+		else /* readers look for the graph before its stacks */
 			move_last_artifact(rcase, folded);
 	}
 }

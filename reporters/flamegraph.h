@@ -18,12 +18,15 @@
  */
 
 struct flamegraph_options {
-	const char *title;      /* NULL: "Flame Graph" */
-	const char *subtitle;   /* a line under the title; NULL: none */
-	int width;              /* pixels; 0: 1200 */
+	const char *title;    /* NULL: "Flame Graph" */
+	const char *subtitle; /* a line under the title; NULL: none */
+	int width;	      /* pixels; 0: 1200 */
 };
 
-#define FLAMEGRAPH_OPTIONS_INIT { NULL, NULL, 0 }
+#define FLAMEGRAPH_OPTIONS_INIT \
+	{                       \
+		NULL, NULL, 0   \
+	}
 
 /*
  * Appends a self-contained SVG (no external reference of any kind) of the

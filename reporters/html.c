@@ -27,7 +27,7 @@
 #define NOTE_MAX 2000
 
 /* Width in pixels of the change and speed-up bars. */
-#define BAR_WIDTH 220
+#define BAR_WIDTH  220
 #define BAR_HEIGHT 22
 
 static const char html_style[] =
@@ -148,20 +148,19 @@ static const char html_script[] =
 	"  });\n"
 	"})();\n";
 
-
 /* Words and icons: the verdict must read without colour */
 
 static const char *verdict_icon(enum verdict verdict)
 {
 	static const char *const icons[] = {
-		[VERDICT_REGRESSION] = "\u2717",   /* ✗ */
-		[VERDICT_IMPROVEMENT] = "\u2713",  /* ✓ */
+		[VERDICT_REGRESSION] = "\u2717",  /* ✗ */
+		[VERDICT_IMPROVEMENT] = "\u2713", /* ✓ */
 		[VERDICT_UNCHANGED] = "=",
 		[VERDICT_INCONCLUSIVE] = "?",
 		[VERDICT_NEW] = "+",
-		[VERDICT_MISSING] = "\u2212",      /* − */
-		[VERDICT_FAILED] = "\u26a0",       /* ⚠ */
-		[VERDICT_SKIPPED] = "\u21b7",      /* ↷ */
+		[VERDICT_MISSING] = "\u2212", /* − */
+		[VERDICT_FAILED] = "\u26a0",  /* ⚠ */
+		[VERDICT_SKIPPED] = "\u21b7", /* ↷ */
 	};
 
 	return icons[verdict];
@@ -176,7 +175,6 @@ static void add_sort_key(struct strbuf *out, double value)
 		strbuf_addstr(out, " data-sort=\"\"");
 }
 
-
 /* "2.7×", or "-" for none. */
 static void add_ratio(struct strbuf *out, double ratio)
 {
@@ -185,7 +183,6 @@ static void add_ratio(struct strbuf *out, double ratio)
 	else
 		strbuf_addch(out, '-');
 }
-
 
 /* Cells */
 
@@ -199,7 +196,8 @@ static void add_text_cell(struct strbuf *out, const char *class,
 
 static void add_verdict_cell(struct strbuf *out, enum verdict verdict)
 {
-	strbuf_addf(out, "<td class=\"verdict v-%s\" data-sort=\"%d\">"
+	strbuf_addf(out,
+		    "<td class=\"verdict v-%s\" data-sort=\"%d\">"
 		    "<span aria-hidden=\"true\">%s</span> %s</td>",
 		    verdict_name(verdict), (int)verdict, verdict_icon(verdict),
 		    verdict_name(verdict));
@@ -295,7 +293,6 @@ static void add_threshold_cell(struct strbuf *out,
 	strbuf_addstr(out, "</td>");
 }
 
-
 /* Inline charts */
 
 /* The half-width, as a relative change, of the common scale of the change
@@ -307,8 +304,8 @@ static double change_scale(const struct comparison *c,
 
 	for (size_t i = 0; i < c->nr; i++) {
 		const struct metric_comparison *mc = &c->items[i];
-		double values[] = { mc->change, mc->change_low,
-				    mc->change_high, relative_threshold(mc) };
+		double values[] = { mc->change, mc->change_low, mc->change_high,
+				    relative_threshold(mc) };
 		bool listed = false;
 
 		for (size_t v = 0; v < verdicts_nr; v++)
@@ -344,9 +341,10 @@ static void add_change_bar(struct strbuf *out,
 {
 	double threshold = relative_threshold(mc);
 	double x = change_x(mc->change, scale);
-	const char *mark = mc->verdict == VERDICT_REGRESSION ? "m-regression" :
-			   mc->verdict == VERDICT_IMPROVEMENT ?
-				   "m-improvement" : "m-other";
+	const char *mark = mc->verdict == VERDICT_REGRESSION ? "m-regression"
+			   : mc->verdict == VERDICT_IMPROVEMENT
+				   ? "m-improvement"
+				   : "m-other";
 	struct strbuf label = STRBUF_INIT;
 
 	strbuf_addstr(&label, "change ");
@@ -354,7 +352,8 @@ static void add_change_bar(struct strbuf *out,
 	if (isfinite(threshold))
 		strbuf_addf(&label, "; threshold \u00b1%.1f%%",
 			    threshold * 100);
-	strbuf_addf(out, "<svg class=\"bar\" width=\"%d\" height=\"%d\" "
+	strbuf_addf(out,
+		    "<svg class=\"bar\" width=\"%d\" height=\"%d\" "
 		    "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"",
 		    BAR_WIDTH, BAR_HEIGHT, BAR_WIDTH, BAR_HEIGHT);
 	escape_html(out, label.buf);
@@ -362,31 +361,35 @@ static void add_change_bar(struct strbuf *out,
 	escape_html(out, label.buf);
 	strbuf_addstr(out, "</title>");
 	if (isfinite(threshold))
-		strbuf_addf(out, "<rect class=\"band\" x=\"%.1f\" y=\"2\" "
+		strbuf_addf(out,
+			    "<rect class=\"band\" x=\"%.1f\" y=\"2\" "
 			    "width=\"%.1f\" height=\"%d\"/>",
 			    change_x(-threshold, scale),
 			    change_x(threshold, scale) -
 				    change_x(-threshold, scale),
 			    BAR_HEIGHT - 4);
-	strbuf_addf(out, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" "
-		    "y1=\"0\" y2=\"%d\"/>", BAR_WIDTH / 2.0, BAR_WIDTH / 2.0,
-		    BAR_HEIGHT);
-	if (compared(mc) && !isnan(mc->change_low) &&
-	    !isnan(mc->change_high))
-		strbuf_addf(out, "<line class=\"ci\" x1=\"%.1f\" x2=\"%.1f\" "
+	strbuf_addf(out,
+		    "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" "
+		    "y1=\"0\" y2=\"%d\"/>",
+		    BAR_WIDTH / 2.0, BAR_WIDTH / 2.0, BAR_HEIGHT);
+	if (compared(mc) && !isnan(mc->change_low) && !isnan(mc->change_high))
+		strbuf_addf(out,
+			    "<line class=\"ci\" x1=\"%.1f\" x2=\"%.1f\" "
 			    "y1=\"%d\" y2=\"%d\"/>",
 			    change_x(mc->change_low, scale),
 			    change_x(mc->change_high, scale), BAR_HEIGHT / 2,
 			    BAR_HEIGHT / 2);
 	if (compared(mc) && !isnan(mc->change)) {
 		if (mc->verdict == VERDICT_REGRESSION)
-			strbuf_addf(out, "<path class=\"mark %s\" d=\"M%.1f "
-				    "%d l6 6 l-6 6 l-6 -6 z\"/>", mark, x,
-				    BAR_HEIGHT / 2 - 6);
+			strbuf_addf(out,
+				    "<path class=\"mark %s\" d=\"M%.1f "
+				    "%d l6 6 l-6 6 l-6 -6 z\"/>",
+				    mark, x, BAR_HEIGHT / 2 - 6);
 		else
-			strbuf_addf(out, "<circle class=\"mark %s\" "
-				    "cx=\"%.1f\" cy=\"%d\" r=\"5\"/>", mark,
-				    x, BAR_HEIGHT / 2);
+			strbuf_addf(out,
+				    "<circle class=\"mark %s\" "
+				    "cx=\"%.1f\" cy=\"%d\" r=\"5\"/>",
+				    mark, x, BAR_HEIGHT / 2);
 	}
 	strbuf_addstr(out, "</svg>");
 	strbuf_release(&label);
@@ -432,28 +435,32 @@ static void add_speedup_bar(struct strbuf *out,
 	strbuf_addstr(&label, ", ");
 	add_ratio(&label, vc->speedup_high);
 	strbuf_addstr(&label, "] against 1\u00d7");
-	strbuf_addf(out, "<svg class=\"bar\" width=\"%d\" height=\"%d\" "
+	strbuf_addf(out,
+		    "<svg class=\"bar\" width=\"%d\" height=\"%d\" "
 		    "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"%s\">"
-		    "<title>%s</title>", BAR_WIDTH, BAR_HEIGHT, BAR_WIDTH,
-		    BAR_HEIGHT, label.buf, label.buf);
+		    "<title>%s</title>",
+		    BAR_WIDTH, BAR_HEIGHT, BAR_WIDTH, BAR_HEIGHT, label.buf,
+		    label.buf);
 	strbuf_release(&label);
 	if (isfinite(vc->speedup))
-		strbuf_addf(out, "<rect class=\"%s\" x=\"%.1f\" y=\"5\" "
+		strbuf_addf(out,
+			    "<rect class=\"%s\" x=\"%.1f\" y=\"5\" "
 			    "width=\"%.1f\" height=\"%d\"/>",
-			    vc->speedup >= 1 ? "faster" : "slower", x0,
-			    x - x0, BAR_HEIGHT - 10);
+			    vc->speedup >= 1 ? "faster" : "slower", x0, x - x0,
+			    BAR_HEIGHT - 10);
 	if (isfinite(vc->speedup_low) && isfinite(vc->speedup_high))
-		strbuf_addf(out, "<line class=\"ci\" x1=\"%.1f\" x2=\"%.1f\" "
+		strbuf_addf(out,
+			    "<line class=\"ci\" x1=\"%.1f\" x2=\"%.1f\" "
 			    "y1=\"%d\" y2=\"%d\"/>",
 			    speedup_x(vc->speedup_low, scale),
-			    speedup_x(vc->speedup_high, scale),
-			    BAR_HEIGHT / 2, BAR_HEIGHT / 2);
-	strbuf_addf(out, "<line class=\"one\" x1=\"%.1f\" x2=\"%.1f\" "
+			    speedup_x(vc->speedup_high, scale), BAR_HEIGHT / 2,
+			    BAR_HEIGHT / 2);
+	strbuf_addf(out,
+		    "<line class=\"one\" x1=\"%.1f\" x2=\"%.1f\" "
 		    "y1=\"0\" y2=\"%d\"/><line class=\"axis\" x1=\"%.1f\" "
 		    "x2=\"%.1f\" y1=\"0\" y2=\"%d\"/></svg>",
 		    one, one, BAR_HEIGHT, x0, x0, BAR_HEIGHT);
 }
-
 
 /* The head: verdict and commits */
 
@@ -474,8 +481,10 @@ static void add_commit(struct strbuf *out, const char *commit,
 	} else {
 		strbuf_addstr(out, "<a href=\"");
 		escape_html(out, href.buf);
-		strbuf_addf(out, "\" rel=\"noopener noreferrer\" title=\"%s\">"
-			    "<code>%.12s</code></a>", commit, commit);
+		strbuf_addf(out,
+			    "\" rel=\"noopener noreferrer\" title=\"%s\">"
+			    "<code>%.12s</code></a>",
+			    commit, commit);
 	}
 	strbuf_release(&href);
 }
@@ -483,14 +492,16 @@ static void add_commit(struct strbuf *out, const char *commit,
 static void add_banner(struct strbuf *out, const struct comparison *c)
 {
 	static const char *const icons[] = {
-		[OVERALL_PASS] = "\u2713", [OVERALL_REGRESSION] = "\u2717",
+		[OVERALL_PASS] = "\u2713",
+		[OVERALL_REGRESSION] = "\u2717",
 		[OVERALL_FAILED] = "\u26a0",
 	};
 	struct strbuf upper = STRBUF_INIT;
 
 	for (const char *p = overall_name(c->overall); *p; p++)
 		strbuf_addch(&upper, *p - ('a' <= *p && *p <= 'z' ? 32 : 0));
-	strbuf_addf(out, "<header class=\"banner overall-%s\" role=\"status\">"
+	strbuf_addf(out,
+		    "<header class=\"banner overall-%s\" role=\"status\">"
 		    "<span class=\"icon\" aria-hidden=\"true\">%s</span>"
 		    "<strong id=\"verdict\">%s</strong><span>",
 		    overall_name(c->overall), icons[c->overall], upper.buf);
@@ -541,20 +552,21 @@ static void add_sides(struct strbuf *out, const struct report_model *model)
 			 model->repo_url);
 	else
 		strbuf_addstr(out, "<dt>Baseline</dt><dd>none yet: every "
-			      "metric is new</dd>");
+				   "metric is new</dd>");
 	add_side(out, "Candidate", &c->candidate, model->candidate,
 		 model->repo_url);
 	strbuf_addstr(out, "</dl>\n");
 }
-
 
 /* Tables */
 
 static void table_begin(struct strbuf *out, const char *id,
 			const char *const *headers)
 {
-	strbuf_addf(out, "<div class=\"scroll\"><table class=\"sortable\" "
-		    "id=\"%s\"><thead><tr>", id);
+	strbuf_addf(out,
+		    "<div class=\"scroll\"><table class=\"sortable\" "
+		    "id=\"%s\"><thead><tr>",
+		    id);
 	for (; *headers; headers++)
 		strbuf_addf(out, "<th scope=\"col\">%s</th>", *headers);
 	strbuf_addstr(out, "</tr></thead><tbody>\n");
@@ -581,8 +593,7 @@ static void add_names_cell(struct strbuf *out, const char *const *names)
 static void add_case_cells(struct strbuf *out,
 			   const struct metric_comparison *mc)
 {
-	const char *names[] = { mc->benchmark, mc->variant, mc->device,
-				NULL };
+	const char *names[] = { mc->benchmark, mc->variant, mc->device, NULL };
 
 	add_names_cell(out, names);
 	add_text_cell(out, "name", mc->metric);
@@ -600,9 +611,7 @@ static size_t count_verdicts(const struct comparison *c,
 
 static void add_failures(struct strbuf *out, const struct comparison *c)
 {
-	static const char *const headers[] = {
-		"Case", "Metric", "Why", NULL
-	};
+	static const char *const headers[] = { "Case", "Metric", "Why", NULL };
 
 	if (!c->counts[VERDICT_FAILED])
 		return;
@@ -624,8 +633,8 @@ static void add_failures(struct strbuf *out, const struct comparison *c)
 
 /* The cells every results table starts with: verdict, case, both values,
  * the change and its bar (empty when there is nothing to compare). */
-static void add_row_head(struct strbuf *out,
-			 const struct metric_comparison *mc, double scale)
+static void add_row_head(struct strbuf *out, const struct metric_comparison *mc,
+			 double scale)
 {
 	strbuf_addstr(out, "<tr>");
 	add_verdict_cell(out, mc->verdict);
@@ -641,7 +650,6 @@ static void add_row_head(struct strbuf *out,
 	strbuf_addstr(out, "</td>");
 }
 
-
 /* Regressions first, then improvements: what the gate decided on. */
 static const enum verdict changed[] = { VERDICT_REGRESSION,
 					VERDICT_IMPROVEMENT };
@@ -649,11 +657,15 @@ static const enum verdict changed[] = { VERDICT_REGRESSION,
 
 static void add_changes(struct strbuf *out, const struct comparison *c)
 {
-	static const char *const headers[] = {
-		"Verdict", "Case", "Metric", "Baseline", "Candidate",
-		"Change [interval]", "Change against threshold", "p (adj.)",
-		NULL
-	};
+	static const char *const headers[] = { "Verdict",
+					       "Case",
+					       "Metric",
+					       "Baseline",
+					       "Candidate",
+					       "Change [interval]",
+					       "Change against threshold",
+					       "p (adj.)",
+					       NULL };
 	double scale = change_scale(c, changed, CHANGED_NR);
 
 	strbuf_addstr(out, "<h2>Regressions and improvements</h2>\n");
@@ -661,7 +673,8 @@ static void add_changes(struct strbuf *out, const struct comparison *c)
 		strbuf_addstr(out, "<p>None beyond the threshold.</p>\n");
 		return;
 	}
-	strbuf_addf(out, "<p class=\"hint\">Medians; the interval is at %g%% "
+	strbuf_addf(out,
+		    "<p class=\"hint\">Medians; the interval is at %g%% "
 		    "confidence. Each bar runs from %.3g%% to +%.3g%%: the "
 		    "grey band is the threshold, the line the interval, the "
 		    "diamond a regression, the open circle an improvement. "
@@ -698,11 +711,14 @@ static void add_number_cell(struct strbuf *out, double value, bool ratio)
 
 static void add_variants(struct strbuf *out, const struct comparison *c)
 {
-	static const char *const headers[] = {
-		"Benchmark / device", "Variant", "Measured on",
-		"Speed-up [interval]", "Speed-up (dashed line: 1\u00d7)",
-		"Size ratio", "Accuracy \u0394", NULL
-	};
+	static const char *const headers[] = { "Benchmark / device",
+					       "Variant",
+					       "Measured on",
+					       "Speed-up [interval]",
+					       "Speed-up (dashed line: 1\u00d7)",
+					       "Size ratio",
+					       "Accuracy \u0394",
+					       NULL };
 	double scale = speedup_scale(c);
 
 	if (!c->variants_nr)
@@ -744,23 +760,32 @@ static void add_variants(struct strbuf *out, const struct comparison *c)
 
 /* Every result, the most telling verdicts first. */
 static const enum verdict everything[] = {
-	VERDICT_REGRESSION, VERDICT_FAILED, VERDICT_IMPROVEMENT,
-	VERDICT_INCONCLUSIVE, VERDICT_MISSING, VERDICT_SKIPPED, VERDICT_NEW,
-	VERDICT_UNCHANGED,
+	VERDICT_REGRESSION,   VERDICT_FAILED,	 VERDICT_IMPROVEMENT,
+	VERDICT_INCONCLUSIVE, VERDICT_MISSING,	 VERDICT_SKIPPED,
+	VERDICT_NEW,	      VERDICT_UNCHANGED,
 };
 #define EVERYTHING_NR (sizeof(everything) / sizeof(everything[0]))
 
 static void add_all_results(struct strbuf *out, const struct comparison *c)
 {
-	static const char *const headers[] = {
-		"Verdict", "Case", "Metric", "Baseline", "Candidate",
-		"Change [interval]", "Change against threshold", "Threshold",
-		"p (adj.)", "n (base, cand.)", "Note", NULL
-	};
+	static const char *const headers[] = { "Verdict",
+					       "Case",
+					       "Metric",
+					       "Baseline",
+					       "Candidate",
+					       "Change [interval]",
+					       "Change against threshold",
+					       "Threshold",
+					       "p (adj.)",
+					       "n (base, cand.)",
+					       "Note",
+					       NULL };
 	double scale = change_scale(c, everything, EVERYTHING_NR);
 
-	strbuf_addf(out, "<details id=\"all\"><summary>All %zu results"
-		    "</summary>\n", c->nr);
+	strbuf_addf(out,
+		    "<details id=\"all\"><summary>All %zu results"
+		    "</summary>\n",
+		    c->nr);
 	table_begin(out, "results", headers);
 	for (size_t v = 0; v < EVERYTHING_NR; v++)
 		for (size_t i = 0; i < c->nr; i++) {
@@ -771,7 +796,8 @@ static void add_all_results(struct strbuf *out, const struct comparison *c)
 			add_row_head(out, mc, scale);
 			add_threshold_cell(out, mc);
 			add_p_cell(out, mc);
-			strbuf_addf(out, "<td class=\"num\" data-sort=\"%zu\">"
+			strbuf_addf(out,
+				    "<td class=\"num\" data-sort=\"%zu\">"
 				    "%zu, %zu</td><td class=\"note\">",
 				    mc->candidate.n, mc->baseline.n,
 				    mc->candidate.n);
@@ -817,9 +843,8 @@ static void add_artifact_links(struct strbuf *out,
 
 static void add_profiles(struct strbuf *out, const struct report_model *model)
 {
-	static const char *const headers[] = {
-		"Case", "Profile", "Note", NULL
-	};
+	static const char *const headers[] = { "Case", "Profile", "Note",
+					       NULL };
 	const struct result *candidate = model->candidate;
 
 	if (!report_has_profiles(model))
@@ -850,7 +875,8 @@ static void add_machine(struct strbuf *out, const struct result *result)
 	if (!result)
 		return;
 	m = &result->machine;
-	strbuf_addstr(out, "<details id=\"machine\"><summary>Candidate "
+	strbuf_addstr(out,
+		      "<details id=\"machine\"><summary>Candidate "
 		      "machine</summary><dl class=\"sides\"><dt>Id</dt><dd>"
 		      "<code>");
 	escape_html(out, m->id);
@@ -879,7 +905,6 @@ static void add_machine(struct strbuf *out, const struct result *result)
 	strbuf_addstr(out, "</dl></details>\n");
 }
 
-
 /* The document */
 
 static void add_head(struct strbuf *out, const struct report_model *model)
@@ -887,7 +912,8 @@ static void add_head(struct strbuf *out, const struct report_model *model)
 	const struct comparison *c = model->comparison;
 
 	/* The policy comes first: it binds only what follows it. */
-	strbuf_addstr(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+	strbuf_addstr(out,
+		      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
 		      "<meta charset=\"utf-8\">\n"
 		      "<meta http-equiv=\"Content-Security-Policy\" "
 		      "content=\"default-src 'none'; "
@@ -899,7 +925,8 @@ static void add_head(struct strbuf *out, const struct report_model *model)
 		      "<meta name=\"generator\" content=\"benchgate\">\n"
 		      "<title>");
 	strbuf_addf(out, "benchgate: %s \u2014 ", overall_name(c->overall));
-	report_add_cut(out, model->title ? model->title : c->suite, 200, escape_html);
+	report_add_cut(out, model->title ? model->title : c->suite, 200,
+		       escape_html);
 	strbuf_addf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n",
 		    html_style);
 }
@@ -923,8 +950,10 @@ void report_html(const struct report_model *model, struct strbuf *out)
 	add_profiles(out, model);
 	add_all_results(out, c);
 	add_machine(out, model->candidate);
-	strbuf_addf(out, "</main>\n<footer>Written by benchgate %s. "
+	strbuf_addf(out,
+		    "</main>\n<footer>Written by benchgate %s. "
 		    "Self-contained: no script, style, font or image is "
 		    "loaded from anywhere.</footer>\n<script>\n%s</script>\n"
-		    "</body>\n</html>\n", BENCHGATE_VERSION, html_script);
+		    "</body>\n</html>\n",
+		    BENCHGATE_VERSION, html_script);
 }

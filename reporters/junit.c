@@ -87,8 +87,8 @@ static void add_case_properties(struct strbuf *out,
 		add_number_property(out, prefix.buf, "p_adjusted",
 				    mc->p_adjusted);
 	}
-	add_number_property(out, prefix.buf, mc->exact ? "tolerance" :
-							 "threshold",
+	add_number_property(out, prefix.buf,
+			    mc->exact ? "tolerance" : "threshold",
 			    mc->exact ? mc->tolerance : mc->threshold);
 	add_property(out, prefix.buf, "verdict", verdict_name(mc->verdict));
 	strbuf_release(&prefix);
@@ -98,8 +98,8 @@ static void add_case_properties(struct strbuf *out,
 static void add_change(struct strbuf *out, const struct metric_comparison *mc)
 {
 	if (mc->exact) {
-		strbuf_addf(out, "%+.4g", mc->candidate.median -
-						  mc->baseline.median);
+		strbuf_addf(out, "%+.4g",
+			    mc->candidate.median - mc->baseline.median);
 		return;
 	}
 	format_change(out, mc->change);
@@ -248,8 +248,8 @@ static void add_testcase(struct strbuf *out, const struct metric_comparison *mc)
 static double parse_utc(const char *text)
 {
 	struct tm tm = { 0 };
-	const char *end = text ? strptime(text, "%Y-%m-%dT%H:%M:%S", &tm) :
-				 NULL;
+	const char *end = text ? strptime(text, "%Y-%m-%dT%H:%M:%S", &tm)
+			       : NULL;
 
 	if (!end || strcmp(end, "Z") != 0)
 		return -1;

@@ -83,7 +83,6 @@ static void add_table(struct strbuf *out, const char *header,
 	strbuf_addch(out, '\n');
 }
 
-
 /* Cells */
 
 static void add_cell(struct strbuf *row, const char *text)
@@ -174,10 +173,9 @@ static void add_note_cell(struct strbuf *row, const char *note)
 	strbuf_addstr(row, " |");
 }
 
-
 /* Tables */
 
-#define CHANGES_HEADER \
+#define CHANGES_HEADER                                                \
 	"| Case | Metric | Baseline | Candidate | Change [interval] " \
 	"| p (adj.) |\n|---|---|--:|--:|--:|--:|"
 
@@ -198,9 +196,9 @@ static void add_change_row(struct table *table,
 	table_add(table, &row);
 }
 
-#define OTHERS_HEADER \
+#define OTHERS_HEADER                                       \
 	"| Case | Metric | Verdict | Baseline | Candidate " \
-	"| Change [interval] | p (adj.) | Note |\n" \
+	"| Change [interval] | p (adj.) | Note |\n"         \
 	"|---|---|---|--:|--:|--:|--:|---|"
 
 static void add_other_row(struct table *table,
@@ -264,7 +262,7 @@ static void add_profile_row(struct table *table,
 	strbuf_release(&url);
 }
 
-#define VARIANTS_HEADER \
+#define VARIANTS_HEADER                                                      \
 	"| Benchmark / device | Variant | Speed-up [interval] | Size ratio " \
 	"| Accuracy \u0394 |\n|---|---|--:|--:|--:|"
 
@@ -314,14 +312,12 @@ static void add_variant_row(struct table *table,
 	strbuf_release(&text);
 }
 
-
 /* The head */
 
 /* "2 regressions, 1 improvement, 14 unchanged, 0 failed", then the other
  * verdicts that occur. */
 static void add_verdict_line(struct strbuf *out, const struct comparison *c)
 {
-
 	strbuf_addf(out, "### %s benchgate: ",
 		    c->overall == OVERALL_PASS ? "\u2705" : "\u274c");
 	report_add_counts(out, c);
@@ -364,7 +360,8 @@ static void add_commits_line(struct strbuf *out,
 
 	if (model->title) {
 		strbuf_addstr(out, "**");
-		report_add_cut(out, model->title, HEAD_TEXT_MAX, escape_markdown);
+		report_add_cut(out, model->title, HEAD_TEXT_MAX,
+			       escape_markdown);
 		strbuf_addstr(out, "** \u00b7 ");
 	}
 	strbuf_addstr(out, "Suite ");
@@ -401,14 +398,13 @@ static void add_others_summary(struct strbuf *out, const struct comparison *c,
 	}
 }
 
-
 /* The document */
 
 /* The collapsed section, most telling first, so the size limit drops
  * unchanged rows before failures. */
 static const enum verdict others_order[] = {
-	VERDICT_FAILED, VERDICT_INCONCLUSIVE, VERDICT_MISSING,
-	VERDICT_SKIPPED, VERDICT_NEW, VERDICT_UNCHANGED,
+	VERDICT_FAILED,	 VERDICT_INCONCLUSIVE, VERDICT_MISSING,
+	VERDICT_SKIPPED, VERDICT_NEW,	       VERDICT_UNCHANGED,
 };
 #define OTHERS_ORDER_NR (sizeof(others_order) / sizeof(others_order[0]))
 
@@ -457,9 +453,10 @@ static void render(struct strbuf *out, const struct report_model *model,
 	}
 
 	if (omitted)
-		strbuf_addf(out, "_\u2026 %zu more rows omitted (comment size "
-				 "limit); see the HTML/JSON report "
-				 "artifact_\n",
+		strbuf_addf(out,
+			    "_\u2026 %zu more rows omitted (comment size "
+			    "limit); see the HTML/JSON report "
+			    "artifact_\n",
 			    omitted);
 }
 
@@ -498,8 +495,8 @@ void report_markdown(const struct report_model *model, struct strbuf *out)
 
 	render(&document, model, &changes, &variants, &others, &profiles, 0);
 	if (document.len > MARKDOWN_BUDGET) {
-		size_t excess = document.len - MARKDOWN_BUDGET +
-				OMISSION_NOTE_ROOM;
+		size_t excess =
+			document.len - MARKDOWN_BUDGET + OMISSION_NOTE_ROOM;
 
 		excess = table_shrink(&others, excess);
 		excess = table_shrink(&profiles, excess);

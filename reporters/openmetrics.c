@@ -21,7 +21,7 @@ static const struct {
 	int code;
 } verdict_codes[] = {
 	{ VERDICT_IMPROVEMENT, -1 }, { VERDICT_UNCHANGED, 0 },
-	{ VERDICT_NEW, 0 },          { VERDICT_SKIPPED, 0 },
+	{ VERDICT_NEW, 0 },	     { VERDICT_SKIPPED, 0 },
 	{ VERDICT_INCONCLUSIVE, 1 }, { VERDICT_MISSING, 2 },
 	{ VERDICT_REGRESSION, 3 },   { VERDICT_FAILED, 4 },
 };
@@ -81,7 +81,7 @@ static void add_label_value(struct strbuf *out, const char *value)
 static void add_label(struct strbuf *out, bool *first, const char *name,
 		      const char *value)
 {
-	if (!value || !*value)  /* an empty value means no label */
+	if (!value || !*value) /* an empty value means no label */
 		return;
 	strbuf_addstr(out, *first ? "{" : ",");
 	*first = false;
@@ -97,7 +97,7 @@ static void add_family(struct strbuf *out, const char *name, const char *help)
 	strbuf_addstr(out, " gauge\n# HELP ");
 	add_name(out, name);
 	strbuf_addch(out, ' ');
-	add_label_value(out, help);  /* HELP has the escapes of a label */
+	add_label_value(out, help); /* HELP has the escapes of a label */
 	strbuf_addch(out, '\n');
 }
 
@@ -123,7 +123,12 @@ static void add_case_labels(struct strbuf *out, const struct comparison *c,
 		strbuf_addch(out, '}');
 }
 
-enum statistic { CANDIDATE_MEDIAN, BASELINE_MEDIAN, CHANGE, VERDICT };
+enum statistic {
+	CANDIDATE_MEDIAN,
+	BASELINE_MEDIAN,
+	CHANGE,
+	VERDICT
+};
 
 static const struct {
 	enum statistic statistic;
@@ -154,8 +159,8 @@ static bool case_value(const struct metric_comparison *mc,
 		*value = mc->baseline.median;
 		return mc->has_baseline && mc->baseline.n;
 	case CHANGE:
-		*value = mc->exact ? mc->candidate.median - mc->baseline.median :
-				     mc->change;
+		*value = mc->exact ? mc->candidate.median - mc->baseline.median
+				   : mc->change;
 		return mc->has_baseline && mc->has_candidate &&
 		       mc->baseline.n && mc->candidate.n;
 	case VERDICT:

@@ -11,8 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-typedef void (*render_fn)(const struct report_model *model,
-			  struct strbuf *out);
+typedef void (*render_fn)(const struct report_model *model, struct strbuf *out);
 
 static void render_json(const struct report_model *model, struct strbuf *out)
 {
@@ -124,9 +123,9 @@ static void derive_artifact_base(struct strbuf *out, const char *result_path,
 				 const char *report_dir)
 {
 	const char *slash = strrchr(result_path, '/');
-	char *result_dir = slash ? xstrndup(result_path,
-					     (size_t)(slash - result_path + 1))
-				 : xstrdup(".");
+	char *result_dir =
+		slash ? xstrndup(result_path, (size_t)(slash - result_path + 1))
+		      : xstrdup(".");
 	char from[PATH_MAX], to[PATH_MAX];
 
 	if (realpath(report_dir, from) && realpath(result_dir, to))
@@ -173,18 +172,15 @@ static const struct {
 	const char *kind;
 	const char *label;
 } artifact_labels[] = {
-	{ "flamegraph", "flame graph" },
-	{ "folded", "folded stacks" },
-	{ "profile", "profile directory" },
-	{ "perf", "perf.data" },
-	{ "poplar", "Poplar reports" },
-	{ "callgrind", "callgrind output" },
+	{ "flamegraph", "flame graph" },    { "folded", "folded stacks" },
+	{ "profile", "profile directory" }, { "perf", "perf.data" },
+	{ "poplar", "Poplar reports" },	    { "callgrind", "callgrind output" },
 };
 
 const char *report_artifact_label(const char *kind)
 {
-	for (size_t i = 0; i < sizeof(artifact_labels) /
-				   sizeof(*artifact_labels); i++)
+	for (size_t i = 0;
+	     i < sizeof(artifact_labels) / sizeof(*artifact_labels); i++)
 		if (!strcmp(artifact_labels[i].kind, kind))
 			return artifact_labels[i].label;
 	return kind;
@@ -270,18 +266,21 @@ void report_add_count(struct strbuf *out, size_t n, const char *singular,
 void report_add_counts(struct strbuf *out, const struct comparison *c)
 {
 	static const enum verdict others[] = {
-		VERDICT_INCONCLUSIVE, VERDICT_NEW, VERDICT_MISSING,
+		VERDICT_INCONCLUSIVE,
+		VERDICT_NEW,
+		VERDICT_MISSING,
 		VERDICT_SKIPPED,
 	};
 	const size_t *n = c->counts;
 
 	if (n[VERDICT_REGRESSION])
 		report_add_count(out, n[VERDICT_REGRESSION], "regression",
-			  "regressions");
+				 "regressions");
 	else
 		strbuf_addstr(out, "no regression");
 	strbuf_addstr(out, ", ");
-	report_add_count(out, n[VERDICT_IMPROVEMENT], "improvement", "improvements");
+	report_add_count(out, n[VERDICT_IMPROVEMENT], "improvement",
+			 "improvements");
 	strbuf_addf(out, ", %zu unchanged, %zu failed", n[VERDICT_UNCHANGED],
 		    n[VERDICT_FAILED]);
 	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)

@@ -20,14 +20,14 @@
  * subjects) and each reporter escapes it for its own format (escape.h).
  */
 struct report_model {
-	const struct comparison *comparison;   /* required */
-	const struct result *baseline;         /* optional: raw samples */
-	const struct result *candidate;        /* optional */
-	struct result *const *history;         /* optional, newest first */
+	const struct comparison *comparison; /* required */
+	const struct result *baseline;	     /* optional: raw samples */
+	const struct result *candidate;	     /* optional */
+	struct result *const *history;	     /* optional, newest first */
 	size_t history_nr;
-	const char *repo_url;                  /* optional: links commits,
+	const char *repo_url; /* optional: links commits,
 						* e.g. https://github.com/o/r */
-	const char *title;                     /* optional heading */
+	const char *title;    /* optional heading */
 	/* Optional: what makes the candidate's artifact paths (relative to
 	 * its result file) links from where the report is: the result
 	 * file's directory, relative to the report's ("../store/<commit>/
@@ -38,12 +38,12 @@ struct report_model {
 
 /* Output formats; `benchgate report --format` takes their names. */
 enum report_format {
-	REPORT_JUNIT = 1 << 0,     /* junit.xml */
-	REPORT_MARKDOWN = 1 << 1,  /* report.md */
-	REPORT_HTML = 1 << 2,      /* report.html */
-	REPORT_JSON = 1 << 3,      /* comparison.json */
-	REPORT_CSV = 1 << 4,       /* comparison.csv */
-	REPORT_CHARTS = 1 << 5,    /* charts/ */
+	REPORT_JUNIT = 1 << 0,	     /* junit.xml */
+	REPORT_MARKDOWN = 1 << 1,    /* report.md */
+	REPORT_HTML = 1 << 2,	     /* report.html */
+	REPORT_JSON = 1 << 3,	     /* comparison.json */
+	REPORT_CSV = 1 << 4,	     /* comparison.csv */
+	REPORT_CHARTS = 1 << 5,	     /* charts/ */
 	REPORT_OPENMETRICS = 1 << 6, /* metrics.txt (GitLab metrics report) */
 	REPORT_ALL = (1 << 7) - 1,
 };

@@ -6,11 +6,11 @@
 #include <math.h>
 #include <string.h>
 
-#define RED "\033[31m"
-#define GREEN "\033[32m"
+#define RED    "\033[31m"
+#define GREEN  "\033[32m"
 #define YELLOW "\033[33m"
-#define BOLD "\033[1m"
-#define RESET "\033[0m"
+#define BOLD   "\033[1m"
+#define RESET  "\033[0m"
 
 static const char *paint(bool color, const char *code)
 {
@@ -36,12 +36,12 @@ static void print_metric_row(FILE *to, const char *case_id,
 
 void summary_print_result(FILE *to, const struct result *result, bool color)
 {
-	fprintf(to, "%s%s%s at %.12s%s%s%s on machine %s\n",
-		paint(color, BOLD), result->suite, paint(color, RESET),
-		result->git.commit, result->git.branch ? " (" : "",
+	fprintf(to, "%s%s%s at %.12s%s%s%s on machine %s\n", paint(color, BOLD),
+		result->suite, paint(color, RESET), result->git.commit,
+		result->git.branch ? " (" : "",
 		result->git.branch ? result->git.branch : "",
-		result->git.branch ? (result->git.dirty ? ", dirty)" : ")") :
-				     (result->git.dirty ? " (dirty)" : ""),
+		result->git.branch ? (result->git.dirty ? ", dirty)" : ")")
+				   : (result->git.dirty ? " (dirty)" : ""),
 		result->machine.id);
 	fprintf(to, "  %-36s %-16s %18s %9s %5s\n", "case", "metric", "median",
 		"spread", "n");
@@ -56,8 +56,8 @@ void summary_print_result(FILE *to, const struct result *result, bool color)
 			int first_line = (int)strcspn(reason, "\n");
 
 			fprintf(to, "  %-36s %s%s%s: %.*s\n", id,
-				paint(color, c->status == CASE_SKIPPED ? YELLOW :
-									 RED),
+				paint(color,
+				      c->status == CASE_SKIPPED ? YELLOW : RED),
 				case_status_name(c->status),
 				paint(color, RESET), first_line, reason);
 			continue;
@@ -106,11 +106,11 @@ static void print_comparison_row(FILE *to, const struct metric_comparison *mc,
 	if (!mc->exact && mc->has_baseline && mc->has_candidate)
 		format_p_value(&p, mc->p_adjusted);
 	fprintf(to, "  %-44s %12s %12s %-26s %8s %s%s%s", id, base.buf,
-		cand.buf, change.buf, p.buf, paint(color,
-						   verdict_color(mc->verdict)),
+		cand.buf, change.buf, p.buf,
+		paint(color, verdict_color(mc->verdict)),
 		verdict_name(mc->verdict), paint(color, RESET));
-	if (mc->note && (mc->verdict == VERDICT_FAILED ||
-			 mc->verdict == VERDICT_SKIPPED))
+	if (mc->note &&
+	    (mc->verdict == VERDICT_FAILED || mc->verdict == VERDICT_SKIPPED))
 		fprintf(to, ": %.*s", (int)strcspn(mc->note, "\n"), mc->note);
 	fputc('\n', to);
 	strbuf_release(&base);
@@ -135,17 +135,17 @@ static void print_inconclusive_hint(FILE *to,
 
 		if (mc->verdict != VERDICT_INCONCLUSIVE)
 			continue;
-		fewest = fmin(fewest, fmin(mc->n_eff_baseline,
-					   mc->n_eff_candidate));
-		dependent |= mc->n_eff_baseline <
-				     (double)mc->n_tested_baseline ||
-			     mc->n_eff_candidate <
-				     (double)mc->n_tested_candidate;
+		fewest = fmin(fewest,
+			      fmin(mc->n_eff_baseline, mc->n_eff_candidate));
+		dependent |=
+			mc->n_eff_baseline < (double)mc->n_tested_baseline ||
+			mc->n_eff_candidate < (double)mc->n_tested_candidate;
 	}
 	fprintf(to, "  note: inconclusive changes need more runs to decide "
-		"(--runs auto samples until they are)");
+		    "(--runs auto samples until they are)");
 	if (dependent)
-		fprintf(to, "; their runs drift from one to the next, so they "
+		fprintf(to,
+			"; their runs drift from one to the next, so they "
 			"count as no more than %.1f independent values a side",
 			fewest);
 	fputc('\n', to);
@@ -155,27 +155,28 @@ void summary_print_comparison(FILE *to, const struct comparison *comparison,
 			      bool color, bool all)
 {
 	static const enum verdict order[] = {
-		VERDICT_REGRESSION, VERDICT_FAILED, VERDICT_IMPROVEMENT,
-		VERDICT_INCONCLUSIVE, VERDICT_SKIPPED, VERDICT_MISSING,
-		VERDICT_NEW, VERDICT_UNCHANGED,
+		VERDICT_REGRESSION,   VERDICT_FAILED,	 VERDICT_IMPROVEMENT,
+		VERDICT_INCONCLUSIVE, VERDICT_SKIPPED,	 VERDICT_MISSING,
+		VERDICT_NEW,	      VERDICT_UNCHANGED,
 	};
 	const size_t *n = comparison->counts;
 	size_t hidden = 0;
 
-	fprintf(to, "%s%s%s: %zu regression%s, %zu improvement%s, %zu "
+	fprintf(to,
+		"%s%s%s: %zu regression%s, %zu improvement%s, %zu "
 		"unchanged, %zu inconclusive, %zu failed, %zu new\n",
 		paint(color, comparison->overall == OVERALL_PASS ? GREEN : RED),
-		comparison->overall == OVERALL_PASS ? "PASS" :
-		comparison->overall == OVERALL_REGRESSION ? "REGRESSION" :
-							     "FAILED",
+		comparison->overall == OVERALL_PASS	    ? "PASS"
+		: comparison->overall == OVERALL_REGRESSION ? "REGRESSION"
+							    : "FAILED",
 		paint(color, RESET), n[VERDICT_REGRESSION],
 		n[VERDICT_REGRESSION] == 1 ? "" : "s", n[VERDICT_IMPROVEMENT],
 		n[VERDICT_IMPROVEMENT] == 1 ? "" : "s", n[VERDICT_UNCHANGED],
 		n[VERDICT_INCONCLUSIVE], n[VERDICT_FAILED], n[VERDICT_NEW]);
 	fprintf(to, "  baseline %.12s (%s) vs candidate %.12s\n",
 		comparison->baseline.commit,
-		comparison->baseline.source ? comparison->baseline.source :
-					      "file",
+		comparison->baseline.source ? comparison->baseline.source
+					    : "file",
 		comparison->candidate.commit);
 	fprintf(to, "  %-44s %12s %12s %-26s %8s %s\n", "case metric",
 		"baseline", "candidate", "change [interval]", "p", "verdict");
@@ -196,8 +197,10 @@ void summary_print_comparison(FILE *to, const struct comparison *comparison,
 		}
 	}
 	if (hidden)
-		fprintf(to, "  ... and %zu unchanged or new (--json or a report "
-			"lists them)\n", hidden);
+		fprintf(to,
+			"  ... and %zu unchanged or new (--json or a report "
+			"lists them)\n",
+			hidden);
 	print_inconclusive_hint(to, comparison);
 	if (!comparison->variants_nr)
 		return;
@@ -209,8 +212,8 @@ void summary_print_comparison(FILE *to, const struct comparison *comparison,
 
 		snprintf(id, sizeof(id), "%s/%s/%s", vc->benchmark, vc->variant,
 			 vc->device);
-		snprintf(speed, sizeof(speed), "%.2fx [%.2f, %.2f]", vc->speedup,
-			 vc->speedup_low, vc->speedup_high);
+		snprintf(speed, sizeof(speed), "%.2fx [%.2f, %.2f]",
+			 vc->speedup, vc->speedup_low, vc->speedup_high);
 		if (isnan(vc->size_ratio))
 			snprintf(size, sizeof(size), "-");
 		else

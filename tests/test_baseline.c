@@ -73,8 +73,10 @@ static void checkout(const char *branch)
 
 static int resolve(struct baseline *out, const char *spec, const char *branch)
 {
-	struct baseline_request req = { .spec = spec, .branch = branch,
-					.start_dir = dir, .suite = "s",
+	struct baseline_request req = { .spec = spec,
+					.branch = branch,
+					.start_dir = dir,
+					.suite = "s",
 					.machine = "m1" };
 
 	return baseline_resolve(out, store, &req);
@@ -87,8 +89,11 @@ Test(baseline, linear_history_uses_the_nearest_ancestor_with_a_result)
 
 	test_git_commit(repo, "refs/heads/main", "c0", 0, NULL, &c[0]);
 	for (int i = 1; i < 4; i++)
-		test_git_commit(repo, "refs/heads/main", i == 1 ? "c1" :
-				i == 2 ? "c2" : "c3", 1, &c[i - 1], &c[i]);
+		test_git_commit(repo, "refs/heads/main",
+				i == 1	 ? "c1"
+				: i == 2 ? "c2"
+					 : "c3",
+				1, &c[i - 1], &c[i]);
 	store_result_at(&c[0], 10);
 	store_result_at(&c[1], 11);
 	checkout("refs/heads/main");
@@ -130,7 +135,8 @@ Test(baseline, pull_request_compares_with_the_merge_base_not_main_tip)
 
 Test(baseline, a_build_measured_in_the_session_stands_for_the_merge_base)
 {
-	struct baseline_request req = { .spec = "auto", .branch = "main",
+	struct baseline_request req = { .spec = "auto",
+					.branch = "main",
 					.start_dir = dir };
 	struct strbuf from = STRBUF_INIT;
 	char hex[41];
@@ -202,12 +208,15 @@ Test(baseline, committed_baseline_is_the_fallback)
 
 		cr_assert_eq(store_list(store, NULL, &entries, &nr), BG_OK);
 		cr_assert_eq(baseline_save(entries[0].path, NULL, dir, false,
-					   &saved), BG_OK, "%s", bg_error_last());
+					   &saved),
+			     BG_OK, "%s", bg_error_last());
 		cr_assert_eq(baseline_save(entries[0].path, NULL, dir, false,
-					   &saved), BG_EINPUT,
+					   &saved),
+			     BG_EINPUT,
 			     "an existing baseline is not replaced silently");
 		cr_assert_eq(baseline_save(entries[0].path, NULL, dir, true,
-					   &saved), BG_OK);
+					   &saved),
+			     BG_OK);
 		store_entries_free(entries, nr);
 		strbuf_release(&saved);
 	}
@@ -242,7 +251,8 @@ Test(baseline, explicit_ref_and_file)
 	store_entries_free(entries, nr);
 
 	cr_assert_eq(resolve(&b, "no-such-rev", NULL), BG_EINPUT);
-	cr_assert(strstr(bg_error_last(), "neither a result file nor a revision"));
+	cr_assert(strstr(bg_error_last(),
+			 "neither a result file nor a revision"));
 	baseline_release(&b);
 }
 
@@ -294,7 +304,8 @@ Test(baseline, historical_noise_needs_five_results)
 	checkout("refs/heads/main");
 	cr_assert_eq(resolve(&b, "auto", NULL), BG_OK);
 	cr_assert_eq(b.history_nr, 6);
-	cr_assert_gt(baseline_noise("b", "original", "cpu", "latency", &b), 0.02);
+	cr_assert_gt(baseline_noise("b", "original", "cpu", "latency", &b),
+		     0.02);
 	cr_assert_eq(baseline_noise("b", "original", "cpu", "nope", &b), 0);
 	baseline_release(&b);
 }

@@ -44,7 +44,8 @@ Test(callgrind, total_of_a_real_output_file)
 	uint64_t ir = 0;
 
 	cr_assert_eq(callgrind_parse_total(real_output, strlen(real_output),
-					   "cg.out", &ir), BG_OK);
+					   "cg.out", &ir),
+		     BG_OK);
 	cr_assert_eq(ir, 11522395);
 }
 
@@ -55,11 +56,12 @@ Test(callgrind, total_is_read_at_the_position_of_ir)
 	static const char summary_only[] = "events: Ir\nsummary: 77\n";
 	uint64_t ir = 0;
 
-	cr_assert_eq(callgrind_parse_total(several, strlen(several), "x",
-					   &ir), BG_OK);
+	cr_assert_eq(callgrind_parse_total(several, strlen(several), "x", &ir),
+		     BG_OK);
 	cr_assert_eq(ir, 20, "totals win over summary, at Ir's place");
 	cr_assert_eq(callgrind_parse_total(summary_only, strlen(summary_only),
-					   "x", &ir), BG_OK);
+					   "x", &ir),
+		     BG_OK);
 	cr_assert_eq(ir, 77);
 }
 
@@ -68,8 +70,7 @@ Test(callgrind, output_without_a_total_is_an_input_error)
 	static const char no_ir[] = "events: Dr\ntotals: 5\n";
 	uint64_t ir = 0;
 
-	cr_assert_eq(callgrind_parse_total("", 0, "empty.out", &ir),
-		     BG_EINPUT);
+	cr_assert_eq(callgrind_parse_total("", 0, "empty.out", &ir), BG_EINPUT);
 	cr_assert(strstr(bg_error_last(), "empty.out: no instruction total"),
 		  "%s", bg_error_last());
 	cr_assert_eq(callgrind_parse_total(no_ir, strlen(no_ir), "x", &ir),
@@ -81,9 +82,11 @@ static struct suite *parse(const char *metric)
 	struct strbuf text = STRBUF_INIT;
 	struct suite *suite = NULL;
 
-	strbuf_addf(&text, "{\"benchgate\": 1, \"suite\": \"s\", "
+	strbuf_addf(&text,
+		    "{\"benchgate\": 1, \"suite\": \"s\", "
 		    "\"benchmarks\": [{\"name\": \"b\", \"command\": "
-		    "[\"true\"], \"metrics\": [%s]}]}", metric);
+		    "[\"true\"], \"metrics\": [%s]}]}",
+		    metric);
 	suite_parse(&suite, "s.json", text.buf, text.len);
 	strbuf_release(&text);
 	return suite;
@@ -128,18 +131,17 @@ Test(callgrind, finish_sums_every_process_and_removes_what_it_need_not_keep)
 	struct callgrind_run run;
 	const struct metric_samples *metric;
 	char *dir = test_tmpdir();
-	char *one = test_write_file(dir, "cg-1.100",
-				    "events: Ir\ntotals: 40\n");
-	char *two = test_write_file(dir, "cg-1.101",
-				    "events: Ir\ntotals: 2\n");
+	char *one =
+		test_write_file(dir, "cg-1.100", "events: Ir\ntotals: 40\n");
+	char *two = test_write_file(dir, "cg-1.101", "events: Ir\ntotals: 2\n");
 	char *other = test_write_file(dir, "cg-10.5", "not ours");
 
 	callgrind_prepare(&run, dir, "cg-1");
 	cr_assert_str_eq(run.prefix[0], "valgrind");
 	cr_assert(strstr(run.out_option, "/cg-1.%p"));
-	cr_assert_eq(callgrind_finish(&run, &suite->benchmarks[0], rcase,
-				      false, NULL), BG_OK, "%s",
-		     bg_error_last());
+	cr_assert_eq(callgrind_finish(&run, &suite->benchmarks[0], rcase, false,
+				      NULL),
+		     BG_OK, "%s", bg_error_last());
 	metric = result_case_find_metric(rcase, "ir");
 	cr_assert_not_null(metric);
 	cr_assert_eq(metric->nr, 1);
@@ -154,8 +156,9 @@ Test(callgrind, finish_sums_every_process_and_removes_what_it_need_not_keep)
 	callgrind_run_release(&run);
 
 	callgrind_prepare(&run, dir, "cg-2");
-	cr_assert_eq(callgrind_finish(&run, &suite->benchmarks[0], rcase,
-				      false, NULL), BG_ERROR);
+	cr_assert_eq(callgrind_finish(&run, &suite->benchmarks[0], rcase, false,
+				      NULL),
+		     BG_ERROR);
 	cr_assert(strstr(bg_error_last(), "callgrind wrote no output"));
 	callgrind_run_release(&run);
 
@@ -176,14 +179,13 @@ Test(callgrind, finish_keeps_one_output_under_a_plain_name)
 	struct callgrind_run run;
 	struct strbuf kept = STRBUF_INIT;
 	char *dir = test_tmpdir();
-	char *out = test_write_file(dir, "case/callgrind.out.77",
-				    real_output);
+	char *out = test_write_file(dir, "case/callgrind.out.77", real_output);
 
 	strbuf_addf(&kept, "%s/case", dir);
 	callgrind_prepare(&run, kept.buf, "callgrind.out");
-	cr_assert_eq(callgrind_finish(&run, &suite->benchmarks[0], rcase,
-				      true, dir), BG_OK, "%s",
-		     bg_error_last());
+	cr_assert_eq(callgrind_finish(&run, &suite->benchmarks[0], rcase, true,
+				      dir),
+		     BG_OK, "%s", bg_error_last());
 	cr_assert_eq(rcase->artifacts_nr, 1);
 	cr_assert_str_eq(rcase->artifacts[0].kind, "callgrind");
 	cr_assert_str_eq(rcase->artifacts[0].path, "case/callgrind.out");

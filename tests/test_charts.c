@@ -15,8 +15,8 @@ TestSuite(charts);
 
 /* A fixed pattern of relative deviations (robust CV about 1 %), as in
  * test_compare.c, so every run feeds the same numbers. */
-static const double jitter[10] = { -0.012, 0.004, 0.009, -0.003, 0.001,
-				   -0.007, 0.013, -0.001, 0.006, -0.010 };
+static const double jitter[10] = { -0.012, 0.004, 0.009,  -0.003, 0.001,
+				   -0.007, 0.013, -0.001, 0.006,  -0.010 };
 
 static const char *const variants[] = { "original", "quantized", "pruned",
 					"distilled" };
@@ -53,16 +53,16 @@ static struct result *make_result(const char *commit, const char *benchmark,
 	snprintf(r->git.commit, sizeof(r->git.commit), "%s", commit);
 	snprintf(r->machine.id, sizeof(r->machine.id), "m1");
 	for (size_t v = 0; v < 4; v++) {
-		struct result_case *c = result_add_case(r, benchmark,
-							names[v], "cpu");
+		struct result_case *c =
+			result_add_case(r, benchmark, names[v], "cpu");
 		struct metric_samples *lat = result_case_metric(c, "latency");
-		struct metric_samples *thr = result_case_metric(c,
-								"throughput");
+		struct metric_samples *thr =
+			result_case_metric(c, "throughput");
 		struct metric_samples *acc = result_case_metric(c, "accuracy");
 		/* commits wander by about 1 % */
-		double level = latency_ms[v] * (1 + 0.8 * jitter[shift]) *
-			       (slow && !strcmp(slow, names[v]) ? slowdown :
-								     1.0);
+		double level =
+			latency_ms[v] * (1 + 0.8 * jitter[shift]) *
+			(slow && !strcmp(slow, names[v]) ? slowdown : 1.0);
 
 		lat->unit = strdup("ms");
 		thr->unit = strdup("samples/s");
@@ -98,8 +98,8 @@ static void fixture_init(struct fixture *f, const char *benchmark,
 
 		snprintf(commit, sizeof(commit), "%07x%033d", 0xa11ce00 + i, 0);
 		/* newest first, like baseline->history */
-		f->history[11 - i] = make_result(commit, benchmark, names,
-						 NULL, 1, i % 10);
+		f->history[11 - i] =
+			make_result(commit, benchmark, names, NULL, 1, i % 10);
 	}
 	f->history_nr = 12;
 	f->baseline = make_result(f->history[0]->git.commit, benchmark, names,
@@ -107,8 +107,9 @@ static void fixture_init(struct fixture *f, const char *benchmark,
 	f->candidate = make_result("c0ffee1c0ffee1c0ffee1c0ffee1c0ffee1c0ffe",
 				   benchmark, names, slow, 1.12, 7);
 	compare_options_init(&opts);
-	cr_assert_eq(compare_results(&f->comparison, f->baseline,
-				     f->candidate, &opts), BG_OK);
+	cr_assert_eq(compare_results(&f->comparison, f->baseline, f->candidate,
+				     &opts),
+		     BG_OK);
 	f->model.comparison = f->comparison;
 	f->model.baseline = f->baseline;
 	f->model.candidate = f->candidate;
@@ -144,8 +145,7 @@ static bool exists(const char *dir, const char *name)
 }
 
 /* Number of files in dir whose names start with prefix and end with ext. */
-static size_t count_files(const char *dir, const char *prefix,
-			  const char *ext)
+static size_t count_files(const char *dir, const char *prefix, const char *ext)
 {
 	DIR *d = opendir(dir);
 	struct dirent *entry;
@@ -262,7 +262,7 @@ Test(charts, output_is_byte_identical_across_runs, .timeout = 300)
 	/* SVG, PNG, script and data alike: no timestamps, no random jitter,
 	 * and the scripts name files relative to charts/. */
 	cr_assert(first.len == second.len &&
-		  !memcmp(first.buf, second.buf, first.len),
+			  !memcmp(first.buf, second.buf, first.len),
 		  "two runs differ");
 	cr_assert_null(strstr(first.buf, dirs[0]), "absolute path leaked");
 	fixture_release(&f);
@@ -368,7 +368,7 @@ Test(charts, hostile_names_render_and_stay_inert, .timeout = 300)
 		end = strchr(line, '\n');
 		*end = '\0';
 		cr_assert(!strncmp(line, charts, strlen(charts)) &&
-			  !strchr(line + strlen(charts) + 1, '/'),
+				  !strchr(line + strlen(charts) + 1, '/'),
 			  "escaped charts/: %s", line);
 		if (strstr(line, ".svg"))
 			assert_svg_inert(line);
@@ -409,7 +409,7 @@ Test(charts, names_that_slug_alike_get_files_of_their_own)
 			m->unit = strdup("ms");
 			for (int i = 0; i < 10; i++)
 				metric_samples_push(m, (v ? 4 : 10) *
-						       (1 + jitter[i]));
+							       (1 + jitter[i]));
 		}
 	compare_options_init(&opts);
 	cr_assert_eq(compare_results(&cmp, NULL, cand, &opts), BG_OK);

@@ -57,11 +57,13 @@ static void load_suite(const char *metrics)
 	struct strbuf text = STRBUF_INIT;
 	char *path;
 
-	strbuf_addf(&text, "{ 'benchgate': 1, 'suite': 'collect',\n"
+	strbuf_addf(&text,
+		    "{ 'benchgate': 1, 'suite': 'collect',\n"
 		    "  'variants': { 'orig': {} },\n"
 		    "  'benchmarks': [ { 'name': 'bench',\n"
 		    "    'command': ['true'],\n"
-		    "    'metrics': %s } ] }\n", metrics);
+		    "    'metrics': %s } ] }\n",
+		    metrics);
 	for (size_t i = 0; i < text.len; i++)
 		if (text.buf[i] == '\'')
 			text.buf[i] = '"';
@@ -98,8 +100,7 @@ static const struct metric_samples *metric(const char *name)
 	return found;
 }
 
-static void assert_samples(const char *name, const double *expected,
-			   size_t nr)
+static void assert_samples(const char *name, const double *expected, size_t nr)
 {
 	const struct metric_samples *m = metric(name);
 
@@ -297,8 +298,8 @@ Test(collectors, regex_takes_every_match_of_its_stream)
 		   "  { 'name': 'anchored', 'from': 'stdout',"
 		   "    'regex': '^lat ([0-9]+)$' } ]");
 	strbuf_addstr(&outcome.out.text, "throughput=100 samples/s\n"
-			"not lat 1\nlat 2\nlat 3x\n"
-			"throughput=200.5 samples/s\n");
+					 "not lat 1\nlat 2\nlat 3x\n"
+					 "throughput=200.5 samples/s\n");
 	strbuf_addstr(&outcome.err.text, "errors: 3\n");
 	cr_assert_eq(collect(), 0, "%s", bg_error_last());
 	assert_samples("throughput", throughput, 2);
@@ -358,7 +359,8 @@ Test(collectors, file_source_expands_its_path_and_reads_a_key)
 	cr_assert_lt(collect(), 0);
 	len = strlen(suite->dir) + 128;
 	expected = xmalloc(len);
-	snprintf(expected, len, "metric 'score': cannot open "
+	snprintf(expected, len,
+		 "metric 'score': cannot open "
 		 "'%s/out/orig-0.json': No such file or directory",
 		 suite->dir);
 	cr_assert_str_eq(bg_error_last(), expected);
@@ -470,8 +472,8 @@ Test(collectors, per_metric_of_an_unavailable_source_is_left_out_alone)
 	/* the count is still checked: it is wrong on every machine */
 	write_metrics("samples 0\n");
 	cr_assert_lt(collect(), 0);
-	cr_assert(strstr(bg_error_last(), "count metric 'samples' is 0"),
-		  "%s", bg_error_last());
+	cr_assert(strstr(bg_error_last(), "count metric 'samples' is 0"), "%s",
+		  bg_error_last());
 
 	fflush(stderr);
 	err = cr_get_redirected_stderr();

@@ -30,28 +30,27 @@
 #include <time.h>
 #include <unistd.h>
 
-#define TOKEN "ghp_s3cr3t-T0KEN-value"
+#define TOKEN  "ghp_s3cr3t-T0KEN-value"
 #define MARKER "<!-- benchgate:mlp -->"
 #define REPORT MARKER "\n## report\n"
 
-#define MAX_REQUESTS 32
-#define SERVER_IDLE_MS 20000
+#define MAX_REQUESTS	32
+#define SERVER_IDLE_MS	20000
 #define READ_TIMEOUT_MS 5000
-#define REQUEST_MAX (4 << 20)
-
+#define REQUEST_MAX	(4 << 20)
 
 /* The fake server */
 
 struct recorded {
 	char method[16];
-	struct strbuf target;   /* path and query */
-	struct strbuf headers;  /* the header lines */
+	struct strbuf target;  /* path and query */
+	struct strbuf headers; /* the header lines */
 	struct strbuf body;
 };
 
 struct reply {
 	int status;
-	struct strbuf headers;  /* extra lines, each ending "\r\n" */
+	struct strbuf headers; /* extra lines, each ending "\r\n" */
 	struct strbuf body;
 };
 
@@ -63,8 +62,8 @@ struct server {
 	int listen_fd;
 	int wake[2];
 	pthread_t thread;
-	char url[64];           /* http://127.0.0.1:PORT */
-	handler_fn *handle;     /* NULL: answer from the script */
+	char url[64];	    /* http://127.0.0.1:PORT */
+	handler_fn *handle; /* NULL: answer from the script */
 	void *state;
 	struct reply script[MAX_REQUESTS];
 	size_t script_nr;
@@ -124,10 +123,10 @@ static bool read_request(int fd, struct strbuf *raw, size_t *head_len,
 			for (const char *line = strstr(raw->buf, "\r\n");
 			     line && line < end;
 			     line = strstr(line + 2, "\r\n"))
-				if (!strncasecmp(line + 2, "Content-Length:",
-						 15))
-					*body_len = strtoul(line + 17, NULL,
-							    10);
+				if (!strncasecmp(line + 2,
+						 "Content-Length:", 15))
+					*body_len =
+						strtoul(line + 17, NULL, 10);
 			if (raw->len >= *head_len + *body_len)
 				return true;
 		}
@@ -171,8 +170,7 @@ static void serve_one(struct server *s, int fd)
 	s->requests_nr++;
 	memcpy(request->method, raw.buf, (size_t)(space - raw.buf));
 	strbuf_init(&request->target, 0);
-	strbuf_add(&request->target, space + 1,
-		   strcspn(space + 1, " \r\n"));
+	strbuf_add(&request->target, space + 1, strcspn(space + 1, " \r\n"));
 	strbuf_init(&request->headers, 0);
 	strbuf_add(&request->headers, raw.buf + line_len + 2,
 		   head_len - line_len - 2);
@@ -184,9 +182,11 @@ static void serve_one(struct server *s, int fd)
 	else if (s->requests_nr <= s->script_nr)
 		reply = &s->script[s->requests_nr - 1];
 	else
-		generated.status = 500, strbuf_addstr(&generated.body,
-			"{\"message\":\"no more scripted replies\"}");
-	strbuf_addf(&out, "HTTP/1.1 %d Fake\r\nContent-Type: application/json"
+		generated.status = 500,
+		strbuf_addstr(&generated.body,
+			      "{\"message\":\"no more scripted replies\"}");
+	strbuf_addf(&out,
+		    "HTTP/1.1 %d Fake\r\nContent-Type: application/json"
 		    "\r\nContent-Length: %zu\r\nConnection: close\r\n%s\r\n",
 		    reply->status, reply->body.len, reply->headers.buf);
 	strbuf_add(&out, reply->body.buf, reply->body.len);
@@ -273,8 +273,8 @@ static const char *header(const struct recorded *request, const char *name)
 	return NULL;
 }
 
-static void assert_request(const struct server *s, size_t i,
-			   const char *method, const char *target)
+static void assert_request(const struct server *s, size_t i, const char *method,
+			   const char *target)
 {
 	cr_assert_lt(i, s->requests_nr, "request %zu was not made", i);
 	cr_assert_str_eq(s->requests[i].method, method, "request %zu", i);
@@ -312,7 +312,6 @@ static void assert_sent_body(const struct recorded *request,
 	free(text);
 }
 
-
 /* Fixture */
 
 static char *dir;
@@ -321,11 +320,14 @@ static char *report_path;
 static void setup(void)
 {
 	static const char *const ci_variables[] = {
-		"GITHUB_ACTIONS", "GITHUB_TOKEN", "GITHUB_REPOSITORY",
-		"GITHUB_EVENT_PATH", "GITHUB_API_URL", "GITLAB_CI",
-		"GITLAB_TOKEN", "CI_JOB_TOKEN", "CI_PROJECT_ID",
-		"CI_MERGE_REQUEST_IID", "CI_API_V4_URL", "http_proxy",
-		"https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
+		"GITHUB_ACTIONS",    "GITHUB_TOKEN",
+		"GITHUB_REPOSITORY", "GITHUB_EVENT_PATH",
+		"GITHUB_API_URL",    "GITLAB_CI",
+		"GITLAB_TOKEN",	     "CI_JOB_TOKEN",
+		"CI_PROJECT_ID",     "CI_MERGE_REQUEST_IID",
+		"CI_API_V4_URL",     "http_proxy",
+		"https_proxy",	     "HTTP_PROXY",
+		"HTTPS_PROXY",	     "ALL_PROXY",
 		"all_proxy",
 	};
 
@@ -351,8 +353,11 @@ TestSuite(comment, .init = setup, .fini = teardown, .timeout = 120);
 static int github_post(const struct server *s, struct strbuf *summary)
 {
 	struct comment_options opts = {
-		.provider = "github", .body_path = report_path, .repo = "o/r",
-		.number = "7", .api_url = s->url,
+		.provider = "github",
+		.body_path = report_path,
+		.repo = "o/r",
+		.number = "7",
+		.api_url = s->url,
 	};
 
 	setenv("GITHUB_TOKEN", TOKEN, 1);
@@ -360,16 +365,15 @@ static int github_post(const struct server *s, struct strbuf *summary)
 }
 
 /* The Link header of a GitHub page that has a next page. */
-static void link_to_page(struct strbuf *out, const struct server *s,
-			 int page)
+static void link_to_page(struct strbuf *out, const struct server *s, int page)
 {
 	strbuf_reset(out);
-	strbuf_addf(out, "Link: <%s/repos/o/r/issues/7/comments?per_page=100&"
+	strbuf_addf(out,
+		    "Link: <%s/repos/o/r/issues/7/comments?per_page=100&"
 		    "page=%d>; rel=\"next\", <%s/repos/o/r/issues/7/comments?"
-		    "per_page=100&page=9>; rel=\"last\"\r\n", s->url, page,
-		    s->url);
+		    "per_page=100&page=9>; rel=\"last\"\r\n",
+		    s->url, page, s->url);
 }
-
 
 /* Building blocks */
 
@@ -418,9 +422,10 @@ Test(comment, prepared_body_has_exactly_the_chosen_marker_first)
 {
 	struct strbuf out = STRBUF_INIT;
 
-	cr_assert_not(comment_prepare_body(&out, "<!-- benchgate:old -->\n"
-					   "hello\n", MARKER,
-					   COMMENT_GITHUB_MAX));
+	cr_assert_not(comment_prepare_body(&out,
+					   "<!-- benchgate:old -->\n"
+					   "hello\n",
+					   MARKER, COMMENT_GITHUB_MAX));
 	cr_assert_str_eq(out.buf, MARKER "\nhello\n");
 	strbuf_reset(&out);
 	comment_prepare_body(&out, "hello\n", "<!-- benchgate -->",
@@ -435,7 +440,7 @@ Test(comment, long_body_is_cut_at_a_line_end_under_the_limit_with_a_note)
 	const char *note;
 	size_t kept;
 
-	for (int i = 0; i < 700; i++)           /* 70,700 characters */
+	for (int i = 0; i < 700; i++) /* 70,700 characters */
 		strbuf_addf(&body, "%099d\n", i);
 	cr_assert(comment_prepare_body(&out, body.buf, MARKER,
 				       COMMENT_GITHUB_MAX));
@@ -456,13 +461,13 @@ Test(comment, length_counts_characters_not_bytes_and_astral_ones_twice)
 	struct strbuf body = STRBUF_INIT, out = STRBUF_INIT;
 
 	cr_assert_eq(comment_length("a\u00e9\u20ac\U0001F600"), 5);
-	for (int i = 0; i < 40000; i++)         /* 80,000 bytes */
+	for (int i = 0; i < 40000; i++) /* 80,000 bytes */
 		strbuf_addstr(&body, "\u00e9");
 	cr_assert_not(comment_prepare_body(&out, body.buf, MARKER,
 					   COMMENT_GITHUB_MAX));
 	strbuf_reset(&body);
 	strbuf_reset(&out);
-	for (int i = 0; i < 40000; i++)         /* 80,000 UTF-16 units */
+	for (int i = 0; i < 40000; i++) /* 80,000 UTF-16 units */
 		strbuf_addstr(&body, "\U0001F600");
 	cr_assert(comment_prepare_body(&out, body.buf, MARKER,
 				       COMMENT_GITHUB_MAX));
@@ -503,7 +508,6 @@ Test(comment, pull_request_number_comes_from_the_event_file)
 	strbuf_release(&number);
 }
 
-
 /* GitHub */
 
 Test(comment, github_creates_after_reading_two_pages_of_comments)
@@ -514,11 +518,13 @@ Test(comment, github_creates_after_reading_two_pages_of_comments)
 	server_listen(&s);
 	link_to_page(&link, &s, 2);
 	/* A quote of our comment contains the marker but is not ours. */
-	server_add(&s, 200, link.buf, "[{\"id\":1,\"body\":\"nice\"},"
+	server_add(&s, 200, link.buf,
+		   "[{\"id\":1,\"body\":\"nice\"},"
 		   "{\"id\":2,\"body\":\"> " MARKER "\\n> quoted\"}]");
 	server_add(&s, 200, "Link: <http://x/>; rel=\"prev\"\r\n",
 		   "[{\"id\":3,\"body\":\"<!-- benchgate:other -->\\nx\"}]");
-	server_add(&s, 201, NULL, "{\"id\":99,\"html_url\":"
+	server_add(&s, 201, NULL,
+		   "{\"id\":99,\"html_url\":"
 		   "\"https://github.com/o/r/pull/7#issuecomment-99\"}");
 	server_start(&s);
 	cr_assert_eq(github_post(&s, &summary), BG_OK, "%s", bg_error_last());
@@ -541,7 +547,8 @@ Test(comment, github_creates_after_reading_two_pages_of_comments)
 	cr_assert_str_eq(header(&s.requests[2], "Content-Type"),
 			 "application/json");
 	assert_sent_body(&s.requests[2], REPORT);
-	cr_assert_str_eq(summary.buf, "created comment 99 on o/r#7: "
+	cr_assert_str_eq(summary.buf,
+			 "created comment 99 on o/r#7: "
 			 "https://github.com/o/r/pull/7#issuecomment-99\n");
 	server_release(&s);
 	strbuf_release(&summary);
@@ -556,7 +563,8 @@ Test(comment, github_updates_the_comment_with_the_marker_found_on_page_2)
 	server_listen(&s);
 	link_to_page(&link, &s, 2);
 	server_add(&s, 200, link.buf, "[{\"id\":1,\"body\":\"first\"}]");
-	server_add(&s, 200, NULL, "[{\"id\":5,\"body\":\"lgtm\"},{\"id\":4242,"
+	server_add(&s, 200, NULL,
+		   "[{\"id\":5,\"body\":\"lgtm\"},{\"id\":4242,"
 		   "\"body\":\"" MARKER "\\nold numbers\"}]");
 	server_add(&s, 200, NULL, "{\"id\":4242}");
 	server_start(&s);
@@ -630,9 +638,12 @@ Test(comment, rate_limits_are_retried_after_the_wait_the_server_asks)
 	server_listen(&s);
 	server_add(&s, 429, "Retry-After: 2\r\n",
 		   "{\"message\":\"slow down\"}");
-	strbuf_addf(&reset, "X-RateLimit-Remaining: 0\r\nX-RateLimit-Reset: "
-		    "%lld\r\n", (long long)time(NULL) + 5);
-	server_add(&s, 403, reset.buf, "{\"message\":\"API rate limit "
+	strbuf_addf(&reset,
+		    "X-RateLimit-Remaining: 0\r\nX-RateLimit-Reset: "
+		    "%lld\r\n",
+		    (long long)time(NULL) + 5);
+	server_add(&s, 403, reset.buf,
+		   "{\"message\":\"API rate limit "
 		   "exceeded\"}");
 	server_add(&s, 200, NULL, "[]");
 	server_add(&s, 201, NULL, "{\"id\":1}");
@@ -685,7 +696,8 @@ Test(comment, retries_are_bounded)
 	cr_assert(strstr(bg_error_last(), "GitHub answered 503 to GET"), "%s",
 		  bg_error_last());
 	cr_assert(strstr(bg_error_last(), "after 5 attempts; server said: "
-			 "down"), "%s", bg_error_last());
+					  "down"),
+		  "%s", bg_error_last());
 	server_release(&s);
 	strbuf_release(&summary);
 }
@@ -697,7 +709,8 @@ Test(comment, not_found_and_forbidden_say_what_to_check)
 
 	server_listen(&s);
 	server_add(&s, 404, NULL, "{\"message\":\"Not Found\"}");
-	server_add(&s, 403, NULL, "{\"message\":\"Resource not accessible by "
+	server_add(&s, 403, NULL,
+		   "{\"message\":\"Resource not accessible by "
 		   "integration\"}");
 	server_start(&s);
 	cr_assert_eq(github_post(&s, &summary), BG_EINPUT);
@@ -709,7 +722,8 @@ Test(comment, not_found_and_forbidden_say_what_to_check)
 	cr_assert(strstr(bg_error_last(), "refused the request (403)"), "%s",
 		  bg_error_last());
 	cr_assert(strstr(bg_error_last(), "GITHUB_TOKEN has pull-requests: "
-			 "write"), "%s", bg_error_last());
+					  "write"),
+		  "%s", bg_error_last());
 	server_stop(&s);
 
 	cr_assert_eq(s.requests_nr, 2, "401/403/404 are not retried");
@@ -723,8 +737,10 @@ Test(comment, a_next_link_to_another_host_is_not_followed)
 	struct strbuf summary = STRBUF_INIT;
 
 	server_listen(&s);
-	server_add(&s, 200, "Link: <http://attacker.invalid/repos/o/r/issues/"
-		   "7/comments?page=2>; rel=\"next\"\r\n", "[]");
+	server_add(&s, 200,
+		   "Link: <http://attacker.invalid/repos/o/r/issues/"
+		   "7/comments?page=2>; rel=\"next\"\r\n",
+		   "[]");
 	server_start(&s);
 	cr_assert_eq(github_post(&s, &summary), BG_ERROR);
 	server_stop(&s);
@@ -739,8 +755,11 @@ Test(comment, a_next_link_to_another_host_is_not_followed)
 Test(comment, a_missing_token_is_an_input_error)
 {
 	struct comment_options opts = {
-		.provider = "github", .body_path = report_path, .repo = "o/r",
-		.number = "7", .api_url = "http://127.0.0.1:1",
+		.provider = "github",
+		.body_path = report_path,
+		.repo = "o/r",
+		.number = "7",
+		.api_url = "http://127.0.0.1:1",
 	};
 	struct strbuf summary = STRBUF_INIT;
 
@@ -754,10 +773,10 @@ Test(comment, a_missing_token_is_an_input_error)
 	opts.provider = "bitbucket";
 	cr_assert_eq(comment_upsert(&opts, &summary), BG_EINPUT);
 	cr_assert(strstr(bg_error_last(), "--provider: expected github or "
-			 "gitlab, found 'bitbucket'"), "%s", bg_error_last());
+					  "gitlab, found 'bitbucket'"),
+		  "%s", bg_error_last());
 	strbuf_release(&summary);
 }
-
 
 /* GitLab */
 
@@ -766,15 +785,18 @@ Test(comment, gitlab_creates_after_following_x_next_page)
 	struct server s;
 	struct strbuf summary = STRBUF_INIT, api = STRBUF_INIT;
 	struct comment_options opts = {
-		.provider = "gitlab", .body_path = report_path,
-		.repo = "group/proj", .number = "3",
+		.provider = "gitlab",
+		.body_path = report_path,
+		.repo = "group/proj",
+		.number = "3",
 	};
 
 	server_listen(&s);
 	strbuf_addf(&api, "%s/api/v4/", s.url);
 	opts.api_url = api.buf;
 	/* GitLab's system notes are never ours, whatever they say. */
-	server_add(&s, 200, "X-Next-Page: 2\r\n", "[{\"id\":1,\"system\":true,"
+	server_add(&s, 200, "X-Next-Page: 2\r\n",
+		   "[{\"id\":1,\"system\":true,"
 		   "\"body\":\"" MARKER "\"},{\"id\":2,\"body\":\"hi\"}]");
 	server_add(&s, 200, "X-Next-Page: \r\n", "[]");
 	server_add(&s, 201, NULL, "{\"id\":55}");
@@ -786,9 +808,11 @@ Test(comment, gitlab_creates_after_following_x_next_page)
 	server_stop(&s);
 
 	cr_assert_eq(s.requests_nr, 3);
-	assert_request(&s, 0, "GET", "/api/v4/projects/group%2Fproj/"
+	assert_request(&s, 0, "GET",
+		       "/api/v4/projects/group%2Fproj/"
 		       "merge_requests/3/notes?per_page=100&page=1");
-	assert_request(&s, 1, "GET", "/api/v4/projects/group%2Fproj/"
+	assert_request(&s, 1, "GET",
+		       "/api/v4/projects/group%2Fproj/"
 		       "merge_requests/3/notes?per_page=100&page=2");
 	assert_request(&s, 2, "POST",
 		       "/api/v4/projects/group%2Fproj/merge_requests/3/notes");
@@ -810,15 +834,16 @@ Test(comment, gitlab_updates_from_the_ci_environment_with_the_job_token)
 	struct server s;
 	struct strbuf summary = STRBUF_INIT, api = STRBUF_INIT;
 	struct comment_options opts = {
-		.provider = NULL, .body_path = report_path,
+		.provider = NULL,
+		.body_path = report_path,
 	};
 
 	server_listen(&s);
 	strbuf_addf(&api, "%s/api/v4", s.url);
 	server_add(&s, 200, "X-Next-Page: 2\r\n",
 		   "[{\"id\":1,\"body\":\"a\"}]");
-	server_add(&s, 200, "X-Next-Page:\r\n", "[{\"id\":31,\"body\":\""
-		   MARKER "\\nold\"}]");
+	server_add(&s, 200, "X-Next-Page:\r\n",
+		   "[{\"id\":31,\"body\":\"" MARKER "\\nold\"}]");
 	server_add(&s, 200, NULL, "{\"id\":31}");
 	server_start(&s);
 	setenv("GITLAB_CI", "true", 1);
@@ -841,7 +866,6 @@ Test(comment, gitlab_updates_from_the_ci_environment_with_the_job_token)
 	strbuf_release(&api);
 }
 
-
 /* Through the binary */
 
 /* A stateful fake of GitHub's issue comments on o/r#7, two per page. */
@@ -855,22 +879,22 @@ static void fake_github_page(struct server *s, struct fake_github *fake,
 			     long page, struct reply *reply)
 {
 	strbuf_addch(&reply->body, '[');
-	for (size_t i = (size_t)(page - 1) * 2; i < fake->nr &&
-	     i < (size_t)page * 2; i++) {
+	for (size_t i = (size_t)(page - 1) * 2;
+	     i < fake->nr && i < (size_t)page * 2; i++) {
 		cJSON *item = cJSON_CreateObject();
 		char *text;
 
 		cJSON_AddNumberToObject(item, "id", (double)fake->ids[i]);
 		cJSON_AddStringToObject(item, "body", fake->bodies[i]);
 		text = cJSON_PrintUnformatted(item);
-		strbuf_addf(&reply->body, "%s%s",
-			    i % 2 ? "," : "", text);
+		strbuf_addf(&reply->body, "%s%s", i % 2 ? "," : "", text);
 		cJSON_free(text);
 		cJSON_Delete(item);
 	}
 	strbuf_addch(&reply->body, ']');
 	if ((size_t)page * 2 < fake->nr)
-		strbuf_addf(&reply->headers, "Link: <%s/repos/o/r/issues/7/"
+		strbuf_addf(&reply->headers,
+			    "Link: <%s/repos/o/r/issues/7/"
 			    "comments?per_page=100&page=%ld>; rel=\"next\"\r\n",
 			    s->url, page + 1);
 }
@@ -899,7 +923,7 @@ static void fake_github(struct server *s, const struct recorded *request,
 		   strcmp(request->method, "GET")) {
 		reply->status = 400;
 		strbuf_addstr(&reply->body, "{\"message\":\"Problems parsing "
-			      "JSON\"}");
+					    "JSON\"}");
 	} else if (!strcmp(request->method, "POST") &&
 		   !strcmp(target, "/repos/o/r/issues/7/comments") &&
 		   fake->nr < 8) {
@@ -956,9 +980,10 @@ Test(comment, second_run_updates_the_comment_the_first_run_created)
 				      api.buf, NULL };
 		char *second;
 
-		test_benchgate(&out, dir, env, (const char *const[]){
-			"comment", "--provider", "github", "--body",
-			"report.md", NULL });
+		test_benchgate(&out, dir, env,
+			       (const char *const[]){ "comment", "--provider",
+						      "github", "--body",
+						      "report.md", NULL });
 		cr_assert_eq(out.exit_code, 0, "%s", out.err.buf);
 		cr_assert_str_eq(out.out.buf,
 				 "created comment 1003 on o/r#7\n");
@@ -966,9 +991,10 @@ Test(comment, second_run_updates_the_comment_the_first_run_created)
 
 		second = test_write_file(dir, "report.md", MARKER "\nv2\n");
 		free(second);
-		test_benchgate(&out, dir, env, (const char *const[]){
-			"comment", "--provider", "github", "--body",
-			"report.md", NULL });
+		test_benchgate(&out, dir, env,
+			       (const char *const[]){ "comment", "--provider",
+						      "github", "--body",
+						      "report.md", NULL });
 		cr_assert_eq(out.exit_code, 0, "%s", out.err.buf);
 		cr_assert_str_eq(out.out.buf,
 				 "updated comment 1003 on o/r#7\n");
@@ -999,17 +1025,18 @@ Test(comment, a_bad_token_exits_2_naming_the_problem_but_not_the_token)
 
 	server_listen(&s);
 	/* A server that echoes the token must not make us print it. */
-	server_add(&s, 401, NULL, "{\"message\":\"Bad credentials: " TOKEN
-		   "\"}");
+	server_add(&s, 401, NULL,
+		   "{\"message\":\"Bad credentials: " TOKEN "\"}");
 	strbuf_addf(&api, "--api-url=%s", s.url);
 	server_start(&s);
 	{
 		const char *env[] = { "GITHUB_TOKEN=" TOKEN, NULL };
 
-		test_benchgate(&out, dir, env, (const char *const[]){
-			"comment", "--provider", "github", "--body",
-			"report.md", "--repo", "o/r", "--pr", "7", api.buf,
-			NULL });
+		test_benchgate(&out, dir, env,
+			       (const char *const[]){
+				       "comment", "--provider", "github",
+				       "--body", "report.md", "--repo", "o/r",
+				       "--pr", "7", api.buf, NULL });
 	}
 	server_stop(&s);
 
@@ -1032,19 +1059,24 @@ Test(comment, dry_run_describes_the_requests_without_network_or_token)
 {
 	struct test_output out;
 
-	test_benchgate(&out, dir, NULL, (const char *const[]){
-		"comment", "--provider", "github", "--body", "report.md",
-		"--repo", "o/r", "--pr", "7", "--api-url",
-		"http://127.0.0.1:1/", "--dry-run", NULL });
+	test_benchgate(&out, dir, NULL,
+		       (const char *const[]){ "comment", "--provider", "github",
+					      "--body", "report.md", "--repo",
+					      "o/r", "--pr", "7", "--api-url",
+					      "http://127.0.0.1:1/",
+					      "--dry-run", NULL });
 	cr_assert_eq(out.exit_code, 0, "%s", out.err.buf);
 	cr_assert(strstr(out.out.buf, "dry run: nothing sent"));
 	cr_assert(strstr(out.out.buf, "marker " MARKER));
 	cr_assert(strstr(out.out.buf, "  GET http://127.0.0.1:1/repos/o/r/"
-			 "issues/7/comments?per_page=100"), "%s", out.out.buf);
+				      "issues/7/comments?per_page=100"),
+		  "%s", out.out.buf);
 	cr_assert(strstr(out.out.buf, "  PATCH http://127.0.0.1:1/repos/o/r/"
-			 "issues/comments/{id}"), "%s", out.out.buf);
+				      "issues/comments/{id}"),
+		  "%s", out.out.buf);
 	cr_assert(strstr(out.out.buf, "  POST http://127.0.0.1:1/repos/o/r/"
-			 "issues/7/comments otherwise"), "%s", out.out.buf);
+				      "issues/7/comments otherwise"),
+		  "%s", out.out.buf);
 	cr_assert(strstr(out.out.buf, "body: 33 characters"), "%s",
 		  out.out.buf);
 	cr_assert(strstr(out.out.buf, "GITHUB_TOKEN is NOT set"));
@@ -1055,21 +1087,24 @@ Test(comment, usage_errors_exit_2)
 {
 	struct test_output out;
 
-	test_benchgate(&out, dir, NULL, (const char *const[]){
-		"comment", "--provider", "gitea", "--body", "report.md",
-		NULL });
+	test_benchgate(&out, dir, NULL,
+		       (const char *const[]){ "comment", "--provider", "gitea",
+					      "--body", "report.md", NULL });
 	cr_assert_eq(out.exit_code, 2);
 	cr_assert(strstr(out.err.buf, "--provider: expected github or gitlab"),
 		  "%s", out.err.buf);
 	test_output_release(&out);
-	test_benchgate(&out, dir, NULL, (const char *const[]){
-		"comment", "--body", "report.md", NULL });
+	test_benchgate(&out, dir, NULL,
+		       (const char *const[]){ "comment", "--body", "report.md",
+					      NULL });
 	cr_assert_eq(out.exit_code, 2);
 	cr_assert(strstr(out.err.buf, "no --provider"), "%s", out.err.buf);
 	test_output_release(&out);
-	test_benchgate(&out, dir, (const char *const[]){ "GITHUB_TOKEN=x",
-		NULL }, (const char *const[]){ "comment", "--provider",
-		"github", "--body", "report.md", "--repo", "o/r", NULL });
+	test_benchgate(&out, dir,
+		       (const char *const[]){ "GITHUB_TOKEN=x", NULL },
+		       (const char *const[]){ "comment", "--provider", "github",
+					      "--body", "report.md", "--repo",
+					      "o/r", NULL });
 	cr_assert_eq(out.exit_code, 2);
 	cr_assert(strstr(out.err.buf, "no pull request number: pass --pr N"),
 		  "%s", out.err.buf);

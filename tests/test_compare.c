@@ -10,8 +10,8 @@ TestSuite(compare);
 
 /* Deterministic "noise": a fixed pattern of relative deviations with a
  * robust CV of about 1 %, so each test knows exactly what it feeds in. */
-static const double jitter[10] = { -0.012, 0.004, 0.009, -0.003, 0.001,
-				   -0.007, 0.013, -0.001, 0.006, -0.010 };
+static const double jitter[10] = { -0.012, 0.004, 0.009,  -0.003, 0.001,
+				   -0.007, 0.013, -0.001, 0.006,  -0.010 };
 
 static void fill(struct metric_samples *m, double level, double spread)
 {
@@ -46,9 +46,8 @@ static struct result *new_result(const char *commit)
 	return r;
 }
 
-static const struct metric_comparison *item(const struct comparison *c,
-					    const char *variant,
-					    const char *metric)
+static const struct metric_comparison *
+item(const struct comparison *c, const char *variant, const char *metric)
 {
 	for (size_t i = 0; i < c->nr; i++)
 		if (!strcmp(c->items[i].variant, variant) &&
@@ -77,7 +76,8 @@ Test(compare, ten_percent_slower_with_low_noise_is_a_regression)
 	/* Shuffled pattern on the candidate so the samples are not a copy. */
 	add(cand, "original", "latency", 11.0, -1, BETTER_LOWER);
 	c = run_compare(base, cand);
-	cr_assert_eq(item(c, "original", "latency")->verdict, VERDICT_REGRESSION);
+	cr_assert_eq(item(c, "original", "latency")->verdict,
+		     VERDICT_REGRESSION);
 	cr_assert_float_eq(item(c, "original", "latency")->change, 0.10, 0.01);
 	cr_assert_lt(item(c, "original", "latency")->change_low, 0.10);
 	cr_assert_gt(item(c, "original", "latency")->change_high, 0.10);
@@ -113,7 +113,8 @@ Test(compare, significant_change_below_the_threshold_is_unchanged)
 	add(cand, "original", "latency", 10.15, -0.1, BETTER_LOWER);
 	c = run_compare(base, cand);
 	cr_assert_lt(item(c, "original", "latency")->p_value, 0.001);
-	cr_assert_eq(item(c, "original", "latency")->verdict, VERDICT_UNCHANGED);
+	cr_assert_eq(item(c, "original", "latency")->verdict,
+		     VERDICT_UNCHANGED);
 	comparison_free(c);
 	result_free(base);
 	result_free(cand);
@@ -144,16 +145,17 @@ Test(compare, exact_metric_uses_its_absolute_tolerance)
 	struct metric_samples *m;
 	struct comparison *c;
 
-	m = result_case_metric(result_add_case(base, "bench", "original", "cpu"),
-			       "accuracy");
+	m = result_case_metric(
+		result_add_case(base, "bench", "original", "cpu"), "accuracy");
 	m->exact = true, m->tolerance = 0.002, m->better = BETTER_HIGHER;
 	metric_samples_push(m, 0.940);
-	m = result_case_metric(result_add_case(cand, "bench", "original", "cpu"),
-			       "accuracy");
+	m = result_case_metric(
+		result_add_case(cand, "bench", "original", "cpu"), "accuracy");
 	m->exact = true, m->tolerance = 0.002, m->better = BETTER_HIGHER;
 	metric_samples_push(m, 0.9385);
 	c = run_compare(base, cand);
-	cr_assert_eq(item(c, "original", "accuracy")->verdict, VERDICT_UNCHANGED);
+	cr_assert_eq(item(c, "original", "accuracy")->verdict,
+		     VERDICT_UNCHANGED);
 	comparison_free(c);
 
 	cand->cases[0].metrics[0].samples[0] = 0.930;
@@ -231,8 +233,8 @@ Test(compare, no_baseline_makes_every_metric_new_and_passes)
 	result_free(cand);
 }
 
-static double noisy(const char *benchmark, const char *variant, const char *device,
-	     const char *metric, void *payload)
+static double noisy(const char *benchmark, const char *variant,
+		    const char *device, const char *metric, void *payload)
 {
 	(void)benchmark, (void)variant, (void)device, (void)metric;
 	(void)payload;
@@ -255,7 +257,8 @@ Test(compare, historical_noise_raises_the_threshold)
 	 * with nothing changed (z from any normal table: 2.5758293). */
 	cr_assert_float_eq(item(c, "original", "latency")->threshold,
 			   2.5758293035489 * sqrt(2) * 0.04, 1e-9);
-	cr_assert_eq(item(c, "original", "latency")->verdict, VERDICT_UNCHANGED);
+	cr_assert_eq(item(c, "original", "latency")->verdict,
+		     VERDICT_UNCHANGED);
 	comparison_free(c);
 	/* A k of the user's own replaces the default. */
 	opts.noise_k = 3;
@@ -297,7 +300,7 @@ static void assert_interval_agrees_with_test(const double *base,
 	compare_metric_stats(&mc, base, n, n, cand, n, n, 0.99, 1);
 	cr_assert(isfinite(mc.change_low) && isfinite(mc.change_high));
 	cr_assert_leq(mc.change_low, mc.change_high);
-	cr_assert_eq(mc.p_value < 0.01, mc.change_low > 0 || mc.change_high < 0,
+	cr_assert_eq(mc.p_value<0.01, mc.change_low> 0 || mc.change_high < 0,
 		     "p %g, interval [%g, %g]", mc.p_value, mc.change_low,
 		     mc.change_high);
 	cr_assert(mc.change_low <= mc.change && mc.change <= mc.change_high,
@@ -324,7 +327,8 @@ Test(compare, the_interval_agrees_with_the_test)
 
 Test(compare, runs_measured_side_by_side_are_compared_pair_by_pair)
 {
-	struct metric_comparison apart = { 0 }, paired = { .paired_runs = true };
+	struct metric_comparison apart = { 0 },
+				 paired = { .paired_runs = true };
 	double drift[10], slower[10], base[10], cand[10];
 
 	/* Both builds ride the same slow drift of the machine, the
@@ -399,7 +403,8 @@ static double log_t_p(const double *base, const double *cand, size_t n,
 		lc[i] = log(cand[i]);
 	}
 	cr_assert_eq(stats_yuen_eff(lb, n, lc, n, (double)n, (double)n, trim,
-				    &t), BG_OK);
+				    &t),
+		     BG_OK);
 	return t.p_value;
 }
 
@@ -515,7 +520,8 @@ Test(compare, json_round_trips)
 
 Test(compare, decided_when_the_interval_clears_the_threshold)
 {
-	struct metric_comparison mc = { .threshold = 0.03, .has_baseline = true,
+	struct metric_comparison mc = { .threshold = 0.03,
+					.has_baseline = true,
 					.has_candidate = true,
 					.n_tested_baseline = 10,
 					.n_tested_candidate = 10 };

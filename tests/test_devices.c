@@ -19,15 +19,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define FIXTURE_SYS TEST_FIXTURE_DIR "/sysfs/sys"
+#define FIXTURE_SYS  TEST_FIXTURE_DIR "/sysfs/sys"
 #define FIXTURE_PROC TEST_FIXTURE_DIR "/sysfs/proc"
 
-#define RUN(out, cwd, env, ...) \
+#define RUN(out, cwd, env, ...)             \
 	test_benchgate((out), (cwd), (env), \
 		       (const char *const[]){ __VA_ARGS__, NULL })
 
 static char *dir;
-static char *bin;               /* the only directory on PATH but /bin */
+static char *bin; /* the only directory on PATH but /bin */
 static struct devices *devices;
 
 static void setup(void)
@@ -150,7 +150,8 @@ Test(devices, gpu_library_missing)
 		  "%s", devices->gpu_why);
 	cr_assert_not(has("gpu", NULL, &reason));
 	cr_assert(strstr(reason, "device 'gpu' is not present: cannot load "
-				 "'/nonexistent/") == reason, "%s", reason);
+				 "'/nonexistent/") == reason,
+		  "%s", reason);
 	cr_assert_not(has("cuda", NULL, &reason));
 }
 
@@ -165,7 +166,8 @@ Test(devices, gpu_library_without_nvml_functions)
 	devices_free(devices);
 	setenv("BENCHGATE_NVML_LIBRARY", "libc.so.6", 1);
 	devices_probe(&devices);
-	cr_assert_str_eq(devices->gpu_why, "'libc.so.6' has no nvmlInit_v2(): "
+	cr_assert_str_eq(devices->gpu_why,
+			 "'libc.so.6' has no nvmlInit_v2(): "
 			 "not NVML, or an NVML older than driver 325");
 	free(not_nvml);
 }
@@ -177,10 +179,10 @@ Test(devices, gpu_init_failing)
 	use_fake_nvml("init 9\n");
 	devices_probe(&devices);
 	cr_assert_str_eq(devices->gpu_why, "nvmlInit_v2() failed: Driver Not "
-			 "Loaded (NVML error 9)");
+					   "Loaded (NVML error 9)");
 	cr_assert_not(has("gpu", NULL, &reason));
 	cr_assert_str_eq(reason, "device 'gpu' is not present: nvmlInit_v2() "
-			 "failed: Driver Not Loaded (NVML error 9)");
+				 "failed: Driver Not Loaded (NVML error 9)");
 }
 
 Test(devices, gpu_none_behind_a_working_nvml)
@@ -192,7 +194,7 @@ Test(devices, gpu_none_behind_a_working_nvml)
 	cr_assert_null(devices->gpu_why);
 	cr_assert_not(has("gpu", NULL, &reason));
 	cr_assert_str_eq(reason, "device 'gpu' is not present: NVML sees no "
-			 "GPU");
+				 "GPU");
 }
 
 Test(devices, two_gpus_with_cuda_visible_devices_1)
@@ -215,7 +217,7 @@ Test(devices, two_gpus_with_cuda_visible_devices_1)
 	cr_assert(has("gpu", "GPU-bbbb", &reason));
 	cr_assert_not(has("gpu", "7", &reason));
 	cr_assert_str_eq(reason, "device 'gpu' is not present: "
-			 "CUDA_VISIBLE_DEVICES='7' hides all 2 GPUs");
+				 "CUDA_VISIBLE_DEVICES='7' hides all 2 GPUs");
 
 	/* the machine records what benchmarks see, by model name */
 	cr_assert_eq(machine_describe(&machine), BG_OK);
@@ -276,8 +278,8 @@ Test(devices, cuda_visible_devices_as_cuda_reads_it)
 	cr_assert(n == 2 && got[0] == 2 && got[1] == 0);
 	/* a prefix must name one GPU */
 	cr_assert_eq(nvml_select_visible("GPU-bb", uuids, 3, got, 8), 0);
-	cr_assert_eq(nvml_select_visible("MIG-GPU-aaaa-0/1/0", uuids, 3, got,
-					 8), 0);
+	cr_assert_eq(
+		nvml_select_visible("MIG-GPU-aaaa-0/1/0", uuids, 3, got, 8), 0);
 	n = nvml_select_visible("0,1,2", uuids, 3, got, 2);
 	cr_assert_eq(n, 2);
 }
@@ -332,8 +334,8 @@ Test(devices, gc_info_failing_says_why)
 	cr_assert_eq(devices->ipus_nr, 0);
 	cr_assert_not(has("ipu", NULL, &reason));
 	cr_assert(strstr(reason, "--list-devices' failed: exited with status "
-				 "1: cannot reach the V-IPU server"), "%s",
-		  reason);
+				 "1: cannot reach the V-IPU server"),
+		  "%s", reason);
 }
 
 Test(devices, gc_info_listing_no_ipu)
@@ -376,7 +378,8 @@ Test(devices, no_ipu_says_why)
 
 	devices_probe(&devices);
 	cr_assert_not(has("ipu", NULL, &reason));
-	cr_assert_str_eq(reason, "device 'ipu' is not present: no Poplar SDK "
+	cr_assert_str_eq(reason,
+			 "device 'ipu' is not present: no Poplar SDK "
 			 "or IPU driver here: gc-info and gc-monitor are not "
 			 "on PATH, no IPUOF_* variable is set, there is no "
 			 "/dev/ipu0");
@@ -398,7 +401,7 @@ Test(devices, benchgate_devices_overrides_the_probes)
 	cr_assert(has("ipu", NULL, &reason));
 	cr_assert_not(has("gpu", NULL, &reason));
 	cr_assert_str_eq(reason, "device 'gpu' is not in BENCHGATE_DEVICES "
-			 "('cpu,ipu')");
+				 "('cpu,ipu')");
 }
 
 /* --- sessions: skipped, or failed under --require-devices --- */

@@ -62,12 +62,12 @@ static void box_of(const struct strbuf *svg, const char *label, double *x,
 	strbuf_addf(&title, "<title>%s (", label);
 	at = strstr(svg->buf, title.buf);
 	cr_assert_not_null(at, "no box for '%s'", label);
-	cr_assert_null(strstr(at + 1, title.buf), "two boxes for '%s'",
-		       label);
+	cr_assert_null(strstr(at + 1, title.buf), "two boxes for '%s'", label);
 	rect = strstr(at, "<rect ");
 	cr_assert_not_null(rect);
-	cr_assert_eq(sscanf(rect, "<rect x=\"%lf\" y=\"%*d\" width=\"%lf\"",
-			    x, width), 2, "%.80s", rect);
+	cr_assert_eq(sscanf(rect, "<rect x=\"%lf\" y=\"%*d\" width=\"%lf\"", x,
+			    width),
+		     2, "%.80s", rect);
 	strbuf_release(&title);
 }
 
@@ -122,7 +122,9 @@ Test(flamegraph, hostile_names_are_escaped)
 
 	render("<script>alert(1)</script>;a&b 2\n"
 	       "q\"uo'te;]]>;\x01\x7f ctl 1\n"
-	       "bad \xff\xfe utf8;\xe2\x80\xae" "reversed 1\n", &svg);
+	       "bad \xff\xfe utf8;\xe2\x80\xae"
+	       "reversed 1\n",
+	       &svg);
 	assert_well_formed(&svg);
 	cr_assert_null(strstr(svg.buf, "<script>alert"));
 	cr_assert(strstr(svg.buf, "&lt;script&gt;alert(1)&lt;/script&gt;"));

@@ -91,9 +91,11 @@ static void fixture_commit(git_repository *repo, const char *file,
 		parents[nr++] = parent;
 	}
 	cr_assert_geq(git_signature_new(&sig, "Bench Gate", "bg@example.com",
-					FIXTURE_TIME, offset), 0);
+					FIXTURE_TIME, offset),
+		      0);
 	cr_assert_geq(git_commit_create(out, repo, "HEAD", sig, sig, NULL,
-					message, tree, nr, parents), 0);
+					message, tree, nr, parents),
+		      0);
 	git_signature_free(sig);
 	git_commit_free(parent);
 	git_tree_free(tree);
@@ -328,8 +330,8 @@ Test(gitinfo, outside_a_repository_warns_and_records_unknown)
 	cr_assert_not(meta.dirty);
 	cr_assert_eq(meta.parents_nr, 0);
 	cr_assert_not_null(strstr(err, "warning: "), "stderr: %s", err);
-	cr_assert_not_null(strstr(err, "not in a git repository"),
-			   "stderr: %s", err);
+	cr_assert_not_null(strstr(err, "not in a git repository"), "stderr: %s",
+			   err);
 	git_meta_release(&meta);
 
 	strbuf_addf(&dir, "%s/plain", tmp);

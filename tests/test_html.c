@@ -16,8 +16,8 @@
 TestSuite(html);
 
 /* The same fixed noise pattern as test_compare.c (robust CV about 1 %). */
-static const double jitter[10] = { -0.012, 0.004, 0.009, -0.003, 0.001,
-				   -0.007, 0.013, -0.001, 0.006, -0.010 };
+static const double jitter[10] = { -0.012, 0.004, 0.009,  -0.003, 0.001,
+				   -0.007, 0.013, -0.001, 0.006,  -0.010 };
 
 #define BASE_COMMIT "a11ce0b0a11ce0b0a11ce0b0a11ce0b0a11ce0b0"
 #define CAND_COMMIT "c0ffee1c0ffee1c0ffee1c0ffee1c0ffee1c0ffe"
@@ -32,9 +32,10 @@ struct names {
 	const char *note;
 };
 
-static const struct names plain = { "mlp-variants", "infer", "quantized",
-				    "cpu", "latency", "ms",
-				    "killed by signal 11" };
+static const struct names plain = {
+	"mlp-variants", "infer", "quantized",	       "cpu",
+	"latency",	"ms",	 "killed by signal 11"
+};
 static const struct names hostile = { HOSTILE, HOSTILE, HOSTILE, HOSTILE,
 				      HOSTILE, HOSTILE, HOSTILE };
 
@@ -90,14 +91,14 @@ static void fixture_init(struct fixture *f, const struct names *n,
 
 	memset(f, 0, sizeof(*f));
 	strbuf_init(&f->html, 0);
-	f->baseline = with_baseline ? make_result(n, BASE_COMMIT, false) :
-				      NULL;
+	f->baseline = with_baseline ? make_result(n, BASE_COMMIT, false) : NULL;
 	f->candidate = make_result(n, CAND_COMMIT, true);
 	compare_options_init(&opts);
-	cr_assert_eq(compare_results(&f->comparison, f->baseline,
-				     f->candidate, &opts), BG_OK);
-	f->comparison->baseline.source = strdup(with_baseline ? n->note :
-							       "none");
+	cr_assert_eq(compare_results(&f->comparison, f->baseline, f->candidate,
+				     &opts),
+		     BG_OK);
+	f->comparison->baseline.source =
+		strdup(with_baseline ? n->note : "none");
 	f->model.comparison = f->comparison;
 	f->model.baseline = f->baseline;
 	f->model.candidate = f->candidate;
@@ -131,7 +132,6 @@ static const char *find(const char *haystack, const char *needle)
 	return at;
 }
 
-
 /* Checking markup without a parser */
 
 /* Well-formed UTF-8 (RFC 3629): no stray or missing continuation bytes,
@@ -141,11 +141,15 @@ static bool valid_utf8(const char *text)
 	const unsigned char *s = (const unsigned char *)text;
 
 	while (*s) {
-		size_t len = *s < 0x80 ? 1 : (*s & 0xe0) == 0xc0 ? 2 :
-			     (*s & 0xf0) == 0xe0 ? 3 : (*s & 0xf8) == 0xf0 ? 4 :
-									   0;
-		unsigned long cp = len == 1 ? *s : len == 2 ? *s & 0x1f :
-				   len == 3 ? *s & 0x0f : *s & 0x07;
+		size_t len = *s < 0x80		   ? 1
+			     : (*s & 0xe0) == 0xc0 ? 2
+			     : (*s & 0xf0) == 0xe0 ? 3
+			     : (*s & 0xf8) == 0xf0 ? 4
+						   : 0;
+		unsigned long cp = len == 1   ? *s
+				   : len == 2 ? *s & 0x1f
+				   : len == 3 ? *s & 0x0f
+					      : *s & 0x07;
 		static const unsigned long least[] = { 0, 0, 0x80, 0x800,
 						       0x10000 };
 
@@ -178,7 +182,8 @@ static void each_attribute(const char *html,
 		size_t len = 0;
 
 		for (p++; *p && !isspace((unsigned char)*p) && *p != '>' &&
-			  len + 1 < sizeof(tag); p++)
+			  len + 1 < sizeof(tag);
+		     p++)
 			tag[len++] = (char)tolower((unsigned char)*p);
 		tag[len] = '\0';
 		while (*p && *p != '>') {
@@ -196,8 +201,8 @@ static void each_attribute(const char *html,
 				const char *end;
 
 				cr_assert(quote == '"' || quote == '\'',
-					  "unquoted attribute %s in <%s>",
-					  name, tag);
+					  "unquoted attribute %s in <%s>", name,
+					  tag);
 				end = strchr(p + 1, quote);
 				cr_assert_not_null(end);
 				strbuf_add(&value, p + 1,
@@ -217,15 +222,15 @@ static void attribute_is_inert(const char *tag, const char *name,
 	cr_assert(strncmp(name, "on", 2), "event handler %s=\"%s\" on <%s>",
 		  name, value, tag);
 	cr_assert(strcmp(tag, "img") && strcmp(tag, "iframe") &&
-		  strcmp(tag, "object") && strcmp(tag, "embed") &&
-		  strcmp(tag, "link") && strcmp(tag, "base"),
+			  strcmp(tag, "object") && strcmp(tag, "embed") &&
+			  strcmp(tag, "link") && strcmp(tag, "base"),
 		  "a <%s> in the report", tag);
 	/* The only URLs are commit links; nothing is loaded from one. */
 	if (strstr(value, "://") || !strcmp(name, "src") ||
 	    !strcmp(name, "srcset") || !strcmp(name, "xlink:href"))
 		cr_assert(!strcmp(tag, "a") && !strcmp(name, "href") &&
-			  (!strncmp(value, "https://", 8) ||
-			   !strncmp(value, "http://", 7)),
+				  (!strncmp(value, "https://", 8) ||
+				   !strncmp(value, "http://", 7)),
 			  "<%s %s=\"%s\">", tag, name, value);
 }
 
@@ -237,7 +242,6 @@ static void assert_self_contained(const char *html)
 	cr_assert_eq(count(html, "<script"), 1, "one script, the sorter");
 	cr_assert(strstr(html, "<script>\n"), "no src on it");
 }
-
 
 /* The document */
 
@@ -252,17 +256,17 @@ Test(html, verdict_commits_and_tables_come_in_order)
 	     "<meta name=\"viewport\" content=\"width=device-width");
 	banner = find(f.html.buf, "<strong id=\"verdict\">FAILED</strong>");
 	find(f.html.buf, "1 regression, 1 improvement");
-	find(f.html.buf, "<a href=\"https://github.com/o/r/commit/"
-			 BASE_COMMIT "\"");
-	find(f.html.buf, "<a href=\"https://github.com/o/r/commit/"
-			 CAND_COMMIT "\"");
+	find(f.html.buf,
+	     "<a href=\"https://github.com/o/r/commit/" BASE_COMMIT "\"");
+	find(f.html.buf,
+	     "<a href=\"https://github.com/o/r/commit/" CAND_COMMIT "\"");
 	changes = find(f.html.buf, "<h2>Regressions and improvements</h2>");
 	variants = find(f.html.buf, "<h2>Variants against original</h2>");
 	details = find(f.html.buf, "<details id=\"all\">");
 	cr_assert(banner < changes && changes < variants && variants < details);
 	/* Regressions lead the table; a failure has its own section. */
-	cr_assert_lt(find(changes, "v-regression"), find(changes,
-							 "v-improvement"));
+	cr_assert_lt(find(changes, "v-regression"),
+		     find(changes, "v-improvement"));
 	find(f.html.buf, "<h2>Failed cases</h2>");
 	find(f.html.buf, "killed by signal 11");
 	/* Every table scrolls sideways on a phone, and sorts. */
@@ -338,7 +342,6 @@ Test(html, without_a_baseline_every_metric_is_new)
 	fixture_release(&f);
 }
 
-
 /* In a real browser */
 
 /* The browser the test drives: $BENCHGATE_CHROMIUM, else chromium on
@@ -387,8 +390,10 @@ static void run_browser(const char *path, const char *profile,
 	cr_assert_neq(outcome.status, PROCESS_SPAWN_FAILED,
 		      "cannot run the browser: %s. The HTML test needs "
 		      "headless Chromium: apt-get install chromium, or set "
-		      "BENCHGATE_CHROMIUM", outcome.spawn_error);
-	cr_assert(!outcome.timed_out, "%s timed out on %s: an alert() "
+		      "BENCHGATE_CHROMIUM",
+		      outcome.spawn_error);
+	cr_assert(!outcome.timed_out,
+		  "%s timed out on %s: an alert() "
 		  "blocks a headless browser, did a name run as script?",
 		  chromium(), url.buf);
 	strbuf_add(out, outcome.out.text.buf, outcome.out.text.len);
@@ -433,13 +438,14 @@ static void page_problems(const char *netlog_path, const char *stderr_text,
 	}
 	cr_assert_not_null(root, "unreadable NetLog %s", netlog_path);
 	events = cJSON_GetObjectItemCaseSensitive(root, "events");
-	cJSON_ArrayForEach(event, events) {
-		cJSON *params = cJSON_GetObjectItemCaseSensitive(event,
-								 "params");
+	cJSON_ArrayForEach(event, events)
+	{
+		cJSON *params =
+			cJSON_GetObjectItemCaseSensitive(event, "params");
 		const char *url = cJSON_GetStringValue(
 			cJSON_GetObjectItemCaseSensitive(params, "url"));
-		const char *key = cJSON_GetStringValue(
-			cJSON_GetObjectItemCaseSensitive(
+		const char *key =
+			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
 				params, "network_isolation_key"));
 
 		if (url && key && strstr(key, "file://") &&
@@ -459,10 +465,12 @@ static void load_page(const char *dir, const char *path, struct strbuf *dom,
 	struct strbuf err = STRBUF_INIT, netlog = STRBUF_INIT;
 	struct strbuf profile = STRBUF_INIT, netlog_arg = STRBUF_INIT;
 	struct strbuf page_url = STRBUF_INIT;
-	const char *extra[] = { "--enable-logging=stderr", "--v=0",
+	const char *extra[] = { "--enable-logging=stderr",
+				"--v=0",
 				NULL /* netlog */,
 				"--net-log-capture-mode=Default",
-				"--dump-dom", NULL };
+				"--dump-dom",
+				NULL };
 
 	strbuf_addf(&profile, "%s/profile-dom", dir);
 	strbuf_addf(&netlog, "%s/netlog.json", dir);
@@ -489,8 +497,7 @@ static unsigned long be32(const unsigned char *p)
 	       (unsigned long)p[2] << 8 | p[3];
 }
 
-Test(html, renders_in_a_real_browser_without_network_or_errors,
-     .timeout = 300)
+Test(html, renders_in_a_real_browser_without_network_or_errors, .timeout = 300)
 {
 	struct strbuf dom = STRBUF_INIT, problems = STRBUF_INIT;
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
@@ -506,8 +513,7 @@ Test(html, renders_in_a_real_browser_without_network_or_errors,
 	path = write_page(dir, f.html.buf);
 
 	load_page(dir, path, &dom, &problems);
-	cr_assert_eq(problems.len, 0, "the page misbehaved:\n%s",
-		     problems.buf);
+	cr_assert_eq(problems.len, 0, "the page misbehaved:\n%s", problems.buf);
 	/* It loaded and rendered: the verdict is in the DOM, the sorter ran
 	 * (it marks the headers), and no hostile name became an element. */
 	find(dom.buf, "id=\"verdict\">FAILED</strong>");

@@ -18,8 +18,7 @@ TestSuite(machine, .init = setup);
 
 static bool is_hex16(const char *id)
 {
-	return strlen(id) == 16 &&
-	       strspn(id, "0123456789abcdef") == 16;
+	return strlen(id) == 16 && strspn(id, "0123456789abcdef") == 16;
 }
 
 Test(machine, describes_this_machine)
@@ -70,8 +69,8 @@ Test(machine, id_hashes_hardware_not_hostname_or_kernel)
 	strbuf_addf(&key, "%s|%d|%llu|%s %s||", m.cpu, m.cores,
 		    (unsigned long long)((m.memory_bytes + gib / 2) / gib),
 		    uts.sysname, uts.machine);
-	cr_assert(EVP_Digest(key.buf, key.len, digest, &len, EVP_sha256(),
-			     NULL));
+	cr_assert(
+		EVP_Digest(key.buf, key.len, digest, &len, EVP_sha256(), NULL));
 	for (int i = 0; i < 8; i++)
 		snprintf(expected + 2 * i, 3, "%02x", digest[i]);
 	cr_assert_str_eq(m.id, expected, "key '%s'", key.buf);
@@ -118,7 +117,12 @@ Test(machine, empty_override_means_computed)
 Test(machine, invalid_override_is_an_input_error)
 {
 	static const char *const bad[] = {
-		"..", ".", ".hidden", "../../etc", "a/b", "with space",
+		"..",
+		".",
+		".hidden",
+		"../../etc",
+		"a/b",
+		"with space",
 		"caf\xc3\xa9",
 		"x234567890123456789012345678901234567890"
 		"1234567890123456789012345678901234567890",
@@ -129,8 +133,8 @@ Test(machine, invalid_override_is_an_input_error)
 	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		setenv("BENCHGATE_MACHINE_ID", bad[i], 1);
 		cr_assert_eq(machine_describe(&m), BG_EINPUT, "'%s'", bad[i]);
-		cr_assert_not_null(strstr(bg_error_last(),
-					  "BENCHGATE_MACHINE_ID"));
+		cr_assert_not_null(
+			strstr(bg_error_last(), "BENCHGATE_MACHINE_ID"));
 		cr_assert_null(m.cpu, "released on error");
 	}
 }

@@ -71,7 +71,8 @@ Test(plan, empty_selection_is_an_input_error_naming_the_filter)
 	struct plan *plan = NULL;
 
 	cr_assert_eq(plan_build(&plan, suite, &filter, "/b"), BG_EINPUT);
-	cr_assert(strstr(bg_error_last(), "no case matches --filter 'nothing*'"),
+	cr_assert(strstr(bg_error_last(),
+			 "no case matches --filter 'nothing*'"),
 		  "%s", bg_error_last());
 	suite_free(suite);
 }
@@ -90,21 +91,24 @@ Test(plan, shards_are_disjoint_and_cover_the_plan)
 
 			snprintf(spec, sizeof(spec), "%u/%u", index, count);
 			cr_assert_eq(plan_parse_shard(&filter, spec), BG_OK);
-			cr_assert_eq(plan_build(&full, suite, NULL, "/b"), BG_OK);
-			cr_assert_eq(plan_build(&plan, suite, &filter, "/b"), BG_OK);
+			cr_assert_eq(plan_build(&full, suite, NULL, "/b"),
+				     BG_OK);
+			cr_assert_eq(plan_build(&plan, suite, &filter, "/b"),
+				     BG_OK);
 			for (size_t i = 0; i < plan->nr; i++)
 				for (size_t j = 0; j < full->nr; j++)
 					if (!strcmp(plan->cases[i].id,
 						    full->cases[j].id))
 						seen[j]++;
 			cr_assert_geq(plan->nr, 12 / count);
-			cr_assert_leq(plan->nr, 12 / count + 1, "balanced shards");
+			cr_assert_leq(plan->nr, 12 / count + 1,
+				      "balanced shards");
 			plan_free(plan);
 			plan_free(full);
 		}
 		for (int j = 0; j < 12; j++)
-			cr_assert_eq(seen[j], 1, "case %d in %d shards of %u", j,
-				     seen[j], count);
+			cr_assert_eq(seen[j], 1, "case %d in %d shards of %u",
+				     j, seen[j], count);
 	}
 	suite_free(suite);
 }
@@ -163,7 +167,8 @@ Test(plan, baseline_twins_run_from_their_own_build_before_each_case)
 	cr_assert_str_eq(plan->cases[23].id, "load/pruned/gpu");
 	for (size_t i = 0; i < 2; i++) {
 		cr_assert_eq(plan_case_command(&plan->cases[i], plan, 0, &argv,
-					       &shell), BG_OK);
+					       &shell),
+			     BG_OK);
 		cr_assert_str_eq(argv[0], i ? "/opt/new/b" : "/opt/old/b");
 		cr_assert_str_eq(argv[2], "cpu-fp32");
 		for (size_t j = 0; argv[j]; j++)

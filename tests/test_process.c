@@ -263,8 +263,8 @@ static void check_timeout_kills_group(const char *mode, double min_s,
 	char *dir = test_tmpdir();
 	size_t len = strlen(dir) + 16;
 	char *pid_path = xmalloc(len);
-	const char *argv[] = { WORKLOAD("hang_with_grandchild"), pid_path,
-			       mode, NULL };
+	const char *argv[] = { WORKLOAD("hang_with_grandchild"), pid_path, mode,
+			       NULL };
 	double start, elapsed;
 	pid_t child, grandchild;
 	int status;
@@ -384,8 +384,10 @@ Test(process, termination_signal_kills_the_running_group_too)
 		  "helper status %#x", (unsigned)status);
 	cr_assert_neq(reap_orphan(child), -1, "child %d still running",
 		      (int)child);
-	cr_assert_neq(reap_orphan(grandchild), -1, "grandchild %d still "
-		      "running", (int)grandchild);
+	cr_assert_neq(reap_orphan(grandchild), -1,
+		      "grandchild %d still "
+		      "running",
+		      (int)grandchild);
 
 	strbuf_release(&pid_path);
 	test_rmtree(dir);
@@ -414,7 +416,8 @@ Test(process, flood_is_drained_with_bounded_memory)
 	cr_assert_eq(outcome.out.dropped_at, (size_t)32 << 10);
 	/* the tail is kept: the last line survives the flood */
 	cr_assert_str_eq(outcome.out.text.buf + outcome.out.text.len -
-				 strlen(last), last);
+				 strlen(last),
+			 last);
 	cr_assert_str_eq(outcome.err.text.buf, "flood done\n");
 	/* ru_maxrss is in KiB: memory grew by far less than the flood */
 	cr_assert_lt(after.ru_maxrss - before.ru_maxrss, 16L << 10,

@@ -50,12 +50,11 @@ Test(profile, poplar_options_merge_into_the_users_keeping_their_order)
 		     BG_OK, "%s", bg_error_last());
 	/* the user's first autoReport.all is replaced where it stood, its
 	 * duplicate dropped, so no old value can win */
-	cr_assert_str_eq(out.buf,
-			 "{\"debug.instrument\":\"true\","
-			 "\"autoReport.all\":\"true\","
-			 "\"target.workerStackSizeInBytes\":\"0x200\","
-			 "\"autoReport.directory\":"
-			 "\"/store/artifacts/x/c/poplar\"}");
+	cr_assert_str_eq(out.buf, "{\"debug.instrument\":\"true\","
+				  "\"autoReport.all\":\"true\","
+				  "\"target.workerStackSizeInBytes\":\"0x200\","
+				  "\"autoReport.directory\":"
+				  "\"/store/artifacts/x/c/poplar\"}");
 	strbuf_release(&out);
 }
 
@@ -64,8 +63,9 @@ Test(profile, poplar_options_that_are_not_an_object_are_refused_clearly)
 	struct strbuf out = STRBUF_INIT;
 
 	strbuf_addstr(&out, "kept");
-	cr_assert_eq(profile_poplar_options(&out, "{\"debug.instrument\": ",
-					    "/r"), BG_EINPUT);
+	cr_assert_eq(profile_poplar_options(&out,
+					    "{\"debug.instrument\": ", "/r"),
+		     BG_EINPUT);
 	cr_assert(strstr(bg_error_last(),
 			 "POPLAR_ENGINE_OPTIONS is not valid JSON"),
 		  "%s", bg_error_last());
@@ -89,11 +89,11 @@ static struct suite *parse(const char *text)
 	return suite;
 }
 
-#define SUITE(defaults, benchmark)                                       \
-	"{\"benchgate\": 1, \"suite\": \"s\", \"defaults\": {" defaults "},\n" \
-	" \"benchmarks\": [{\"name\": \"b\", \"command\": [\"true\"], "  \
-	benchmark " \"metrics\": [{\"name\": \"w\", \"from\": \"wall\"}]},\n" \
-	" {\"name\": \"c\", \"command\": [\"true\"], "                   \
+#define SUITE(defaults, benchmark)                                                \
+	"{\"benchgate\": 1, \"suite\": \"s\", \"defaults\": {" defaults "},\n"    \
+	" \"benchmarks\": [{\"name\": \"b\", \"command\": [\"true\"], " benchmark \
+	" \"metrics\": [{\"name\": \"w\", \"from\": \"wall\"}]},\n"               \
+	" {\"name\": \"c\", \"command\": [\"true\"], "                            \
 	"\"metrics\": [{\"name\": \"w\", \"from\": \"wall\"}]}]}"
 
 Test(profile, suite_profile_setting)

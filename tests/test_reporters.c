@@ -15,30 +15,29 @@
 
 TestSuite(reporters);
 
-#define XMLLINT "/usr/bin/xmllint"
-#define CMARK_GFM "/usr/bin/cmark-gfm"
+#define XMLLINT	    "/usr/bin/xmllint"
+#define CMARK_GFM   "/usr/bin/cmark-gfm"
 #define CSV_COLUMNS 23
-#define BASE_SHA "0123456789abcdef0123456789abcdef01234567"
-#define CAND_SHA "89abcdef0123456789abcdef0123456789abcdef"
+#define BASE_SHA    "0123456789abcdef0123456789abcdef01234567"
+#define CAND_SHA    "89abcdef0123456789abcdef0123456789abcdef"
 
 /* Names a result file or an import can carry, whatever the suite loader
  * allows: markup, CDATA ends, table and shell syntax, a spreadsheet formula
  * (the classic DDE payload) and bytes that are not UTF-8. */
 #define HOSTILE_BENCHMARK "<script>alert(1)</script>]]>\"|\n$(rm -rf /)`"
-#define HOSTILE_VARIANT "=cmd|' /C calc'!A0"
-#define HOSTILE_DEVICE "cpu`\xff\xfe"
-#define HOSTILE_METRIC "]]>\"|\nlat`ency"
-#define HOSTILE_NOTE "<script>alert(1)</script>\n]]>\n$(rm -rf /)|`\xff\xfe"
-#define FFFD "\xef\xbf\xbd"  /* U+FFFD in UTF-8 */
-#define HOSTILE_SUITE "s--><script>alert(1)</script>"
-
+#define HOSTILE_VARIANT	  "=cmd|' /C calc'!A0"
+#define HOSTILE_DEVICE	  "cpu`\xff\xfe"
+#define HOSTILE_METRIC	  "]]>\"|\nlat`ency"
+#define HOSTILE_NOTE	  "<script>alert(1)</script>\n]]>\n$(rm -rf /)|`\xff\xfe"
+#define FFFD		  "\xef\xbf\xbd" /* U+FFFD in UTF-8 */
+#define HOSTILE_SUITE	  "s--><script>alert(1)</script>"
 
 /* Building comparisons */
 
 /* Deterministic "noise": the pattern of tests/test_compare.c, a robust CV
  * of about 1 %. */
-static const double jitter[10] = { -0.012, 0.004, 0.009, -0.003, 0.001,
-				   -0.007, 0.013, -0.001, 0.006, -0.010 };
+static const double jitter[10] = { -0.012, 0.004, 0.009,  -0.003, 0.001,
+				   -0.007, 0.013, -0.001, 0.006,  -0.010 };
 
 static struct result *new_result(const char *suite, const char *commit)
 {
@@ -53,8 +52,7 @@ static struct result *new_result(const char *suite, const char *commit)
 static struct result_case *get_case(struct result *r, const char *benchmark,
 				    const char *variant, const char *device)
 {
-	struct result_case *c = result_find_case(r, benchmark, variant,
-						 device);
+	struct result_case *c = result_find_case(r, benchmark, variant, device);
 
 	return c ? c : result_add_case(r, benchmark, variant, device);
 }
@@ -125,12 +123,12 @@ static struct comparison *sample_comparison(void)
 	add_metric(c, "throughput", "samples/s", BETTER_HIGHER, 110, -1, 10);
 	add_exact(c, "accuracy", BETTER_HIGHER, 0.9395);
 
-	add_metric(get_case(base, "infer", "quantized", "cpu"), "latency",
-		   "ms", BETTER_LOWER, 4, 1, 10);
-	add_metric(get_case(cand, "infer", "quantized", "cpu"), "latency",
-		   "ms", BETTER_LOWER, 4, -1, 10);
-	add_metric(get_case(cand, "infer", "distilled", "cpu"), "latency",
-		   "ms", BETTER_LOWER, 6, 1, 10);
+	add_metric(get_case(base, "infer", "quantized", "cpu"), "latency", "ms",
+		   BETTER_LOWER, 4, 1, 10);
+	add_metric(get_case(cand, "infer", "quantized", "cpu"), "latency", "ms",
+		   BETTER_LOWER, 4, -1, 10);
+	add_metric(get_case(cand, "infer", "distilled", "cpu"), "latency", "ms",
+		   BETTER_LOWER, 6, 1, 10);
 
 	add_metric(get_case(base, "infer", "pruned", "cpu"), "latency", "ms",
 		   BETTER_LOWER, 7, 1, 10);
@@ -139,8 +137,8 @@ static struct comparison *sample_comparison(void)
 			 "Segmentation fault");
 	result_case_fail(get_case(cand, "infer", "original", "gpu"),
 			 CASE_SKIPPED, "device 'gpu' not present");
-	add_metric(get_case(base, "legacy", "original", "cpu"), "latency",
-		   "ms", BETTER_LOWER, 3, 1, 10);
+	add_metric(get_case(base, "legacy", "original", "cpu"), "latency", "ms",
+		   BETTER_LOWER, 3, 1, 10);
 
 	cmp = compare(base, cand);
 	result_free(base);
@@ -162,10 +160,9 @@ static struct comparison *hostile_comparison(void)
 		struct result_case *c;
 
 		c = get_case(r, HOSTILE_BENCHMARK, "original", HOSTILE_DEVICE);
-		add_metric(c, "latency", "ms", BETTER_LOWER, level, spread,
-			   10);
-		add_metric(c, HOSTILE_METRIC, "ms<script>", BETTER_LOWER,
-			   level, spread, 10);
+		add_metric(c, "latency", "ms", BETTER_LOWER, level, spread, 10);
+		add_metric(c, HOSTILE_METRIC, "ms<script>", BETTER_LOWER, level,
+			   spread, 10);
 		c = get_case(r, HOSTILE_BENCHMARK, HOSTILE_VARIANT,
 			     HOSTILE_DEVICE);
 		add_metric(c, "latency", "ms", BETTER_LOWER, 4, spread, 10);
@@ -173,9 +170,11 @@ static struct comparison *hostile_comparison(void)
 			   spread, 10);
 	}
 	result_case_fail(get_case(cand, HOSTILE_BENCHMARK, HOSTILE_METRIC,
-				  "cpu"), CASE_FAILED, HOSTILE_NOTE);
+				  "cpu"),
+			 CASE_FAILED, HOSTILE_NOTE);
 	result_case_fail(get_case(cand, HOSTILE_BENCHMARK, HOSTILE_METRIC,
-				  "gpu"), CASE_SKIPPED, HOSTILE_NOTE);
+				  "gpu"),
+			 CASE_SKIPPED, HOSTILE_NOTE);
 	cmp = compare(base, cand);
 	result_free(base);
 	result_free(cand);
@@ -208,7 +207,6 @@ static struct comparison *large_comparison(size_t n, size_t regressions)
 	return cmp;
 }
 
-
 /* Text helpers */
 
 static size_t count(const char *haystack, const char *needle)
@@ -230,8 +228,8 @@ static char *xml_attr(const char *xml, const char *open, const char *name)
 	cr_assert_not_null(element, "no %s in\n%s", open, xml);
 	strbuf_addf(&key, " %s=\"", name);
 	value = strstr(element, key.buf);
-	cr_assert(value && value < strchr(element, '>'), "no %s on %s",
-		  name, open);
+	cr_assert(value && value < strchr(element, '>'), "no %s on %s", name,
+		  open);
 	value += key.len;
 	end = strchr(value, '"');
 	copy = xstrndup(value, (size_t)(end - value));
@@ -273,8 +271,9 @@ static void remove_temp(char *path)
 
 static void assert_valid_junit_file(const char *path)
 {
-	const char *argv[] = { XMLLINT, "--noout", "--schema",
-			       TEST_FIXTURE_DIR "/junit.xsd", path, NULL };
+	const char *argv[] = { XMLLINT,	   "--noout",
+			       "--schema", TEST_FIXTURE_DIR "/junit.xsd",
+			       path,	   NULL };
 	struct test_output out;
 
 	cr_assert_eq(access(XMLLINT, X_OK), 0,
@@ -298,8 +297,9 @@ static void assert_valid_junit(const struct strbuf *xml)
 static void render_markdown(const struct strbuf *markdown, struct strbuf *html)
 {
 	char *path = write_temp("report.md", markdown);
-	const char *argv[] = { CMARK_GFM, "-e", "table", "--unsafe", path,
-			       NULL };
+	const char *argv[] = {
+		CMARK_GFM, "-e", "table", "--unsafe", path, NULL
+	};
 	struct test_output out;
 
 	cr_assert_eq(access(CMARK_GFM, X_OK), 0,
@@ -324,8 +324,8 @@ static size_t table_rows(const char *html, size_t index)
 		table++;
 	}
 	end = strstr(table, "</table>");
-	for (const char *row = table; (row = strstr(row, "<tr>")) &&
-				      row < end; row++) {
+	for (const char *row = table; (row = strstr(row, "<tr>")) && row < end;
+	     row++) {
 		const char *row_end = strstr(row, "</tr>");
 		size_t cells = 0;
 
@@ -424,7 +424,6 @@ static const char *csv_field(const struct strbuf *kept, size_t index)
 	return field;
 }
 
-
 /* Escaping */
 
 static char *escaped(void (*escape)(struct strbuf *, const char *),
@@ -438,25 +437,35 @@ static char *escaped(void (*escape)(struct strbuf *, const char *),
 
 #define assert_escapes(escape, in, expected)                              \
 	do {                                                              \
-		char *got_ = escaped(escape, in);                          \
+		char *got_ = escaped(escape, in);                         \
 		cr_assert_str_eq(got_, expected, #escape "(\"%s\")", in); \
-		free(got_);                                                \
+		free(got_);                                               \
 	} while (0)
 
 Test(reporters, utf8_decoding_replaces_each_bad_byte_and_resyncs)
 {
 	/* Overlong '/', a surrogate, above U+10FFFF, truncated: the cases
 	 * of the Unicode Standard's table 3-7 of well-formed sequences. */
-	assert_escapes(escape_utf8, "a\xc0\xaf" "b", "a" FFFD FFFD "b");
+	assert_escapes(escape_utf8,
+		       "a\xc0\xaf"
+		       "b",
+		       "a" FFFD FFFD "b");
 	assert_escapes(escape_utf8, "\xed\xa0\x80", FFFD FFFD FFFD);
-	assert_escapes(escape_utf8, "\xf4\x90\x80\x80" "x",
+	assert_escapes(escape_utf8,
+		       "\xf4\x90\x80\x80"
+		       "x",
 		       FFFD FFFD FFFD FFFD "x");
 	assert_escapes(escape_utf8, "\xe2\x82", FFFD FFFD);
 	assert_escapes(escape_utf8, "\xc2\xb5s \xf0\x9f\x98\x80",
 		       "\xc2\xb5s \xf0\x9f\x98\x80");
-	cr_assert_eq(utf8_prefix_len("a\xc2\xb5" "b", 2), 1,
-		     "never cut inside a character");
-	cr_assert_eq(utf8_prefix_len("a\xc2\xb5" "b", 3), 3);
+	cr_assert_eq(utf8_prefix_len("a\xc2\xb5"
+				     "b",
+				     2),
+		     1, "never cut inside a character");
+	cr_assert_eq(utf8_prefix_len("a\xc2\xb5"
+				     "b",
+				     3),
+		     3);
 }
 
 Test(reporters, xml_escaping_keeps_documents_well_formed)
@@ -490,7 +499,10 @@ Test(reporters, markdown_escaping_is_inert)
 	assert_escapes(escape_markdown, "-O2", "\\-O2");
 	assert_escapes(escape_markdown, "infer-batch32", "infer-batch32");
 	/* U+202E RIGHT-TO-LEFT OVERRIDE would reverse what follows. */
-	assert_escapes(escape_markdown, "a\xe2\x80\xae" "b", "a" FFFD "b");
+	assert_escapes(escape_markdown,
+		       "a\xe2\x80\xae"
+		       "b",
+		       "a" FFFD "b");
 }
 
 Test(reporters, csv_escaping_quotes_and_defuses_formulas)
@@ -552,7 +564,6 @@ Test(reporters, comment_marker_and_urls_cannot_close_their_context)
 	assert_escapes(escape_url, "%41%zz", "%41%25zz");
 }
 
-
 /* JUnit */
 
 Test(reporters, junit_validates_and_counts_the_verdicts)
@@ -597,7 +608,6 @@ Test(reporters, junit_validates_and_counts_the_verdicts)
 	comparison_free(c);
 }
 
-
 Test(reporters, junit_times_the_suite_from_the_result)
 {
 	struct comparison *c = sample_comparison();
@@ -638,9 +648,11 @@ Test(reporters, the_schema_rejects_what_ci_readers_reject)
 
 	for (size_t i = 0; i < 2; i++) {
 		struct strbuf xml = STRBUF_INIT;
-		const char *argv[] = { XMLLINT, "--noout", "--schema",
-				       TEST_FIXTURE_DIR "/junit.xsd", NULL,
-				       NULL };
+		const char *argv[] = {
+			XMLLINT,    "--noout",
+			"--schema", TEST_FIXTURE_DIR "/junit.xsd",
+			NULL,	    NULL
+		};
 		struct test_output out;
 
 		strbuf_addstr(&xml, broken[i]);
@@ -652,7 +664,6 @@ Test(reporters, the_schema_rejects_what_ci_readers_reject)
 		strbuf_release(&xml);
 	}
 }
-
 
 /* Markdown */
 
@@ -690,7 +701,7 @@ Test(reporters, markdown_leads_with_the_verdict_and_renders_tables)
 	cr_assert_eq(table_rows(html.buf, 2), 1 + c->nr - 2, "the rest");
 	cr_assert_lt(strstr(html.buf, "<details><summary>"),
 		     strstr(html.buf, "<table>\n<thead>\n<tr>\n<th>Case</th>\n"
-					"<th>Metric</th>\n<th>Verdict</th>"),
+				      "<th>Metric</th>\n<th>Verdict</th>"),
 		     "the rest is collapsed");
 	cr_assert(strstr(html.buf, "Segmentation fault"), "notes are shown");
 	cr_assert_null(strstr(md.buf, "omitted"));
@@ -713,7 +724,8 @@ Test(reporters, markdown_passes_says_so)
 	report_markdown(&model, &md);
 	cr_assert(strstr(md.buf, "\n### \u2705 benchgate: no regression, "
 				 "0 improvements, 0 unchanged, 0 failed, "
-				 "1 new\n"), "%s", md.buf);
+				 "1 new\n"),
+		  "%s", md.buf);
 	cr_assert(strstr(md.buf, "no baseline yet"));
 	strbuf_release(&md);
 	comparison_free(c);
@@ -750,7 +762,6 @@ Test(reporters, markdown_fits_a_github_comment, .timeout = 120)
 	comparison_free(c);
 }
 
-
 /* CSV */
 
 Test(reporters, csv_has_a_row_per_case_and_metric)
@@ -771,13 +782,12 @@ Test(reporters, csv_has_a_row_per_case_and_metric)
 	cr_assert(strstr(csv.buf, "\"killed by signal 11 (run 3)\nlast lines"),
 		  "a multi-line note is quoted");
 	cr_assert(strstr(csv.buf, ",regression,\r\n"));
-	cr_assert(strstr(csv.buf,
-			 "mlp,infer,original,cpu,latency,ms,lower,10,"));
+	cr_assert(
+		strstr(csv.buf, "mlp,infer,original,cpu,latency,ms,lower,10,"));
 	strbuf_release(&header);
 	strbuf_release(&csv);
 	comparison_free(c);
 }
-
 
 /* Hostile names */
 
@@ -856,7 +866,6 @@ Test(reporters, hostile_names_keep_csv_columns)
 	comparison_free(c);
 }
 
-
 /* Writing every format */
 
 Test(reporters, format_names_parse)
@@ -890,8 +899,7 @@ static void assert_written(const char *dir, const char *name)
 	strbuf_release(&path);
 }
 
-Test(reporters, write_all_writes_every_format_for_hostile_names,
-     .timeout = 300)
+Test(reporters, write_all_writes_every_format_for_hostile_names, .timeout = 300)
 {
 	struct comparison *c = hostile_comparison();
 	struct report_model model = { .comparison = c };

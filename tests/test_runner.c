@@ -172,7 +172,8 @@ Test(runner, runs_cases_in_plan_order_and_collects_their_metrics)
 	cr_assert(starts_with(log, "# benchgate case bench/b/cpu\n"
 				   "=== warmup run 1/1 (BENCHGATE_RUN=0, "
 				   "BENCHGATE_WARMUP=1): exited with status "
-				   "0 in "), "%s", log);
+				   "0 in "),
+		  "%s", log);
 	cr_assert_not_null(strstr(log, "=== measured run 3/3 "
 				       "(BENCHGATE_RUN=2): exited"));
 	cr_assert_not_null(strstr(log, "env BENCHGATE_SUITE=runner-test\n"));
@@ -320,7 +321,8 @@ Test(runner, timeout_marks_the_case_and_kills_its_processes)
 	cr_assert_eq(rcase->status, CASE_TIMEOUT);
 	cr_assert(starts_with(rcase->reason, "timed out after 1s (measured "
 					     "run 1/3)\nlast lines of stdout:"
-					     "\nchild "), "%s", rcase->reason);
+					     "\nchild "),
+		  "%s", rcase->reason);
 	/* one run only: 1 s, then SIGKILL after the 0.5 s grace */
 	cr_assert_lt(elapsed, 2.9, "took %.3f s", elapsed);
 	cr_assert_eq(rcase->runs, 0);

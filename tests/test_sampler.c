@@ -20,7 +20,7 @@
 #include <time.h>
 
 #define WORKLOAD(name) TEST_WORKLOAD_DIR "/" name
-#define FIXTURE_SYS TEST_FIXTURE_DIR "/sysfs/sys"
+#define FIXTURE_SYS    TEST_FIXTURE_DIR "/sysfs/sys"
 
 /* A sampler that never wakes between start and stop: the values then come
  * from the first and last readings only, which the tests control. */
@@ -89,8 +89,10 @@ static void put_stat(unsigned long long busy, unsigned long long idle)
 
 	/* busy as user time; idle split into idle and iowait, which both
 	 * count as not busy */
-	snprintf(text, sizeof(text), "cpu  %llu 0 0 %llu %llu 0 0 0 0 0\n"
-		 "intr 0\n", busy, idle - idle / 4, idle / 4);
+	snprintf(text, sizeof(text),
+		 "cpu  %llu 0 0 %llu %llu 0 0 0 0 0\n"
+		 "intr 0\n",
+		 busy, idle - idle / 4, idle / 4);
 	put("stat", text);
 }
 
@@ -99,7 +101,8 @@ Test(sampler, cpu_utilization_is_the_proc_stat_difference)
 	put_stat(1000, 9000);
 	put("loadavg", "1.50 1.00 0.50 2/300 12345\n");
 	cr_assert_eq(sampler_new(&sampler, SAMPLER_SOURCE(SOURCE_SYSTEM),
-				 NO_INTERIM_SAMPLES), BG_OK);
+				 NO_INTERIM_SAMPLES),
+		     BG_OK);
 	sampler_start(sampler, SAMPLER_SOURCES, NULL, dir);
 	/* 300 of the next 1000 jiffies busy: 30 % */
 	put_stat(1300, 9700);
@@ -121,8 +124,8 @@ Test(sampler, the_thread_finds_the_busiest_interval)
 {
 	put_stat(0, 10000);
 	put("loadavg", "1.00 1.00 1.00 1/100 1\n");
-	cr_assert_eq(sampler_new(&sampler, SAMPLER_SOURCE(SOURCE_SYSTEM),
-				 0.01), BG_OK);
+	cr_assert_eq(sampler_new(&sampler, SAMPLER_SOURCE(SOURCE_SYSTEM), 0.01),
+		     BG_OK);
 	sampler_start(sampler, SAMPLER_SOURCES, NULL, dir);
 	/* 90 % busy, long enough for several readings ... */
 	put_stat(900, 10100);
@@ -143,7 +146,8 @@ Test(sampler, a_run_shorter_than_a_tick_has_no_cpu_utilization)
 	put_stat(1000, 9000);
 	put("loadavg", "1.00 1.00 1.00 1/100 1\n");
 	cr_assert_eq(sampler_new(&sampler, SAMPLER_SOURCE(SOURCE_SYSTEM),
-				 NO_INTERIM_SAMPLES), BG_OK);
+				 NO_INTERIM_SAMPLES),
+		     BG_OK);
 	sampler_start(sampler, SAMPLER_SOURCES, NULL, dir);
 	sampler_stop(sampler);
 
@@ -160,7 +164,8 @@ Test(sampler, disk_free_is_that_of_the_work_directory)
 	put_stat(1000, 9000);
 	put("loadavg", "1.00 1.00 1.00 1/100 1\n");
 	cr_assert_eq(sampler_new(&sampler, SAMPLER_SOURCE(SOURCE_SYSTEM),
-				 NO_INTERIM_SAMPLES), BG_OK);
+				 NO_INTERIM_SAMPLES),
+		     BG_OK);
 	sampler_start(sampler, SAMPLER_SOURCES, NULL, dir);
 	sampler_stop(sampler);
 	got = value(SOURCE_SYSTEM, "disk_free");
@@ -174,7 +179,8 @@ Test(sampler, disk_free_is_that_of_the_work_directory)
 Test(sampler, no_proc_stat_says_why)
 {
 	cr_assert_eq(sampler_new(&sampler, SAMPLER_SOURCE(SOURCE_SYSTEM),
-				 NO_INTERIM_SAMPLES), BG_OK);
+				 NO_INTERIM_SAMPLES),
+		     BG_OK);
 	sampler_start(sampler, SAMPLER_SOURCES, NULL, dir);
 	sampler_stop(sampler);
 	cr_assert(strstr(why(SOURCE_SYSTEM, "cpu_utilization_peak"),
@@ -222,7 +228,8 @@ Test(sampler, rapl_energy_is_the_packages_counters_difference)
 	/* 850 µJ below the top of its range: it wraps during the run */
 	put_zone("intel-rapl:1", "package-1\n", "262143328000\n");
 	cr_assert_eq(sampler_new(&sampler, SAMPLER_SOURCE(SOURCE_RAPL),
-				 NO_INTERIM_SAMPLES), BG_OK);
+				 NO_INTERIM_SAMPLES),
+		     BG_OK);
 	sampler_start(sampler, SAMPLER_SOURCES, NULL, dir);
 	put("class/powercap/intel-rapl:0/energy_uj", "3500000\n");
 	/* a part of package 0, already in its counter */
@@ -241,7 +248,8 @@ Test(sampler, no_powercap_says_why)
 	struct strbuf expected = STRBUF_INIT;
 
 	cr_assert_eq(sampler_new(&sampler, SAMPLER_SOURCE(SOURCE_RAPL),
-				 NO_INTERIM_SAMPLES), BG_OK);
+				 NO_INTERIM_SAMPLES),
+		     BG_OK);
 	sampler_start(sampler, SAMPLER_SOURCES, NULL, dir);
 	sampler_stop(sampler);
 	strbuf_addf(&expected, "no '%s/class/powercap'", dir);
@@ -256,7 +264,8 @@ Test(sampler, powercap_without_packages_says_why)
 {
 	put_zone("intel-rapl-mmio:0", "package-0\n", "1\n");
 	cr_assert_eq(sampler_new(&sampler, SAMPLER_SOURCE(SOURCE_RAPL),
-				 NO_INTERIM_SAMPLES), BG_OK);
+				 NO_INTERIM_SAMPLES),
+		     BG_OK);
 	sampler_start(sampler, SAMPLER_SOURCES, NULL, dir);
 	sampler_stop(sampler);
 	cr_assert(strstr(why(SOURCE_RAPL, "energy"),
@@ -277,7 +286,8 @@ static void use_fake_nvml(const char *script)
 static void run_nvml(const char *cuda_visible, double seconds)
 {
 	cr_assert_eq(sampler_new(&sampler, SAMPLER_SOURCE(SOURCE_NVML),
-				 NO_INTERIM_SAMPLES), BG_OK);
+				 NO_INTERIM_SAMPLES),
+		     BG_OK);
 	sampler_start(sampler, SAMPLER_SOURCES, cuda_visible, dir);
 	sleep_s(seconds);
 	sampler_stop(sampler);
@@ -405,7 +415,8 @@ Test(sampler, perf_counts_the_child_or_says_why)
 
 	unsetenv("BENCHGATE_PROCFS_ROOT");
 	cr_assert_eq(sampler_new(&sampler, SAMPLER_SOURCE(SOURCE_PERF),
-				 NO_INTERIM_SAMPLES), BG_OK);
+				 NO_INTERIM_SAMPLES),
+		     BG_OK);
 	process_outcome_init(&outcome);
 	options.argv = argv;
 	sampler_start(sampler, SAMPLER_SOURCES, NULL, dir);
@@ -422,7 +433,8 @@ Test(sampler, perf_counts_the_child_or_says_why)
 			  outcome.utime_s + outcome.stime_s);
 	else
 		cr_assert(strstr(reason, "not permitted here") ||
-			  strstr(reason, "not available here"), "%s", reason);
+				  strstr(reason, "not available here"),
+			  "%s", reason);
 	if (sampler_value(sampler, SOURCE_PERF, "instructions", &v, &reason) ==
 	    BG_OK) {
 		/* 100 ms of a spinning loop is many millions */
@@ -431,7 +443,8 @@ Test(sampler, perf_counts_the_child_or_says_why)
 	} else {
 		cr_assert(strstr(reason, "hardware counters are not available "
 					 "here") ||
-			  strstr(reason, "not permitted here"), "%s", reason);
+				  strstr(reason, "not permitted here"),
+			  "%s", reason);
 		cr_assert_str_eq(why(SOURCE_PERF, "cycles"), reason);
 	}
 	process_outcome_release(&outcome);
@@ -449,7 +462,8 @@ Test(sampler, perf_counts_every_run)
 
 	unsetenv("BENCHGATE_PROCFS_ROOT");
 	cr_assert_eq(sampler_new(&sampler, SAMPLER_SOURCE(SOURCE_PERF),
-				 NO_INTERIM_SAMPLES), BG_OK);
+				 NO_INTERIM_SAMPLES),
+		     BG_OK);
 	process_outcome_init(&outcome);
 	options.argv = argv;
 	for (int run = 0; run < 5; run++) {
@@ -507,8 +521,8 @@ static size_t count_lines(const char *text, const char *needle)
  */
 Test(sampler, a_run_records_sampled_metrics_and_warns_once_per_reason)
 {
-	const char *args[] = { "run", NULL, "--store", NULL, "--json", NULL,
-			       NULL };
+	const char *args[] = { "run",	 NULL, "--store", NULL,
+			       "--json", NULL, NULL };
 	const char *env[] = { "BENCHGATE_PROCFS_ROOT", NULL };
 	struct strbuf suite_text = STRBUF_INIT, store = STRBUF_INIT;
 	struct strbuf json = STRBUF_INIT;
@@ -580,8 +594,8 @@ Test(sampler, a_run_records_sampled_metrics_and_warns_once_per_reason)
 		cr_assert(m && m->nr == 3 && m->samples[i] > 0);
 	}
 	cr_assert_null(result_case_find_metric(rcase, "cpu_energy"));
-	cr_assert_eq(count_lines(out.err.buf, "(source 'rapl') is left out"),
-		     1, "%s", out.err.buf);
+	cr_assert_eq(count_lines(out.err.buf, "(source 'rapl') is left out"), 1,
+		     "%s", out.err.buf);
 	if (!result_case_find_metric(rcase, "instructions")) {
 		/* instructions and cycles: one reason, said once */
 		cr_assert_null(result_case_find_metric(rcase, "cycles"));

@@ -74,7 +74,8 @@ Test(stacks, folds_perf_script_samples_into_exact_counts)
 
 	fold_text(&stacks, perf_script);
 	folded = folded_of(&stacks);
-	cr_assert_str_eq(folded,
+	cr_assert_str_eq(
+		folded,
 		"mlp_bench;__libc_start_call_main;main;infer;matmul 2\n"
 		"mlp_bench;relu:x 1\n"
 		"my worker;[unknown];std::vector<int, std::allocator<int> >::"
@@ -130,7 +131,6 @@ Test(stacks, folded_text_round_trips_and_sums_repeated_stacks)
 	cr_assert(strstr(bg_error_last(), "line 2"), "%s", bg_error_last());
 	stacks_release(&stacks);
 }
-
 
 Test(stacks, a_frame_sorts_before_longer_names_it_begins)
 {

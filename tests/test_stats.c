@@ -49,7 +49,6 @@ static double sorted_median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-
 /* The standard normal distribution */
 
 Test(stats, normal_quantile_matches_the_published_critical_values)
@@ -64,21 +63,22 @@ Test(stats, normal_quantile_matches_the_published_critical_values)
 			      -1.959963984540054, 8));
 	cr_assert(eq(dbl, stats_normal_quantile(0.5), 0.0));
 	/* Phi(1.96) = 0.9750021048517795 (same tables). */
-	cr_assert(ieee_ulp_eq(dbl, stats_normal_cdf(1.96),
-			      0.9750021048517795, 8));
+	cr_assert(ieee_ulp_eq(dbl, stats_normal_cdf(1.96), 0.9750021048517795,
+			      8));
 }
 
 Test(stats, normal_quantile_inverts_the_cdf_in_every_branch)
 {
 	/* Round trip against the erfc()-based CDF, an independent
 	 * computation; 1e-20 and 1e-300 reach AS241's far-tail branch. */
-	const double ps[] = { 1e-300, 1e-20, 1e-10, 1e-4, 0.01, 0.07, 0.2,
-			      0.5, 0.8, 0.93, 0.99, 1 - 1e-4, 1 - 1e-10 };
+	const double ps[] = { 1e-300, 1e-20,	1e-10,	  1e-4, 0.01,
+			      0.07,   0.2,	0.5,	  0.8,	0.93,
+			      0.99,   1 - 1e-4, 1 - 1e-10 };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(ps); i++) {
-		double p = ps[i], back = stats_normal_cdf(
-					  stats_normal_quantile(p));
+		double p = ps[i],
+		       back = stats_normal_cdf(stats_normal_quantile(p));
 
 		cr_assert(fabs(back - p) <= 1e-12 * fmin(p, 1 - p) + 1e-300,
 			  "p %g came back as %.17g", p, back);
@@ -95,7 +95,6 @@ Test(stats, normal_quantile_handles_the_ends_of_its_domain)
 	cr_assert(isnan(stats_normal_quantile(1.1)));
 	cr_assert(isnan(stats_normal_quantile(NAN)));
 }
-
 
 /* Location and spread */
 
@@ -227,19 +226,22 @@ Test(stats, robust_cv_of_equal_samples_is_zero)
 	cr_assert(isinf(stats_robust_cv(spread_at_zero, 5)));
 }
 
-
 /* Bootstrap */
 
 Test(stats, bootstrap_is_deterministic_for_a_seed)
 {
-	double v[] = { 1.71, 1.69, 1.75, 1.70, 1.68, 1.73, 1.72, 1.80, 1.69,
-		       1.70, 1.74, 1.71 };
+	double v[] = { 1.71, 1.69, 1.75, 1.70, 1.68, 1.73,
+		       1.72, 1.80, 1.69, 1.70, 1.74, 1.71 };
 	struct stats_interval first, second;
 
-	cr_assert(eq(int, stats_bootstrap_median_ci(v, ARRAY_SIZE(v), 0.95,
-						    2000, 7, &first), BG_OK));
-	cr_assert(eq(int, stats_bootstrap_median_ci(v, ARRAY_SIZE(v), 0.95,
-						    2000, 7, &second), BG_OK));
+	cr_assert(eq(int,
+		     stats_bootstrap_median_ci(v, ARRAY_SIZE(v), 0.95, 2000, 7,
+					       &first),
+		     BG_OK));
+	cr_assert(eq(int,
+		     stats_bootstrap_median_ci(v, ARRAY_SIZE(v), 0.95, 2000, 7,
+					       &second),
+		     BG_OK));
 	cr_assert(eq(dbl, first.low, second.low));
 	cr_assert(eq(dbl, first.high, second.high));
 	cr_assert(first.low <= stats_median(v, ARRAY_SIZE(v)) &&
@@ -260,14 +262,16 @@ Test(stats, bootstrap_depends_on_the_seed)
 
 	for (i = 0; i < ARRAY_SIZE(v); i++)
 		v[i] = test_normal(&state);
-	cr_assert(eq(int, stats_bootstrap_median_ci(v, ARRAY_SIZE(v), 0.95,
-						    2000, 0, &first), BG_OK));
+	cr_assert(eq(int,
+		     stats_bootstrap_median_ci(v, ARRAY_SIZE(v), 0.95, 2000, 0,
+					       &first),
+		     BG_OK));
 	for (seed = 1; seed < 8; seed++) {
-		cr_assert(eq(int, stats_bootstrap_median_ci(v, ARRAY_SIZE(v),
-							    0.95, 2000, seed,
-							    &other), BG_OK));
-		distinct += first.low != other.low ||
-			    first.high != other.high;
+		cr_assert(eq(int,
+			     stats_bootstrap_median_ci(v, ARRAY_SIZE(v), 0.95,
+						       2000, seed, &other),
+			     BG_OK));
+		distinct += first.low != other.low || first.high != other.high;
 	}
 	cr_assert(distinct > 0);
 }
@@ -283,8 +287,10 @@ Test(stats, bootstrap_interval_contains_the_true_median_of_a_large_sample)
 
 	for (i = 0; i < ARRAY_SIZE(v); i++)
 		v[i] = test_normal(&state);
-	cr_assert(eq(int, stats_bootstrap_median_ci(v, ARRAY_SIZE(v), 0.99,
-						    2000, 1, &ci), BG_OK));
+	cr_assert(eq(int,
+		     stats_bootstrap_median_ci(v, ARRAY_SIZE(v), 0.99, 2000, 1,
+					       &ci),
+		     BG_OK));
 	cr_assert(ci.low < 0 && 0 < ci.high, "[%g, %g]", ci.low, ci.high);
 	cr_assert(ci.high - ci.low < 0.25, "[%g, %g]", ci.low, ci.high);
 }
@@ -303,9 +309,10 @@ Test(stats, bootstrap_interval_covers_about_as_often_as_it_claims)
 
 		for (i = 0; i < ARRAY_SIZE(v); i++)
 			v[i] = 10 + test_normal(&state);
-		cr_assert(eq(int, stats_bootstrap_median_ci(v, ARRAY_SIZE(v),
-							    0.90, 1000, trial,
-							    &ci), BG_OK));
+		cr_assert(eq(int,
+			     stats_bootstrap_median_ci(v, ARRAY_SIZE(v), 0.90,
+						       1000, trial, &ci),
+			     BG_OK));
 		covered += ci.low <= 10 && 10 <= ci.high;
 	}
 	cr_assert(covered >= 0.82 * trials && covered <= 0.97 * trials,
@@ -320,8 +327,9 @@ Test(stats, bootstrap_of_one_or_equal_values_is_a_point)
 	cr_assert(eq(int, stats_bootstrap_median_ci(one, 1, 0.99, 100, 0, &ci),
 		     BG_OK));
 	cr_assert(ci.low == 4.2 && ci.high == 4.2);
-	cr_assert(eq(int, stats_bootstrap_median_ci(equal, 5, 0.99, 100, 0,
-						    &ci), BG_OK));
+	cr_assert(eq(int,
+		     stats_bootstrap_median_ci(equal, 5, 0.99, 100, 0, &ci),
+		     BG_OK));
 	cr_assert(ci.low == 3 && ci.high == 3);
 }
 
@@ -338,10 +346,13 @@ Test(stats, bootstrap_rejects_bad_arguments)
 		     BG_EINPUT));
 	cr_assert(eq(int, stats_bootstrap_median_ci(v, 3, 0.9, 0, 0, &ci),
 		     BG_EINPUT));
-	cr_assert(eq(int, stats_bootstrap_ratio_ci(with_zero, 3, v, 3, 0.9,
-						   100, 0, &ci), BG_EINPUT));
-	cr_assert(eq(int, stats_bootstrap_ratio_ci(v, 3, v, 0, 0.9, 100, 0,
-						   &ci), BG_EINPUT));
+	cr_assert(eq(int,
+		     stats_bootstrap_ratio_ci(with_zero, 3, v, 3, 0.9, 100, 0,
+					      &ci),
+		     BG_EINPUT));
+	cr_assert(eq(int,
+		     stats_bootstrap_ratio_ci(v, 3, v, 0, 0.9, 100, 0, &ci),
+		     BG_EINPUT));
 }
 
 Test(stats, bootstrap_ratio_of_constant_samples_is_their_ratio)
@@ -349,8 +360,10 @@ Test(stats, bootstrap_ratio_of_constant_samples_is_their_ratio)
 	double base[] = { 10, 10, 10, 10 }, cand[] = { 11, 11, 11 };
 	struct stats_interval ci;
 
-	cr_assert(eq(int, stats_bootstrap_ratio_ci(base, 4, cand, 3, 0.99,
-						   500, 3, &ci), BG_OK));
+	cr_assert(eq(int,
+		     stats_bootstrap_ratio_ci(base, 4, cand, 3, 0.99, 500, 3,
+					      &ci),
+		     BG_OK));
 	cr_assert(ieee_ulp_eq(dbl, ci.low, 1.1, 2));
 	cr_assert(ieee_ulp_eq(dbl, ci.high, 1.1, 2));
 }
@@ -368,19 +381,21 @@ Test(stats, bootstrap_ratio_contains_the_true_ratio_of_large_samples)
 		base[i] = 100 + test_normal(&state);
 	for (i = 0; i < ARRAY_SIZE(cand); i++)
 		cand[i] = 105 + test_normal(&state);
-	cr_assert(eq(int, stats_bootstrap_ratio_ci(base, ARRAY_SIZE(base),
-						   cand, ARRAY_SIZE(cand), 0.99,
-						   2000, 11, &ci), BG_OK));
-	cr_assert(ci.low < 1.05 && 1.05 < ci.high, "[%g, %g]", ci.low,
-		  ci.high);
+	cr_assert(eq(int,
+		     stats_bootstrap_ratio_ci(base, ARRAY_SIZE(base), cand,
+					      ARRAY_SIZE(cand), 0.99, 2000, 11,
+					      &ci),
+		     BG_OK));
+	cr_assert(ci.low < 1.05 && 1.05 < ci.high, "[%g, %g]", ci.low, ci.high);
 	cr_assert(ci.high - ci.low < 0.005, "[%g, %g]", ci.low, ci.high);
-	cr_assert(eq(int, stats_bootstrap_ratio_ci(base, ARRAY_SIZE(base),
-						   cand, ARRAY_SIZE(cand), 0.99,
-						   2000, 11, &again), BG_OK));
+	cr_assert(eq(int,
+		     stats_bootstrap_ratio_ci(base, ARRAY_SIZE(base), cand,
+					      ARRAY_SIZE(cand), 0.99, 2000, 11,
+					      &again),
+		     BG_OK));
 	cr_assert(eq(dbl, ci.low, again.low));
 	cr_assert(eq(dbl, ci.high, again.high));
 }
-
 
 /* Mann-Whitney U */
 
@@ -440,8 +455,8 @@ Test(stats, mann_whitney_exact_matches_the_scipy_docs_example)
 	double males[] = { 19, 22, 16, 29, 24 }, females[] = { 20, 11, 17, 12 };
 	struct stats_mw mw;
 
-	cr_assert(eq(int, stats_mann_whitney(males, 5, females, 4, &mw),
-		     BG_OK));
+	cr_assert(
+		eq(int, stats_mann_whitney(males, 5, females, 4, &mw), BG_OK));
 	cr_assert(mw.exact);
 	cr_assert(eq(dbl, mw.u, 17.0));
 	cr_assert(ieee_ulp_eq(dbl, mw.p_value, 1.0 / 9, 16));
@@ -453,8 +468,8 @@ Test(stats, mann_whitney_exact_matches_hollander_and_wolfe)
 	 * term (x) and at 12-26 weeks (y); wilcox.test(x, y, alternative =
 	 * "g") gives W = 35, p = 0.1272, so two-sided 0.2544; exactly
 	 * 764 / 3003 by enumerating the C(15, 5) splits (python). */
-	double x[] = { 0.80, 0.83, 1.89, 1.04, 1.45, 1.38, 1.91, 1.64, 0.73,
-		       1.46 };
+	double x[] = { 0.80, 0.83, 1.89, 1.04, 1.45,
+		       1.38, 1.91, 1.64, 0.73, 1.46 };
 	double y[] = { 1.15, 0.88, 0.90, 0.74, 1.21 };
 	struct stats_mw mw;
 
@@ -471,14 +486,18 @@ Test(stats, mann_whitney_normal_approximation_matches_r_airquality)
 	 * subset = Month %in% c(5, 8)) gives W = 127.5, p-value = 0.0001208
 	 * (ties, so the tie-corrected normal approximation with continuity
 	 * correction). Ozone of May and August, NA dropped. */
-	double may[] = { 41, 36, 12, 18, 28, 23, 19, 8, 7, 16, 11, 14, 18,
-			 14, 34, 6, 30, 11, 1, 11, 4, 32, 23, 45, 115, 37 };
-	double aug[] = { 39, 9, 16, 78, 35, 66, 122, 89, 110, 44, 28, 65, 22,
-			 59, 23, 31, 44, 21, 9, 45, 168, 73, 76, 118, 84, 85 };
+	double may[] = { 41, 36, 12, 18, 28, 23, 19, 8, 7,  16, 11, 14,	 18,
+			 14, 34, 6,  30, 11, 1,	 11, 4, 32, 23, 45, 115, 37 };
+	double aug[] = {
+		39, 9,	16, 78, 35, 66, 122, 89,  110, 44, 28,	65, 22,
+		59, 23, 31, 44, 21, 9,	45,  168, 73,  76, 118, 84, 85
+	};
 	struct stats_mw mw;
 
-	cr_assert(eq(int, stats_mann_whitney(may, ARRAY_SIZE(may), aug,
-					     ARRAY_SIZE(aug), &mw), BG_OK));
+	cr_assert(eq(int,
+		     stats_mann_whitney(may, ARRAY_SIZE(may), aug,
+					ARRAY_SIZE(aug), &mw),
+		     BG_OK));
 	cr_assert(not(mw.exact));
 	cr_assert(eq(dbl, mw.u, 127.5));
 	cr_assert(epsilon_eq(dbl, mw.p_value, 0.0001208, 5e-8));
@@ -501,8 +520,8 @@ Test(stats, mann_whitney_exact_matches_brute_force_enumeration)
 			a[i] = test_normal(&state);
 		for (i = 0; i < nb; i++)
 			b[i] = test_normal(&state) + 0.8 * (double)(trial % 3);
-		cr_assert(eq(int, stats_mann_whitney(a, na, b, nb, &mw),
-			     BG_OK));
+		cr_assert(
+			eq(int, stats_mann_whitney(a, na, b, nb, &mw), BG_OK));
 		cr_assert(mw.exact);
 		cr_assert(eq(dbl, mw.u, u_statistic(a, na, b, nb)));
 		cr_assert(ieee_ulp_eq(dbl, mw.p_value,
@@ -528,8 +547,10 @@ Test(stats, mann_whitney_exact_at_the_size_limit_agrees_with_the_normal)
 	cr_assert(eq(int, stats_mann_whitney(a, 50, b, 50, &exact), BG_OK));
 	cr_assert(exact.exact);
 	/* 49.999 effective samples force the normal approximation. */
-	cr_assert(eq(int, stats_mann_whitney_eff(a, 50, b, 50, 50, 49.99999,
-						 &approx), BG_OK));
+	cr_assert(
+		eq(int,
+		   stats_mann_whitney_eff(a, 50, b, 50, 50, 49.99999, &approx),
+		   BG_OK));
 	cr_assert(not(approx.exact));
 	cr_assert(epsilon_eq(dbl, exact.p_value, approx.p_value, 0.01),
 		  "%g vs %g", exact.p_value, approx.p_value);
@@ -556,8 +577,8 @@ Test(stats, mann_whitney_of_equal_samples_has_p_one)
 	cr_assert(eq(int, stats_mann_whitney(a, 4, b, 3, &mw), BG_OK));
 	cr_assert(eq(dbl, mw.p_value, 1.0));
 	cr_assert(eq(dbl, mw.u, 6.0));
-	cr_assert(eq(int, stats_mann_whitney_eff(a, 4, b, 3, 2, 2, &mw),
-		     BG_OK));
+	cr_assert(
+		eq(int, stats_mann_whitney_eff(a, 4, b, 3, 2, 2, &mw), BG_OK));
 	cr_assert(eq(dbl, mw.p_value, 1.0));
 }
 
@@ -570,8 +591,8 @@ Test(stats, mann_whitney_eff_rescales_u_to_the_effective_sizes)
 	double a[] = { 1, 2, 3, 4 }, b[] = { 5, 6, 7, 8 };
 	struct stats_mw mw, plain;
 
-	cr_assert(eq(int, stats_mann_whitney_eff(a, 4, b, 4, 2, 2, &mw),
-		     BG_OK));
+	cr_assert(
+		eq(int, stats_mann_whitney_eff(a, 4, b, 4, 2, 2, &mw), BG_OK));
 	cr_assert(not(mw.exact));
 	cr_assert(eq(dbl, mw.u, 0.0));
 	cr_assert(ieee_ulp_eq(dbl, mw.z, -1.161895003862225, 8));
@@ -586,8 +607,8 @@ Test(stats, mann_whitney_eff_with_full_sizes_is_the_plain_test)
 	double a[] = { 1.5, 2.5, 0.5, 3.5 }, b[] = { 2.0, 4.0, 5.0 };
 	struct stats_mw eff, plain;
 
-	cr_assert(eq(int, stats_mann_whitney_eff(a, 4, b, 3, 4, 3, &eff),
-		     BG_OK));
+	cr_assert(
+		eq(int, stats_mann_whitney_eff(a, 4, b, 3, 4, 3, &eff), BG_OK));
 	cr_assert(eq(int, stats_mann_whitney(a, 4, b, 3, &plain), BG_OK));
 	cr_assert(eff.exact && plain.exact);
 	cr_assert(eq(dbl, eff.u, plain.u));
@@ -610,7 +631,6 @@ Test(stats, mann_whitney_rejects_empty_samples_and_bad_sizes)
 		     BG_EINPUT));
 }
 
-
 /* Hodges-Lehmann */
 
 Test(stats, hodges_lehmann_of_a_hand_computed_example)
@@ -621,8 +641,8 @@ Test(stats, hodges_lehmann_of_a_hand_computed_example)
 	double a[] = { 3, 1, 2 }, b[] = { 8, 2, 7, 4 };
 
 	cr_assert(ieee_ulp_eq(dbl, stats_hodges_lehmann(a, 3, b, 4), 3.5, 4));
-	cr_assert(ieee_ulp_eq(dbl, stats_hodges_lehmann_ratio(a, 3, b, 4),
-			      2.5, 4));
+	cr_assert(ieee_ulp_eq(dbl, stats_hodges_lehmann_ratio(a, 3, b, 4), 2.5,
+			      4));
 }
 
 Test(stats, hodges_lehmann_matches_brute_force_on_random_samples)
@@ -645,9 +665,11 @@ Test(stats, hodges_lehmann_matches_brute_force_on_random_samples)
 				ratios[np] = b[j] / a[i];
 			}
 		cr_assert(eq(dbl, stats_hodges_lehmann(a, na, b, nb),
-			     sorted_median(pairs, np)), "trial %zu", trial);
+			     sorted_median(pairs, np)),
+			  "trial %zu", trial);
 		cr_assert(eq(dbl, stats_hodges_lehmann_ratio(a, na, b, nb),
-			     sorted_median(ratios, np)), "trial %zu", trial);
+			     sorted_median(ratios, np)),
+			  "trial %zu", trial);
 	}
 }
 
@@ -658,7 +680,6 @@ Test(stats, hodges_lehmann_ratio_needs_positive_values)
 	cr_assert(isnan(stats_hodges_lehmann_ratio(a, 2, b, 2)));
 	cr_assert(eq(dbl, stats_hodges_lehmann(a, 2, b, 2), 1.0));
 }
-
 
 /* Benjamini-Hochberg */
 
@@ -672,12 +693,21 @@ Test(stats, bh_adjusts_the_original_papers_example)
 	/* The paper rejects the four smallest at q = 0.05. The adjusted
 	 * values are R's p.adjust(p, "BH"), computed from its definition
 	 * (cummin of n / i * p from the top) in python. */
-	static const double expected[] = {
-		0.0015, 0.003, 0.0095, 0.035625, 0.0603, 0.063857142857142862,
-		0.063857142857142862, 0.0645, 0.0765, 0.486,
-		0.58118181818181824, 0.714875, 0.75323076923076937,
-		0.81321428571428567, 1
-	};
+	static const double expected[] = { 0.0015,
+					   0.003,
+					   0.0095,
+					   0.035625,
+					   0.0603,
+					   0.063857142857142862,
+					   0.063857142857142862,
+					   0.0645,
+					   0.0765,
+					   0.486,
+					   0.58118181818181824,
+					   0.714875,
+					   0.75323076923076937,
+					   0.81321428571428567,
+					   1 };
 	double adjusted[ARRAY_SIZE(bh_1995)];
 	size_t i, rejected = 0;
 
@@ -695,8 +725,8 @@ Test(stats, bh_keeps_input_order_and_is_monotone)
 	/* The paper's p-values shuffled: each adjusted value goes back to
 	 * its own position, order of p is order of adjusted, all <= 1 and
 	 * >= the raw p-value. */
-	static const size_t shuffle[] = { 7, 14, 0, 9, 3, 12, 5, 1, 11, 8, 2,
-					  13, 6, 10, 4 };
+	static const size_t shuffle[] = { 7,  14, 0, 9,	 3, 12, 5, 1,
+					  11, 8,  2, 13, 6, 10, 4 };
 	double p[15], adjusted[15], sorted_adjusted[15];
 	size_t i, j;
 
@@ -727,7 +757,6 @@ Test(stats, bh_may_adjust_in_place_and_caps_at_one)
 	cr_assert(eq(dbl, p[2], 0.95));
 }
 
-
 /* Outliers */
 
 Test(stats, outliers_are_flagged_by_modified_z_score)
@@ -754,7 +783,6 @@ Test(stats, outliers_fall_back_to_mean_deviation_when_mad_is_zero)
 	cr_assert(eq(sz, stats_outliers(equal, 3, outlier), 0));
 	cr_assert(not(outlier[0] || outlier[1] || outlier[2]));
 }
-
 
 /* Dependence */
 
@@ -852,7 +880,6 @@ Test(stats, mann_kendall_sees_no_trend_without_evidence)
 	cr_assert(eq(int, stats_mann_kendall(two, 0, &trend), BG_EINPUT));
 }
 
-
 /* Summary */
 
 Test(stats, summary_of_the_wikipedia_example)
@@ -891,9 +918,10 @@ Test(stats, summary_agrees_with_the_single_functions)
 	for (i = 0; i < ARRAY_SIZE(v); i++)
 		v[i] = 20 + test_normal(&state);
 	cr_assert(eq(int, stats_summarize(v, 37, 0.99, 4, &s), BG_OK));
-	cr_assert(eq(int, stats_bootstrap_median_ci(v, 37, 0.99,
-						    STATS_BOOTSTRAP_RESAMPLES,
-						    4, &ci), BG_OK));
+	cr_assert(eq(int,
+		     stats_bootstrap_median_ci(
+			     v, 37, 0.99, STATS_BOOTSTRAP_RESAMPLES, 4, &ci),
+		     BG_OK));
 	cr_assert(eq(dbl, s.median, stats_median(v, 37)));
 	cr_assert(eq(dbl, s.mad, stats_mad(v, 37)));
 	cr_assert(eq(dbl, s.robust_cv, stats_robust_cv(v, 37)));
@@ -917,7 +945,6 @@ Test(stats, summary_of_nothing_is_an_input_error_with_nan)
 	cr_assert(eq(dbl, s.stddev, 0.0));
 	cr_assert(eq(dbl, s.robust_cv, 0.0));
 }
-
 
 /* Caller mistakes */
 
@@ -980,8 +1007,7 @@ Test(stats, student_t_critical_inverts_the_two_sided_tail)
 			   1e-9);
 	cr_assert_float_eq(stats_t_critical(0.01, 10), 3.1692726726169504,
 			   1e-9);
-	cr_assert_float_eq(stats_t_critical(0.05, 1), 12.706204736174703,
-			   1e-8);
+	cr_assert_float_eq(stats_t_critical(0.05, 1), 12.706204736174703, 1e-8);
 	cr_assert_float_eq(stats_t_critical(0.01, 4.5), 4.272823993011293,
 			   1e-9);
 	cr_assert_float_eq(stats_t_critical(0.01, 200), 2.6006344361915583,
@@ -1015,7 +1041,9 @@ Test(stats, welch_at_full_sizes_is_the_textbook_test)
  * Yuen (1974) as Wilcox, "Introduction to Robust Estimation", 5.3. */
 Test(stats, yuen_matches_scipy)
 {
-	double a[] = { 10.2, 9.8, 10.1, 10.4, 9.9, 10.0, 13.5, 10.3, 9.7, 10.05 };
+	double a[] = {
+		10.2, 9.8, 10.1, 10.4, 9.9, 10.0, 13.5, 10.3, 9.7, 10.05
+	};
 	double b[] = { 10.9, 11.2, 10.8, 11.0, 11.4,
 		       10.7, 11.1, 15.0, 11.3, 10.95 };
 	double c[] = { 3.1, 2.9, 3.4, 3.0, 2.8, 3.3, 9.0 };
@@ -1041,7 +1069,7 @@ Test(stats, yuen_matches_scipy)
 Test(stats, one_sample_yuen_matches_scipy)
 {
 	double d[] = { 0.051, 0.048, 0.062, 0.044, 0.055,
-		       0.047, 0.21, 0.050, 0.046, 0.053 };
+		       0.047, 0.21,  0.050, 0.046, 0.053 };
 	struct stats_welch y;
 
 	cr_assert_eq(stats_yuen_one_sample(d, 10, 10, 0, &y), BG_OK);
@@ -1077,7 +1105,9 @@ Test(stats, yuen_rejects_what_it_cannot_test)
  * within a few thousandths. */
 Test(stats, tailweight_matches_hogg)
 {
-	enum { N = 20000 };
+	enum {
+		N = 20000
+	};
 	static double uniform[N], normal[N], laplace[N];
 
 	for (int i = 0; i < N; i++) {

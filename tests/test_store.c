@@ -15,9 +15,9 @@
 
 #define COMMIT_A "0123456789abcdef0123456789abcdef01234567"
 #define COMMIT_B "fedcba9876543210fedcba9876543210fedcba98"
-#define MACHINE "a1b2c3d4e5f60718"
-#define STARTED "2026-11-22T07:34:22Z"
-#define STAMP "20261122T073422Z"
+#define MACHINE	 "a1b2c3d4e5f60718"
+#define STARTED	 "2026-11-22T07:34:22Z"
+#define STAMP	 "20261122T073422Z"
 
 static char *tmp;
 static struct strbuf root = STRBUF_INIT;
@@ -134,8 +134,11 @@ Test(store, a_result_splits_into_two_with_the_same_metadata)
 	struct result *taken = NULL;
 	bool take[] = { true, false, true };
 
-	metric_samples_push(result_case_metric(
-		result_add_case(r, "infer", "original", "cpu"), "latency"), 3);
+	metric_samples_push(result_case_metric(result_add_case(r, "infer",
+							       "original",
+							       "cpu"),
+					       "latency"),
+			    3);
 	result_add_case(r, "infer", "pruned", "cpu");
 	cr_assert_eq(result_split(r, take, &taken), BG_OK, "%s",
 		     bg_error_last());
@@ -159,8 +162,8 @@ Test(store, write_uses_the_documented_layout_and_round_trips)
 	struct strbuf expected = STRBUF_INIT;
 	struct store_query q = { .commit = COMMIT_A };
 	struct result *r = NULL;
-	char *path = write_result(s, "mlp-variants", COMMIT_A, MACHINE,
-				  STARTED);
+	char *path =
+		write_result(s, "mlp-variants", COMMIT_A, MACHINE, STARTED);
 
 	machine_dir(&dir, COMMIT_A);
 	strbuf_addf(&expected, "%s/mlp-variants-" STAMP ".json", dir.buf);
@@ -222,7 +225,7 @@ Test(store, same_second_gets_suffixes_and_never_overwrites)
  * PER_WRITER results with one commit, machine, suite and start second, so
  * every write races for the same names.
  */
-#define WRITERS 4
+#define WRITERS	   4
 #define PER_WRITER 25
 
 static void writer(void)
@@ -233,8 +236,8 @@ static void writer(void)
 	if (store_open(&s, root.buf) < 0)
 		_exit(2);
 	for (i = 0; i < PER_WRITER; i++) {
-		struct result *r = make_result("race", COMMIT_A, MACHINE,
-					       STARTED);
+		struct result *r =
+			make_result("race", COMMIT_A, MACHINE, STARTED);
 		int error = store_write(s, r, NULL, NULL);
 
 		result_free(r);
@@ -299,8 +302,8 @@ static void list_and_latest(void *arg)
 	struct list_call *call = arg;
 	struct store_entry *entries = NULL;
 
-	call->error = store_list(call->store, &call->query, &entries,
-				 &call->nr);
+	call->error =
+		store_list(call->store, &call->query, &entries, &call->nr);
 	store_entries_free(entries, call->nr);
 	if (!call->error)
 		call->error = store_latest(call->store, &call->query,
@@ -321,11 +324,12 @@ static size_t occurrences(const char *text, const char *needle)
 Test(store, corrupt_file_is_reported_once_and_skipped)
 {
 	struct store *s = open_store();
-	struct list_call call = { s, { .commit = COMMIT_A, .load = true },
-				  0, 0, NULL };
+	struct list_call call = {
+		s, { .commit = COMMIT_A, .load = true }, 0, 0, NULL
+	};
 	char *older = write_result(s, "s", COMMIT_A, MACHINE, STARTED);
-	char *good = write_result(s, "s", COMMIT_A, MACHINE,
-				  "2026-11-22T07:34:23Z");
+	char *good =
+		write_result(s, "s", COMMIT_A, MACHINE, "2026-11-22T07:34:23Z");
 	char *text = test_read_file(good);
 	struct strbuf truncated = STRBUF_INIT, dir = STRBUF_INIT;
 	char *err, *path;
@@ -366,8 +370,9 @@ Test(store, corrupt_file_is_reported_once_and_skipped)
 Test(store, file_in_the_wrong_directory_is_skipped)
 {
 	struct store *s = open_store();
-	struct list_call call = { s, { .commit = COMMIT_B, .load = true },
-				  0, 0, NULL };
+	struct list_call call = {
+		s, { .commit = COMMIT_B, .load = true }, 0, 0, NULL
+	};
 	char *path = write_result(s, "s", COMMIT_A, MACHINE, STARTED);
 	char *text = test_read_file(path), *err, *copy;
 	struct strbuf dir = STRBUF_INIT;
@@ -506,15 +511,16 @@ Test(store, hostile_names_stay_inside_the_store)
 {
 	struct store *s = open_store();
 	struct store_query q = { .suite = "../../evil" };
-	struct result *r = make_result("../../evil", COMMIT_A, MACHINE,
-				       STARTED);
+	struct result *r =
+		make_result("../../evil", COMMIT_A, MACHINE, STARTED);
 	struct strbuf path = STRBUF_INIT, expected = STRBUF_INIT;
 	struct store_entry *entries = NULL;
 	size_t nr = 0;
 
 	cr_assert_eq(store_write(s, r, NULL, &path), BG_OK);
-	strbuf_addf(&expected, "%s/" COMMIT_A "/" MACHINE "/_._.._evil-"
-		    STAMP ".json", root.buf);
+	strbuf_addf(&expected,
+		    "%s/" COMMIT_A "/" MACHINE "/_._.._evil-" STAMP ".json",
+		    root.buf);
 	cr_assert_str_eq(path.buf, expected.buf);
 	q.load = true;
 	cr_assert_eq(store_list(s, &q, &entries, &nr), BG_OK);
@@ -566,8 +572,7 @@ Test(store, reserve_gives_a_log_directory_and_the_result_name)
 	char *log, *loose;
 	struct stat st;
 
-	cr_assert_eq(store_reserve(s, r, &slot), BG_OK, "%s",
-		     bg_error_last());
+	cr_assert_eq(store_reserve(s, r, &slot), BG_OK, "%s", bg_error_last());
 	machine_dir(&dir, COMMIT_A);
 	cr_assert_str_eq(slot->dir, dir.buf);
 	cr_assert_str_eq(slot->name, "mlp-" STAMP);

@@ -18,11 +18,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define COMMIT_A "0123456789abcdef0123456789abcdef01234567"
-#define COMMIT_B "fedcba9876543210fedcba9876543210fedcba98"
-#define MACHINE "a1b2c3d4e5f60718"
-#define STARTED "2026-11-22T07:34:22Z"
-#define STAMP "20261122T073422Z"
+#define COMMIT_A   "0123456789abcdef0123456789abcdef01234567"
+#define COMMIT_B   "fedcba9876543210fedcba9876543210fedcba98"
+#define MACHINE	   "a1b2c3d4e5f60718"
+#define STARTED	   "2026-11-22T07:34:22Z"
+#define STAMP	   "20261122T073422Z"
 #define BRANCH_REF "refs/heads/results"
 
 static char *tmp;
@@ -128,9 +128,9 @@ static void snapshot(struct strbuf *out)
 	cr_assert_eq(git_status_list_new(&status, repo, &opts), 0);
 	for (i = 0; i < git_status_list_entrycount(status); i++) {
 		const git_status_entry *e = git_status_byindex(status, i);
-		const git_diff_delta *d = e->index_to_workdir ?
-						  e->index_to_workdir :
-						  e->head_to_index;
+		const git_diff_delta *d = e->index_to_workdir
+						  ? e->index_to_workdir
+						  : e->head_to_index;
 
 		strbuf_addf(out, "\n%d %s", (int)e->status, d->new_file.path);
 	}
@@ -167,8 +167,8 @@ Test(store_git, writes_commits_without_touching_work_tree_or_index)
 	snapshot(&before);
 	cr_assert(strstr(before.buf, "tracked.txt"), "%s", before.buf);
 	path = write_result(s, "mlp", COMMIT_A, MACHINE, STARTED);
-	cr_assert_str_eq(path, "results:" COMMIT_A "/" MACHINE "/mlp-" STAMP
-			 ".json");
+	cr_assert_str_eq(path,
+			 "results:" COMMIT_A "/" MACHINE "/mlp-" STAMP ".json");
 	free(path);
 	free(write_result(s, "mlp", COMMIT_B, MACHINE, STARTED));
 	snapshot(&after);
@@ -226,7 +226,7 @@ Test(store_git, lists_loads_and_finds_the_latest)
 	cr_assert_eq(store_latest(s, &q, &latest, &path), BG_OK);
 	cr_assert_str_eq(latest->git.commit, COMMIT_B);
 	cr_assert_str_eq(path.buf, "results:" COMMIT_B "/" MACHINE "/mlp-"
-			 "20261122T080000Z.json");
+				   "20261122T080000Z.json");
 	result_free(latest);
 	store_free(s);
 	strbuf_release(&path);
@@ -246,25 +246,29 @@ Test(store_git, a_reserved_slot_carries_its_logs_into_the_branch)
 	cr_assert_str_eq(slot->name, "mlp-" STAMP);
 	cr_assert_str_eq(slot->log_prefix, "logs/mlp-" STAMP);
 	/* Logs wait inside .git, not in the work tree. */
-	cr_assert(strstr(slot->log_dir, "/.git/benchgate/results/"),
-		  "%s", slot->log_dir);
+	cr_assert(strstr(slot->log_dir, "/.git/benchgate/results/"), "%s",
+		  slot->log_dir);
 	cr_assert_eq(stat(slot->log_dir, &st), 0);
 	log = test_write_file(slot->log_dir, "infer__original__cpu.log",
 			      "run 0: ok\n");
 	free(log);
 	/* Another writer in the same second must not take the slot's name. */
 	free(write_result(s, "mlp", COMMIT_A, MACHINE, STARTED));
-	r->cases[0].log = xstrdup("logs/mlp-" STAMP "/infer__original__cpu.log");
+	r->cases[0].log =
+		xstrdup("logs/mlp-" STAMP "/infer__original__cpu.log");
 	cr_assert_eq(store_write(s, r, slot, &path), BG_OK, "%s",
 		     bg_error_last());
-	cr_assert_str_eq(path.buf, "results:" COMMIT_A "/" MACHINE "/mlp-"
-			 STAMP ".json");
-	cr_assert_eq(git_revparse_single(&blob, repo, "results:" COMMIT_A "/"
-					 MACHINE "/logs/mlp-" STAMP
-					 "/infer__original__cpu.log"), 0);
+	cr_assert_str_eq(path.buf,
+			 "results:" COMMIT_A "/" MACHINE "/mlp-" STAMP ".json");
+	cr_assert_eq(git_revparse_single(&blob, repo,
+					 "results:" COMMIT_A "/" MACHINE
+					 "/logs/mlp-" STAMP
+					 "/infer__original__cpu.log"),
+		     0);
 	cr_assert_eq(git_blob_rawsize((git_blob *)blob), 10);
 	cr_assert_eq(memcmp(git_blob_rawcontent((git_blob *)blob),
-			    "run 0: ok\n", 10), 0);
+			    "run 0: ok\n", 10),
+		     0);
 	cr_assert_neq(stat(slot->log_dir, &st), 0,
 		      "the scratch log directory is removed once stored");
 	git_object_free(blob);
@@ -275,7 +279,7 @@ Test(store_git, a_reserved_slot_carries_its_logs_into_the_branch)
 }
 
 #define CASE_DIR "infer__original__cpu"
-#define FOLDED "main;infer;matmul 42\n"
+#define FOLDED	 "main;infer;matmul 42\n"
 
 /* Profiling leaves its files in "<slot dir>/artifacts/<slot name>/<case>/"
  * (session.c); a nested one, as a profile run's directory has. Returns
@@ -286,8 +290,7 @@ static char *write_artifact(struct result *r, const struct store_slot *slot)
 	char *file;
 
 	strbuf_addf(&dir, "%s/artifacts/%s", slot->dir, slot->name);
-	file = test_write_file(dir.buf, CASE_DIR "/profile/folded.txt",
-			       FOLDED);
+	file = test_write_file(dir.buf, CASE_DIR "/profile/folded.txt", FOLDED);
 	result_case_add_artifact(&r->cases[0], "folded", file, slot->dir);
 	strbuf_release(&dir);
 	return file;
@@ -305,7 +308,8 @@ static void assert_blob(const char *rel, const char *text)
 	cr_assert_eq(git_object_type(blob), GIT_OBJECT_BLOB);
 	cr_assert_eq(git_blob_rawsize((git_blob *)blob), strlen(text));
 	cr_assert_eq(memcmp(git_blob_rawcontent((git_blob *)blob), text,
-			    strlen(text)), 0);
+			    strlen(text)),
+		     0);
 	git_object_free(blob);
 	strbuf_release(&rev);
 }
@@ -343,12 +347,14 @@ Test(store_git, a_reserved_slot_carries_its_artifacts_into_the_branch)
 
 	cr_assert_eq(store_reserve(s, r, &slot), BG_OK, "%s", bg_error_last());
 	file = write_artifact(r, slot);
-	cr_assert_str_eq(r->cases[0].artifacts[0].path, "artifacts/mlp-" STAMP
-			 "/" CASE_DIR "/profile/folded.txt");
+	cr_assert_str_eq(r->cases[0].artifacts[0].path,
+			 "artifacts/mlp-" STAMP "/" CASE_DIR
+			 "/profile/folded.txt");
 	cr_assert_eq(store_write(s, r, slot, &path), BG_OK, "%s",
 		     bg_error_last());
 	assert_blob(COMMIT_A "/" MACHINE "/artifacts/mlp-" STAMP "/" CASE_DIR
-		    "/profile/folded.txt", FOLDED);
+			     "/profile/folded.txt",
+		    FOLDED);
 	assert_artifact_resolves(s, "mlp-" STAMP);
 	cr_assert_neq(stat(file, &st), 0, "the scratch copy is removed");
 	strbuf_addf(&scratch, "%s/artifacts/%s", slot->dir, slot->name);
@@ -375,8 +381,7 @@ static void commit_behind_the_store(const char *rel)
 	cr_assert_eq(git_treebuilder_new(&builder, repo, NULL), 0);
 	cr_assert_eq(git_treebuilder_write(&id, builder), 0);
 	cr_assert_eq(git_tree_lookup(&empty, repo, &id), 0);
-	cr_assert_eq(git_blob_create_from_buffer(&update.id, repo, "{}", 2),
-		     0);
+	cr_assert_eq(git_blob_create_from_buffer(&update.id, repo, "{}", 2), 0);
 	update.action = GIT_TREE_UPDATE_UPSERT;
 	update.filemode = GIT_FILEMODE_BLOB;
 	update.path = rel;
@@ -385,9 +390,10 @@ static void commit_behind_the_store(const char *rel)
 	cr_assert_eq(git_signature_new(&sig, "T", "t@example.invalid", 0, 0),
 		     0);
 	cr_assert_eq(git_commit_create(&id, repo, NULL, sig, sig, NULL,
-				       "elsewhere", tree, 0, NULL), 0);
-	cr_assert_eq(git_reference_create(&ref, repo, BRANCH_REF, &id, 1,
-					  NULL), 0);
+				       "elsewhere", tree, 0, NULL),
+		     0);
+	cr_assert_eq(git_reference_create(&ref, repo, BRANCH_REF, &id, 1, NULL),
+		     0);
 	git_reference_free(ref);
 	git_signature_free(sig);
 	git_tree_free(tree);
@@ -415,11 +421,12 @@ Test(store_git, a_result_moved_to_a_fresh_name_takes_its_artifacts_along)
 
 	cr_assert_eq(store_write(s, r, slot, &path), BG_OK, "%s",
 		     bg_error_last());
-	cr_assert_str_eq(path.buf, "results:" COMMIT_A "/" MACHINE "/mlp-"
-			 STAMP "-1.json");
+	cr_assert_str_eq(path.buf, "results:" COMMIT_A "/" MACHINE "/mlp-" STAMP
+				   "-1.json");
 	assert_blob(COMMIT_A "/" MACHINE "/mlp-" STAMP ".json", "{}");
 	assert_blob(COMMIT_A "/" MACHINE "/logs/mlp-" STAMP "-1/" CASE_DIR
-		    ".log", "run 0: ok\n");
+			     ".log",
+		    "run 0: ok\n");
 	assert_artifact_resolves(s, "mlp-" STAMP "-1");
 	cr_assert_eq(store_latest(s, &q, &stored, NULL), BG_OK);
 	cr_assert_str_eq(stored->cases[0].log,
@@ -445,27 +452,33 @@ Test(store_git, a_corrupt_result_on_the_branch_is_skipped)
 
 	free(write_result(s, "mlp", COMMIT_A, MACHINE, STARTED));
 	/* A second commit whose tree holds only a truncated result. */
-	cr_assert_eq(git_blob_create_from_buffer(&blob, repo, "{\"bench", 7), 0);
+	cr_assert_eq(git_blob_create_from_buffer(&blob, repo, "{\"bench", 7),
+		     0);
 	cr_assert_eq(git_treebuilder_new(&machine_tb, repo, NULL), 0);
-	cr_assert_eq(git_treebuilder_insert(NULL, machine_tb, "mlp-" STAMP
-					    "-5.json", &blob,
-					    GIT_FILEMODE_BLOB), 0);
+	cr_assert_eq(git_treebuilder_insert(NULL, machine_tb,
+					    "mlp-" STAMP "-5.json", &blob,
+					    GIT_FILEMODE_BLOB),
+		     0);
 	cr_assert_eq(git_treebuilder_write(&tree, machine_tb), 0);
 	cr_assert_eq(git_treebuilder_new(&commit_tb, repo, NULL), 0);
 	cr_assert_eq(git_treebuilder_insert(NULL, commit_tb, MACHINE, &tree,
-					    GIT_FILEMODE_TREE), 0);
+					    GIT_FILEMODE_TREE),
+		     0);
 	cr_assert_eq(git_treebuilder_write(&tree, commit_tb), 0);
 	cr_assert_eq(git_treebuilder_new(&root_tb, repo, NULL), 0);
 	cr_assert_eq(git_treebuilder_insert(NULL, root_tb, COMMIT_B, &tree,
-					    GIT_FILEMODE_TREE), 0);
+					    GIT_FILEMODE_TREE),
+		     0);
 	cr_assert_eq(git_treebuilder_write(&tree, root_tb), 0);
 	cr_assert_eq(git_tree_lookup(&root, repo, &tree), 0);
 	cr_assert_eq(git_signature_new(&sig, "T", "t@example.invalid", 0, 0),
 		     0);
 	cr_assert_eq(git_commit_create(&commit, repo, NULL, sig, sig, NULL,
-				       "corrupt", root, 0, NULL), 0);
+				       "corrupt", root, 0, NULL),
+		     0);
 	cr_assert_eq(git_reference_create(&ref, repo, BRANCH_REF, &commit, 1,
-					  NULL), 0);
+					  NULL),
+		     0);
 
 	cr_assert_eq(store_list(s, NULL, &entries, &nr), BG_OK);
 	cr_assert_eq(nr, 1, "the name is listed");
@@ -498,7 +511,7 @@ Test(store_git, bad_specs_are_input_errors)
 }
 
 #define WRITERS 3
-#define WRITES 10
+#define WRITES	10
 
 /* Three processes write ten results each, all named for the same second,
  * so that every write races for both the branch and a name. */
@@ -554,7 +567,7 @@ Test(store_git, concurrent_writers_lose_nothing)
 }
 
 #define RACE_ROUNDS 20
-#define RACERS 4
+#define RACERS	    4
 
 /* RACERS processes released at once, each writing one result to the
  * branch `spec`, which does not exist yet: they all race to create it. */

@@ -7,15 +7,15 @@
 TestSuite(suite);
 
 /* A valid suite the malformed ones below are variations of. */
-#define GOOD_BENCHMARK                                                  \
-	"{ \"name\": \"infer\",\n"                                     \
-	"  \"command\": [\"${build_dir}/bench\", \"${model}\"],\n"     \
-	"  \"metrics\": [\n"                                           \
+#define GOOD_BENCHMARK                                                              \
+	"{ \"name\": \"infer\",\n"                                                  \
+	"  \"command\": [\"${build_dir}/bench\", \"${model}\"],\n"                  \
+	"  \"metrics\": [\n"                                                        \
 	"    { \"name\": \"latency\", \"from\": \"metrics\", \"unit\": \"ms\" },\n" \
-	"    { \"name\": \"rss\", \"from\": \"rusage\", \"field\": \"maxrss\" }\n" \
+	"    { \"name\": \"rss\", \"from\": \"rusage\", \"field\": \"maxrss\" }\n"  \
 	"  ] }"
 
-#define GOOD_VARIANTS                                                   \
+#define GOOD_VARIANTS                                                             \
 	"\"variants\": { \"original\": { \"vars\": { \"model\": \"a.bin\" } },\n" \
 	"               \"quantized\": { \"vars\": { \"model\": \"b.bin\" } } }"
 
@@ -26,8 +26,7 @@ static const char good_suite[] =
 	"\"defaults\": { \"warmup\": 2, \"runs\": 10, \"timeout\": \"60s\",\n"
 	"              \"threshold\": \"3%\", \"confidence\": 0.99,\n"
 	"              \"env\": { \"OMP_NUM_THREADS\": \"1\" } },\n"
-	"\"devices\": [\"cpu\", \"gpu\"],\n"
-	GOOD_VARIANTS ",\n"
+	"\"devices\": [\"cpu\", \"gpu\"],\n" GOOD_VARIANTS ",\n"
 	"\"benchmarks\": [" GOOD_BENCHMARK "]\n"
 	"}\n";
 
@@ -38,11 +37,13 @@ static void assert_rejected(const char *text, const char *const *expected)
 	struct suite *suite = NULL;
 	int error = suite_parse(&suite, "bad.json", text, strlen(text));
 
-	cr_assert_eq(error, BG_EINPUT, "expected an input error for:\n%s", text);
+	cr_assert_eq(error, BG_EINPUT, "expected an input error for:\n%s",
+		     text);
 	cr_assert_null(suite);
 	for (; *expected; expected++)
 		cr_assert(strstr(bg_error_last(), *expected),
-			  "message '%s' lacks '%s'", bg_error_last(), *expected);
+			  "message '%s' lacks '%s'", bg_error_last(),
+			  *expected);
 }
 
 #define REJECTS(text, ...) \
@@ -53,14 +54,16 @@ Test(suite, good_suite_loads_with_merged_defaults)
 	struct suite *suite = NULL;
 
 	cr_assert_eq(suite_parse(&suite, "/tmp/good.json", good_suite,
-				 strlen(good_suite)), BG_OK, "%s", bg_error_last());
+				 strlen(good_suite)),
+		     BG_OK, "%s", bg_error_last());
 	cr_assert_str_eq(suite->name, "demo");
 	cr_assert_eq(suite->devices_nr, 2);
 	cr_assert_eq(suite->variants_nr, 2);
 	cr_assert_str_eq(suite->variants[1].name, "quantized");
 	cr_assert_eq(suite->benchmarks_nr, 1);
 	cr_assert_eq(suite->benchmarks[0].settings.warmup, 2);
-	cr_assert_float_eq(suite->benchmarks[0].settings.threshold, 0.03, 1e-12);
+	cr_assert_float_eq(suite->benchmarks[0].settings.threshold, 0.03,
+			   1e-12);
 	cr_assert_float_eq(suite->benchmarks[0].settings.timeout_s, 60, 1e-12);
 	cr_assert_eq(suite->benchmarks[0].settings.env_nr, 1);
 	cr_assert_str_eq(suite->benchmarks[0].metrics[0].key, "latency",
@@ -95,14 +98,14 @@ Test(suite, trailing_comma_is_a_syntax_error_with_line_and_column)
 
 Test(suite, unclosed_object_is_reported_at_end_of_file)
 {
-	REJECTS("{\n\"benchgate\": 1,\n\"suite\": \"x\"\n", "bad.json:4:1:",
-		"unexpected end of file");
+	REJECTS("{\n\"benchgate\": 1,\n\"suite\": \"x\"\n",
+		"bad.json:4:1:", "unexpected end of file");
 }
 
 Test(suite, garbage_token_names_the_character)
 {
-	REJECTS("{\"benchgate\": 1, \"suite\": nope}", "bad.json:1:27:",
-		"unexpected 'n'");
+	REJECTS("{\"benchgate\": 1, \"suite\": nope}",
+		"bad.json:1:27:", "unexpected 'n'");
 }
 
 Test(suite, top_level_array_is_not_a_suite)
@@ -112,8 +115,8 @@ Test(suite, top_level_array_is_not_a_suite)
 
 Test(suite, wrong_format_version_is_rejected)
 {
-	REJECTS("{\"benchgate\": 2, \"suite\": \"x\"}", "bad.json:1:15:",
-		"benchgate: expected 1");
+	REJECTS("{\"benchgate\": 2, \"suite\": \"x\"}",
+		"bad.json:1:15:", "benchgate: expected 1");
 }
 
 Test(suite, unknown_key_in_metric_names_its_path)
@@ -133,8 +136,8 @@ Test(suite, missing_required_key_is_named)
 
 Test(suite, wrong_type_names_what_was_found)
 {
-	REJECTS("{\"benchgate\": 1, \"suite\": 42}", "bad.json:1:27:",
-		"suite: expected a string, found a number");
+	REJECTS("{\"benchgate\": 1, \"suite\": 42}",
+		"bad.json:1:27:", "suite: expected a string, found a number");
 }
 
 Test(suite, duplicate_key_points_at_the_second_occurrence)
@@ -253,7 +256,8 @@ Test(suite, command_and_shell_together_are_rejected)
 Test(suite, names_with_unsafe_characters_are_rejected)
 {
 	REJECTS("{\"benchgate\": 1, \"suite\": \"s\", \"variants\": {\"<script>\": "
-		"{}}}", "variant name '<script>' may only contain");
+		"{}}}",
+		"variant name '<script>' may only contain");
 }
 
 Test(suite, tolerance_without_exact_is_rejected)
@@ -272,7 +276,7 @@ Test(suite, min_runs_above_max_runs_is_rejected)
 }
 
 /* A benchmark with the metrics given, the first of them on line 2. */
-#define PER_SUITE(metrics)                                              \
+#define PER_SUITE(metrics)                                                  \
 	"{\"benchgate\": 1, \"suite\": \"s\", \"benchmarks\": [{\"name\": " \
 	"\"t\", \"command\": [\"true\"], \"metrics\": [\n" metrics "]}]}"
 #define SAMPLES_METRIC "{\"name\": \"samples\", \"from\": \"metrics\"}"
@@ -305,14 +309,15 @@ Test(suite, per_naming_an_unknown_metric_lists_the_others)
 Test(suite, per_naming_its_own_metric_is_rejected)
 {
 	REJECTS(PER_SUITE(SAMPLES_METRIC ",\n{\"name\": \"w\", \"from\": "
-			  "\"wall\", \"per\": \"w\"}"),
+					 "\"wall\", \"per\": \"w\"}"),
 		"bad.json:3:38:", "benchmarks[0].metrics[1].per",
 		"metric 'w' cannot be per itself");
 }
 
 Test(suite, per_naming_a_per_metric_is_rejected)
 {
-	REJECTS(PER_SUITE(SAMPLES_METRIC ",\n"
+	REJECTS(PER_SUITE(SAMPLES_METRIC
+			  ",\n"
 			  "{\"name\": \"a\", \"from\": \"wall\", \"per\": "
 			  "\"b\"},\n"
 			  "{\"name\": \"b\", \"from\": \"wall\", \"per\": "

@@ -31,7 +31,8 @@ static struct result *result_of(const char *commit, const double *values,
 /* What summary_print_comparison() prints for base against cand. */
 static char *summary_of(const double *base, const double *cand, size_t n)
 {
-	struct result *b = result_of("a", base, n), *c = result_of("b", cand, n);
+	struct result *b = result_of("a", base, n),
+		      *c = result_of("b", cand, n);
 	struct compare_options opts;
 	struct comparison *comparison = NULL;
 	char *text = NULL;
@@ -75,6 +76,7 @@ Test(summary, the_hint_says_how_few_values_drifting_runs_were_worth)
 
 	cr_assert(strstr(text, "inconclusive"), "%s", text);
 	cr_assert(strstr(text, "their runs drift from one to the next, so "
-			 "they count as no more than"), "%s", text);
+			       "they count as no more than"),
+		  "%s", text);
 	free(text);
 }

@@ -30,11 +30,11 @@
 struct command_help {
 	char *name;
 	bool exists;
-	struct strbuf options;  /* " --store --runs ... " */
+	struct strbuf options; /* " --store --runs ... " */
 };
 
 struct cli_help {
-	struct strbuf commands;  /* " run check ... " */
+	struct strbuf commands; /* " run check ... " */
 	struct command_help *cached;
 	size_t nr, alloc;
 };
@@ -46,7 +46,8 @@ static void cli_help_init(struct cli_help *help)
 
 	memset(help, 0, sizeof(*help));
 	strbuf_init(&help->commands, 0);
-	test_benchgate(&out, NULL, NULL, (const char *const[]){ "--help", NULL });
+	test_benchgate(&out, NULL, NULL,
+		       (const char *const[]){ "--help", NULL });
 	cr_assert_eq(out.exit_code, 0, "benchgate --help: %s", out.err.buf);
 	line = strstr(out.out.buf, "\ncommands:\n");
 	cr_assert_not_null(line, "no command list in benchgate --help:\n%s",
@@ -54,7 +55,8 @@ static void cli_help_init(struct cli_help *help)
 	line += strlen("\ncommands:\n");
 	/* "  NAME   summary" lines, up to the blank line after them. */
 	while (line[0] == ' ' && line[1] == ' ') {
-		size_t skip = strspn(line, " "), len = strcspn(line + skip, " \n");
+		size_t skip = strspn(line, " "),
+		       len = strcspn(line + skip, " \n");
 
 		strbuf_addf(&help->commands, " %.*s", (int)len, line + skip);
 		line = strchr(line, '\n');
@@ -124,12 +126,11 @@ static const struct command_help *command_help(struct cli_help *help,
 	return cmd;
 }
 
-
 /* benchgate invocations in shell text */
 
 struct invocation {
-	char *command;          /* "" for `benchgate --version` */
-	char **options;         /* "--store", ... */
+	char *command;	/* "" for `benchgate --version` */
+	char **options; /* "--store", ... */
 	size_t options_nr, options_alloc;
 };
 
@@ -154,14 +155,14 @@ static void invocations_release(struct invocations *list)
 static bool is_prefix_word(const char *word)
 {
 	static const char *const prefixes[] = {
-		"if", "then", "else", "elif", "do", "while", "until", "!",
-		"time", "exec", "env", "command", "{", "sudo", NULL,
+		"if",	"then", "else", "elif",	   "do", "while", "until", "!",
+		"time", "exec", "env",	"command", "{",	 "sudo",  NULL,
 	};
 	size_t name = strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 				   "abcdefghijklmnopqrstuvwxyz0123456789_");
 
 	if (name && word[name] == '=' && !(word[0] >= '0' && word[0] <= '9'))
-		return true;  /* an assignment: NAME=value cmd */
+		return true; /* an assignment: NAME=value cmd */
 	for (size_t i = 0; prefixes[i]; i++)
 		if (!strcmp(word, prefixes[i]))
 			return true;
@@ -197,7 +198,7 @@ static void add_word_options(struct invocation *inv, const char *word)
 struct scanner {
 	struct invocations *out;
 	bool command_position;
-	int state;              /* 0 outside, 1 after "benchgate", 2 args */
+	int state; /* 0 outside, 1 after "benchgate", 2 args */
 	struct invocation *current;
 };
 
@@ -255,7 +256,7 @@ static void find_invocations(const char *script, struct invocations *out)
 
 		if (quote) {
 			if (!c)
-				break;  /* unterminated: take what there is */
+				break; /* unterminated: take what there is */
 			if (c == quote)
 				quote = 0;
 			else if (c == '\\' && quote == '"' && p[1])
@@ -306,18 +307,17 @@ static void find_invocations(const char *script, struct invocations *out)
 	strbuf_release(&word);
 }
 
-
 /* The templates */
 
 enum template_kind {
 	GITHUB_WORKFLOW,
 	GITHUB_ACTION,
 	GITLAB_TEMPLATE,
-	YAML_SNIPPET,           /* a fragment in the docs: no shape checks */
+	YAML_SNIPPET, /* a fragment in the docs: no shape checks */
 };
 
 struct check {
-	const char *name;       /* for messages */
+	const char *name; /* for messages */
 	yaml_document_t *doc;
 	struct cli_help *help;
 	struct strbuf problems; /* one line each */
@@ -346,8 +346,9 @@ static void problem(struct check *check, const yaml_node_t *node,
 
 static const char *scalar(const yaml_node_t *node)
 {
-	return node && node->type == YAML_SCALAR_NODE ?
-		       (const char *)node->data.scalar.value : NULL;
+	return node && node->type == YAML_SCALAR_NODE
+		       ? (const char *)node->data.scalar.value
+		       : NULL;
 }
 
 /* The value of key in a mapping node; NULL when absent or not a mapping. */
@@ -358,7 +359,8 @@ static yaml_node_t *get(yaml_document_t *doc, const yaml_node_t *map,
 		return NULL;
 	for (yaml_node_pair_t *pair = map->data.mapping.pairs.start;
 	     pair < map->data.mapping.pairs.top; pair++) {
-		const char *name = scalar(yaml_document_get_node(doc, pair->key));
+		const char *name =
+			scalar(yaml_document_get_node(doc, pair->key));
 
 		if (name && !strcmp(name, key))
 			return yaml_document_get_node(doc, pair->value);
@@ -376,23 +378,28 @@ static void check_invocation(struct check *check, const yaml_node_t *node,
 		for (size_t i = 0; i < inv->options_nr; i++)
 			if (strcmp(inv->options[i], "--help") &&
 			    strcmp(inv->options[i], "--version"))
-				problem(check, node, "benchgate %s: expected a "
-					"command first", inv->options[i]);
+				problem(check, node,
+					"benchgate %s: expected a "
+					"command first",
+					inv->options[i]);
 		return;
 	}
 	cmd = command_help(check->help, inv->command);
 	if (!cmd->exists) {
-		problem(check, node, "benchgate %s: no such command in "
-			"'benchgate --help'", inv->command);
+		problem(check, node,
+			"benchgate %s: no such command in "
+			"'benchgate --help'",
+			inv->command);
 		return;
 	}
 	if (!word_listed(check->commands.buf, inv->command))
 		strbuf_addf(&check->commands, "%s ", inv->command);
 	for (size_t i = 0; i < inv->options_nr; i++)
 		if (!word_listed(cmd->options.buf, inv->options[i]))
-			problem(check, node, "benchgate %s: no option '%s' in "
-				"'benchgate %s --help'", inv->command,
-				inv->options[i], inv->command);
+			problem(check, node,
+				"benchgate %s: no option '%s' in "
+				"'benchgate %s --help'",
+				inv->command, inv->options[i], inv->command);
 }
 
 static void check_script(struct check *check, const yaml_node_t *node)
@@ -408,7 +415,7 @@ static void check_script(struct check *check, const yaml_node_t *node)
 		return;
 	}
 	if (node->type != YAML_SCALAR_NODE)
-		return;  /* e.g. defaults: run: shell: bash */
+		return; /* e.g. defaults: run: shell: bash */
 	find_invocations(scalar(node), &found);
 	for (size_t i = 0; i < found.nr; i++)
 		check_invocation(check, node, &found.items[i]);
@@ -455,7 +462,8 @@ static void check_steps(struct check *check, const yaml_node_t *steps,
 			bool composite)
 {
 	if (!steps || steps->type != YAML_SEQUENCE_NODE ||
-	    steps->data.sequence.items.start == steps->data.sequence.items.top) {
+	    steps->data.sequence.items.start ==
+		    steps->data.sequence.items.top) {
 		problem(check, steps, "expected a non-empty list of steps");
 		return;
 	}
@@ -466,9 +474,11 @@ static void check_steps(struct check *check, const yaml_node_t *steps,
 		bool uses = get(check->doc, step, "uses") != NULL;
 
 		if (run == uses)
-			problem(check, step, "a step needs one of run: or uses:");
+			problem(check, step,
+				"a step needs one of run: or uses:");
 		else if (run && composite && !get(check->doc, step, "shell"))
-			problem(check, step, "a composite action's run: step "
+			problem(check, step,
+				"a composite action's run: step "
 				"needs shell:");
 	}
 }
@@ -488,11 +498,11 @@ static void check_workflow(struct check *check, const yaml_node_t *root)
 	}
 	for (yaml_node_pair_t *pair = jobs->data.mapping.pairs.start;
 	     pair < jobs->data.mapping.pairs.top; pair++) {
-		yaml_node_t *job = yaml_document_get_node(check->doc,
-							  pair->value);
+		yaml_node_t *job =
+			yaml_document_get_node(check->doc, pair->value);
 
 		if (get(check->doc, job, "uses"))
-			continue;  /* a reusable workflow */
+			continue; /* a reusable workflow */
 		if (!get(check->doc, job, "runs-on"))
 			problem(check, job, "a job needs runs-on:");
 		check_steps(check, get(check->doc, job, "steps"), false);
@@ -548,8 +558,8 @@ static void check_gitlab(struct check *check, const yaml_node_t *root)
 	}
 	for (yaml_node_pair_t *pair = root->data.mapping.pairs.start;
 	     pair < root->data.mapping.pairs.top; pair++)
-		job |= get(check->doc, yaml_document_get_node(check->doc,
-							      pair->value),
+		job |= get(check->doc,
+			   yaml_document_get_node(check->doc, pair->value),
 			   "script") != NULL;
 	if (!job)
 		problem(check, root, "no job with a script:");
@@ -608,7 +618,6 @@ done:
 	return check.invocations;
 }
 
-
 /* The checker on small documents first, so a pass on the real files means
  * something. */
 
@@ -639,8 +648,8 @@ static void expect_clean(const char *text, enum template_kind kind,
 	cli_help_init(&help);
 	nr = check_template(&help, "good.yml", text, kind, &problems, &found);
 	cr_assert_str_empty(problems.buf, "%s", problems.buf);
-	cr_assert_eq(nr, invocations, "found %zu invocations, expected %zu",
-		     nr, invocations);
+	cr_assert_eq(nr, invocations, "found %zu invocations, expected %zu", nr,
+		     invocations);
 	cr_assert_str_eq(found.buf, commands);
 	strbuf_release(&problems);
 	strbuf_release(&found);
@@ -649,15 +658,16 @@ static void expect_clean(const char *text, enum template_kind kind,
 
 Test(workflows, unknown_option_is_rejected)
 {
-	expect_problem("on: push\n"
-		       "jobs:\n"
-		       "  bench:\n"
-		       "    runs-on: ubuntu-latest\n"
-		       "    steps:\n"
-		       "      - run: benchgate check suite.json --no-such-option\n",
-		       GITHUB_WORKFLOW,
-		       "bogus.yml:6: benchgate check: no option "
-		       "'--no-such-option' in 'benchgate check --help'");
+	expect_problem(
+		"on: push\n"
+		"jobs:\n"
+		"  bench:\n"
+		"    runs-on: ubuntu-latest\n"
+		"    steps:\n"
+		"      - run: benchgate check suite.json --no-such-option\n",
+		GITHUB_WORKFLOW,
+		"bogus.yml:6: benchgate check: no option "
+		"'--no-such-option' in 'benchgate check --help'");
 }
 
 Test(workflows, unknown_command_is_rejected)
@@ -673,23 +683,27 @@ Test(workflows, option_of_another_command_is_rejected)
 {
 	/* --report exists, but `run` does not take it. */
 	expect_problem("job:\n  script: benchgate run s.json --report out\n",
-		       GITLAB_TEMPLATE, "no option '--report' in 'benchgate run");
+		       GITLAB_TEMPLATE,
+		       "no option '--report' in 'benchgate run");
 }
 
 Test(workflows, hidden_options_are_found)
 {
 	/* Behind a continuation, an operator, a conditional expansion, and
 	 * with an = value. */
-	expect_problem("job:\n  script: |\n"
-		       "    true && benchgate check s.json \\\n"
-		       "      --bogus-one\n"
-		       "    x=1 benchgate check s.json ${T:+--bogus-two \"$T\"}\n"
-		       "    if ! benchgate check s.json --bogus-three=4; then :; fi\n",
-		       GITLAB_TEMPLATE, "'--bogus-one'");
-	expect_problem("job:\n  script: x=1 benchgate check s ${T:+--bogus-two \"$T\"}\n",
-		       GITLAB_TEMPLATE, "'--bogus-two'");
-	expect_problem("job:\n  script: if ! benchgate check s --bogus-three=4; then :; fi\n",
-		       GITLAB_TEMPLATE, "'--bogus-three'");
+	expect_problem(
+		"job:\n  script: |\n"
+		"    true && benchgate check s.json \\\n"
+		"      --bogus-one\n"
+		"    x=1 benchgate check s.json ${T:+--bogus-two \"$T\"}\n"
+		"    if ! benchgate check s.json --bogus-three=4; then :; fi\n",
+		GITLAB_TEMPLATE, "'--bogus-one'");
+	expect_problem(
+		"job:\n  script: x=1 benchgate check s ${T:+--bogus-two \"$T\"}\n",
+		GITLAB_TEMPLATE, "'--bogus-two'");
+	expect_problem(
+		"job:\n  script: if ! benchgate check s --bogus-three=4; then :; fi\n",
+		GITLAB_TEMPLATE, "'--bogus-three'");
 }
 
 Test(workflows, invalid_yaml_is_rejected)
@@ -722,12 +736,13 @@ Test(workflows, shapes_are_checked)
 
 Test(workflows, other_programs_and_text_are_not_invocations)
 {
-	expect_clean("job:\n  script:\n"
-		     "    - cmake --build build --target benchgate --parallel\n"
-		     "    - echo \"benchgate check --bogus\"  # benchgate x --y\n"
-		     "    - git fetch origin benchgate-results --depth=1\n"
-		     "    - ls benchgate/ --bogus\n",
-		     GITLAB_TEMPLATE, 0, " ");
+	expect_clean(
+		"job:\n  script:\n"
+		"    - cmake --build build --target benchgate --parallel\n"
+		"    - echo \"benchgate check --bogus\"  # benchgate x --y\n"
+		"    - git fetch origin benchgate-results --depth=1\n"
+		"    - ls benchgate/ --bogus\n",
+		GITLAB_TEMPLATE, 0, " ");
 }
 
 Test(workflows, valid_invocations_pass)
@@ -751,12 +766,11 @@ Test(workflows, valid_invocations_pass)
 		     GITHUB_WORKFLOW, 3, " check run ");
 }
 
-
 /* The real templates */
 
 /* Where the templates are, and of what kind. */
 static const struct {
-	const char *pattern;    /* under the source tree */
+	const char *pattern; /* under the source tree */
 	enum template_kind kind;
 } template_globs[] = {
 	{ ".github/workflows/*.yml", GITHUB_WORKFLOW },
@@ -793,8 +807,10 @@ static void check_required(const char *name, const char *used,
 			char *command = xstrndup(w, len);
 
 			if (!word_listed(used, command))
-				strbuf_addf(problems, "%s: does not run "
-					    "'benchgate %s'\n", name, command);
+				strbuf_addf(problems,
+					    "%s: does not run "
+					    "'benchgate %s'\n",
+					    name, command);
 			free(command);
 			w += len + (w[len] == ' ');
 		}
@@ -818,14 +834,16 @@ Test(workflows, templates_match_the_binary)
 		glob(pattern.buf, 0, NULL, &found);
 		for (size_t i = 0; i < found.gl_pathc; i++) {
 			const char *path = found.gl_pathv[i];
-			const char *name = path + strlen(BENCHGATE_SOURCE_DIR) + 1;
+			const char *name =
+				path + strlen(BENCHGATE_SOURCE_DIR) + 1;
 			struct strbuf used = STRBUF_INIT;
 			char *text = test_read_file(path);
 
 			cr_assert_not_null(text, "cannot read %s", path);
 			files++;
 			check_template(&help, name, text,
-				       template_globs[g].kind, &problems, &used);
+				       template_globs[g].kind, &problems,
+				       &used);
 			check_required(name, used.buf, &problems, &required);
 			strbuf_release(&used);
 			free(text);
@@ -833,12 +851,14 @@ Test(workflows, templates_match_the_binary)
 		globfree(&found);
 		strbuf_release(&pattern);
 	}
-	cr_assert_eq(required, sizeof(required_commands) /
-			       sizeof(*required_commands),
+	cr_assert_eq(required,
+		     sizeof(required_commands) / sizeof(*required_commands),
 		     "a template file is missing");
 	cr_assert_geq(files, 5, "found only %zu template files", files);
-	cr_assert_str_empty(problems.buf, "the CI templates disagree with the "
-			    "binary:\n%s", problems.buf);
+	cr_assert_str_empty(problems.buf,
+			    "the CI templates disagree with the "
+			    "binary:\n%s",
+			    problems.buf);
 	strbuf_release(&problems);
 	cli_help_release(&help);
 }
@@ -856,8 +876,8 @@ Test(workflows, documented_snippets_match_the_binary)
 	glob(BENCHGATE_SOURCE_DIR "/README.md", 0, NULL, &found);
 	glob(BENCHGATE_SOURCE_DIR "/docs/*.md", GLOB_APPEND, NULL, &found);
 	for (size_t i = 0; i < found.gl_pathc; i++) {
-		const char *name = found.gl_pathv[i] +
-				   strlen(BENCHGATE_SOURCE_DIR) + 1;
+		const char *name =
+			found.gl_pathv[i] + strlen(BENCHGATE_SOURCE_DIR) + 1;
 		char *text = test_read_file(found.gl_pathv[i]);
 		const char *p = text;
 
@@ -883,10 +903,14 @@ Test(workflows, documented_snippets_match_the_binary)
 		free(text);
 	}
 	globfree(&found);
-	cr_assert_geq(blocks, 3, "expected the GitHub and GitLab snippets, "
-		      "found %zu yaml blocks", blocks);
-	cr_assert_str_empty(problems.buf, "the documented snippets disagree "
-			    "with the binary:\n%s", problems.buf);
+	cr_assert_geq(blocks, 3,
+		      "expected the GitHub and GitLab snippets, "
+		      "found %zu yaml blocks",
+		      blocks);
+	cr_assert_str_empty(problems.buf,
+			    "the documented snippets disagree "
+			    "with the binary:\n%s",
+			    problems.buf);
 	strbuf_release(&problems);
 	cli_help_release(&help);
 }
@@ -895,8 +919,8 @@ Test(workflows, templates_publish_what_ci_systems_read)
 {
 	char *gitlab = test_read_file(BENCHGATE_SOURCE_DIR
 				      "/ci/gitlab/benchgate.gitlab-ci.yml");
-	char *action = test_read_file(BENCHGATE_SOURCE_DIR
-				      "/ci/github/action.yml");
+	char *action =
+		test_read_file(BENCHGATE_SOURCE_DIR "/ci/github/action.yml");
 	char *bench = test_read_file(BENCHGATE_SOURCE_DIR
 				     "/.github/workflows/benchmarks.yml");
 
@@ -909,16 +933,15 @@ Test(workflows, templates_publish_what_ci_systems_read)
 	cr_assert(strstr(bench, "--body out/report.md"));
 	cr_assert(strstr(bench, "GITHUB_STEP_SUMMARY"));
 	cr_assert(strstr(bench, "fetch-depth: 0"));
-	for (const char *const *input = (const char *const[]){
-		     "suite:", "baseline:", "threshold:", "comment:", "store:",
-		     NULL };
+	for (const char *const *input =
+		     (const char *const[]){ "suite:", "baseline:", "threshold:",
+					    "comment:", "store:", NULL };
 	     *input; input++)
 		cr_assert(strstr(action, *input), "action input %s", *input);
 	free(gitlab);
 	free(action);
 	free(bench);
 }
-
 
 /* OpenMetrics: GitLab's metrics report */
 
@@ -1097,20 +1120,24 @@ Test(openmetrics, gitlab_metrics_report_is_valid_and_escaped)
 	cr_assert_null(problem_text, "%s in:\n%s", problem_text, out.buf);
 	/* 3 medians, 2 baseline medians, 2 changes, 3 verdicts, 8 counts. */
 	cr_assert_eq(samples, 18, "%zu samples:\n%s", samples, out.buf);
-	cr_assert(strstr(out.buf,
-			 "benchgate_median{suite=\"mlp\",benchmark=\"infer-batch32\","
-			 "variant=\"quantized\",device=\"cpu\",metric=\"latency\","
-			 "unit=\"ms\"} 1.81\n"), "%s", out.buf);
+	cr_assert(
+		strstr(out.buf,
+		       "benchgate_median{suite=\"mlp\",benchmark=\"infer-batch32\","
+		       "variant=\"quantized\",device=\"cpu\",metric=\"latency\","
+		       "unit=\"ms\"} 1.81\n"),
+		"%s", out.buf);
 	cr_assert(strstr(out.buf, "benchmark=\"we\\\"ird\\\\name\\nnext\""),
 		  "%s", out.buf);
-	cr_assert(strstr(out.buf, "benchgate_change{suite=\"mlp\",benchmark="
+	cr_assert(strstr(out.buf,
+			 "benchgate_change{suite=\"mlp\",benchmark="
 			 "\"infer-batch32\",variant=\"quantized\",device="
 			 "\"cpu\",metric=\"latency\",unit=\"ms\"} 0.065\n"));
-	cr_assert(strstr(out.buf, "benchgate_verdict{suite=\"mlp\",benchmark="
+	cr_assert(strstr(out.buf,
+			 "benchgate_verdict{suite=\"mlp\",benchmark="
 			 "\"infer-batch32\",variant=\"quantized\",device="
 			 "\"cpu\",metric=\"latency\",unit=\"ms\"} 3\n"));
 	cr_assert(strstr(out.buf, "benchgate_metrics{suite=\"mlp\","
-			 "verdict=\"regression\"} 1\n"));
+				  "verdict=\"regression\"} 1\n"));
 	cr_assert(!strstr(out.buf, "NaN") && !strstr(out.buf, "nan"));
 	strbuf_release(&out);
 }
@@ -1130,8 +1157,8 @@ Test(openmetrics, is_a_report_format_written_as_metrics_txt)
 	cr_assert_eq(report_parse_formats("openmetrics", &mask), BG_OK);
 	cr_assert_eq(mask, REPORT_OPENMETRICS);
 	cr_assert(REPORT_ALL & REPORT_OPENMETRICS);
-	cr_assert_eq(report_write_all(&model, dir, mask, &written), BG_OK,
-		     "%s", bg_error_last());
+	cr_assert_eq(report_write_all(&model, dir, mask, &written), BG_OK, "%s",
+		     bg_error_last());
 	strbuf_addf(&path, "%s/metrics.txt", dir);
 	text = test_read_file(path.buf);
 	cr_assert_not_null(text);
@@ -1142,7 +1169,6 @@ Test(openmetrics, is_a_report_format_written_as_metrics_txt)
 	test_rmtree(dir);
 	free(dir);
 }
-
 
 /* GitHub annotations */
 
@@ -1167,7 +1193,8 @@ Test(annotations, one_error_per_regression_with_user_text_escaped)
 
 	/* Every '%' is escaped, benchgate's own included: the runner
 	 * decodes %25 back, and only an escaped name is inert. */
-	cr_assert_str_eq(out.buf,
+	cr_assert_str_eq(
+		out.buf,
 		"::error title=benchgate regression::infer-batch32/quantized/cpu "
 		"latency +6.5%25 (1.70 ms -> 1.81 ms, threshold 3%25, "
 		"p 0.0004)\n"

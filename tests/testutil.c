@@ -160,9 +160,8 @@ git_repository *test_git_init(const char *dir)
 	return repo;
 }
 
-void test_git_commit(git_repository *repo, const char *ref,
-		     const char *message, size_t nparents,
-		     const git_oid *parents, git_oid *out)
+void test_git_commit(git_repository *repo, const char *ref, const char *message,
+		     size_t nparents, const git_oid *parents, git_oid *out)
 {
 	const git_commit *parent_commits[8] = { NULL };
 	git_treebuilder *builder = NULL;
@@ -172,26 +171,33 @@ void test_git_commit(git_repository *repo, const char *ref,
 
 	cr_assert_leq(nparents, 8);
 	cr_assert_eq(git_blob_create_from_buffer(&blob, repo, message,
-						 strlen(message)), 0);
+						 strlen(message)),
+		     0);
 	cr_assert_eq(git_treebuilder_new(&builder, repo, NULL), 0);
 	cr_assert_eq(git_treebuilder_insert(NULL, builder, "file", &blob,
-					    GIT_FILEMODE_BLOB), 0);
+					    GIT_FILEMODE_BLOB),
+		     0);
 	cr_assert_eq(git_treebuilder_write(&tree_id, builder), 0);
 	cr_assert_eq(git_tree_lookup(&tree, repo, &tree_id), 0);
 	cr_assert_eq(git_signature_new(&sig, "Test", "test@example.invalid",
-				       1767225600, 0), 0);
+				       1767225600, 0),
+		     0);
 	for (size_t i = 0; i < nparents; i++)
-		cr_assert_eq(git_commit_lookup((git_commit **)&parent_commits[i],
-					       repo, &parents[i]), 0);
+		cr_assert_eq(
+			git_commit_lookup((git_commit **)&parent_commits[i],
+					  repo, &parents[i]),
+			0);
 	cr_assert_eq(git_commit_create(out, repo, NULL, sig, sig, NULL, message,
-				       tree, nparents, parent_commits), 0,
-		     "%s", git_error_last() ? git_error_last()->message : "");
+				       tree, nparents, parent_commits),
+		     0, "%s",
+		     git_error_last() ? git_error_last()->message : "");
 	if (ref) {
 		git_reference *created = NULL;
 
 		/* Forced, so a branch can be moved anywhere (for merges). */
 		cr_assert_eq(git_reference_create(&created, repo, ref, out, 1,
-						  NULL), 0);
+						  NULL),
+			     0);
 		git_reference_free(created);
 	}
 	for (size_t i = 0; i < nparents; i++)

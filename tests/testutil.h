@@ -22,7 +22,7 @@ char *test_write_file(const char *dir, const char *name, const char *text);
 char *test_read_file(const char *path);
 
 struct test_output {
-	int exit_code;          /* -1 when killed by a signal */
+	int exit_code; /* -1 when killed by a signal */
 	struct strbuf out;
 	struct strbuf err;
 };
@@ -52,9 +52,8 @@ git_repository *test_git_init(const char *dir);
  * content, with the given parents (fixed author and time, so ids are
  * stable), and points the branch `ref` ("refs/heads/x"; NULL: none) at it,
  * wherever it was. */
-void test_git_commit(git_repository *repo, const char *ref,
-		     const char *message, size_t nparents,
-		     const git_oid *parents, git_oid *out);
+void test_git_commit(git_repository *repo, const char *ref, const char *message,
+		     size_t nparents, const git_oid *parents, git_oid *out);
 
 /* The 40-hex id, in a static buffer per call slot (0..3). */
 const char *test_oid_hex(const git_oid *oid, int slot);

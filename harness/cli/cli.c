@@ -42,104 +42,204 @@ static const struct command commands[] = {
 
 /* The full option table; a command accepts the subset its spec names. */
 enum option_id {
-	O_STORE = 256, O_RUNS, O_WARMUP, O_FILTER, O_VARIANT, O_DEVICE,
-	O_SHARD, O_ORDER, O_BUILD_DIR, O_BASELINE, O_BRANCH, O_THRESHOLD,
-	O_CONFIDENCE, O_REPORT, O_JSON, O_OUT, O_FORMAT, O_TO, O_SUITE,
-	O_METRIC, O_FORCE, O_QUIET, O_NO_COLOR, O_HELP, O_VERSION,
-	O_PROVIDER, O_BODY, O_REPO, O_PR, O_API_URL, O_MARKER, O_DRY_RUN,
-	O_REMOTE, O_REQUIRE_DEVICES, O_SAMPLE_INTERVAL, O_PROFILE,
+	O_STORE = 256,
+	O_RUNS,
+	O_WARMUP,
+	O_FILTER,
+	O_VARIANT,
+	O_DEVICE,
+	O_SHARD,
+	O_ORDER,
+	O_BUILD_DIR,
+	O_BASELINE,
+	O_BRANCH,
+	O_THRESHOLD,
+	O_CONFIDENCE,
+	O_REPORT,
+	O_JSON,
+	O_OUT,
+	O_FORMAT,
+	O_TO,
+	O_SUITE,
+	O_METRIC,
+	O_FORCE,
+	O_QUIET,
+	O_NO_COLOR,
+	O_HELP,
+	O_VERSION,
+	O_PROVIDER,
+	O_BODY,
+	O_REPO,
+	O_PR,
+	O_API_URL,
+	O_MARKER,
+	O_DRY_RUN,
+	O_REMOTE,
+	O_REQUIRE_DEVICES,
+	O_SAMPLE_INTERVAL,
+	O_PROFILE,
 	O_BASELINE_BUILD,
 };
 
 struct option_doc {
 	struct option option;
-	unsigned flag;          /* 0: accepted by every command */
+	unsigned flag; /* 0: accepted by every command */
 	const char *arg;
 	const char *help;
 };
 
 static const struct option_doc option_docs[] = {
-	{ { "store", required_argument, NULL, O_STORE }, OPT_STORE,
-	  "DIR|git:BRANCH", "result store, a directory or a branch (default "
+	{ { "store", required_argument, NULL, O_STORE },
+	  OPT_STORE,
+	  "DIR|git:BRANCH",
+	  "result store, a directory or a branch (default "
 	  ".benchgate/results at the repository root)" },
-	{ { "runs", required_argument, NULL, O_RUNS }, OPT_RUNS, "N|auto",
+	{ { "runs", required_argument, NULL, O_RUNS },
+	  OPT_RUNS,
+	  "N|auto",
 	  "measured runs per case (overrides the suite)" },
-	{ { "warmup", required_argument, NULL, O_WARMUP }, OPT_WARMUP, "N",
+	{ { "warmup", required_argument, NULL, O_WARMUP },
+	  OPT_WARMUP,
+	  "N",
 	  "discarded warmup runs per case (overrides the suite)" },
-	{ { "filter", required_argument, NULL, O_FILTER }, OPT_SELECT, "GLOB",
+	{ { "filter", required_argument, NULL, O_FILTER },
+	  OPT_SELECT,
+	  "GLOB",
 	  "only cases whose benchmark/variant/device matches GLOB" },
-	{ { "variant", required_argument, NULL, O_VARIANT }, OPT_SELECT, "V",
+	{ { "variant", required_argument, NULL, O_VARIANT },
+	  OPT_SELECT,
+	  "V",
 	  "only variant V" },
-	{ { "device", required_argument, NULL, O_DEVICE }, OPT_SELECT, "D",
+	{ { "device", required_argument, NULL, O_DEVICE },
+	  OPT_SELECT,
+	  "D",
 	  "only device D" },
-	{ { "shard", required_argument, NULL, O_SHARD }, OPT_SELECT, "I/N",
+	{ { "shard", required_argument, NULL, O_SHARD },
+	  OPT_SELECT,
+	  "I/N",
 	  "only the I-th of N disjoint shards of the cases (1-based)" },
-	{ { "order", required_argument, NULL, O_ORDER }, OPT_ORDER,
+	{ { "order", required_argument, NULL, O_ORDER },
+	  OPT_ORDER,
 	  "interleaved|sequential",
 	  "interleave runs across cases, alternating the order every "
 	  "round (default), or not" },
-	{ { "build-dir", required_argument, NULL, O_BUILD_DIR }, OPT_BUILD_DIR,
-	  "DIR", "value of ${build_dir} (default $BENCHGATE_BUILD_DIR or build)" },
-	{ { "baseline", required_argument, NULL, O_BASELINE }, OPT_BASELINE,
-	  "auto|REF|FILE", "what to compare against (default auto)" },
+	{ { "build-dir", required_argument, NULL, O_BUILD_DIR },
+	  OPT_BUILD_DIR,
+	  "DIR",
+	  "value of ${build_dir} (default $BENCHGATE_BUILD_DIR or build)" },
+	{ { "baseline", required_argument, NULL, O_BASELINE },
+	  OPT_BASELINE,
+	  "auto|REF|FILE",
+	  "what to compare against (default auto)" },
 	{ { "baseline-build", required_argument, NULL, O_BASELINE_BUILD },
-	  OPT_BASELINE_BUILD, "DIR", "measure the baseline in this session: "
+	  OPT_BASELINE_BUILD,
+	  "DIR",
+	  "measure the baseline in this session: "
 	  "every case also runs from build DIR, interleaved with the "
 	  "candidate's runs; --baseline names its commit" },
 	{ { "branch", required_argument, NULL, O_BRANCH },
-	  OPT_BASELINE | OPT_REMOTE, "B",
+	  OPT_BASELINE | OPT_REMOTE,
+	  "B",
 	  "target of --baseline auto (default: the default branch), or sync's" },
-	{ { "remote", required_argument, NULL, O_REMOTE }, OPT_REMOTE, "NAME",
+	{ { "remote", required_argument, NULL, O_REMOTE },
+	  OPT_REMOTE,
+	  "NAME",
 	  "the remote to sync with (default origin)" },
-	{ { "threshold", required_argument, NULL, O_THRESHOLD }, OPT_GATE,
-	  "PCT", "minimum practical change, such as 3%" },
-	{ { "confidence", required_argument, NULL, O_CONFIDENCE }, OPT_GATE,
-	  "P", "confidence level of the tests, such as 0.99" },
-	{ { "report", required_argument, NULL, O_REPORT }, OPT_REPORT, "DIR",
+	{ { "threshold", required_argument, NULL, O_THRESHOLD },
+	  OPT_GATE,
+	  "PCT",
+	  "minimum practical change, such as 3%" },
+	{ { "confidence", required_argument, NULL, O_CONFIDENCE },
+	  OPT_GATE,
+	  "P",
+	  "confidence level of the tests, such as 0.99" },
+	{ { "report", required_argument, NULL, O_REPORT },
+	  OPT_REPORT,
+	  "DIR",
 	  "write the reports into DIR" },
-	{ { "json", required_argument, NULL, O_JSON }, OPT_JSON, "FILE",
+	{ { "json", required_argument, NULL, O_JSON },
+	  OPT_JSON,
+	  "FILE",
 	  "also write the JSON document to FILE" },
-	{ { "out", required_argument, NULL, O_OUT }, OPT_OUT, "DIR",
+	{ { "out", required_argument, NULL, O_OUT },
+	  OPT_OUT,
+	  "DIR",
 	  "output directory" },
-	{ { "format", required_argument, NULL, O_FORMAT }, OPT_OUT, "LIST",
+	{ { "format", required_argument, NULL, O_FORMAT },
+	  OPT_OUT,
+	  "LIST",
 	  "comma-separated formats" },
-	{ { "to", required_argument, NULL, O_TO }, OPT_TO, "FILE",
+	{ { "to", required_argument, NULL, O_TO },
+	  OPT_TO,
+	  "FILE",
 	  "destination file" },
-	{ { "suite", required_argument, NULL, O_SUITE }, OPT_HISTORY, "S",
+	{ { "suite", required_argument, NULL, O_SUITE },
+	  OPT_HISTORY,
+	  "S",
 	  "only suite S" },
-	{ { "metric", required_argument, NULL, O_METRIC }, OPT_HISTORY, "M",
+	{ { "metric", required_argument, NULL, O_METRIC },
+	  OPT_HISTORY,
+	  "M",
 	  "only metric M" },
-	{ { "force", no_argument, NULL, O_FORCE }, OPT_FORCE, NULL,
+	{ { "force", no_argument, NULL, O_FORCE },
+	  OPT_FORCE,
+	  NULL,
 	  "replace an existing file" },
-	{ { "provider", required_argument, NULL, O_PROVIDER }, OPT_COMMENT,
-	  "github|gitlab", "where to comment (default: detected from the CI)" },
-	{ { "body", required_argument, NULL, O_BODY }, OPT_COMMENT, "FILE",
+	{ { "provider", required_argument, NULL, O_PROVIDER },
+	  OPT_COMMENT,
+	  "github|gitlab",
+	  "where to comment (default: detected from the CI)" },
+	{ { "body", required_argument, NULL, O_BODY },
+	  OPT_COMMENT,
+	  "FILE",
 	  "the Markdown to post, such as report.md" },
-	{ { "repo", required_argument, NULL, O_REPO }, OPT_COMMENT, "REPO",
+	{ { "repo", required_argument, NULL, O_REPO },
+	  OPT_COMMENT,
+	  "REPO",
 	  "OWNER/NAME or GitLab project (default: the CI's)" },
-	{ { "pr", required_argument, NULL, O_PR }, OPT_COMMENT, "N",
+	{ { "pr", required_argument, NULL, O_PR },
+	  OPT_COMMENT,
+	  "N",
 	  "pull/merge request number (default: the CI's)" },
-	{ { "api-url", required_argument, NULL, O_API_URL }, OPT_COMMENT,
-	  "URL", "API base URL (default: the CI's, else public)" },
-	{ { "marker", required_argument, NULL, O_MARKER }, OPT_COMMENT, "NAME",
+	{ { "api-url", required_argument, NULL, O_API_URL },
+	  OPT_COMMENT,
+	  "URL",
+	  "API base URL (default: the CI's, else public)" },
+	{ { "marker", required_argument, NULL, O_MARKER },
+	  OPT_COMMENT,
+	  "NAME",
 	  "one comment per NAME (default: the body's marker)" },
-	{ { "dry-run", no_argument, NULL, O_DRY_RUN }, OPT_COMMENT, NULL,
+	{ { "dry-run", no_argument, NULL, O_DRY_RUN },
+	  OPT_COMMENT,
+	  NULL,
 	  "print what would be sent; send nothing" },
 	{ { "require-devices", no_argument, NULL, O_REQUIRE_DEVICES },
-	  OPT_DEVICES, NULL, "a case whose device is absent fails (exit 3) "
+	  OPT_DEVICES,
+	  NULL,
+	  "a case whose device is absent fails (exit 3) "
 	  "instead of being skipped" },
 	{ { "sample-interval", required_argument, NULL, O_SAMPLE_INTERVAL },
-	  OPT_DEVICES, "MS", "milliseconds between readings of the nvml, rapl "
+	  OPT_DEVICES,
+	  "MS",
+	  "milliseconds between readings of the nvml, rapl "
 	  "and system metrics during a run (default 100)" },
-	{ { "profile", no_argument, NULL, O_PROFILE }, OPT_PROFILE, NULL,
+	{ { "profile", no_argument, NULL, O_PROFILE },
+	  OPT_PROFILE,
+	  NULL,
 	  "one more run per case under a profiler (perf flame graph, Poplar "
 	  "reports, $BENCHGATE_PROFILE_DIR), never a sample" },
-	{ { "quiet", no_argument, NULL, O_QUIET }, 0, NULL,
+	{ { "quiet", no_argument, NULL, O_QUIET },
+	  0,
+	  NULL,
 	  "print only errors and the verdict" },
-	{ { "no-color", no_argument, NULL, O_NO_COLOR }, 0, NULL,
+	{ { "no-color", no_argument, NULL, O_NO_COLOR },
+	  0,
+	  NULL,
 	  "no colours (also when NO_COLOR is set)" },
 	{ { "help", no_argument, NULL, O_HELP }, 0, NULL, "show this help" },
-	{ { "version", no_argument, NULL, O_VERSION }, 0, NULL,
+	{ { "version", no_argument, NULL, O_VERSION },
+	  0,
+	  NULL,
 	  "print the version" },
 };
 #define OPTION_COUNT (sizeof(option_docs) / sizeof(*option_docs))
@@ -171,7 +271,8 @@ static int parse_whole_number(const char *option, const char *text, int min,
 
 	if (end == text || *end || value < min || value > 1000000)
 		return bg_input_error("--%s: expected a whole number of at "
-				      "least %d, found '%s'", option, min, text);
+				      "least %d, found '%s'",
+				      option, min, text);
 	*out = (int)value;
 	return BG_OK;
 }
@@ -184,7 +285,8 @@ static int parse_percentage(const char *text, double *out)
 	if (end == text || (*end && strcmp(end, "%")) || !(value >= 0) ||
 	    value >= 100)
 		return bg_input_error("--threshold: expected a percentage such "
-				      "as 3%%, found '%s'", text);
+				      "as 3%%, found '%s'",
+				      text);
 	*out = value / 100;
 	return BG_OK;
 }
@@ -214,52 +316,114 @@ static int parse_interval(const char *text, double *seconds)
 static int apply_option(struct cli_options *opts, int id, const char *arg)
 {
 	switch (id) {
-	case O_STORE: opts->store = arg; break;
+	case O_STORE:
+		opts->store = arg;
+		break;
 	case O_RUNS:
 		if (!strcmp(arg, "auto")) {
 			opts->runs_auto = true;
 			return BG_OK;
 		}
 		return parse_whole_number("runs", arg, 1, &opts->runs);
-	case O_WARMUP: return parse_whole_number("warmup", arg, 0, &opts->warmup);
-	case O_FILTER: opts->filter.glob = arg; break;
-	case O_VARIANT: opts->filter.variant = arg; break;
-	case O_DEVICE: opts->filter.device = arg; break;
-	case O_SHARD: return plan_parse_shard(&opts->filter, arg);
+	case O_WARMUP:
+		return parse_whole_number("warmup", arg, 0, &opts->warmup);
+	case O_FILTER:
+		opts->filter.glob = arg;
+		break;
+	case O_VARIANT:
+		opts->filter.variant = arg;
+		break;
+	case O_DEVICE:
+		opts->filter.device = arg;
+		break;
+	case O_SHARD:
+		return plan_parse_shard(&opts->filter, arg);
 	case O_ORDER:
 		if (strcmp(arg, "interleaved") && strcmp(arg, "sequential"))
-			return bg_input_error("--order: expected interleaved or "
-					      "sequential, found '%s'", arg);
+			return bg_input_error(
+				"--order: expected interleaved or "
+				"sequential, found '%s'",
+				arg);
 		opts->sequential = !strcmp(arg, "sequential");
 		break;
-	case O_BUILD_DIR: opts->build_dir = arg; break;
-	case O_BASELINE: opts->baseline = arg; break;
-	case O_BASELINE_BUILD: opts->baseline_build = arg; break;
-	case O_BRANCH: opts->branch = arg; break;
-	case O_REMOTE: opts->remote = arg; break;
-	case O_THRESHOLD: return parse_percentage(arg, &opts->threshold);
-	case O_CONFIDENCE: return parse_confidence(arg, &opts->confidence);
-	case O_REPORT: opts->report_dir = arg; break;
-	case O_JSON: opts->json_path = arg; break;
-	case O_OUT: opts->out_dir = arg; break;
-	case O_FORMAT: opts->formats = arg; break;
-	case O_TO: opts->to = arg; break;
-	case O_SUITE: opts->suite = arg; break;
-	case O_METRIC: opts->metric = arg; break;
-	case O_FORCE: opts->force = true; break;
-	case O_PROVIDER: opts->provider = arg; break;
-	case O_BODY: opts->body = arg; break;
-	case O_REPO: opts->repo = arg; break;
-	case O_PR: opts->pr = arg; break;
-	case O_API_URL: opts->api_url = arg; break;
-	case O_MARKER: opts->marker = arg; break;
-	case O_DRY_RUN: opts->dry_run = true; break;
-	case O_REQUIRE_DEVICES: opts->require_devices = true; break;
-	case O_PROFILE: opts->profile = true; break;
+	case O_BUILD_DIR:
+		opts->build_dir = arg;
+		break;
+	case O_BASELINE:
+		opts->baseline = arg;
+		break;
+	case O_BASELINE_BUILD:
+		opts->baseline_build = arg;
+		break;
+	case O_BRANCH:
+		opts->branch = arg;
+		break;
+	case O_REMOTE:
+		opts->remote = arg;
+		break;
+	case O_THRESHOLD:
+		return parse_percentage(arg, &opts->threshold);
+	case O_CONFIDENCE:
+		return parse_confidence(arg, &opts->confidence);
+	case O_REPORT:
+		opts->report_dir = arg;
+		break;
+	case O_JSON:
+		opts->json_path = arg;
+		break;
+	case O_OUT:
+		opts->out_dir = arg;
+		break;
+	case O_FORMAT:
+		opts->formats = arg;
+		break;
+	case O_TO:
+		opts->to = arg;
+		break;
+	case O_SUITE:
+		opts->suite = arg;
+		break;
+	case O_METRIC:
+		opts->metric = arg;
+		break;
+	case O_FORCE:
+		opts->force = true;
+		break;
+	case O_PROVIDER:
+		opts->provider = arg;
+		break;
+	case O_BODY:
+		opts->body = arg;
+		break;
+	case O_REPO:
+		opts->repo = arg;
+		break;
+	case O_PR:
+		opts->pr = arg;
+		break;
+	case O_API_URL:
+		opts->api_url = arg;
+		break;
+	case O_MARKER:
+		opts->marker = arg;
+		break;
+	case O_DRY_RUN:
+		opts->dry_run = true;
+		break;
+	case O_REQUIRE_DEVICES:
+		opts->require_devices = true;
+		break;
+	case O_PROFILE:
+		opts->profile = true;
+		break;
 	case O_SAMPLE_INTERVAL:
 		return parse_interval(arg, &opts->sample_interval_s);
-	case O_QUIET: opts->quiet = true; break;
-	case O_NO_COLOR: opts->color = false; break;
+	case O_QUIET:
+		opts->quiet = true;
+		break;
+	case O_NO_COLOR:
+		opts->color = false;
+		break;
 	}
 	return BG_OK;
 }
@@ -306,9 +470,10 @@ int cli_parse(struct cli_options *opts, const struct cli_command_spec *spec,
 			const char *bad = argv[optind - 1];
 
 			return bg_input_error("%s: %s '%s' (see 'benchgate %s "
-					      "--help')", spec->name,
-					      id == ':' ? "missing value for" :
-							  "unknown option",
+					      "--help')",
+					      spec->name,
+					      id == ':' ? "missing value for"
+							: "unknown option",
 					      bad, spec->name);
 		}
 		if (id == O_HELP) {
@@ -375,7 +540,9 @@ int cli_main(int argc, char **argv)
 		status = exit_status(commands[i].run(argc - 1, argv + 1));
 		return status;
 	}
-	fprintf(stderr, "benchgate: error: unknown command '%s' (see "
-			"'benchgate --help')\n", name);
+	fprintf(stderr,
+		"benchgate: error: unknown command '%s' (see "
+		"'benchgate --help')\n",
+		name);
 	return EXIT_INPUT;
 }

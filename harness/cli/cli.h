@@ -16,8 +16,8 @@
  */
 
 enum cli_outcome {
-	OUTCOME_PASS = 0,       /* exit 0 */
-	OUTCOME_REGRESSION = 1, /* exit 1: the gate failed */
+	OUTCOME_PASS = 0,	 /* exit 0 */
+	OUTCOME_REGRESSION = 1,	 /* exit 1: the gate failed */
 	OUTCOME_CASE_FAILED = 3, /* exit 3: a benchmark case broke */
 };
 
@@ -33,40 +33,40 @@ enum cli_option_flags {
 	OPT_STORE = 1 << 0,
 	OPT_RUNS = 1 << 1,
 	OPT_WARMUP = 1 << 2,
-	OPT_SELECT = 1 << 3,    /* --filter --variant --device --shard */
+	OPT_SELECT = 1 << 3, /* --filter --variant --device --shard */
 	OPT_ORDER = 1 << 4,
 	OPT_BUILD_DIR = 1 << 5,
-	OPT_BASELINE = 1 << 6,  /* --baseline --branch */
-	OPT_GATE = 1 << 7,      /* --threshold --confidence */
+	OPT_BASELINE = 1 << 6, /* --baseline --branch */
+	OPT_GATE = 1 << 7,     /* --threshold --confidence */
 	OPT_REPORT = 1 << 8,
 	OPT_JSON = 1 << 9,
-	OPT_OUT = 1 << 10,      /* --out --format */
+	OPT_OUT = 1 << 10, /* --out --format */
 	OPT_TO = 1 << 11,
-	OPT_HISTORY = 1 << 12,  /* --suite --metric */
+	OPT_HISTORY = 1 << 12, /* --suite --metric */
 	OPT_FORCE = 1 << 13,
-	OPT_COMMENT = 1 << 14,  /* --provider --body --repo --pr --api-url
+	OPT_COMMENT = 1 << 14,	      /* --provider --body --repo --pr --api-url
 				 * --marker --dry-run */
-	OPT_REMOTE = 1 << 15,   /* --remote --branch (sync) */
-	OPT_DEVICES = 1 << 16,  /* --require-devices --sample-interval */
-	OPT_PROFILE = 1 << 17,  /* --profile */
+	OPT_REMOTE = 1 << 15,	      /* --remote --branch (sync) */
+	OPT_DEVICES = 1 << 16,	      /* --require-devices --sample-interval */
+	OPT_PROFILE = 1 << 17,	      /* --profile */
 	OPT_BASELINE_BUILD = 1 << 18, /* --baseline-build */
 };
 
 struct cli_options {
 	const char *store;
-	int runs;               /* -1: the suite's; 0 with runs_auto */
+	int runs; /* -1: the suite's; 0 with runs_auto */
 	bool runs_auto;
-	int warmup;             /* -1: the suite's */
+	int warmup; /* -1: the suite's */
 	struct plan_filter filter;
 	bool sequential;
 	const char *build_dir;
-	const char *baseline;   /* "auto", a revspec or a file */
+	const char *baseline;	    /* "auto", a revspec or a file */
 	const char *baseline_build; /* check: measure this build as the
 				     * baseline in the session; NULL: none */
 	const char *branch;
-	const char *remote;     /* sync: the remote's name */
-	double threshold;       /* < 0: the suite's */
-	double confidence;      /* < 0: the suite's */
+	const char *remote; /* sync: the remote's name */
+	double threshold;   /* < 0: the suite's */
+	double confidence;  /* < 0: the suite's */
 	const char *report_dir;
 	const char *json_path;
 	const char *out_dir;
@@ -75,29 +75,29 @@ struct cli_options {
 	const char *suite;
 	const char *metric;
 	bool force;
-	const char *provider;   /* comment: "github", "gitlab"; NULL: detect */
+	const char *provider; /* comment: "github", "gitlab"; NULL: detect */
 	const char *body;
 	const char *repo;
 	const char *pr;
 	const char *api_url;
 	const char *marker;
 	bool dry_run;
-	bool require_devices;   /* an absent device fails its cases */
-	bool profile;           /* a profiling run per case (profile.h) */
+	bool require_devices;	  /* an absent device fails its cases */
+	bool profile;		  /* a profiling run per case (profile.h) */
 	double sample_interval_s; /* 0: the sampler's default */
 	bool quiet;
-	bool color;             /* stdout is a TTY, no --no-color, no NO_COLOR */
-	bool progress;          /* stderr is a TTY and not --quiet */
-	char **args;            /* positional arguments (borrowed from argv) */
+	bool color;    /* stdout is a TTY, no --no-color, no NO_COLOR */
+	bool progress; /* stderr is a TTY and not --quiet */
+	char **args;   /* positional arguments (borrowed from argv) */
 	int args_nr;
 };
 
 struct cli_command_spec {
 	const char *name;
-	const char *usage;      /* "SUITE [options]" */
-	const char *summary;    /* one line for `benchgate --help` */
-	const char *help;       /* paragraphs before the option list */
-	unsigned options;       /* enum cli_option_flags */
+	const char *usage;   /* "SUITE [options]" */
+	const char *summary; /* one line for `benchgate --help` */
+	const char *help;    /* paragraphs before the option list */
+	unsigned options;    /* enum cli_option_flags */
 	int min_args, max_args;
 };
 

@@ -29,7 +29,8 @@ int cmd_baseline(int argc, char **argv)
 		return error > 0 ? OUTCOME_PASS : error;
 	if (strcmp(opts.args[0], "save"))
 		return bg_input_error("baseline: unknown action '%s'; expected "
-				      "'save'", opts.args[0]);
+				      "'save'",
+				      opts.args[0]);
 	error = baseline_save(opts.args[1], opts.to, NULL, opts.force, &saved);
 	if (!error)
 		printf("saved %s\n", saved.buf);

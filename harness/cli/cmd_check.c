@@ -32,8 +32,7 @@ static const struct cli_command_spec spec = {
 		"input.",
 	.options = OPT_STORE | OPT_RUNS | OPT_WARMUP | OPT_SELECT | OPT_ORDER |
 		   OPT_BUILD_DIR | OPT_BASELINE | OPT_GATE | OPT_REPORT |
-		   OPT_JSON | OPT_PROFILE | OPT_DEVICES |
-		   OPT_BASELINE_BUILD,
+		   OPT_JSON | OPT_PROFILE | OPT_DEVICES | OPT_BASELINE_BUILD,
 	.min_args = 1,
 	.max_args = 1,
 };
@@ -41,7 +40,7 @@ static const struct cli_command_spec spec = {
 struct check {
 	const struct cli_options *opts;
 	struct baseline baseline;
-	char build_commit[41];  /* --baseline-build: the commit it stands for */
+	char build_commit[41]; /* --baseline-build: the commit it stands for */
 };
 
 /*
@@ -70,18 +69,22 @@ static int describe_build(struct check *check,
 				      opts->baseline);
 	if (stat(opts->baseline_build, &st) < 0 || !S_ISDIR(st.st_mode))
 		return bg_input_error("--baseline-build: '%s' is not a "
-				      "directory", opts->baseline_build);
+				      "directory",
+				      opts->baseline_build);
 	error = baseline_commit(req, check->build_commit, &from);
 	if (error == BG_ENOTFOUND) {
 		snprintf(check->build_commit, sizeof(check->build_commit),
 			 "unknown");
-		strbuf_addf(&note, "build %s measured in this session, "
+		strbuf_addf(&note,
+			    "build %s measured in this session, "
 			    "interleaved with the candidate (commit unknown: "
-			    "%s)", opts->baseline_build, bg_error_last());
+			    "%s)",
+			    opts->baseline_build, bg_error_last());
 		bg_error_clear();
 		error = BG_OK;
 	} else if (!error) {
-		strbuf_addf(&note, "build %s measured in this session, "
+		strbuf_addf(&note,
+			    "build %s measured in this session, "
 			    "interleaved with the candidate, as %.12s (%s)",
 			    opts->baseline_build, check->build_commit,
 			    from.buf);
@@ -112,8 +115,7 @@ static int resolve_baseline(const struct result *result, struct store *store,
 
 /* The baseline measured in the session becomes the check's, labelled with
  * the commit it stands for rather than the candidate's. */
-static void take_measured_baseline(struct check *check,
-				   struct session *session)
+static void take_measured_baseline(struct check *check, struct session *session)
 {
 	struct result *measured = session->baseline;
 
@@ -132,14 +134,16 @@ static bool case_done(const struct result_case *rcase,
 	struct check *check = payload;
 	const struct cli_options *opts = check->opts;
 	const struct result_case *base =
-		check->baseline.result ?
-			result_find_case(check->baseline.result,
-					 rcase->benchmark, rcase->variant,
-					 rcase->device) : NULL;
-	double threshold = opts->threshold >= 0 ? opts->threshold :
-			   benchmark->settings.threshold;
-	double confidence = opts->confidence >= 0 ? opts->confidence :
-			    benchmark->settings.confidence;
+		check->baseline.result
+			? result_find_case(check->baseline.result,
+					   rcase->benchmark, rcase->variant,
+					   rcase->device)
+			: NULL;
+	double threshold = opts->threshold >= 0 ? opts->threshold
+						: benchmark->settings.threshold;
+	double confidence = opts->confidence >= 0
+				    ? opts->confidence
+				    : benchmark->settings.confidence;
 
 	return compare_case_decided(base, rcase, threshold, confidence) ||
 	       session_precise_enough(rcase, benchmark, NULL);
@@ -221,9 +225,9 @@ int cmd_check(int argc, char **argv)
 		printf("stored %s\n", session->result_path.buf);
 	if ((error = write_outputs(&opts, session, &check, comparison)) < 0)
 		goto done;
-	error = comparison->overall == OVERALL_FAILED ? OUTCOME_CASE_FAILED :
-		comparison->overall == OVERALL_REGRESSION ? OUTCOME_REGRESSION :
-							    OUTCOME_PASS;
+	error = comparison->overall == OVERALL_FAILED ? OUTCOME_CASE_FAILED
+		: comparison->overall == OVERALL_REGRESSION ? OUTCOME_REGRESSION
+							    : OUTCOME_PASS;
 done:
 	comparison_free(comparison);
 	baseline_release(&check.baseline);

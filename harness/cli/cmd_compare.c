@@ -36,17 +36,20 @@ static int load_side(const struct cli_options *opts, struct store *store,
 	int error;
 
 	if (stat(arg, &st) != 0 && !opts->suite)
-		return bg_input_error("compare: '%s' is not a file; give --suite "
-				      "to look a revision up in the store", arg);
+		return bg_input_error(
+			"compare: '%s' is not a file; give --suite "
+			"to look a revision up in the store",
+			arg);
 	if ((error = machine_describe(&machine)) < 0)
 		return error;
 	req.machine = machine.id;
 	error = baseline_resolve(side, store, &req);
 	if (!error && (!side->result || (strcmp(side->source, "ref") &&
 					 strcmp(side->source, "file"))))
-		error = bg_input_error("compare: no stored result of suite '%s' "
-				       "for this machine at or below '%s'",
-				       opts->suite ? opts->suite : "?", arg);
+		error = bg_input_error(
+			"compare: no stored result of suite '%s' "
+			"for this machine at or below '%s'",
+			opts->suite ? opts->suite : "?", arg);
 	machine_info_release(&machine);
 	return error;
 }
@@ -86,10 +89,11 @@ int cmd_compare(int argc, char **argv)
 		error = write_file_atomic(opts.json_path, json.buf, json.len);
 	}
 	if (!error)
-		error = comparison->overall == OVERALL_FAILED ?
-				OUTCOME_CASE_FAILED :
-			comparison->overall == OVERALL_REGRESSION ?
-				OUTCOME_REGRESSION : OUTCOME_PASS;
+		error = comparison->overall == OVERALL_FAILED
+				? OUTCOME_CASE_FAILED
+			: comparison->overall == OVERALL_REGRESSION
+				? OUTCOME_REGRESSION
+				: OUTCOME_PASS;
 done:
 	comparison_free(comparison);
 	baseline_release(&base);

@@ -54,9 +54,10 @@ int cmd_report(int argc, char **argv)
 	if ((error = strbuf_read_file(&text, input)) < 0)
 		goto done;
 	if (is_comparison(&text)) {
-		error = comparison_parse(&comparison, text.buf, text.len, input);
-	} else if ((error = result_parse(&result, text.buf, text.len,
-					 input)) == BG_OK) {
+		error = comparison_parse(&comparison, text.buf, text.len,
+					 input);
+	} else if ((error = result_parse(&result, text.buf, text.len, input)) ==
+		   BG_OK) {
 		compare_options_init(&compare_opts);
 		error = compare_results(&comparison, NULL, result,
 					&compare_opts);
@@ -69,7 +70,8 @@ int cmd_report(int argc, char **argv)
 	model.comparison = comparison;
 	model.candidate = result;
 	if ((error = report_write_all(&model, opts.out_dir, formats,
-				      &written)) == BG_OK && !opts.quiet)
+				      &written)) == BG_OK &&
+	    !opts.quiet)
 		fputs(written.buf, stdout);
 done:
 	comparison_free(comparison);

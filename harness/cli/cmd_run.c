@@ -84,8 +84,8 @@ int cmd_run(int argc, char **argv)
 	}
 done:
 	if (error == BG_OK)
-		error = session_failed(session) ? OUTCOME_CASE_FAILED :
-						  OUTCOME_PASS;
+		error = session_failed(session) ? OUTCOME_CASE_FAILED
+						: OUTCOME_PASS;
 	session_free(session);
 	strbuf_release(&json);
 	return error;

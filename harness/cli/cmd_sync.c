@@ -30,11 +30,16 @@ static const struct cli_command_spec spec = {
 static const char *action_text(enum sync_action action)
 {
 	switch (action) {
-	case SYNC_NOTHING: return "does not exist locally or remotely";
-	case SYNC_UP_TO_DATE: return "up to date";
-	case SYNC_FETCHED: return "fetched";
-	case SYNC_PUSHED: return "pushed";
-	case SYNC_MERGED: return "merged and pushed";
+	case SYNC_NOTHING:
+		return "does not exist locally or remotely";
+	case SYNC_UP_TO_DATE:
+		return "up to date";
+	case SYNC_FETCHED:
+		return "fetched";
+	case SYNC_PUSHED:
+		return "pushed";
+	case SYNC_MERGED:
+		return "merged and pushed";
 	}
 	return "?";
 }
@@ -53,9 +58,10 @@ int cmd_sync(int argc, char **argv)
 	if ((error = sync_run(&sync_opts, &report)) < 0)
 		return error;
 	if (!opts.quiet) {
-		printf("%s with %s: %s", opts.branch ? opts.branch :
-			"benchgate-results", opts.remote ? opts.remote :
-			"origin", action_text(report.action));
+		printf("%s with %s: %s",
+		       opts.branch ? opts.branch : "benchgate-results",
+		       opts.remote ? opts.remote : "origin",
+		       action_text(report.action));
 		if (report.action == SYNC_MERGED)
 			printf(", %u file%s re-applied (%u renamed)",
 			       report.added, report.added == 1 ? "" : "s",

@@ -24,8 +24,9 @@ static const struct cli_command_spec spec = {
 static void print_settings(const struct suite_settings *settings)
 {
 	if (settings->runs_auto)
-		printf("    runs: auto (%d to %d, precision %g%%)", settings->min_runs,
-		       settings->max_runs, settings->precision * 100);
+		printf("    runs: auto (%d to %d, precision %g%%)",
+		       settings->min_runs, settings->max_runs,
+		       settings->precision * 100);
 	else
 		printf("    runs: %d", settings->runs);
 	printf(", warmup %d, timeout %gs, threshold %g%%, confidence %g\n",
@@ -55,7 +56,8 @@ static int print_case(const struct plan *plan, const struct plan_case *pcase)
 	print_settings(&pcase->benchmark->settings);
 	printf("    metrics:");
 	for (size_t i = 0; i < pcase->benchmark->metrics_nr; i++) {
-		const struct metric_spec *metric = &pcase->benchmark->metrics[i];
+		const struct metric_spec *metric =
+			&pcase->benchmark->metrics[i];
 
 		printf(" %s (%s%s%s%s%s)", metric->name,
 		       metric_source_name(metric->from),
@@ -81,7 +83,8 @@ int cmd_validate(int argc, char **argv)
 	if ((error = cli_parse(&opts, &spec, argc, argv)) != 0)
 		return error > 0 ? OUTCOME_PASS : error;
 	if ((error = suite_load(&suite, opts.args[0])) < 0 ||
-	    (error = plan_build(&plan, suite, &opts.filter, opts.build_dir)) < 0)
+	    (error = plan_build(&plan, suite, &opts.filter, opts.build_dir)) <
+		    0)
 		goto done;
 	printf("suite %s: valid, %zu case%s (%zu benchmark%s x %zu variant%s "
 	       "x %zu device%s)\n",

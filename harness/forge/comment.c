@@ -29,7 +29,7 @@
  * comes near this, so a larger answer is a broken server. */
 #define RESPONSE_MAX ((size_t)64 << 20)
 
-#define BACKOFF_BASE_S 1.0
+#define BACKOFF_BASE_S	  1.0
 #define CONNECT_TIMEOUT_S 30L
 #define REQUEST_TIMEOUT_S 120L
 
@@ -37,19 +37,19 @@
 #define SERVER_MESSAGE_MAX 300
 
 #define DEFAULT_MARKER "<!-- benchgate -->"
-#define MARKER_PREFIX "<!-- benchgate"
+#define MARKER_PREFIX  "<!-- benchgate"
 
 struct provider {
-	const char *name;          /* for messages */
-	const char *option;        /* --provider value */
-	const char *ci_env;        /* "true" in that CI */
+	const char *name;   /* for messages */
+	const char *option; /* --provider value */
+	const char *ci_env; /* "true" in that CI */
 	const char *api_env;
 	const char *default_api;
 	const char *repo_env;
 	const char *number_source; /* where the number comes from */
-	const char *request;       /* what a PR is called there */
-	const char *item;          /* what a comment is called there */
-	char sigil;                /* owner/repo#7, group/proj!7 */
+	const char *request;	   /* what a PR is called there */
+	const char *item;	   /* what a comment is called there */
+	char sigil;		   /* owner/repo#7, group/proj!7 */
 	const char *update_method;
 	size_t body_max;
 };
@@ -74,15 +74,17 @@ static const struct provider providers[] = {
 struct target {
 	enum comment_provider kind;
 	const struct provider *provider;
-	struct strbuf api;      /* without a trailing slash */
+	struct strbuf api; /* without a trailing slash */
 	const char *repo;
 	struct strbuf number;
-	struct strbuf base;     /* .../issues (GitHub), .../notes (GitLab) */
-	const char *token;      /* NULL only in a dry run */
-	const char *token_env;  /* the variable the token comes from */
+	struct strbuf base;    /* .../issues (GitHub), .../notes (GitLab) */
+	const char *token;     /* NULL only in a dry run */
+	const char *token_env; /* the variable the token comes from */
 };
-#define TARGET_INIT { .api = STRBUF_INIT, .number = STRBUF_INIT, \
-		      .base = STRBUF_INIT }
+#define TARGET_INIT                                                            \
+	{                                                                      \
+		.api = STRBUF_INIT, .number = STRBUF_INIT, .base = STRBUF_INIT \
+	}
 
 struct client {
 	CURL *curl;
@@ -95,18 +97,20 @@ struct client {
 
 struct response {
 	long status;
-	struct strbuf headers;  /* the header lines of the final response */
+	struct strbuf headers; /* the header lines of the final response */
 	struct strbuf body;
 	bool too_large;
 };
-#define RESPONSE_INIT { 0, STRBUF_INIT, STRBUF_INIT, false }
+#define RESPONSE_INIT                              \
+	{                                          \
+		0, STRBUF_INIT, STRBUF_INIT, false \
+	}
 
 enum call_flags {
 	/* Safe to repeat after a 5xx or a transport error: the server may
 	 * have applied the first attempt. */
 	CALL_IDEMPOTENT = 1 << 0,
 };
-
 
 /* Messages, redacted */
 
@@ -145,8 +149,8 @@ static int vrecord(const struct target *t, int code, const char *fmt,
 
 /* Records the message with the token scrubbed; returns code (BG_EINPUT or
  * BG_ERROR). */
-__attribute__((format(printf, 3, 4)))
-static int fail(const struct target *t, int code, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int
+fail(const struct target *t, int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -156,8 +160,8 @@ static int fail(const struct target *t, int code, const char *fmt, ...)
 	return code;
 }
 
-__attribute__((format(printf, 2, 3)))
-static void warn(const struct target *t, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void warn(const struct target *t,
+						       const char *fmt, ...)
 {
 	struct strbuf raw = STRBUF_INIT, clean = STRBUF_INIT;
 	va_list ap;
@@ -213,7 +217,6 @@ static bool is_success(long status)
 {
 	return status >= 200 && status < 300;
 }
-
 
 /* Responses */
 
@@ -291,7 +294,6 @@ static double server_wait(const struct response *res)
 	return wait < 0 ? -1 : wait;
 }
 
-
 /* Transport */
 
 static size_t on_header(char *data, size_t size, size_t nmemb, void *userdata)
@@ -336,7 +338,8 @@ static double backoff_scale(void)
 	scale = strtod(text, &end);
 	if (end == text || *end || !(scale >= 0 && scale <= 1)) {
 		bg_warn("ignoring BENCHGATE_HTTP_BACKOFF_SCALE='%s': expected "
-			"a number from 0 to 1", text);
+			"a number from 0 to 1",
+			text);
 		return 1;
 	}
 	return scale;
@@ -387,15 +390,16 @@ static int client_init(struct client *c, const struct target *t)
 						       github_headers[i]);
 	} else {
 		strbuf_addf(&auth, "%s: %s",
-			    !strcmp(t->token_env, "CI_JOB_TOKEN") ?
-				    "JOB-TOKEN" : "PRIVATE-TOKEN",
+			    !strcmp(t->token_env, "CI_JOB_TOKEN")
+				    ? "JOB-TOKEN"
+				    : "PRIVATE-TOKEN",
 			    t->token);
 		c->headers = curl_slist_append(c->headers,
 					       "Accept: application/json");
 	}
 	c->headers = curl_slist_append(c->headers, auth.buf);
-	c->headers = curl_slist_append(c->headers,
-				       "Content-Type: application/json");
+	c->headers =
+		curl_slist_append(c->headers, "Content-Type: application/json");
 	/* No "Expect: 100-continue" round trip before a large body. */
 	c->headers = curl_slist_append(c->headers, "Expect:");
 	if (!c->headers) {
@@ -464,13 +468,14 @@ static int http_send(struct client *c, const char *method, const char *url,
 	}
 	rc = curl_easy_perform(c->curl);
 	if (res->too_large)
-		return fail(c->target, BG_ERROR, "%s %s: the response is "
-			    "larger than %zu MiB", method, url,
-			    RESPONSE_MAX >> 20);
+		return fail(c->target, BG_ERROR,
+			    "%s %s: the response is "
+			    "larger than %zu MiB",
+			    method, url, RESPONSE_MAX >> 20);
 	if (rc != CURLE_OK)
 		return fail(c->target, BG_ERROR, "%s %s: %s", method, url,
-			    c->curl_error[0] ? c->curl_error :
-					       curl_easy_strerror(rc));
+			    c->curl_error[0] ? c->curl_error
+					     : curl_easy_strerror(rc));
 	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &res->status);
 	return BG_OK;
 }
@@ -485,34 +490,43 @@ static int status_error(const struct target *t, const char *method,
 	int code = BG_EINPUT;
 
 	if (res->status == 401) {
-		strbuf_addf(&msg, "%s rejected the token (401) on %s %s: check "
-			    "that %s holds a valid, unexpired token", p->name,
-			    method, url, t->token_env);
+		strbuf_addf(&msg,
+			    "%s rejected the token (401) on %s %s: check "
+			    "that %s holds a valid, unexpired token",
+			    p->name, method, url, t->token_env);
 	} else if (res->status == 403 && is_rate_limited(res)) {
 		strbuf_addf(&msg, "%s rate limit exhausted (403) on %s %s",
 			    p->name, method, url);
 		code = BG_ERROR;
 	} else if (res->status == 403) {
-		strbuf_addf(&msg, "%s refused the request (403) on %s %s: ",
-			    p->name, method, url);
+		strbuf_addf(&msg,
+			    "%s refused the request (403) on %s %s: ", p->name,
+			    method, url);
 		if (t->kind == COMMENT_GITHUB)
-			strbuf_addf(&msg, "check that %s has pull-requests: "
+			strbuf_addf(&msg,
+				    "check that %s has pull-requests: "
 				    "write (the workflow's permissions:; pull "
 				    "requests from forks get a read-only "
-				    "token)", t->token_env);
+				    "token)",
+				    t->token_env);
 		else if (!strcmp(t->token_env, "CI_JOB_TOKEN"))
-			strbuf_addstr(&msg, "CI_JOB_TOKEN may not write merge "
+			strbuf_addstr(&msg,
+				      "CI_JOB_TOKEN may not write merge "
 				      "request notes; set GITLAB_TOKEN to a "
 				      "project access token with the api "
 				      "scope");
 		else
-			strbuf_addf(&msg, "check that %s has the api scope and "
-				    "at least the Reporter role", t->token_env);
+			strbuf_addf(&msg,
+				    "check that %s has the api scope and "
+				    "at least the Reporter role",
+				    t->token_env);
 	} else if (res->status == 404) {
-		strbuf_addf(&msg, "%s: not found (404) on %s %s: check --repo "
+		strbuf_addf(&msg,
+			    "%s: not found (404) on %s %s: check --repo "
 			    "(%s) and --pr (%s), and that %s can see the "
-			    "project", p->name, method, url, t->repo,
-			    t->number.buf, t->token_env);
+			    "project",
+			    p->name, method, url, t->repo, t->number.buf,
+			    t->token_env);
 	} else {
 		strbuf_addf(&msg, "%s answered %ld to %s %s", p->name,
 			    res->status, method, url);
@@ -556,7 +570,8 @@ static int http_call(struct client *c, const char *method, const char *url,
 		}
 		wait = limited ? server_wait(res) : -1;
 		if (wait > COMMENT_WAIT_CAP_S) {
-			error = fail(t, BG_ERROR, "%s rate limit on %s %s: "
+			error = fail(t, BG_ERROR,
+				     "%s rate limit on %s %s: "
 				     "asked to wait %.0f s, more than the %.0f "
 				     "s benchgate waits; try again later",
 				     t->provider->name, method, url, wait,
@@ -580,7 +595,6 @@ static int http_call(struct client *c, const char *method, const char *url,
 	strbuf_release(&what);
 	return error;
 }
-
 
 /* URLs */
 
@@ -617,8 +631,7 @@ static void create_url(struct strbuf *url, const struct target *t)
 		strbuf_addstr(url, t->base.buf);
 }
 
-static void item_url(struct strbuf *url, const struct target *t,
-		     const char *id)
+static void item_url(struct strbuf *url, const struct target *t, const char *id)
 {
 	strbuf_reset(url);
 	if (t->kind == COMMENT_GITHUB)
@@ -697,15 +710,18 @@ static int next_page_url(const struct target *t, const struct response *res,
 		 * the API we were pointed at. */
 		if (strncmp(next->buf, t->api.buf, api_len) ||
 		    (next->buf[api_len] != '/' && next->buf[api_len] != '?'))
-			error = fail(t, BG_ERROR, "GitHub's next-page link "
+			error = fail(t, BG_ERROR,
+				     "GitHub's next-page link "
 				     "'%s' leaves the API base '%s'; not "
-				     "following it", next->buf, t->api.buf);
+				     "following it",
+				     next->buf, t->api.buf);
 	} else if (response_header(res, "X-Next-Page", &value) && value.len) {
 		char *end;
 		long following = strtol(value.buf, &end, 10);
 
 		if (*end || following <= page)
-			error = fail(t, BG_ERROR, "GitLab's X-Next-Page '%s' "
+			error = fail(t, BG_ERROR,
+				     "GitLab's X-Next-Page '%s' "
 				     "after page %ld is not a later page",
 				     value.buf, page);
 		else
@@ -715,7 +731,6 @@ done:
 	strbuf_release(&value);
 	return error;
 }
-
 
 /* Finding our comment */
 
@@ -755,14 +770,15 @@ static bool find_in_page(const struct target *t, const cJSON *page,
 {
 	const cJSON *item;
 
-	cJSON_ArrayForEach(item, page) {
-		const cJSON *body = cJSON_GetObjectItemCaseSensitive(item,
-								     "body");
+	cJSON_ArrayForEach(item, page)
+	{
+		const cJSON *body =
+			cJSON_GetObjectItemCaseSensitive(item, "body");
 
 		/* GitLab's own notes ("added 1 commit") are never ours. */
 		if (t->kind == COMMENT_GITLAB &&
-		    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(item,
-								  "system")))
+		    cJSON_IsTrue(
+			    cJSON_GetObjectItemCaseSensitive(item, "system")))
 			continue;
 		if (cJSON_IsString(body) &&
 		    starts_with_marker(body->valuestring, marker) &&
@@ -773,8 +789,7 @@ static bool find_in_page(const struct target *t, const cJSON *page,
 }
 
 /* Appends the id of our comment, or nothing when there is none yet. */
-static int find_comment(struct client *c, const char *marker,
-			struct strbuf *id)
+static int find_comment(struct client *c, const char *marker, struct strbuf *id)
 {
 	const struct target *t = c->target;
 	struct strbuf url = STRBUF_INIT, next = STRBUF_INIT;
@@ -796,9 +811,10 @@ static int find_comment(struct client *c, const char *marker,
 		cJSON_Delete(page_json);
 		page_json = cJSON_ParseWithLength(res.body.buf, res.body.len);
 		if (!cJSON_IsArray(page_json)) {
-			error = fail(t, BG_ERROR, "GET %s: expected a JSON "
-				     "array of %ss", url.buf,
-				     t->provider->item);
+			error = fail(t, BG_ERROR,
+				     "GET %s: expected a JSON "
+				     "array of %ss",
+				     url.buf, t->provider->item);
 			goto done;
 		}
 		if (find_in_page(t, page_json, marker, id))
@@ -811,10 +827,11 @@ static int find_comment(struct client *c, const char *marker,
 		url = next;
 		next = swap;
 	}
-	error = fail(t, BG_ERROR, "%s %s%c%s has more than %d pages of %ss; "
-		     "not looking further", t->provider->name, t->repo,
-		     t->provider->sigil, t->number.buf, COMMENT_MAX_PAGES,
-		     t->provider->item);
+	error = fail(t, BG_ERROR,
+		     "%s %s%c%s has more than %d pages of %ss; "
+		     "not looking further",
+		     t->provider->name, t->repo, t->provider->sigil,
+		     t->number.buf, COMMENT_MAX_PAGES, t->provider->item);
 done:
 	cJSON_Delete(page_json);
 	response_release(&res);
@@ -822,7 +839,6 @@ done:
 	strbuf_release(&next);
 	return error;
 }
-
 
 /* The body */
 
@@ -906,9 +922,11 @@ bool comment_prepare_body(struct strbuf *out, const char *body,
 	if (comment_length(out->buf + start) <= limit)
 		return false;
 
-	strbuf_addf(&note, "\n\n_\u2026 cut here: a comment holds at most %zu "
+	strbuf_addf(&note,
+		    "\n\n_\u2026 cut here: a comment holds at most %zu "
 		    "characters; the full report is in the CI job's "
-		    "artifacts._\n", limit);
+		    "artifacts._\n",
+		    limit);
 	assert(limit > comment_length(note.buf) + marker_len);
 	budget = limit - comment_length(note.buf);
 	cut = prefix_bytes(out->buf + start, budget);
@@ -946,9 +964,10 @@ int comment_event_number(struct strbuf *out, const char *event_path)
 		goto done;
 	}
 	for (size_t i = 0; i < sizeof(paths) / sizeof(*paths); i++) {
-		const cJSON *where = paths[i][0] ?
-			cJSON_GetObjectItemCaseSensitive(root, paths[i][0]) :
-			root;
+		const cJSON *where = paths[i][0]
+					     ? cJSON_GetObjectItemCaseSensitive(
+						       root, paths[i][0])
+					     : root;
 
 		if (cJSON_IsObject(where) &&
 		    add_whole_number(out, cJSON_GetObjectItemCaseSensitive(
@@ -957,13 +976,13 @@ int comment_event_number(struct strbuf *out, const char *event_path)
 	}
 	error = bg_input_error("GITHUB_EVENT_PATH: '%s' has no "
 			       "pull_request.number (not a pull_request "
-			       "event?); pass --pr N", event_path);
+			       "event?); pass --pr N",
+			       event_path);
 done:
 	cJSON_Delete(root);
 	strbuf_release(&text);
 	return error;
 }
-
 
 /* The target */
 
@@ -979,8 +998,8 @@ static int resolve_provider(struct target *t, const char *name)
 	for (size_t i = 0; i < PROVIDERS_NR; i++) {
 		const char *ci = env_value(providers[i].ci_env);
 
-		if (name ? !strcmp(name, providers[i].option) :
-			   ci && !strcmp(ci, "true")) {
+		if (name ? !strcmp(name, providers[i].option)
+			 : ci && !strcmp(ci, "true")) {
 			t->kind = (enum comment_provider)i;
 			t->provider = &providers[i];
 			return BG_OK;
@@ -988,7 +1007,8 @@ static int resolve_provider(struct target *t, const char *name)
 	}
 	if (name)
 		return bg_input_error("--provider: expected github or gitlab, "
-				      "found '%s'", name);
+				      "found '%s'",
+				      name);
 	return bg_input_error("comment: no --provider, and neither "
 			      "GITHUB_ACTIONS nor GITLAB_CI is 'true'; pass "
 			      "--provider github or --provider gitlab");
@@ -999,18 +1019,19 @@ static int resolve_token(struct target *t, bool dry_run)
 	if (t->kind == COMMENT_GITHUB)
 		t->token_env = "GITHUB_TOKEN";
 	else
-		t->token_env = env_value("GITLAB_TOKEN") ? "GITLAB_TOKEN" :
-							   "CI_JOB_TOKEN";
+		t->token_env = env_value("GITLAB_TOKEN") ? "GITLAB_TOKEN"
+							 : "CI_JOB_TOKEN";
 	t->token = env_value(t->token_env);
 	if (!t->token && !dry_run)
-		return bg_input_error("comment: no token: set %s",
-				      t->kind == COMMENT_GITHUB ?
-				      "GITHUB_TOKEN (in a workflow step: env: "
-				      "GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN "
-				      "}})" :
-				      "GITLAB_TOKEN to a project access token "
-				      "with the api scope (or run in a job, "
-				      "which has CI_JOB_TOKEN)");
+		return bg_input_error(
+			"comment: no token: set %s",
+			t->kind == COMMENT_GITHUB
+				? "GITHUB_TOKEN (in a workflow step: env: "
+				  "GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN "
+				  "}})"
+				: "GITLAB_TOKEN to a project access token "
+				  "with the api scope (or run in a job, "
+				  "which has CI_JOB_TOKEN)");
 	/* A pasted token with a newline would end the header early. */
 	for (const char *p = t->token; p && *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
@@ -1036,16 +1057,19 @@ static int resolve_api(struct target *t, const char *option)
 		authority = api + 7;
 	else
 		return bg_input_error("%s: expected an http:// or https:// "
-				      "URL, found '%s'", source, api);
+				      "URL, found '%s'",
+				      source, api);
 	/* Credentials in the URL would be a second secret to keep out of
 	 * every message; the token variables are the one way in. */
 	if (memchr(authority, '@', strcspn(authority, "/?#")))
 		return bg_input_error("%s: the URL must not hold credentials; "
-				      "set %s instead", source, t->token_env);
+				      "set %s instead",
+				      source, t->token_env);
 	for (const char *p = api; *p; p++)
 		if ((unsigned char)*p <= 0x20 || *p == 0x7f)
 			return bg_input_error("%s: '%s' holds a space or a "
-					      "control character", source, api);
+					      "control character",
+					      source, api);
 	strbuf_addstr(&t->api, api);
 	while (t->api.len && t->api.buf[t->api.len - 1] == '/')
 		strbuf_setlen(&t->api, t->api.len - 1);
@@ -1061,15 +1085,15 @@ static int resolve_repo(struct target *t, const char *option)
 	if (!t->repo)
 		return bg_input_error("comment: no repository: pass --repo %s "
 				      "or set %s",
-				      t->kind == COMMENT_GITHUB ? "OWNER/NAME" :
-								  "PROJECT",
+				      t->kind == COMMENT_GITHUB ? "OWNER/NAME"
+								: "PROJECT",
 				      t->provider->repo_env);
 	if (t->kind == COMMENT_GITLAB)
 		return BG_OK;
 	slash = strchr(t->repo, '/');
 	if (!slash || slash == t->repo || !slash[1] || strchr(slash + 1, '/') ||
 	    t->repo[strspn(t->repo, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn"
-			   "opqrstuvwxyz0123456789-._/")])
+				    "opqrstuvwxyz0123456789-._/")])
 		return bg_input_error("%s: expected OWNER/NAME, found '%s'",
 				      source, t->repo);
 	return BG_OK;
@@ -1142,7 +1166,6 @@ static void target_release(struct target *t)
 	strbuf_release(&t->base);
 }
 
-
 /* Posting */
 
 /* Reads the body file into the body to send and the marker to find. */
@@ -1176,9 +1199,10 @@ static int load_body(const struct target *t, const struct comment_options *opts,
 	comment_marker(marker, opts->marker, text.buf);
 	if (comment_prepare_body(body, text.buf, marker->buf,
 				 t->provider->body_max))
-		warn(t, "'%s' is longer than the %zu characters a %s %s "
-		     "holds; it is cut", opts->body_path,
-		     t->provider->body_max, t->provider->name,
+		warn(t,
+		     "'%s' is longer than the %zu characters a %s %s "
+		     "holds; it is cut",
+		     opts->body_path, t->provider->body_max, t->provider->name,
 		     t->provider->item);
 done:
 	strbuf_release(&raw);
@@ -1288,7 +1312,8 @@ static int upsert(struct client *c, const char *marker, const char *json,
 						    url.buf, res.status);
 				wait = backoff_seconds(round) *
 				       c->backoff_scale;
-				warn(t, "%s; listing again in %.3g s in case "
+				warn(t,
+				     "%s; listing again in %.3g s in case "
 				     "it was created (attempt %d of %d)",
 				     what.buf, wait, round + 1,
 				     COMMENT_ATTEMPTS);

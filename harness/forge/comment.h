@@ -62,21 +62,21 @@ enum comment_provider {
 #define COMMENT_GITHUB_MAX 65536
 #define COMMENT_GITLAB_MAX 1000000
 
-#define COMMENT_ATTEMPTS 5          /* per request: 1 + 4 retries */
-#define COMMENT_BACKOFF_CAP_S 30.0  /* longest computed backoff */
-#define COMMENT_WAIT_CAP_S 60.0     /* longest Retry-After honoured */
-#define COMMENT_MAX_PAGES 100       /* of 100 comments each */
+#define COMMENT_ATTEMPTS      5	   /* per request: 1 + 4 retries */
+#define COMMENT_BACKOFF_CAP_S 30.0 /* longest computed backoff */
+#define COMMENT_WAIT_CAP_S    60.0 /* longest Retry-After honoured */
+#define COMMENT_MAX_PAGES     100  /* of 100 comments each */
 
 struct comment_options {
-	const char *provider;   /* "github", "gitlab"; NULL: detect */
-	const char *body_path;  /* required: the Markdown to post */
-	const char *repo;       /* NULL: from the environment */
-	const char *number;     /* PR number or MR iid; NULL: environment */
-	const char *api_url;    /* NULL: environment, then the default */
-	const char *marker;     /* a name, as a suite name; NULL: the
+	const char *provider;  /* "github", "gitlab"; NULL: detect */
+	const char *body_path; /* required: the Markdown to post */
+	const char *repo;      /* NULL: from the environment */
+	const char *number;    /* PR number or MR iid; NULL: environment */
+	const char *api_url;   /* NULL: environment, then the default */
+	const char *marker;    /* a name, as a suite name; NULL: the
 				 * body's first-line marker, else
 				 * "<!-- benchgate -->" */
-	bool dry_run;           /* resolve and describe; send nothing, and
+	bool dry_run;	       /* resolve and describe; send nothing, and
 				 * need no token */
 };
 
@@ -93,7 +93,6 @@ struct comment_options {
  * message never holds the token.
  */
 int comment_upsert(const struct comment_options *opts, struct strbuf *summary);
-
 
 /* Building blocks, exposed for the tests. */
 

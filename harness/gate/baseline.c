@@ -65,9 +65,11 @@ static int walk_first_parents(struct baseline *out, struct store *store,
 			if (!out->result) {
 				struct strbuf note = STRBUF_INIT;
 
-				strbuf_addf(&note, "%s at %.12s, %zu first-parent "
-					    "commit%s below %s", source, hex,
-					    distance, distance == 1 ? "" : "s",
+				strbuf_addf(&note,
+					    "%s at %.12s, %zu first-parent "
+					    "commit%s below %s",
+					    source, hex, distance,
+					    distance == 1 ? "" : "s",
 					    from_name);
 				set_found(out, source, found, path.buf, &note);
 			}
@@ -87,8 +89,12 @@ done:
 static int target_branch(git_repository *repo, const char *branch,
 			 git_object **out, struct strbuf *name)
 {
-	const char *defaults[] = { "refs/remotes/origin/HEAD", "main", "master",
-				   "origin/main", "origin/master", NULL };
+	const char *defaults[] = { "refs/remotes/origin/HEAD",
+				   "main",
+				   "master",
+				   "origin/main",
+				   "origin/master",
+				   NULL };
 	const char *named[] = { NULL, NULL, NULL };
 	struct strbuf remote = STRBUF_INIT;
 	const char *const *candidates = defaults;
@@ -118,7 +124,8 @@ static int target_branch(git_repository *repo, const char *branch,
 static int not_a_revision(const char *spec)
 {
 	return bg_input_error("--baseline: '%s' is neither a result file nor "
-			      "a revision of the repository", spec);
+			      "a revision of the repository",
+			      spec);
 }
 
 /*
@@ -202,8 +209,8 @@ int baseline_commit(const struct baseline_request *req, char *hex,
 	int error;
 
 	gitinfo_libgit2_init();
-	if (git_repository_open_ext(&repo, req->start_dir ? req->start_dir :
-					   ".", 0, NULL) < 0)
+	if (git_repository_open_ext(
+		    &repo, req->start_dir ? req->start_dir : ".", 0, NULL) < 0)
 		return bg_notfound("not in a git repository");
 	error = start_commit(repo, req, &start, from_name);
 	if (error == BG_ENOTFOUND)
@@ -247,7 +254,8 @@ int baseline_resolve(struct baseline *out, struct store *store,
 
 	memset(out, 0, sizeof(*out));
 	gitinfo_libgit2_init();
-	if (strcmp(spec, "auto") && stat(spec, &st) == 0 && S_ISREG(st.st_mode)) {
+	if (strcmp(spec, "auto") && stat(spec, &st) == 0 &&
+	    S_ISREG(st.st_mode)) {
 		struct strbuf note = STRBUF_INIT;
 		struct result *result = NULL;
 
@@ -273,8 +281,8 @@ int baseline_resolve(struct baseline *out, struct store *store,
 	out->source = xstrdup("none");
 	out->note = xstrdup(repo ? "no result for this suite and machine on "
 				   "the target branch's history, and no "
-				   "committed baseline" :
-				   "not in a git repository and no committed "
+				   "committed baseline"
+				 : "not in a git repository and no committed "
 				   "baseline");
 done:
 	git_repository_free(repo);
@@ -311,8 +319,9 @@ double baseline_noise(const char *benchmark, const char *variant,
 		const struct result_case *c = result_find_case(
 			baseline->history[i], benchmark, variant, device);
 		const struct metric_samples *m =
-			c && c->status == CASE_OK ?
-				result_case_find_metric(c, metric) : NULL;
+			c && c->status == CASE_OK
+				? result_case_find_metric(c, metric)
+				: NULL;
 
 		if (m && m->nr)
 			medians[n++] = stats_median(m->samples, m->nr);
@@ -330,8 +339,8 @@ int baseline_save(const char *result_path, const char *to,
 	int error;
 
 	if ((error = strbuf_read_file(&text, result_path)) < 0 ||
-	    (error = result_parse(&result, text.buf, text.len,
-				  result_path)) < 0)
+	    (error = result_parse(&result, text.buf, text.len, result_path)) <
+		    0)
 		goto done;
 	if (to) {
 		strbuf_addstr(&dest, to);
@@ -347,7 +356,8 @@ int baseline_save(const char *result_path, const char *to,
 	}
 	if (!force && stat(dest.buf, &st) == 0) {
 		error = bg_input_error("'%s' already exists; pass --force to "
-				       "replace this baseline", dest.buf);
+				       "replace this baseline",
+				       dest.buf);
 		goto done;
 	}
 	if ((slash = strrchr(dest.buf, '/')) && slash != dest.buf) {
@@ -357,7 +367,8 @@ int baseline_save(const char *result_path, const char *to,
 		if (error < 0)
 			goto done;
 	}
-	if ((error = write_file_atomic(dest.buf, text.buf, text.len)) == BG_OK &&
+	if ((error = write_file_atomic(dest.buf, text.buf, text.len)) ==
+		    BG_OK &&
 	    path_out)
 		strbuf_addstr(path_out, dest.buf);
 done:

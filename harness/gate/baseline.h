@@ -26,24 +26,24 @@
  * suite and machine: their spread is the metric's historical noise.
  */
 
-#define BASELINE_HISTORY 20
+#define BASELINE_HISTORY  20
 #define BASELINE_MAX_WALK 2000
 
 struct baseline_request {
-	const char *spec;          /* "auto" (NULL too), a file or a revspec */
-	const char *branch;        /* auto: the target branch; NULL: origin/HEAD,
+	const char *spec;      /* "auto" (NULL too), a file or a revspec */
+	const char *branch;    /* auto: the target branch; NULL: origin/HEAD,
 				    * else main or master */
-	const char *start_dir;     /* where to find the repository; NULL: "." */
+	const char *start_dir; /* where to find the repository; NULL: "." */
 	const char *suite;
 	const char *machine;
 };
 
 struct baseline {
-	struct result *result;     /* NULL: no baseline ("new") */
-	char *source;              /* "auto", "ref", "file", "baselines", "none" */
-	char *path;                /* the file compared against, or NULL */
-	char *note;                /* one line saying how it was found */
-	struct result **history;   /* owned; newest first, may include result */
+	struct result *result; /* NULL: no baseline ("new") */
+	char *source;	       /* "auto", "ref", "file", "baselines", "none" */
+	char *path;	       /* the file compared against, or NULL */
+	char *note;	       /* one line saying how it was found */
+	struct result **history; /* owned; newest first, may include result */
 	size_t history_nr;
 };
 

@@ -34,8 +34,9 @@ int verdict_parse(const char *name)
 
 const char *overall_name(enum verdict_overall overall)
 {
-	return overall == OVERALL_PASS ? "pass" :
-	       overall == OVERALL_REGRESSION ? "regression" : "failed";
+	return overall == OVERALL_PASS	       ? "pass"
+	       : overall == OVERALL_REGRESSION ? "regression"
+					       : "failed";
 }
 
 void compare_options_init(struct compare_options *opts)
@@ -104,8 +105,9 @@ static double effective_size(size_t n, double r)
 {
 	double n_eff = (double)n * (1 - r) / (1 + r);
 
-	return n_eff < 2 ? (n < 2 ? (double)n : 2) : n_eff > n ? (double)n :
-								   n_eff;
+	return n_eff < 2   ? (n < 2 ? (double)n : 2)
+	       : n_eff > n ? (double)n
+			   : n_eff;
 }
 
 /*
@@ -157,7 +159,7 @@ static void summary_empty(struct stats_summary *s)
  * beyond it. Of 2.8, 3.2 and 3.6, the one bench_detection liked best.
  */
 #define HEAVY_TAILWEIGHT 3.2
-#define TRIM 0.2
+#define TRIM		 0.2
 
 /*
  * Hogg's tailweight of both sides' logarithms, each centred on its own
@@ -231,9 +233,8 @@ static void test_change(struct metric_comparison *mc, const double *base,
  * is what a drift of the machine shared by both does. Without that the
  * pairs would only cost the unpaired test half its degrees of freedom.
  */
-static bool runs_pair_up(const struct metric_comparison *mc,
-			 const double *base, const double *cand, size_t n,
-			 bool one_value_per_run)
+static bool runs_pair_up(const struct metric_comparison *mc, const double *base,
+			 const double *cand, size_t n, bool one_value_per_run)
 {
 	double mean_base = 0, mean_cand = 0, sbb = 0, scc = 0, sbc = 0;
 
@@ -316,29 +317,29 @@ void compare_metric_stats(struct metric_comparison *mc, const double *base,
 		return;
 	base = per_run(base, nbase, runs_base, &base_owned, &nb, &cap_base);
 	cand = per_run(cand, ncand, runs_cand, &cand_owned, &nc, &cap_cand);
-	r = nb >= 3 && nc >= 3 ? pooled_autocorrelation(base, nb, cand, nc) :
-				 0;
+	r = nb >= 3 && nc >= 3 ? pooled_autocorrelation(base, nb, cand, nc) : 0;
 	dependent = clearly_dependent(r, nb + nc);
 	mc->n_tested_baseline = nb;
 	mc->n_tested_candidate = nc;
-	mc->n_eff_baseline = fmin(dependent ? effective_size(nb, r) :
-					      (double)nb, cap_base);
-	mc->n_eff_candidate = fmin(dependent ? effective_size(nc, r) :
-					       (double)nc, cap_cand);
+	mc->n_eff_baseline =
+		fmin(dependent ? effective_size(nb, r) : (double)nb, cap_base);
+	mc->n_eff_candidate =
+		fmin(dependent ? effective_size(nc, r) : (double)nc, cap_cand);
 	level = fabs(mc->baseline.median);
 	positive = all_positive(base, nb) && all_positive(cand, nc);
 	if (mc->exact || !positive) {
 		/* Exact metrics and values that are not all positive
 		 * (differences of counters, say) compare medians. */
 		mc->change = level > 0 ? (mc->candidate.median -
-					  mc->baseline.median) / level : 0;
+					  mc->baseline.median) /
+						 level
+				       : 0;
 		mc->change_low = mc->change_high = mc->change;
 		if (mc->exact)
 			goto done;
-	} else if (nb == nc &&
-		   runs_pair_up(mc, base, cand, nb,
-				cap_base == (double)nb &&
-					cap_cand == (double)nc)) {
+	} else if (nb == nc && runs_pair_up(mc, base, cand, nb,
+					    cap_base == (double)nb &&
+						    cap_cand == (double)nc)) {
 		test_pairs(mc, base, cand, nb, confidence);
 		goto done;
 	} else {
@@ -369,8 +370,8 @@ void compare_decide(struct metric_comparison *mc, double confidence)
 		if (fabs(delta) <= mc->tolerance)
 			mc->verdict = VERDICT_UNCHANGED;
 		else
-			mc->verdict = is_worse(mc, delta) ? VERDICT_REGRESSION :
-							    VERDICT_IMPROVEMENT;
+			mc->verdict = is_worse(mc, delta) ? VERDICT_REGRESSION
+							  : VERDICT_IMPROVEMENT;
 		return;
 	}
 	significant = mc->p_adjusted < 1 - confidence;
@@ -380,8 +381,8 @@ void compare_decide(struct metric_comparison *mc, double confidence)
 	else if (!significant)
 		mc->verdict = VERDICT_INCONCLUSIVE;
 	else
-		mc->verdict = is_worse(mc, mc->change) ? VERDICT_REGRESSION :
-							 VERDICT_IMPROVEMENT;
+		mc->verdict = is_worse(mc, mc->change) ? VERDICT_REGRESSION
+						       : VERDICT_IMPROVEMENT;
 }
 
 bool compare_is_decided(const struct metric_comparison *mc)
@@ -487,8 +488,8 @@ static void add_status_items(struct comparison *comparison,
 			     const struct result_case *other,
 			     enum verdict verdict, const char *note)
 {
-	const struct result_case *names = other && other->metrics_nr ? other :
-								       shown;
+	const struct result_case *names = other && other->metrics_nr ? other
+								     : shown;
 
 	for (size_t i = 0; i < names->metrics_nr; i++) {
 		struct metric_comparison *mc =
@@ -499,8 +500,8 @@ static void add_status_items(struct comparison *comparison,
 		mc->note = xstrdup(note);
 	}
 	if (!names->metrics_nr) {
-		struct metric_comparison *mc = add_item(comparison, shown,
-							"status");
+		struct metric_comparison *mc =
+			add_item(comparison, shown, "status");
 
 		mc->verdict = verdict;
 		mc->note = xstrdup(note);
@@ -515,11 +516,11 @@ static void compare_case(struct comparison *comparison,
 {
 	const struct benchmark *benchmark =
 		find_benchmark(opts->suite, cand->benchmark);
-	double threshold = gate_setting(opts->threshold, benchmark,
-					offsetof(struct suite_settings,
-						 threshold), 0.03);
-	double noise_k = opts->noise_k > 0 ? opts->noise_k :
-					     compare_noise_k(confidence);
+	double threshold =
+		gate_setting(opts->threshold, benchmark,
+			     offsetof(struct suite_settings, threshold), 0.03);
+	double noise_k = opts->noise_k > 0 ? opts->noise_k
+					   : compare_noise_k(confidence);
 
 	if (cand->status == CASE_SKIPPED) {
 		add_status_items(comparison, cand, base, VERDICT_SKIPPED,
@@ -545,10 +546,11 @@ static void compare_case(struct comparison *comparison,
 	for (size_t i = 0; i < cand->metrics_nr; i++) {
 		const struct metric_samples *cm = &cand->metrics[i];
 		const struct metric_samples *bm =
-			base && base->status == CASE_OK ?
-				result_case_find_metric(base, cm->name) : NULL;
-		struct metric_comparison *mc = add_item(comparison, cand,
-							cm->name);
+			base && base->status == CASE_OK
+				? result_case_find_metric(base, cm->name)
+				: NULL;
+		struct metric_comparison *mc =
+			add_item(comparison, cand, cm->name);
 
 		describe_metric(mc, cm);
 		mc->paired_runs = opts->baseline_measured;
@@ -556,19 +558,21 @@ static void compare_case(struct comparison *comparison,
 				     bm ? bm->nr : 0, bm ? bm->runs : 0,
 				     cm->samples, cm->nr, cm->runs, confidence,
 				     seed + comparison->nr * 7919);
-		mc->noise = opts->noise ?
-				    opts->noise(cand->benchmark, cand->variant,
-						cand->device, cm->name,
-						opts->noise_payload) : 0;
+		mc->noise = opts->noise
+				    ? opts->noise(cand->benchmark,
+						  cand->variant, cand->device,
+						  cm->name, opts->noise_payload)
+				    : 0;
 		mc->threshold = fmax(threshold, noise_k * mc->noise);
 		if (!bm)
-			mc->note = xstrdup(!base ? "no baseline for this case" :
-					   base->status != CASE_OK ?
-						   "the baseline case failed" :
-						   "metric not in the baseline");
+			mc->note =
+				xstrdup(!base ? "no baseline for this case"
+					: base->status != CASE_OK
+						? "the baseline case failed"
+						: "metric not in the baseline");
 	}
-	for (size_t i = 0; base && base->status == CASE_OK &&
-			   i < base->metrics_nr; i++) {
+	for (size_t i = 0;
+	     base && base->status == CASE_OK && i < base->metrics_nr; i++) {
 		struct metric_comparison *mc;
 
 		if (result_case_find_metric(cand, base->metrics[i].name))
@@ -617,10 +621,10 @@ static void decide_all(struct comparison *comparison, double confidence)
 			compare_decide(mc, confidence);
 		comparison->counts[mc->verdict]++;
 	}
-	comparison->overall = comparison->counts[VERDICT_FAILED] ?
-				      OVERALL_FAILED :
-			      comparison->counts[VERDICT_REGRESSION] ?
-				      OVERALL_REGRESSION : OVERALL_PASS;
+	comparison->overall =
+		comparison->counts[VERDICT_FAILED]	 ? OVERALL_FAILED
+		: comparison->counts[VERDICT_REGRESSION] ? OVERALL_REGRESSION
+							 : OVERALL_PASS;
 	free(p);
 	free(index);
 }
@@ -641,18 +645,19 @@ static bool is_time_unit(const char *unit)
  * the first timing metric where lower is better. */
 static const struct metric_samples *speed_metric(const struct result_case *c)
 {
-	const struct metric_samples *found = result_case_find_metric(c,
-								     "latency");
+	const struct metric_samples *found =
+		result_case_find_metric(c, "latency");
 
 	for (size_t i = 0; !found && i < c->metrics_nr; i++)
-		if (!c->metrics[i].exact && c->metrics[i].better == BETTER_LOWER &&
+		if (!c->metrics[i].exact &&
+		    c->metrics[i].better == BETTER_LOWER &&
 		    is_time_unit(c->metrics[i].unit))
 			found = &c->metrics[i];
 	return found && found->nr ? found : NULL;
 }
 
-static const struct metric_samples *metric_named_like(
-	const struct result_case *c, const char *fragment)
+static const struct metric_samples *
+metric_named_like(const struct result_case *c, const char *fragment)
 {
 	for (size_t i = 0; i < c->metrics_nr; i++)
 		if (strstr(c->metrics[i].name, fragment) && c->metrics[i].nr)
@@ -733,9 +738,9 @@ int compare_results(struct comparison **out, const struct result *baseline,
 {
 	struct comparison *comparison = xcalloc(1, sizeof(*comparison));
 	uint64_t seed = opts->seed ? opts->seed : 0x62656e6368676174ULL;
-	double confidence = opts->confidence >= 0 ? opts->confidence :
-			    opts->suite ? opts->suite->defaults.confidence :
-					  0.99;
+	double confidence = opts->confidence >= 0 ? opts->confidence
+			    : opts->suite ? opts->suite->defaults.confidence
+					  : 0.99;
 
 	comparison->suite = xstrdup(candidate->suite);
 	comparison->confidence = confidence;
@@ -749,8 +754,8 @@ int compare_results(struct comparison **out, const struct result *baseline,
 
 		const struct result_case *base =
 			baseline ? result_find_case(baseline, cand->benchmark,
-						    cand->variant, cand->device) :
-				   NULL;
+						    cand->variant, cand->device)
+				 : NULL;
 
 		compare_case(comparison, base, cand, opts, confidence, seed);
 	}

@@ -54,54 +54,57 @@ enum verdict {
 #define VERDICT_COUNT (VERDICT_SKIPPED + 1)
 
 const char *verdict_name(enum verdict verdict);
-int verdict_parse(const char *name);    /* -1 when unknown */
+int verdict_parse(const char *name); /* -1 when unknown */
 
 /* One case and metric. */
 struct metric_comparison {
 	char *suite, *benchmark, *variant, *device, *metric;
-	char *unit;                     /* may be NULL */
+	char *unit; /* may be NULL */
 	enum better better;
 	bool exact;
-	double tolerance;               /* exact metrics */
+	double tolerance; /* exact metrics */
 	/* Set by the caller: run i of the baseline ran next to run i of the
 	 * candidate (check --baseline-build), so their ratio cancels what
 	 * the machine did meanwhile when the runs rise and fall together. */
 	bool paired_runs;
 	bool has_baseline, has_candidate;
 	struct stats_summary baseline, candidate;
-	double change;                  /* relative, candidate vs baseline */
+	double change;			/* relative, candidate vs baseline */
 	double change_low, change_high; /* interval at the confidence level */
-	double p_value;                 /* raw two-sided, of the test chosen */
-	double p_adjusted;              /* after Benjamini-Hochberg */
-	size_t n_tested_baseline;       /* values the test saw: per-run */
-	size_t n_tested_candidate;      /* medians for pooled samples */
+	double p_value;			/* raw two-sided, of the test chosen */
+	double p_adjusted;		/* after Benjamini-Hochberg */
+	size_t n_tested_baseline;	/* values the test saw: per-run */
+	size_t n_tested_candidate;	/* medians for pooled samples */
 	double n_eff_baseline, n_eff_candidate;
-	double threshold;               /* practical threshold used */
-	double noise;                   /* historical robust CV, 0: unknown */
+	double threshold; /* practical threshold used */
+	double noise;	  /* historical robust CV, 0: unknown */
 	enum verdict verdict;
-	char *note;                     /* why, for failed/skipped/missing */
+	char *note; /* why, for failed/skipped/missing */
 };
 
 /* Inside one result: each variant against "original". */
 struct variant_comparison {
 	char *benchmark, *device, *variant, *against;
-	double speedup;                 /* time(original) / time(variant) */
+	double speedup; /* time(original) / time(variant) */
 	double speedup_low, speedup_high;
-	char *speed_metric;             /* the metric the speed-up is of */
-	double size_ratio;              /* NAN when no size metric */
-	double accuracy_delta;          /* NAN when no accuracy metric */
+	char *speed_metric;    /* the metric the speed-up is of */
+	double size_ratio;     /* NAN when no size metric */
+	double accuracy_delta; /* NAN when no accuracy metric */
 };
 
 struct comparison_side {
 	char commit[41];
 	char machine[65];
-	char *source;                   /* auto, ref, file, baselines, none */
-	char *path;                     /* the result file, may be NULL */
+	char *source; /* auto, ref, file, baselines, none */
+	char *path;   /* the result file, may be NULL */
 };
 
 struct comparison {
-	enum verdict_overall { OVERALL_PASS, OVERALL_REGRESSION,
-			       OVERALL_FAILED } overall;
+	enum verdict_overall {
+		OVERALL_PASS,
+		OVERALL_REGRESSION,
+		OVERALL_FAILED
+	} overall;
 	char *suite;
 	double confidence;
 	struct comparison_side baseline, candidate;
@@ -121,13 +124,13 @@ typedef double (*compare_noise_fn)(const char *benchmark, const char *variant,
 				   void *payload);
 
 struct compare_options {
-	double threshold;               /* < 0: from the suite, else 3 % */
-	double confidence;              /* < 0: from the suite, else 0.99 */
-	double noise_k;                 /* <= 0: compare_noise_k() */
-	const struct suite *suite;      /* optional: per-benchmark settings */
-	compare_noise_fn noise;         /* optional */
+	double threshold;	   /* < 0: from the suite, else 3 % */
+	double confidence;	   /* < 0: from the suite, else 0.99 */
+	double noise_k;		   /* <= 0: compare_noise_k() */
+	const struct suite *suite; /* optional: per-benchmark settings */
+	compare_noise_fn noise;	   /* optional */
 	void *noise_payload;
-	uint64_t seed;                  /* bootstrap seed; 0: a fixed one */
+	uint64_t seed; /* bootstrap seed; 0: a fixed one */
 	/* The baseline was measured in this session (check
 	 * --baseline-build): a baseline case that failed is a failure of
 	 * this run, not a stored result missing. */

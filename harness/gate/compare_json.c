@@ -52,18 +52,18 @@ static cJSON *item_to_json(const struct metric_comparison *mc)
 	json_add_string(object, "metric", mc->metric);
 	json_add_string(object, "unit", mc->unit);
 	json_add_string(object, "better",
-				mc->better == BETTER_HIGHER ? "higher" : "lower");
+			mc->better == BETTER_HIGHER ? "higher" : "lower");
 	cJSON_AddBoolToObject(object, "exact", mc->exact);
 	if (mc->exact)
 		cJSON_AddNumberToObject(object, "tolerance", mc->tolerance);
 	if (mc->has_baseline)
 		json_add_item(object, "baseline",
-				      summary_to_json(&mc->baseline));
+			      summary_to_json(&mc->baseline));
 	else
 		cJSON_AddNullToObject(object, "baseline");
 	if (mc->has_candidate)
 		json_add_item(object, "candidate",
-				      summary_to_json(&mc->candidate));
+			      summary_to_json(&mc->candidate));
 	else
 		cJSON_AddNullToObject(object, "candidate");
 	cJSON_AddNumberToObject(object, "change", mc->change);
@@ -106,8 +106,7 @@ static cJSON *side_to_json(const struct comparison_side *side)
 	return object;
 }
 
-void comparison_to_json(const struct comparison *comparison,
-			struct strbuf *out)
+void comparison_to_json(const struct comparison *comparison, struct strbuf *out)
 {
 	cJSON *root = cJSON_CreateObject();
 	cJSON *items, *variants, *counts;
@@ -118,15 +117,15 @@ void comparison_to_json(const struct comparison *comparison,
 	json_add_string(root, "suite", comparison->suite);
 	cJSON_AddNumberToObject(root, "confidence", comparison->confidence);
 	json_add_item(root, "baseline", side_to_json(&comparison->baseline));
-	json_add_item(root, "candidate",
-			      side_to_json(&comparison->candidate));
+	json_add_item(root, "candidate", side_to_json(&comparison->candidate));
 	counts = cJSON_AddObjectToObject(root, "counts");
 	for (int v = 0; v < VERDICT_COUNT; v++)
 		cJSON_AddNumberToObject(counts, verdict_name((enum verdict)v),
 					(double)comparison->counts[v]);
 	items = cJSON_AddArrayToObject(root, "comparisons");
 	for (size_t i = 0; i < comparison->nr; i++)
-		cJSON_AddItemToArray(items, item_to_json(&comparison->items[i]));
+		cJSON_AddItemToArray(items,
+				     item_to_json(&comparison->items[i]));
 	variants = cJSON_AddArrayToObject(root, "variants");
 	for (size_t i = 0; i < comparison->variants_nr; i++)
 		cJSON_AddItemToArray(variants,
@@ -194,9 +193,10 @@ static bool read_summary(const cJSON *object, struct stats_summary *s)
 
 static void read_side(const cJSON *object, struct comparison_side *side)
 {
-	const cJSON *commit = cJSON_GetObjectItemCaseSensitive(object, "commit");
-	const cJSON *machine = cJSON_GetObjectItemCaseSensitive(object,
-								"machine");
+	const cJSON *commit =
+		cJSON_GetObjectItemCaseSensitive(object, "commit");
+	const cJSON *machine =
+		cJSON_GetObjectItemCaseSensitive(object, "machine");
 
 	if (cJSON_IsString(commit))
 		snprintf(side->commit, sizeof(side->commit), "%s",
@@ -219,8 +219,10 @@ static int read_item(const char *path, size_t index, const cJSON *object,
 	free(verdict);
 	if (!cJSON_IsObject(object) || parsed < 0) {
 		free(better);
-		return bg_input_error("%s: comparisons[%zu]: expected an object "
-				      "with a known verdict", path, index);
+		return bg_input_error(
+			"%s: comparisons[%zu]: expected an object "
+			"with a known verdict",
+			path, index);
 	}
 	ALLOC_GROW(comparison->items, comparison->nr + 1, comparison->alloc);
 	mc = &comparison->items[comparison->nr++];
@@ -236,11 +238,11 @@ static int read_item(const char *path, size_t index, const cJSON *object,
 				      "benchmark, variant, device and metric",
 				      path, index);
 	mc->unit = string_or_null(object, "unit");
-	mc->better = better && !strcmp(better, "higher") ? BETTER_HIGHER :
-							   BETTER_LOWER;
+	mc->better = better && !strcmp(better, "higher") ? BETTER_HIGHER
+							 : BETTER_LOWER;
 	free(better);
-	mc->exact = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(object,
-								  "exact"));
+	mc->exact =
+		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(object, "exact"));
 	mc->tolerance = number_or_nan(object, "tolerance");
 	mc->has_baseline = read_summary(
 		cJSON_GetObjectItemCaseSensitive(object, "baseline"),
@@ -293,11 +295,13 @@ int comparison_parse(struct comparison **out, const char *text, size_t len,
 
 	*out = NULL;
 	root = cJSON_ParseWithLength(text, len);
-	version = cJSON_GetObjectItemCaseSensitive(root, "benchgate_comparison");
+	version =
+		cJSON_GetObjectItemCaseSensitive(root, "benchgate_comparison");
 	if (!cJSON_IsNumber(version) || version->valuedouble != 1) {
-		error = bg_input_error("%s: not a benchgate comparison document "
-				       "(expected \"benchgate_comparison\": 1)",
-				       path);
+		error = bg_input_error(
+			"%s: not a benchgate comparison document "
+			"(expected \"benchgate_comparison\": 1)",
+			path);
 		goto done;
 	}
 	comparison = xcalloc(1, sizeof(*comparison));
@@ -306,20 +310,24 @@ int comparison_parse(struct comparison **out, const char *text, size_t len,
 		comparison->suite = xstrdup("");
 	comparison->confidence = number_or_nan(root, "confidence");
 	overall = string_or_null(root, "verdict");
-	comparison->overall = !overall || !strcmp(overall, "pass") ?
-				      OVERALL_PASS :
-			      !strcmp(overall, "regression") ?
-				      OVERALL_REGRESSION : OVERALL_FAILED;
+	comparison->overall =
+		!overall || !strcmp(overall, "pass") ? OVERALL_PASS
+		: !strcmp(overall, "regression")     ? OVERALL_REGRESSION
+						     : OVERALL_FAILED;
 	read_side(cJSON_GetObjectItemCaseSensitive(root, "baseline"),
 		  &comparison->baseline);
 	read_side(cJSON_GetObjectItemCaseSensitive(root, "candidate"),
 		  &comparison->candidate);
-	cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(
-					 root, "comparisons"))
-		if ((error = read_item(path, index++, item, comparison)) < 0)
-			goto done;
-	cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(root,
-								  "variants"))
+	cJSON_ArrayForEach(
+		item,
+		cJSON_GetObjectItemCaseSensitive(
+			root,
+			"comparisons")) if ((error = read_item(path, index++,
+							       item,
+							       comparison)) <
+					    0) goto done;
+	cJSON_ArrayForEach(item,
+			   cJSON_GetObjectItemCaseSensitive(root, "variants"))
 		read_variant(item, comparison);
 done:
 	free(overall);

@@ -139,8 +139,7 @@ static double percentile_in_place(double *v, size_t n, double fraction)
 	return low + g * (high - low);
 }
 
-static double percentile_sorted(const double *sorted, size_t n,
-				double fraction)
+static double percentile_sorted(const double *sorted, size_t n, double fraction)
 {
 	double h = (double)(n - 1) * fraction;
 	size_t j = (size_t)h;
@@ -171,7 +170,6 @@ static double mad_around(const double *v, size_t n, double center,
 	return median_in_place(scratch, n);
 }
 
-
 /* The standard normal distribution */
 
 double stats_normal_cdf(double z)
@@ -191,16 +189,20 @@ static double polynomial(const double *coef, size_t n, double x)
 /* Wichura, M. J. (1988), Algorithm AS 241, Applied Statistics 37(3):477-484;
  * coefficients in increasing powers. */
 static const double as241_a[] = {
-	3.387132872796366608e+0, 1.3314166789178437745e+2,
+	3.387132872796366608e+0,  1.3314166789178437745e+2,
 	1.9715909503065514427e+3, 1.3731693765509461125e+4,
 	4.5921953931549871457e+4, 6.7265770927008700853e+4,
 	3.3430575583588128105e+4, 2.5090809287301226727e+3,
 };
 static const double as241_b[] = {
-	1.0, 4.2313330701600911252e+1,
-	6.8718700749205790830e+2, 5.3941960214247511077e+3,
-	2.1213794301586595867e+4, 3.9307895800092710610e+4,
-	2.8729085735721942674e+4, 5.2264952788528545610e+3,
+	1.0,
+	4.2313330701600911252e+1,
+	6.8718700749205790830e+2,
+	5.3941960214247511077e+3,
+	2.1213794301586595867e+4,
+	3.9307895800092710610e+4,
+	2.8729085735721942674e+4,
+	5.2264952788528545610e+3,
 };
 static const double as241_c[] = {
 	1.42343711074968357734e+0, 4.63033784615654529590e+0,
@@ -209,10 +211,14 @@ static const double as241_c[] = {
 	2.27238449892691845833e-2, 7.74545014278341407640e-4,
 };
 static const double as241_d[] = {
-	1.0, 2.05319162663775882187e+0,
-	1.67638483018380384940e+0, 6.89767334985100004550e-1,
-	1.48103976427480074590e-1, 1.51986665636164571966e-2,
-	5.47593808499534494600e-4, 1.05075007164441684324e-9,
+	1.0,
+	2.05319162663775882187e+0,
+	1.67638483018380384940e+0,
+	6.89767334985100004550e-1,
+	1.48103976427480074590e-1,
+	1.51986665636164571966e-2,
+	5.47593808499534494600e-4,
+	1.05075007164441684324e-9,
 };
 static const double as241_e[] = {
 	6.65790464350110377720e+0, 5.46378491116411436990e+0,
@@ -221,10 +227,14 @@ static const double as241_e[] = {
 	2.71155556874348757815e-5, 2.01033439929228813265e-7,
 };
 static const double as241_f[] = {
-	1.0, 5.99832206555887937690e-1,
-	1.36929880922735805310e-1, 1.48753612908506148525e-2,
-	7.86869131145613259100e-4, 1.84631831751005468180e-5,
-	1.42151175831644588870e-7, 2.04426310338993978564e-15,
+	1.0,
+	5.99832206555887937690e-1,
+	1.36929880922735805310e-1,
+	1.48753612908506148525e-2,
+	7.86869131145613259100e-4,
+	1.84631831751005468180e-5,
+	1.42151175831644588870e-7,
+	2.04426310338993978564e-15,
 };
 
 #define AS241_TERMS (sizeof(as241_a) / sizeof(as241_a[0]))
@@ -258,7 +268,6 @@ double stats_normal_quantile(double p)
 	}
 	return q < 0 ? -x : x;
 }
-
 
 /* Location and spread of one sample */
 
@@ -366,7 +375,6 @@ double stats_robust_cv(const double *v, size_t n)
 	return robust_cv(stats_median(v, n), stats_mad(v, n));
 }
 
-
 /* Pseudo-random numbers */
 
 static uint64_t splitmix64(uint64_t *state)
@@ -434,7 +442,6 @@ static size_t rng_below(struct stats_rng *rng, size_t bound)
 	return (size_t)(m >> 32);
 }
 
-
 /* Bootstrap confidence intervals */
 
 /*
@@ -480,14 +487,15 @@ static double resampled_median(struct resampler *r, struct stats_rng *rng)
 	return r->sorted[r->n - 1]; /* not reached: the counts sum to n */
 }
 
-static int check_bootstrap_args(const char *what, size_t n,
-				double confidence, size_t resamples)
+static int check_bootstrap_args(const char *what, size_t n, double confidence,
+				size_t resamples)
 {
 	if (!n)
 		return bg_input_error("%s: empty sample", what);
 	if (!(confidence > 0 && confidence < 1))
 		return bg_input_error("%s: confidence %g is not between "
-				      "0 and 1", what, confidence);
+				      "0 and 1",
+				      what, confidence);
 	if (!resamples)
 		return bg_input_error("%s: zero resamples", what);
 	if (n > UINT32_MAX)
@@ -497,8 +505,8 @@ static int check_bootstrap_args(const char *what, size_t n,
 }
 
 /* The percentile interval from the resampled statistics (reordered). */
-static void percentile_interval(double *stats, size_t nstats,
-				double confidence, struct stats_interval *out)
+static void percentile_interval(double *stats, size_t nstats, double confidence,
+				struct stats_interval *out)
 {
 	double alpha = 1 - confidence;
 
@@ -571,12 +579,11 @@ int stats_bootstrap_ratio_ci(const double *base, size_t nbase,
 	return BG_OK;
 }
 
-
 /* Mann-Whitney U test */
 
 struct rank_sums {
-	double u;      /* U of a */
-	double ties;   /* sum of t^3 - t over groups of equal values */
+	double u;    /* U of a */
+	double ties; /* sum of t^3 - t over groups of equal values */
 	bool tied;
 };
 
@@ -707,15 +714,15 @@ int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
 		return BG_OK;
 	}
 	mw_normal(sums.u, m * n / 2,
-		  m * n / 12 * ((total + 1) -
-				sums.ties / (total * (total - 1))),
+		  m * n / 12 *
+			  ((total + 1) - sums.ties / (total * (total - 1))),
 		  out);
 	return BG_OK;
 }
 
-int stats_mann_whitney_eff(const double *a, size_t na,
-			   const double *b, size_t nb,
-			   double na_eff, double nb_eff, struct stats_mw *out)
+int stats_mann_whitney_eff(const double *a, size_t na, const double *b,
+			   size_t nb, double na_eff, double nb_eff,
+			   struct stats_mw *out)
 {
 	struct rank_sums sums;
 	double total = (double)na + (double)nb;
@@ -723,8 +730,8 @@ int stats_mann_whitney_eff(const double *a, size_t na,
 
 	if (!na || !nb)
 		return bg_input_error("mann-whitney test: empty sample");
-	if (!(na_eff > 0 && na_eff <= (double)na &&
-	      nb_eff > 0 && nb_eff <= (double)nb))
+	if (!(na_eff > 0 && na_eff <= (double)na && nb_eff > 0 &&
+	      nb_eff <= (double)nb))
 		return bg_input_error("mann-whitney test: effective sizes "
 				      "%g, %g outside (0, %zu], (0, %zu]",
 				      na_eff, nb_eff, na, nb);
@@ -742,10 +749,12 @@ int stats_mann_whitney_eff(const double *a, size_t na,
 	return BG_OK;
 }
 
-
 /* Hodges-Lehmann estimates */
 
-enum pair_op { PAIR_DIFFERENCE, PAIR_RATIO };
+enum pair_op {
+	PAIR_DIFFERENCE,
+	PAIR_RATIO
+};
 
 static double pair_value(enum pair_op op, double b, double a)
 {
@@ -826,8 +835,8 @@ static double median_of_pairs(enum pair_op op, const double *a, size_t na,
 	return median;
 }
 
-double stats_hodges_lehmann(const double *a, size_t na,
-			    const double *b, size_t nb)
+double stats_hodges_lehmann(const double *a, size_t na, const double *b,
+			    size_t nb)
 {
 	if (!na || !nb || na > SIZE_MAX / nb)
 		return NAN;
@@ -844,15 +853,14 @@ static bool all_positive(const double *v, size_t n)
 	return true;
 }
 
-double stats_hodges_lehmann_ratio(const double *a, size_t na,
-				  const double *b, size_t nb)
+double stats_hodges_lehmann_ratio(const double *a, size_t na, const double *b,
+				  size_t nb)
 {
 	if (!na || !nb || na > SIZE_MAX / nb || !all_positive(a, na) ||
 	    !all_positive(b, nb))
 		return NAN;
 	return median_of_pairs(PAIR_RATIO, a, na, b, nb);
 }
-
 
 /* Benjamini-Hochberg */
 
@@ -899,7 +907,6 @@ void stats_bh_adjust(const double *p, size_t n, double *adjusted)
 	free(ranked);
 }
 
-
 /* Outliers */
 
 size_t stats_outliers(const double *v, size_t n, bool *outlier)
@@ -927,7 +934,6 @@ size_t stats_outliers(const double *v, size_t n, bool *outlier)
 	free(scratch);
 	return count;
 }
-
 
 /* Dependence in run order */
 
@@ -1005,11 +1011,10 @@ int stats_mann_kendall(const double *v, size_t n, struct stats_trend *out)
 	return BG_OK;
 }
 
-
 /* Summary */
 
-int stats_summarize(const double *v, size_t n, double confidence,
-		    uint64_t seed, struct stats_summary *out)
+int stats_summarize(const double *v, size_t n, double confidence, uint64_t seed,
+		    struct stats_summary *out)
 {
 	struct stats_interval ci;
 	double *sorted;
@@ -1043,7 +1048,6 @@ int stats_summarize(const double *v, size_t n, double confidence,
 	free(sorted);
 	return BG_OK;
 }
-
 
 /* Student's t and Welch */
 
@@ -1140,8 +1144,7 @@ double stats_t_critical(double alpha, double df)
 /* Hogg's U_beta (upper) or L_beta: the mean of the largest (smallest)
  * n beta values of a sorted sample, the last one weighted by its fraction,
  * so that fewer than one value means the extreme itself. */
-static double end_mean(const double *sorted, size_t n, double beta,
-		       bool upper)
+static double end_mean(const double *sorted, size_t n, double beta, bool upper)
 {
 	double count = beta * (double)n, sum = 0, taken = 0;
 
@@ -1160,8 +1163,8 @@ struct trimmed_side {
 	double mean, weight, h_eff;
 };
 
-static void trimmed_side(const double *v, size_t n, double n_eff,
-			 double trim, struct trimmed_side *side)
+static void trimmed_side(const double *v, size_t n, double n_eff, double trim,
+			 struct trimmed_side *side)
 {
 	double *sorted = sorted_copy(v, n), sum = 0, wmean = 0, wsquares = 0;
 	size_t g = (size_t)floor(trim * (double)n), h = n - 2 * g;
@@ -1175,13 +1178,15 @@ static void trimmed_side(const double *v, size_t n, double n_eff,
 		wmean += sorted[i < g ? g : i >= n - g ? n - g - 1 : i];
 	wmean /= (double)n;
 	for (size_t i = 0; i < n; i++) {
-		double d = sorted[i < g ? g : i >= n - g ? n - g - 1 : i] -
+		double d = sorted[i < g	       ? g
+				  : i >= n - g ? n - g - 1
+					       : i] -
 			   wmean;
 
 		wsquares += d * d;
 	}
-	side->weight = wsquares / ((double)h * (double)(h - 1)) *
-		       ((double)n / n_eff);
+	side->weight =
+		wsquares / ((double)h * (double)(h - 1)) * ((double)n / n_eff);
 	side->h_eff = (double)h * n_eff / (double)n;
 	free(sorted);
 }
@@ -1224,26 +1229,26 @@ int stats_yuen_eff(const double *a, size_t na, const double *b, size_t nb,
 		  ((sa.h_eff > 1 ? sa.weight * sa.weight / (sa.h_eff - 1) : 0) +
 		   (sb.h_eff > 1 ? sb.weight * sb.weight / (sb.h_eff - 1) : 0));
 	if (!(out->df > 0) || isinf(out->df))
-		out->df = sa.h_eff + sb.h_eff - 2 > 1 ?
-				  sa.h_eff + sb.h_eff - 2 : 1;
+		out->df = sa.h_eff + sb.h_eff - 2 > 1 ? sa.h_eff + sb.h_eff - 2
+						      : 1;
 	out->p_value = stats_t_two_sided(out->t, out->df);
 	return BG_OK;
 }
 
-int stats_yuen_one_sample(const double *v, size_t n, double n_eff,
-			  double trim, struct stats_welch *out)
+int stats_yuen_one_sample(const double *v, size_t n, double n_eff, double trim,
+			  struct stats_welch *out)
 {
 	struct trimmed_side side;
 
-	if (!keeps_two(n, trim) ||
-	    !(n_eff >= 1 && n_eff <= (double)n))
+	if (!keeps_two(n, trim) || !(n_eff >= 1 && n_eff <= (double)n))
 		return bg_input_error("t-test: need two values after trimming "
 				      "and an effective size within the "
 				      "sample");
 	trimmed_side(v, n, n_eff, trim, &side);
 	if (!(side.h_eff > 1))
 		return bg_input_error("t-test: %g effective values leave no "
-				      "degree of freedom", n_eff);
+				      "degree of freedom",
+				      n_eff);
 	out->difference = side.mean;
 	out->se = sqrt(side.weight);
 	out->df = side.h_eff - 1;

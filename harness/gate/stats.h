@@ -40,7 +40,6 @@
  * Iglewicz & Hoaglin (1993) recommend. */
 #define STATS_OUTLIER_Z 3.5
 
-
 /* Pseudo-random numbers: xoshiro256** seeded by splitmix64 (Blackman &
  * Vigna, 2018), the one generator of the project, so a seed means the same
  * stream to the bootstrap and to the simulations that test it. */
@@ -55,7 +54,6 @@ uint64_t stats_rng_next(struct stats_rng *rng);
 /* Uniform in (0, 1]: never 0, so its logarithm is finite. */
 double stats_rng_uniform(struct stats_rng *rng);
 
-
 /* The standard normal distribution */
 
 /* P(Z <= z), computed from erfc() so the tails keep their precision. */
@@ -64,7 +62,6 @@ double stats_normal_cdf(double z);
 /* The z with P(Z <= z) = p (Wichura's AS241, about 1e-16 relative error):
  * 1.959964 for 0.975. -INFINITY for 0, INFINITY for 1, NAN outside [0, 1]. */
 double stats_normal_quantile(double p);
-
 
 /* Location and spread of one sample */
 
@@ -94,7 +91,6 @@ double stats_mad_scaled(const double *v, size_t n);
  * run-to-run noise of a metric as a fraction of its level. 0 when the MAD is
  * 0 (including all-equal samples); INFINITY when only the median is 0. */
 double stats_robust_cv(const double *v, size_t n);
-
 
 /* Bootstrap confidence intervals (percentile method) */
 
@@ -130,7 +126,6 @@ int stats_bootstrap_ratio_ci(const double *base, size_t nbase,
 			     const double *cand, size_t ncand,
 			     double confidence, size_t resamples, uint64_t seed,
 			     struct stats_interval *out);
-
 
 /* Mann-Whitney U test (Wilcoxon rank-sum), two-sided */
 
@@ -181,10 +176,9 @@ int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
  * BG_EINPUT when a sample is empty or an effective size is not in
  * (0, its sample's size].
  */
-int stats_mann_whitney_eff(const double *a, size_t na,
-			   const double *b, size_t nb,
-			   double na_eff, double nb_eff, struct stats_mw *out);
-
+int stats_mann_whitney_eff(const double *a, size_t na, const double *b,
+			   size_t nb, double na_eff, double nb_eff,
+			   struct stats_mw *out);
 
 /* t-tests: Welch's, and Yuen's on trimmed means */
 
@@ -200,9 +194,9 @@ double stats_t_critical(double alpha, double df);
 
 struct stats_welch {
 	double difference; /* b's (trimmed) mean less a's */
-	double se;      /* standard error of the difference */
-	double t;       /* difference / se: positive when b's mean is larger */
-	double df;      /* Welch-Satterthwaite, at the effective sizes */
+	double se;	   /* standard error of the difference */
+	double t;	/* difference / se: positive when b's mean is larger */
+	double df;	/* Welch-Satterthwaite, at the effective sizes */
 	double p_value; /* two-sided */
 };
 
@@ -234,7 +228,6 @@ int stats_yuen_eff(const double *a, size_t na, const double *b, size_t nb,
 		   double na_eff, double nb_eff, double trim,
 		   struct stats_welch *out);
 
-
 /*
  * The one-sample form of stats_yuen_eff(), for paired values: whether the
  * (trimmed) mean of v, the differences of the pairs, is 0, at effective
@@ -246,9 +239,8 @@ int stats_yuen_eff(const double *a, size_t na, const double *b, size_t nb,
  * BG_EINPUT when fewer than 2 values are kept, trim is out of range, or
  * n_eff is not in [1, n] or leaves no degree of freedom.
  */
-int stats_yuen_one_sample(const double *v, size_t n, double n_eff,
-			  double trim, struct stats_welch *out);
-
+int stats_yuen_one_sample(const double *v, size_t n, double n_eff, double trim,
+			  struct stats_welch *out);
 
 /* Effect size */
 
@@ -256,15 +248,14 @@ int stats_yuen_one_sample(const double *v, size_t n, double n_eff,
  * na * nb differences b_j - a_i. Found by bisection over the doubles with a
  * merge count per step, so it takes O((na + nb) log) time and O(na + nb)
  * memory, not the na * nb differences. NAN when a sample is empty. */
-double stats_hodges_lehmann(const double *a, size_t na,
-			    const double *b, size_t nb);
+double stats_hodges_lehmann(const double *a, size_t na, const double *b,
+			    size_t nb);
 
 /* The same for the relative change: the median of all ratios b_j / a_i
  * (subtract 1 for the change). NAN when a sample is empty or a value is
  * not > 0. */
-double stats_hodges_lehmann_ratio(const double *a, size_t na,
-				  const double *b, size_t nb);
-
+double stats_hodges_lehmann_ratio(const double *a, size_t na, const double *b,
+				  size_t nb);
 
 /* Multiple comparisons */
 
@@ -276,7 +267,6 @@ double stats_hodges_lehmann_ratio(const double *a, size_t na,
  * `adjusted` may be `p` itself. Nothing happens when n == 0.
  */
 void stats_bh_adjust(const double *p, size_t n, double *adjusted);
-
 
 /* Outliers */
 
@@ -290,7 +280,6 @@ void stats_bh_adjust(const double *p, size_t n, double *adjusted);
  */
 size_t stats_outliers(const double *v, size_t n, bool *outlier);
 
-
 /*
  * Hogg's (1974) tailweight Q2 = (U_0.05 - L_0.05) / (U_0.5 - L_0.5), where
  * U_b (L_b) is the mean of the largest (smallest) n b values, fractions of
@@ -300,7 +289,6 @@ size_t stats_outliers(const double *v, size_t n, bool *outlier);
  * scaling of the sample. NAN when n < 4 or the halves do not differ.
  */
 double stats_tailweight(const double *v, size_t n);
-
 
 /* Dependence between samples in run order */
 
@@ -318,8 +306,8 @@ double stats_autocorr_lag1(const double *v, size_t n);
 double stats_effective_n(const double *v, size_t n);
 
 struct stats_trend {
-	double tau;     /* Kendall's tau-b of value against run index */
-	double z;       /* continuity-corrected normal score of S */
+	double tau;	/* Kendall's tau-b of value against run index */
+	double z;	/* continuity-corrected normal score of S */
 	double p_value; /* two-sided */
 };
 
@@ -334,13 +322,12 @@ struct stats_trend {
  */
 int stats_mann_kendall(const double *v, size_t n, struct stats_trend *out);
 
-
 /* Summary */
 
 struct stats_summary {
 	size_t n;
 	double median, mean, stddev, min, max;
-	double mad;             /* raw */
+	double mad; /* raw */
 	double robust_cv;
 	double p50, p90, p99;
 	double ci_low, ci_high; /* bootstrap interval of the median */
@@ -352,7 +339,7 @@ struct stats_summary {
  * BG_EINPUT when n == 0 (out is then n = 0 and NAN everywhere) or confidence
  * is not in (0, 1).
  */
-int stats_summarize(const double *v, size_t n, double confidence,
-		    uint64_t seed, struct stats_summary *out);
+int stats_summarize(const double *v, size_t n, double confidence, uint64_t seed,
+		    struct stats_summary *out);
 
 #endif

@@ -104,11 +104,11 @@ int callgrind_parse_total(const char *text, size_t len, const char *what,
 				e += word;
 			}
 		} else if (!strncmp(line.buf, "summary:", 8)) {
-			has_summary = has_ir && nth_number(line.buf + 8, ir,
-							   &summary);
+			has_summary = has_ir &&
+				      nth_number(line.buf + 8, ir, &summary);
 		} else if (!strncmp(line.buf, "totals:", 7)) {
-			has_totals = has_ir && nth_number(line.buf + 7, ir,
-							  &totals);
+			has_totals = has_ir &&
+				     nth_number(line.buf + 7, ir, &totals);
 		}
 		p = newline ? newline + 1 : end;
 	}
@@ -176,8 +176,7 @@ static void push_instructions(const struct benchmark *benchmark,
 
 /* Keeps the output beside the result: one file under a plain name. */
 static void keep_outputs(const struct callgrind_run *run, char **names,
-			 size_t nr, struct result_case *rcase,
-			 const char *base)
+			 size_t nr, struct result_case *rcase, const char *base)
 {
 	struct strbuf from = STRBUF_INIT, to = STRBUF_INIT;
 
@@ -223,8 +222,7 @@ int callgrind_finish(struct callgrind_run *run,
 		strbuf_addf(&path, "%s/%s", run->dir, names[i]);
 		strbuf_reset(&text);
 		if ((error = strbuf_read_file(&text, path.buf)) < 0 ||
-		    (error = callgrind_parse_total(text.buf, text.len,
-						   path.buf,
+		    (error = callgrind_parse_total(text.buf, text.len, path.buf,
 						   &instructions)) < 0)
 			goto done;
 		total += instructions;

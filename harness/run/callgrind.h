@@ -42,9 +42,9 @@
 #define CALLGRIND_PREFIX_MAX 8
 
 struct callgrind_run {
-	char *dir;              /* where the output files go */
-	char *stem;             /* their names: "<stem>.<pid>" */
-	char *out_option;       /* "--callgrind-out-file=<dir>/<stem>.%p" */
+	char *dir;	  /* where the output files go */
+	char *stem;	  /* their names: "<stem>.<pid>" */
+	char *out_option; /* "--callgrind-out-file=<dir>/<stem>.%p" */
 	const char *prefix[CALLGRIND_PREFIX_MAX]; /* NULL-terminated */
 };
 

@@ -19,7 +19,7 @@
 
 struct benchmark_collectors {
 	const struct benchmark *benchmark;
-	regex_t *regexes;       /* one per metric, valid where compiled */
+	regex_t *regexes; /* one per metric, valid where compiled */
 	bool *compiled;
 };
 
@@ -27,8 +27,8 @@ struct collectors {
 	const struct suite *suite;
 	struct benchmark_collectors *benchmarks;
 	size_t nr;
-	const struct sampler *sampler;  /* NULL: nothing sampled */
-	char **warned;                  /* reasons already told */
+	const struct sampler *sampler; /* NULL: nothing sampled */
+	char **warned;		       /* reasons already told */
 	size_t warned_nr, warned_alloc;
 };
 
@@ -36,21 +36,21 @@ struct collectors {
 struct pending {
 	double *values;
 	size_t nr, alloc;
-	const char *unit;       /* borrowed from the spec or the lines */
+	const char *unit; /* borrowed from the spec or the lines */
 	bool collected;
 };
 
 struct metric_line {
 	const char *name;
 	const char *value;
-	const char *unit;       /* NULL when the line has none */
+	const char *unit; /* NULL when the line has none */
 };
 
 /* The metrics file of this run, read when the first metric needs it. */
 struct metrics_file {
 	bool loaded;
 	struct strbuf text;
-	cJSON *json;            /* the JSON form, or NULL for lines */
+	cJSON *json; /* the JSON form, or NULL for lines */
 	struct metric_line *lines;
 	size_t lines_nr, lines_alloc;
 };
@@ -65,7 +65,7 @@ struct collect_state {
 	struct collectors *collectors;
 	const struct collect_run *run;
 	const struct metric_spec *spec; /* the metric being collected */
-	struct pending *pending;        /* ... and its samples */
+	struct pending *pending;	/* ... and its samples */
 	struct metrics_file metrics;
 	struct json_file *files;
 	size_t files_nr, files_alloc;
@@ -155,8 +155,8 @@ void collectors_set_sampler(struct collectors *collectors,
 	collectors->sampler = sampler;
 }
 
-static struct benchmark_collectors *find_benchmark(
-	struct collectors *collectors, const struct benchmark *benchmark)
+static struct benchmark_collectors *
+find_benchmark(struct collectors *collectors, const struct benchmark *benchmark)
 {
 	for (size_t b = 0; b < collectors->nr; b++)
 		if (collectors->benchmarks[b].benchmark == benchmark)
@@ -165,11 +165,10 @@ static struct benchmark_collectors *find_benchmark(
 }
 
 /* Records "metric '<name>': <message>" and returns BG_ERROR. */
-static int metric_error(const struct collect_state *state, const char *fmt,
-			...) __attribute__((format(printf, 2, 3)));
+static int metric_error(const struct collect_state *state, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
-static int metric_error(const struct collect_state *state, const char *fmt,
-			...)
+static int metric_error(const struct collect_state *state, const char *fmt, ...)
 {
 	struct strbuf message = STRBUF_INIT;
 	va_list ap;
@@ -188,8 +187,8 @@ static void add_quoted(struct strbuf *out, const char *text, size_t len)
 	size_t i;
 
 	for (i = 0; i < len && i < QUOTE_MAX; i++)
-		strbuf_addch(out, isprint((unsigned char)text[i]) ? text[i]
-								  : '?');
+		strbuf_addch(out,
+			     isprint((unsigned char)text[i]) ? text[i] : '?');
 	if (len > QUOTE_MAX)
 		strbuf_addstr(out, "...");
 }
@@ -219,8 +218,7 @@ static int push_number_text(struct collect_state *state, const char *text,
 		value = strtod(text, &end);
 	if (!*text || *end || !isfinite(value)) {
 		add_quoted(&quoted, text, strlen(text));
-		error = metric_error(state,
-				     "value '%s' is not a finite number",
+		error = metric_error(state, "value '%s' is not a finite number",
 				     quoted.buf);
 		goto done;
 	}
@@ -246,8 +244,10 @@ static int collect_rusage(struct collect_state *state)
 			state->pending->unit = "B";
 		return BG_OK;
 	} else {
-		return metric_error(state, "unknown rusage field '%s'; "
-				    "expected utime, stime or maxrss", field);
+		return metric_error(state,
+				    "unknown rusage field '%s'; "
+				    "expected utime, stime or maxrss",
+				    field);
 	}
 	if (!state->pending->unit)
 		state->pending->unit = "s";
@@ -282,7 +282,8 @@ static int collect_regex(struct collect_state *state, const regex_t *regex,
 	if (!state->pending->nr) {
 		if (capture->dropped)
 			return metric_error(
-				state, "regex '%s' matched nothing in %s "
+				state,
+				"regex '%s' matched nothing in %s "
 				"(%zu bytes in its middle were not kept)",
 				state->spec->regex, stream, capture->dropped);
 		return metric_error(state, "regex '%s' matched nothing in %s",
@@ -364,17 +365,20 @@ static int collect_json(struct collect_state *state, const cJSON *root,
 		return push_json_number(state, item);
 	if (!cJSON_IsArray(item)) {
 		describe_json(&what, item);
-		error = metric_error(state, "key '%s' in %s is %s, not a "
-				     "number or an array of numbers", key,
-				     where, what.buf);
+		error = metric_error(state,
+				     "key '%s' in %s is %s, not a "
+				     "number or an array of numbers",
+				     key, where, what.buf);
 		goto done;
 	}
-	cJSON_ArrayForEach(element, item) {
+	cJSON_ArrayForEach(element, item)
+	{
 		if (!cJSON_IsNumber(element)) {
 			describe_json(&what, element);
-			error = metric_error(state, "key '%s' in %s: element "
-					     "%d is %s, not a number", key,
-					     where, index, what.buf);
+			error = metric_error(state,
+					     "key '%s' in %s: element "
+					     "%d is %s, not a number",
+					     key, where, index, what.buf);
 			goto done;
 		}
 		if ((error = push_json_number(state, element)) < 0)
@@ -411,8 +415,10 @@ static int parse_json(struct collect_state *state, const struct strbuf *text,
 		end = text->buf + text->len;
 	json_line_col(text->buf, (size_t)(end - text->buf), &line, &col);
 	add_quoted(&near, end, strcspn(end, "\n"));
-	metric_error(state, "%s is not valid JSON: line %d, column %d, "
-		     "near '%s'", where, line, col, near.buf);
+	metric_error(state,
+		     "%s is not valid JSON: line %d, column %d, "
+		     "near '%s'",
+		     where, line, col, near.buf);
 	strbuf_release(&near);
 	return BG_ERROR;
 }
@@ -425,8 +431,9 @@ static int parse_metric_lines(struct collect_state *state)
 	int line_nr = 0;
 
 	while (line < metrics->text.buf + metrics->text.len) {
-		char *newline = memchr(line, '\n', (size_t)(metrics->text.buf +
-					metrics->text.len - line));
+		char *newline = memchr(
+			line, '\n',
+			(size_t)(metrics->text.buf + metrics->text.len - line));
 		char *fields[4] = { NULL, NULL, NULL, NULL };
 		char *next = newline ? newline + 1
 				     : metrics->text.buf + metrics->text.len;
@@ -456,7 +463,8 @@ static int parse_metric_lines(struct collect_state *state)
 
 				add_quoted(&quoted, copy.buf, copy.len);
 				error = metric_error(
-					state, "metrics file line %d: expected "
+					state,
+					"metrics file line %d: expected "
 					"'name value [unit]', found '%s'",
 					line_nr, quoted.buf);
 				strbuf_release(&quoted);
@@ -486,7 +494,7 @@ static int load_metrics_file(struct collect_state *state)
 		return BG_OK;
 	if (!path || strbuf_read_file(&metrics->text, path) < 0)
 		return metric_error(state, "the benchmark wrote no metrics "
-				    "file ($BENCHGATE_METRICS_FILE)");
+					   "file ($BENCHGATE_METRICS_FILE)");
 	metrics->loaded = true;
 	first = metrics->text.buf;
 	while (isspace((unsigned char)*first))
@@ -521,8 +529,10 @@ static int collect_metrics_file(struct collect_state *state)
 			state->pending->unit = line->unit;
 	}
 	if (!state->pending->nr)
-		return metric_error(state, "key '%s' missing from the metrics "
-				    "file", key);
+		return metric_error(state,
+				    "key '%s' missing from the metrics "
+				    "file",
+				    key);
 	return BG_OK;
 }
 
@@ -612,7 +622,8 @@ static int collect_sampled(struct collect_state *state)
 	double value;
 
 	if (!state->collectors->sampler) {
-		strbuf_addf(&why, "source '%s' is not available yet (no "
+		strbuf_addf(&why,
+			    "source '%s' is not available yet (no "
 			    "sampler watched the run)",
 			    metric_source_name(spec->from));
 		warn_left_out(state, why.buf);
@@ -660,8 +671,7 @@ static int collect_one(struct collect_state *state, const regex_t *regex)
 
 /* The index of the benchmark's metric named `name`; suite_load() made sure
  * a "per" names one. */
-static size_t metric_index(const struct benchmark *benchmark,
-			   const char *name)
+static size_t metric_index(const struct benchmark *benchmark, const char *name)
 {
 	size_t m = 0;
 
@@ -703,14 +713,16 @@ static int divide_per_counts(struct collect_state *state,
 			continue;
 		}
 		if (count->nr > 1)
-			return metric_error(state, "count metric '%s' has %zu "
+			return metric_error(state,
+					    "count metric '%s' has %zu "
 					    "values in this run; expected one",
 					    spec->per, count->nr);
 		if (!isfinite(count->values[0]) || count->values[0] <= 0)
-			return metric_error(state, "count metric '%s' is %g "
+			return metric_error(state,
+					    "count metric '%s' is %g "
 					    "in this run; expected a positive "
-					    "number of samples", spec->per,
-					    count->values[0]);
+					    "number of samples",
+					    spec->per, count->values[0]);
 		for (size_t i = 0; i < pending[m].nr; i++)
 			pending[m].values[i] /= count->values[0];
 	}
@@ -732,8 +744,7 @@ static void commit(struct result_case *rcase, const struct metric_spec *spec,
 	metric->runs++;
 }
 
-int collectors_collect(struct collectors *collectors,
-		       struct result_case *rcase,
+int collectors_collect(struct collectors *collectors, struct result_case *rcase,
 		       const struct collect_run *run)
 {
 	const struct benchmark *benchmark = run->pcase->benchmark;

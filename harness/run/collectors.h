@@ -65,9 +65,9 @@ struct collectors;
 struct collect_run {
 	const struct plan *plan;
 	const struct plan_case *pcase;
-	int run;                        /* the ${run} the command was given */
+	int run; /* the ${run} the command was given */
 	const struct process_outcome *outcome;
-	const char *metrics_path;       /* $BENCHGATE_METRICS_FILE of the run */
+	const char *metrics_path; /* $BENCHGATE_METRICS_FILE of the run */
 };
 
 /*
@@ -99,8 +99,7 @@ void collectors_set_sampler(struct collectors *collectors,
  *   "metric 'latency': key 'latency_ms' missing from the metrics file"
  *   "metric 'x': value 'nan' is not a finite number"
  */
-int collectors_collect(struct collectors *collectors,
-		       struct result_case *rcase,
+int collectors_collect(struct collectors *collectors, struct result_case *rcase,
 		       const struct collect_run *run);
 
 #endif

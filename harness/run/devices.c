@@ -77,8 +77,8 @@ static char *proc_field(const char *text, const char *key)
 			while (*p == ' ' || *p == '\t')
 				p++;
 			if (*p == ':') {
-				char *raw = xstrndup(p + 1,
-						      (size_t)(end - p - 1));
+				char *raw =
+					xstrndup(p + 1, (size_t)(end - p - 1));
 				char *value = clean_value(raw);
 
 				free(raw);
@@ -156,7 +156,7 @@ static int for_each_listed_cpu(const char *list,
 }
 
 struct topology {
-	long (*cores)[2];       /* distinct (package, core) pairs */
+	long (*cores)[2]; /* distinct (package, core) pairs */
 	size_t nr, alloc;
 	long *packages;
 	size_t packages_nr, packages_alloc;
@@ -230,16 +230,19 @@ static void probe_cpu(struct cpu_info *cpu)
 		cpu->packages = (int)topology.packages_nr;
 	}
 	cpu->smt = read_sysfs_text("devices/system/cpu/smt/control");
-	cpu->governor =
-		read_sysfs_text("devices/system/cpu/cpu0/cpufreq/"
-				"scaling_governor");
+	cpu->governor = read_sysfs_text("devices/system/cpu/cpu0/cpufreq/"
+					"scaling_governor");
 	if (!cpu->governor) {
 		sysfs_path(&path, "devices/system/cpu/cpu0/cpufreq");
-		cpu->governor_why = access(path.buf, F_OK) ?
-			format_string("no '%s': the kernel or the hypervisor "
-				"exposes no frequency scaling", path.buf) :
-			format_string("'%s/scaling_governor' cannot be read",
-				path.buf);
+		cpu->governor_why =
+			access(path.buf, F_OK)
+				? format_string(
+					  "no '%s': the kernel or the hypervisor "
+					  "exposes no frequency scaling",
+					  path.buf)
+				: format_string(
+					  "'%s/scaling_governor' cannot be read",
+					  path.buf);
 	}
 	free(topology.cores);
 	free(topology.packages);
@@ -311,7 +314,7 @@ static char *find_program(const char *name)
 static void add_ipu(struct devices *devices, const char *name)
 {
 	devices->ipus = xrealloc(devices->ipus, (devices->ipus_nr + 2) *
-						sizeof(*devices->ipus));
+							sizeof(*devices->ipus));
 	devices->ipus[devices->ipus_nr++] = xstrdup(name);
 	devices->ipus[devices->ipus_nr] = NULL;
 }
@@ -363,9 +366,9 @@ static void parse_gc_info(struct devices *devices, const char *text)
 			len = strcspn(target, "]\n");
 			if (len != strlen("Multi IPU") ||
 			    strncmp(target, "Multi IPU", len)) {
-				char *name = format_string(
-					"Graphcore IPU (%.*s)", (int)len,
-					target);
+				char *name =
+					format_string("Graphcore IPU (%.*s)",
+						      (int)len, target);
 
 				add_ipu(devices, name);
 				free(name);
@@ -432,11 +435,13 @@ static void probe_ipus(struct devices *devices)
 	if (gc_info) {
 		if ((text = run_tool(gc_info, "--list-devices", &why))) {
 			parse_gc_info(devices, text);
-			devices->ipu_source = format_string("%s --list-devices",
-						      gc_info);
+			devices->ipu_source =
+				format_string("%s --list-devices", gc_info);
 			if (!devices->ipus_nr)
-				strbuf_addf(&why, "'%s --list-devices' lists "
-					    "no IPU", gc_info);
+				strbuf_addf(&why,
+					    "'%s --list-devices' lists "
+					    "no IPU",
+					    gc_info);
 		}
 	} else if (gc_monitor) {
 		if ((text = run_tool(gc_monitor, "--all-partitions", &why))) {
@@ -446,8 +451,10 @@ static void probe_ipus(struct devices *devices)
 				add_ipu(devices, "Graphcore IPU");
 			devices->ipu_source = xstrdup(gc_monitor);
 			if (count < 0)
-				strbuf_addf(&why, "'%s' does not say how many "
-					    "IPUs there are", gc_monitor);
+				strbuf_addf(&why,
+					    "'%s' does not say how many "
+					    "IPUs there are",
+					    gc_monitor);
 			else if (!count)
 				strbuf_addf(&why, "'%s' finds no IPU",
 					    gc_monitor);
@@ -458,7 +465,8 @@ static void probe_ipus(struct devices *devices)
 		add_ipu(devices, "Graphcore IPU over fabric");
 		devices->ipus_counted = false;
 		devices->ipu_source = format_string("%.*s in the environment",
-					      (int)strcspn(ipuof, "="), ipuof);
+						    (int)strcspn(ipuof, "="),
+						    ipuof);
 	} else if ((dev_ipus = count_dev_ipus()) > 0) {
 		for (int i = 0; i < dev_ipus; i++)
 			add_ipu(devices, "Graphcore IPU (PCIe)");
@@ -469,8 +477,10 @@ static void probe_ipus(struct devices *devices)
 				    "no IPUOF_* variable is set, there is no "
 				    "/dev/ipu0");
 		if (sdk && *sdk)
-			strbuf_addf(&why, ", and POPLAR_SDK_ENABLED ('%s') "
-				    "alone does not make an IPU", sdk);
+			strbuf_addf(&why,
+				    ", and POPLAR_SDK_ENABLED ('%s') "
+				    "alone does not make an IPU",
+				    sdk);
 	}
 	if (why.len)
 		devices->ipu_why = strbuf_detach(&why, NULL);
@@ -555,8 +565,10 @@ bool devices_has(const struct devices *devices, const char *device,
 	if (forced && *forced) {
 		if (listed(forced, device))
 			return true;
-		strbuf_addf(reason, "device '%s' is not in BENCHGATE_DEVICES "
-			    "('%s')", device, forced);
+		strbuf_addf(reason,
+			    "device '%s' is not in BENCHGATE_DEVICES "
+			    "('%s')",
+			    device, forced);
 		return false;
 	}
 	if (!strcmp(device, "gpu") || !strcmp(device, "cuda")) {
@@ -568,9 +580,10 @@ bool devices_has(const struct devices *devices, const char *device,
 		else if (!devices->gpus_nr)
 			strbuf_addstr(reason, "NVML sees no GPU");
 		else
-			strbuf_addf(reason, "CUDA_VISIBLE_DEVICES='%s' hides "
-				    "all %zu GPUs", cuda_visible,
-				    devices->gpus_nr);
+			strbuf_addf(reason,
+				    "CUDA_VISIBLE_DEVICES='%s' hides "
+				    "all %zu GPUs",
+				    cuda_visible, devices->gpus_nr);
 		return false;
 	}
 	if (!strcmp(device, "ipu")) {
@@ -654,8 +667,9 @@ static void describe_gpus(const struct devices *devices, struct strbuf *out)
 		format_quantity(&memory, (double)gpu->memory_bytes, "B");
 		strbuf_addf(out, INDENT "%zu  %s  %s  %s%s\n", i, gpu->name,
 			    gpu->uuid, memory.buf,
-			    gpu->visible ? "" : "  (hidden by "
-						"CUDA_VISIBLE_DEVICES)");
+			    gpu->visible ? ""
+					 : "  (hidden by "
+					   "CUDA_VISIBLE_DEVICES)");
 	}
 	strbuf_release(&memory);
 }
@@ -667,8 +681,10 @@ static void describe_ipus(const struct devices *devices, struct strbuf *out)
 		return;
 	}
 	if (!devices->ipus_counted) {
-		strbuf_addf(out, "ipu   IPUs over fabric (%s); how many, only "
-			    "gc-info could tell\n", devices->ipu_source);
+		strbuf_addf(out,
+			    "ipu   IPUs over fabric (%s); how many, only "
+			    "gc-info could tell\n",
+			    devices->ipu_source);
 		return;
 	}
 	strbuf_addf(out, "ipu   %zu IPU%s through %s\n", devices->ipus_nr,

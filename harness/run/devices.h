@@ -31,13 +31,13 @@
  */
 
 struct cpu_info {
-	char *model;            /* NULL when /proc/cpuinfo names none */
-	int logical;            /* online logical CPUs */
-	int cores;              /* physical cores; 0: topology unknown */
-	int packages;           /* sockets; 0: unknown */
-	char *smt;              /* smt/control: "on", "off", "forceoff",
+	char *model;	/* NULL when /proc/cpuinfo names none */
+	int logical;	/* online logical CPUs */
+	int cores;	/* physical cores; 0: topology unknown */
+	int packages;	/* sockets; 0: unknown */
+	char *smt;	/* smt/control: "on", "off", "forceoff",
 				   "notsupported", ...; NULL: unknown */
-	char *governor;         /* cpu0's scaling_governor; NULL: see why */
+	char *governor; /* cpu0's scaling_governor; NULL: see why */
 	char *governor_why;
 };
 
@@ -54,16 +54,16 @@ struct devices {
 	/* every GPU NVML sees, in NVML's order */
 	struct gpu_device *gpus;
 	size_t gpus_nr;
-	char *gpu_driver;       /* NULL when unknown */
-	char *gpu_why;          /* why NVML gave nothing; NULL when it ran */
-	char *cuda_visible;     /* benchgate's CUDA_VISIBLE_DEVICES; NULL:
+	char *gpu_driver;   /* NULL when unknown */
+	char *gpu_why;	    /* why NVML gave nothing; NULL when it ran */
+	char *cuda_visible; /* benchgate's CUDA_VISIBLE_DEVICES; NULL:
 				   unset */
 	/* single IPUs ("Graphcore IPU (Fabric)") */
 	char **ipus;
 	size_t ipus_nr;
-	bool ipus_counted;      /* false: present, count unknown (IPUOF) */
-	char *ipu_source;       /* how they were found */
-	char *ipu_why;          /* why there are none */
+	bool ipus_counted; /* false: present, count unknown (IPUOF) */
+	char *ipu_source;  /* how they were found */
+	char *ipu_why;	   /* why there are none */
 };
 
 /*

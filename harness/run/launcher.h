@@ -55,8 +55,8 @@
 #define LAUNCHER_MAGIC 0x62676c31u /* "bgl1" */
 
 enum launcher_record_kind {
-	LAUNCHER_RUSAGE = 1,            /* usage is valid */
-	LAUNCHER_EXEC_FAILED = 2,       /* exec_errno is valid */
+	LAUNCHER_RUSAGE = 1,	  /* usage is valid */
+	LAUNCHER_EXEC_FAILED = 2, /* exec_errno is valid */
 };
 
 struct launcher_record {

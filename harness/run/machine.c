@@ -104,15 +104,17 @@ static void probe_accelerators(struct machine_info *machine)
 	for (size_t i = 0; i < devices->gpus_nr; i++) {
 		if (!devices->gpus[i].visible)
 			continue;
-		machine->gpus = xrealloc(machine->gpus, (machine->gpus_nr + 2) *
-					 sizeof(*machine->gpus));
+		machine->gpus =
+			xrealloc(machine->gpus, (machine->gpus_nr + 2) *
+							sizeof(*machine->gpus));
 		machine->gpus[machine->gpus_nr++] =
 			xstrdup(devices->gpus[i].name);
 		machine->gpus[machine->gpus_nr] = NULL;
 	}
 	for (size_t i = 0; i < devices->ipus_nr; i++) {
-		machine->ipus = xrealloc(machine->ipus, (machine->ipus_nr + 2) *
-					 sizeof(*machine->ipus));
+		machine->ipus =
+			xrealloc(machine->ipus, (machine->ipus_nr + 2) *
+							sizeof(*machine->ipus));
 		machine->ipus[machine->ipus_nr++] = xstrdup(devices->ipus[i]);
 		machine->ipus[machine->ipus_nr] = NULL;
 	}
@@ -135,16 +137,17 @@ static int compute_id(struct machine_info *machine, const char *platform)
 	int error = BG_OK;
 	size_t i;
 
-	strbuf_addf(&key, "%s|%d|%llu|%s|",
-		    machine->cpu ? machine->cpu : "", machine->cores,
-		    (unsigned long long)((machine->memory_bytes + GIB / 2) /
-					 GIB),
-		    platform);
+	strbuf_addf(
+		&key, "%s|%d|%llu|%s|", machine->cpu ? machine->cpu : "",
+		machine->cores,
+		(unsigned long long)((machine->memory_bytes + GIB / 2) / GIB),
+		platform);
 	add_joined(&key, machine->gpus, machine->gpus_nr);
 	strbuf_addch(&key, '|');
 	add_joined(&key, machine->ipus, machine->ipus_nr);
 	if (!EVP_Digest(key.buf, key.len, digest, &digest_len, EVP_sha256(),
-			NULL) || digest_len < 8) {
+			NULL) ||
+	    digest_len < 8) {
 		error = bg_error("cannot compute the machine id: SHA-256 "
 				 "failed in OpenSSL");
 		goto done;

@@ -14,7 +14,7 @@
 typedef int nvml_return;
 typedef struct nvml_device_st *nvml_device;
 
-#define NVML_SUCCESS 0
+#define NVML_SUCCESS		 0
 #define NVML_ERROR_NOT_SUPPORTED 3
 /* ours, never NVML's: the library lacks the function */
 #define NVML_ABSENT (-1)
@@ -52,10 +52,19 @@ struct nvml_api {
 	nvml_return (*driver_version)(char *version, unsigned int length);
 };
 
-enum quantity { Q_UTILIZATION, Q_MEMORY, Q_POWER, Q_ENERGY, Q_NR };
+enum quantity {
+	Q_UTILIZATION,
+	Q_MEMORY,
+	Q_POWER,
+	Q_ENERGY,
+	Q_NR
+};
 
 static const char *const quantity_names[Q_NR] = {
-	"utilization", "memory", "power", "energy",
+	"utilization",
+	"memory",
+	"power",
+	"energy",
 };
 
 struct nvml {
@@ -75,7 +84,7 @@ static const char *default_library = "libnvidia-ml.so.1";
 /* dlsym() returns a data pointer; POSIX guarantees that it holds a
  * function's address, and memcpy says so without a cast between the two
  * kinds of pointer that ISO C leaves undefined. */
-#define LOAD(nvml, field, symbol) \
+#define LOAD(nvml, field, symbol)                                \
 	load_symbol((nvml)->library, symbol, &(nvml)->api.field, \
 		    sizeof((nvml)->api.field))
 
@@ -90,8 +99,8 @@ static bool load_symbol(void *library, const char *symbol, void *slot,
 
 static const char *error_text(const struct nvml *nvml, nvml_return result)
 {
-	const char *text = nvml->api.error_string ?
-				   nvml->api.error_string(result) : NULL;
+	const char *text =
+		nvml->api.error_string ? nvml->api.error_string(result) : NULL;
 
 	return text && *text ? text : "unknown error";
 }
@@ -106,8 +115,10 @@ static void add_failure(struct strbuf *why, const struct nvml *nvml,
 static bool missing_symbol(struct strbuf *why, const char *path,
 			   const char *symbol)
 {
-	strbuf_addf(why, "'%s' has no %s(): not NVML, or an NVML older than "
-		    "driver 325", path, symbol);
+	strbuf_addf(why,
+		    "'%s' has no %s(): not NVML, or an NVML older than "
+		    "driver 325",
+		    path, symbol);
 	return false;
 }
 
@@ -242,8 +253,7 @@ const char *nvml_driver_version(const struct nvml *nvml)
 }
 
 /* Keeps the first reason a quantity was refused; later ones are alike. */
-static bool answered(struct nvml *nvml, enum quantity quantity,
-		     nvml_return rc)
+static bool answered(struct nvml *nvml, enum quantity quantity, nvml_return rc)
 {
 	if (rc == NVML_SUCCESS)
 		return true;
@@ -251,7 +261,8 @@ static bool answered(struct nvml *nvml, enum quantity quantity,
 		snprintf(nvml->why_text[quantity],
 			 sizeof(nvml->why_text[quantity]), "NVML: %s",
 			 rc == NVML_ABSENT ? "not in this version of the "
-					     "library" : error_text(nvml, rc));
+					     "library"
+					   : error_text(nvml, rc));
 		nvml->why[quantity] = nvml->why_text[quantity];
 	}
 	return false;
@@ -275,28 +286,27 @@ void nvml_read(struct nvml *nvml, size_t index, struct nvml_reading *out)
 		return;
 	}
 	if (answered(nvml, Q_UTILIZATION,
-		     nvml->api.utilization ?
-			     nvml->api.utilization(device, &utilization) :
-			     missing)) {
+		     nvml->api.utilization
+			     ? nvml->api.utilization(device, &utilization)
+			     : missing)) {
 		out->has_utilization = true;
 		out->utilization = utilization.gpu;
 	}
-	if (answered(nvml, Q_MEMORY,
-		     nvml->api.memory_info(device, &memory))) {
+	if (answered(nvml, Q_MEMORY, nvml->api.memory_info(device, &memory))) {
 		out->has_memory = true;
 		out->memory_used = memory.used;
 	}
 	if (answered(nvml, Q_POWER,
-		     nvml->api.power_usage ?
-			     nvml->api.power_usage(device, &milliwatts) :
-			     missing)) {
+		     nvml->api.power_usage
+			     ? nvml->api.power_usage(device, &milliwatts)
+			     : missing)) {
 		out->has_power = true;
 		out->power_w = milliwatts / 1000.0;
 	}
 	if (answered(nvml, Q_ENERGY,
-		     nvml->api.total_energy ?
-			     nvml->api.total_energy(device, &energy) :
-			     missing)) {
+		     nvml->api.total_energy
+			     ? nvml->api.total_energy(device, &energy)
+			     : missing)) {
 		out->has_energy = true;
 		out->energy_mj = energy;
 	}

@@ -25,19 +25,19 @@ struct nvml;
 
 /* What NVML says about one GPU when it is opened. */
 struct nvml_gpu {
-	char name[96];          /* "NVIDIA A100-SXM4-40GB" */
-	char uuid[96];          /* "GPU-8d2e..." */
-	uint64_t memory_bytes;  /* total device memory */
+	char name[96];	       /* "NVIDIA A100-SXM4-40GB" */
+	char uuid[96];	       /* "GPU-8d2e..." */
+	uint64_t memory_bytes; /* total device memory */
 };
 
 /* One reading of one GPU. A quantity the GPU does not report is false in
  * the matching has_ flag. */
 struct nvml_reading {
 	bool has_utilization, has_memory, has_power, has_energy;
-	unsigned utilization;   /* percent of time a kernel ran, recently */
-	uint64_t memory_used;   /* bytes, by every process on the GPU */
-	double power_w;         /* board power draw */
-	uint64_t energy_mj;     /* since the driver loaded (Volta and later) */
+	unsigned utilization; /* percent of time a kernel ran, recently */
+	uint64_t memory_used; /* bytes, by every process on the GPU */
+	double power_w;	      /* board power draw */
+	uint64_t energy_mj;   /* since the driver loaded (Volta and later) */
 };
 
 /*

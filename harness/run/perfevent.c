@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 struct perfevent {
-	bool counts[PERFEVENT_NR];      /* the kernel let us open it */
-	int fd[PERFEVENT_NR];           /* of the run going on; -1: none */
+	bool counts[PERFEVENT_NR]; /* the kernel let us open it */
+	int fd[PERFEVENT_NR];	   /* of the run going on; -1: none */
 	char why[PERFEVENT_NR][320];
 };
 
@@ -38,15 +38,24 @@ static const struct {
 static const char *errno_name(int error)
 {
 	switch (error) {
-	case ENOENT: return "ENOENT";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case ENODEV: return "ENODEV";
-	case EACCES: return "EACCES";
-	case EPERM: return "EPERM";
-	case ENOSYS: return "ENOSYS";
-	case EINVAL: return "EINVAL";
-	case EMFILE: return "EMFILE";
-	default: return "error";
+	case ENOENT:
+		return "ENOENT";
+	case EOPNOTSUPP:
+		return "EOPNOTSUPP";
+	case ENODEV:
+		return "ENODEV";
+	case EACCES:
+		return "EACCES";
+	case EPERM:
+		return "EPERM";
+	case ENOSYS:
+		return "ENOSYS";
+	case EINVAL:
+		return "EINVAL";
+	case EMFILE:
+		return "EMFILE";
+	default:
+		return "error";
 	}
 }
 
@@ -65,13 +74,15 @@ static void explain(struct perfevent *perf, enum perfevent_counter counter,
 	case EOPNOTSUPP:
 	case ENODEV:
 		if (counters[counter].type == PERF_TYPE_HARDWARE)
-			snprintf(why, size, "hardware counters are not "
+			snprintf(why, size,
+				 "hardware counters are not "
 				 "available here: perf_event_open failed with "
 				 "%s (%s): this CPU or virtual machine exposes "
-				 "no PMU to count with", errno_name(error),
-				 strerror(error));
+				 "no PMU to count with",
+				 errno_name(error), strerror(error));
 		else
-			snprintf(why, size, "the %s counter is not available "
+			snprintf(why, size,
+				 "the %s counter is not available "
 				 "here: perf_event_open failed with %s (%s)",
 				 counters[counter].name, errno_name(error),
 				 strerror(error));
@@ -81,14 +92,16 @@ static void explain(struct perfevent *perf, enum perfevent_counter counter,
 		procfs_path(&path, "sys/kernel/perf_event_paranoid");
 		if (sysfs_read_text(path.buf, paranoid, sizeof(paranoid)) < 0)
 			snprintf(paranoid, sizeof(paranoid), "unknown");
-		snprintf(why, size, "not permitted here: perf_event_open "
+		snprintf(why, size,
+			 "not permitted here: perf_event_open "
 			 "failed with %s (%s): kernel.perf_event_paranoid is "
 			 "%s (counting needs 2 or lower, or CAP_PERFMON), or "
 			 "a container's seccomp profile forbids the call",
 			 errno_name(error), strerror(error), paranoid);
 		break;
 	case ENOSYS:
-		snprintf(why, size, "this kernel has no perf_event_open "
+		snprintf(why, size,
+			 "this kernel has no perf_event_open "
 			 "(built without CONFIG_PERF_EVENTS)");
 		break;
 	default:

@@ -30,7 +30,7 @@
 enum perfevent_counter {
 	PERFEVENT_INSTRUCTIONS,
 	PERFEVENT_CYCLES,
-	PERFEVENT_TASK_CLOCK,   /* nanoseconds */
+	PERFEVENT_TASK_CLOCK, /* nanoseconds */
 	PERFEVENT_NR
 };
 

@@ -19,7 +19,8 @@ int plan_parse_shard(struct plan_filter *filter, const char *spec)
 	if (sscanf(spec, "%u/%u%c", &index, &count, &tail) != 2 || !count ||
 	    !index || index > count)
 		return bg_input_error("--shard: expected I/N with 1 <= I <= N "
-				      "(such as 2/4), found '%s'", spec);
+				      "(such as 2/4), found '%s'",
+				      spec);
 	filter->shard_index = index;
 	filter->shard_count = count;
 	return BG_OK;
@@ -154,8 +155,8 @@ struct case_vars {
 	const struct plan_case *pcase;
 	const struct plan *plan;
 	char run[24];
-	struct strbuf scratch;  /* a variant var expanded with built-ins */
-	bool in_var;            /* expanding a variant var: built-ins only */
+	struct strbuf scratch; /* a variant var expanded with built-ins */
+	bool in_var;	       /* expanding a variant var: built-ins only */
 };
 
 static const char *builtin_value(const char *name, struct case_vars *vars)
@@ -173,8 +174,8 @@ static const char *builtin_value(const char *name, struct case_vars *vars)
 	if (!strcmp(name, "suite_dir"))
 		return vars->plan->suite->dir;
 	if (!strcmp(name, "build_dir"))
-		return pcase->baseline ? vars->plan->baseline_build_dir :
-					 vars->plan->build_dir;
+		return pcase->baseline ? vars->plan->baseline_build_dir
+				       : vars->plan->build_dir;
 	if (!strcmp(name, "run"))
 		return vars->run;
 	if (!strncmp(name, "env:", 4))

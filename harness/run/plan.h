@@ -16,24 +16,24 @@ struct plan_case {
 	const struct benchmark *benchmark; /* borrowed from the suite */
 	const struct variant *variant;
 	const char *device;
-	char *id;                          /* "benchmark/variant/device", with
+	char *id;      /* "benchmark/variant/device", with
 					    * "@baseline" for a baseline twin */
-	bool baseline;                     /* runs from plan->baseline_build_dir */
+	bool baseline; /* runs from plan->baseline_build_dir */
 };
 
 struct plan {
-	const struct suite *suite;         /* borrowed: outlive the plan */
-	char *build_dir;                   /* absolute */
-	char *baseline_build_dir;          /* absolute; NULL: no twins */
+	const struct suite *suite; /* borrowed: outlive the plan */
+	char *build_dir;	   /* absolute */
+	char *baseline_build_dir;  /* absolute; NULL: no twins */
 	struct plan_case *cases;
 	size_t nr;
 };
 
 struct plan_filter {
-	const char *glob;       /* fnmatch() on the case id; NULL: all */
-	const char *variant;    /* exact variant name; NULL: all */
-	const char *device;     /* exact device name; NULL: all */
-	unsigned shard_index;   /* 1-based; 0 with shard_count 0: no sharding */
+	const char *glob;     /* fnmatch() on the case id; NULL: all */
+	const char *variant;  /* exact variant name; NULL: all */
+	const char *device;   /* exact device name; NULL: all */
+	unsigned shard_index; /* 1-based; 0 with shard_count 0: no sharding */
 	unsigned shard_count;
 };
 

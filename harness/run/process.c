@@ -43,13 +43,13 @@ extern char **environ;
 
 struct capture_state {
 	struct process_capture *capture;
-	int fd;                 /* read end; -1 after EOF */
+	int fd; /* read end; -1 after EOF */
 	size_t head_cap;
-	char *ring;             /* the last tail_cap bytes past the head */
+	char *ring; /* the last tail_cap bytes past the head */
 	size_t tail_cap;
 	size_t ring_pos;
 	size_t ring_len;
-	size_t overflow;        /* bytes past the head, ring included */
+	size_t overflow; /* bytes past the head, ring included */
 };
 
 /* The process group of the child being run, for the signal handler. */
@@ -242,8 +242,8 @@ static int spawn_child(pid_t *pid, const struct process_options *options,
 	posix_spawnattr_init(&attr);
 	/* a group of its own, so that a timeout reaches the grandchildren */
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
-				 POSIX_SPAWN_SETSIGMASK |
-				 POSIX_SPAWN_SETSIGDEF);
+						POSIX_SPAWN_SETSIGMASK |
+						POSIX_SPAWN_SETSIGDEF);
 	posix_spawnattr_setpgroup(&attr, 0);
 	sigemptyset(&signals);
 	posix_spawnattr_setsigmask(&attr, &signals);
@@ -478,8 +478,8 @@ static void read_launcher_records(struct process_outcome *outcome,
 	size_t len = 0;
 
 	while (len < sizeof(records)) {
-		ssize_t got = read(fd, (char *)records + len,
-				   sizeof(records) - len);
+		ssize_t got =
+			read(fd, (char *)records + len, sizeof(records) - len);
 
 		if (got > 0)
 			len += (size_t)got;

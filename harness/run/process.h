@@ -59,7 +59,10 @@ struct process_options {
 	const char *launcher;
 };
 
-#define PROCESS_OPTIONS_INIT { NULL, NULL, NULL, NULL, 0, 0, 0, NULL }
+#define PROCESS_OPTIONS_INIT                          \
+	{                                             \
+		NULL, NULL, NULL, NULL, 0, 0, 0, NULL \
+	}
 
 /*
  * The captured output of one stream, bounded by the cap like curl's dynbuf
@@ -80,9 +83,9 @@ struct process_capture {
 };
 
 enum process_status {
-	PROCESS_EXITED = 0,     /* exit_code is valid */
-	PROCESS_SIGNALED,       /* signal is valid */
-	PROCESS_SPAWN_FAILED,   /* spawn_errno is valid; nothing ran */
+	PROCESS_EXITED = 0,   /* exit_code is valid */
+	PROCESS_SIGNALED,     /* signal is valid */
+	PROCESS_SPAWN_FAILED, /* spawn_errno is valid; nothing ran */
 };
 
 struct process_outcome {
@@ -90,10 +93,10 @@ struct process_outcome {
 	int exit_code;
 	int signal;
 	int spawn_errno;
-	char *spawn_error;      /* "cannot execute 'x': No such file ..." */
-	bool timed_out;         /* the group got SIGTERM at the deadline */
-	double timeout_s;       /* copied from the options, for messages */
-	double wall_s;          /* CLOCK_MONOTONIC, spawn to exit */
+	char *spawn_error; /* "cannot execute 'x': No such file ..." */
+	bool timed_out;	   /* the group got SIGTERM at the deadline */
+	double timeout_s;  /* copied from the options, for messages */
+	double wall_s;	   /* CLOCK_MONOTONIC, spawn to exit */
 	/* rusage of the child and its reaped descendants, from wait4().
 	 * Without a launcher, maxrss is at least benchgate's own peak RSS,
 	 * which exec carries over (launcher.h); with one, it is the child's,

@@ -22,12 +22,12 @@
 #define PERF_FREQUENCY "999"
 
 /* Seconds perf may take to start, or to turn a profile into text. */
-#define PERF_PROBE_TIMEOUT 30
+#define PERF_PROBE_TIMEOUT  30
 #define PERF_SCRIPT_TIMEOUT 600
 
 struct profiler {
 	bool probed;
-	char *perf_why;         /* NULL: perf records here */
+	char *perf_why; /* NULL: perf records here */
 	const char *event;
 };
 
@@ -78,8 +78,8 @@ static void add_first_line(struct strbuf *out, const char *text)
  * sample, with perf's own words when it is not. */
 static void probe_perf(struct profiler *profiler)
 {
-	const char *argv[] = { "perf", "record", "-q", "-e", NULL, "-o",
-			       "/dev/null", "--", "true", NULL };
+	const char *argv[] = { "perf", "record",    "-q", "-e",	  NULL,
+			       "-o",   "/dev/null", "--", "true", NULL };
 	struct process_options options = PROCESS_OPTIONS_INIT;
 	struct process_outcome outcome;
 	struct strbuf why = STRBUF_INIT;
@@ -95,7 +95,8 @@ static void probe_perf(struct profiler *profiler)
 			    bg_error_last());
 	} else if (outcome.status == PROCESS_SPAWN_FAILED &&
 		   outcome.spawn_errno == ENOENT) {
-		strbuf_addstr(&why, "perf is not installed (no 'perf' on PATH; "
+		strbuf_addstr(&why,
+			      "perf is not installed (no 'perf' on PATH; "
 			      "Debian and Ubuntu package it as linux-perf)");
 	} else if (process_outcome_failed(&outcome)) {
 		strbuf_addstr(&why, "perf record does not work here: ");
@@ -112,8 +113,7 @@ static void probe_perf(struct profiler *profiler)
 	strbuf_release(&why);
 }
 
-int profiler_describe_perf(const struct profiler *profiler,
-			   struct strbuf *out)
+int profiler_describe_perf(const struct profiler *profiler, struct strbuf *out)
 {
 	if (!profiler->probed || profiler->perf_why)
 		return BG_ENOTFOUND;
@@ -181,14 +181,16 @@ int profile_poplar_options(struct strbuf *out, const char *user,
 					      "valid JSON (at byte %zu of "
 					      "'%s'); expected an object such "
 					      "as {\"debug.instrument\": "
-					      "\"true\"}", at, user);
+					      "\"true\"}",
+					      at, user);
 		}
 		if (!cJSON_IsObject(options)) {
 			cJSON_Delete(options);
 			return bg_input_error("POPLAR_ENGINE_OPTIONS is JSON "
 					      "but not an object ('%s'); "
 					      "expected {\"option\": "
-					      "\"value\", ...}", user);
+					      "\"value\", ...}",
+					      user);
 		}
 	} else {
 		options = cJSON_CreateObject();
@@ -271,7 +273,7 @@ int profile_prepare(struct profile_run *run, struct profiler *profiler,
 		probe_perf(profiler);
 	if (profiler->perf_why) {
 		set_note(run, "no flame graph: %s", profiler->perf_why);
-		run->told = true;       /* the probe said it, once for all */
+		run->told = true; /* the probe said it, once for all */
 		goto done;
 	}
 	strbuf_reset(&path);
@@ -353,7 +355,7 @@ static int write_folded(struct profile_run *run, struct result_case *rcase,
 		goto done;
 	if (!stacks.total)
 		set_note(run, "perf recorded no samples: the run took less "
-			 "than a sampling period");
+			      "than a sampling period");
 	stacks_write_folded(&stacks, &folded);
 	strbuf_addf(&path, "%s/folded.txt", run->dir);
 	if ((error = write_file_atomic(path.buf, folded.buf, folded.len)) < 0)

@@ -73,23 +73,22 @@ void profiler_free(struct profiler *profiler);
  * cannot record here or no profiling run has asked yet: then no run left
  * folded stacks either.
  */
-int profiler_describe_perf(const struct profiler *profiler,
-			   struct strbuf *out);
+int profiler_describe_perf(const struct profiler *profiler, struct strbuf *out);
 
 /* How many argv entries a profiling run may put before the command's. */
 #define PROFILE_PREFIX_MAX 16
 
 /* One profiling run of one case. */
 struct profile_run {
-	char *dir;              /* the case's artifact directory, absolute */
-	char *perf_data;        /* "<dir>/perf.data"; NULL: no perf */
-	const char *event;      /* perf's event: "cpu-clock" or "cycles" */
+	char *dir;	   /* the case's artifact directory, absolute */
+	char *perf_data;   /* "<dir>/perf.data"; NULL: no perf */
+	const char *event; /* perf's event: "cpu-clock" or "cycles" */
 	/* argv to put before the command's; empty (prefix[0] NULL): none */
 	const char *prefix[PROFILE_PREFIX_MAX];
 	/* "NAME=VALUE" entries for the run's environment, NULL-terminated */
 	char *env[3];
-	char *note;             /* why something is missing; NULL: nothing */
-	bool told;              /* the note was printed already */
+	char *note; /* why something is missing; NULL: nothing */
+	bool told;  /* the note was printed already */
 };
 
 /*

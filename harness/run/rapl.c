@@ -13,14 +13,14 @@
 struct rapl_domain {
 	char *name;
 	char *energy_path;
-	uint64_t range_uj;      /* the counter wraps here; 0: unknown */
+	uint64_t range_uj; /* the counter wraps here; 0: unknown */
 	uint64_t last_uj;
 };
 
 struct rapl {
 	struct rapl_domain *domains;
 	size_t nr, alloc;
-	uint64_t *readings;     /* scratch for one reading of every domain */
+	uint64_t *readings; /* scratch for one reading of every domain */
 };
 
 /* "intel-rapl:0" is a package zone; "intel-rapl:0:1" one of its parts. */
@@ -28,8 +28,8 @@ static bool is_top_zone(const char *entry)
 {
 	const char *colon = strchr(entry, ':');
 
-	return !strncmp(entry, "intel-rapl:", 11) && colon &&
-	       colon[1] && !strchr(colon + 1, ':');
+	return !strncmp(entry, "intel-rapl:", 11) && colon && colon[1] &&
+	       !strchr(colon + 1, ':');
 }
 
 static int compare_domains(const void *a, const void *b)
@@ -90,8 +90,10 @@ int rapl_open(struct rapl **out, struct strbuf *why)
 	*out = NULL;
 	sysfs_path(&dir, "class/powercap");
 	if (!(listing = opendir(dir.buf))) {
-		strbuf_addf(why, "no '%s': %s (a kernel without powercap, or "
-			    "a virtual machine)", dir.buf, strerror(errno));
+		strbuf_addf(why,
+			    "no '%s': %s (a kernel without powercap, or "
+			    "a virtual machine)",
+			    dir.buf, strerror(errno));
 		error = BG_ENOTFOUND;
 		goto done;
 	}
@@ -105,8 +107,7 @@ int rapl_open(struct rapl **out, struct strbuf *why)
 	}
 	if (error)
 		goto done;
-	qsort(rapl->domains, rapl->nr, sizeof(*rapl->domains),
-	      compare_domains);
+	qsort(rapl->domains, rapl->nr, sizeof(*rapl->domains), compare_domains);
 	rapl->readings = xcalloc(rapl->nr, sizeof(*rapl->readings));
 	*out = rapl;
 	rapl = NULL;

@@ -26,19 +26,19 @@
 
 struct case_state {
 	const struct plan_case *pcase;
-	size_t result_index;    /* result->cases may move: no pointer */
-	int warmup;             /* warmup runs to do */
-	int runs;               /* measured runs to do; adaptive: max_runs */
-	int min_runs;           /* adaptive: ask case_done from here on */
+	size_t result_index; /* result->cases may move: no pointer */
+	int warmup;	     /* warmup runs to do */
+	int runs;	     /* measured runs to do; adaptive: max_runs */
+	int min_runs;	     /* adaptive: ask case_done from here on */
 	bool adaptive;
-	unsigned sampled;       /* sampler sources of its measured runs */
+	unsigned sampled; /* sampler sources of its measured runs */
 	int warmups_done;
 	int runs_done;
 	bool finished;
-	char *log_path;         /* NULL: no log */
+	char *log_path; /* NULL: no log */
 	bool log_started;
 	bool log_failed;
-	size_t log_written;     /* output bytes, against the cap */
+	size_t log_written; /* output bytes, against the cap */
 };
 
 struct runner {
@@ -46,8 +46,8 @@ struct runner {
 	const struct plan *plan;
 	const struct runner_options *options;
 	struct collectors *collectors;
-	struct sampler *sampler;        /* NULL: no benchmark samples */
-	bool callgrind_told;            /* that valgrind is missing */
+	struct sampler *sampler; /* NULL: no benchmark samples */
+	bool callgrind_told;	 /* that valgrind is missing */
 	struct case_state *cases;
 	size_t nr;
 	char *tmp_dir;
@@ -142,7 +142,8 @@ static int make_tmp_dir(struct runner *runner)
 		    base && *base ? base : "/tmp");
 	if (!mkdtemp(path.buf)) {
 		int error = bg_error("cannot create a temporary directory "
-				     "'%s': %s", path.buf, strerror(errno));
+				     "'%s': %s",
+				     path.buf, strerror(errno));
 
 		strbuf_release(&path);
 		return error;
@@ -279,8 +280,8 @@ static void show_progress(struct runner *runner, const struct case_state *cs)
 	add_duration(&line, elapsed);
 	if (done) {
 		strbuf_addstr(&line, " ETA ");
-		add_duration(&line, elapsed / (double)done *
-					    (double)(planned - done));
+		add_duration(&line,
+			     elapsed / (double)done * (double)(planned - done));
 	}
 	/* erase what a longer previous line left */
 	strbuf_addstr(&line, "\033[K");
@@ -364,8 +365,8 @@ static void log_stream(struct runner *runner, struct case_state *cs,
 	head_take = head_len < room ? head_len : room;
 	room -= head_take;
 	tail_take = tail_len < room ? tail_len : room;
-	dropped = head_len - head_take + capture->dropped + tail_len -
-		  tail_take;
+	dropped =
+		head_len - head_take + capture->dropped + tail_len - tail_take;
 	cs->log_written += head_take + tail_take;
 
 	strbuf_addf(block, "--- %s ---\n", name);
@@ -419,8 +420,10 @@ static void log_run(struct runner *runner, struct case_state *cs,
 	log_stream(runner, cs, &block, "stdout", &outcome->out);
 	log_stream(runner, cs, &block, "stderr", &outcome->err);
 
-	fd = open(cs->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
-		  (cs->log_started ? 0 : O_TRUNC), 0644);
+	fd = open(cs->log_path,
+		  O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
+			  (cs->log_started ? 0 : O_TRUNC),
+		  0644);
 	if (fd < 0 || write_all(fd, block.buf, block.len) < 0) {
 		/* the log helps a human; losing it must not lose the run */
 		bg_warn("cannot write log '%s': %s", cs->log_path,
@@ -559,14 +562,14 @@ static int run_next(struct runner *runner, struct case_state *cs)
 			  outcome.timed_out ? CASE_TIMEOUT : CASE_FAILED,
 			  what.buf, which.buf, &outcome);
 	} else if (!warmup) {
-		struct collect_run run = { runner->plan, pcase, index,
-					   &outcome, metrics_path.buf };
+		struct collect_run run = { runner->plan, pcase, index, &outcome,
+					   metrics_path.buf };
 		struct result_case *rcase = case_result(runner, cs);
 
 		if (collectors_collect(runner->collectors, rcase, &run) < 0) {
 			strbuf_addstr(&what, bg_error_last());
-			fail_case(runner, cs, CASE_FAILED, what.buf,
-				  which.buf, &outcome);
+			fail_case(runner, cs, CASE_FAILED, what.buf, which.buf,
+				  &outcome);
 			goto done;
 		}
 		rcase->runs = (size_t)++cs->runs_done;
@@ -607,12 +610,12 @@ static int open_sampler(struct runner *runner)
 
 /* A run outside the measurement, under a tool (callgrind.h, profile.h). */
 struct extra_run {
-	const char *which;              /* "callgrind run": log and reason */
-	const char *const *prefix;      /* argv before the command's; NULL:
+	const char *which;	   /* "callgrind run": log and reason */
+	const char *const *prefix; /* argv before the command's; NULL:
 					 * none */
-	char *const *env;               /* "NAME=VALUE" after the protocol's;
+	char *const *env;	   /* "NAME=VALUE" after the protocol's;
 					 * NULL: none */
-	double timeout_factor;          /* of the benchmark's timeout */
+	double timeout_factor;	   /* of the benchmark's timeout */
 };
 
 /* The case's directory for artifacts, "<artifact_dir>/<case>". */
@@ -744,8 +747,7 @@ static int callgrind_case(struct runner *runner, struct case_state *cs)
 				    case_result(runner, cs), keep,
 				    runner->options->log_base) < 0) {
 		strbuf_addstr(&what, bg_error_last());
-		fail_case(runner, cs, CASE_FAILED, what.buf, extra.which,
-			  NULL);
+		fail_case(runner, cs, CASE_FAILED, what.buf, extra.which, NULL);
 	}
 done:
 	process_outcome_release(&outcome);

@@ -104,7 +104,7 @@ struct runner_options {
 	bool progress;
 	runner_case_done_fn case_done;
 	runner_skip_fn skip;
-	void *payload;          /* passed to case_done and skip */
+	void *payload; /* passed to case_done and skip */
 	/* Seconds between readings of the sources that are sampled while a
 	 * measured run goes on (sampler.h); 0: SAMPLER_INTERVAL_DEFAULT. */
 	double sample_interval_s;
@@ -128,9 +128,11 @@ struct runner_options {
 	struct profiler *profiler;
 };
 
-#define RUNNER_OPTIONS_INIT \
-	{ NULL, NULL, 0, 0, RUNNER_INTERLEAVED, -1, -1, 0, false, NULL, NULL, \
-	  NULL, 0, NULL, false, NULL, NULL }
+#define RUNNER_OPTIONS_INIT                                                   \
+	{                                                                     \
+		NULL, NULL, 0, 0, RUNNER_INTERLEAVED, -1, -1, 0, false, NULL, \
+			NULL, NULL, 0, NULL, false, NULL, NULL                \
+	}
 
 /*
  * Runs every case of plan and appends one result_case per plan case, in

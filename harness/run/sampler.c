@@ -18,11 +18,21 @@
 #include <time.h>
 
 enum field {
-	F_GPU_UTIL_MEAN, F_GPU_UTIL_PEAK, F_GPU_MEMORY_PEAK,
-	F_GPU_POWER_MEAN, F_GPU_POWER_PEAK, F_GPU_ENERGY,
-	F_RAPL_ENERGY, F_RAPL_POWER_MEAN,
-	F_CPU_UTIL_MEAN, F_CPU_UTIL_PEAK, F_LOAD, F_DISK_FREE,
-	F_INSTRUCTIONS, F_CYCLES, F_TASK_CLOCK,
+	F_GPU_UTIL_MEAN,
+	F_GPU_UTIL_PEAK,
+	F_GPU_MEMORY_PEAK,
+	F_GPU_POWER_MEAN,
+	F_GPU_POWER_PEAK,
+	F_GPU_ENERGY,
+	F_RAPL_ENERGY,
+	F_RAPL_POWER_MEAN,
+	F_CPU_UTIL_MEAN,
+	F_CPU_UTIL_PEAK,
+	F_LOAD,
+	F_DISK_FREE,
+	F_INSTRUCTIONS,
+	F_CYCLES,
+	F_TASK_CLOCK,
 	F_NR
 };
 
@@ -48,10 +58,18 @@ static const struct {
 };
 
 static const enum metric_source sources_in_order[] = {
-	SOURCE_SYSTEM, SOURCE_RAPL, SOURCE_PERF, SOURCE_NVML,
+	SOURCE_SYSTEM,
+	SOURCE_RAPL,
+	SOURCE_PERF,
+	SOURCE_NVML,
 };
 
-enum state { IDLE, RUNNING, STOPPING, QUIT };
+enum state {
+	IDLE,
+	RUNNING,
+	STOPPING,
+	QUIT
+};
 
 /* Jiffies of /proc/stat's "cpu" line: all CPUs together. */
 struct cpu_times {
@@ -68,10 +86,10 @@ struct run {
 	double start, last;
 	/* system */
 	struct cpu_times first_cpu, last_cpu;
-	double cpu_peak;                /* NAN until an interval has ticks */
+	double cpu_peak; /* NAN until an interval has ticks */
 	double load_sum;
 	size_t load_nr;
-	double disk_min;                /* NAN until statvfs answered */
+	double disk_min; /* NAN until statvfs answered */
 	int disk_errno;
 	bool stat_failed, load_failed;
 	/* rapl */
@@ -79,27 +97,27 @@ struct run {
 	bool rapl_failed;
 	int rapl_errno;
 	/* nvml */
-	size_t gpus_nr;                 /* visible; indices in sampler->gpus */
+	size_t gpus_nr; /* visible; indices in sampler->gpus */
 	double gpu_util_sum, gpu_util_peak;
 	size_t gpu_util_nr;
-	double gpu_memory_peak;         /* NAN until every GPU answered */
+	double gpu_memory_peak; /* NAN until every GPU answered */
 	double gpu_power_last, gpu_power_peak, gpu_power_joules;
-	bool gpu_power_ok;              /* every reading had every GPU's */
-	bool gpu_energy_ok;             /* ... energy counter */
+	bool gpu_power_ok;  /* every reading had every GPU's */
+	bool gpu_energy_ok; /* ... energy counter */
 	double gpu_energy_joules;
 };
 
 struct sampler {
-	unsigned opened;                /* sources that work here */
+	unsigned opened; /* sources that work here */
 	double interval_s;
 	/* why a field cannot work here at all; NULL when it can */
 	const char *unavailable[F_NR];
 	struct strbuf nvml_why, rapl_why, system_why;
 
 	struct nvml *nvml;
-	const char **uuids;             /* of every NVML GPU */
-	size_t *gpus;                   /* this run's visible GPUs */
-	uint64_t *energy_last;          /* per NVML GPU, millijoules */
+	const char **uuids;    /* of every NVML GPU */
+	size_t *gpus;	       /* this run's visible GPUs */
+	uint64_t *energy_last; /* per NVML GPU, millijoules */
 	struct rapl *rapl;
 	struct perfevent *perf;
 	char *stat_path, *loadavg_path;
@@ -107,13 +125,13 @@ struct sampler {
 	pthread_t thread;
 	bool thread_started;
 	pthread_mutex_t lock;
-	pthread_cond_t wake;            /* to the thread: state changed */
-	pthread_cond_t idle;            /* from the thread: state is IDLE */
+	pthread_cond_t wake; /* to the thread: state changed */
+	pthread_cond_t idle; /* from the thread: state is IDLE */
 	enum state state;
 
 	struct run run;
 	double values[F_NR];
-	const char *why[F_NR];          /* NULL when values[] holds it */
+	const char *why[F_NR]; /* NULL when values[] holds it */
 	char why_text[F_NR][200];
 };
 
@@ -255,8 +273,8 @@ static void sample_nvml(struct sampler *sampler, struct run *run, double now,
 		return;
 	}
 	if (!first) {
-		run->gpu_power_joules += (run->gpu_power_last + power) / 2 *
-					 (now - run->last);
+		run->gpu_power_joules +=
+			(run->gpu_power_last + power) / 2 * (now - run->last);
 		if (power > run->gpu_power_peak)
 			run->gpu_power_peak = power;
 	}
@@ -317,8 +335,8 @@ static void *sampling_thread(void *payload)
 
 /* --- opening --- */
 
-static void set_unavailable(struct sampler *sampler,
-			    enum metric_source source, const char *why)
+static void set_unavailable(struct sampler *sampler, enum metric_source source,
+			    const char *why)
 {
 	for (int f = 0; f < F_NR; f++)
 		if (fields[f].source == source)
@@ -337,13 +355,12 @@ static void open_system(struct sampler *sampler)
 	procfs_path(&path, "loadavg");
 	sampler->loadavg_path = strbuf_detach(&path, NULL);
 	if (read_cpu_times(sampler->stat_path, &cpu) < 0) {
-		strbuf_addf(&sampler->system_why, "cannot read the CPU times "
-			    "in '%s': %s", sampler->stat_path,
-			    strerror(errno));
-		sampler->unavailable[F_CPU_UTIL_MEAN] =
-			sampler->system_why.buf;
-		sampler->unavailable[F_CPU_UTIL_PEAK] =
-			sampler->system_why.buf;
+		strbuf_addf(&sampler->system_why,
+			    "cannot read the CPU times "
+			    "in '%s': %s",
+			    sampler->stat_path, strerror(errno));
+		sampler->unavailable[F_CPU_UTIL_MEAN] = sampler->system_why.buf;
+		sampler->unavailable[F_CPU_UTIL_PEAK] = sampler->system_why.buf;
 	}
 	if (read_load(sampler->loadavg_path, &load) < 0)
 		sampler->unavailable[F_LOAD] = "cannot read the load average";
@@ -376,8 +393,8 @@ static void open_perf(struct sampler *sampler)
 
 	perfevent_open(&sampler->perf, (1u << PERFEVENT_NR) - 1);
 	for (int c = 0; c < PERFEVENT_NR; c++) {
-		const char *why = perfevent_why(sampler->perf,
-						(enum perfevent_counter)c);
+		const char *why =
+			perfevent_why(sampler->perf, (enum perfevent_counter)c);
 
 		sampler->unavailable[perf_fields[c]] = why;
 		any |= !why;
@@ -432,9 +449,9 @@ int sampler_new(struct sampler **out, unsigned sources, double interval_s)
 	if (sampler->opened & SAMPLER_SOURCE(SOURCE_PERF))
 		open_perf(sampler);
 	for (int f = 0; f < F_NR; f++)
-		sampler->why[f] = sampler->unavailable[f] ?
-					  sampler->unavailable[f] :
-					  "no run was sampled";
+		sampler->why[f] = sampler->unavailable[f]
+					  ? sampler->unavailable[f]
+					  : "no run was sampled";
 	*out = sampler;
 	return BG_OK;
 }
@@ -496,9 +513,10 @@ void sampler_start(struct sampler *sampler, unsigned sources,
 		run->rapl_errno = errno;
 	}
 	if (run->sources & SAMPLER_SOURCE(SOURCE_NVML)) {
-		run->gpus_nr = nvml_select_visible(
-			cuda_visible, sampler->uuids, nvml_count(sampler->nvml),
-			sampler->gpus, nvml_count(sampler->nvml));
+		run->gpus_nr = nvml_select_visible(cuda_visible, sampler->uuids,
+						   nvml_count(sampler->nvml),
+						   sampler->gpus,
+						   nvml_count(sampler->nvml));
 		sample_nvml(sampler, run, run->start, true);
 	}
 	/* last: the counters are the calling thread's until the child */
@@ -513,18 +531,17 @@ void sampler_start(struct sampler *sampler, unsigned sources,
 	pthread_mutex_unlock(&sampler->lock);
 }
 
-static void set_value(struct sampler *sampler, enum field field,
-		      double value)
+static void set_value(struct sampler *sampler, enum field field, double value)
 {
 	sampler->values[field] = value;
 	sampler->why[field] = NULL;
 }
 
-static void set_why(struct sampler *sampler, enum field field,
-		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_why(struct sampler *sampler, enum field field, const char *fmt,
+		    ...) __attribute__((format(printf, 3, 4)));
 
-static void set_why(struct sampler *sampler, enum field field,
-		    const char *fmt, ...)
+static void set_why(struct sampler *sampler, enum field field, const char *fmt,
+		    ...)
 {
 	va_list ap;
 
@@ -540,12 +557,16 @@ static void finish_system(struct sampler *sampler, const struct run *run)
 	double mean = cpu_percent(&run->first_cpu, &run->last_cpu);
 
 	if (run->stat_failed) {
-		set_why(sampler, F_CPU_UTIL_MEAN, "'%s' could not be read "
-			"during the run", sampler->stat_path);
+		set_why(sampler, F_CPU_UTIL_MEAN,
+			"'%s' could not be read "
+			"during the run",
+			sampler->stat_path);
 		sampler->why[F_CPU_UTIL_PEAK] = sampler->why[F_CPU_UTIL_MEAN];
 	} else if (isnan(mean)) {
-		set_why(sampler, F_CPU_UTIL_MEAN, "the run was shorter than "
-			"one clock tick of '%s'", sampler->stat_path);
+		set_why(sampler, F_CPU_UTIL_MEAN,
+			"the run was shorter than "
+			"one clock tick of '%s'",
+			sampler->stat_path);
 		sampler->why[F_CPU_UTIL_PEAK] = sampler->why[F_CPU_UTIL_MEAN];
 	} else {
 		set_value(sampler, F_CPU_UTIL_MEAN, mean);
@@ -553,14 +574,18 @@ static void finish_system(struct sampler *sampler, const struct run *run)
 			  isnan(run->cpu_peak) ? mean : run->cpu_peak);
 	}
 	if (run->load_failed || !run->load_nr)
-		set_why(sampler, F_LOAD, "'%s' could not be read during the "
-			"run", sampler->loadavg_path);
+		set_why(sampler, F_LOAD,
+			"'%s' could not be read during the "
+			"run",
+			sampler->loadavg_path);
 	else
 		set_value(sampler, F_LOAD,
 			  run->load_sum / (double)run->load_nr);
 	if (isnan(run->disk_min))
-		set_why(sampler, F_DISK_FREE, "cannot measure the free space "
-			"of '%s': %s", run->workdir ? run->workdir : ".",
+		set_why(sampler, F_DISK_FREE,
+			"cannot measure the free space "
+			"of '%s': %s",
+			run->workdir ? run->workdir : ".",
 			strerror(run->disk_errno));
 	else
 		set_value(sampler, F_DISK_FREE, run->disk_min);
@@ -570,8 +595,10 @@ static void finish_rapl(struct sampler *sampler, const struct run *run,
 			double seconds)
 {
 	if (run->rapl_failed) {
-		set_why(sampler, F_RAPL_ENERGY, "a RAPL counter could not be "
-			"read during the run: %s", strerror(run->rapl_errno));
+		set_why(sampler, F_RAPL_ENERGY,
+			"a RAPL counter could not be "
+			"read during the run: %s",
+			strerror(run->rapl_errno));
 		sampler->why[F_RAPL_POWER_MEAN] = sampler->why[F_RAPL_ENERGY];
 		return;
 	}
@@ -595,9 +622,10 @@ static void finish_nvml(struct sampler *sampler, const struct run *run,
 
 	if (!run->gpus_nr) {
 		if (run->cuda_visible)
-			set_why(sampler, F_GPU_ENERGY, "CUDA_VISIBLE_DEVICES="
-				"'%.40s' hides all %zu GPUs", run->cuda_visible,
-				nvml_count(sampler->nvml));
+			set_why(sampler, F_GPU_ENERGY,
+				"CUDA_VISIBLE_DEVICES="
+				"'%.40s' hides all %zu GPUs",
+				run->cuda_visible, nvml_count(sampler->nvml));
 		else
 			set_why(sampler, F_GPU_ENERGY, "NVML sees no GPU");
 		for (int f = 0; f < F_NR; f++)
@@ -606,8 +634,8 @@ static void finish_nvml(struct sampler *sampler, const struct run *run,
 		return;
 	}
 	if (run->gpu_util_nr) {
-		set_value(sampler, F_GPU_UTIL_MEAN, run->gpu_util_sum /
-				    (double)run->gpu_util_nr);
+		set_value(sampler, F_GPU_UTIL_MEAN,
+			  run->gpu_util_sum / (double)run->gpu_util_nr);
 		set_value(sampler, F_GPU_UTIL_PEAK, run->gpu_util_peak);
 	} else {
 		set_why(sampler, F_GPU_UTIL_MEAN, "GPU utilisation: %s",
@@ -630,7 +658,8 @@ static void finish_nvml(struct sampler *sampler, const struct run *run,
 	else if (run->gpu_power_ok)
 		joules = run->gpu_power_joules;
 	if (isnan(joules)) {
-		set_why(sampler, F_GPU_ENERGY, "GPU energy: no energy counter "
+		set_why(sampler, F_GPU_ENERGY,
+			"GPU energy: no energy counter "
 			"(%s) and no power readings (%s)",
 			nvml_reason(sampler, "energy"),
 			nvml_reason(sampler, "power"));
@@ -638,8 +667,8 @@ static void finish_nvml(struct sampler *sampler, const struct run *run,
 		return;
 	}
 	set_value(sampler, F_GPU_ENERGY, joules);
-	set_value(sampler, F_GPU_POWER_MEAN, seconds > 0 ? joules / seconds
-							 : 0);
+	set_value(sampler, F_GPU_POWER_MEAN,
+		  seconds > 0 ? joules / seconds : 0);
 }
 
 static void finish_perf(struct sampler *sampler)
@@ -662,11 +691,13 @@ static void finish_perf(struct sampler *sampler)
 		if (sampler->unavailable[field])
 			continue;
 		if (isnan(counts[outputs[i].counter]))
-			set_why(sampler, field, "perf_event_open failed at "
+			set_why(sampler, field,
+				"perf_event_open failed at "
 				"the start of this run");
 		else
-			set_value(sampler, field, counts[outputs[i].counter] *
-						  outputs[i].scale);
+			set_value(sampler, field,
+				  counts[outputs[i].counter] *
+					  outputs[i].scale);
 	}
 }
 
@@ -691,9 +722,9 @@ void sampler_stop(struct sampler *sampler)
 	seconds = run->last - run->start;
 	for (int f = 0; f < F_NR; f++)
 		if (!(run->sources & SAMPLER_SOURCE(fields[f].source)))
-			sampler->why[f] = sampler->unavailable[f] ?
-						  sampler->unavailable[f] :
-						  "not sampled in this run";
+			sampler->why[f] = sampler->unavailable[f]
+						  ? sampler->unavailable[f]
+						  : "not sampled in this run";
 	if (run->sources & SAMPLER_SOURCE(SOURCE_SYSTEM))
 		finish_system(sampler, run);
 	if (run->sources & SAMPLER_SOURCE(SOURCE_RAPL))
@@ -725,8 +756,8 @@ int sampler_value(const struct sampler *sampler, enum metric_source source,
 
 void sampler_describe(const struct sampler *sampler, struct strbuf *out)
 {
-	for (size_t s = 0; s < sizeof(sources_in_order) /
-				       sizeof(*sources_in_order); s++) {
+	for (size_t s = 0;
+	     s < sizeof(sources_in_order) / sizeof(*sources_in_order); s++) {
 		enum metric_source source = sources_in_order[s];
 		const char *reasons[F_NR];
 		size_t reasons_nr = 0, shown = 0;
@@ -755,8 +786,8 @@ void sampler_describe(const struct sampler *sampler, struct strbuf *out)
 		for (size_t r = 0; r < reasons_nr; r++) {
 			size_t listed = 0;
 
-			strbuf_addstr(out, shown || r ? "; not here (" :
-							" none here (");
+			strbuf_addstr(out, shown || r ? "; not here ("
+						      : " none here (");
 			for (f = 0; f < F_NR; f++)
 				if (fields[f].source == source &&
 				    sampler->unavailable[f] &&

@@ -52,7 +52,7 @@
 #define SAMPLER_SOURCE(source) (1u << (source))
 
 /* The sources this module measures. */
-#define SAMPLER_SOURCES \
+#define SAMPLER_SOURCES                                              \
 	(SAMPLER_SOURCE(SOURCE_NVML) | SAMPLER_SOURCE(SOURCE_RAPL) | \
 	 SAMPLER_SOURCE(SOURCE_SYSTEM) | SAMPLER_SOURCE(SOURCE_PERF))
 

@@ -18,7 +18,7 @@
 /* What the runner's hooks need; the runner has one payload for both. */
 struct hooks {
 	const struct session_options *opts;
-	struct devices *devices;        /* probed at the first case */
+	struct devices *devices; /* probed at the first case */
 	struct strbuf reason;
 };
 
@@ -40,9 +40,9 @@ static bool case_done(const struct result_case *rcase,
 		      const struct benchmark *benchmark, void *payload)
 {
 	struct hooks *hooks = payload;
-	runner_case_done_fn done = hooks->opts->case_done ?
-					   hooks->opts->case_done :
-					   session_precise_enough;
+	runner_case_done_fn done = hooks->opts->case_done
+					   ? hooks->opts->case_done
+					   : session_precise_enough;
 
 	return done(rcase, benchmark, hooks->opts->payload);
 }
@@ -81,8 +81,8 @@ bool session_precise_enough(const struct result_case *rcase,
 			continue;
 		median = stats_median(m->samples, m->nr);
 		if (stats_bootstrap_median_ci(m->samples, m->nr,
-					      settings->confidence, 1000,
-					      m->nr, &ci) < 0 ||
+					      settings->confidence, 1000, m->nr,
+					      &ci) < 0 ||
 		    !(median != 0) ||
 		    (ci.high - ci.low) / 2 > settings->precision * fabs(median))
 			return false;
@@ -138,8 +138,8 @@ static char *find_launcher(void)
 	}
 	if (access(path.buf, X_OK) < 0 || !(found = realpath(path.buf, NULL)))
 		bg_warn("cannot use the launcher '%s': %s; rusage maxrss "
-			"includes benchgate's own memory", path.buf,
-			strerror(errno));
+			"includes benchgate's own memory",
+			path.buf, strerror(errno));
 	strbuf_release(&path);
 	return found;
 }
@@ -200,7 +200,8 @@ int session_run(struct session **out, const struct session_options *opts)
 
 	runner.log_dir = slot->log_dir;
 	runner.log_base = slot->dir;
-	runner.order = opts->sequential ? RUNNER_SEQUENTIAL : RUNNER_INTERLEAVED;
+	runner.order = opts->sequential ? RUNNER_SEQUENTIAL
+					: RUNNER_INTERLEAVED;
 	runner.warmup = opts->warmup;
 	runner.runs = opts->runs_auto ? -1 : opts->runs;
 	runner.progress = opts->progress;
@@ -228,11 +229,10 @@ int session_run(struct session **out, const struct session_options *opts)
 		fail_skipped_cases(session->result);
 	iso8601_now(&now);
 	session->result->finished_at = strbuf_detach(&now, NULL);
-	if (opts->baseline_build_dir &&
-	    (error = split_baseline(session)) < 0)
+	if (opts->baseline_build_dir && (error = split_baseline(session)) < 0)
 		goto done;
 	error = store_write(session->store, session->result, slot,
-			   &session->result_path);
+			    &session->result_path);
 done:
 	free(launcher);
 	profiler_free(profiler);

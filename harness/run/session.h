@@ -21,10 +21,10 @@ struct session_options {
 	const char *suite_path;
 	const struct plan_filter *filter;
 	const char *build_dir;
-	const char *store_spec;         /* NULL: store_default_spec() */
-	int runs;                       /* -1: the suite's */
-	bool runs_auto;                 /* --runs auto */
-	int warmup;                     /* -1: the suite's */
+	const char *store_spec; /* NULL: store_default_spec() */
+	int runs;		/* -1: the suite's */
+	bool runs_auto;		/* --runs auto */
+	int warmup;		/* -1: the suite's */
 	bool sequential;
 	bool progress;
 	/* --require-devices: a case whose device is absent fails instead
@@ -68,7 +68,7 @@ struct session {
 	/* The baseline build's cases, measured in this session with the
 	 * same metadata (opts.baseline_build_dir); NULL without one. */
 	struct result *baseline;
-	struct strbuf result_path;      /* where the result was stored */
+	struct strbuf result_path; /* where the result was stored */
 	/* "<result dir>/artifacts/<result name>": profiles and callgrind
 	 * output, one directory per case, when any case left some. */
 	struct strbuf artifact_dir;

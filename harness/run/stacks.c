@@ -83,7 +83,7 @@ void stacks_add(struct stacks *stacks, const char *frames, uint64_t count)
 
 struct sample {
 	struct strbuf command;
-	char **frames;          /* leaf first, as perf prints them */
+	char **frames; /* leaf first, as perf prints them */
 	size_t nr, alloc;
 	bool open;
 };
@@ -92,8 +92,9 @@ struct sample {
 static void add_frame_text(struct strbuf *out, const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++)
-		strbuf_addch(out, s[i] == ';' ? ':' :
-				  s[i] == '\n' || s[i] == '\r' ? ' ' : s[i]);
+		strbuf_addch(out, s[i] == ';'			 ? ':'
+				  : s[i] == '\n' || s[i] == '\r' ? ' '
+								 : s[i]);
 }
 
 static void sample_flush(struct stacks *stacks, struct sample *sample)
@@ -171,7 +172,7 @@ static char *parse_frame(const char *line)
 	const char *symbol, *end, *object = NULL, *slash;
 	size_t object_len = 0, len;
 
-	p += strcspn(p, " \t");                 /* the address */
+	p += strcspn(p, " \t"); /* the address */
 	symbol = p + strspn(p, " \t");
 	end = symbol + strlen(symbol);
 	while (end > symbol && isspace((unsigned char)end[-1]))
@@ -179,8 +180,8 @@ static char *parse_frame(const char *line)
 	if (end > symbol && end[-1] == ')') {
 		const char *open = end - 1;
 
-		while (open > symbol && !(open[0] == '(' &&
-					  isspace((unsigned char)open[-1])))
+		while (open > symbol &&
+		       !(open[0] == '(' && isspace((unsigned char)open[-1])))
 			open--;
 		if (open > symbol || (open == symbol && *open == '(')) {
 			object = open + 1;
@@ -278,7 +279,8 @@ int stacks_parse_folded(struct stacks *stacks, const char *text, size_t len)
 			    !isdigit((unsigned char)*space)) {
 				error = bg_input_error("folded stacks line %d: "
 						       "expected 'frame;frame "
-						       "count'", line_nr);
+						       "count'",
+						       line_nr);
 				break;
 			}
 			strbuf_reset(&frames);
@@ -300,10 +302,10 @@ static int frame_byte(unsigned char c)
 
 static int compare_stacks(const void *a, const void *b)
 {
-	const unsigned char *x = (const unsigned char *)
-		(*(const struct stack *const *)a)->frames;
-	const unsigned char *y = (const unsigned char *)
-		(*(const struct stack *const *)b)->frames;
+	const unsigned char *x =
+		(const unsigned char *)(*(const struct stack *const *)a)->frames;
+	const unsigned char *y =
+		(const unsigned char *)(*(const struct stack *const *)b)->frames;
 
 	while (*x && *x == *y)
 		x++, y++;
@@ -329,4 +331,3 @@ void stacks_write_folded(const struct stacks *stacks, struct strbuf *out)
 			    (unsigned long long)sorted[i]->count);
 	free(sorted);
 }
-

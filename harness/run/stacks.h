@@ -29,7 +29,7 @@
 #define STACKS_KERNEL_SUFFIX "_[k]"
 
 struct stack {
-	char *frames;           /* "root;...;leaf" */
+	char *frames; /* "root;...;leaf" */
 	uint64_t count;
 };
 
@@ -38,11 +38,14 @@ struct stacks {
 	struct stack *items;
 	size_t nr, alloc;
 	uint64_t total;
-	size_t *index;          /* hash of frames -> items[] + 1; 0: free */
+	size_t *index; /* hash of frames -> items[] + 1; 0: free */
 	size_t index_size;
 };
 
-#define STACKS_INIT { NULL, 0, 0, 0, NULL, 0 }
+#define STACKS_INIT                    \
+	{                              \
+		NULL, 0, 0, 0, NULL, 0 \
+	}
 
 void stacks_init(struct stacks *stacks);
 

@@ -20,17 +20,17 @@
 #define MAX_DEPTH 16
 
 const char *const suite_builtin_vars[] = {
-	"variant", "device", "benchmark", "suite", "suite_dir", "build_dir",
-	"run", NULL,
+	"variant",   "device",	  "benchmark", "suite",
+	"suite_dir", "build_dir", "run",       NULL,
 };
 
 static const char *const source_names[] = {
-	[SOURCE_WALL] = "wall",       [SOURCE_RUSAGE] = "rusage",
-	[SOURCE_PERF] = "perf",       [SOURCE_NVML] = "nvml",
-	[SOURCE_RAPL] = "rapl",       [SOURCE_SYSTEM] = "system",
-	[SOURCE_CALLGRIND] = "callgrind",
-	[SOURCE_METRICS] = "metrics", [SOURCE_STDOUT] = "stdout",
-	[SOURCE_STDERR] = "stderr",   [SOURCE_FILE] = "file",
+	[SOURCE_WALL] = "wall",		  [SOURCE_RUSAGE] = "rusage",
+	[SOURCE_PERF] = "perf",		  [SOURCE_NVML] = "nvml",
+	[SOURCE_RAPL] = "rapl",		  [SOURCE_SYSTEM] = "system",
+	[SOURCE_CALLGRIND] = "callgrind", [SOURCE_METRICS] = "metrics",
+	[SOURCE_STDOUT] = "stdout",	  [SOURCE_STDERR] = "stderr",
+	[SOURCE_FILE] = "file",
 };
 #define SOURCE_COUNT (sizeof(source_names) / sizeof(*source_names))
 
@@ -124,8 +124,8 @@ static int fail_at(struct loader *ld, int at_key, const char *fmt, ...)
 		ld->error = bg_input_error("%s:%d:%d: %s", ld->path, line, col,
 					   message);
 	else
-		ld->error = bg_input_error("%s: %s: %s", ld->path, where,
-					   message);
+		ld->error =
+			bg_input_error("%s: %s: %s", ld->path, where, message);
 	return ld->error;
 }
 
@@ -154,8 +154,10 @@ static int check_keys(struct loader *ld, const cJSON *object,
 {
 	const cJSON *member;
 
-	cJSON_ArrayForEach(member, object) {
-		const char *const *a = allowed ? allowed : (const char *[]){ NULL };
+	cJSON_ArrayForEach(member, object)
+	{
+		const char *const *a = allowed ? allowed
+					       : (const char *[]){ NULL };
 		struct strbuf list = STRBUF_INIT;
 		const cJSON *earlier;
 		int seen = 0;
@@ -171,8 +173,8 @@ static int check_keys(struct loader *ld, const cJSON *object,
 			a++;
 		if (allowed && !*a) {
 			for (a = allowed; *a; a++)
-				strbuf_addf(&list, "%s%s", a == allowed ? "" : ", ",
-					    *a);
+				strbuf_addf(&list, "%s%s",
+					    a == allowed ? "" : ", ", *a);
 			fail_at(ld, 1, "unknown key '%s'; expected one of: %s",
 				member->string, list.buf);
 		}
@@ -210,8 +212,8 @@ static int get_item(struct loader *ld, const cJSON *object, const char *key,
 					      &col);
 			ld->error = bg_input_error(
 				"%s:%d:%d: %s%smissing required key '%s'",
-				ld->path, line, col, where, where[0] ? ": " : "",
-				key);
+				ld->path, line, col, where,
+				where[0] ? ": " : "", key);
 		}
 	}
 	return 0;
@@ -262,7 +264,8 @@ static int get_int(struct loader *ld, const cJSON *object, const char *key,
 	if (!get_item(ld, object, key, false, &item))
 		return 0;
 	push_key(ld, key);
-	if (!cJSON_IsNumber(item) || item->valuedouble != floor(item->valuedouble) ||
+	if (!cJSON_IsNumber(item) ||
+	    item->valuedouble != floor(item->valuedouble) ||
 	    item->valuedouble < min || item->valuedouble > 1e6)
 		fail(ld, "expected a whole number from %d to 1000000", min);
 	else
@@ -274,8 +277,14 @@ static int get_int(struct loader *ld, const cJSON *object, const char *key,
 /* "60s", "500ms", "2m", "1h", or a plain number of seconds. */
 static int parse_duration(const char *text, double *seconds)
 {
-	static const struct { const char *suffix; double scale; } units[] = {
-		{ "ms", 1e-3 }, { "s", 1 }, { "m", 60 }, { "h", 3600 },
+	static const struct {
+		const char *suffix;
+		double scale;
+	} units[] = {
+		{ "ms", 1e-3 },
+		{ "s", 1 },
+		{ "m", 60 },
+		{ "h", 3600 },
 	};
 	char *end;
 	double value = strtod(text, &end);
@@ -291,8 +300,8 @@ static int parse_duration(const char *text, double *seconds)
 	return *end ? -1 : (*seconds = value, 0);
 }
 
-static int get_duration(struct loader *ld, const cJSON *object,
-			const char *key, double *out)
+static int get_duration(struct loader *ld, const cJSON *object, const char *key,
+			double *out)
 {
 	const cJSON *item;
 
@@ -310,8 +319,8 @@ static int get_duration(struct loader *ld, const cJSON *object,
 }
 
 /* "3%" or a fraction below 1 (0.03). */
-static int get_fraction(struct loader *ld, const cJSON *object,
-			const char *key, double *out)
+static int get_fraction(struct loader *ld, const cJSON *object, const char *key,
+			double *out)
 {
 	const cJSON *item;
 	double value = -1;
@@ -353,8 +362,9 @@ static int check_name(struct loader *ld, const char *name, const char *what)
 {
 	for (const char *p = name; *p; p++)
 		if (!is_name_char((unsigned char)*p))
-			return fail(ld, "%s name '%s' may only contain letters, "
-					"digits, '-', '_', '.' and '+'",
+			return fail(ld,
+				    "%s name '%s' may only contain letters, "
+				    "digits, '-', '_', '.' and '+'",
 				    what, name);
 	return BG_OK;
 }
@@ -377,7 +387,8 @@ static int get_name_values(struct loader *ld, const cJSON *object,
 	if (check_keys(ld, item, NULL) < 0)
 		goto done;
 	*out = xcalloc((size_t)cJSON_GetArraySize(item) + 1, sizeof(**out));
-	cJSON_ArrayForEach(member, item) {
+	cJSON_ArrayForEach(member, item)
+	{
 		push_key(ld, member->string);
 		if (!cJSON_IsString(member))
 			fail(ld, "expected a string, found %s",
@@ -397,8 +408,9 @@ done:
 /* Settings */
 
 static const char *const settings_keys[] = {
-	"warmup", "runs", "min_runs", "max_runs", "precision", "timeout",
-	"threshold", "confidence", "env", "profile", NULL,
+	"warmup",    "runs",	"min_runs",  "max_runs",
+	"precision", "timeout", "threshold", "confidence",
+	"env",	     "profile", NULL,
 };
 #define SETTINGS_KEYS_NR (sizeof(settings_keys) / sizeof(*settings_keys) - 1)
 
@@ -454,8 +466,9 @@ static void settings_merge_env(struct suite_settings *settings,
 		       strcmp(settings->env[j].name, env[i].name))
 			j++;
 		if (j == settings->env_nr) {
-			settings->env = xrealloc(settings->env,
-						 (j + 1) * sizeof(*settings->env));
+			settings->env =
+				xrealloc(settings->env,
+					 (j + 1) * sizeof(*settings->env));
 			settings->env[j].name = xstrdup(env[i].name);
 			settings->env_nr++;
 		} else {
@@ -499,8 +512,9 @@ static int parse_settings(struct loader *ld, const cJSON *object,
 		push_key(ld, "confidence");
 		if (!cJSON_IsNumber(runs) || runs->valuedouble < 0.5 ||
 		    runs->valuedouble >= 1)
-			fail(ld, "expected a confidence level from 0.5 to below 1, "
-				 "such as 0.99");
+			fail(ld,
+			     "expected a confidence level from 0.5 to below 1, "
+			     "such as 0.99");
 		else
 			settings->confidence = runs->valuedouble;
 		pop(ld);
@@ -522,8 +536,8 @@ static int parse_settings(struct loader *ld, const cJSON *object,
 /* Metrics */
 
 static const char *const metric_keys[] = {
-	"name", "from", "key", "regex", "field", "path", "per", "unit",
-	"better", "exact", "tolerance", "description", NULL,
+	"name", "from",	  "key",   "regex",	"field",       "path", "per",
+	"unit", "better", "exact", "tolerance", "description", NULL,
 };
 
 static int parse_source(struct loader *ld, const char *name,
@@ -569,7 +583,8 @@ static int check_field(struct loader *ld, struct metric_spec *metric)
 		if (source_fields[i].source != metric->from)
 			continue;
 		has_fields = true;
-		if (metric->field && !strcmp(source_fields[i].field, metric->field)) {
+		if (metric->field &&
+		    !strcmp(source_fields[i].field, metric->field)) {
 			if (!metric->unit && source_fields[i].unit)
 				metric->unit = xstrdup(source_fields[i].unit);
 			goto done;
@@ -584,7 +599,8 @@ static int check_field(struct loader *ld, struct metric_spec *metric)
 		fail(ld, "source '%s' needs a 'field'; expected one of: %s",
 		     source_names[metric->from], list.buf);
 	else
-		fail(ld, "unknown field '%s' for source '%s'; expected one of: %s",
+		fail(ld,
+		     "unknown field '%s' for source '%s'; expected one of: %s",
 		     metric->field, source_names[metric->from], list.buf);
 	pop(ld);
 done:
@@ -605,7 +621,8 @@ static int check_regex(struct loader *ld, const char *pattern)
 		fail(ld, "invalid regular expression: %s", why);
 	} else {
 		if (regex.re_nsub != 1)
-			fail(ld, "expected exactly one capture group, found %zu",
+			fail(ld,
+			     "expected exactly one capture group, found %zu",
 			     (size_t)regex.re_nsub);
 		regfree(&regex);
 	}
@@ -641,12 +658,13 @@ static int parse_metric(struct loader *ld, const cJSON *object,
 		goto done;
 	if (better && strcmp(better, "lower") && strcmp(better, "higher")) {
 		push_key(ld, "better");
-		fail(ld, "expected \"lower\" or \"higher\", found '%s'", better);
+		fail(ld, "expected \"lower\" or \"higher\", found '%s'",
+		     better);
 		pop(ld);
 		goto done;
 	}
-	metric->better = better && !strcmp(better, "higher") ? BETTER_HIGHER :
-							       BETTER_LOWER;
+	metric->better = better && !strcmp(better, "higher") ? BETTER_HIGHER
+							     : BETTER_LOWER;
 	if (cJSON_GetObjectItemCaseSensitive(object, "tolerance")) {
 		const cJSON *item;
 
@@ -688,8 +706,9 @@ static int parse_metric(struct loader *ld, const cJSON *object,
 	case SOURCE_CALLGRIND:
 		/* the one quantity each measures needs no field */
 		if (!metric->unit)
-			metric->unit = xstrdup(metric->from == SOURCE_WALL ?
-					       "s" : "instructions");
+			metric->unit = xstrdup(metric->from == SOURCE_WALL
+						       ? "s"
+						       : "instructions");
 		forbid_key(ld, object, "field", source);
 		/* fall through */
 	default:
@@ -720,8 +739,8 @@ static void metric_spec_release(struct metric_spec *metric)
 
 /* Names of metrics, benchmarks and variants must be unique: they key the
  * result file. */
-static int fail_duplicate(struct loader *ld, const char *what,
-			  const char *name, size_t first)
+static int fail_duplicate(struct loader *ld, const char *what, const char *name,
+			  size_t first)
 {
 	push_key(ld, "name");
 	fail(ld, "duplicate %s name '%s' (first at index %zu)", what, name,
@@ -764,24 +783,30 @@ static int check_per(struct loader *ld, const struct benchmark *benchmark)
 			fail(ld, "'per' does not apply to source 'callgrind'");
 		} else if (!count) {
 			list_other_metrics(&others, benchmark, metric);
-			fail(ld, "unknown metric '%s'; expected the metric of "
-				 "benchmark '%s' that counts the samples of a "
-				 "run (%s%s)", metric->per, benchmark->name,
+			fail(ld,
+			     "unknown metric '%s'; expected the metric of "
+			     "benchmark '%s' that counts the samples of a "
+			     "run (%s%s)",
+			     metric->per, benchmark->name,
 			     others.len ? "one of: " : "it has no other metric",
 			     others.buf);
 		} else if (count == metric) {
-			fail(ld, "metric '%s' cannot be per itself; name the "
-				 "metric that counts the samples of a run",
+			fail(ld,
+			     "metric '%s' cannot be per itself; name the "
+			     "metric that counts the samples of a run",
 			     metric->name);
 		} else if (count->per) {
 			/* a chain would divide by a ratio, not a count */
-			fail(ld, "metric '%s' is itself per '%s'; 'per' must "
-				 "name a count, not another per-sample metric",
+			fail(ld,
+			     "metric '%s' is itself per '%s'; 'per' must "
+			     "name a count, not another per-sample metric",
 			     count->name, count->per);
 		} else if (count->from == SOURCE_CALLGRIND) {
-			fail(ld, "metric '%s' comes from callgrind's run of "
-				 "its own; 'per' needs a count from every "
-				 "measured run", count->name);
+			fail(ld,
+			     "metric '%s' comes from callgrind's run of "
+			     "its own; 'per' needs a count from every "
+			     "measured run",
+			     count->name);
 		}
 		ld->depth -= 2;
 	}
@@ -804,7 +829,8 @@ static int parse_metrics(struct loader *ld, const cJSON *object,
 	}
 	benchmark->metrics = xcalloc((size_t)cJSON_GetArraySize(array),
 				     sizeof(*benchmark->metrics));
-	cJSON_ArrayForEach(item, array) {
+	cJSON_ArrayForEach(item, array)
+	{
 		struct metric_spec *metric = &benchmark->metrics[index];
 
 		push_index(ld, index++);
@@ -844,8 +870,9 @@ static int parse_command(struct loader *ld, const cJSON *object,
 		return ld->error;
 	push_key(ld, "command");
 	if (benchmark->shell)
-		fail_at(ld, 1, "give either 'command' (an argv array) or "
-			       "'shell' (a shell string), not both");
+		fail_at(ld, 1,
+			"give either 'command' (an argv array) or "
+			"'shell' (a shell string), not both");
 	else if (!cJSON_IsArray(command) || !cJSON_GetArraySize(command))
 		fail(ld, "expected a non-empty array of strings (argv; use "
 			 "\"shell\" to opt in to a shell command line)");
@@ -853,7 +880,8 @@ static int parse_command(struct loader *ld, const cJSON *object,
 		goto done;
 	benchmark->command = xcalloc((size_t)cJSON_GetArraySize(command) + 1,
 				     sizeof(*benchmark->command));
-	cJSON_ArrayForEach(item, command) {
+	cJSON_ArrayForEach(item, command)
+	{
 		push_index(ld, index++);
 		if (!cJSON_IsString(item))
 			fail(ld, "expected a string, found %s",
@@ -928,7 +956,8 @@ static int parse_benchmarks(struct loader *ld, const cJSON *root,
 	}
 	suite->benchmarks = xcalloc((size_t)cJSON_GetArraySize(array),
 				    sizeof(*suite->benchmarks));
-	cJSON_ArrayForEach(item, array) {
+	cJSON_ArrayForEach(item, array)
+	{
 		struct benchmark *benchmark = &suite->benchmarks[index];
 
 		push_index(ld, index++);
@@ -977,8 +1006,10 @@ static int parse_variants(struct loader *ld, const cJSON *root,
 		goto done;
 	suite->variants = xcalloc((size_t)cJSON_GetArraySize(object),
 				  sizeof(*suite->variants));
-	cJSON_ArrayForEach(item, object) {
-		struct variant *variant = &suite->variants[suite->variants_nr++];
+	cJSON_ArrayForEach(item, object)
+	{
+		struct variant *variant =
+			&suite->variants[suite->variants_nr++];
 		char *description = NULL;
 
 		variant->name = xstrdup(item->string);
@@ -1020,7 +1051,8 @@ static int parse_devices(struct loader *ld, const cJSON *root,
 	}
 	suite->devices = xcalloc((size_t)cJSON_GetArraySize(array),
 				 sizeof(*suite->devices));
-	cJSON_ArrayForEach(item, array) {
+	cJSON_ArrayForEach(item, array)
+	{
 		push_index(ld, index++);
 		if (!cJSON_IsString(item) || !item->valuestring[0])
 			fail(ld, "expected a device name");
@@ -1033,7 +1065,8 @@ static int parse_devices(struct loader *ld, const cJSON *root,
 		pop(ld);
 		if (ld->error)
 			break;
-		suite->devices[suite->devices_nr++] = xstrdup(item->valuestring);
+		suite->devices[suite->devices_nr++] =
+			xstrdup(item->valuestring);
 	}
 done:
 	pop(ld);
@@ -1074,11 +1107,14 @@ static int check_template(struct loader *ld, const char *template,
 		if (bad[0] == '$')
 			fail(ld, "unterminated '${' in \"%s\"", template);
 		else if (!strncmp(bad, "env:", 4))
-			fail(ld, "'${%s}': environment variable '%s' is not set",
+			fail(ld,
+			     "'${%s}': environment variable '%s' is not set",
 			     bad, bad + 4);
 		else if (check->builtins_only)
-			fail(ld, "unknown variable '${%s}' (variant vars may use "
-				 "only built-in variables)", bad);
+			fail(ld,
+			     "unknown variable '${%s}' (variant vars may use "
+			     "only built-in variables)",
+			     bad);
 		else
 			fail(ld, "unknown variable '${%s}' for variant '%s'",
 			     bad, check->variant->name);
@@ -1104,8 +1140,10 @@ static int check_variables(struct loader *ld, const struct suite *suite)
 		}
 		ld->depth -= 3;
 		check.builtins_only = false;
-		for (size_t b = 0; b < suite->benchmarks_nr && !ld->error; b++) {
-			const struct benchmark *benchmark = &suite->benchmarks[b];
+		for (size_t b = 0; b < suite->benchmarks_nr && !ld->error;
+		     b++) {
+			const struct benchmark *benchmark =
+				&suite->benchmarks[b];
 
 			push_key(ld, "benchmarks");
 			push_index(ld, (int)b);
@@ -1117,7 +1155,8 @@ static int check_variables(struct loader *ld, const struct suite *suite)
 			push_key(ld, "command");
 			for (size_t i = 0; i < benchmark->command_nr; i++) {
 				push_index(ld, (int)i);
-				check_template(ld, benchmark->command[i], &check);
+				check_template(ld, benchmark->command[i],
+					       &check);
 				pop(ld);
 			}
 			pop(ld);
@@ -1140,8 +1179,8 @@ static int check_variables(struct loader *ld, const struct suite *suite)
 /* The whole file */
 
 static const char *const top_keys[] = {
-	"benchgate", "suite", "description", "defaults", "devices", "variants",
-	"benchmarks", NULL,
+	"benchgate", "suite",	 "description", "defaults",
+	"devices",   "variants", "benchmarks",	NULL,
 };
 
 static int syntax_error(const char *path, const char *text, size_t len,
@@ -1166,13 +1205,15 @@ static int syntax_error(const char *path, const char *text, size_t len,
 		while (before > 0 && strchr(" \t\r\n", text[before - 1]))
 			before--;
 		if (before > 0 && text[before - 1] == ',')
-			return bg_input_error("%s:%d:%d: unexpected '%c' after "
-					      "',' (trailing commas are not JSON)",
-					      path, line, col, text[offset]);
+			return bg_input_error(
+				"%s:%d:%d: unexpected '%c' after "
+				"',' (trailing commas are not JSON)",
+				path, line, col, text[offset]);
 	}
-	return bg_input_error("%s:%d:%d: invalid JSON: unexpected '%c'; expected "
-			      "a value, ',' or a closing bracket",
-			      path, line, col, text[offset]);
+	return bg_input_error(
+		"%s:%d:%d: invalid JSON: unexpected '%c'; expected "
+		"a value, ',' or a closing bracket",
+		path, line, col, text[offset]);
 }
 
 static void sha256_hex(const char *data, size_t len, char out[65])
@@ -1188,8 +1229,8 @@ static void sha256_hex(const char *data, size_t len, char out[65])
 static char *absolute_dir_of(const char *path)
 {
 	const char *slash = strrchr(path, '/');
-	char *dir = slash ? xstrndup(path, (size_t)(slash - path + 1)) :
-			    xstrdup(".");
+	char *dir = slash ? xstrndup(path, (size_t)(slash - path + 1))
+			  : xstrdup(".");
 	char *resolved = realpath(dir, NULL);
 
 	free(dir);
@@ -1210,8 +1251,10 @@ int suite_parse(struct suite **out, const char *path, const char *text,
 	if (!root)
 		return syntax_error(path, text, len, end);
 	if (!cJSON_IsObject(root)) {
-		fail(&ld, "expected a suite object {\"benchgate\": 1, ...}, "
-			  "found %s", json_type_name(root));
+		fail(&ld,
+		     "expected a suite object {\"benchgate\": 1, ...}, "
+		     "found %s",
+		     json_type_name(root));
 		goto done;
 	}
 	if (check_keys(&ld, root, top_keys) < 0)

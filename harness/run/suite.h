@@ -20,18 +20,18 @@
  */
 
 enum metric_source {
-	SOURCE_WALL,    /* harness: monotonic wall time of the run, seconds */
-	SOURCE_RUSAGE,  /* harness: field utime | stime (s) | maxrss (bytes) */
-	SOURCE_PERF,    /* harness: field instructions | cycles */
-	SOURCE_NVML,    /* harness: GPU field */
-	SOURCE_RAPL,    /* harness: CPU package energy */
-	SOURCE_SYSTEM,  /* harness: machine CPU utilisation */
+	SOURCE_WALL,   /* harness: monotonic wall time of the run, seconds */
+	SOURCE_RUSAGE, /* harness: field utime | stime (s) | maxrss (bytes) */
+	SOURCE_PERF,   /* harness: field instructions | cycles */
+	SOURCE_NVML,   /* harness: GPU field */
+	SOURCE_RAPL,   /* harness: CPU package energy */
+	SOURCE_SYSTEM, /* harness: machine CPU utilisation */
 	SOURCE_CALLGRIND, /* harness: instructions under valgrind, in a
 			     run of its own (callgrind.h) */
-	SOURCE_METRICS, /* benchmark: the metrics file, by key */
-	SOURCE_STDOUT,  /* benchmark: regex with one capture group */
+	SOURCE_METRICS,	  /* benchmark: the metrics file, by key */
+	SOURCE_STDOUT,	  /* benchmark: regex with one capture group */
 	SOURCE_STDERR,
-	SOURCE_FILE,    /* benchmark: a JSON file and a key path */
+	SOURCE_FILE, /* benchmark: a JSON file and a key path */
 };
 
 const char *metric_source_name(enum metric_source source);
@@ -39,18 +39,18 @@ const char *metric_source_name(enum metric_source source);
 struct metric_spec {
 	char *name;
 	enum metric_source from;
-	char *key;      /* metrics: key in the metrics file (default: name);
+	char *key;   /* metrics: key in the metrics file (default: name);
 			   file: dotted key path in the JSON file */
-	char *regex;    /* stdout / stderr: POSIX extended, one group */
-	char *field;    /* rusage / perf / nvml / rapl / system field */
-	char *path;     /* file: path template (may use ${variables}) */
+	char *regex; /* stdout / stderr: POSIX extended, one group */
+	char *field; /* rusage / perf / nvml / rapl / system field */
+	char *path;  /* file: path template (may use ${variables}) */
 	/* "per": the name of another metric of the benchmark whose value in
 	 * a run counts the samples (inference items) that run processed;
 	 * each value of this metric is divided by it (collectors.h). NULL:
 	 * the values as collected. Never names itself, another "per"
 	 * metric or a callgrind metric (suite_load() checks). */
 	char *per;
-	char *unit;     /* NULL when not declared and not implied */
+	char *unit; /* NULL when not declared and not implied */
 	enum better better;
 	bool exact;
 	double tolerance;
@@ -64,12 +64,12 @@ struct name_value {
 /* Settings that "defaults" declares and each benchmark may override. */
 struct suite_settings {
 	int warmup;
-	int runs;               /* fixed number of measured runs */
-	bool runs_auto;         /* "runs": "auto": adaptive sampling */
+	int runs;	/* fixed number of measured runs */
+	bool runs_auto; /* "runs": "auto": adaptive sampling */
 	int min_runs, max_runs;
-	double precision;       /* adaptive: half-width of the median CI, rel. */
-	double timeout_s;       /* 0: none */
-	double threshold;       /* minimum practical effect, fraction */
+	double precision; /* adaptive: half-width of the median CI, rel. */
+	double timeout_s; /* 0: none */
+	double threshold; /* minimum practical effect, fraction */
 	double confidence;
 	struct name_value *env; /* set in the benchmark's environment */
 	/* "profile": 1 (true): a profiling run per case (profile.h) in
@@ -87,20 +87,20 @@ struct variant {
 
 struct benchmark {
 	char *name;
-	char **command;         /* argv templates; NULL when shell is set */
+	char **command; /* argv templates; NULL when shell is set */
 	size_t command_nr;
-	char *shell;            /* explicit opt-in: run through /bin/sh -c */
+	char *shell; /* explicit opt-in: run through /bin/sh -c */
 	struct metric_spec *metrics;
 	size_t metrics_nr;
 	struct suite_settings settings; /* defaults merged with overrides */
 };
 
 struct suite {
-	char *path;             /* as given */
-	char *dir;              /* absolute directory of the suite file */
+	char *path; /* as given */
+	char *dir;  /* absolute directory of the suite file */
 	char *name;
-	char *description;      /* may be NULL */
-	char sha256[65];        /* of the file's bytes */
+	char *description; /* may be NULL */
+	char sha256[65];   /* of the file's bytes */
 	struct suite_settings defaults;
 	char **devices;
 	size_t devices_nr;

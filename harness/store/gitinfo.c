@@ -41,15 +41,17 @@ static void warn_unversioned(const char *start_dir, int git_error)
 
 	if (git_error == GIT_ENOTFOUND)
 		bg_warn("'%s' is not in a git repository: results are recorded "
-			"for commit 'unknown'", dir);
+			"for commit 'unknown'",
+			dir);
 	else if (git_error == GIT_EOWNER)
 		bg_warn("cannot open the git repository of '%s': %s (see git "
 			"config safe.directory): results are recorded for "
-			"commit 'unknown'", dir, gitref_message());
+			"commit 'unknown'",
+			dir, gitref_message());
 	else
 		bg_warn("cannot open the git repository of '%s': %s: results "
-			"are recorded for commit 'unknown'", dir,
-			gitref_message());
+			"are recorded for commit 'unknown'",
+			dir, gitref_message());
 }
 
 static int read_branch(char **out, git_repository *repo)
@@ -221,7 +223,8 @@ int gitinfo_repo_root(const char *start_dir, struct strbuf *out)
 	}
 	if (!(workdir = git_repository_workdir(repo))) {
 		error = bg_notfound("'%s' is in a bare git repository, which "
-				    "has no work tree", dir);
+				    "has no work tree",
+				    dir);
 		goto done;
 	}
 	len = strlen(workdir);

@@ -8,8 +8,8 @@ const char *gitref_message(void)
 {
 	const git_error *error = git_error_last();
 
-	return error && error->message ? error->message :
-					 "unknown libgit2 error";
+	return error && error->message ? error->message
+				       : "unknown libgit2 error";
 }
 
 int gitref_move(git_repository *repo, const char *name, const git_oid *from,

@@ -24,7 +24,8 @@ const char *case_status_name(enum case_status status)
 
 int case_status_parse(const char *name)
 {
-	for (size_t i = 0; i < sizeof(status_names) / sizeof(*status_names); i++)
+	for (size_t i = 0; i < sizeof(status_names) / sizeof(*status_names);
+	     i++)
 		if (!strcmp(status_names[i], name))
 			return (int)i;
 	return -1;
@@ -135,8 +136,7 @@ static void keep_cases(struct result *result, const bool *keep, bool value)
 	result->cases_nr = kept;
 }
 
-int result_split(struct result *result, const bool *take,
-		 struct result **out)
+int result_split(struct result *result, const bool *take, struct result **out)
 {
 	struct strbuf text = STRBUF_INIT;
 	int error;
@@ -154,8 +154,8 @@ int result_split(struct result *result, const bool *take,
 }
 
 struct result_case *result_find_case(const struct result *result,
-				     const char *benchmark,
-				     const char *variant, const char *device)
+				     const char *benchmark, const char *variant,
+				     const char *device)
 {
 	for (size_t i = 0; i < result->cases_nr; i++) {
 		struct result_case *rcase = &result->cases[i];
@@ -168,8 +168,8 @@ struct result_case *result_find_case(const struct result *result,
 	return NULL;
 }
 
-const struct metric_samples *result_case_find_metric(
-	const struct result_case *rcase, const char *name)
+const struct metric_samples *
+result_case_find_metric(const struct result_case *rcase, const char *name)
 {
 	for (size_t i = 0; i < rcase->metrics_nr; i++)
 		if (!strcmp(rcase->metrics[i].name, name))
@@ -259,7 +259,7 @@ static cJSON *git_to_json(const struct git_meta *git)
 	json_add_string(object, "commit_time", git->commit_time);
 	json_add_string(object, "subject", git->subject);
 	json_add_item(object, "parents",
-			      string_array(git->parents, git->parents_nr));
+		      string_array(git->parents, git->parents_nr));
 	return object;
 }
 
@@ -275,9 +275,9 @@ static cJSON *machine_to_json(const struct machine_info *machine)
 	cJSON_AddNumberToObject(object, "memory_bytes",
 				(double)machine->memory_bytes);
 	json_add_item(object, "gpus",
-			      string_array(machine->gpus, machine->gpus_nr));
+		      string_array(machine->gpus, machine->gpus_nr));
 	json_add_item(object, "ipus",
-			      string_array(machine->ipus, machine->ipus_nr));
+		      string_array(machine->ipus, machine->ipus_nr));
 	return object;
 }
 
@@ -288,8 +288,7 @@ static cJSON *metric_to_json(const struct metric_samples *metric)
 
 	json_add_string(object, "unit", metric->unit);
 	json_add_string(object, "better",
-				metric->better == BETTER_HIGHER ? "higher" :
-								  "lower");
+			metric->better == BETTER_HIGHER ? "higher" : "lower");
 	if (metric->exact) {
 		cJSON_AddBoolToObject(object, "exact", true);
 		cJSON_AddNumberToObject(object, "tolerance", metric->tolerance);
@@ -310,14 +309,13 @@ static cJSON *case_to_json(const struct result_case *rcase)
 	json_add_string(object, "benchmark", rcase->benchmark);
 	json_add_string(object, "variant", rcase->variant);
 	json_add_string(object, "device", rcase->device);
-	json_add_string(object, "status",
-				case_status_name(rcase->status));
+	json_add_string(object, "status", case_status_name(rcase->status));
 	json_add_string(object, "reason", rcase->reason);
 	cJSON_AddNumberToObject(object, "runs", (double)rcase->runs);
 	metrics = cJSON_AddObjectToObject(object, "metrics");
 	for (size_t i = 0; i < rcase->metrics_nr; i++)
 		json_add_item(metrics, rcase->metrics[i].name,
-				      metric_to_json(&rcase->metrics[i]));
+			      metric_to_json(&rcase->metrics[i]));
 	json_add_string(object, "log", rcase->log);
 	if (rcase->artifacts_nr) {
 		cJSON *artifacts = cJSON_AddArrayToObject(object, "artifacts");
@@ -347,8 +345,7 @@ void result_to_json(const struct result *result, struct strbuf *out)
 	json_add_string(root, "suite", result->suite);
 	json_add_string(root, "suite_sha256", result->suite_sha256);
 	json_add_item(root, "git", git_to_json(&result->git));
-	json_add_item(root, "machine",
-			      machine_to_json(&result->machine));
+	json_add_item(root, "machine", machine_to_json(&result->machine));
 	json_add_string(root, "started_at", result->started_at);
 	json_add_string(root, "finished_at", result->finished_at);
 	json_add_string(root, "harness_version", result->harness_version);
@@ -384,8 +381,8 @@ static int malformed(struct reader *rd, const char *where, const char *what)
 	return rd->error;
 }
 
-static char *get_string(struct reader *rd, const cJSON *object,
-			const char *key, bool required)
+static char *get_string(struct reader *rd, const cJSON *object, const char *key,
+			bool required)
 {
 	const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, key);
 
@@ -435,7 +432,8 @@ static char **get_strings(struct reader *rd, const cJSON *object,
 	}
 	strings = xcalloc((size_t)cJSON_GetArraySize(array) + 1,
 			  sizeof(*strings));
-	cJSON_ArrayForEach(item, array) {
+	cJSON_ArrayForEach(item, array)
+	{
 		if (!cJSON_IsString(item)) {
 			malformed(rd, key, "an array of strings");
 			continue;
@@ -499,8 +497,8 @@ static void read_machine(struct reader *rd, const cJSON *object,
 static void read_metric(struct reader *rd, const cJSON *object,
 			struct metric_samples *metric)
 {
-	const cJSON *samples = cJSON_GetObjectItemCaseSensitive(object,
-								"samples");
+	const cJSON *samples =
+		cJSON_GetObjectItemCaseSensitive(object, "samples");
 	const cJSON *sample;
 	char *better;
 
@@ -510,18 +508,19 @@ static void read_metric(struct reader *rd, const cJSON *object,
 	}
 	metric->unit = get_string(rd, object, "unit", false);
 	better = get_string(rd, object, "better", false);
-	metric->better = better && !strcmp(better, "higher") ? BETTER_HIGHER :
-							       BETTER_LOWER;
+	metric->better = better && !strcmp(better, "higher") ? BETTER_HIGHER
+							     : BETTER_LOWER;
 	free(better);
-	metric->exact = cJSON_IsTrue(
-		cJSON_GetObjectItemCaseSensitive(object, "exact"));
+	metric->exact =
+		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(object, "exact"));
 	metric->tolerance = get_number(rd, object, "tolerance", false);
 	metric->runs = (size_t)get_number(rd, object, "runs", false);
 	if (!cJSON_IsArray(samples)) {
 		malformed(rd, "samples", "an array of numbers");
 		return;
 	}
-	cJSON_ArrayForEach(sample, samples) {
+	cJSON_ArrayForEach(sample, samples)
+	{
 		if (!cJSON_IsNumber(sample) || !isfinite(sample->valuedouble)) {
 			malformed(rd, "samples", "finite numbers");
 			return;
@@ -533,8 +532,8 @@ static void read_metric(struct reader *rd, const cJSON *object,
 static void read_artifacts(struct reader *rd, const cJSON *object,
 			   struct result_case *rcase)
 {
-	const cJSON *array = cJSON_GetObjectItemCaseSensitive(object,
-							      "artifacts");
+	const cJSON *array =
+		cJSON_GetObjectItemCaseSensitive(object, "artifacts");
 	const cJSON *item;
 
 	if (!array)
@@ -543,7 +542,8 @@ static void read_artifacts(struct reader *rd, const cJSON *object,
 		malformed(rd, "artifacts", "an array of {kind, path} objects");
 		return;
 	}
-	cJSON_ArrayForEach(item, array) {
+	cJSON_ArrayForEach(item, array)
+	{
 		char *kind = get_string(rd, item, "kind", true);
 		char *path = get_string(rd, item, "path", true);
 
@@ -578,8 +578,8 @@ static void read_case(struct reader *rd, const cJSON *object,
 	rcase->log = get_string(rd, object, "log", false);
 	rcase->runs = (size_t)get_number(rd, object, "runs", false);
 	metrics = get_object(rd, object, "metrics");
-	cJSON_ArrayForEach(metric, metrics)
-		read_metric(rd, metric, result_case_metric(rcase, metric->string));
+	cJSON_ArrayForEach(metric, metrics) read_metric(
+		rd, metric, result_case_metric(rcase, metric->string));
 	read_artifacts(rd, object, rcase);
 	rcase->profile_note = get_string(rd, object, "profile_note", false);
 done:
@@ -602,7 +602,8 @@ int result_parse(struct result **out, const char *text, size_t len,
 	root = cJSON_ParseWithLength(text, len);
 	if (!root)
 		return bg_input_error("%s: not valid JSON (truncated or "
-				      "corrupt result file)", path);
+				      "corrupt result file)",
+				      path);
 	version = cJSON_GetObjectItemCaseSensitive(root, "benchgate_result");
 	if (!cJSON_IsNumber(version) || version->valuedouble != 1) {
 		malformed(&rd, "benchgate_result",
@@ -621,13 +622,12 @@ int result_parse(struct result **out, const char *text, size_t len,
 		read_machine(&rd, object, &result->machine);
 	result->started_at = get_string(&rd, root, "started_at", false);
 	result->finished_at = get_string(&rd, root, "finished_at", false);
-	result->harness_version = get_string(&rd, root, "harness_version",
-					     false);
+	result->harness_version =
+		get_string(&rd, root, "harness_version", false);
 	cases = cJSON_GetObjectItemCaseSensitive(root, "cases");
 	if (!cJSON_IsArray(cases))
 		malformed(&rd, "cases", "an array");
-	cJSON_ArrayForEach(rcase, cases)
-		read_case(&rd, rcase, result);
+	cJSON_ArrayForEach(rcase, cases) read_case(&rd, rcase, result);
 done:
 	cJSON_Delete(root);
 	if (rd.error) {

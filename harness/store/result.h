@@ -13,7 +13,10 @@
  * DESIGN.md; result_to_json() and result_load() round-trip it exactly.
  */
 
-enum better { BETTER_LOWER = 0, BETTER_HIGHER = 1 };
+enum better {
+	BETTER_LOWER = 0,
+	BETTER_HIGHER = 1
+};
 
 enum case_status {
 	CASE_OK = 0,
@@ -30,22 +33,22 @@ int case_status_parse(const char *name);
  * benchmark reports several per run). */
 struct metric_samples {
 	char *name;
-	char *unit;             /* may be NULL */
+	char *unit; /* may be NULL */
 	enum better better;
-	bool exact;             /* compared against `tolerance`, not statistics */
+	bool exact; /* compared against `tolerance`, not statistics */
 	double tolerance;
 	double *samples;
 	size_t nr, alloc;
-	size_t runs;            /* measured runs that contributed samples */
+	size_t runs; /* measured runs that contributed samples */
 };
 
 /* A file or directory a case left beside the result: a flame graph, the
  * directory of a profiling run, callgrind's output (profile.h,
  * callgrind.h). */
 struct result_artifact {
-	char *kind;             /* "profile", "flamegraph", "folded", "perf",
+	char *kind; /* "profile", "flamegraph", "folded", "perf",
 				   "poplar", "callgrind" */
-	char *path;             /* relative to the result file's directory,
+	char *path; /* relative to the result file's directory,
 				   or absolute */
 };
 
@@ -54,28 +57,28 @@ struct result_case {
 	char *variant;
 	char *device;
 	enum case_status status;
-	char *reason;           /* why failed/timeout/skipped; NULL when ok */
-	char *log;              /* log path relative to the result file */
-	size_t runs;            /* measured runs done (adaptive sampling) */
+	char *reason; /* why failed/timeout/skipped; NULL when ok */
+	char *log;    /* log path relative to the result file */
+	size_t runs;  /* measured runs done (adaptive sampling) */
 	struct metric_samples *metrics;
 	size_t metrics_nr, metrics_alloc;
-	struct result_artifact *artifacts;      /* in the order made */
+	struct result_artifact *artifacts; /* in the order made */
 	size_t artifacts_nr, artifacts_alloc;
-	char *profile_note;     /* why a profile is missing; NULL: none is */
+	char *profile_note; /* why a profile is missing; NULL: none is */
 };
 
 struct git_meta {
-	char commit[41];        /* 40 hex, or "unknown" outside a repository */
-	char *branch;           /* NULL when detached */
+	char commit[41]; /* 40 hex, or "unknown" outside a repository */
+	char *branch;	 /* NULL when detached */
 	bool dirty;
-	char *commit_time;      /* ISO 8601, NULL when unknown */
+	char *commit_time; /* ISO 8601, NULL when unknown */
 	char *subject;
-	char **parents;         /* 40-hex strings */
+	char **parents; /* 40-hex strings */
 	size_t parents_nr;
 };
 
 struct machine_info {
-	char id[65];            /* 16 hex, stable across runs on one machine,
+	char id[65]; /* 16 hex, stable across runs on one machine,
 				   or BENCHGATE_MACHINE_ID (up to 64) */
 	char *hostname;
 	char *os;
@@ -93,7 +96,7 @@ struct result {
 	char suite_sha256[65];
 	struct git_meta git;
 	struct machine_info machine;
-	char *started_at;       /* ISO 8601 UTC */
+	char *started_at; /* ISO 8601 UTC */
 	char *finished_at;
 	char *harness_version;
 	struct result_case *cases;
@@ -115,20 +118,19 @@ struct result_case *result_add_case(struct result *result,
  * times; both keep their cases' order. Free *out with result_free().
  * BG_EINPUT only when result does not survive its own JSON document.
  */
-int result_split(struct result *result, const bool *take,
-		 struct result **out);
+int result_split(struct result *result, const bool *take, struct result **out);
 
 /* The case with these names, or NULL. Borrowed. */
 struct result_case *result_find_case(const struct result *result,
-				     const char *benchmark,
-				     const char *variant, const char *device);
+				     const char *benchmark, const char *variant,
+				     const char *device);
 
 /* The metric of that name in the case, created (strings copied) if absent.
  * Borrowed from the case. */
 struct metric_samples *result_case_metric(struct result_case *rcase,
 					  const char *name);
-const struct metric_samples *result_case_find_metric(
-	const struct result_case *rcase, const char *name);
+const struct metric_samples *
+result_case_find_metric(const struct result_case *rcase, const char *name);
 
 void metric_samples_push(struct metric_samples *metric, double value);
 

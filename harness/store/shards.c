@@ -28,8 +28,9 @@ static bool iso_seconds(const char *iso, double *out)
 	long offset = 0;
 	struct tm tm;
 
-	if (!iso || sscanf(iso, "%4d-%2d-%2dT%2d:%2d:%2d%n", &year, &month,
-			   &day, &hour, &minute, &second, &consumed) != 6 ||
+	if (!iso ||
+	    sscanf(iso, "%4d-%2d-%2dT%2d:%2d:%2d%n", &year, &month, &day, &hour,
+		   &minute, &second, &consumed) != 6 ||
 	    !consumed)
 		return false;
 	rest = iso + consumed;
@@ -42,7 +43,8 @@ static bool iso_seconds(const char *iso, double *out)
 	if (*rest == '+' || *rest == '-') {
 		int zone_hours = 0, zone_minutes = 0;
 
-		if (sscanf(rest + 1, "%2d:%2d", &zone_hours, &zone_minutes) != 2 &&
+		if (sscanf(rest + 1, "%2d:%2d", &zone_hours, &zone_minutes) !=
+			    2 &&
 		    sscanf(rest + 1, "%2d%2d", &zone_hours, &zone_minutes) != 2)
 			return false;
 		offset = (zone_hours * 60L + zone_minutes) * 60;
@@ -77,13 +79,13 @@ static void keep_extreme(char **time, const char *candidate, bool latest)
 	*time = xstrdup(candidate);
 }
 
-static int mismatch(const char *what, const char *first_path,
-		    const char *first, const char *path, const char *value)
+static int mismatch(const char *what, const char *first_path, const char *first,
+		    const char *path, const char *value)
 {
 	return bg_input_error("'%s' has %s '%s' but '%s' has '%s': shards of "
 			      "one run share the suite, its sha256, the "
-			      "commit and the machine", path, what, value,
-			      first_path, first);
+			      "commit and the machine",
+			      path, what, value, first_path, first);
 }
 
 static int check_same_run(const struct result *first, const char *first_path,
@@ -93,8 +95,8 @@ static int check_same_run(const struct result *first, const char *first_path,
 		return mismatch("suite", first_path, first->suite, path,
 				r->suite);
 	if (strcmp(first->suite_sha256, r->suite_sha256))
-		return mismatch("suite_sha256", first_path,
-				first->suite_sha256, path, r->suite_sha256);
+		return mismatch("suite_sha256", first_path, first->suite_sha256,
+				path, r->suite_sha256);
 	if (strcmp(first->git.commit, r->git.commit))
 		return mismatch("commit", first_path, first->git.commit, path,
 				r->git.commit);
@@ -317,7 +319,7 @@ static int copy_tree(const char *src, const char *dst)
 		goto done;
 	}
 	if (!S_ISREG(st.st_mode))
-		goto done;      /* links and devices are nobody's results */
+		goto done; /* links and devices are nobody's results */
 	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
 		   st.st_mode & 0777);
 	if (out < 0 && errno == EEXIST)
@@ -367,7 +369,7 @@ static int carry_path(char **path, const char *area, const char *from,
 	int error = BG_OK;
 
 	if (!*path || (*path)[0] == '/')
-		return BG_OK;   /* absolute: resolves from anywhere */
+		return BG_OK; /* absolute: resolves from anywhere */
 	strbuf_addf(&src, "%s/%s", from, *path);
 	if (access(src.buf, F_OK) < 0) {
 		missing_add(missing, *path);
@@ -411,8 +413,8 @@ int shards_carry_files(struct result *merged, const char *const *origins,
 			strbuf_reset(&from);
 			if (!directory_of(origins[i], &from)) {
 				error = bg_error("cannot find the directory "
-						 "of '%s': %s", origins[i],
-						 strerror(errno));
+						 "of '%s': %s",
+						 origins[i], strerror(errno));
 				break;
 			}
 		}

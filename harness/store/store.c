@@ -21,20 +21,18 @@
 #include <unistd.h>
 
 #define SUITE_FILENAME_MAX 200
-#define TIMESTAMP_LEN 16
+#define TIMESTAMP_LEN	   16
 /* Far beyond any real burst of runs in one second; a bound so that a
  * broken file system cannot spin the name search forever. */
 #define NAME_ATTEMPTS_MAX 100000
 
-
 /* Shared helpers */
 
-static void warn_once(struct store *store, const char *key,
-		      const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+static void warn_once(struct store *store, const char *key, const char *fmt,
+		      ...) __attribute__((format(printf, 3, 4)));
 
-static void warn_once(struct store *store, const char *key,
-		      const char *fmt, ...)
+static void warn_once(struct store *store, const char *key, const char *fmt,
+		      ...)
 {
 	struct strbuf message = STRBUF_INIT;
 	va_list ap;
@@ -86,10 +84,12 @@ int store_suite_filename(const char *suite, struct strbuf *out)
 
 	if (!len || !strcmp(suite, ".") || !strcmp(suite, ".."))
 		return bg_input_error("suite name '%s' cannot name a result "
-				      "file", suite);
+				      "file",
+				      suite);
 	if (len > SUITE_FILENAME_MAX)
 		return bg_input_error("suite name '%.40s...' is longer than "
-				      "%d bytes", suite, SUITE_FILENAME_MAX);
+				      "%d bytes",
+				      suite, SUITE_FILENAME_MAX);
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)suite[i];
 		bool safe = isalnum(c) || c == '-' || c == '_' ||
@@ -109,8 +109,9 @@ static void timestamp_of(const char *iso, char out[TIMESTAMP_LEN + 1])
 	struct tm tm;
 	time_t when = time(NULL);
 
-	if (iso && sscanf(iso, "%4d-%2d-%2dT%2d:%2d:%2d%n", &year, &month,
-			  &day, &hour, &minute, &second, &consumed) == 6 &&
+	if (iso &&
+	    sscanf(iso, "%4d-%2d-%2dT%2d:%2d:%2d%n", &year, &month, &day, &hour,
+		   &minute, &second, &consumed) == 6 &&
 	    consumed) {
 		const char *zone = iso + consumed;
 		long offset = 0;
@@ -156,8 +157,9 @@ static bool timestamp_valid(const char *ts)
 	for (i = 0; i < TIMESTAMP_LEN; i++) {
 		char c = ts[i];
 
-		if (i == 8 ? c != 'T' :
-		    i == 15 ? c != 'Z' : !isdigit((unsigned char)c))
+		if (i == 8    ? c != 'T'
+		    : i == 15 ? c != 'Z'
+			      : !isdigit((unsigned char)c))
 			return false;
 	}
 	return true;
@@ -272,7 +274,8 @@ static int result_location(struct store *store, const struct result *r,
 				      r->git.commit);
 	if (!machine_id_valid(r->machine.id))
 		return bg_input_error("result machine id '%s' cannot name a "
-				      "store directory", r->machine.id);
+				      "store directory",
+				      r->machine.id);
 	if (!r->suite)
 		return bg_input_error("result has no suite name");
 	strbuf_addf(dir, "%s/%s/%s", store->location, r->git.commit,
@@ -353,7 +356,8 @@ static int dir_reserve(struct store *store, const struct result *r,
 	for (attempt = 0;; attempt++) {
 		if (attempt == NAME_ATTEMPTS_MAX) {
 			error = bg_error("cannot find a free name for '%s' in "
-					 "'%s'", stem.buf, dir.buf);
+					 "'%s'",
+					 stem.buf, dir.buf);
 			goto done;
 		}
 		name_candidate(&name, stem.buf, attempt);
@@ -446,7 +450,8 @@ static int dir_write(struct store *store, const struct result *r,
 	for (attempt = 0; !placed; attempt++) {
 		if (attempt == NAME_ATTEMPTS_MAX) {
 			placed = bg_error("cannot find a free name for '%s' "
-					  "in '%s'", stem.buf, dir.buf);
+					  "in '%s'",
+					  stem.buf, dir.buf);
 			break;
 		}
 		name_candidate(&name, stem.buf, attempt);
@@ -575,7 +580,8 @@ static int dir_list(struct store *store, const struct store_query *q,
 		if (len < 4 || !all_hex(prefix.buf, len)) {
 			error = bg_input_error("'%s' is not a commit id or a "
 					       "prefix of at least 4 hex "
-					       "digits", q->commit);
+					       "digits",
+					       q->commit);
 			goto done;
 		}
 	}
@@ -624,17 +630,12 @@ static int dir_load(struct store *store, const struct store_entry *entry,
 }
 
 static const struct store_backend dir_backend = {
-	dir_reserve,
-	dir_write,
-	dir_list,
-	dir_load,
-	NULL,
+	dir_reserve, dir_write, dir_list, dir_load, NULL,
 };
 
 /* Shared with the git backend (store_backend.h) */
 
-void store_warn_once(struct store *store, const char *key, const char *fmt,
-		     ...)
+void store_warn_once(struct store *store, const char *key, const char *fmt, ...)
 {
 	struct strbuf message = STRBUF_INIT;
 	va_list ap;
@@ -875,7 +876,8 @@ void store_list_add(struct store *store, struct store_entry_list *list,
 		return;
 	if (!store_parse_result_name(file, &entry.suite, entry.timestamp,
 				     &entry.seq)) {
-		store_warn_once(store, path, "'%s': not a result file name "
+		store_warn_once(store, path,
+				"'%s': not a result file name "
 				"(<suite>-<YYYYMMDDTHHMMSSZ>.json), skipped",
 				path);
 		return;
@@ -898,7 +900,7 @@ int store_check_placement(const struct store_entry *entry,
 	    !strcmp(r->machine.id, entry->machine))
 		return BG_OK;
 	return bg_input_error("'%s': records commit '%s' on machine '%s' but "
-			      "is stored under '%s/%s'", entry->path,
-			      r->git.commit, r->machine.id, entry->commit,
-			      entry->machine);
+			      "is stored under '%s/%s'",
+			      entry->path, r->git.commit, r->machine.id,
+			      entry->commit, entry->machine);
 }

@@ -94,11 +94,11 @@ int store_suite_filename(const char *suite, struct strbuf *out);
  * logs while it runs. Fields are owned by the slot.
  */
 struct store_slot {
-	char *dir;        /* absolute directory the result file goes into:
+	char *dir;	  /* absolute directory the result file goes into:
 			   * the base of the result's relative paths (git
 			   * store: its scratch twin inside the git dir) */
-	char *name;       /* "<suite>-<timestamp>[-N]", the result's stem */
-	char *log_dir;    /* absolute "<dir>/logs/<name>", already created */
+	char *name;	  /* "<suite>-<timestamp>[-N]", the result's stem */
+	char *log_dir;	  /* absolute "<dir>/logs/<name>", already created */
 	char *log_prefix; /* "logs/<name>": a case's `log` field is
 			   * "<log_prefix>/<case>.log" */
 };
@@ -138,19 +138,19 @@ struct store_query {
 	const char *machine; /* exact machine id */
 	const char *suite;   /* suite name, compared as store_suite_filename()
 			      * maps it and, with `load`, exactly */
-	bool load;           /* load each result into its entry, skipping
+	bool load;	     /* load each result into its entry, skipping
 			      * corrupt ones; otherwise only names are read */
 };
 
 struct store_entry {
-	char *path;             /* the result file; git store:
+	char *path; /* the result file; git store:
 				 * "BRANCH:<commit>/<machine>/<file>" */
 	char *commit;
 	char *machine;
-	char *suite;            /* as in the file name (sanitised) */
-	char timestamp[17];     /* "20261122T073422Z" */
-	unsigned seq;           /* the "-N" suffix, 0 without */
-	struct result *result;  /* with query.load; else NULL */
+	char *suite;	       /* as in the file name (sanitised) */
+	char timestamp[17];    /* "20261122T073422Z" */
+	unsigned seq;	       /* the "-N" suffix, 0 without */
+	struct result *result; /* with query.load; else NULL */
 };
 
 /*

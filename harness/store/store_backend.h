@@ -31,9 +31,9 @@ struct store_backend {
 
 struct store {
 	const struct store_backend *backend;
-	char *location;         /* for messages: the directory, "git:BRANCH" */
-	void *backend_data;     /* the backend's own state, or NULL */
-	char **warned;          /* what was already reported, by key */
+	char *location;	    /* for messages: the directory, "git:BRANCH" */
+	void *backend_data; /* the backend's own state, or NULL */
+	char **warned;	    /* what was already reported, by key */
 	size_t warned_nr, warned_alloc;
 };
 
@@ -52,8 +52,8 @@ int store_git_open(struct store **out, const char *branch);
 
 /* bg_warn() once per store and key (a path): history and baseline read
  * one file many times per process. */
-void store_warn_once(struct store *store, const char *key, const char *fmt,
-		     ...) __attribute__((format(printf, 3, 4)));
+void store_warn_once(struct store *store, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* A full lower-case SHA-1 or SHA-256 id, or "unknown". */
 bool store_commit_name_valid(const char *commit);

@@ -59,17 +59,17 @@
 
 struct git_store {
 	git_repository *repo;
-	char *branch;           /* "benchgate-results" */
-	char *ref;              /* "refs/heads/benchgate-results" */
-	char *scratch;          /* "<commondir>/benchgate/<branch>" */
-	unsigned random_state;  /* for the retry jitter */
+	char *branch;	       /* "benchgate-results" */
+	char *ref;	       /* "refs/heads/benchgate-results" */
+	char *scratch;	       /* "<commondir>/benchgate/<branch>" */
+	unsigned random_state; /* for the retry jitter */
 };
 
 /* What a write puts on the branch besides the result: its log and
  * artifact files, at "<commit>/<machine>/<area>/<name>/<path>". */
 struct file_blob {
-	const char *area;       /* "logs" or "artifacts", static */
-	char *path;             /* below <area>/<name>: "<case>.log",
+	const char *area; /* "logs" or "artifacts", static */
+	char *path;	  /* below <area>/<name>: "<case>.log",
 				 * "<case>/flamegraph.svg" */
 	git_filemode_t mode;
 	git_oid id;
@@ -98,8 +98,8 @@ static bool all_hex(const char *s, size_t len)
 static void backoff(struct git_store *gs, unsigned attempt)
 {
 	unsigned ceiling_ms = 1u << (attempt < 5 ? attempt : 5);
-	long delay_us = (long)(rand_r(&gs->random_state) %
-			       (ceiling_ms * 1000u)) + 200;
+	long delay_us =
+		(long)(rand_r(&gs->random_state) % (ceiling_ms * 1000u)) + 200;
 	struct timespec pause = { delay_us / 1000000,
 				  (delay_us % 1000000) * 1000 };
 
@@ -177,7 +177,6 @@ static int subtree(git_tree **out, git_repository *repo, git_tree *tree,
 
 /* Listing */
 
-
 static void list_machine(struct store *store, git_tree *tree,
 			 const char *commit, const char *machine,
 			 const char *suite, struct store_entry_list *list)
@@ -190,7 +189,8 @@ static void list_machine(struct store *store, git_tree *tree,
 		const git_tree_entry *te = git_tree_entry_byindex(tree, i);
 		const char *file = git_tree_entry_name(te);
 
-		if (file[0] == '.' || git_tree_entry_type(te) != GIT_OBJECT_BLOB)
+		if (file[0] == '.' ||
+		    git_tree_entry_type(te) != GIT_OBJECT_BLOB)
 			continue;
 		strbuf_reset(&path);
 		strbuf_addf(&path, "%s:%s/%s/%s", gs->branch, commit, machine,
@@ -201,9 +201,9 @@ static void list_machine(struct store *store, git_tree *tree,
 	strbuf_release(&path);
 }
 
-static int list_commit(struct store *store, git_tree *tree,
-		       const char *commit, const struct store_query *q,
-		       const char *suite, struct store_entry_list *list)
+static int list_commit(struct store *store, git_tree *tree, const char *commit,
+		       const struct store_query *q, const char *suite,
+		       struct store_entry_list *list)
 {
 	struct git_store *gs = git_store_of(store);
 	git_tree *machine_tree = NULL;
@@ -212,7 +212,8 @@ static int list_commit(struct store *store, git_tree *tree,
 
 	if (q->machine) {
 		if ((error = subtree(&machine_tree, gs->repo, tree,
-				     q->machine)) < 0 || !machine_tree)
+				     q->machine)) < 0 ||
+		    !machine_tree)
 			return error;
 		list_machine(store, machine_tree, commit, q->machine, suite,
 			     list);
@@ -226,11 +227,11 @@ static int list_commit(struct store *store, git_tree *tree,
 
 		if (!machine_id_valid(machine))
 			continue;
-		if ((error = subtree(&machine_tree, gs->repo, tree,
-				     machine)) < 0 || !machine_tree)
+		if ((error = subtree(&machine_tree, gs->repo, tree, machine)) <
+			    0 ||
+		    !machine_tree)
 			continue;
-		list_machine(store, machine_tree, commit, machine, suite,
-			     list);
+		list_machine(store, machine_tree, commit, machine, suite, list);
 		git_tree_free(machine_tree);
 	}
 	return error;
@@ -263,7 +264,8 @@ static int git_list(struct store *store, const struct store_query *q,
 		    (len < 4 || !all_hex(prefix.buf, len))) {
 			error = bg_input_error("'%s' is not a commit id or a "
 					       "prefix of at least 4 hex "
-					       "digits", q->commit);
+					       "digits",
+					       q->commit);
 			goto done;
 		}
 	}
@@ -271,7 +273,8 @@ static int git_list(struct store *store, const struct store_query *q,
 		goto done;
 	if (q->commit && store_commit_name_valid(prefix.buf)) {
 		if ((error = subtree(&commit_tree, gs->repo, root,
-				     prefix.buf)) < 0 || !commit_tree)
+				     prefix.buf)) < 0 ||
+		    !commit_tree)
 			goto done;
 		error = list_commit(store, commit_tree, prefix.buf, q,
 				    suite_name, &list);
@@ -288,7 +291,8 @@ static int git_list(struct store *store, const struct store_query *q,
 			continue;
 		git_tree_free(commit_tree);
 		commit_tree = NULL;
-		if ((error = subtree(&commit_tree, gs->repo, root, commit)) < 0 ||
+		if ((error = subtree(&commit_tree, gs->repo, root, commit)) <
+			    0 ||
 		    !commit_tree)
 			continue;
 		error = list_commit(store, commit_tree, commit, q, suite_name,
@@ -391,7 +395,8 @@ static int claim_name(struct git_store *gs, const char *rel_dir,
 	for (attempt = first_attempt;; attempt++) {
 		if (attempt == NAME_ATTEMPTS_MAX) {
 			error = bg_error("cannot find a free name for '%s' on "
-					 "branch '%s'", stem, gs->branch);
+					 "branch '%s'",
+					 stem, gs->branch);
 			goto done;
 		}
 		store_name_candidate(name, stem, attempt);
@@ -480,8 +485,7 @@ static int git_reserve(struct store *store, const struct result *r,
 	int error;
 
 	*out = NULL;
-	if ((error = result_places(gs, r, &scratch_dir, &rel_dir,
-				   &suite)) < 0)
+	if ((error = result_places(gs, r, &scratch_dir, &rel_dir, &suite)) < 0)
 		goto done;
 	store_timestamp_of(r->started_at, ts);
 	strbuf_addf(&stem, "%s-%s", suite.buf, ts);
@@ -522,9 +526,8 @@ static void file_blobs_release(struct file_blobs *files)
  * Hidden files (a writer's temporary files) and anything that is neither
  * a file nor a directory are left out; a missing top has no files.
  */
-static int read_files(struct git_store *gs, const char *top,
-		      const char *sub, const char *area,
-		      struct file_blobs *files)
+static int read_files(struct git_store *gs, const char *top, const char *sub,
+		      const char *area, struct file_blobs *files)
 {
 	struct strbuf dir = STRBUF_INIT, path = STRBUF_INIT;
 	struct strbuf rel = STRBUF_INIT;
@@ -563,16 +566,16 @@ static int read_files(struct git_store *gs, const char *top,
 			continue;
 		ALLOC_GROW(files->items, files->nr + 1, files->alloc);
 		file = &files->items[files->nr];
-		if (git_blob_create_from_disk(&file->id, gs->repo,
-					      path.buf) < 0) {
+		if (git_blob_create_from_disk(&file->id, gs->repo, path.buf) <
+		    0) {
 			error = bg_error("cannot store '%s': %s", path.buf,
 					 gitref_message());
 			break;
 		}
 		file->area = area;
 		file->path = strbuf_detach(&rel, NULL);
-		file->mode = st.st_mode & 0111 ? GIT_FILEMODE_BLOB_EXECUTABLE :
-						 GIT_FILEMODE_BLOB;
+		file->mode = st.st_mode & 0111 ? GIT_FILEMODE_BLOB_EXECUTABLE
+					       : GIT_FILEMODE_BLOB;
 		files->nr++;
 	}
 	closedir(d);
@@ -593,8 +596,7 @@ static void move_path(char **path, const char *area, const char *old_name,
 	strbuf_addf(&prefix, "%s/%s", area, old_name);
 	if (*path && !strncmp(*path, prefix.buf, prefix.len) &&
 	    ((*path)[prefix.len] == '/' || !(*path)[prefix.len])) {
-		strbuf_addf(&moved, "%s/%s%s", area, name,
-			    *path + prefix.len);
+		strbuf_addf(&moved, "%s/%s%s", area, name, *path + prefix.len);
 		free(*path);
 		*path = strbuf_detach(&moved, NULL);
 	}
@@ -616,8 +618,7 @@ static int result_blob(struct git_store *gs, const struct result *r,
 
 	result_to_json(r, &json);
 	if (old_name && strcmp(old_name, name)) {
-		if ((error = result_parse(&copy, json.buf, json.len,
-					  name)) < 0)
+		if ((error = result_parse(&copy, json.buf, json.len, name)) < 0)
 			goto done;
 		for (size_t i = 0; i < copy->cases_nr; i++) {
 			struct result_case *rcase = &copy->cases[i];
@@ -647,8 +648,7 @@ static int signature(git_signature **out, git_repository *repo)
 		return BG_OK;
 	if (git_signature_now(out, "benchgate", "benchgate@localhost") == 0)
 		return BG_OK;
-	return bg_error("cannot make a commit signature: %s",
-			gitref_message());
+	return bg_error("cannot make a commit signature: %s", gitref_message());
 }
 
 /* An empty tree to build the first commit of a new branch on. */
@@ -698,8 +698,8 @@ static int commit_files(struct git_store *gs, const git_oid *tip,
 	if (git_commit_create(&commit_id, gs->repo, NULL, sig, sig, NULL,
 			      message, new_tree, parent ? 1 : 0,
 			      (const git_commit **)&parent) < 0) {
-		error = bg_error("cannot commit to branch '%s': %s",
-				 gs->branch, gitref_message());
+		error = bg_error("cannot commit to branch '%s': %s", gs->branch,
+				 gitref_message());
 		goto done;
 	}
 	/* Compare-and-swap: only from the tip the tree was built on (all
@@ -731,8 +731,7 @@ static int git_write(struct store *store, const struct result *r,
 	unsigned attempt;
 	int error, committed = 1;
 
-	if ((error = result_places(gs, r, &scratch_dir, &rel_dir,
-				   &suite)) < 0)
+	if ((error = result_places(gs, r, &scratch_dir, &rel_dir, &suite)) < 0)
 		goto done;
 	/* A slot of another commit or machine is a caller's mistake. */
 	assert(!slot || !strcmp(slot->dir, scratch_dir.buf));
@@ -766,8 +765,8 @@ static int git_write(struct store *store, const struct result *r,
 		if (attempt == CAS_ATTEMPTS_MAX) {
 			error = bg_error("cannot update branch '%s': it kept "
 					 "changing or stayed locked (is there "
-					 "a stale '%s.lock'?)", gs->branch,
-					 gs->ref);
+					 "a stale '%s.lock'?)",
+					 gs->branch, gs->ref);
 			goto done;
 		}
 		if (attempt)
@@ -794,8 +793,8 @@ static int git_write(struct store *store, const struct result *r,
 				strbuf_release(&fresh);
 				goto done;
 			}
-			strbuf_addf(&extra_claim, "%s/logs/%s",
-				    scratch_dir.buf, fresh.buf);
+			strbuf_addf(&extra_claim, "%s/logs/%s", scratch_dir.buf,
+				    fresh.buf);
 			strbuf_reset(&name);
 			strbuf_addstr(&name, fresh.buf);
 			strbuf_release(&fresh);
@@ -803,8 +802,7 @@ static int git_write(struct store *store, const struct result *r,
 						 &result_id)) < 0)
 				goto done;
 			strbuf_reset(&path);
-			strbuf_addf(&path, "%s/%s.json", rel_dir.buf,
-				    name.buf);
+			strbuf_addf(&path, "%s/%s.json", rel_dir.buf, name.buf);
 		}
 		for (size_t i = 0; i <= files.nr; i++) {
 			struct strbuf update_path = STRBUF_INIT;
@@ -841,8 +839,8 @@ static int git_write(struct store *store, const struct result *r,
 		remove_contents(artifacts.buf);
 		rmdir(artifacts.buf);
 		/* "<slot dir>/artifacts", when no other run uses it */
-		strbuf_setlen(&artifacts, strlen(slot->dir) +
-					  strlen("/artifacts"));
+		strbuf_setlen(&artifacts,
+			      strlen(slot->dir) + strlen("/artifacts"));
 		rmdir(artifacts.buf);
 	}
 	error = BG_OK;
@@ -888,11 +886,7 @@ static void git_free(struct store *store)
 }
 
 static const struct store_backend git_backend = {
-	git_reserve,
-	git_write,
-	git_list,
-	git_load,
-	git_free,
+	git_reserve, git_write, git_list, git_load, git_free,
 };
 
 int store_git_open(struct store **out, const char *branch)
@@ -911,7 +905,8 @@ int store_git_open(struct store **out, const char *branch)
 	if (!*branch || git_reference_name_is_valid(&valid, ref.buf) < 0 ||
 	    !valid) {
 		error = bg_input_error("store '%s': '%s' is not a valid branch "
-				       "name", location.buf, branch);
+				       "name",
+				       location.buf, branch);
 		goto done;
 	}
 	/* As gitinfo does: the current directory decides, not GIT_DIR. */
@@ -919,8 +914,8 @@ int store_git_open(struct store **out, const char *branch)
 				    getenv("GIT_CEILING_DIRECTORIES")) < 0) {
 		error = bg_input_error("store '%s': the current directory is "
 				       "not in a git repository that can be "
-				       "opened: %s", location.buf,
-				       gitref_message());
+				       "opened: %s",
+				       location.buf, gitref_message());
 		goto done;
 	}
 	strbuf_addstr(&scratch, git_repository_commondir(repo));

@@ -18,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DEFAULT_REMOTE "origin"
-#define DEFAULT_BRANCH "benchgate-results"
+#define DEFAULT_REMOTE	"origin"
+#define DEFAULT_BRANCH	"benchgate-results"
 #define BACKOFF_BASE_MS 250.0
 /* A local writer (`benchgate run`) committing between our read and our
  * update costs one more round, no pause: it only ever takes milliseconds. */
@@ -42,7 +42,7 @@ const char *__lsan_default_suppressions(void)
 
 /* Which credentials were offered during one connection. */
 struct auth {
-	const char *variable;   /* the token's variable name, for messages */
+	const char *variable; /* the token's variable name, for messages */
 	bool token_tried;
 	bool agent_tried;
 	bool username_tried;
@@ -54,11 +54,11 @@ struct sync {
 	git_remote *remote;
 	const char *remote_name;
 	const char *branch;
-	struct strbuf local_ref;        /* refs/heads/<branch>, both sides */
-	struct strbuf tracking_ref;     /* refs/remotes/<remote>/<branch> */
-	struct strbuf local_path;       /* the remote's path when local */
+	struct strbuf local_ref;    /* refs/heads/<branch>, both sides */
+	struct strbuf tracking_ref; /* refs/remotes/<remote>/<branch> */
+	struct strbuf local_path;   /* the remote's path when local */
 	struct auth auth;
-	bool rejected;                  /* by the last push */
+	bool rejected; /* by the last push */
 	struct strbuf reject_message;
 	double backoff_scale;
 	unsigned random_state;
@@ -147,8 +147,9 @@ static int credentials(git_credential **out, const char *url,
 	struct sync *s = payload;
 	struct auth *auth = &s->auth;
 	const char *user = NULL, *token = NULL, *variable = NULL;
-	const char *name = username_from_url && *username_from_url ?
-				   username_from_url : "git";
+	const char *name = username_from_url && *username_from_url
+				   ? username_from_url
+				   : "git";
 
 	if ((allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT) &&
 	    !auth->token_tried && !strncasecmp(url, "https://", 8) &&
@@ -182,9 +183,8 @@ static int network_error(struct sync *s, const char *what)
 	if (s->auth.token_tried)
 		strbuf_addf(&hint, " (authenticated with $%s)",
 			    s->auth.variable);
-	error = bg_error("cannot %s '%s' of remote '%s': %s%s", what,
-			 s->branch, s->remote_name, gitref_message(),
-			 hint.buf);
+	error = bg_error("cannot %s '%s' of remote '%s': %s%s", what, s->branch,
+			 s->remote_name, gitref_message(), hint.buf);
 	strbuf_release(&hint);
 	return error;
 }
@@ -371,8 +371,8 @@ static int collect_additions(struct sync *s, git_tree *base, git_tree *local,
 	int error = BG_OK;
 
 	git_diff_options_init(&diff_opts, GIT_DIFF_OPTIONS_VERSION);
-	if (git_diff_tree_to_tree(&diff, s->repo, base, local,
-				  &diff_opts) < 0) {
+	if (git_diff_tree_to_tree(&diff, s->repo, base, local, &diff_opts) <
+	    0) {
 		error = bg_error("cannot compare the trees of branch '%s': %s",
 				 s->branch, gitref_message());
 		goto done;
@@ -420,8 +420,7 @@ static int signature(git_signature **out, git_repository *repo)
 		return BG_OK;
 	if (git_signature_now(out, "benchgate", "benchgate@localhost") == 0)
 		return BG_OK;
-	return bg_error("cannot make a commit signature: %s",
-			gitref_message());
+	return bg_error("cannot make a commit signature: %s", gitref_message());
 }
 
 /* A merge commit on top of remote_tip: its tree the remote's plus this
@@ -440,10 +439,10 @@ static int merge_on_top(struct sync *s, const git_oid *remote_tip,
 	int error;
 
 	report->added = report->renamed = 0;
-	if (git_commit_lookup((git_commit **)&parents[0], s->repo,
-			      remote_tip) < 0 ||
-	    git_commit_lookup((git_commit **)&parents[1], s->repo,
-			      local_tip) < 0 ||
+	if (git_commit_lookup((git_commit **)&parents[0], s->repo, remote_tip) <
+		    0 ||
+	    git_commit_lookup((git_commit **)&parents[1], s->repo, local_tip) <
+		    0 ||
 	    git_commit_tree(&remote, parents[0]) < 0 ||
 	    git_commit_tree(&local, parents[1]) < 0) {
 		error = bg_error("cannot read branch '%s': %s", s->branch,
@@ -464,24 +463,28 @@ static int merge_on_top(struct sync *s, const git_oid *remote_tip,
 		git_error_clear();
 	} else {
 		error = bg_error("cannot find where branch '%s' and '%s/%s' "
-				 "diverged: %s", s->branch, s->remote_name,
-				 s->branch, gitref_message());
+				 "diverged: %s",
+				 s->branch, s->remote_name, s->branch,
+				 gitref_message());
 		goto done;
 	}
-	if ((error = collect_additions(s, base, local, remote, &adds,
-				       report)) < 0)
+	if ((error = collect_additions(s, base, local, remote, &adds, report)) <
+	    0)
 		goto done;
 	if (git_tree_create_updated(&tree_id, s->repo, remote, adds.nr,
 				    adds.updates) < 0 ||
 	    git_tree_lookup(&merged, s->repo, &tree_id) < 0) {
 		error = bg_error("cannot build the merged tree of branch '%s': "
-				 "%s", s->branch, gitref_message());
+				 "%s",
+				 s->branch, gitref_message());
 		goto done;
 	}
 	if ((error = signature(&sig, s->repo)) < 0)
 		goto done;
-	strbuf_addf(&message, "benchgate sync: merge %s/%s (%zu file%s from "
-		    "this runner)\n", s->remote_name, s->branch, adds.nr,
+	strbuf_addf(&message,
+		    "benchgate sync: merge %s/%s (%zu file%s from "
+		    "this runner)\n",
+		    s->remote_name, s->branch, adds.nr,
 		    adds.nr == 1 ? "" : "s");
 	if (git_commit_create(out, s->repo, NULL, sig, sig, NULL, message.buf,
 			      merged, 2, parents) < 0)
@@ -650,8 +653,8 @@ static int push(struct sync *s, const git_oid *tip, const git_oid *expected)
 /* Jittered (x0.5 to x1.5), doubling pauses after each rejected push. */
 static void backoff(struct sync *s, unsigned pushes)
 {
-	double jitter = 0.5 + (double)rand_r(&s->random_state) /
-				      ((double)RAND_MAX + 1);
+	double jitter =
+		0.5 + (double)rand_r(&s->random_state) / ((double)RAND_MAX + 1);
 	double ms = BACKOFF_BASE_MS * ldexp(1.0, (int)pushes - 1) * jitter *
 		    s->backoff_scale;
 	struct timespec pause;
@@ -678,9 +681,10 @@ static int backoff_scale(const struct sync_options *opts, double *out)
 		return BG_OK;
 	*out = strtod(text, &end);
 	if (end == text || *end || !(*out >= 0) || *out > 1000)
-		return bg_input_error("BENCHGATE_SYNC_BACKOFF_SCALE: expected a "
-				      "number from 0 to 1000, found '%s'",
-				      text);
+		return bg_input_error(
+			"BENCHGATE_SYNC_BACKOFF_SCALE: expected a "
+			"number from 0 to 1000, found '%s'",
+			text);
 	return BG_OK;
 }
 
@@ -700,10 +704,10 @@ static int open_sync(struct sync *s, const struct sync_options *opts)
 	strbuf_addf(&s->tracking_ref, "refs/remotes/%s/%s", s->remote_name,
 		    s->branch);
 	if (!*s->branch ||
-	    git_reference_name_is_valid(&valid, s->local_ref.buf) < 0 ||
-	    !valid)
+	    git_reference_name_is_valid(&valid, s->local_ref.buf) < 0 || !valid)
 		return bg_input_error("--branch: '%s' is not a valid branch "
-				      "name", s->branch);
+				      "name",
+				      s->branch);
 	gitinfo_libgit2_init();
 	/* As gitinfo does: the current directory decides, not GIT_DIR. */
 	if (git_repository_open_ext(&s->repo, ".", 0,
@@ -714,7 +718,8 @@ static int open_sync(struct sync *s, const struct sync_options *opts)
 	error = git_remote_lookup(&s->remote, s->repo, s->remote_name);
 	if (error == GIT_ENOTFOUND || error == GIT_EINVALIDSPEC)
 		return bg_input_error("--remote: the repository has no remote "
-				      "'%s'", s->remote_name);
+				      "'%s'",
+				      s->remote_name);
 	if (error < 0)
 		return bg_error("cannot read remote '%s': %s", s->remote_name,
 				gitref_message());
@@ -747,7 +752,8 @@ int sync_run(const struct sync_options *opts, struct sync_report *report)
 
 		if (local_races > LOCAL_RACES_MAX) {
 			error = bg_error("branch '%s' kept changing locally "
-					 "during the sync", s.branch);
+					 "during the sync",
+					 s.branch);
 			goto done;
 		}
 		if ((error = fetch(&s, &remote_tip, &remote_exists)) < 0 ||
@@ -757,14 +763,15 @@ int sync_run(const struct sync_options *opts, struct sync_report *report)
 			report->action = SYNC_NOTHING;
 			break;
 		}
-		if (!local_exists || (remote_exists &&
-				      git_graph_descendant_of(s.repo,
-							      &remote_tip,
-							      &local_tip) == 1)) {
+		if (!local_exists ||
+		    (remote_exists &&
+		     git_graph_descendant_of(s.repo, &remote_tip, &local_tip) ==
+			     1)) {
 			/* Only the remote moved: a fast-forward. */
 			moved = gitref_move(s.repo, s.local_ref.buf,
 					    local_exists ? &local_tip : NULL,
-					    &remote_tip, "benchgate sync: fetch");
+					    &remote_tip,
+					    "benchgate sync: fetch");
 			if (moved < 0) {
 				error = moved;
 				goto done;
@@ -785,8 +792,9 @@ int sync_run(const struct sync_options *opts, struct sync_report *report)
 			break;
 		}
 		git_oid_cpy(&to_push, &local_tip);
-		if (remote_exists && git_graph_descendant_of(s.repo, &local_tip,
-							     &remote_tip) != 1) {
+		if (remote_exists &&
+		    git_graph_descendant_of(s.repo, &local_tip, &remote_tip) !=
+			    1) {
 			if ((error = merge_on_top(&s, &remote_tip, &local_tip,
 						  &merged, report)) < 0)
 				goto done;
@@ -814,11 +822,12 @@ int sync_run(const struct sync_options *opts, struct sync_report *report)
 			break;
 		}
 		if (report->pushes == SYNC_ATTEMPTS) {
-			error = bg_error("cannot push '%s' to remote '%s': "
-					 "rejected %u times (%s); other runners "
-					 "kept pushing first, try again",
-					 s.branch, s.remote_name,
-					 report->pushes, s.reject_message.buf);
+			error = bg_error(
+				"cannot push '%s' to remote '%s': "
+				"rejected %u times (%s); other runners "
+				"kept pushing first, try again",
+				s.branch, s.remote_name, report->pushes,
+				s.reject_message.buf);
 			goto done;
 		}
 		backoff(&s, report->pushes);

@@ -39,27 +39,27 @@
 #define SYNC_ATTEMPTS 6
 
 struct sync_options {
-	const char *remote;     /* remote name; NULL: "origin" */
-	const char *branch;     /* NULL: "benchgate-results" */
+	const char *remote; /* remote name; NULL: "origin" */
+	const char *branch; /* NULL: "benchgate-results" */
 	/* Multiplies the pauses between attempts (base 250 ms, doubling,
 	 * jittered by +-50 %); < 0: BENCHGATE_SYNC_BACKOFF_SCALE, else 1. */
 	double backoff_scale;
 };
 
 enum sync_action {
-	SYNC_NOTHING,           /* the branch exists on neither side */
-	SYNC_UP_TO_DATE,        /* both sides at the same commit */
-	SYNC_FETCHED,           /* the local branch moved to the remote's */
-	SYNC_PUSHED,            /* the remote moved to the local branch */
-	SYNC_MERGED,            /* both had moved: merged, then pushed */
+	SYNC_NOTHING,	 /* the branch exists on neither side */
+	SYNC_UP_TO_DATE, /* both sides at the same commit */
+	SYNC_FETCHED,	 /* the local branch moved to the remote's */
+	SYNC_PUSHED,	 /* the remote moved to the local branch */
+	SYNC_MERGED,	 /* both had moved: merged, then pushed */
 };
 
 struct sync_report {
 	enum sync_action action;
-	unsigned pushes;        /* push attempts made */
-	unsigned added;         /* files the last merge re-applied */
-	unsigned renamed;       /* of those, kept under a new name */
-	char tip[41];           /* the branch's tip afterwards; "" if none */
+	unsigned pushes;  /* push attempts made */
+	unsigned added;	  /* files the last merge re-applied */
+	unsigned renamed; /* of those, kept under a new name */
+	char tip[41];	  /* the branch's tip afterwards; "" if none */
 };
 
 /*

@@ -6,8 +6,8 @@
 
 static void out_of_memory(size_t size)
 {
-	fprintf(stderr, "benchgate: fatal: out of memory allocating %zu bytes\n",
-		size);
+	fprintf(stderr,
+		"benchgate: fatal: out of memory allocating %zu bytes\n", size);
 	abort();
 }
 

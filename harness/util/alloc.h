@@ -11,7 +11,7 @@
 void *xmalloc(size_t size);
 void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *ptr, size_t size);
-char *xstrdup(const char *s);           /* xstrdup(NULL) returns NULL */
+char *xstrdup(const char *s); /* xstrdup(NULL) returns NULL */
 char *xstrndup(const char *s, size_t n);
 
 /* Grows the array *ptr of *alloc elements of elem_size bytes so that it can

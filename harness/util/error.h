@@ -11,9 +11,9 @@
 
 enum {
 	BG_OK = 0,
-	BG_ERROR = -1,     /* the environment failed: I/O, a child, libgit2 */
+	BG_ERROR = -1,	   /* the environment failed: I/O, a child, libgit2 */
 	BG_ENOTFOUND = -2, /* a thing looked up is absent; often not fatal */
-	BG_EINPUT = -3,    /* the user's input is wrong: exit status 2 */
+	BG_EINPUT = -3,	   /* the user's input is wrong: exit status 2 */
 };
 
 /* Records the formatted message (replacing the last) and returns BG_ERROR. */

@@ -50,7 +50,8 @@ static int skip_value(struct cursor *c)
 	if (ch == '"')
 		return skip_string(c);
 	if (ch != '{' && ch != '[') {
-		while (c->pos < c->len && !strchr(",}] \t\r\n", c->text[c->pos]))
+		while (c->pos < c->len &&
+		       !strchr(",}] \t\r\n", c->text[c->pos]))
 			c->pos++;
 		return 0;
 	}
@@ -145,10 +146,10 @@ void json_path_format(char *out, size_t n, const struct json_step *path,
 
 	out[0] = '\0';
 	for (size_t i = 0; i < depth && used < n; i++) {
-		int w = path[i].key ?
-			snprintf(out + used, n - used, "%s%s",
-				 i ? "." : "", path[i].key) :
-			snprintf(out + used, n - used, "[%d]", path[i].index);
+		int w = path[i].key ? snprintf(out + used, n - used, "%s%s",
+					       i ? "." : "", path[i].key)
+				    : snprintf(out + used, n - used, "[%d]",
+					       path[i].index);
 		if (w < 0)
 			break;
 		used += (size_t)w;

@@ -121,8 +121,9 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 
 void strbuf_add_shell_quoted(struct strbuf *sb, const char *s)
 {
-	if (*s && !s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-			    "0123456789%+,-./:=@_")]) {
+	if (*s &&
+	    !s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			 "0123456789%+,-./:=@_")]) {
 		strbuf_addstr(sb, s);
 		return;
 	}

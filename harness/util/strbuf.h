@@ -18,7 +18,10 @@ struct strbuf {
 };
 
 extern char strbuf_empty[];
-#define STRBUF_INIT { 0, 0, strbuf_empty }
+#define STRBUF_INIT                \
+	{                          \
+		0, 0, strbuf_empty \
+	}
 
 void strbuf_init(struct strbuf *sb, size_t hint);
 void strbuf_release(struct strbuf *sb);

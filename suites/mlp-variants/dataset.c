@@ -7,15 +7,15 @@
 #include "rng.h"
 #include "util.h"
 
-#define LATENT 12
+#define LATENT		   12
 #define CLUSTERS_PER_CLASS 3
-#define CLUSTER_SPREAD 1.0
-#define CLUSTER_SIGMA 0.7
-#define EMBED_GAIN 1.4
-#define FEATURE_NOISE 0.45
+#define CLUSTER_SPREAD	   1.0
+#define CLUSTER_SIGMA	   0.7
+#define EMBED_GAIN	   1.4
+#define FEATURE_NOISE	   0.45
 
-#define DATASET_MAGIC "BGDS"
-#define DATASET_VERSION 1
+#define DATASET_MAGIC	  "BGDS"
+#define DATASET_VERSION	  1
 #define DATASET_MAX_BYTES ((size_t)1 << 30)
 
 struct generator {
@@ -163,15 +163,16 @@ static int parse(struct dataset *out, const char *path, struct cursor *c)
 		cursor_get_f32(c, &out->x[i]);
 		if (!isfinite(out->x[i]))
 			return mlp_error("%s: sample %zu, feature %zu is not "
-					 "finite", path, i / features,
-					 i % features);
+					 "finite",
+					 path, i / features, i % features);
 	}
 	cursor_get(c, out->label, samples);
 	for (i = 0; i < samples; i++)
 		if (out->label[i] >= classes)
-			return mlp_error("%s: sample %zu has label %u, expected "
-					 "< %u", path, i, out->label[i],
-					 classes);
+			return mlp_error(
+				"%s: sample %zu has label %u, expected "
+				"< %u",
+				path, i, out->label[i], classes);
 	return 0;
 }
 
@@ -201,7 +202,8 @@ int dataset_read(struct dataset *out, const char *path)
 	}
 	if (stored != crc32_ieee(bb.buf, bb.len - 4)) {
 		error = mlp_error("%s: checksum mismatch: the file is "
-				  "truncated or corrupt", path);
+				  "truncated or corrupt",
+				  path);
 		goto done;
 	}
 	c.p = bb.buf;

@@ -16,17 +16,17 @@
  */
 
 #define DATASET_FEATURES 128
-#define DATASET_CLASSES 10
-#define DATASET_TRAIN 6000
-#define DATASET_TEST 2000
-#define DATASET_SEED 0x62656e6368676174ull /* "benchgat" */
+#define DATASET_CLASSES	 10
+#define DATASET_TRAIN	 6000
+#define DATASET_TEST	 2000
+#define DATASET_SEED	 0x62656e6368676174ull /* "benchgat" */
 
 struct dataset {
 	uint32_t samples;
 	uint32_t features;
 	uint32_t classes;
 	uint64_t seed;
-	float *x;       /* samples x features, row-major */
+	float *x;	/* samples x features, row-major */
 	uint8_t *label; /* samples, each < classes */
 };
 

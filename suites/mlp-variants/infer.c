@@ -7,10 +7,10 @@
 
 struct mlp_workspace {
 	uint32_t max_batch;
-	float *act[2];     /* float activations, ping-pong between layers */
-	int8_t *qact[2];   /* int8 activations of the quantized model */
-	int32_t *sum;      /* int32 sums of one quantized layer */
-	int16_t *wide;     /* its int8 input, sign-extended for the kernel */
+	float *act[2];	 /* float activations, ping-pong between layers */
+	int8_t *qact[2]; /* int8 activations of the quantized model */
+	int32_t *sum;	 /* int32 sums of one quantized layer */
+	int16_t *wide;	 /* its int8 input, sign-extended for the kernel */
 	float *dequant[MLP_MAX_LAYERS]; /* int32 sum -> real, per unit */
 	float *requant[MLP_MAX_LAYERS]; /* int32 sum -> next int8 input */
 	float input_inv_scale;
@@ -52,8 +52,7 @@ static void precompute_scales(struct mlp_workspace *ws, const struct mlp *m)
 	}
 }
 
-struct mlp_workspace *mlp_workspace_new(const struct mlp *m,
-					uint32_t max_batch)
+struct mlp_workspace *mlp_workspace_new(const struct mlp *m, uint32_t max_batch)
 {
 	struct mlp_workspace *ws = xcalloc(1, sizeof(*ws));
 	size_t n = (size_t)max_batch * max_width(m);
@@ -137,8 +136,8 @@ static inline int8_t quantize(float steps)
  * next layer's int8 input: scale, ReLU, round.
  */
 static void requantize(const int32_t *sum, uint32_t batch, uint32_t out,
-		       const float *dequant, const float *requant,
-		       int8_t *qy, float *logits)
+		       const float *dequant, const float *requant, int8_t *qy,
+		       float *logits)
 {
 	uint32_t b, j;
 
@@ -152,8 +151,8 @@ static void requantize(const int32_t *sum, uint32_t batch, uint32_t out,
 		for (j = 0; j < out; j++) {
 			float steps = (float)sum[j] * requant[j];
 
-			qy[(size_t)b * out + j] =
-				steps > 0 ? quantize(steps) : 0;
+			qy[(size_t)b * out + j] = steps > 0 ? quantize(steps)
+							    : 0;
 		}
 	}
 }
@@ -176,9 +175,8 @@ static void infer_int8(const struct mlp *m, struct mlp_workspace *ws,
 
 		dense_i8(layer->qweight, layer->qbias, layer->in, layer->out,
 			 in, batch, ws->wide, ws->sum);
-		requantize(ws->sum, batch, layer->out,
-			   ws->dequant[l], ws->requant[l], out,
-			   last ? logits : NULL);
+		requantize(ws->sum, batch, layer->out, ws->dequant[l],
+			   ws->requant[l], out, last ? logits : NULL);
 		in = out;
 	}
 }

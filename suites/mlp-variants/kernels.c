@@ -87,11 +87,10 @@ static void sum4_i32(int32_t *out, const __m128i *acc)
 	__m128i t1 = _mm_unpackhi_epi32(acc[0], acc[1]);
 	__m128i t2 = _mm_unpacklo_epi32(acc[2], acc[3]);
 	__m128i t3 = _mm_unpackhi_epi32(acc[2], acc[3]);
-	__m128i sum = _mm_add_epi32(
-		_mm_add_epi32(_mm_unpacklo_epi64(t0, t2),
-			      _mm_unpackhi_epi64(t0, t2)),
-		_mm_add_epi32(_mm_unpacklo_epi64(t1, t3),
-			      _mm_unpackhi_epi64(t1, t3)));
+	__m128i sum = _mm_add_epi32(_mm_add_epi32(_mm_unpacklo_epi64(t0, t2),
+						  _mm_unpackhi_epi64(t0, t2)),
+				    _mm_add_epi32(_mm_unpacklo_epi64(t1, t3),
+						  _mm_unpackhi_epi64(t1, t3)));
 
 	_mm_storeu_si128((__m128i *)out, sum);
 }
@@ -189,7 +188,7 @@ void dense_f32(const float *w, const float *bias, uint32_t in, uint32_t out,
 			else
 				for (s = 0; s < block; s++)
 					sum[s] = dot_f32(x + (size_t)(b + s) *
-								 in,
+									 in,
 							 row, in);
 			for (s = 0; s < block; s++) {
 				float v = bias[j] + sum[s];

@@ -25,13 +25,13 @@
 #include "util.h"
 
 #define DEFAULT_BATCH 32
-#define MAX_BATCH 4096
+#define MAX_BATCH     4096
 /* Enough batches that the fp32 model runs ~0.2 s in a Release build. */
 #define DEFAULT_BATCHES 500
-#define MAX_BATCHES 1000000
-#define WARMUP_BATCHES 2
-#define MAX_SLOWDOWN 100.0
-#define TEST_FILE "mlp-test.bin"
+#define MAX_BATCHES	1000000
+#define WARMUP_BATCHES	2
+#define MAX_SLOWDOWN	100.0
+#define TEST_FILE	"mlp-test.bin"
 
 struct options {
 	const char *model;
@@ -45,11 +45,11 @@ struct options {
 struct measurement {
 	double *latency_ms; /* one per timed batch */
 	uint32_t batches;
-	uint64_t samples;   /* of the timed batches */
+	uint64_t samples; /* of the timed batches */
 	/* every sample run through the model, the untimed warmup batches
 	 * too: what a whole run's energy is divided by */
 	uint64_t inferred;
-	uint32_t correct;   /* over the first pass through the test split */
+	uint32_t correct; /* over the first pass through the test split */
 	uint32_t scored;
 };
 
@@ -85,8 +85,7 @@ static int parse_count(uint32_t *out, const char *text, uint32_t max)
 }
 
 /* Accepts "--name VALUE" and "--name=VALUE"; returns the value or NULL. */
-static const char *option_value(int argc, char **argv, int *i,
-				const char *name)
+static const char *option_value(int argc, char **argv, int *i, const char *name)
 {
 	size_t len = strlen(name);
 
@@ -121,8 +120,10 @@ static int parse_args(struct options *opts, int argc, char **argv)
 			if (parse_count(&opts->batch, v, MAX_BATCH) < 0)
 				return usage("--batch wants 1..4096");
 		} else {
-			fprintf(stderr, "mlp_bench: unknown or incomplete "
-				"option '%s'\n", argv[i]);
+			fprintf(stderr,
+				"mlp_bench: unknown or incomplete "
+				"option '%s'\n",
+				argv[i]);
 			return usage(NULL);
 		}
 	}
@@ -143,8 +144,10 @@ static int parse_slowdown(double *out)
 	errno = 0;
 	*out = strtod(text, &end);
 	if (errno || *end || !(*out >= 0 && *out <= MAX_SLOWDOWN)) {
-		fprintf(stderr, "mlp_bench: MLP_BENCH_SLOWDOWN='%s', expected "
-			"a fraction from 0 to %g\n", text, MAX_SLOWDOWN);
+		fprintf(stderr,
+			"mlp_bench: MLP_BENCH_SLOWDOWN='%s', expected "
+			"a fraction from 0 to %g\n",
+			text, MAX_SLOWDOWN);
 		return -1;
 	}
 	return 0;
@@ -159,9 +162,8 @@ static int data_path(char *buf, size_t size, const struct options *opts)
 	if (opts->data)
 		n = snprintf(buf, size, "%s", opts->data);
 	else if (slash)
-		n = snprintf(buf, size, "%.*s/%s",
-			     (int)(slash - opts->model), opts->model,
-			     TEST_FILE);
+		n = snprintf(buf, size, "%.*s/%s", (int)(slash - opts->model),
+			     opts->model, TEST_FILE);
 	else
 		n = snprintf(buf, size, "%s", TEST_FILE);
 	if (n < 0 || (size_t)n >= size)
@@ -174,14 +176,14 @@ static int check_match(const struct mlp *m, const struct dataset *ds,
 {
 	if (ds->features != m->width[0] || ds->classes != m->width[m->layers])
 		return mlp_error("%s: %u features and %u classes, but '%s' "
-				 "takes %u and gives %u", data, ds->features,
-				 ds->classes, opts->model, m->width[0],
-				 m->width[m->layers]);
+				 "takes %u and gives %u",
+				 data, ds->features, ds->classes, opts->model,
+				 m->width[0], m->width[m->layers]);
 	if (ds->seed != m->data_seed)
 		return mlp_error("%s: data seed %#llx, but '%s' was trained on "
-				 "seed %#llx", data,
-				 (unsigned long long)ds->seed, opts->model,
-				 (unsigned long long)m->data_seed);
+				 "seed %#llx",
+				 data, (unsigned long long)ds->seed,
+				 opts->model, (unsigned long long)m->data_seed);
 	return 0;
 }
 
@@ -351,15 +353,18 @@ done:
 
 int main(int argc, char **argv)
 {
-	struct options opts = { NULL, NULL, "cpu", DEFAULT_BATCH,
-				DEFAULT_BATCHES, 0 };
+	struct options opts = {
+		NULL, NULL, "cpu", DEFAULT_BATCH, DEFAULT_BATCHES, 0
+	};
 	int status;
 
 	if ((status = parse_args(&opts, argc, argv)) != 0)
 		return status;
 	if (strcmp(opts.device, "cpu")) {
-		fprintf(stderr, "mlp_bench: device '%s' not supported by this "
-			"build\n", opts.device);
+		fprintf(stderr,
+			"mlp_bench: device '%s' not supported by this "
+			"build\n",
+			opts.device);
 		return 2;
 	}
 	if (parse_slowdown(&opts.slowdown) < 0)

@@ -27,11 +27,11 @@
 #include "rng.h"
 #include "util.h"
 
-#define TRAIN_BATCH 32
+#define TRAIN_BATCH	    32
 #define CALIBRATION_SAMPLES 2000
-#define PATH_MAX_LEN 4096
-#define MIN_ACCURACY 0.85
-#define MAX_ACCURACY_LOSS 0.04
+#define PATH_MAX_LEN	    4096
+#define MIN_ACCURACY	    0.85
+#define MAX_ACCURACY_LOSS   0.04
 
 static const uint32_t teacher_width[] = { DATASET_FEATURES, 256, 256,
 					  DATASET_CLASSES };
@@ -49,7 +49,7 @@ static const double prune_output[] = { 0.3, 0.5, 0.6, 0.6 };
 
 struct train_opts {
 	uint32_t epochs;
-	float lr;          /* decays along a cosine to 0 over all epochs */
+	float lr; /* decays along a cosine to 0 over all epochs */
 	float momentum;
 	float decay;
 	const float *soft; /* teacher probabilities at `temperature`, or NULL */
@@ -138,8 +138,8 @@ static void shuffle(uint32_t *order, uint32_t n, struct rng *rng)
 }
 
 static void train_net(struct net *net, const struct dataset *ds,
-		  const struct train_opts *opts, struct rng *rng,
-		  const char *what)
+		      const struct train_opts *opts, struct rng *rng,
+		      const char *what)
 {
 	uint32_t features = ds->features, classes = ds->classes;
 	uint32_t *order = xmalloc(ds->samples * sizeof(*order));
@@ -157,8 +157,9 @@ static void train_net(struct net *net, const struct dataset *ds,
 
 		shuffle(order, ds->samples, rng);
 		for (i = 0; i < ds->samples; i += TRAIN_BATCH, step++) {
-			uint32_t batch = ds->samples - i < TRAIN_BATCH ?
-						 ds->samples - i : TRAIN_BATCH;
+			uint32_t batch = ds->samples - i < TRAIN_BATCH
+						 ? ds->samples - i
+						 : TRAIN_BATCH;
 			float lr = (float)(opts->lr * 0.5 *
 					   (1 + cos(3.141592653589793 * step /
 						    total_steps)));
@@ -200,8 +201,9 @@ static void net_each_logits(struct net *net, const struct dataset *ds,
 	uint32_t i, b;
 
 	for (i = 0; i < ds->samples; i += net->max_batch) {
-		uint32_t batch = ds->samples - i < net->max_batch ?
-					 ds->samples - i : net->max_batch;
+		uint32_t batch = ds->samples - i < net->max_batch
+					 ? ds->samples - i
+					 : net->max_batch;
 		const float *logits = net_forward(
 			net, ds->x + (size_t)i * ds->features, batch);
 
@@ -245,8 +247,9 @@ static int score_file(double *accuracy, const char *path,
 		return -1;
 	ws = mlp_workspace_new(&m, TRAIN_BATCH);
 	for (i = 0; i < test->samples; i += TRAIN_BATCH) {
-		uint32_t batch = test->samples - i < TRAIN_BATCH ?
-					 test->samples - i : TRAIN_BATCH;
+		uint32_t batch = test->samples - i < TRAIN_BATCH
+					 ? test->samples - i
+					 : TRAIN_BATCH;
 
 		mlp_infer(&m, ws, test->x + (size_t)i * test->features, batch,
 			  logits);
@@ -267,8 +270,8 @@ static int score_file(double *accuracy, const char *path,
 	return 0;
 }
 
-static int save_dense(const struct net *net, enum mlp_kind kind,
-		      uint64_t seed, const char *path)
+static int save_dense(const struct net *net, enum mlp_kind kind, uint64_t seed,
+		      const char *path)
 {
 	struct mlp m;
 	uint32_t l;
@@ -305,8 +308,9 @@ static void calibrate(struct calibration *cal, const struct dataset *ds)
 	memset(cal->max_abs, 0, sizeof(cal->max_abs));
 	for (i = 0; i < CALIBRATION_SAMPLES && i < ds->samples;
 	     i += net->max_batch) {
-		uint32_t batch = ds->samples - i < net->max_batch ?
-					 ds->samples - i : net->max_batch;
+		uint32_t batch = ds->samples - i < net->max_batch
+					 ? ds->samples - i
+					 : net->max_batch;
 
 		net_forward(net, ds->x + (size_t)i * ds->features, batch);
 		for (l = 0; l < net->layers; l++)
@@ -337,8 +341,8 @@ static int save_int8(struct net *net, const struct dataset *train,
 		struct mlp_layer *layer = &m.layer[l];
 		uint32_t in = net->width[l];
 
-		layer->input_scale = cal.max_abs[l] > 0 ?
-					     cal.max_abs[l] / 127 : 1;
+		layer->input_scale = cal.max_abs[l] > 0 ? cal.max_abs[l] / 127
+							: 1;
 		for (j = 0; j < layer->out; j++) {
 			const float *w = net->weight[l] + (size_t)j * in;
 			float max = 0;
@@ -407,9 +411,9 @@ static void prune_and_finetune(struct net *net, const struct dataset *train,
 		char what[32];
 
 		for (l = 0; l < net->layers; l++) {
-			double sparsity = l + 1 == net->layers ?
-						  prune_output[step] :
-						  prune_hidden[step];
+			double sparsity = l + 1 == net->layers
+						  ? prune_output[step]
+						  : prune_hidden[step];
 			size_t n = (size_t)net->width[l] * net->width[l + 1];
 
 			net_prune_layer(net, l,
@@ -434,14 +438,14 @@ static int check_accuracy(const double *acc)
 	int i;
 
 	if (acc[0] < MIN_ACCURACY)
-		return mlp_error("original accuracy %.4f is below %.2f",
-				 acc[0], MIN_ACCURACY);
+		return mlp_error("original accuracy %.4f is below %.2f", acc[0],
+				 MIN_ACCURACY);
 	for (i = 1; i < 4; i++)
 		if (acc[i] < acc[0] - MAX_ACCURACY_LOSS)
 			return mlp_error("%s accuracy %.4f is more than %.2f "
 					 "below the original's %.4f",
-					 name[i - 1], acc[i],
-					 MAX_ACCURACY_LOSS, acc[0]);
+					 name[i - 1], acc[i], MAX_ACCURACY_LOSS,
+					 acc[0]);
 	return 0;
 }
 
@@ -482,8 +486,9 @@ static int make_paths(struct paths *p, const char *dir)
 static int run(const char *dir, uint64_t seed)
 {
 	struct train_opts teacher_opts = { 8, 0.05f, 0.9f, 5e-4f, NULL, 1, 0 };
-	struct train_opts student_opts = { 20, 0.05f, 0.9f, 1e-4f, NULL, 4,
-					   0.7f };
+	struct train_opts student_opts = {
+		20, 0.05f, 0.9f, 1e-4f, NULL, 4, 0.7f
+	};
 	struct dataset train_set = { 0 }, test_set = { 0 };
 	struct net teacher = { 0 }, student = { 0 };
 	struct soft_targets soft = { NULL, DATASET_CLASSES, 4 };
@@ -517,8 +522,8 @@ static int run(const char *dir, uint64_t seed)
 	net_init(&student, 2, student_width, 64, &rng);
 	train_net(&student, &train_set, &student_opts, &rng, "student");
 	say("student distilled in %.2f s\n", now_seconds() - t);
-	if ((error = save_dense(&student, MLP_DISTILLED, seed,
-				p->distilled)) < 0)
+	if ((error = save_dense(&student, MLP_DISTILLED, seed, p->distilled)) <
+	    0)
 		goto done;
 
 	t = now_seconds();

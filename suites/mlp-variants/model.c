@@ -186,7 +186,8 @@ static int get_f32s(struct decoder *d, const char *field, float *v, size_t n)
 		cursor_get_f32(&d->cur, &v[i]);
 		if (!isfinite(v[i]))
 			return mlp_error("%s: layer %u: '%s'[%zu] is not "
-					 "finite", d->path, d->layer, field, i);
+					 "finite",
+					 d->path, d->layer, field, i);
 	}
 	return 0;
 }
@@ -200,8 +201,9 @@ static int get_scales(struct decoder *d, const char *field, float *v, size_t n)
 	for (i = 0; i < n; i++)
 		if (!(v[i] > 0))
 			return mlp_error("%s: layer %u: '%s'[%zu] = %g, "
-					 "expected > 0", d->path, d->layer,
-					 field, i, (double)v[i]);
+					 "expected > 0",
+					 d->path, d->layer, field, i,
+					 (double)v[i]);
 	return 0;
 }
 
@@ -218,8 +220,8 @@ static int decode_int8(struct decoder *d, struct mlp_layer *layer)
 	for (i = 0; i < n; i++)
 		if (layer->qweight[i] == INT8_MIN)
 			return mlp_error("%s: layer %u: weight %zu is -128, "
-					 "expected -127..127", d->path,
-					 d->layer, i);
+					 "expected -127..127",
+					 d->path, d->layer, i);
 	for (i = 0; i < layer->out; i++) {
 		uint32_t v;
 
@@ -237,22 +239,24 @@ static int decode_csr_rows(struct decoder *d, struct mlp_layer *layer)
 	if (layer->row_start[0] != 0 ||
 	    layer->row_start[layer->out] != layer->nnz)
 		return mlp_error("%s: layer %u: row_start must run from 0 to "
-				 "nnz %u", d->path, d->layer, layer->nnz);
+				 "nnz %u",
+				 d->path, d->layer, layer->nnz);
 	for (j = 0; j < layer->out; j++) {
 		uint32_t begin = layer->row_start[j];
 		uint32_t end = layer->row_start[j + 1];
 
 		if (end < begin || end > layer->nnz)
 			return mlp_error("%s: layer %u: row_start[%u] = %u "
-					 "out of order", d->path, d->layer,
-					 j + 1, end);
+					 "out of order",
+					 d->path, d->layer, j + 1, end);
 		for (p = begin; p < end; p++)
 			if (layer->column[p] >= layer->in ||
 			    (p > begin &&
 			     layer->column[p] <= layer->column[p - 1]))
 				return mlp_error("%s: layer %u: row %u: bad "
-						 "column %u", d->path,
-						 d->layer, j, layer->column[p]);
+						 "column %u",
+						 d->path, d->layer, j,
+						 layer->column[p]);
 	}
 	return 0;
 }
@@ -312,7 +316,8 @@ static int decode_header(struct decoder *d, uint32_t *kind, uint64_t *seed,
 				 d->path);
 	if (cursor_get_u32(&d->cur, &version) < 0 || version != MLP_VERSION)
 		return mlp_error("%s: unsupported model version %u (this build "
-				 "reads %u)", d->path, version, MLP_VERSION);
+				 "reads %u)",
+				 d->path, version, MLP_VERSION);
 	if (cursor_get_u32(&d->cur, kind) < 0 ||
 	    cursor_get_u32(&d->cur, layers) < 0 ||
 	    cursor_get_u64(&d->cur, seed) < 0)
@@ -328,7 +333,8 @@ static int decode_header(struct decoder *d, uint32_t *kind, uint64_t *seed,
 			return mlp_error("%s: truncated header", d->path);
 		if (width[l] < 1 || width[l] > 65535)
 			return mlp_error("%s: width[%u] = %u, expected "
-					 "1..65535", d->path, l, width[l]);
+					 "1..65535",
+					 d->path, l, width[l]);
 	}
 	return 0;
 }
@@ -346,8 +352,9 @@ static int decode(struct mlp *out, struct decoder *d)
 		n += (uint64_t)width[l] * width[l + 1];
 	if (kind != MLP_PRUNED && n > d->cur.left)
 		return mlp_error("%s: %u layers of %llu weights do not fit in "
-				 "%zu bytes", d->path, layers,
-				 (unsigned long long)n, d->cur.left);
+				 "%zu bytes",
+				 d->path, layers, (unsigned long long)n,
+				 d->cur.left);
 	mlp_init(out, (enum mlp_kind)kind, seed, layers, width);
 	for (l = 0; l < layers; l++) {
 		d->layer = l;
@@ -356,7 +363,8 @@ static int decode(struct mlp *out, struct decoder *d)
 	}
 	if (d->cur.left)
 		return mlp_error("%s: %zu unexpected bytes after the last "
-				 "layer", d->path, d->cur.left);
+				 "layer",
+				 d->path, d->cur.left);
 	return 0;
 }
 
@@ -391,7 +399,8 @@ int mlp_load(struct mlp *out, size_t *file_bytes, const char *path)
 	cursor_get_u32(&tail, &stored);
 	if (stored != crc32_ieee(bb.buf, bb.len - 4)) {
 		error = mlp_error("%s: checksum mismatch: the file is "
-				  "truncated or corrupt", path);
+				  "truncated or corrupt",
+				  path);
 		goto done;
 	}
 	d.cur.p = bb.buf;

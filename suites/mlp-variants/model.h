@@ -30,14 +30,14 @@
  * Row j of a weight matrix feeds output unit j.
  */
 
-#define MLP_MAGIC "BGML"
-#define MLP_VERSION 1
+#define MLP_MAGIC      "BGML"
+#define MLP_VERSION    1
 #define MLP_MAX_LAYERS 8
 
 enum mlp_kind {
-	MLP_FP32 = 1,      /* the original: dense float32 */
-	MLP_INT8 = 2,      /* int8 weights and activations, int32 sums */
-	MLP_PRUNED = 3,    /* float32 in CSR, most weights removed */
+	MLP_FP32 = 1,	   /* the original: dense float32 */
+	MLP_INT8 = 2,	   /* int8 weights and activations, int32 sums */
+	MLP_PRUNED = 3,	   /* float32 in CSR, most weights removed */
 	MLP_DISTILLED = 4, /* a smaller dense float32 student */
 };
 
@@ -53,13 +53,13 @@ struct mlp_layer {
 	float input_scale;
 	float *weight_scale; /* out, one per row */
 	int8_t *qweight;     /* out x in */
-	int32_t *qbias;      /* out, in steps of input_scale * weight_scale */
+	int32_t *qbias;	     /* out, in steps of input_scale * weight_scale */
 
 	/* MLP_PRUNED */
 	uint32_t nnz;
 	uint32_t *row_start; /* out + 1: row j spans [row_start[j], [j + 1]) */
 	uint16_t *column;    /* nnz, increasing within a row */
-	float *value;        /* nnz */
+	float *value;	     /* nnz */
 };
 
 struct mlp {

@@ -19,10 +19,10 @@ void net_init(struct net *net, uint32_t layers, const uint32_t *width,
 	net->max_batch = max_batch;
 	memcpy(net->width, width, (layers + 1) * sizeof(*width));
 	for (l = 0; l <= layers; l++) {
-		net->act[l] = xcalloc((size_t)max_batch * width[l],
-				      sizeof(float));
-		net->grad[l] = xcalloc((size_t)max_batch * width[l],
-				       sizeof(float));
+		net->act[l] =
+			xcalloc((size_t)max_batch * width[l], sizeof(float));
+		net->grad[l] =
+			xcalloc((size_t)max_batch * width[l], sizeof(float));
 	}
 	for (l = 0; l < layers; l++) {
 		size_t n = (size_t)width[l] * width[l + 1];
@@ -108,8 +108,8 @@ static void backward_layer(struct net *net, uint32_t l, uint32_t batch)
 			float g = delta[(size_t)b * out + j];
 
 			if (g != 0)
-				axpy_f32(gi, g,
-					 net->weight[l] + (size_t)j * in, in);
+				axpy_f32(gi, g, net->weight[l] + (size_t)j * in,
+					 in);
 		}
 	}
 	/* Through the ReLU that produced act[l]. */

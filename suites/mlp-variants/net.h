@@ -24,8 +24,8 @@ struct net {
 	float *bias_grad[MLP_MAX_LAYERS];
 	float *weight_vel[MLP_MAX_LAYERS];
 	float *bias_vel[MLP_MAX_LAYERS];
-	uint8_t *mask[MLP_MAX_LAYERS]; /* NULL, or 1 = keep, 0 = removed */
-	float *act[MLP_MAX_LAYERS + 1];  /* act[0] input ... act[L] logits */
+	uint8_t *mask[MLP_MAX_LAYERS];	 /* NULL, or 1 = keep, 0 = removed */
+	float *act[MLP_MAX_LAYERS + 1];	 /* act[0] input ... act[L] logits */
 	float *grad[MLP_MAX_LAYERS + 1]; /* d loss / d act */
 };
 

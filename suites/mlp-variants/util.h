@@ -30,7 +30,10 @@ struct bytebuf {
 	unsigned char *buf;
 };
 
-#define BYTEBUF_INIT { 0, 0, NULL }
+#define BYTEBUF_INIT       \
+	{                  \
+		0, 0, NULL \
+	}
 
 void bytebuf_release(struct bytebuf *bb);
 void bytebuf_put(struct bytebuf *bb, const void *data, size_t len);

@@ -17,8 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define RUN(out, cwd, env, ...) \
-	test_benchgate((out), (cwd), (env), (const char *const[]){ __VA_ARGS__, NULL })
+#define RUN(out, cwd, env, ...)             \
+	test_benchgate((out), (cwd), (env), \
+		       (const char *const[]){ __VA_ARGS__, NULL })
 
 static char *dir;
 
@@ -71,8 +72,8 @@ Test(cli, help_version_and_unknown_command)
 	test_output_release(&out);
 	RUN(&out, NULL, NULL, "run", "--runs", "zero", "x.json");
 	cr_assert_eq(out.exit_code, 2);
-	cr_assert(strstr(out.err.buf, "--runs: expected a whole number"),
-		  "%s", out.err.buf);
+	cr_assert(strstr(out.err.buf, "--runs: expected a whole number"), "%s",
+		  out.err.buf);
 	test_output_release(&out);
 }
 
@@ -89,11 +90,12 @@ Test(cli, validate_prints_the_plan_or_the_positioned_error)
 	cr_assert(strstr(out.out.buf, "mlp-int8.bin"), "argv is expanded");
 	test_output_release(&out);
 
-	bad = test_write_file(dir, "bad.json",
-			      "{\"benchgate\": 1, \"suite\": \"x\",\n"
-			      " \"benchmarks\": [{\"name\": \"t\", \"command\": "
-			      "[\"true\"],\n  \"metrics\": [{\"name\": \"w\", "
-			      "\"frm\": \"wall\"}]}]}");
+	bad = test_write_file(
+		dir, "bad.json",
+		"{\"benchgate\": 1, \"suite\": \"x\",\n"
+		" \"benchmarks\": [{\"name\": \"t\", \"command\": "
+		"[\"true\"],\n  \"metrics\": [{\"name\": \"w\", "
+		"\"frm\": \"wall\"}]}]}");
 	RUN(&out, dir, NULL, "validate", "bad.json");
 	cr_assert_eq(out.exit_code, 2);
 	cr_assert(strstr(out.err.buf, "bad.json:3:29: benchmarks[0].metrics[0]"
@@ -106,8 +108,10 @@ Test(cli, validate_prints_the_plan_or_the_positioned_error)
 
 Test(cli, example_suite_stores_four_variants_with_every_metric)
 {
-	static const char *const metrics[] = { "latency", "throughput",
-		"accuracy", "model_size", "params", "wall_time", "peak_rss" };
+	static const char *const metrics[] = { "latency",  "throughput",
+					       "accuracy", "model_size",
+					       "params",   "wall_time",
+					       "peak_rss" };
 	static const char *const variants[] = { "original", "quantized",
 						"pruned", "distilled" };
 	struct test_output out;
@@ -131,7 +135,8 @@ Test(cli, example_suite_stores_four_variants_with_every_metric)
 		cr_assert_eq(c->status, CASE_OK, "%s: %s", variants[v],
 			     c->reason);
 		cr_assert_eq(c->runs, 3);
-		for (size_t m = 0; m < sizeof(metrics) / sizeof(*metrics); m++) {
+		for (size_t m = 0; m < sizeof(metrics) / sizeof(*metrics);
+		     m++) {
 			const struct metric_samples *s =
 				result_case_find_metric(c, metrics[m]);
 
@@ -151,7 +156,8 @@ Test(cli, failing_cases_are_recorded_and_the_others_still_run)
 	char *suite, store[4096];
 	const struct result_case *c;
 
-	suite = test_write_file(dir, "s.json",
+	suite = test_write_file(
+		dir, "s.json",
 		"{\"benchgate\": 1, \"suite\": \"broken\","
 		" \"defaults\": {\"runs\": 2, \"warmup\": 0, \"timeout\": \"20s\"},"
 		" \"benchmarks\": ["
@@ -192,11 +198,12 @@ static void make_spin_repo(void)
 	test_git_commit(repo, "refs/heads/main", "first", 0, NULL, &commit);
 	git_repository_set_head(repo, "refs/heads/main");
 	git_repository_free(repo);
-	suite = test_write_file(dir, "spin.json",
+	suite = test_write_file(
+		dir, "spin.json",
 		"{\"benchgate\": 1, \"suite\": \"spin\","
 		" \"defaults\": {\"runs\": 10, \"warmup\": 1, \"threshold\": \"10%\"},"
-		" \"benchmarks\": [{\"name\": \"spin\", \"command\": [\""
-		TEST_WORKLOAD_DIR "/spin\", \"--ms\", \"15\"],"
+		" \"benchmarks\": [{\"name\": \"spin\", \"command\": [\"" TEST_WORKLOAD_DIR
+		"/spin\", \"--ms\", \"15\"],"
 		" \"metrics\": [{\"name\": \"latency\", \"from\": \"metrics\","
 		"  \"key\": \"latency_ms\", \"unit\": \"ms\"}]}]}");
 	free(suite);
@@ -248,13 +255,15 @@ static void make_spin_builds(bool slower)
 	cr_assert_eq(mkdir(path, 0755), 0);
 	snprintf(path, sizeof(path), "%s/old/spin", dir);
 	cr_assert_eq(symlink(TEST_WORKLOAD_DIR "/spin", path), 0);
-	script = test_write_file(dir, "new/spin",
-		slower ? "#!/bin/sh\nSPIN_SLOWDOWN=0.2 exec "
-			 TEST_WORKLOAD_DIR "/spin \"$@\"\n" :
-			 "#!/bin/sh\nexec " TEST_WORKLOAD_DIR "/spin \"$@\"\n");
+	script = test_write_file(
+		dir, "new/spin",
+		slower ? "#!/bin/sh\nSPIN_SLOWDOWN=0.2 exec " TEST_WORKLOAD_DIR
+			 "/spin \"$@\"\n"
+		       : "#!/bin/sh\nexec " TEST_WORKLOAD_DIR "/spin \"$@\"\n");
 	cr_assert_eq(chmod(script, 0755), 0);
 	free(script);
-	free(test_write_file(dir, "ab.json",
+	free(test_write_file(
+		dir, "ab.json",
 		"{\"benchgate\": 1, \"suite\": \"spin\","
 		" \"defaults\": {\"runs\": 10, \"warmup\": 1, \"threshold\": \"10%\"},"
 		" \"benchmarks\": [{\"name\": \"spin\", \"command\":"
@@ -327,8 +336,7 @@ Test(cli, a_baseline_build_that_cannot_be_measured_is_exit_2)
 	    "--build-dir", "new", "--baseline-build", "old", "--order",
 	    "sequential");
 	cr_assert_eq(out.exit_code, 2);
-	cr_assert(strstr(out.err.buf, "--order sequential"), "%s",
-		  out.err.buf);
+	cr_assert(strstr(out.err.buf, "--order sequential"), "%s", out.err.buf);
 	test_output_release(&out);
 	RUN(&out, dir, NULL, "run", "ab.json", "--baseline-build", "old");
 	cr_assert_eq(out.exit_code, 2, "only check measures a baseline");
@@ -350,7 +358,8 @@ Test(cli, a_baseline_build_that_crashes_is_a_failed_case)
 	cr_assert_eq(out.exit_code, 3, "nothing could be compared: %s%s",
 		     out.out.buf, out.err.buf);
 	cr_assert(strstr(out.out.buf, "the baseline build's case failed: "
-			 "exited with status 7"), "%s", out.out.buf);
+				      "exited with status 7"),
+		  "%s", out.out.buf);
 	test_output_release(&out);
 }
 
@@ -384,9 +393,10 @@ static bool has_file_with_prefix(const char *directory, const char *prefix)
 
 Test(cli, check_on_the_example_writes_every_report_and_chart)
 {
-	static const char *const files[] = { "junit.xml", "report.md",
-		"report.html", "comparison.json", "comparison.csv",
-		"metrics.txt" };
+	static const char *const files[] = {
+		"junit.xml",	   "report.md",	     "report.html",
+		"comparison.json", "comparison.csv", "metrics.txt"
+	};
 	static const char *const charts[] = { "history-", "variants-",
 					      "tradeoff-", "distribution-" };
 	const char *slow[] = { "MLP_BENCH_SLOWDOWN=0.5", NULL };
@@ -427,7 +437,8 @@ Test(cli, check_on_the_example_writes_every_report_and_chart)
 		cr_assert(has_file_with_prefix(charts_dir, charts[i]),
 			  "no %s chart", charts[i]);
 	snprintf(path, sizeof(path), "%s/junit.xml", out_dir);
-	test_run(&out, NULL, NULL, (const char *const[]){
+	test_run(&out, NULL, NULL,
+		 (const char *const[]){
 			 "/usr/bin/xmllint", "--noout", "--schema",
 			 TEST_FIXTURE_DIR "/junit.xsd", path, NULL });
 	cr_assert_eq(out.exit_code, 0, "junit.xml invalid: %s", out.err.buf);
@@ -479,8 +490,8 @@ static void check_rss(const char *store, const char *name, double low,
 		      double high)
 {
 	struct result *result = only_result(store);
-	const struct result_case *c = result_find_case(result, name,
-						       "default", "cpu");
+	const struct result_case *c =
+		result_find_case(result, name, "default", "cpu");
 	const struct metric_samples *rss;
 
 	cr_assert_not_null(c, "no case %s", name);
@@ -491,23 +502,25 @@ static void check_rss(const char *store, const char *name, double low,
 	for (size_t i = 0; i < rss->nr; i++) {
 		double mib = rss->samples[i] / (1 << 20);
 
-		cr_assert(mib >= low && mib <= high, "%s: %.1f MiB not in "
-			  "[%g, %g]", name, mib, low, high);
+		cr_assert(mib >= low && mib <= high,
+			  "%s: %.1f MiB not in "
+			  "[%g, %g]",
+			  name, mib, low, high);
 	}
 	result_free(result);
 }
 
 Test(cli, maxrss_is_the_benchmarks_own_not_benchgates)
 {
-	const char *no_launcher[] = { "BENCHGATE_LAUNCHER=/nonexistent",
-				      NULL };
+	const char *no_launcher[] = { "BENCHGATE_LAUNCHER=/nonexistent", NULL };
 	struct test_output out;
 	char *suite, store[4096];
 
 	/* exec keeps the larger of the old memory's peak and the new
 	 * program's (harness/run/launcher.h): a small benchmark shows
 	 * benchgate's own peak, 12 MiB and more, a large one its own */
-	suite = test_write_file(dir, "rss.json",
+	suite = test_write_file(
+		dir, "rss.json",
 		"{\"benchgate\": 1, \"suite\": \"rss\","
 		" \"defaults\": {\"runs\": 2, \"warmup\": 0},"
 		" \"benchmarks\": ["
@@ -541,7 +554,8 @@ Test(cli, absent_devices_skip_unless_required)
 	const char *no_gpu[] = { "BENCHGATE_DEVICES=cpu", NULL };
 	char store[1024];
 	struct test_output out;
-	char *suite = test_write_file(dir, "dev.json",
+	char *suite = test_write_file(
+		dir, "dev.json",
 		"{\"benchgate\": 1, \"suite\": \"dev\", \"devices\": [\"cpu\", \"gpu\"],"
 		" \"defaults\": {\"runs\": 2, \"warmup\": 0},"
 		" \"benchmarks\": [{\"name\": \"t\", \"command\": [\"/bin/true\"],"

@@ -15,8 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RUN(out, cwd, env, ...) \
-	test_benchgate((out), (cwd), (env), (const char *const[]){ __VA_ARGS__, NULL })
+#define RUN(out, cwd, env, ...)             \
+	test_benchgate((out), (cwd), (env), \
+		       (const char *const[]){ __VA_ARGS__, NULL })
 
 static char *dir;
 
@@ -41,12 +42,13 @@ static void setup(void)
 	test_git_commit(repo, "refs/heads/main", "code", 0, NULL, &commit);
 	cr_assert_eq(git_repository_set_head(repo, "refs/heads/main"), 0);
 	git_repository_free(repo);
-	suite = test_write_file(dir, "s.json",
+	suite = test_write_file(
+		dir, "s.json",
 		"{\"benchgate\": 1, \"suite\": \"sharded\","
 		" \"defaults\": {\"runs\": 1, \"warmup\": 0},"
 		" \"variants\": {\"a\": {}, \"b\": {}, \"c\": {}},"
-		" \"benchmarks\": [{\"name\": \"spin\", \"command\": [\""
-		TEST_WORKLOAD_DIR "/spin\", \"--ms\", \"1\"],"
+		" \"benchmarks\": [{\"name\": \"spin\", \"command\": [\"" TEST_WORKLOAD_DIR
+		"/spin\", \"--ms\", \"1\"],"
 		" \"metrics\": [{\"name\": \"latency\", \"from\": \"metrics\","
 		"  \"key\": \"latency_ms\", \"unit\": \"ms\"}]}]}");
 	free(suite);
@@ -85,13 +87,15 @@ Test(merge, two_shards_merge_into_their_union)
 	    "merged.json");
 	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
 	cr_assert(strstr(out.out.buf, "merged 2 results (3 cases) into "
-			 "merged.json"), "%s", out.out.buf);
+				      "merged.json"),
+		  "%s", out.out.buf);
 	test_output_release(&out);
 
 	merged = load("merged.json");
 	cr_assert_eq(merged->cases_nr, 3);
-	for (const char *const *v = (const char *const[]){ "a", "b", "c",
-							   NULL }; *v; v++)
+	for (const char *const *v =
+		     (const char *const[]){ "a", "b", "c", NULL };
+	     *v; v++)
 		cr_assert_not_null(result_find_case(merged, "spin", *v, "cpu"),
 				   "variant %s", *v);
 	/* Arguments in order: shard 2's cases first. */
@@ -135,8 +139,8 @@ Test(merge, into_a_store)
 	struct test_output out;
 	char *file;
 
-	RUN(&out, dir, NULL, "merge", "shard-1.json", "shard-2.json",
-	    "--store", "merged");
+	RUN(&out, dir, NULL, "merge", "shard-1.json", "shard-2.json", "--store",
+	    "merged");
 	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
 	test_output_release(&out);
 	result_free(load_merged(&file));
@@ -171,8 +175,10 @@ static void stored_shards_with_artifacts(char *paths[2])
 		*slash = '\0';
 		for (size_t j = 0; j < r->cases_nr; j++) {
 			strbuf_reset(&rel);
-			strbuf_addf(&rel, "artifacts/%s/spin__%s__cpu/profile/"
-				    "folded.txt", name, r->cases[j].variant);
+			strbuf_addf(&rel,
+				    "artifacts/%s/spin__%s__cpu/profile/"
+				    "folded.txt",
+				    name, r->cases[j].variant);
 			free(test_write_file(entries[i].path, rel.buf,
 					     r->cases[j].variant));
 			result_case_add_artifact(&r->cases[j], "folded",
@@ -223,10 +229,10 @@ Test(merge, carries_logs_and_artifacts_into_the_store)
 		/* The artifact, with the bytes the shard had. */
 		cr_assert_eq(c->artifacts_nr, 1);
 		cr_assert(!strncmp(c->artifacts[0].path, prefix.buf,
-				   prefix.len), "%s", c->artifacts[0].path);
+				   prefix.len),
+			  "%s", c->artifacts[0].path);
 		strbuf_reset(&path);
-		strbuf_addf(&path, "%s/%s", file,
-			    c->artifacts[0].path);
+		strbuf_addf(&path, "%s/%s", file, c->artifacts[0].path);
 		text = test_read_file(path.buf);
 		cr_assert_not_null(text, "'%s' is not there", path.buf);
 		cr_assert_str_eq(text, c->variant);
@@ -264,7 +270,8 @@ Test(merge, carries_artifacts_onto_a_git_store_branch)
 		     rev.buf);
 	cr_assert_eq(result_parse(&r, git_blob_rawcontent((git_blob *)blob),
 				  (size_t)git_blob_rawsize((git_blob *)blob),
-				  rev.buf), BG_OK);
+				  rev.buf),
+		     BG_OK);
 	git_object_free(blob);
 	*strrchr(rev.buf, '/') = '\0';
 	for (size_t i = 0; i < r->cases_nr; i++) {
@@ -279,7 +286,8 @@ Test(merge, carries_artifacts_onto_a_git_store_branch)
 		cr_assert_eq(git_blob_rawsize((git_blob *)blob),
 			     strlen(variant));
 		cr_assert_eq(memcmp(git_blob_rawcontent((git_blob *)blob),
-				    variant, strlen(variant)), 0);
+				    variant, strlen(variant)),
+			     0);
 		git_object_free(blob);
 		strbuf_release(&artifact);
 	}
@@ -295,8 +303,8 @@ Test(merge, warns_about_files_a_json_copy_cannot_carry)
 	struct test_output out;
 
 	/* `run --json` copies: their logs are beside the stored shards. */
-	RUN(&out, dir, NULL, "merge", "shard-1.json", "shard-2.json",
-	    "--store", "merged");
+	RUN(&out, dir, NULL, "merge", "shard-1.json", "shard-2.json", "--store",
+	    "merged");
 	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
 	cr_assert(strstr(out.err.buf, "named by 'shard-1.json'"), "%s",
 		  out.err.buf);
@@ -318,21 +326,22 @@ Test(merge, refuses_what_is_not_shards_of_one_run)
 	cr_assert_eq(out.exit_code, 2);
 	cr_assert(strstr(out.err.buf, "case 'spin/"), "%s", out.err.buf);
 	cr_assert(strstr(out.err.buf, "is in both 'shard-1.json' and "
-			 "'shard-1.json'"), "%s", out.err.buf);
+				      "'shard-1.json'"),
+		  "%s", out.err.buf);
 	test_output_release(&out);
 
 	/* Another commit. */
-	memcpy(two->git.commit, "0123456789abcdef0123456789abcdef01234567",
-	       41);
+	memcpy(two->git.commit, "0123456789abcdef0123456789abcdef01234567", 41);
 	result_to_json(two, &json);
 	strbuf_addf(&path, "%s/other-commit.json", dir);
 	cr_assert_eq(write_file_atomic(path.buf, json.buf, json.len), 0);
 	RUN(&out, dir, NULL, "merge", "shard-1.json", "other-commit.json",
 	    "--out", "x.json");
 	cr_assert_eq(out.exit_code, 2);
-	cr_assert(strstr(out.err.buf, "'other-commit.json' has commit "
-			 "'0123456789abcdef0123456789abcdef01234567'"), "%s",
-		  out.err.buf);
+	cr_assert(strstr(out.err.buf,
+			 "'other-commit.json' has commit "
+			 "'0123456789abcdef0123456789abcdef01234567'"),
+		  "%s", out.err.buf);
 	test_output_release(&out);
 	strbuf_reset(&path);
 	strbuf_addf(&path, "%s/x.json", dir);

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #define WORKLOAD(name) TEST_WORKLOAD_DIR "/" name
-#define COUNTER "sys/class/powercap/intel-rapl:0/energy_uj"
+#define COUNTER	       "sys/class/powercap/intel-rapl:0/energy_uj"
 
 static char *dir;
 static struct strbuf sysfs_env = STRBUF_INIT;
@@ -42,8 +42,10 @@ static void put_rapl_package(void)
 	free(test_write_file(dir, "sys/class/powercap/intel-rapl:0/name",
 			     "package-0\n"));
 	free(test_write_file(dir, COUNTER, "1000000\n"));
-	free(test_write_file(dir, "sys/class/powercap/intel-rapl:0/"
-			     "max_energy_range_uj", "262143328850\n"));
+	free(test_write_file(dir,
+			     "sys/class/powercap/intel-rapl:0/"
+			     "max_energy_range_uj",
+			     "262143328850\n"));
 }
 
 /*
@@ -87,9 +89,10 @@ static struct result *run_suite(struct test_output *out, const char *suite,
 
 	strbuf_addf(&store, "%s/store", dir);
 	strbuf_addf(&json, "%s/result.json", dir);
-	test_benchgate(out, dir, env, (const char *const[]){
-		"run", suite, "--store", store.buf, "--json", json.buf,
-		"--no-color", NULL });
+	test_benchgate(out, dir, env,
+		       (const char *const[]){ "run", suite, "--store",
+					      store.buf, "--json", json.buf,
+					      "--no-color", NULL });
 	cr_assert_eq(out->exit_code, expected_exit, "%s%s", out->out.buf,
 		     out->err.buf);
 	cr_assert_eq(result_load(&result, json.buf), BG_OK, "%s",
@@ -150,13 +153,12 @@ Test(per_sample, energy_per_sample_is_each_runs_energy_over_its_samples)
 	cr_assert_not_null(empty);
 	cr_assert_eq(empty->status, CASE_FAILED);
 	cr_assert(strstr(empty->reason, "metric 'energy_per_sample': count "
-				       "metric 'samples' is 0 in this run") &&
-		  strstr(empty->reason, "(measured run 2/3)"),
+					"metric 'samples' is 0 in this run") &&
+			  strstr(empty->reason, "(measured run 2/3)"),
 		  "%s", empty->reason);
 
 	/* the terminal summary: a row with the median per sample, 0.375 J */
-	cr_assert(strstr(out.out.buf, "energy_per_sample"), "%s",
-		  out.out.buf);
+	cr_assert(strstr(out.out.buf, "energy_per_sample"), "%s", out.out.buf);
 	cr_assert(strstr(out.out.buf, "0.375 J"), "%s", out.out.buf);
 	cr_assert(strstr(out.out.buf, "count metric 'samples' is 0"), "%s",
 		  out.out.buf);
@@ -189,7 +191,8 @@ Test(per_sample, without_rapl_the_per_metric_is_left_out_and_the_run_passes)
 	cr_assert(strstr(out.err.buf, "(source 'rapl') is left out"), "%s",
 		  out.err.buf);
 	cr_assert_null(strstr(strstr(out.err.buf, "is left out") + 1,
-			      "is left out"), "%s", out.err.buf);
+			      "is left out"),
+		       "%s", out.err.buf);
 
 	result_free(result);
 	test_output_release(&out);
@@ -199,7 +202,8 @@ Test(per_sample, without_rapl_the_per_metric_is_left_out_and_the_run_passes)
 Test(per_sample, validate_names_a_bad_per_and_exits_2)
 {
 	struct test_output out;
-	char *suite = test_write_file(dir, "bad.json",
+	char *suite = test_write_file(
+		dir, "bad.json",
 		"{ \"benchgate\": 1, \"suite\": \"s\",\n"
 		"  \"benchmarks\": [ { \"name\": \"infer\","
 		" \"command\": [\"true\"],\n"

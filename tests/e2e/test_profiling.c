@@ -25,7 +25,7 @@
 #define XMLLINT "/usr/bin/xmllint"
 
 static char *dir;
-static char store[PATH_MAX];    /* absolute: results are read back here */
+static char store[PATH_MAX]; /* absolute: results are read back here */
 
 static void setup(void)
 {
@@ -83,8 +83,8 @@ static void resolve(struct strbuf *out, const char *result_path,
 	strbuf_release(&path);
 }
 
-static const struct result_artifact *artifact_of(
-	const struct result_case *rcase, const char *kind)
+static const struct result_artifact *
+artifact_of(const struct result_case *rcase, const char *kind)
 {
 	for (size_t i = 0; i < rcase->artifacts_nr; i++)
 		if (!strcmp(rcase->artifacts[i].kind, kind))
@@ -201,15 +201,17 @@ Test(profiling, ipu_profiling_run_gets_poplar_options_and_is_no_sample)
 	cr_assert_not_null(text, "the profiling run saw BENCHGATE_PROFILE_DIR");
 	options = cJSON_Parse(text);
 	cr_assert(cJSON_IsObject(options), "%s", text);
-	cr_assert_str_eq(cJSON_GetObjectItem(options, "autoReport.all")
-				 ->valuestring, "true");
-	cr_assert_str_eq(cJSON_GetObjectItem(options, "debug.instrument")
-				 ->valuestring, "true",
-			 "the user's option stays");
+	cr_assert_str_eq(
+		cJSON_GetObjectItem(options, "autoReport.all")->valuestring,
+		"true");
+	cr_assert_str_eq(
+		cJSON_GetObjectItem(options, "debug.instrument")->valuestring,
+		"true", "the user's option stays");
 	strbuf_reset(&file);
 	strbuf_addf(&file, "%s/poplar", profile_dir.buf);
 	cr_assert_str_eq(cJSON_GetObjectItem(options, "autoReport.directory")
-				 ->valuestring, file.buf,
+				 ->valuestring,
+			 file.buf,
 			 "the reports go into the case's artifact directory");
 	cJSON_Delete(options);
 	free(text);
@@ -257,12 +259,14 @@ Test(profiling, invalid_user_poplar_options_are_a_note_not_a_failure)
 	RUN(&out, NULL, "run", "suite.json", "--profile", "--store", store);
 	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
 	cr_assert(strstr(out.err.buf, "POPLAR_ENGINE_OPTIONS is not valid "
-				      "JSON"), "%s", out.err.buf);
+				      "JSON"),
+		  "%s", out.err.buf);
 	result = stored_result(&out, &result_path);
 	rcase = &result->cases[0];
 	cr_assert_eq(rcase->status, CASE_OK);
 	cr_assert_not_null(rcase->profile_note);
-	cr_assert(strstr(rcase->profile_note, "not profiled: "
+	cr_assert(strstr(rcase->profile_note,
+			 "not profiled: "
 			 "POPLAR_ENGINE_OPTIONS is not valid JSON"),
 		  "%s", rcase->profile_note);
 	cr_assert_eq(rcase->artifacts_nr, 0);
@@ -314,15 +318,18 @@ static void write_spin_suite(void)
 		    "   \"command\": [\"%s/spin\", \"--ms\", \"200\"],\n"
 		    "   \"metrics\": [{\"name\": \"latency\", \"from\": "
 		    "\"metrics\", \"key\": \"latency_ms\", \"unit\": "
-		    "\"ms\"}]}]}\n", TEST_WORKLOAD_DIR);
+		    "\"ms\"}]}]}\n",
+		    TEST_WORKLOAD_DIR);
 	free(test_write_file(dir, "suite.json", text.buf));
 	strbuf_release(&text);
 }
 
 static bool perf_records_here(void)
 {
-	static const char *const argv[] = { "/bin/sh", "-c",
-		"perf record -q -e cpu-clock -o /dev/null -- true", NULL };
+	static const char *const argv[] = {
+		"/bin/sh", "-c",
+		"perf record -q -e cpu-clock -o /dev/null -- true", NULL
+	};
 	struct test_output out;
 	bool works;
 
@@ -399,12 +406,14 @@ Test(profiling, missing_perf_is_a_note_and_the_run_goes_on)
 	RUN(&out, env, "run", "suite.json", "--profile", "--store", store);
 	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
 	cr_assert(strstr(out.err.buf, "no flame graphs: perf is not "
-				      "installed"), "%s", out.err.buf);
+				      "installed"),
+		  "%s", out.err.buf);
 	result = stored_result(&out, &result_path);
 	rcase = &result->cases[0];
 	cr_assert_eq(rcase->status, CASE_OK);
 	cr_assert_eq(result_case_find_metric(rcase, "latency")->nr, 2);
-	cr_assert_str_eq(rcase->profile_note, "no flame graph: perf is not "
+	cr_assert_str_eq(rcase->profile_note,
+			 "no flame graph: perf is not "
 			 "installed (no 'perf' on PATH; Debian and Ubuntu "
 			 "package it as linux-perf)");
 	cr_assert_not_null(artifact_of(rcase, "profile"),
@@ -426,8 +435,7 @@ static const char callgrind_suite[] =
 	"\"callgrind\"},\n"
 	"               {\"name\": \"wall\", \"from\": \"wall\"}]}]}\n";
 
-static double instructions_of(const struct result *result,
-			      const char *variant)
+static double instructions_of(const struct result *result, const char *variant)
 {
 	const struct result_case *rcase =
 		result_find_case(result, "loop", variant, "cpu");
@@ -475,7 +483,8 @@ Test(profiling, callgrind_counts_the_same_instructions_every_run)
 		  "twice the loop costs more");
 	resolve(&kept, first_path.buf,
 		artifact_of(result_find_case(first, "loop", "small", "cpu"),
-			    "callgrind")->path);
+			    "callgrind")
+			->path);
 	cr_assert(strstr(kept.buf, "/callgrind.out"), "%s", kept.buf);
 
 	test_output_release(&out);

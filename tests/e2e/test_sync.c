@@ -19,8 +19,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define RUN(out, cwd, env, ...) \
-	test_benchgate((out), (cwd), (env), (const char *const[]){ __VA_ARGS__, NULL })
+#define RUN(out, cwd, env, ...)             \
+	test_benchgate((out), (cwd), (env), \
+		       (const char *const[]){ __VA_ARGS__, NULL })
 
 #define BRANCH "benchgate-results"
 #define ROUNDS 3
@@ -49,11 +50,12 @@ static void setup(void)
 	strbuf_addf(&remote_path, "%s/remote.git", dir);
 	cr_assert_eq(git_repository_init(&bare, remote_path.buf, 1), 0);
 	git_repository_free(bare);
-	suite = test_write_file(dir, "spin.json",
+	suite = test_write_file(
+		dir, "spin.json",
 		"{\"benchgate\": 1, \"suite\": \"spin\","
 		" \"defaults\": {\"runs\": 1, \"warmup\": 0},"
-		" \"benchmarks\": [{\"name\": \"spin\", \"command\": [\""
-		TEST_WORKLOAD_DIR "/spin\", \"--ms\", \"1\"],"
+		" \"benchmarks\": [{\"name\": \"spin\", \"command\": [\"" TEST_WORKLOAD_DIR
+		"/spin\", \"--ms\", \"1\"],"
 		" \"metrics\": [{\"name\": \"latency\", \"from\": \"metrics\","
 		"  \"key\": \"latency_ms\", \"unit\": \"ms\"}]}]}");
 	strbuf_addstr(&suite_path, suite);
@@ -81,10 +83,12 @@ static char *make_job(const char *name)
 	 * pcre2 match data, which the sanitizer build reports. */
 	cr_assert_eq(git_repository_config(&config, repo), 0);
 	cr_assert_eq(git_config_set_string(config, "remote.origin.url",
-					   remote_path.buf), 0);
+					   remote_path.buf),
+		     0);
 	cr_assert_eq(git_config_set_string(config, "remote.origin.fetch",
 					   "+refs/heads/*:"
-					   "refs/remotes/origin/*"), 0);
+					   "refs/remotes/origin/*"),
+		     0);
 	git_config_free(config);
 	git_repository_free(repo);
 	return strbuf_detach(&path, NULL);
@@ -123,8 +127,8 @@ static int job_command(const char *cwd, int log_fd, const char *const *args)
 static pid_t start_job(const char *job_dir, const char *machine,
 		       const char *log_path)
 {
-	const char *run[] = { "run", suite_path.buf, "--store", "git:" BRANCH,
-			      "--quiet", NULL };
+	const char *run[] = { "run",	     suite_path.buf, "--store",
+			      "git:" BRANCH, "--quiet",	     NULL };
 	const char *sync[] = { "sync", "--remote", "origin", NULL };
 	pid_t pid;
 
@@ -132,8 +136,8 @@ static pid_t start_job(const char *job_dir, const char *machine,
 	pid = fork();
 	cr_assert_neq(pid, -1);
 	if (pid == 0) {
-		int log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND,
-				  0644);
+		int log_fd =
+			open(log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
 
 		setenv("BENCHGATE_MACHINE_ID", machine, 1);
 		setenv("BENCHGATE_SYNC_BACKOFF_SCALE", "0.2", 1);
@@ -183,12 +187,12 @@ static size_t count_results(git_repository *repo, const char *ref,
 
 		if (git_tree_entry_type(e) != GIT_OBJECT_BLOB)
 			continue;
-		cr_assert_eq(git_blob_lookup(&blob, repo,
-					     git_tree_entry_id(e)), 0);
+		cr_assert_eq(git_blob_lookup(&blob, repo, git_tree_entry_id(e)),
+			     0);
 		cr_assert_eq(result_parse(&r, git_blob_rawcontent(blob),
 					  (size_t)git_blob_rawsize(blob),
-					  git_tree_entry_name(e)), BG_OK,
-			     "%s", bg_error_last());
+					  git_tree_entry_name(e)),
+			     BG_OK, "%s", bg_error_last());
 		cr_assert_str_eq(r->machine.id, machine);
 		cr_assert_str_eq(r->git.commit, code_commit);
 		n++;
@@ -235,7 +239,8 @@ Test(sync, two_jobs_push_concurrently_and_both_histories_survive)
 		     ROUNDS);
 	/* ...and both jobs' histories are in the remote's. */
 	cr_assert_eq(git_reference_name_to_id(&tip, remote,
-					      "refs/heads/" BRANCH), 0);
+					      "refs/heads/" BRANCH),
+		     0);
 	ref_id(job_a, "refs/heads/" BRANCH, &tip_a);
 	ref_id(job_b, "refs/heads/" BRANCH, &tip_b);
 	git_repository_free(remote);
@@ -299,7 +304,7 @@ Test(sync, diverged_sides_merge_and_a_rerun_is_up_to_date)
 	RUN(&out, job_b, b_env, "sync");
 	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
 	cr_assert(strstr(out.out.buf, "merged and pushed, 2 files re-applied "
-			 "(0 renamed)"),
+				      "(0 renamed)"),
 		  "runner-b's result and its case log: %s", out.out.buf);
 	test_output_release(&out);
 	RUN(&out, job_b, b_env, "sync");
@@ -312,10 +317,13 @@ Test(sync, diverged_sides_merge_and_a_rerun_is_up_to_date)
 	test_output_release(&out);
 
 	cr_assert_eq(git_repository_open(&remote, remote_path.buf), 0);
-	cr_assert_eq(count_results(remote, "refs/heads/" BRANCH, "runner-a"), 1);
-	cr_assert_eq(count_results(remote, "refs/heads/" BRANCH, "runner-b"), 1);
+	cr_assert_eq(count_results(remote, "refs/heads/" BRANCH, "runner-a"),
+		     1);
+	cr_assert_eq(count_results(remote, "refs/heads/" BRANCH, "runner-b"),
+		     1);
 	cr_assert_eq(git_reference_name_to_id(&tip, remote,
-					      "refs/heads/" BRANCH), 0);
+					      "refs/heads/" BRANCH),
+		     0);
 	cr_assert_eq(git_commit_lookup(&tip_commit, remote, &tip), 0);
 	cr_assert_eq(git_commit_parentcount(tip_commit), 2,
 		     "the merge keeps both histories as parents");
@@ -378,16 +386,17 @@ Test(sync, one_path_with_two_contents_keeps_both)
 	cr_assert_eq(count_results(remote, "refs/heads/" BRANCH, "shared"), 2);
 	for (int i = 0; i < 2; i++) {
 		strbuf_reset(&spec);
-		strbuf_addf(&spec, "refs/heads/" BRANCH ":%s/shared/spin-"
-			    "20261122T073422Z%s.json", code_commit,
-			    i ? "-1" : "");
+		strbuf_addf(&spec,
+			    "refs/heads/" BRANCH ":%s/shared/spin-"
+			    "20261122T073422Z%s.json",
+			    code_commit, i ? "-1" : "");
 		cr_assert_eq(git_revparse_single(&blob, remote, spec.buf), 0,
 			     "%s", spec.buf);
-		cr_assert_eq(result_parse(&r,
-					  git_blob_rawcontent((git_blob *)blob),
-					  (size_t)git_blob_rawsize(
-						  (git_blob *)blob),
-					  spec.buf), BG_OK);
+		cr_assert_eq(
+			result_parse(&r, git_blob_rawcontent((git_blob *)blob),
+				     (size_t)git_blob_rawsize((git_blob *)blob),
+				     spec.buf),
+			BG_OK);
 		seen += r->cases[0].metrics[0].samples[0];
 		cr_assert_eq(r->cases[0].metrics[0].samples[0], i ? 2.0 : 1.0,
 			     "the remote's stays at its path, ours moves");
@@ -415,13 +424,15 @@ Test(sync, a_network_failure_names_the_remote_not_the_secrets)
 	cr_assert_eq(git_repository_config(&config, repo), 0);
 	cr_assert_eq(git_config_set_string(config, "remote.origin.url",
 					   "https://user:urlsecret@127.0.0.1:9"
-					   "/results.git"), 0);
+					   "/results.git"),
+		     0);
 	git_config_free(config);
 	git_repository_free(repo);
 	RUN(&out, job, env, "sync");
 	cr_assert_eq(out.exit_code, 2);
 	cr_assert(strstr(out.err.buf, "cannot fetch 'benchgate-results' of "
-			 "remote 'origin'"), "%s", out.err.buf);
+				      "remote 'origin'"),
+		  "%s", out.err.buf);
 	cr_assert_null(strstr(out.err.buf, "urlsecret"), "%s", out.err.buf);
 	cr_assert_null(strstr(out.err.buf, "ghp_tokenvalue"), "%s",
 		       out.err.buf);

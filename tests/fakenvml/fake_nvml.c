@@ -23,10 +23,10 @@
 
 #define FAKE_MAX_GPUS 8
 
-#define NVML_SUCCESS 0
-#define NVML_ERROR_UNINITIALIZED 1
-#define NVML_ERROR_INVALID_ARGUMENT 2
-#define NVML_ERROR_NOT_SUPPORTED 3
+#define NVML_SUCCESS		     0
+#define NVML_ERROR_UNINITIALIZED     1
+#define NVML_ERROR_INVALID_ARGUMENT  2
+#define NVML_ERROR_NOT_SUPPORTED     3
 #define NVML_ERROR_INSUFFICIENT_SIZE 7
 
 typedef int nvmlReturn_t;
@@ -36,7 +36,7 @@ struct fake_gpu {
 	char name[96];
 	unsigned long long memory, used;
 	unsigned int utilization;
-	long power_mw;                  /* < 0: not supported */
+	long power_mw; /* < 0: not supported */
 	int has_energy;
 };
 
@@ -73,7 +73,8 @@ static void parse_gpu(const char *line)
 	if (gpus_nr == FAKE_MAX_GPUS ||
 	    sscanf(line, "gpu %95s %llu %llu %u %31s %31s %n", gpu->uuid,
 		   &gpu->memory, &gpu->used, &gpu->utilization, power, energy,
-		   &name_at) < 6 || !name_at)
+		   &name_at) < 6 ||
+	    !name_at)
 		return;
 	snprintf(gpu->name, sizeof(gpu->name), "%s", line + name_at);
 	gpu->name[strcspn(gpu->name, "\n")] = '\0';
@@ -122,13 +123,20 @@ const char *nvmlErrorString(nvmlReturn_t result);
 const char *nvmlErrorString(nvmlReturn_t result)
 {
 	switch (result) {
-	case 0: return "Success";
-	case 1: return "Uninitialized";
-	case 2: return "Invalid Argument";
-	case 3: return "Not Supported";
-	case 4: return "Insufficient Permissions";
-	case 9: return "Driver Not Loaded";
-	default: return "Unknown Error";
+	case 0:
+		return "Success";
+	case 1:
+		return "Uninitialized";
+	case 2:
+		return "Invalid Argument";
+	case 3:
+		return "Not Supported";
+	case 4:
+		return "Insufficient Permissions";
+	case 9:
+		return "Driver Not Loaded";
+	default:
+		return "Unknown Error";
 	}
 }
 
@@ -163,8 +171,7 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index,
 	return NVML_SUCCESS;
 }
 
-static nvmlReturn_t copy_text(char *out, unsigned int length,
-			      const char *text)
+static nvmlReturn_t copy_text(char *out, unsigned int length, const char *text)
 {
 	if (strlen(text) >= length)
 		return NVML_ERROR_INSUFFICIENT_SIZE;
@@ -188,10 +195,8 @@ nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid,
 	return copy_text(uuid, length, device->uuid);
 }
 
-nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device,
-				     nvmlMemory_t *memory);
-nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device,
-				     nvmlMemory_t *memory)
+nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory);
+nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
 {
 	memory->total = device->memory;
 	memory->used = device->used;
@@ -230,7 +235,7 @@ nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device,
 	if (!device->has_energy)
 		return NVML_ERROR_NOT_SUPPORTED;
 	/* millijoules: 1000 J at init, then the board's power over time */
-	*energy = (unsigned long long)(1e6 + power_w * (now_s() - started) *
-					     1e3);
+	*energy =
+		(unsigned long long)(1e6 + power_w * (now_s() - started) * 1e3);
 	return NVML_SUCCESS;
 }

@@ -25,22 +25,22 @@
 
 /* The engine as `check` runs it by default (suite.c, settings_init()). */
 #define CONFIDENCE 0.99
-#define THRESHOLD 0.03
-#define MIN_RUNS 5
-#define MAX_RUNS 30
+#define THRESHOLD  0.03
+#define MIN_RUNS   5
+#define MAX_RUNS   30
 
 /* The peers' defaults, as their code and documentation give them. */
-#define RATIO_DEFAULT 2.0       /* github-action-benchmark: 200 % */
-#define PERCENT_DEFAULT 0.05    /* a Bencher percentage threshold */
-#define WELCH_ALPHA (1 - CONFIDENCE)
+#define RATIO_DEFAULT	2.0  /* github-action-benchmark: 200 % */
+#define PERCENT_DEFAULT 0.05 /* a Bencher percentage threshold */
+#define WELCH_ALPHA	(1 - CONFIDENCE)
 
 /* Noise model parameters, fixed before looking at any result. */
-#define BIMODAL_SLOW 0.3        /* share of runs in the slow clock state */
-#define BIMODAL_GAP 2.0         /* distance of the modes, in CVs */
-#define OUTLIER_RATE 0.075      /* share of runs hit by an outlier */
-#define OUTLIER_MIN 0.3         /* outliers add 30 to 100 % of the mean */
-#define OUTLIER_MAX 1.0
-#define DRIFT_PHI 0.85          /* lag-1 autocorrelation of drifting runs */
+#define BIMODAL_SLOW 0.3   /* share of runs in the slow clock state */
+#define BIMODAL_GAP  2.0   /* distance of the modes, in CVs */
+#define OUTLIER_RATE 0.075 /* share of runs hit by an outlier */
+#define OUTLIER_MIN  0.3   /* outliers add 30 to 100 % of the mean */
+#define OUTLIER_MAX  1.0
+#define DRIFT_PHI    0.85 /* lag-1 autocorrelation of drifting runs */
 
 enum model {
 	MODEL_NORMAL,
@@ -77,8 +77,6 @@ enum rule {
 	RULE_COUNT
 };
 
-
-
 /* Box-Muller, one value per call: simple and exact enough here. */
 static double rng_normal(struct stats_rng *rng)
 {
@@ -100,7 +98,6 @@ static double rng_student3(struct stats_rng *rng)
 	return rng_normal(rng) / sqrt(chi2 / 3);
 }
 
-
 /* Noise models: n runs of one side, mean 1 (before the shift), CV cv */
 
 static double draw_bimodal(struct stats_rng *rng, double cv)
@@ -110,9 +107,9 @@ static double draw_bimodal(struct stats_rng *rng, double cv)
 	double gap = BIMODAL_GAP * cv;
 	double between = BIMODAL_SLOW * (1 - BIMODAL_SLOW) * gap * gap;
 	double within = sqrt(cv * cv - between);
-	double mode = stats_rng_uniform(rng) <= BIMODAL_SLOW ?
-			      1 + (1 - BIMODAL_SLOW) * gap :
-			      1 - BIMODAL_SLOW * gap;
+	double mode = stats_rng_uniform(rng) <= BIMODAL_SLOW
+			      ? 1 + (1 - BIMODAL_SLOW) * gap
+			      : 1 - BIMODAL_SLOW * gap;
 
 	return mode + within * rng_normal(rng);
 }
@@ -166,7 +163,6 @@ static void draw_side(struct stats_rng *rng, enum model model, double cv,
 	}
 }
 
-
 /*
  * A baseline build measured in the candidate's session: one run of the
  * model's series of 2n runs after another, dealt out as the runner
@@ -188,7 +184,6 @@ static void draw_session(struct stats_rng *rng, enum model model, double cv,
 		cand[round] = scale * series[2 * round + base_first];
 	}
 }
-
 
 /* The peers' rules */
 
@@ -217,18 +212,17 @@ static double welch_p_slower(const double *base, size_t nbase,
 	if (!(se2 > 0))
 		return 0.5;
 	t = (stats_mean(cand, ncand) - stats_mean(base, nbase)) / sqrt(se2);
-	df = se2 * se2 / (vb * vb / (double)(nbase - 1) +
-			  vc * vc / (double)(ncand - 1));
+	df = se2 * se2 /
+	     (vb * vb / (double)(nbase - 1) + vc * vc / (double)(ncand - 1));
 	return student_upper_tail(t, df);
 }
-
 
 /* The engine */
 
 /* `paired`: run i of each side ran next to the other (draw_session()). */
-static bool engine_decide_runs(struct metric_comparison *mc,
-			       const double *base, size_t nbase,
-			       const double *cand, size_t ncand, bool paired)
+static bool engine_decide_runs(struct metric_comparison *mc, const double *base,
+			       size_t nbase, const double *cand, size_t ncand,
+			       bool paired)
 {
 	memset(mc, 0, sizeof(*mc));
 	mc->better = BETTER_LOWER;
@@ -256,8 +250,8 @@ static bool engine_redecide(struct metric_comparison *mc, double threshold)
 
 /* The threshold the engine would use with BASELINE_HISTORY earlier results
  * of n runs each (baseline_noise() and compare_results()). */
-static double history_threshold(struct stats_rng *rng, enum model model, double cv,
-				size_t n)
+static double history_threshold(struct stats_rng *rng, enum model model,
+				double cv, size_t n)
 {
 	double medians[BASELINE_HISTORY], runs[MAX_RUNS];
 	double noise;
@@ -266,7 +260,8 @@ static double history_threshold(struct stats_rng *rng, enum model model, double 
 		draw_side(rng, model, cv, 1, runs, n);
 		medians[i] = stats_median(runs, n);
 	}
-	noise = compare_noise_k(CONFIDENCE) * stats_robust_cv(medians, BASELINE_HISTORY);
+	noise = compare_noise_k(CONFIDENCE) *
+		stats_robust_cv(medians, BASELINE_HISTORY);
 	return noise > THRESHOLD ? noise : THRESHOLD;
 }
 
@@ -296,29 +291,33 @@ static bool engine_adaptive(const double *base, const double *cand,
 	return regression;
 }
 
-
 /* The simulation */
 
 struct pair {
-	bool alarm[RULE_COUNT];         /* each rule at its default */
-	double mean_ratio;              /* of the ratio and percentage rules */
-	double welch_p;                 /* welch_p_slower() */
-	double history_threshold;       /* of RULE_HISTORY */
-	bool dependent;                 /* runs counted as fewer */
+	bool alarm[RULE_COUNT];	  /* each rule at its default */
+	double mean_ratio;	  /* of the ratio and percentage rules */
+	double welch_p;		  /* welch_p_slower() */
+	double history_threshold; /* of RULE_HISTORY */
+	bool dependent;		  /* runs counted as fewer */
 	/* Adaptive sampling, for the first opts.adaptive_pairs pairs. */
 	bool adaptive_alarm, fixed_alarm;
 	unsigned adaptive_runs;
 };
 
 /* Detection at benchgate's false-alarm rate (calibrate()). */
-enum calibrated { CAL_BENCHGATE, CAL_MEAN_RATIO, CAL_WELCH, CAL_COUNT };
+enum calibrated {
+	CAL_BENCHGATE,
+	CAL_MEAN_RATIO,
+	CAL_WELCH,
+	CAL_COUNT
+};
 
 struct cell {
 	enum model model;
 	size_t cv, shift;
 	struct pair *pairs;
 	size_t nr, adaptive_nr;
-	double calibrated[CAL_COUNT];   /* % of pairs */
+	double calibrated[CAL_COUNT];	 /* % of pairs */
 	double ratio_bound, welch_bound; /* A/A cells: the peers' bounds */
 };
 
@@ -340,8 +339,8 @@ static void simulate_pair(struct pair *pair, struct stats_rng *rng,
 
 	draw_session(session_rng, cell->model, cv, 1 + shifts[cell->shift],
 		     base, cand, n);
-	pair->alarm[RULE_SESSION] = engine_decide_runs(&mc, base, n, cand, n,
-						       true);
+	pair->alarm[RULE_SESSION] =
+		engine_decide_runs(&mc, base, n, cand, n, true);
 
 	draw_side(rng, cell->model, cv, 1, base, MAX_RUNS);
 	draw_side(rng, cell->model, cv, 1 + shifts[cell->shift], cand,
@@ -355,14 +354,13 @@ static void simulate_pair(struct pair *pair, struct stats_rng *rng,
 	pair->alarm[RULE_PERCENT] = pair->mean_ratio > 1 + PERCENT_DEFAULT;
 	pair->alarm[RULE_WELCH] = 2 * pair->welch_p < WELCH_ALPHA;
 	pair->history_threshold = history_threshold(rng, cell->model, cv, n);
-	pair->alarm[RULE_HISTORY] = engine_redecide(&mc,
-						    pair->history_threshold);
+	pair->alarm[RULE_HISTORY] =
+		engine_redecide(&mc, pair->history_threshold);
 	if (!adaptive)
 		return;
-	pair->fixed_alarm = engine_decide(&mc, base, MAX_RUNS, cand,
-					  MAX_RUNS);
-	pair->adaptive_alarm = engine_adaptive(base, cand,
-					       &pair->adaptive_runs);
+	pair->fixed_alarm = engine_decide(&mc, base, MAX_RUNS, cand, MAX_RUNS);
+	pair->adaptive_alarm =
+		engine_adaptive(base, cand, &pair->adaptive_runs);
 }
 
 static void simulate_cell(struct cell *cell, const struct options *opts)
@@ -377,8 +375,9 @@ static void simulate_cell(struct cell *cell, const struct options *opts)
 	stats_rng_seed(&rng, cell_seed);
 	stats_rng_seed(&session_rng, cell_seed ^ 0x5e5510a5e5510a5ULL);
 	cell->nr = opts->pairs;
-	cell->adaptive_nr = opts->adaptive_pairs < opts->pairs ?
-				    opts->adaptive_pairs : opts->pairs;
+	cell->adaptive_nr = opts->adaptive_pairs < opts->pairs
+				    ? opts->adaptive_pairs
+				    : opts->pairs;
 	cell->pairs = xcalloc(cell->nr, sizeof(*cell->pairs));
 	for (size_t i = 0; i < cell->nr; i++)
 		simulate_pair(&cell->pairs[i], &rng, &session_rng, cell, opts,
@@ -434,7 +433,6 @@ static struct cell *cell_at(struct cell *cells, enum model model, size_t cv,
 	return &cells[((size_t)model * CV_COUNT + cv) * SHIFT_COUNT + shift];
 }
 
-
 /* Rates */
 
 static size_t alarm_count(const struct cell *cell, enum rule rule)
@@ -458,7 +456,10 @@ static double alarm_rate(const struct cell *cell, enum rule rule)
  * aside): the peer gets benchgate's false-alarm rate, measured in-sample,
  * which flatters the peer if anything.
  */
-enum statistic { STAT_MEAN_RATIO, STAT_WELCH };
+enum statistic {
+	STAT_MEAN_RATIO,
+	STAT_WELCH
+};
 
 static double statistic_of(const struct pair *pair, enum statistic stat)
 {
@@ -485,8 +486,8 @@ static double calibrated_bound(struct cell *const *null_cells, size_t cells,
 	values = xcalloc(nr, sizeof(*values));
 	for (size_t c = 0; c < cells; c++)
 		for (size_t i = 0; i < null_cells[c]->nr; i++)
-			values[at++] = statistic_of(&null_cells[c]->pairs[i],
-						    stat);
+			values[at++] =
+				statistic_of(&null_cells[c]->pairs[i], stat);
 	qsort(values, nr, sizeof(*values), compare_desc);
 	bound = values[alarms < nr ? alarms : nr - 1];
 	free(values);
@@ -502,7 +503,6 @@ static double rate_beyond(const struct cell *cell, enum statistic stat,
 		alarms += statistic_of(&cell->pairs[i], stat) > bound;
 	return 100.0 * (double)alarms / (double)cell->nr;
 }
-
 
 /* Report */
 
@@ -563,8 +563,8 @@ static void report_defaults(struct strbuf *out, struct cell *cells)
 					   RULE_PERCENT, RULE_WELCH };
 
 	strbuf_addstr(out, "\n### Each rule at its default\n\n"
-		      "Regression verdicts in % of pairs; each cell reads "
-		      "**benchgate / ratio 2.0 / 5 % / Welch**.\n\n");
+			   "Regression verdicts in % of pairs; each cell reads "
+			   "**benchgate / ratio 2.0 / 5 % / Welch**.\n\n");
 	add_rules_table(out, cells, rules, sizeof(rules) / sizeof(*rules));
 }
 
@@ -583,12 +583,14 @@ static void report_history(struct strbuf *out, struct cell *cells)
 {
 	static const enum rule rules[] = { RULE_BENCHGATE, RULE_HISTORY };
 
-	strbuf_addf(out, "\n### benchgate once the metric has a history\n\n"
+	strbuf_addf(out,
+		    "\n### benchgate once the metric has a history\n\n"
 		    "`check` raises the threshold to %.2f x the robust CV of "
 		    "the medians of up to %d earlier results when that is "
 		    "more than %g %%; here %d earlier results of the same "
 		    "model, drawn per pair. Cells read **no history / "
-		    "history**.\n\n", compare_noise_k(CONFIDENCE), BASELINE_HISTORY,
+		    "history**.\n\n",
+		    compare_noise_k(CONFIDENCE), BASELINE_HISTORY,
 		    THRESHOLD * 100, BASELINE_HISTORY);
 	add_head(out, "| model | CV | median threshold", 3, 0);
 	for (int m = 0; m < MODEL_COUNT; m++)
@@ -606,16 +608,18 @@ static void report_session(struct strbuf *out, struct cell *cells)
 {
 	static const enum rule rules[] = { RULE_BENCHGATE, RULE_SESSION };
 
-	strbuf_addstr(out, "\n### benchgate with the baseline measured in the "
-		      "same session\n\n`check --baseline-build DIR` runs "
-		      "the baseline build next to the candidate, the order "
-		      "alternating every round, and compares the runs pair "
-		      "by pair when they rise and fall together; no "
-		      "history, threshold as configured. For the models of independent runs the "
-		      "pairs are drawn alike (other draws, the same "
-		      "distribution); for drift both sides share the "
-		      "session's machine state. Cells read **stored baseline, "
-		      "no history / same session**.\n\n");
+	strbuf_addstr(
+		out,
+		"\n### benchgate with the baseline measured in the "
+		"same session\n\n`check --baseline-build DIR` runs "
+		"the baseline build next to the candidate, the order "
+		"alternating every round, and compares the runs pair "
+		"by pair when they rise and fall together; no "
+		"history, threshold as configured. For the models of independent runs the "
+		"pairs are drawn alike (other draws, the same "
+		"distribution); for drift both sides share the "
+		"session's machine state. Cells read **stored baseline, "
+		"no history / same session**.\n\n");
 	add_rules_table(out, cells, rules, sizeof(rules) / sizeof(*rules));
 }
 
@@ -637,33 +641,38 @@ static void calibrate(struct cell *cells)
 
 				cell->calibrated[CAL_BENCHGATE] =
 					alarm_rate(cell, RULE_BENCHGATE);
-				cell->calibrated[CAL_MEAN_RATIO] = rate_beyond(
-					cell, STAT_MEAN_RATIO,
-					null_cell->ratio_bound);
-				cell->calibrated[CAL_WELCH] = rate_beyond(
-					cell, STAT_WELCH,
-					null_cell->welch_bound);
+				cell->calibrated[CAL_MEAN_RATIO] =
+					rate_beyond(cell, STAT_MEAN_RATIO,
+						    null_cell->ratio_bound);
+				cell->calibrated[CAL_WELCH] =
+					rate_beyond(cell, STAT_WELCH,
+						    null_cell->welch_bound);
 			}
 		}
 }
 
 static void report_calibrated(struct strbuf *out, struct cell *cells)
 {
-	strbuf_addstr(out, "\n### At benchgate's false-alarm rate\n\n"
+	strbuf_addstr(out,
+		      "\n### At benchgate's false-alarm rate\n\n"
 		      "Each peer's bound tuned on the A/A pairs of the same "
 		      "model and CV so that it raises as many false alarms as "
 		      "benchgate did there. The ratio 2.0 and 5 % rules "
 		      "become the same rule (a bound on the ratio of means), "
 		      "shown as *mean ratio*. Cells read **benchgate / "
 		      "mean ratio / Welch**.\n\n");
-	add_head(out, "| model | CV | false alarms | mean ratio bound | "
-		 "Welch alpha", 5, 1);
+	add_head(out,
+		 "| model | CV | false alarms | mean ratio bound | "
+		 "Welch alpha",
+		 5, 1);
 	for (int m = 0; m < MODEL_COUNT; m++)
 		for (size_t c = 0; c < CV_COUNT; c++) {
 			const struct cell *null_cell = cell_at(cells, m, c, 0);
 
-			strbuf_addf(out, "| %s | %g %% | %.2f %% | +%.2f %% | "
-				    "%.2g", model_names[m], cvs[c] * 100,
+			strbuf_addf(out,
+				    "| %s | %g %% | %.2f %% | +%.2f %% | "
+				    "%.2g",
+				    model_names[m], cvs[c] * 100,
 				    null_cell->calibrated[CAL_BENCHGATE],
 				    (null_cell->ratio_bound - 1) * 100,
 				    -2 * null_cell->welch_bound);
@@ -689,16 +698,16 @@ static double percent(size_t part, size_t whole)
 #define FIRST_JUDGED_SHIFT 2
 
 struct model_calibration {
-	double false_alarms;            /* benchgate's, % of A/A pairs */
+	double false_alarms; /* benchgate's, % of A/A pairs */
 	double ratio_bound, welch_bound;
-	double detection[CAL_COUNT];    /* % of shifted pairs, all CVs */
+	double detection[CAL_COUNT]; /* % of shifted pairs, all CVs */
 	double by_cv[CV_COUNT][CAL_COUNT];
 	/* Shifted pairs only benchgate detected, only the peer did. */
 	size_t gate_only[CAL_COUNT], peer_only[CAL_COUNT];
 };
 
-static void rates_beyond(const struct cell *cell,
-			 struct model_calibration *cal, size_t *hits)
+static void rates_beyond(const struct cell *cell, struct model_calibration *cal,
+			 size_t *hits)
 {
 	for (size_t i = 0; i < cell->nr; i++) {
 		const struct pair *pair = &cell->pairs[i];
@@ -718,8 +727,8 @@ static void rates_beyond(const struct cell *cell,
 	}
 }
 
-static void calibrate_model(struct model_calibration *cal,
-			    struct cell *cells, enum model model)
+static void calibrate_model(struct model_calibration *cal, struct cell *cells,
+			    enum model model)
 {
 	struct cell *null_cells[CV_COUNT];
 	size_t alarms = 0, pairs = 0, hits[CAL_COUNT] = { 0 }, shifted = 0;
@@ -731,10 +740,10 @@ static void calibrate_model(struct model_calibration *cal,
 		pairs += null_cells[c]->nr;
 	}
 	cal->false_alarms = 100.0 * (double)alarms / (double)pairs;
-	cal->ratio_bound = calibrated_bound(null_cells, CV_COUNT,
-					    STAT_MEAN_RATIO, alarms);
-	cal->welch_bound = calibrated_bound(null_cells, CV_COUNT, STAT_WELCH,
-					    alarms);
+	cal->ratio_bound =
+		calibrated_bound(null_cells, CV_COUNT, STAT_MEAN_RATIO, alarms);
+	cal->welch_bound =
+		calibrated_bound(null_cells, CV_COUNT, STAT_WELCH, alarms);
 	for (size_t c = 0; c < CV_COUNT; c++) {
 		size_t cv_hits[CAL_COUNT] = { 0 }, cv_shifted = 0;
 
@@ -758,10 +767,10 @@ static void calibrate_model(struct model_calibration *cal,
 static void report_dependence(struct strbuf *out, struct cell *cells)
 {
 	strbuf_addstr(out, "\n### Runs counted as dependent\n\n"
-		      "A/A pairs whose runs the engine counted as fewer "
-		      "independent values (pooled lag-1 autocorrelation "
-		      "clearly positive), % of pairs, all CVs.\n\n"
-		      "| model | counted as dependent |\n|---|---|\n");
+			   "A/A pairs whose runs the engine counted as fewer "
+			   "independent values (pooled lag-1 autocorrelation "
+			   "clearly positive), % of pairs, all CVs.\n\n"
+			   "| model | counted as dependent |\n|---|---|\n");
 	for (int m = 0; m < MODEL_COUNT; m++) {
 		size_t dependent = 0, pairs = 0;
 
@@ -779,7 +788,8 @@ static void report_dependence(struct strbuf *out, struct cell *cells)
 
 static void report_per_model(struct strbuf *out, struct cell *cells)
 {
-	strbuf_addstr(out, "\n### At benchgate's false-alarm rate, one bound "
+	strbuf_addstr(out,
+		      "\n### At benchgate's false-alarm rate, one bound "
 		      "per model\n\n"
 		      "As a user sets a peer's threshold: once, not knowing "
 		      "the CV. Each peer's bound tuned so that over all A/A "
@@ -796,8 +806,7 @@ static void report_per_model(struct strbuf *out, struct cell *cells)
 		calibrate_model(&cal, cells, m);
 		strbuf_addf(out, "| %s | %.2f %% | +%.2f %% | %.2g",
 			    model_names[m], cal.false_alarms,
-			    (cal.ratio_bound - 1) * 100,
-			    -2 * cal.welch_bound);
+			    (cal.ratio_bound - 1) * 100, -2 * cal.welch_bound);
 		for (size_t c = 0; c < CV_COUNT; c++)
 			add_rates(out, cal.by_cv[c], CAL_COUNT);
 		add_rates(out, cal.detection, CAL_COUNT);
@@ -809,13 +818,13 @@ static void report_per_model(struct strbuf *out, struct cell *cells)
  * default fixed plan of opts.runs ("short") against the same. */
 struct adaptive_summary {
 	size_t pairs, agree, agree_short, early;
-	size_t aa_pairs, aa_adaptive, aa_fixed, aa_short; /* false alarms */
+	size_t aa_pairs, aa_adaptive, aa_fixed, aa_short;     /* false alarms */
 	size_t hit_pairs, hit_adaptive, hit_fixed, hit_short; /* >= 5 % */
 	double median_runs;
 };
 
-static void summarize_adaptive(struct adaptive_summary *sum,
-			       struct cell *cells, int model)
+static void summarize_adaptive(struct adaptive_summary *sum, struct cell *cells,
+			       int model)
 {
 	double *runs = NULL;
 	size_t runs_nr = 0, runs_alloc = 0;
@@ -858,7 +867,8 @@ static void summarize_adaptive(struct adaptive_summary *sum,
 static void report_adaptive(struct strbuf *out, struct cell *cells,
 			    const struct options *opts)
 {
-	strbuf_addf(out, "\n### Adaptive sampling\n\n"
+	strbuf_addf(out,
+		    "\n### Adaptive sampling\n\n"
 		    "Runs added one at a time (baseline, candidate, ...) from "
 		    "%d per side until `compare_is_decided()` or %d per side, "
 		    "against the fixed plan of %d runs per side on the same "
@@ -878,7 +888,8 @@ static void report_adaptive(struct strbuf *out, struct cell *cells,
 		int model = m < MODEL_COUNT ? m : -1;
 
 		summarize_adaptive(&sum, cells, model);
-		strbuf_addf(out, "| %s | %zu | %g | %.0f %% | %.1f %% | "
+		strbuf_addf(out,
+			    "| %s | %zu | %g | %.0f %% | %.1f %% | "
 			    "%.1f %% | %.1f %% | %.2f / %.2f / %.2f %% | "
 			    "%.1f / %.1f / %.1f %% |\n",
 			    model < 0 ? "**corpus**" : model_names[m],
@@ -895,7 +906,6 @@ static void report_adaptive(struct strbuf *out, struct cell *cells,
 			    percent(sum.hit_short, sum.hit_pairs));
 	}
 }
-
 
 /* The targets of the issue, judged on the numbers above */
 
@@ -931,13 +941,15 @@ static void judge_peer(struct strbuf *out, struct cell *cells,
 		other = (double)cal.peer_only[peer];
 		z = gate + other > 0 ? (gate - other) / sqrt(gate + other) : 0;
 		lower |= !(z > 1.645);
-		strbuf_addf(&rates, "%s%s %.1f against %.1f %% (McNemar z "
-			    "%.1f)", k ? ", " : "",
-			    model_names[judged_models[k]],
+		strbuf_addf(&rates,
+			    "%s%s %.1f against %.1f %% (McNemar z "
+			    "%.1f)",
+			    k ? ", " : "", model_names[judged_models[k]],
 			    cal.detection[CAL_BENCHGATE], cal.detection[peer],
 			    z);
 	}
-	strbuf_addf(out, "- At equal false alarms (one bound per model), more "
+	strbuf_addf(out,
+		    "- At equal false alarms (one bound per model), more "
 		    "detections than %s on the log-normal, bimodal and "
 		    "heavy-tailed models, shifts 5-20 %%: %s: %s.\n",
 		    peer_name(peer), lower ? "**missed**" : "**met**",
@@ -968,19 +980,23 @@ static void judge_peer_per_cell(struct strbuf *out, struct cell *cells,
 				lower += r[CAL_BENCHGATE] < r[peer];
 				if (r[peer] - r[CAL_BENCHGATE] > gap) {
 					gap = r[peer] - r[CAL_BENCHGATE];
-					gap_model = model_names[judged_models[k]];
+					gap_model =
+						model_names[judged_models[k]];
 					gap_cv = c;
 					gap_shift = s;
 				}
 			}
-	strbuf_addf(out, "- The same per cell, %s told the CV: higher in "
+	strbuf_addf(out,
+		    "- The same per cell, %s told the CV: higher in "
 		    "%zu, equal in %zu, lower in %zu of %zu cells",
 		    peer_name(peer), higher, total - higher - lower, lower,
 		    total);
 	if (lower)
-		strbuf_addf(out, "; largest shortfall %.1f points (%s, CV "
-			    "%g %%, %g %% slower)", gap, gap_model,
-			    cvs[gap_cv] * 100, shifts[gap_shift] * 100);
+		strbuf_addf(out,
+			    "; largest shortfall %.1f points (%s, CV "
+			    "%g %%, %g %% slower)",
+			    gap, gap_model, cvs[gap_cv] * 100,
+			    shifts[gap_shift] * 100);
 	strbuf_addstr(out, ".\n");
 }
 
@@ -1002,10 +1018,12 @@ static void judge_false_alarms(struct strbuf *out, struct cell *cells,
 				worst_cv = c;
 			}
 		}
-	strbuf_addf(out, "- False alarms <= 1 %% under every model and CV, "
+	strbuf_addf(out,
+		    "- False alarms <= 1 %% under every model and CV, "
 		    "%s: %s: over 1 %% in %zu of %zu cells, worst %.2f %% (%s, "
-		    "CV %g %%).\n", condition, over ? "**missed**" : "**met**",
-		    over, (size_t)MODEL_COUNT * CV_COUNT, worst,
+		    "CV %g %%).\n",
+		    condition, over ? "**missed**" : "**met**", over,
+		    (size_t)MODEL_COUNT * CV_COUNT, worst,
 		    model_names[worst_model], cvs[worst_cv] * 100);
 }
 
@@ -1023,11 +1041,13 @@ static void report_targets(struct strbuf *out, struct cell *cells,
 			   "with the baseline measured in the same session");
 
 	for (int m = MODEL_NORMAL; m <= MODEL_LOGNORMAL; m++) {
-		double rate = alarm_rate(cell_at(cells, m, 1, 2),
-					 RULE_BENCHGATE);
+		double rate =
+			alarm_rate(cell_at(cells, m, 1, 2), RULE_BENCHGATE);
 
-		strbuf_addf(out, "- 5 %% slower detected >= 95 %% at CV 2 %%, "
-			    "%s: %s: %.1f %%.\n", model_names[m],
+		strbuf_addf(out,
+			    "- 5 %% slower detected >= 95 %% at CV 2 %%, "
+			    "%s: %s: %.1f %%.\n",
+			    model_names[m],
 			    rate >= 95 ? "**met**" : "**missed**", rate);
 	}
 	judge_peer(out, cells, CAL_MEAN_RATIO);
@@ -1036,23 +1056,23 @@ static void report_targets(struct strbuf *out, struct cell *cells,
 	judge_peer_per_cell(out, cells, CAL_WELCH);
 	summarize_adaptive(&corpus, cells, -1);
 	if (opts->adaptive_pairs)
-		strbuf_addf(out, "- Adaptive sampling, median runs <= 60 %% "
+		strbuf_addf(out,
+			    "- Adaptive sampling, median runs <= 60 %% "
 			    "of the fixed plan: %s: %.0f %%, the same "
 			    "decision as the fixed plan in %.1f %% of "
 			    "pairs.\n",
-			    corpus.median_runs <=
-					    0.6 * 2 * MAX_RUNS ?
-				    "**met**" : "**missed**",
-			    100 * corpus.median_runs /
-				    (2 * MAX_RUNS),
-			    percent(corpus.agree,
-				    corpus.pairs));
+			    corpus.median_runs <= 0.6 * 2 * MAX_RUNS
+				    ? "**met**"
+				    : "**missed**",
+			    100 * corpus.median_runs / (2 * MAX_RUNS),
+			    percent(corpus.agree, corpus.pairs));
 }
 
 static void report(struct strbuf *out, struct cell *cells,
 		   const struct options *opts, double seconds)
 {
-	strbuf_addf(out, "## Detection quality\n\n"
+	strbuf_addf(out,
+		    "## Detection quality\n\n"
 		    "`bench_detection --pairs %zu --adaptive-pairs %zu "
 		    "--runs %zu --seed %llu` (%.0f s). %zu pairs per model, "
 		    "CV and shift; %zu runs per side; confidence %g, "
@@ -1073,7 +1093,6 @@ static void report(struct strbuf *out, struct cell *cells,
 		report_adaptive(out, cells, opts);
 	report_targets(out, cells, opts);
 }
-
 
 /* Command line */
 
@@ -1133,9 +1152,11 @@ static int parse_options(struct options *opts, int argc, char **argv)
 			value = NULL;
 		}
 		if (error) {
-			fprintf(stderr, "bench_detection: bad option '%s%s%s'"
-				"\n%s", arg, value ? " " : "",
-				value ? value : "", usage);
+			fprintf(stderr,
+				"bench_detection: bad option '%s%s%s'"
+				"\n%s",
+				arg, value ? " " : "", value ? value : "",
+				usage);
 			return -1;
 		}
 		i++;

@@ -38,7 +38,8 @@ int main(int argc, char **argv)
 	file = fopen(path, "w");
 	if (!file)
 		return 2;
-	fprintf(file, "{\"latency_ms\": %g, \"stats\": {\"p50\": 2.25}, "
+	fprintf(file,
+		"{\"latency_ms\": %g, \"stats\": {\"p50\": 2.25}, "
 		"\"per_batch_ms\": [1, 2, 3], \"dotted.key\": 7}\n",
 		1.5 + run);
 	fclose(file);

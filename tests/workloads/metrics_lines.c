@@ -17,10 +17,10 @@ int main(void)
 	if (!file)
 		return 2;
 	fprintf(file, "# written by metrics_lines\n"
-		"latency 1.5 ms\n"
-		"\n"
-		"latency 1.75 ms\n"
-		"accuracy 0.94\n");
+		      "latency 1.5 ms\n"
+		      "\n"
+		      "latency 1.75 ms\n"
+		      "accuracy 0.94\n");
 	fclose(file);
 	return 0;
 }

@@ -61,7 +61,7 @@ int main(int argc, char **argv)
 
 	if (argc != 4 || !metrics) {
 		fprintf(stderr, "usage: samples_energy COUNTER SAMPLES JOULES "
-			"(with BENCHGATE_METRICS_FILE set)\n");
+				"(with BENCHGATE_METRICS_FILE set)\n");
 		return 2;
 	}
 	if (advance_counter(argv[1], entry(argv[3], run)) < 0) {
