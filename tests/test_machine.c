@@ -143,17 +143,17 @@ Test(machine, id_validation)
 {
 	char longest[MACHINE_ID_MAX + 2];
 
-	cr_assert(machine_id_valid("a"));
-	cr_assert(machine_id_valid("0123456789abcdef"));
-	cr_assert(machine_id_valid("runner-1.gpu_a"));
-	cr_assert_not(machine_id_valid(""));
-	cr_assert_not(machine_id_valid("."));
-	cr_assert_not(machine_id_valid(".."));
-	cr_assert_not(machine_id_valid("a:b"));
+	cr_assert(result_machine_id_valid("a"));
+	cr_assert(result_machine_id_valid("0123456789abcdef"));
+	cr_assert(result_machine_id_valid("runner-1.gpu_a"));
+	cr_assert_not(result_machine_id_valid(""));
+	cr_assert_not(result_machine_id_valid("."));
+	cr_assert_not(result_machine_id_valid(".."));
+	cr_assert_not(result_machine_id_valid("a:b"));
 	memset(longest, 'x', MACHINE_ID_MAX);
 	longest[MACHINE_ID_MAX] = '\0';
-	cr_assert(machine_id_valid(longest));
+	cr_assert(result_machine_id_valid(longest));
 	longest[MACHINE_ID_MAX] = 'x';
 	longest[MACHINE_ID_MAX + 1] = '\0';
-	cr_assert_not(machine_id_valid(longest));
+	cr_assert_not(result_machine_id_valid(longest));
 }

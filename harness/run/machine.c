@@ -14,17 +14,6 @@
 
 #define GIB ((uint64_t)1 << 30)
 
-bool machine_id_valid(const char *id)
-{
-	size_t len = strlen(id);
-
-	/* A leading '.' would make "." or ".." or a hidden store file. */
-	if (!len || len > MACHINE_ID_MAX || id[0] == '.')
-		return false;
-	return strspn(id, "abcdefghijklmnopqrstuvwxyz"
-			  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == len;
-}
-
 /* Architecture for the CPUs that name no model (arm64). */
 static char *cpu_model(const char *arch)
 {
@@ -183,7 +172,7 @@ int machine_describe(struct machine_info *out)
 	/* Set but empty is unset: CI templates expand a missing variable to
 	 * an empty string. */
 	if (override && *override) {
-		if (!machine_id_valid(override)) {
+		if (!result_machine_id_valid(override)) {
 			error = bg_input_error(
 				"BENCHGATE_MACHINE_ID: '%s' is not a valid "
 				"machine id: expected 1 to %zu characters of "

@@ -3,8 +3,6 @@
 
 #include "harness/store/result.h"
 
-#include <stdbool.h>
-
 /*
  * Which machine a result was measured on: the machine_info of a result.
  *
@@ -24,14 +22,12 @@
  *
  * BENCHGATE_MACHINE_ID in the environment overrides the computed id, for
  * hardware runners that want a fixed, readable name ("lab-a100-1") or that
- * must keep one history across a hardware change. It must be 1 to
- * MACHINE_ID_MAX characters of [A-Za-z0-9._-], not starting with '.', since
- * it names a directory of the store. Set but empty counts as unset, as
- * CI templates expand a missing variable to "".
+ * must keep one history across a hardware change. It must pass
+ * result_machine_id_valid() (result.h: 1 to MACHINE_ID_MAX characters of
+ * [A-Za-z0-9._-], not starting with '.'), since it names a directory of the
+ * store. Set but empty counts as unset, as CI templates expand a missing
+ * variable to "".
  */
-
-/* The longest id that fits machine_info.id. */
-#define MACHINE_ID_MAX (sizeof(((struct machine_info *)0)->id) - 1)
 
 /*
  * Fills `out` (overwritten; release it with machine_info_release()) with
@@ -51,8 +47,5 @@
  * released.
  */
 int machine_describe(struct machine_info *out);
-
-/* Whether `id` is acceptable as BENCHGATE_MACHINE_ID (rules above). */
-bool machine_id_valid(const char *id);
 
 #endif

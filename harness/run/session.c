@@ -3,6 +3,7 @@
 #include "harness/util/alloc.h"
 #include "harness/run/devices.h"
 #include "harness/util/error.h"
+#include "harness/util/isotime.h"
 #include "harness/store/gitinfo.h"
 #include "harness/run/machine.h"
 #include "harness/gate/stats.h"

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const char *const status_names[] = {
 	[CASE_OK] = "ok",
@@ -64,6 +63,17 @@ void machine_info_release(struct machine_info *machine)
 	free_strings(machine->gpus, machine->gpus_nr);
 	free_strings(machine->ipus, machine->ipus_nr);
 	memset(machine, 0, sizeof(*machine));
+}
+
+bool result_machine_id_valid(const char *id)
+{
+	size_t len = strlen(id);
+
+	/* A leading '.' would make "." or ".." or a hidden store file. */
+	if (!len || len > MACHINE_ID_MAX || id[0] == '.')
+		return false;
+	return strspn(id, "abcdefghijklmnopqrstuvwxyz"
+			  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == len;
 }
 
 static void metric_samples_release(struct metric_samples *metric)
@@ -224,18 +234,6 @@ void result_case_add_artifact(struct result_case *rcase, const char *kind,
 	artifact = &rcase->artifacts[rcase->artifacts_nr++];
 	artifact->kind = xstrdup(kind);
 	artifact->path = xstrdup(path);
-}
-
-void iso8601_now(struct strbuf *out)
-{
-	struct timespec now;
-	struct tm tm;
-	char text[32];
-
-	clock_gettime(CLOCK_REALTIME, &now);
-	gmtime_r(&now.tv_sec, &tm);
-	strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	strbuf_addstr(out, text);
 }
 
 /* Serialisation */

@@ -91,6 +91,17 @@ struct machine_info {
 	size_t ipus_nr;
 };
 
+/* The longest id that fits machine_info.id. */
+#define MACHINE_ID_MAX (sizeof(((struct machine_info *)0)->id) - 1)
+
+/*
+ * Whether `id` may key the store: 1 to MACHINE_ID_MAX characters of
+ * [A-Za-z0-9._-], not starting with '.', since it names a directory of the
+ * store and a git ref. The store checks every id it reads or writes with
+ * it; machine.h holds BENCHGATE_MACHINE_ID to it.
+ */
+bool result_machine_id_valid(const char *id);
+
 struct result {
 	char *suite;
 	char suite_sha256[65];
@@ -155,8 +166,5 @@ int result_load(struct result **out, const char *path);
 /* Fills git_meta / machine_info helpers' string fields free. */
 void git_meta_release(struct git_meta *git);
 void machine_info_release(struct machine_info *machine);
-
-/* Current UTC time as ISO 8601 ("2026-11-22T07:34:22Z"), into out. */
-void iso8601_now(struct strbuf *out);
 
 #endif

@@ -3,7 +3,6 @@
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/store/gitinfo.h"
-#include "harness/run/machine.h"
 #include "harness/store/store_backend.h"
 
 #include <assert.h>
@@ -272,7 +271,7 @@ static int result_location(struct store *store, const struct result *r,
 		return bg_input_error("result commit '%s' is not a commit id "
 				      "(40 hex digits) or 'unknown'",
 				      r->git.commit);
-	if (!machine_id_valid(r->machine.id))
+	if (!result_machine_id_valid(r->machine.id))
 		return bg_input_error("result machine id '%s' cannot name a "
 				      "store directory",
 				      r->machine.id);
@@ -545,7 +544,7 @@ static int list_commit(struct store *store, const char *commit,
 	if ((error = open_dir(&d, dir.buf)) < 0 || !d)
 		goto done;
 	while (!error && (de = readdir(d)))
-		if (machine_id_valid(de->d_name))
+		if (result_machine_id_valid(de->d_name))
 			error = list_machine(store, commit, de->d_name, suite,
 					     list);
 done:
@@ -803,7 +802,7 @@ int store_list(struct store *store, const struct store_query *q,
 	*nr = 0;
 	if (!q)
 		q = &everything;
-	if (q->machine && !machine_id_valid(q->machine))
+	if (q->machine && !result_machine_id_valid(q->machine))
 		return bg_input_error("'%s' is not a machine id", q->machine);
 	if ((error = store->backend->list(store, q, entries, nr)) < 0)
 		return error;

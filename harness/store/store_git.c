@@ -33,7 +33,6 @@
 #include "harness/util/error.h"
 #include "harness/store/gitref.h"
 #include "harness/store/gitinfo.h"
-#include "harness/run/machine.h"
 
 #include <assert.h>
 #include <ctype.h>
@@ -225,7 +224,7 @@ static int list_commit(struct store *store, git_tree *tree, const char *commit,
 		const char *machine =
 			git_tree_entry_name(git_tree_entry_byindex(tree, i));
 
-		if (!machine_id_valid(machine))
+		if (!result_machine_id_valid(machine))
 			continue;
 		if ((error = subtree(&machine_tree, gs->repo, tree, machine)) <
 			    0 ||
