@@ -17,6 +17,7 @@
 
 #include "reporters/escape.h"
 #include "harness/util/format.h"
+#include "harness/util/isotime.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -242,18 +243,14 @@ static void add_testcase(struct strbuf *out, const struct metric_comparison *mc)
 	strbuf_release(&text);
 }
 
-/* Seconds since the epoch of an ISO 8601 UTC time, "2026-11-22T07:34:22Z";
+/* Seconds since the epoch of an ISO 8601 time, "2026-11-22T07:34:22Z";
  * -1 for anything else, which then stays out of the XML (the schema wants
  * an xs:dateTime there). */
 static double parse_utc(const char *text)
 {
-	struct tm tm = { 0 };
-	const char *end = text ? strptime(text, "%Y-%m-%dT%H:%M:%S", &tm)
-			       : NULL;
+	time_t when;
 
-	if (!end || strcmp(end, "Z") != 0)
-		return -1;
-	return (double)timegm(&tm);
+	return iso8601_parse(text, &when) ? (double)when : -1;
 }
 
 static void add_suite_timing(struct strbuf *out, const struct result *cand)

@@ -2,6 +2,7 @@
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
+#include "harness/util/isotime.h"
 #include "harness/store/gitinfo.h"
 #include "harness/store/store_backend.h"
 
@@ -104,46 +105,11 @@ int store_suite_filename(const char *suite, struct strbuf *out)
  * or for now when iso is NULL or not understood. */
 static void timestamp_of(const char *iso, char out[TIMESTAMP_LEN + 1])
 {
-	int year, month, day, hour, minute, second, consumed = 0;
 	struct tm tm;
-	time_t when = time(NULL);
+	time_t when;
 
-	if (iso &&
-	    sscanf(iso, "%4d-%2d-%2dT%2d:%2d:%2d%n", &year, &month, &day, &hour,
-		   &minute, &second, &consumed) == 6 &&
-	    consumed) {
-		const char *zone = iso + consumed;
-		long offset = 0;
-		bool known = true;
-
-		if (*zone == '.')
-			while (isdigit((unsigned char)*++zone))
-				;
-		if (*zone == '+' || *zone == '-') {
-			int zone_hours = 0, zone_minutes = 0;
-
-			if (sscanf(zone + 1, "%2d:%2d", &zone_hours,
-				   &zone_minutes) != 2 &&
-			    sscanf(zone + 1, "%2d%2d", &zone_hours,
-				   &zone_minutes) != 2)
-				known = false;
-			offset = (zone_hours * 60L + zone_minutes) * 60;
-			if (*zone == '-')
-				offset = -offset;
-		} else if (*zone != 'Z') {
-			known = false;
-		}
-		if (known) {
-			memset(&tm, 0, sizeof(tm));
-			tm.tm_year = year - 1900;
-			tm.tm_mon = month - 1;
-			tm.tm_mday = day;
-			tm.tm_hour = hour;
-			tm.tm_min = minute;
-			tm.tm_sec = second;
-			when = timegm(&tm) - offset;
-		}
-	}
+	if (!iso8601_parse(iso, &when))
+		when = time(NULL);
 	if (!gmtime_r(&when, &tm))
 		memset(&tm, 0, sizeof(tm));
 	strftime(out, TIMESTAMP_LEN + 1, "%Y%m%dT%H%M%SZ", &tm);
