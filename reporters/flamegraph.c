@@ -2,6 +2,7 @@
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
+#include "harness/util/fileio.h"
 #include "harness/util/utf8.h"
 #include "reporters/escape.h"
 

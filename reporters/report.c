@@ -5,6 +5,7 @@
 #include "reporters/charts.h"
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
+#include "harness/util/fileio.h"
 
 #include <limits.h>
 #include <stdlib.h>

@@ -4,6 +4,7 @@
 #include "harness/util/alloc.h"
 #include "harness/gate/compare.h"
 #include "harness/util/error.h"
+#include "harness/util/fileio.h"
 #include "testutil.h"
 
 #include <criterion/criterion.h>

@@ -1,6 +1,7 @@
 #include "testutil.h"
 
 #include "harness/util/alloc.h"
+#include "harness/util/fileio.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>

@@ -4,6 +4,7 @@
 #include "harness/gate/baseline.h"
 #include "harness/gate/compare.h"
 #include "harness/util/error.h"
+#include "harness/util/fileio.h"
 #include "harness/run/machine.h"
 #include "reporters/summary.h"
 

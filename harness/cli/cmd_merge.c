@@ -1,6 +1,7 @@
 #include "harness/cli/cli.h"
 
 #include "harness/util/error.h"
+#include "harness/util/fileio.h"
 #include "harness/store/shards.h"
 #include "harness/store/store.h"
 

@@ -2,6 +2,7 @@
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
+#include "harness/util/fileio.h"
 #include "harness/store/gitref.h"
 #include "harness/store/gitinfo.h"
 #include "harness/gate/stats.h"

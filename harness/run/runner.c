@@ -5,6 +5,7 @@
 #include "harness/run/collectors.h"
 #include "harness/run/devices.h"
 #include "harness/util/error.h"
+#include "harness/util/fileio.h"
 #include "harness/run/process.h"
 #include "harness/run/profile.h"
 #include "harness/run/sampler.h"
@@ -379,21 +380,6 @@ static void log_stream(struct runner *runner, struct case_state *cs,
 	end_line(block);
 }
 
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len) {
-		ssize_t put = write(fd, data, len);
-
-		if (put < 0 && errno == EINTR)
-			continue;
-		if (put < 0)
-			return -1;
-		data += put;
-		len -= (size_t)put;
-	}
-	return 0;
-}
-
 static void log_run(struct runner *runner, struct case_state *cs,
 		    const char *which, int index, bool warmup,
 		    char *const *argv, const char *shell,
@@ -424,7 +410,7 @@ static void log_run(struct runner *runner, struct case_state *cs,
 		  O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
 			  (cs->log_started ? 0 : O_TRUNC),
 		  0644);
-	if (fd < 0 || write_all(fd, block.buf, block.len) < 0) {
+	if (fd < 0 || write_in_full(fd, block.buf, block.len) < 0) {
 		/* the log helps a human; losing it must not lose the run */
 		bg_warn("cannot write log '%s': %s", cs->log_path,
 			strerror(errno));

@@ -2,6 +2,7 @@
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
+#include "harness/util/fileio.h"
 #include "harness/util/strbuf.h"
 
 #include <ctype.h>
@@ -332,7 +333,7 @@ static int copy_tree(const char *src, const char *dst)
 	while ((got = read(in, buf, sizeof(buf))) != 0) {
 		if (got < 0 && errno == EINTR)
 			continue;
-		if (got < 0 || write(out, buf, (size_t)got) != got) {
+		if (got < 0 || write_in_full(out, buf, (size_t)got) < 0) {
 			error = bg_error("cannot copy '%s' to '%s': %s", src,
 					 dst, strerror(errno));
 			goto done;

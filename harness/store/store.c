@@ -2,6 +2,7 @@
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
+#include "harness/util/fileio.h"
 #include "harness/util/isotime.h"
 #include "harness/store/gitinfo.h"
 #include "harness/store/store_backend.h"
@@ -204,31 +205,6 @@ static int compare_entries(const void *a, const void *b)
 
 /* Directory backend */
 
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len) {
-		ssize_t put = write(fd, data, len);
-
-		if (put < 0 && errno == EINTR)
-			continue;
-		if (put < 0)
-			return -1;
-		data += put;
-		len -= (size_t)put;
-	}
-	return 0;
-}
-
-static void fsync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-}
-
 /* "<root>/<commit>/<machine>" and the suite's file name for a result. */
 static int result_location(struct store *store, const struct result *r,
 			   struct strbuf *dir, struct strbuf *suite)
@@ -363,25 +339,12 @@ static int write_temporary(const char *dir, const struct result *r,
 			   struct strbuf *tmp)
 {
 	struct strbuf json = STRBUF_INIT;
-	int fd, error = BG_OK;
+	int error;
 
 	result_to_json(r, &json);
 	/* A dot name: listings ignore it if this process dies midway. */
 	strbuf_addf(tmp, "%s/.tmp-XXXXXX", dir);
-	if ((fd = mkstemp(tmp->buf)) < 0) {
-		error = bg_error("cannot create a temporary file in '%s': %s",
-				 dir, strerror(errno));
-		strbuf_reset(tmp);
-		goto done;
-	}
-	if (write_all(fd, json.buf, json.len) < 0 || fchmod(fd, 0644) < 0 ||
-	    fsync(fd) < 0)
-		error = bg_error("cannot write '%s': %s", tmp->buf,
-				 strerror(errno));
-	if (close(fd) < 0 && !error)
-		error = bg_error("cannot write '%s': %s", tmp->buf,
-				 strerror(errno));
-done:
+	error = write_file_temporary(tmp, json.buf, json.len);
 	strbuf_release(&json);
 	return error;
 }

@@ -52,11 +52,6 @@ void strbuf_rtrim(struct strbuf *sb);
  * failure, leaving sb as it was. */
 int strbuf_read_file(struct strbuf *sb, const char *path);
 
-/* Writes data to path atomically: a temporary file beside it, fsync, rename,
- * then fsync of the directory. Readers see the old file or the new, never a
- * half-written one. BG_ERROR on failure, the temporary removed. */
-int write_file_atomic(const char *path, const void *data, size_t len);
-
 /* Takes an exclusive flock(2) on the file at path (created if missing) and
  * returns its descriptor in *fd_out; closing it (unlock_file()) releases
  * the lock. Waits for other holders. BG_ERROR naming the path on failure,

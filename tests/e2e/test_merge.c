@@ -5,6 +5,7 @@
  */
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
+#include "harness/util/fileio.h"
 #include "harness/store/result.h"
 #include "harness/store/store.h"
 

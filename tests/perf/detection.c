@@ -12,6 +12,7 @@
 #include "harness/gate/baseline.h"
 #include "harness/gate/compare.h"
 #include "harness/util/error.h"
+#include "harness/util/fileio.h"
 #include "harness/gate/stats.h"
 #include "harness/util/strbuf.h"
 

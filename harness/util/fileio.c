@@ -1,0 +1,88 @@
+#include "harness/util/fileio.h"
+
+#include "harness/util/error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int write_in_full(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len) {
+		ssize_t put = write(fd, p, len);
+
+		if (put < 0 && errno == EINTR)
+			continue;
+		if (put < 0)
+			return -1;
+		p += put;
+		len -= (size_t)put;
+	}
+	return 0;
+}
+
+void fsync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
+int write_file_temporary(struct strbuf *tmp, const void *data, size_t len)
+{
+	int fd, error = BG_OK;
+
+	if ((fd = mkstemp(tmp->buf)) < 0) {
+		error = bg_error("cannot create a temporary file '%s': %s",
+				 tmp->buf, strerror(errno));
+		strbuf_reset(tmp);
+		return error;
+	}
+	if (write_in_full(fd, data, len) < 0 || fchmod(fd, 0644) < 0 ||
+	    fsync(fd) < 0)
+		error = bg_error("cannot write '%s': %s", tmp->buf,
+				 strerror(errno));
+	if (close(fd) < 0 && !error)
+		error = bg_error("cannot write '%s': %s", tmp->buf,
+				 strerror(errno));
+	if (error) {
+		unlink(tmp->buf);
+		strbuf_reset(tmp);
+	}
+	return error;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len)
+{
+	struct strbuf tmp = STRBUF_INIT, dir = STRBUF_INIT;
+	const char *slash = strrchr(path, '/');
+	int error;
+
+	strbuf_addf(&tmp, "%s.tmp-XXXXXX", path);
+	if ((error = write_file_temporary(&tmp, data, len)) < 0)
+		goto done;
+	if (rename(tmp.buf, path) < 0) {
+		error = bg_error("cannot rename '%s' to '%s': %s", tmp.buf,
+				 path, strerror(errno));
+		unlink(tmp.buf);
+		goto done;
+	}
+	if (slash)
+		strbuf_add(&dir, path, (size_t)(slash - path) + 1);
+	else
+		strbuf_addstr(&dir, ".");
+	fsync_dir(dir.buf);
+done:
+	strbuf_release(&tmp);
+	strbuf_release(&dir);
+	return error;
+}

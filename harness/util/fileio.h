@@ -1,0 +1,42 @@
+#ifndef BENCHGATE_FILEIO_H
+#define BENCHGATE_FILEIO_H
+
+#include "harness/util/strbuf.h"
+
+#include <stddef.h>
+
+/*
+ * Writing files so that a crash or a concurrent reader never sees half of
+ * one. Results, baselines and reports are read by other processes (a CI
+ * job's next step, a second `benchgate run` sharing the store) while they
+ * are written, and a torn result file would poison every comparison after
+ * it.
+ *
+ * Reading a whole file is strbuf_read_file() (strbuf.h).
+ */
+
+/* Writes all `len` bytes of data to fd, retrying short writes and EINTR.
+ * 0, or -1 with errno set; nothing is recorded, as only the caller can
+ * name the file. */
+int write_in_full(int fd, const void *data, size_t len);
+
+/* fsync(2) of the directory `dir`, so that a file just created, linked or
+ * renamed there survives a crash. Best effort: a directory that cannot be
+ * opened or synced (some file systems refuse) is ignored, since the data
+ * itself was synced already. */
+void fsync_dir(const char *dir);
+
+/*
+ * Writes data to a new file named after the mkstemp(3) template in `tmp`
+ * ("<dir>/.tmp-XXXXXX"), with mode 0644, synced and closed; `tmp` then
+ * holds its name and the caller renames or links it into place. BG_ERROR
+ * on failure, the file removed and `tmp` reset to "".
+ */
+int write_file_temporary(struct strbuf *tmp, const void *data, size_t len);
+
+/* Writes data to path atomically: a temporary file beside it, fsync, rename,
+ * then fsync of the directory. Readers see the old file or the new, never a
+ * half-written one. BG_ERROR on failure, the temporary removed. */
+int write_file_atomic(const char *path, const void *data, size_t len);
+
+#endif
