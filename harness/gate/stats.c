@@ -5,6 +5,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -171,11 +172,6 @@ static double mad_around(const double *v, size_t n, double center,
 }
 
 /* The standard normal distribution */
-
-double stats_normal_cdf(double z)
-{
-	return 0.5 * erfc(-z / sqrt(2.0));
-}
 
 static double polynomial(const double *coef, size_t n, double x)
 {
@@ -344,7 +340,8 @@ double stats_percentile(const double *v, size_t n, double p)
 	return result;
 }
 
-double stats_mad(const double *v, size_t n)
+/* The raw MAD: stats_mad_scaled() and stats_robust_cv() scale it. */
+static double median_abs_deviation(const double *v, size_t n)
 {
 	double *scratch, mad;
 
@@ -358,7 +355,7 @@ double stats_mad(const double *v, size_t n)
 
 double stats_mad_scaled(const double *v, size_t n)
 {
-	return STATS_MAD_SCALE * stats_mad(v, n);
+	return STATS_MAD_SCALE * median_abs_deviation(v, n);
 }
 
 static double robust_cv(double median, double mad)
@@ -372,7 +369,7 @@ double stats_robust_cv(const double *v, size_t n)
 {
 	if (!n)
 		return NAN;
-	return robust_cv(stats_median(v, n), stats_mad(v, n));
+	return robust_cv(stats_median(v, n), median_abs_deviation(v, n));
 }
 
 /* Pseudo-random numbers */
@@ -401,7 +398,7 @@ static uint64_t rotl(uint64_t x, int k)
 	return (x << k) | (x >> (64 - k));
 }
 
-uint64_t stats_rng_next(struct stats_rng *rng)
+static uint64_t rng_next(struct stats_rng *rng)
 {
 	uint64_t *s = rng->s;
 	uint64_t result = rotl(s[1] * 5, 7) * 9;
@@ -418,7 +415,7 @@ uint64_t stats_rng_next(struct stats_rng *rng)
 
 double stats_rng_uniform(struct stats_rng *rng)
 {
-	return (double)((stats_rng_next(rng) >> 11) + 1) * 0x1p-53;
+	return (double)((rng_next(rng) >> 11) + 1) * 0x1p-53;
 }
 
 /* Uniform in [0, bound) without modulo bias (Lemire, 2019, on 32 bits). */
@@ -429,13 +426,13 @@ static size_t rng_below(struct stats_rng *rng, size_t bound)
 	uint32_t low;
 
 	assert(bound > 0 && bound <= UINT32_MAX);
-	m = (stats_rng_next(rng) >> 32) * bound32;
+	m = (rng_next(rng) >> 32) * bound32;
 	low = (uint32_t)m;
 	if (low < bound32) {
 		uint32_t threshold = (uint32_t)-bound32 % bound32;
 
 		while (low < threshold) {
-			m = (stats_rng_next(rng) >> 32) * bound32;
+			m = (rng_next(rng) >> 32) * bound32;
 			low = (uint32_t)m;
 		}
 	}
@@ -579,201 +576,21 @@ int stats_bootstrap_ratio_ci(const double *base, size_t nbase,
 	return BG_OK;
 }
 
-/* Mann-Whitney U test */
-
-struct rank_sums {
-	double u;    /* U of a */
-	double ties; /* sum of t^3 - t over groups of equal values */
-	bool tied;
-};
-
-/* U of a and the tie term, by merging the two sorted samples group by
- * group of equal values. */
-static void rank_sums(const double *a, size_t na, const double *b, size_t nb,
-		      struct rank_sums *out)
-{
-	double *sa = sorted_copy(a, na), *sb = sorted_copy(b, nb);
-	size_t i = 0, j = 0;
-
-	out->u = 0;
-	out->ties = 0;
-	out->tied = false;
-	while (i < na || j < nb) {
-		double value;
-		size_t ca = 0, cb = 0, below = j;
-		double t;
-
-		if (j == nb || (i < na && compare_doubles(&sa[i], &sb[j]) < 0))
-			value = sa[i];
-		else
-			value = sb[j];
-		while (i < na && compare_doubles(&sa[i], &value) == 0) {
-			i++;
-			ca++;
-		}
-		while (j < nb && compare_doubles(&sb[j], &value) == 0) {
-			j++;
-			cb++;
-		}
-		out->u += (double)ca * ((double)below + 0.5 * (double)cb);
-		t = (double)(ca + cb);
-		if (ca + cb > 1) {
-			out->ties += t * t * t - t;
-			out->tied = true;
-		}
-	}
-	free(sa);
-	free(sb);
-}
+/* The Hodges-Lehmann estimate of the ratio */
 
 /*
- * P(U <= limit) for samples of m and n values without ties. Probabilities
- * rather than counts: the counts reach C(100, 50) ~ 1e29, and every term of
- * the recurrence is then a positive weighted sum, so nothing cancels.
+ * How many ratios b_j / a_i are <= t, for positive a and b sorted
+ * ascending. A ratio falls as a_i grows and rises with b_j (rounding is
+ * monotone, so this holds for the computed doubles too), so the first a_i
+ * that gets under t only moves right as j grows: one merge-like pass.
  */
-static double mw_exact_lower_tail(size_t m, size_t n, size_t limit)
-{
-	size_t width = limit + 1, i, j, u;
-	double *prev, *cur, *swap, tail = 0;
-
-	/* P is symmetric in m and n: keep the shorter row. */
-	if (n > m) {
-		size_t t = m;
-
-		m = n;
-		n = t;
-	}
-	prev = xcalloc((n + 1) * width, sizeof(*prev));
-	cur = xcalloc((n + 1) * width, sizeof(*cur));
-	for (j = 0; j <= n; j++)
-		prev[j * width] = 1; /* no a values: U is 0 */
-	for (i = 1; i <= m; i++) {
-		cur[0] = 1; /* no b values: U is 0 */
-		for (j = 1; j <= n; j++) {
-			double from_a = (double)i / (double)(i + j);
-			double from_b = (double)j / (double)(i + j);
-			double *row = cur + j * width;
-			const double *left = cur + (j - 1) * width;
-			const double *up = prev + j * width;
-			/* Above i * j the row stays 0 in every layer, as
-			 * calloc left it: U cannot exceed i * j. */
-			size_t top = i * j < limit ? i * j : limit;
-
-			for (u = 0; u <= top; u++)
-				row[u] = from_b * left[u] +
-					 (u >= j ? from_a * up[u - j] : 0);
-		}
-		swap = prev;
-		prev = cur;
-		cur = swap;
-	}
-	for (u = 0; u <= limit; u++)
-		tail += prev[n * width + u];
-	free(prev);
-	free(cur);
-	return tail;
-}
-
-/* Two-sided p-value of the normal approximation with continuity correction,
- * for a U whose null distribution has this mean and variance. */
-static void mw_normal(double u, double mean, double variance,
-		      struct stats_mw *out)
-{
-	double diff = u - mean, corrected;
-
-	out->exact = false;
-	if (!(variance > 0)) {
-		out->z = 0;
-		out->p_value = 1;
-		return;
-	}
-	corrected = fmax(fabs(diff) - 0.5, 0);
-	out->z = copysign(corrected / sqrt(variance), diff);
-	out->p_value = fmin(1, erfc(fabs(out->z) / sqrt(2.0)));
-}
-
-int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
-		       struct stats_mw *out)
-{
-	struct rank_sums sums;
-	double m = (double)na, n = (double)nb, total = m + n;
-
-	if (!na || !nb)
-		return bg_input_error("mann-whitney test: empty sample");
-
-	rank_sums(a, na, b, nb, &sums);
-	out->u = sums.u;
-	if (!sums.tied && na <= STATS_MW_EXACT_MAX &&
-	    nb <= STATS_MW_EXACT_MAX) {
-		size_t u = (size_t)sums.u, mn = na * nb;
-		size_t lower = u < mn - u ? u : mn - u;
-
-		out->exact = true;
-		out->z = 0;
-		out->p_value = fmin(1, 2 * mw_exact_lower_tail(na, nb, lower));
-		return BG_OK;
-	}
-	mw_normal(sums.u, m * n / 2,
-		  m * n / 12 *
-			  ((total + 1) - sums.ties / (total * (total - 1))),
-		  out);
-	return BG_OK;
-}
-
-int stats_mann_whitney_eff(const double *a, size_t na, const double *b,
-			   size_t nb, double na_eff, double nb_eff,
-			   struct stats_mw *out)
-{
-	struct rank_sums sums;
-	double total = (double)na + (double)nb;
-	double scale, tie_fraction;
-
-	if (!na || !nb)
-		return bg_input_error("mann-whitney test: empty sample");
-	if (!(na_eff > 0 && na_eff <= (double)na && nb_eff > 0 &&
-	      nb_eff <= (double)nb))
-		return bg_input_error("mann-whitney test: effective sizes "
-				      "%g, %g outside (0, %zu], (0, %zu]",
-				      na_eff, nb_eff, na, nb);
-	if (na_eff == (double)na && nb_eff == (double)nb)
-		return stats_mann_whitney(a, na, b, nb, out);
-
-	rank_sums(a, na, b, nb, &sums);
-	out->u = sums.u;
-	scale = na_eff * nb_eff / ((double)na * (double)nb);
-	tie_fraction = sums.ties / (total * total * total - total);
-	mw_normal(sums.u * scale, na_eff * nb_eff / 2,
-		  na_eff * nb_eff * (na_eff + nb_eff + 1) / 12 *
-			  (1 - tie_fraction),
-		  out);
-	return BG_OK;
-}
-
-/* Hodges-Lehmann estimates */
-
-enum pair_op {
-	PAIR_DIFFERENCE,
-	PAIR_RATIO
-};
-
-static double pair_value(enum pair_op op, double b, double a)
-{
-	return op == PAIR_DIFFERENCE ? b - a : b / a;
-}
-
-/*
- * How many pairs have op(b_j, a_i) <= t, for a and b sorted ascending. The
- * value falls as a_i grows and rises with b_j (rounding is monotone, so
- * this holds for the computed doubles too), so the first a_i that gets
- * under t only moves right as j grows: one merge-like pass.
- */
-static size_t count_pairs_at_most(enum pair_op op, const double *a, size_t na,
-				  const double *b, size_t nb, double t)
+static size_t count_ratios_at_most(const double *a, size_t na, const double *b,
+				   size_t nb, double t)
 {
 	size_t i = 0, j, count = 0;
 
 	for (j = 0; j < nb; j++) {
-		while (i < na && pair_value(op, b[j], a[i]) > t)
+		while (i < na && b[j] / a[i] > t)
 			i++;
 		count += na - i;
 	}
@@ -799,48 +616,25 @@ static double key_double(uint64_t key)
 	return x;
 }
 
-/* The k-th smallest (from 0) of all op(b_j, a_i), a and b sorted. */
-static double kth_pair_value(enum pair_op op, const double *a, size_t na,
-			     const double *b, size_t nb, size_t k)
+/* The k-th smallest (from 0) of all b_j / a_i, a and b positive and
+ * sorted. */
+static double kth_ratio(const double *a, size_t na, const double *b, size_t nb,
+			size_t k)
 {
-	uint64_t lo = double_key(pair_value(op, b[0], a[na - 1]));
-	uint64_t hi = double_key(pair_value(op, b[nb - 1], a[0]));
+	uint64_t lo = double_key(b[0] / a[na - 1]);
+	uint64_t hi = double_key(b[nb - 1] / a[0]);
 
-	/* The smallest value with more than k pairs at or below it is a
-	 * value some pair takes. */
+	/* The smallest value with more than k ratios at or below it is a
+	 * value some ratio takes. */
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
-		if (count_pairs_at_most(op, a, na, b, nb, key_double(mid)) > k)
+		if (count_ratios_at_most(a, na, b, nb, key_double(mid)) > k)
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
-	return key_double(lo) + 0.0; /* -0 and 0 tie: report 0 */
-}
-
-static double median_of_pairs(enum pair_op op, const double *a, size_t na,
-			      const double *b, size_t nb)
-{
-	double *sa = sorted_copy(a, na), *sb = sorted_copy(b, nb);
-	size_t pairs = na * nb;
-	double median = kth_pair_value(op, sa, na, sb, nb, pairs / 2);
-
-	if (pairs % 2 == 0)
-		median = midpoint(kth_pair_value(op, sa, na, sb, nb,
-						 pairs / 2 - 1),
-				  median);
-	free(sa);
-	free(sb);
-	return median;
-}
-
-double stats_hodges_lehmann(const double *a, size_t na, const double *b,
-			    size_t nb)
-{
-	if (!na || !nb || na > SIZE_MAX / nb)
-		return NAN;
-	return median_of_pairs(PAIR_DIFFERENCE, a, na, b, nb);
+	return key_double(lo);
 }
 
 static bool all_positive(const double *v, size_t n)
@@ -856,10 +650,22 @@ static bool all_positive(const double *v, size_t n)
 double stats_hodges_lehmann_ratio(const double *a, size_t na, const double *b,
 				  size_t nb)
 {
+	double *sa, *sb, median;
+	size_t ratios;
+
 	if (!na || !nb || na > SIZE_MAX / nb || !all_positive(a, na) ||
 	    !all_positive(b, nb))
 		return NAN;
-	return median_of_pairs(PAIR_RATIO, a, na, b, nb);
+	sa = sorted_copy(a, na);
+	sb = sorted_copy(b, nb);
+	ratios = na * nb;
+	median = kth_ratio(sa, na, sb, nb, ratios / 2);
+	if (ratios % 2 == 0)
+		median = midpoint(kth_ratio(sa, na, sb, nb, ratios / 2 - 1),
+				  median);
+	free(sa);
+	free(sb);
+	return median;
 }
 
 /* Benjamini-Hochberg */
@@ -905,110 +711,6 @@ void stats_bh_adjust(const double *p, size_t n, double *adjusted)
 		adjusted[ranked[i].index] = running_min;
 	}
 	free(ranked);
-}
-
-/* Outliers */
-
-size_t stats_outliers(const double *v, size_t n, bool *outlier)
-{
-	double *scratch, median, spread;
-	size_t i, count = 0;
-
-	if (!n)
-		return 0;
-	scratch = copy_sample(v, n);
-	median = median_in_place(scratch, n);
-	spread = mad_around(v, n, median, scratch) / 0.6745;
-	if (spread == 0) {
-		double sum = 0;
-
-		for (i = 0; i < n; i++)
-			sum += fabs(v[i] - median);
-		spread = 1.253314 * sum / (double)n;
-	}
-	for (i = 0; i < n; i++) {
-		outlier[i] = spread > 0 &&
-			     fabs(v[i] - median) / spread > STATS_OUTLIER_Z;
-		count += outlier[i];
-	}
-	free(scratch);
-	return count;
-}
-
-/* Dependence in run order */
-
-double stats_autocorr_lag1(const double *v, size_t n)
-{
-	double mean, num = 0, den = 0;
-	size_t i;
-
-	if (n < 3)
-		return 0;
-	mean = stats_mean(v, n);
-	for (i = 0; i < n; i++) {
-		double d = v[i] - mean;
-
-		den += d * d;
-		if (i + 1 < n)
-			num += d * (v[i + 1] - mean);
-	}
-	if (!(den > 0))
-		return 0;
-	return num / den;
-}
-
-double stats_effective_n(const double *v, size_t n)
-{
-	double r1 = stats_autocorr_lag1(v, n), size = (double)n, eff;
-
-	if (!(r1 > 0))
-		return size;
-	eff = size * (1 - r1) / (1 + r1);
-	if (eff < 2)
-		eff = 2;
-	return eff < size ? eff : size;
-}
-
-int stats_mann_kendall(const double *v, size_t n, struct stats_trend *out)
-{
-	double *sorted, s = 0, pairs, tied_pairs = 0, variance, size;
-	size_t i, j;
-
-	if (!n)
-		return bg_input_error("mann-kendall test: empty sample");
-	out->tau = 0;
-	out->z = 0;
-	out->p_value = 1;
-	if (n < 3)
-		return BG_OK;
-
-	for (i = 0; i < n; i++)
-		for (j = i + 1; j < n; j++)
-			s += (v[j] > v[i]) - (v[j] < v[i]);
-
-	size = (double)n;
-	variance = size * (size - 1) * (2 * size + 5);
-	sorted = sorted_copy(v, n);
-	for (i = 0; i < n; i = j) {
-		double t;
-
-		for (j = i + 1; j < n && sorted[j] == sorted[i]; j++)
-			;
-		t = (double)(j - i);
-		variance -= t * (t - 1) * (2 * t + 5);
-		tied_pairs += t * (t - 1) / 2;
-	}
-	free(sorted);
-	variance /= 18;
-
-	pairs = size * (size - 1) / 2;
-	if (pairs > tied_pairs)
-		out->tau = s / sqrt(pairs * (pairs - tied_pairs));
-	if (variance > 0 && s != 0) {
-		out->z = (s - copysign(1, s)) / sqrt(variance);
-		out->p_value = fmin(1, erfc(fabs(out->z) / sqrt(2.0)));
-	}
-	return BG_OK;
 }
 
 /* Summary */
@@ -1259,12 +961,6 @@ int stats_yuen_one_sample(const double *v, size_t n, double n_eff, double trim,
 	out->t = side.mean / out->se;
 	out->p_value = stats_t_two_sided(out->t, out->df);
 	return BG_OK;
-}
-
-int stats_welch_eff(const double *a, size_t na, const double *b, size_t nb,
-		    double na_eff, double nb_eff, struct stats_welch *out)
-{
-	return stats_yuen_eff(a, na, b, nb, na_eff, nb_eff, 0, out);
 }
 
 double stats_tailweight(const double *v, size_t n)

@@ -1,14 +1,13 @@
 #ifndef BENCHGATE_STATS_H
 #define BENCHGATE_STATS_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /*
- * Statistics for the comparison engine: summaries, bootstrap intervals, rank
- * tests, false discovery control and the dependence of samples in run order.
- * No I/O and no global state: every function is reentrant.
+ * Statistics for the comparison engine: summaries, bootstrap intervals,
+ * trimmed t-tests, the Hodges-Lehmann ratio, false discovery control and
+ * tail weight. No I/O and no global state: every function is reentrant.
  *
  * Conventions that hold for every function below:
  * - A sample is `const double *v, size_t n`. It is never modified; functions
@@ -32,14 +31,6 @@
 /* Resamples stats_summarize() uses for the interval of the median. */
 #define STATS_BOOTSTRAP_RESAMPLES 2000
 
-/* Samples at most this large and without ties get the exact Mann-Whitney
- * distribution; larger or tied ones the normal approximation (as R). */
-#define STATS_MW_EXACT_MAX 50
-
-/* |modified z-score| above which stats_outliers() flags a value, as
- * Iglewicz & Hoaglin (1993) recommend. */
-#define STATS_OUTLIER_Z 3.5
-
 /* Pseudo-random numbers: xoshiro256** seeded by splitmix64 (Blackman &
  * Vigna, 2018), the one generator of the project, so a seed means the same
  * stream to the bootstrap and to the simulations that test it. */
@@ -49,15 +40,11 @@ struct stats_rng {
 };
 
 void stats_rng_seed(struct stats_rng *rng, uint64_t seed);
-uint64_t stats_rng_next(struct stats_rng *rng);
 
 /* Uniform in (0, 1]: never 0, so its logarithm is finite. */
 double stats_rng_uniform(struct stats_rng *rng);
 
 /* The standard normal distribution */
-
-/* P(Z <= z), computed from erfc() so the tails keep their precision. */
-double stats_normal_cdf(double z);
 
 /* The z with P(Z <= z) = p (Wichura's AS241, about 1e-16 relative error):
  * 1.959964 for 0.975. -INFINITY for 0, INFINITY for 1, NAN outside [0, 1]. */
@@ -81,10 +68,8 @@ double stats_median(const double *v, size_t n);
  * R's quantile() and numpy's percentile(). */
 double stats_percentile(const double *v, size_t n, double p);
 
-/* The median absolute deviation from the median, raw (unscaled). */
-double stats_mad(const double *v, size_t n);
-
-/* STATS_MAD_SCALE * MAD: a robust estimate of the standard deviation. */
+/* STATS_MAD_SCALE * MAD, the MAD being the median absolute deviation from
+ * the median: a robust estimate of the standard deviation. */
 double stats_mad_scaled(const double *v, size_t n);
 
 /* Robust coefficient of variation, STATS_MAD_SCALE * MAD / |median|: the
@@ -127,59 +112,6 @@ int stats_bootstrap_ratio_ci(const double *base, size_t nbase,
 			     double confidence, size_t resamples, uint64_t seed,
 			     struct stats_interval *out);
 
-/* Mann-Whitney U test (Wilcoxon rank-sum), two-sided */
-
-struct stats_mw {
-	/* U of the first sample: #(a_i > b_j) + #(a_i == b_j) / 2, which is
-	 * the W that R's wilcox.test(a, b) reports. Always from the data. */
-	double u;
-	/* The continuity-corrected normal score, positive when a tends to
-	 * be larger than b; 0 when the p-value is exact. */
-	double z;
-	double p_value;
-	bool exact;
-};
-
-/*
- * Tests whether a and b come from the same distribution against a shift
- * either way, as R's wilcox.test(a, b, correct = TRUE):
- * - no ties and na, nb <= STATS_MW_EXACT_MAX: the exact p-value, from the
- *   permutation distribution of U computed by the recurrence
- *   P(i, j, u) = i/(i+j) P(i-1, j, u-j) + j/(i+j) P(i, j-1, u)
- *   (the largest value comes from a or from b), truncated at the tail that
- *   is needed: O(na * nb * min(U, na*nb - U)) time, a few ms at 50 x 50.
- * - otherwise the normal approximation with continuity correction and the
- *   tie-corrected variance
- *   na nb / 12 * ((N + 1) - sum(t^3 - t) / (N (N - 1))), N = na + nb.
- * All values equal gives p = 1.
- *
- * BG_EINPUT when na == 0 or nb == 0.
- */
-int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
-		       struct stats_mw *out);
-
-/*
- * The same test trusting the samples only as much as `na_eff` and `nb_eff`
- * independent values (see stats_effective_n()): autocorrelated runs carry
- * less information than their count says, and the plain test would be
- * overconfident.
- *
- * U is computed from the data and rescaled to the effective sizes,
- * U' = U * (na_eff nb_eff) / (na nb); then the normal approximation is
- * taken as if U' came from samples of na_eff and nb_eff values:
- * mean na_eff nb_eff / 2, variance
- * na_eff nb_eff (na_eff + nb_eff + 1) / 12 * (1 - sum(t^3 - t) / (N^3 - N)),
- * where the tie correction keeps the fraction measured on the real N values,
- * and a continuity correction of 0.5 on the U' scale. With na_eff == na and
- * nb_eff == nb this is exactly stats_mann_whitney() (exact when that is).
- *
- * BG_EINPUT when a sample is empty or an effective size is not in
- * (0, its sample's size].
- */
-int stats_mann_whitney_eff(const double *a, size_t na, const double *b,
-			   size_t nb, double na_eff, double nb_eff,
-			   struct stats_mw *out);
-
 /* t-tests: Welch's, and Yuen's on trimmed means */
 
 /* P(|T| >= |t|) for Student's t with df > 0 degrees of freedom (df may be
@@ -201,26 +133,22 @@ struct stats_welch {
 };
 
 /*
- * Welch's two-sample t-test with the variances' weights and degrees of
- * freedom taken at effective sizes na_eff and nb_eff (see
- * stats_effective_n()): for autocorrelated runs, where a rank test's
- * smallest attainable p-value at two or three effective values stops
- * above any useful significance level. Identical samples give p = 1.
- * BG_EINPUT when a sample has fewer than 2 values or an effective size is
- * not in [1, its sample's size].
- */
-int stats_welch_eff(const double *a, size_t na, const double *b, size_t nb,
-		    double na_eff, double nb_eff, struct stats_welch *out);
-
-/*
  * Yuen's (1974) test: Welch's test of the trimmed means, trimming
  * floor(trim n) values (0 <= trim < 0.5) off each end of each sample, with
  * the squared standard error (n - 1) s_w^2 / (h (h - 1)) from the
- * winsorized variance s_w^2 over the h values kept; at effective sizes as
- * stats_welch_eff(), which is this test at trim 0. As scipy's
+ * winsorized variance s_w^2 over the h values kept. At trim 0 it is
+ * Welch's two-sample t-test. As scipy's
  * ttest_ind(a, b, equal_var=False, trim=trim) when the effective sizes are
  * the sizes. A few outliers move a 20 % trimmed mean no more than they
  * move a median, while it keeps most of the mean's efficiency.
+ *
+ * The variances' weights and the degrees of freedom are taken at the
+ * effective sizes na_eff and nb_eff, the number of independent values each
+ * sample is worth: autocorrelated runs carry less information than their
+ * count says, and at two or three effective values a rank test's smallest
+ * attainable p-value stops above any useful significance level. Identical
+ * samples give p = 1.
+ *
  * BG_EINPUT when fewer than 2 values of a sample are kept, trim is out of
  * range or an effective size is not in [1, its sample's size].
  */
@@ -244,16 +172,11 @@ int stats_yuen_one_sample(const double *v, size_t n, double n_eff, double trim,
 
 /* Effect size */
 
-/* The Hodges-Lehmann estimate of the shift from a to b: the median of all
- * na * nb differences b_j - a_i. Found by bisection over the doubles with a
- * merge count per step, so it takes O((na + nb) log) time and O(na + nb)
- * memory, not the na * nb differences. NAN when a sample is empty. */
-double stats_hodges_lehmann(const double *a, size_t na, const double *b,
-			    size_t nb);
-
-/* The same for the relative change: the median of all ratios b_j / a_i
- * (subtract 1 for the change). NAN when a sample is empty or a value is
- * not > 0. */
+/* The Hodges-Lehmann estimate of the relative change from a to b: the
+ * median of all na * nb ratios b_j / a_i (subtract 1 for the change).
+ * Found by bisection over the doubles with a merge count per step, so it
+ * takes O((na + nb) log) time and O(na + nb) memory, not the na * nb
+ * ratios. NAN when a sample is empty or a value is not > 0. */
 double stats_hodges_lehmann_ratio(const double *a, size_t na, const double *b,
 				  size_t nb);
 
@@ -268,17 +191,7 @@ double stats_hodges_lehmann_ratio(const double *a, size_t na, const double *b,
  */
 void stats_bh_adjust(const double *p, size_t n, double *adjusted);
 
-/* Outliers */
-
-/*
- * Flags (never removes) the values whose modified z-score
- * 0.6745 (x - median) / MAD exceeds STATS_OUTLIER_Z in magnitude
- * (Iglewicz & Hoaglin, 1993). When the MAD is 0 (over half the values are
- * equal) it uses 1.253314 * mean absolute deviation instead of the MAD,
- * as IBM SPSS does; when that is 0 too, nothing is flagged.
- * outlier[] receives n flags; returns how many are set.
- */
-size_t stats_outliers(const double *v, size_t n, bool *outlier);
+/* Tail weight */
 
 /*
  * Hogg's (1974) tailweight Q2 = (U_0.05 - L_0.05) / (U_0.5 - L_0.5), where
@@ -289,38 +202,6 @@ size_t stats_outliers(const double *v, size_t n, bool *outlier);
  * scaling of the sample. NAN when n < 4 or the halves do not differ.
  */
 double stats_tailweight(const double *v, size_t n);
-
-/* Dependence between samples in run order */
-
-/* The lag-1 autocorrelation
- * r1 = sum_t (x_t - m)(x_t+1 - m) / sum_t (x_t - m)^2. 0 when n < 3 or
- * all values are equal (nothing to estimate). */
-double stats_autocorr_lag1(const double *v, size_t n);
-
-/*
- * How many independent samples the series is worth:
- * n (1 - r1) / (1 + r1), clamped to [2, n], when r1 > 0; n when r1 <= 0
- * (or n < 3). A slow drift makes neighbours alike, so it lowers this too.
- * Not an integer in general: pass it to stats_mann_whitney_eff().
- */
-double stats_effective_n(const double *v, size_t n);
-
-struct stats_trend {
-	double tau;	/* Kendall's tau-b of value against run index */
-	double z;	/* continuity-corrected normal score of S */
-	double p_value; /* two-sided */
-};
-
-/*
- * The Mann-Kendall test for a monotonic trend (drift) of v over run order:
- * S = sum over i < j of sign(v_j - v_i), variance
- * (n(n-1)(2n+5) - sum t(t-1)(2t+5)) / 18 over tie groups of size t, and the
- * normal approximation. O(n^2) time. n < 3 or all values equal gives
- * tau 0, p 1 (no evidence of a trend).
- *
- * BG_EINPUT when n == 0.
- */
-int stats_mann_kendall(const double *v, size_t n, struct stats_trend *out);
 
 /* Summary */
 
