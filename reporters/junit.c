@@ -248,9 +248,9 @@ static void add_testcase(struct strbuf *out, const struct metric_comparison *mc)
  * an xs:dateTime there). */
 static double parse_utc(const char *text)
 {
-	time_t when;
+	double seconds;
 
-	return iso8601_parse(text, &when) ? (double)when : -1;
+	return iso8601_parse(text, &seconds) ? seconds : -1;
 }
 
 static void add_suite_timing(struct strbuf *out, const struct result *cand)

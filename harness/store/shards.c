@@ -3,6 +3,7 @@
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/util/fileio.h"
+#include "harness/util/isotime.h"
 #include "harness/util/strbuf.h"
 
 #include <ctype.h>
@@ -18,62 +19,15 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Seconds since the epoch of an ISO 8601 time with 'Z' or an offset;
- * false when it is not one. Results may come from imports with offsets,
- * so the strings themselves do not order. */
-static bool iso_seconds(const char *iso, double *out)
-{
-	int year, month, day, hour, minute, second, consumed = 0;
-	const char *rest;
-	double fraction = 0;
-	long offset = 0;
-	struct tm tm;
-
-	if (!iso ||
-	    sscanf(iso, "%4d-%2d-%2dT%2d:%2d:%2d%n", &year, &month, &day, &hour,
-		   &minute, &second, &consumed) != 6 ||
-	    !consumed)
-		return false;
-	rest = iso + consumed;
-	if (*rest == '.') {
-		char *end;
-
-		fraction = strtod(rest, &end);
-		rest = end;
-	}
-	if (*rest == '+' || *rest == '-') {
-		int zone_hours = 0, zone_minutes = 0;
-
-		if (sscanf(rest + 1, "%2d:%2d", &zone_hours, &zone_minutes) !=
-			    2 &&
-		    sscanf(rest + 1, "%2d%2d", &zone_hours, &zone_minutes) != 2)
-			return false;
-		offset = (zone_hours * 60L + zone_minutes) * 60;
-		if (*rest == '-')
-			offset = -offset;
-	} else if (*rest != 'Z') {
-		return false;
-	}
-	memset(&tm, 0, sizeof(tm));
-	tm.tm_year = year - 1900;
-	tm.tm_mon = month - 1;
-	tm.tm_mday = day;
-	tm.tm_hour = hour;
-	tm.tm_min = minute;
-	tm.tm_sec = second;
-	*out = (double)(timegm(&tm) - offset) + fraction;
-	return true;
-}
-
 /* Replaces *time with candidate when candidate is earlier (later when
  * `latest`); a time that does not parse never wins over one that does. */
 static void keep_extreme(char **time, const char *candidate, bool latest)
 {
 	double current, other;
 
-	if (!candidate || !iso_seconds(candidate, &other))
+	if (!iso8601_parse(candidate, &other))
 		return;
-	if (*time && iso_seconds(*time, &current) &&
+	if (*time && iso8601_parse(*time, &current) &&
 	    (latest ? other <= current : other >= current))
 		return;
 	free(*time);

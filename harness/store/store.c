@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,10 +108,11 @@ int store_suite_filename(const char *suite, struct strbuf *out)
 static void timestamp_of(const char *iso, char out[TIMESTAMP_LEN + 1])
 {
 	struct tm tm;
-	time_t when;
+	double seconds;
+	time_t when = time(NULL);
 
-	if (!iso8601_parse(iso, &when))
-		when = time(NULL);
+	if (iso8601_parse(iso, &seconds))
+		when = (time_t)floor(seconds);
 	if (!gmtime_r(&when, &tm))
 		memset(&tm, 0, sizeof(tm));
 	strftime(out, TIMESTAMP_LEN + 1, "%Y%m%dT%H%M%SZ", &tm);

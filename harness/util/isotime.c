@@ -66,10 +66,11 @@ static bool read_zone(const char **p, long *offset)
 	return true;
 }
 
-bool iso8601_parse(const char *text, time_t *out)
+bool iso8601_parse(const char *text, double *seconds)
 {
 	struct tm tm = { 0 };
 	const char *p = text;
+	double fraction = 0, scale = 1;
 	long offset;
 
 	if (!p)
@@ -86,13 +87,14 @@ bool iso8601_parse(const char *text, time_t *out)
 	if (read_char(&p, '.')) {
 		if (!isdigit((unsigned char)*p))
 			return false;
-		while (isdigit((unsigned char)*p))
-			p++;
+		/* digit by digit: strtod() would follow the locale's point */
+		for (; isdigit((unsigned char)*p); p++)
+			fraction += (*p - '0') * (scale /= 10);
 	}
 	if (!read_zone(&p, &offset) || *p)
 		return false;
 	tm.tm_year -= 1900;
 	tm.tm_mon -= 1;
-	*out = timegm(&tm) - offset;
+	*seconds = (double)(timegm(&tm) - offset) + fraction;
 	return true;
 }

@@ -18,12 +18,13 @@ void iso8601_now(struct strbuf *out);
 
 /*
  * Parses "YYYY-MM-DDTHH:MM:SS[.fraction](Z|+HH:MM|-HH:MM|+HHMM|-HHMM)",
- * nothing before or after, into seconds since the epoch in *out (the
- * fraction dropped, the offset applied). False, *out untouched, for NULL
- * or anything else, a field out of range included ("2026-13-01..."):
- * callers fall back on their own (the store names a file by the current
- * time, JUnit leaves the timestamp out), so no error is recorded.
+ * nothing before or after, into seconds since the epoch in *seconds (the
+ * fraction kept, the offset applied: floor() gives the whole second). False,
+ * *seconds untouched, for NULL or anything else, a field out of range
+ * included ("2026-13-01..."): callers have their own fallback (the store
+ * names a file by the current time, JUnit leaves the timestamp out), so no
+ * error is recorded.
  */
-bool iso8601_parse(const char *text, time_t *out);
+bool iso8601_parse(const char *text, double *seconds);
 
 #endif
