@@ -12,6 +12,15 @@ const char *gitref_message(void)
 				       : "unknown libgit2 error";
 }
 
+int gitref_signature(git_signature **out, git_repository *repo)
+{
+	if (git_signature_default(out, repo) == 0)
+		return BG_OK;
+	if (git_signature_now(out, "benchgate", "benchgate@localhost") == 0)
+		return BG_OK;
+	return bg_error("cannot make a commit signature: %s", gitref_message());
+}
+
 int gitref_move(git_repository *repo, const char *name, const git_oid *from,
 		const git_oid *to, const char *message)
 {

@@ -4,15 +4,25 @@
 #include <git2.h>
 
 /*
- * The two libgit2 operations every git-backed module needs the same way:
- * the message of the last libgit2 error, and moving a ref only from the
- * value the caller built on (the store branch, `sync`), which is what
- * keeps concurrent writers from dropping each other's results.
+ * The libgit2 operations every git-backed module needs the same way: the
+ * message of the last libgit2 error, the signature of the commits benchgate
+ * makes, and moving a ref only from the value the caller built on (the
+ * store branch, `sync`), which is what keeps concurrent writers from
+ * dropping each other's results.
  */
 
 /* libgit2's message for its last error; "unknown libgit2 error" when it
  * recorded none. Valid until the next libgit2 call on this thread. */
 const char *gitref_message(void);
+
+/*
+ * The author and committer of a commit benchgate makes on the results
+ * branch: the repository's configured user, else "benchgate
+ * <benchgate@localhost>", since CI machines rarely configure user.name and
+ * the results branch does not need a person. Free *out with
+ * git_signature_free(). BG_ERROR when neither can be made.
+ */
+int gitref_signature(git_signature **out, git_repository *repo);
 
 /*
  * Compare-and-swap of the ref `name` of repo from `from` to `to`. `from`

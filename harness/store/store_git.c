@@ -639,17 +639,6 @@ done:
 	return error;
 }
 
-static int signature(git_signature **out, git_repository *repo)
-{
-	/* CI machines rarely configure user.name; the results branch does
-	 * not need a person. */
-	if (git_signature_default(out, repo) == 0)
-		return BG_OK;
-	if (git_signature_now(out, "benchgate", "benchgate@localhost") == 0)
-		return BG_OK;
-	return bg_error("cannot make a commit signature: %s", gitref_message());
-}
-
 /* An empty tree to build the first commit of a new branch on. */
 static int empty_tree(git_tree **out, git_repository *repo)
 {
@@ -692,7 +681,7 @@ static int commit_files(struct git_store *gs, const git_oid *tip,
 				 gs->branch, gitref_message());
 		goto done;
 	}
-	if ((error = signature(&sig, gs->repo)) < 0)
+	if ((error = gitref_signature(&sig, gs->repo)) < 0)
 		goto done;
 	if (git_commit_create(&commit_id, gs->repo, NULL, sig, sig, NULL,
 			      message, new_tree, parent ? 1 : 0,

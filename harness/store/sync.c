@@ -412,17 +412,6 @@ done:
 	return error;
 }
 
-static int signature(git_signature **out, git_repository *repo)
-{
-	/* CI machines rarely configure user.name; the results branch does
-	 * not need a person. */
-	if (git_signature_default(out, repo) == 0)
-		return BG_OK;
-	if (git_signature_now(out, "benchgate", "benchgate@localhost") == 0)
-		return BG_OK;
-	return bg_error("cannot make a commit signature: %s", gitref_message());
-}
-
 /* A merge commit on top of remote_tip: its tree the remote's plus this
  * side's additions, its parents the remote tip and the local tip. */
 static int merge_on_top(struct sync *s, const git_oid *remote_tip,
@@ -479,7 +468,7 @@ static int merge_on_top(struct sync *s, const git_oid *remote_tip,
 				 s->branch, gitref_message());
 		goto done;
 	}
-	if ((error = signature(&sig, s->repo)) < 0)
+	if ((error = gitref_signature(&sig, s->repo)) < 0)
 		goto done;
 	strbuf_addf(&message,
 		    "benchgate sync: merge %s/%s (%zu file%s from "
