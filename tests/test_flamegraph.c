@@ -139,18 +139,12 @@ Test(flamegraph, hostile_names_are_escaped)
 Test(flamegraph, the_same_profile_renders_to_the_same_bytes)
 {
 	struct strbuf one = STRBUF_INIT, two = STRBUF_INIT;
-	struct stacks stacks = STACKS_INIT;
 
 	render("main;work 5\nmain;idle 2\nmain 1\n", &one);
 	/* the same samples, met in another order */
-	stacks_add(&stacks, "main", 1);
-	stacks_add(&stacks, "main;idle", 1);
-	stacks_add(&stacks, "main;work", 5);
-	stacks_add(&stacks, "main;idle", 1);
-	flamegraph_render_svg(&stacks, NULL, &two);
+	render("main 1\nmain;idle 1\nmain;work 5\nmain;idle 1\n", &two);
 	cr_assert_eq(one.len, two.len);
 	cr_assert(!memcmp(one.buf, two.buf, one.len));
-	stacks_release(&stacks);
 	strbuf_release(&one);
 	strbuf_release(&two);
 }
@@ -260,9 +254,9 @@ static struct result *profiled_result(const char *dir, const char *folded)
 
 Test(flamegraph, profiles_get_their_graph_listed_before_the_stacks)
 {
+	static const char folded[] = "spin;main 2\nspin;main;x_[k] 1\n";
 	char *dir = test_tmpdir();
-	struct result *result = profiled_result(dir, "spin;main 2\n"
-						     "spin;main;x_[k] 1\n");
+	struct result *result = profiled_result(dir, folded);
 	const struct result_case *rcase = &result->cases[0];
 	struct flamegraph_options options = FLAMEGRAPH_OPTIONS_INIT;
 	struct stacks stacks = STACKS_INIT;
@@ -281,8 +275,8 @@ Test(flamegraph, profiles_get_their_graph_listed_before_the_stacks)
 	cr_assert_eq(result->cases[1].artifacts_nr, 0);
 
 	/* the graph is the renderer's, titled after the case */
-	stacks_add(&stacks, "spin;main", 2);
-	stacks_add(&stacks, "spin;main;x_[k]", 1);
+	cr_assert_eq(stacks_parse_folded(&stacks, folded, strlen(folded)),
+		     BG_OK);
 	options.title = "Flame graph of b/v/cpu";
 	options.subtitle = SAMPLING ": 3 samples";
 	flamegraph_render_svg(&stacks, &options, &expected);

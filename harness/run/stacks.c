@@ -9,18 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-void stacks_init(struct stacks *stacks)
-{
-	memset(stacks, 0, sizeof(*stacks));
-}
-
 void stacks_release(struct stacks *stacks)
 {
 	for (size_t i = 0; i < stacks->nr; i++)
 		free(stacks->items[i].frames);
 	free(stacks->items);
 	free(stacks->index);
-	stacks_init(stacks);
+	memset(stacks, 0, sizeof(*stacks));
 }
 
 uint64_t stacks_hash(const char *bytes, size_t len)
@@ -61,7 +56,9 @@ static void index_grow(struct stacks *stacks)
 	free(old);
 }
 
-void stacks_add(struct stacks *stacks, const char *frames, uint64_t count)
+/* Adds count samples to the stack "root;...;leaf" (copied). A stack seen
+ * before gets the counts summed. A zero count is ignored. */
+static void add_stack(struct stacks *stacks, const char *frames, uint64_t count)
 {
 	size_t *slot;
 
@@ -107,7 +104,7 @@ static void sample_flush(struct stacks *stacks, struct sample *sample)
 			strbuf_addch(&stack, ';');
 			strbuf_addstr(&stack, sample->frames[i - 1]);
 		}
-		stacks_add(stacks, stack.buf, 1);
+		add_stack(stacks, stack.buf, 1);
 	}
 	for (size_t i = 0; i < sample->nr; i++)
 		free(sample->frames[i]);
@@ -285,7 +282,7 @@ int stacks_parse_folded(struct stacks *stacks, const char *text, size_t len)
 			}
 			strbuf_reset(&frames);
 			strbuf_add(&frames, line, (size_t)(space - 1 - line));
-			stacks_add(stacks, frames.buf, count);
+			add_stack(stacks, frames.buf, count);
 		}
 		line = newline ? newline + 1 : end;
 	}

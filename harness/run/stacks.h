@@ -47,14 +47,8 @@ struct stacks {
 		NULL, 0, 0, 0, NULL, 0 \
 	}
 
-void stacks_init(struct stacks *stacks);
-
 /* Frees the stacks and leaves an empty set, ready for reuse. */
 void stacks_release(struct stacks *stacks);
-
-/* Adds count samples to the stack "root;...;leaf" (copied). A stack seen
- * before gets the counts summed. A zero count is ignored. */
-void stacks_add(struct stacks *stacks, const char *frames, uint64_t count);
 
 /*
  * Folds the text `perf script` prints for a `perf record -g` profile:
@@ -77,7 +71,8 @@ void stacks_add(struct stacks *stacks, const char *frames, uint64_t count);
 int stacks_fold_perf_script(struct stacks *stacks, FILE *in);
 
 /* Parses folded text ("a;b;c 12" lines; blank lines skipped), as
- * stacks_write_folded() writes it, adding to stacks. BG_EINPUT, naming the
+ * stacks_write_folded() writes it, adding to stacks: a stack seen before
+ * gets the counts summed, a zero count is ignored. BG_EINPUT, naming the
  * line, for a line without a count; the lines before it stay added. */
 int stacks_parse_folded(struct stacks *stacks, const char *text, size_t len);
 
