@@ -12,6 +12,7 @@
 #include "testutil.h"
 
 #include <criterion/criterion.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,44 +39,6 @@ static const char real_output[] =
 	"0 3\n"
 	"\n"
 	"totals: 11522395\n";
-
-Test(callgrind, total_of_a_real_output_file)
-{
-	uint64_t ir = 0;
-
-	cr_assert_eq(callgrind_parse_total(real_output, strlen(real_output),
-					   "cg.out", &ir),
-		     BG_OK);
-	cr_assert_eq(ir, 11522395);
-}
-
-Test(callgrind, total_is_read_at_the_position_of_ir)
-{
-	static const char several[] =
-		"events: Dr Ir Dw\nsummary: 1 2 3\ntotals: 10 20 30\n";
-	static const char summary_only[] = "events: Ir\nsummary: 77\n";
-	uint64_t ir = 0;
-
-	cr_assert_eq(callgrind_parse_total(several, strlen(several), "x", &ir),
-		     BG_OK);
-	cr_assert_eq(ir, 20, "totals win over summary, at Ir's place");
-	cr_assert_eq(callgrind_parse_total(summary_only, strlen(summary_only),
-					   "x", &ir),
-		     BG_OK);
-	cr_assert_eq(ir, 77);
-}
-
-Test(callgrind, output_without_a_total_is_an_input_error)
-{
-	static const char no_ir[] = "events: Dr\ntotals: 5\n";
-	uint64_t ir = 0;
-
-	cr_assert_eq(callgrind_parse_total("", 0, "empty.out", &ir), BG_EINPUT);
-	cr_assert(strstr(bg_error_last(), "empty.out: no instruction total"),
-		  "%s", bg_error_last());
-	cr_assert_eq(callgrind_parse_total(no_ir, strlen(no_ir), "x", &ir),
-		     BG_EINPUT);
-}
 
 static struct suite *parse(const char *metric)
 {
@@ -121,6 +84,67 @@ static struct suite *two_metrics(void)
 
 	cr_assert_not_null(suite, "%s", bg_error_last());
 	return suite;
+}
+
+/* The total callgrind_finish() reads from one output file holding text,
+ * named "<stem>.1". */
+static int total_of(const char *text, const char *stem, uint64_t *ir)
+{
+	struct suite *suite = two_metrics();
+	struct result *result = result_new();
+	struct result_case *rcase = result_add_case(result, "b", "v", "cpu");
+	struct callgrind_run run;
+	struct strbuf name = STRBUF_INIT;
+	char *dir = test_tmpdir();
+	int error;
+
+	strbuf_addf(&name, "%s.1", stem);
+	free(test_write_file(dir, name.buf, text));
+	callgrind_prepare(&run, dir, stem);
+	error = callgrind_finish(&run, &suite->benchmarks[0], rcase, false,
+				 NULL);
+	if (!error)
+		*ir = (uint64_t)result_case_find_metric(rcase, "ir")->samples[0];
+	callgrind_run_release(&run);
+	test_rmtree(dir);
+	free(dir);
+	strbuf_release(&name);
+	result_free(result);
+	suite_free(suite);
+	return error;
+}
+
+Test(callgrind, total_of_a_real_output_file)
+{
+	uint64_t ir = 0;
+
+	cr_assert_eq(total_of(real_output, "cg.out", &ir), BG_OK, "%s",
+		     bg_error_last());
+	cr_assert_eq(ir, 11522395);
+}
+
+Test(callgrind, total_is_read_at_the_position_of_ir)
+{
+	static const char several[] =
+		"events: Dr Ir Dw\nsummary: 1 2 3\ntotals: 10 20 30\n";
+	static const char summary_only[] = "events: Ir\nsummary: 77\n";
+	uint64_t ir = 0;
+
+	cr_assert_eq(total_of(several, "x", &ir), BG_OK);
+	cr_assert_eq(ir, 20, "totals win over summary, at Ir's place");
+	cr_assert_eq(total_of(summary_only, "x", &ir), BG_OK);
+	cr_assert_eq(ir, 77);
+}
+
+Test(callgrind, output_without_a_total_is_an_input_error)
+{
+	static const char no_ir[] = "events: Dr\ntotals: 5\n";
+	uint64_t ir = 0;
+
+	cr_assert_eq(total_of("", "empty.out", &ir), BG_EINPUT);
+	cr_assert(strstr(bg_error_last(), "empty.out.1: no instruction total"),
+		  "%s", bg_error_last());
+	cr_assert_eq(total_of(no_ir, "x", &ir), BG_EINPUT);
 }
 
 Test(callgrind, finish_sums_every_process_and_removes_what_it_need_not_keep)

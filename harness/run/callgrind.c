@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,8 +72,13 @@ static bool nth_number(const char *values, size_t index, uint64_t *out)
 	}
 }
 
-int callgrind_parse_total(const char *text, size_t len, const char *what,
-			  uint64_t *instructions)
+/*
+ * The total instructions (event "Ir") of one callgrind output file: its
+ * "totals:" line, else its "summary:" line, at the position of Ir in the
+ * "events:" line. BG_EINPUT naming `what` when there is none.
+ */
+static int parse_total(const char *text, size_t len, const char *what,
+		       uint64_t *instructions)
 {
 	struct strbuf line = STRBUF_INIT;
 	const char *p = text, *end = text + len;
@@ -222,8 +228,8 @@ int callgrind_finish(struct callgrind_run *run,
 		strbuf_addf(&path, "%s/%s", run->dir, names[i]);
 		strbuf_reset(&text);
 		if ((error = strbuf_read_file(&text, path.buf)) < 0 ||
-		    (error = callgrind_parse_total(text.buf, text.len, path.buf,
-						   &instructions)) < 0)
+		    (error = parse_total(text.buf, text.len, path.buf,
+					 &instructions)) < 0)
 			goto done;
 		total += instructions;
 	}

@@ -5,8 +5,6 @@
 #include "harness/run/suite.h"
 
 #include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
 
 /*
  * The `callgrind` metric source: the instructions a benchmark executes,
@@ -58,24 +56,20 @@ void callgrind_prepare(struct callgrind_run *run, const char *dir,
 /*
  * After a successful run: sums the instruction totals of its output files
  * and appends the sum as one sample to every callgrind metric of benchmark
- * in rcase (unit "instructions" unless the suite says otherwise). With
+ * in rcase (unit "instructions" unless the suite says otherwise). A file's
+ * total is the count of event "Ir" on its "totals:" line, else on its
+ * "summary:" line, at the position of Ir in its "events:" line. With
  * keep, the output is renamed "<dir>/callgrind.out" (or kept as
  * "<stem>.<pid>" files when several processes ran) and listed as
  * "callgrind" artifacts relative to base; without, it is removed.
- * BG_ERROR with the reason when no output file or no total was found.
+ * BG_ERROR when no output file was found or one cannot be read,
+ * BG_EINPUT naming the file when one has no total; the output is then
+ * removed.
  */
 int callgrind_finish(struct callgrind_run *run,
 		     const struct benchmark *benchmark,
 		     struct result_case *rcase, bool keep, const char *base);
 
 void callgrind_run_release(struct callgrind_run *run);
-
-/*
- * The total instructions (event "Ir") of one callgrind output file: its
- * "totals:" line, else its "summary:" line, at the position of Ir in the
- * "events:" line. BG_EINPUT naming `what` when there is none.
- */
-int callgrind_parse_total(const char *text, size_t len, const char *what,
-			  uint64_t *instructions);
 
 #endif
