@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,16 +129,6 @@ void rapl_close(struct rapl *rapl)
 	free(rapl->domains);
 	free(rapl->readings);
 	free(rapl);
-}
-
-size_t rapl_count(const struct rapl *rapl)
-{
-	return rapl->nr;
-}
-
-const char *rapl_domain_name(const struct rapl *rapl, size_t index)
-{
-	return rapl->domains[index].name;
 }
 
 static int read_all(struct rapl *rapl)

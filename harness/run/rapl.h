@@ -3,9 +3,6 @@
 
 #include "harness/util/strbuf.h"
 
-#include <stddef.h>
-#include <stdint.h>
-
 /*
  * CPU package energy from the kernel's powercap interface: the RAPL
  * counters of Intel CPUs, and of AMD CPUs since Linux 5.8, under
@@ -31,10 +28,6 @@ struct rapl;
 int rapl_open(struct rapl **out, struct strbuf *why);
 
 void rapl_close(struct rapl *rapl);
-
-/* The package domains found, by name ("package-0"); borrowed. */
-size_t rapl_count(const struct rapl *rapl);
-const char *rapl_domain_name(const struct rapl *rapl, size_t index);
 
 /* Takes the current counters as the starting point. -1 with errno when a
  * counter cannot be read. Does not allocate. */
