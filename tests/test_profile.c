@@ -12,72 +12,130 @@
 #include "harness/store/result.h"
 #include "harness/run/suite.h"
 
+#include "testutil.h"
+
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 TestSuite(profile);
 
+/*
+ * The POPLAR_ENGINE_OPTIONS that profile_prepare() gives the profiling run
+ * of an "ipu" case with its artifacts in <tmp>/<where>, when benchgate's
+ * environment holds `user` (NULL: unset). Appends the value, if the run
+ * gets one, to out and the report directory it should name to report_dir;
+ * returns what profile_prepare() returned.
+ */
+static int poplar_options(struct strbuf *out, const char *user,
+			  const char *where, struct strbuf *report_dir)
+{
+	static const char name[] = "POPLAR_ENGINE_OPTIONS=";
+	static const struct benchmark benchmark; /* no env of its own */
+	struct plan_case pcase = { .benchmark = &benchmark, .device = "ipu" };
+	struct profiler *profiler = NULL;
+	struct profile_run run;
+	struct strbuf dir = STRBUF_INIT;
+	char *tmp = test_tmpdir();
+	int error;
+
+	if (user)
+		setenv("POPLAR_ENGINE_OPTIONS", user, 1);
+	else
+		unsetenv("POPLAR_ENGINE_OPTIONS");
+	strbuf_addf(&dir, "%s/%s", tmp, where);
+	strbuf_addf(report_dir, "%s/poplar", dir.buf);
+	profiler_new(&profiler);
+	error = profile_prepare(&run, profiler, &pcase, dir.buf);
+	for (size_t i = 0; run.env[i]; i++)
+		if (!strncmp(run.env[i], name, strlen(name)))
+			strbuf_addstr(out, run.env[i] + strlen(name));
+	if (error)
+		cr_assert_eq(access(dir.buf, F_OK), -1,
+			     "a run that cannot be profiled leaves no "
+			     "directory");
+	profile_run_release(&run);
+	profiler_free(profiler);
+	test_rmtree(tmp);
+	free(tmp);
+	strbuf_release(&dir);
+	return error;
+}
+
 Test(profile, poplar_options_without_the_users)
 {
-	struct strbuf out = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT, dir = STRBUF_INIT,
+		      expected = STRBUF_INIT;
 
-	cr_assert_eq(profile_poplar_options(&out, NULL, "/r/a b/poplar"),
-		     BG_OK);
-	cr_assert_str_eq(out.buf, "{\"autoReport.all\":\"true\","
-				  "\"autoReport.directory\":"
-				  "\"/r/a b/poplar\"}");
+	cr_assert_eq(poplar_options(&out, NULL, "r/a b", &dir), BG_OK);
+	strbuf_addf(&expected,
+		    "{\"autoReport.all\":\"true\","
+		    "\"autoReport.directory\":\"%s\"}",
+		    dir.buf);
+	cr_assert_str_eq(out.buf, expected.buf);
 	strbuf_release(&out);
-	cr_assert_eq(profile_poplar_options(&out, " \n", "/r"), BG_OK,
+	strbuf_release(&dir);
+	strbuf_release(&expected);
+	cr_assert_eq(poplar_options(&out, " \n", "r", &dir), BG_OK,
 		     "a blank value is no options");
-	cr_assert_str_eq(out.buf, "{\"autoReport.all\":\"true\","
-				  "\"autoReport.directory\":\"/r\"}");
+	strbuf_addf(&expected,
+		    "{\"autoReport.all\":\"true\","
+		    "\"autoReport.directory\":\"%s\"}",
+		    dir.buf);
+	cr_assert_str_eq(out.buf, expected.buf);
 	strbuf_release(&out);
+	strbuf_release(&dir);
+	strbuf_release(&expected);
 }
 
 Test(profile, poplar_options_merge_into_the_users_keeping_their_order)
 {
-	struct strbuf out = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT, dir = STRBUF_INIT,
+		      expected = STRBUF_INIT;
 
-	cr_assert_eq(profile_poplar_options(
-			     &out,
-			     "{\"debug.instrument\": \"true\", "
-			     "\"autoReport.all\": false, "
-			     "\"target.workerStackSizeInBytes\": \"0x200\", "
-			     "\"autoReport.directory\": \"./old\", "
-			     "\"autoReport.all\": \"false\"}",
-			     "/store/artifacts/x/c/poplar"),
+	cr_assert_eq(poplar_options(&out,
+				    "{\"debug.instrument\": \"true\", "
+				    "\"autoReport.all\": false, "
+				    "\"target.workerStackSizeInBytes\": "
+				    "\"0x200\", "
+				    "\"autoReport.directory\": \"./old\", "
+				    "\"autoReport.all\": \"false\"}",
+				    "store/artifacts/x/c", &dir),
 		     BG_OK, "%s", bg_error_last());
 	/* the user's first autoReport.all is replaced where it stood, its
 	 * duplicate dropped, so no old value can win */
-	cr_assert_str_eq(out.buf, "{\"debug.instrument\":\"true\","
-				  "\"autoReport.all\":\"true\","
-				  "\"target.workerStackSizeInBytes\":\"0x200\","
-				  "\"autoReport.directory\":"
-				  "\"/store/artifacts/x/c/poplar\"}");
+	strbuf_addf(&expected,
+		    "{\"debug.instrument\":\"true\","
+		    "\"autoReport.all\":\"true\","
+		    "\"target.workerStackSizeInBytes\":\"0x200\","
+		    "\"autoReport.directory\":\"%s\"}",
+		    dir.buf);
+	cr_assert_str_eq(out.buf, expected.buf);
 	strbuf_release(&out);
+	strbuf_release(&dir);
+	strbuf_release(&expected);
 }
 
 Test(profile, poplar_options_that_are_not_an_object_are_refused_clearly)
 {
-	struct strbuf out = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT, dir = STRBUF_INIT;
 
-	strbuf_addstr(&out, "kept");
-	cr_assert_eq(profile_poplar_options(&out,
-					    "{\"debug.instrument\": ", "/r"),
-		     BG_EINPUT);
+	cr_assert_eq(poplar_options(&out, "{\"debug.instrument\": ", "r", &dir),
+		     BG_ENOTFOUND);
 	cr_assert(strstr(bg_error_last(),
 			 "POPLAR_ENGINE_OPTIONS is not valid JSON"),
 		  "%s", bg_error_last());
 	cr_assert(strstr(bg_error_last(), "{\"debug.instrument\": "));
-	cr_assert_eq(profile_poplar_options(&out, "[\"autoReport.all\"]", "/r"),
-		     BG_EINPUT);
+	cr_assert_eq(poplar_options(&out, "[\"autoReport.all\"]", "r", &dir),
+		     BG_ENOTFOUND);
 	cr_assert(strstr(bg_error_last(), "not an object"), "%s",
 		  bg_error_last());
-	cr_assert_eq(profile_poplar_options(&out, "{} trailing", "/r"),
-		     BG_EINPUT);
-	cr_assert_str_eq(out.buf, "kept", "nothing appended on error");
+	cr_assert_eq(poplar_options(&out, "{} trailing", "r", &dir),
+		     BG_ENOTFOUND);
+	cr_assert_str_eq(out.buf, "", "no options on error");
 	strbuf_release(&out);
+	strbuf_release(&dir);
 }
 
 static struct suite *parse(const char *text)

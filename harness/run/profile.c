@@ -165,8 +165,17 @@ static void set_option(cJSON *options, const char *key, const char *value)
 		cJSON_AddStringToObject(options, key, value);
 }
 
-int profile_poplar_options(struct strbuf *out, const char *user,
-			   const char *report_dir)
+/*
+ * The POPLAR_ENGINE_OPTIONS value of a profiling run: the user's options
+ * (`user`, a JSON object; NULL or blank: none) with "autoReport.all" set to
+ * "true" and "autoReport.directory" to report_dir, replacing the user's
+ * values for those two keys and keeping every other option and its order.
+ * Appends compact JSON to out. BG_EINPUT, with a message naming the
+ * variable and what is wrong, when `user` is not a JSON object; out is
+ * then unchanged.
+ */
+static int poplar_options(struct strbuf *out, const char *user,
+			  const char *report_dir)
 {
 	cJSON *options = NULL;
 	const char *end = NULL;
@@ -252,9 +261,9 @@ int profile_prepare(struct profile_run *run, struct profiler *profiler,
 	/* checked first: a run that cannot be profiled leaves no directory */
 	if (!strcmp(pcase->device, "ipu")) {
 		strbuf_addf(&path, "%s/poplar", dir);
-		if (profile_poplar_options(
-			    &value, case_env(pcase, "POPLAR_ENGINE_OPTIONS"),
-			    path.buf) < 0) {
+		if (poplar_options(&value,
+				   case_env(pcase, "POPLAR_ENGINE_OPTIONS"),
+				   path.buf) < 0) {
 			set_note(run, "not profiled: %s", bg_error_last());
 			error = BG_ENOTFOUND;
 			goto done;

@@ -33,7 +33,9 @@
  * Device "ipu": POPLAR_ENGINE_OPTIONS gets "autoReport.all": "true" and
  * "autoReport.directory": "<artifact directory>/poplar", merged into the
  * options the user already set (the benchmark's env, else benchgate's own
- * environment), so the PopVision Graph Analyser opens the reports.
+ * environment; a JSON object) in place of the user's values of those two
+ * keys, every other option kept in its order, so the PopVision Graph
+ * Analyser opens the reports.
  *
  * Devices other than "gpu", "cuda" and "ipu" (whose time is spent off the
  * CPU): `perf record -g` samples the run, on the cpu-clock event where the
@@ -118,17 +120,5 @@ void profile_finish(struct profile_run *run, const struct plan_case *pcase,
 		    struct result_case *rcase, const char *base);
 
 void profile_run_release(struct profile_run *run);
-
-/*
- * The POPLAR_ENGINE_OPTIONS value of a profiling run: the user's options
- * (`user`, a JSON object; NULL or blank: none) with "autoReport.all" set to
- * "true" and "autoReport.directory" to report_dir, replacing the user's
- * values for those two keys and keeping every other option and its order.
- * Appends compact JSON to out. BG_EINPUT, with a message naming the
- * variable and what is wrong, when `user` is not a JSON object; out is
- * then unchanged.
- */
-int profile_poplar_options(struct strbuf *out, const char *user,
-			   const char *report_dir);
 
 #endif
