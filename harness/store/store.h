@@ -17,7 +17,7 @@
  * suite started in the same second get "-1", "-2", ... after it. <suite> is
  * the suite name made safe for a file name (store_suite_filename()).
  *
- * Guarantees of a directory store:
+ * Guarantees of a directory store (harness/store/store_dir.c):
  * - a result file is complete or absent: it is written to a temporary file
  *   in the same directory, fsynced, then linked to its name;
  * - an existing result is never overwritten, and concurrent writers (several

@@ -1,20 +1,33 @@
 #ifndef BENCHGATE_STORE_BACKEND_H
 #define BENCHGATE_STORE_BACKEND_H
 
-#include "harness/store/store.h"
+#include "harness/util/strbuf.h"
 
-#include <stdbool.h>
 #include <stddef.h>
 
 /*
- * The inside of the store module, shared by store.c (the public verbs and
- * the directory backend) and store_git.c (results on a branch). Nothing
- * outside the store includes this, except sync.c for the naming rules.
+ * The inside of the store: the one interface between store.c, which holds
+ * the public verbs of store.h, and the backends behind them, store_dir.c
+ * (a directory) and store_git.c (a branch). Nothing outside the store
+ * includes this.
  *
  * A backend is a table of verbs. store.c checks the arguments of the public
  * verbs, dispatches to the backend, and sorts and loads what `list`
  * returns, so a backend only has to find entries and read one of them.
+ * The naming rules both backends follow are store_common.h's.
+ *
+ * The store's public types appear here only as pointers, so that this
+ * header needs nothing of store.h: store.c includes it to dispatch, the
+ * backends include it and store.h to implement, and no two of them
+ * include each other.
  */
+
+struct result;
+struct store;
+struct store_entry;
+struct store_query;
+struct store_slot;
+
 struct store_backend {
 	int (*reserve)(struct store *store, const struct result *r,
 		       struct store_slot **out);
@@ -37,8 +50,13 @@ struct store {
 	size_t warned_nr, warned_alloc;
 };
 
-/* "20261122T073422Z": a result's start in UTC, as in its file name. */
-#define STORE_TIMESTAMP_LEN 16
+/*
+ * Opens the directory store at `path`, a spec that is not "git:..."
+ * (store_dir.c): relative paths are made absolute against the current
+ * directory, "./" prefixes and trailing slashes dropped. BG_EINPUT when
+ * the path exists but is not a directory.
+ */
+int store_dir_open(struct store **out, const char *path);
 
 /*
  * Opens the store on branch refs/heads/<branch> of the repository that
@@ -47,55 +65,5 @@ struct store {
  * outside a repository.
  */
 int store_git_open(struct store **out, const char *branch);
-
-/* Helpers of store.c, so that every backend names and reports alike. */
-
-/* bg_warn() once per store and key (a path): history and baseline read
- * one file many times per process. */
-void store_warn_once(struct store *store, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* A full lower-case SHA-1 or SHA-256 id, or "unknown". */
-bool store_commit_name_valid(const char *commit);
-
-/* The result-name timestamp of an ISO 8601 time; now when iso is NULL or
- * not understood. */
-void store_timestamp_of(const char *iso, char out[STORE_TIMESTAMP_LEN + 1]);
-
-/* A listing being built by a backend. */
-struct store_entry_list {
-	struct store_entry *items;
-	size_t nr, alloc;
-};
-
-/*
- * Adds the file `file` of a <commit>/<machine> directory to list when it is
- * a result of `suite` (NULL: of any suite); `path` is how the entry is
- * reached and reported. Names that end in .json but are not result names
- * are warned about once; other files are ignored.
- */
-void store_list_add(struct store *store, struct store_entry_list *list,
-		    const char *path, const char *file, const char *commit,
-		    const char *machine, const char *suite);
-
-/* BG_EINPUT naming both places when result r does not record the commit
- * and machine of the directory its entry was found in: a file copied or
- * committed there would silently become another commit's or machine's
- * baseline. */
-int store_check_placement(const struct store_entry *entry,
-			  const struct result *r);
-
-/* Splits "<suite>-<timestamp>[-N].json" (*suite allocated); false when the
- * name is not a result file name. */
-bool store_parse_result_name(const char *file, char **suite,
-			     char ts[STORE_TIMESTAMP_LEN + 1], unsigned *seq);
-
-/* The attempt-th name for a stem: "<stem>", "<stem>-1", "<stem>-2", ... */
-void store_name_candidate(struct strbuf *name, const char *stem,
-			  unsigned attempt);
-
-/* Checks that r's commit, machine id and suite can name a place in a store
- * and appends the suite's file name to `suite`; BG_EINPUT otherwise. */
-int store_check_result_names(const struct result *r, struct strbuf *suite);
 
 #endif

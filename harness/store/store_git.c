@@ -27,7 +27,9 @@
  * drop each other's commits: a writer that loses the race re-reads the
  * branch and commits again on top.
  */
+#include "harness/store/store.h"
 #include "harness/store/store_backend.h"
+#include "harness/store/store_common.h"
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
@@ -35,7 +37,6 @@
 #include "harness/store/gitinfo.h"
 
 #include <assert.h>
-#include <ctype.h>
 #include <dirent.h>
 #include <ftw.h>
 #include <errno.h>
@@ -48,9 +49,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Far beyond any real burst of runs in one second; a bound so that a
- * broken scratch directory cannot spin the name search forever. */
-#define NAME_ATTEMPTS_MAX 100000
 /* Each lost race means another writer's commit landed, so this is only
  * reached by a ref that stays locked (a crashed git left a .lock file):
  * with the backoff below, about ten seconds. */
@@ -82,12 +80,6 @@ struct file_blobs {
 static struct git_store *git_store_of(struct store *store)
 {
 	return store->backend_data;
-}
-
-/* Lower case hex, as commit directories are named. */
-static bool all_hex(const char *s, size_t len)
-{
-	return strspn(s, "0123456789abcdef") >= len;
 }
 
 /*
@@ -253,21 +245,8 @@ static int git_list(struct store *store, const struct store_query *q,
 			goto done;
 		suite_name = suite.buf;
 	}
-	if (q->commit) {
-		size_t len = strlen(q->commit);
-
-		for (i = 0; i < len; i++)
-			strbuf_addch(&prefix,
-				     tolower((unsigned char)q->commit[i]));
-		if (!store_commit_name_valid(prefix.buf) &&
-		    (len < 4 || !all_hex(prefix.buf, len))) {
-			error = bg_input_error("'%s' is not a commit id or a "
-					       "prefix of at least 4 hex "
-					       "digits",
-					       q->commit);
-			goto done;
-		}
-	}
+	if (q->commit && (error = store_commit_prefix(q->commit, &prefix)) < 0)
+		goto done;
 	if ((error = read_tip(gs, &tip, &root)) < 0 || !root)
 		goto done;
 	if (q->commit && store_commit_name_valid(prefix.buf)) {
@@ -302,19 +281,7 @@ done:
 	git_tree_free(root);
 	strbuf_release(&suite);
 	strbuf_release(&prefix);
-	if (error < 0) {
-		for (i = 0; i < list.nr; i++) {
-			free(list.items[i].path);
-			free(list.items[i].commit);
-			free(list.items[i].machine);
-			free(list.items[i].suite);
-		}
-		free(list.items);
-		return error;
-	}
-	*entries = list.items;
-	*nr = list.nr;
-	return BG_OK;
+	return store_list_finish(&list, error, entries, nr);
 }
 
 /* Loading */
@@ -392,7 +359,7 @@ static int claim_name(struct git_store *gs, const char *rel_dir,
 	    (error = read_tip(gs, &tip, &root)) < 0)
 		goto done;
 	for (attempt = first_attempt;; attempt++) {
-		if (attempt == NAME_ATTEMPTS_MAX) {
+		if (attempt == STORE_NAME_ATTEMPTS_MAX) {
 			error = bg_error("cannot find a free name for '%s' on "
 					 "branch '%s'",
 					 stem, gs->branch);
@@ -457,13 +424,13 @@ static void release_claim(struct git_store *gs, const char *claim_dir)
 	unlock_file(lock);
 }
 
-/* "<scratch>/<commit>/<machine>", "<commit>/<machine>" and the suite's
- * file name for a result. */
+/* "<scratch>/<commit>/<machine>", "<commit>/<machine>" and the stem of
+ * the file name for a result. */
 static int result_places(struct git_store *gs, const struct result *r,
 			 struct strbuf *scratch_dir, struct strbuf *rel_dir,
-			 struct strbuf *suite)
+			 struct strbuf *stem)
 {
-	int error = store_check_result_names(r, suite);
+	int error = store_result_stem(r, stem);
 
 	if (error < 0)
 		return error;
@@ -477,35 +444,20 @@ static int git_reserve(struct store *store, const struct result *r,
 {
 	struct git_store *gs = git_store_of(store);
 	struct strbuf scratch_dir = STRBUF_INIT, rel_dir = STRBUF_INIT;
-	struct strbuf suite = STRBUF_INIT, stem = STRBUF_INIT;
-	struct strbuf name = STRBUF_INIT, text = STRBUF_INIT;
-	struct store_slot *slot;
-	char ts[STORE_TIMESTAMP_LEN + 1];
+	struct strbuf stem = STRBUF_INIT, name = STRBUF_INIT;
 	int error;
 
 	*out = NULL;
-	if ((error = result_places(gs, r, &scratch_dir, &rel_dir, &suite)) < 0)
-		goto done;
-	store_timestamp_of(r->started_at, ts);
-	strbuf_addf(&stem, "%s-%s", suite.buf, ts);
-	if ((error = claim_name(gs, rel_dir.buf, scratch_dir.buf, stem.buf, 0,
+	if ((error = result_places(gs, r, &scratch_dir, &rel_dir, &stem)) < 0 ||
+	    (error = claim_name(gs, rel_dir.buf, scratch_dir.buf, stem.buf, 0,
 				&name)) < 0)
 		goto done;
-	slot = xcalloc(1, sizeof(*slot));
-	strbuf_addf(&text, "%s/logs/%s", scratch_dir.buf, name.buf);
-	slot->log_dir = strbuf_detach(&text, NULL);
-	strbuf_addf(&text, "logs/%s", name.buf);
-	slot->log_prefix = strbuf_detach(&text, NULL);
-	slot->dir = strbuf_detach(&scratch_dir, NULL);
-	slot->name = strbuf_detach(&name, NULL);
-	*out = slot;
+	*out = store_slot_new(scratch_dir.buf, name.buf);
 done:
 	strbuf_release(&scratch_dir);
 	strbuf_release(&rel_dir);
-	strbuf_release(&suite);
 	strbuf_release(&stem);
 	strbuf_release(&name);
-	strbuf_release(&text);
 	return error;
 }
 
@@ -706,7 +658,7 @@ static int git_write(struct store *store, const struct result *r,
 {
 	struct git_store *gs = git_store_of(store);
 	struct strbuf scratch_dir = STRBUF_INIT, rel_dir = STRBUF_INIT;
-	struct strbuf suite = STRBUF_INIT, stem = STRBUF_INIT;
+	struct strbuf stem = STRBUF_INIT;
 	struct strbuf name = STRBUF_INIT, path = STRBUF_INIT;
 	struct strbuf message = STRBUF_INIT, claim = STRBUF_INIT;
 	struct strbuf extra_claim = STRBUF_INIT, artifacts = STRBUF_INIT;
@@ -715,16 +667,13 @@ static int git_write(struct store *store, const struct result *r,
 	char **update_paths = NULL;
 	git_tree *root = NULL;
 	git_oid tip, result_id;
-	char ts[STORE_TIMESTAMP_LEN + 1];
 	unsigned attempt;
 	int error, committed = 1;
 
-	if ((error = result_places(gs, r, &scratch_dir, &rel_dir, &suite)) < 0)
+	if ((error = result_places(gs, r, &scratch_dir, &rel_dir, &stem)) < 0)
 		goto done;
 	/* A slot of another commit or machine is a caller's mistake. */
 	assert(!slot || !strcmp(slot->dir, scratch_dir.buf));
-	store_timestamp_of(r->started_at, ts);
-	strbuf_addf(&stem, "%s-%s", suite.buf, ts);
 	if (slot) {
 		strbuf_addstr(&name, slot->name);
 		strbuf_addstr(&claim, slot->log_dir);
@@ -846,7 +795,6 @@ done:
 	git_tree_free(root);
 	strbuf_release(&scratch_dir);
 	strbuf_release(&rel_dir);
-	strbuf_release(&suite);
 	strbuf_release(&stem);
 	strbuf_release(&name);
 	strbuf_release(&path);
@@ -883,7 +831,6 @@ int store_git_open(struct store **out, const char *branch)
 	struct strbuf location = STRBUF_INIT;
 	git_repository *repo = NULL;
 	struct git_store *gs;
-	struct store *store;
 	int valid = 0, error = BG_OK;
 
 	*out = NULL;
@@ -918,11 +865,7 @@ int store_git_open(struct store **out, const char *branch)
 	gs->ref = strbuf_detach(&ref, NULL);
 	gs->scratch = strbuf_detach(&scratch, NULL);
 	gs->random_state = (unsigned)getpid() ^ (unsigned)time(NULL);
-	store = xcalloc(1, sizeof(*store));
-	store->backend = &git_backend;
-	store->backend_data = gs;
-	store->location = strbuf_detach(&location, NULL);
-	*out = store;
+	*out = store_new(&git_backend, strbuf_detach(&location, NULL), gs);
 done:
 	git_repository_free(repo);
 	strbuf_release(&ref);

@@ -4,7 +4,7 @@
 #include "harness/util/error.h"
 #include "harness/store/gitref.h"
 #include "harness/store/gitinfo.h"
-#include "harness/store/store_backend.h"
+#include "harness/store/store_common.h"
 #include "harness/util/strbuf.h"
 
 #include <ctype.h>

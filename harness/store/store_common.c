@@ -1,0 +1,236 @@
+#include "harness/store/store_common.h"
+
+#include "harness/store/store.h"
+#include "harness/store/store_backend.h"
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
+#include "harness/util/isotime.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct store *store_new(const struct store_backend *backend, char *location,
+			void *backend_data)
+{
+	struct store *store = xcalloc(1, sizeof(*store));
+
+	store->backend = backend;
+	store->location = location;
+	store->backend_data = backend_data;
+	return store;
+}
+
+void store_warn_once(struct store *store, const char *key, const char *fmt, ...)
+{
+	struct strbuf message = STRBUF_INIT;
+	va_list ap;
+	size_t i;
+
+	for (i = 0; i < store->warned_nr; i++)
+		if (!strcmp(store->warned[i], key))
+			return;
+	ALLOC_GROW(store->warned, store->warned_nr + 1, store->warned_alloc);
+	store->warned[store->warned_nr++] = xstrdup(key);
+	va_start(ap, fmt);
+	strbuf_vaddf(&message, fmt, ap);
+	va_end(ap);
+	bg_warn("%s", message.buf);
+	strbuf_release(&message);
+}
+
+/* Lower case only: that is how commit directories are named. */
+static bool all_hex(const char *s, size_t len)
+{
+	return strspn(s, "0123456789abcdef") >= len;
+}
+
+bool store_commit_name_valid(const char *commit)
+{
+	size_t len = strlen(commit);
+
+	if (!strcmp(commit, "unknown"))
+		return true;
+	return (len == 40 || len == 64) && all_hex(commit, len);
+}
+
+int store_commit_prefix(const char *commit, struct strbuf *prefix)
+{
+	size_t i, start = prefix->len, len = strlen(commit);
+
+	for (i = 0; i < len; i++)
+		strbuf_addch(prefix, tolower((unsigned char)commit[i]));
+	if (store_commit_name_valid(prefix->buf + start) ||
+	    (len >= 4 && all_hex(prefix->buf + start, len)))
+		return BG_OK;
+	return bg_input_error("'%s' is not a commit id or a prefix of at least "
+			      "4 hex digits",
+			      commit);
+}
+
+/* "20261122T073422Z" for an ISO 8601 time ("2026-11-22T08:34:22+01:00"),
+ * or for now when iso is NULL or not understood. */
+static void timestamp_of(const char *iso, char out[STORE_TIMESTAMP_LEN + 1])
+{
+	struct tm tm;
+	double seconds;
+	time_t when = time(NULL);
+
+	if (iso8601_parse(iso, &seconds))
+		when = (time_t)floor(seconds);
+	if (!gmtime_r(&when, &tm))
+		memset(&tm, 0, sizeof(tm));
+	strftime(out, STORE_TIMESTAMP_LEN + 1, "%Y%m%dT%H%M%SZ", &tm);
+}
+
+static bool timestamp_valid(const char *ts)
+{
+	int i;
+
+	for (i = 0; i < STORE_TIMESTAMP_LEN; i++) {
+		char c = ts[i];
+
+		if (i == 8    ? c != 'T'
+		    : i == 15 ? c != 'Z'
+			      : !isdigit((unsigned char)c))
+			return false;
+	}
+	return true;
+}
+
+int store_result_stem(const struct result *r, struct strbuf *stem)
+{
+	char ts[STORE_TIMESTAMP_LEN + 1];
+	int error;
+
+	if (!store_commit_name_valid(r->git.commit))
+		return bg_input_error("result commit '%s' is not a commit id "
+				      "(40 hex digits) or 'unknown'",
+				      r->git.commit);
+	if (!result_machine_id_valid(r->machine.id))
+		return bg_input_error("result machine id '%s' cannot name a "
+				      "store directory",
+				      r->machine.id);
+	if (!r->suite)
+		return bg_input_error("result has no suite name");
+	if ((error = store_suite_filename(r->suite, stem)) < 0)
+		return error;
+	timestamp_of(r->started_at, ts);
+	strbuf_addf(stem, "-%s", ts);
+	return BG_OK;
+}
+
+void store_name_candidate(struct strbuf *name, const char *stem,
+			  unsigned attempt)
+{
+	strbuf_reset(name);
+	strbuf_addstr(name, stem);
+	if (attempt)
+		strbuf_addf(name, "-%u", attempt);
+}
+
+/* A timestamp ends in 'Z' and a suffix in a digit, so a suite name that
+ * itself contains dashes and digits cannot confuse the two. */
+bool store_parse_result_name(const char *file, char **suite,
+			     char ts[STORE_TIMESTAMP_LEN + 1], unsigned *seq)
+{
+	size_t len = strlen(file);
+	const char *end, *stamp;
+
+	if (len < 5 || strcmp(file + len - 5, ".json"))
+		return false;
+	end = file + len - 5;
+	*seq = 0;
+	if (end > file && end[-1] != 'Z') {
+		const char *digits = end;
+		unsigned long value;
+
+		while (digits > file && isdigit((unsigned char)digits[-1]))
+			digits--;
+		if (digits == end || digits == file || digits[-1] != '-' ||
+		    *digits == '0' || end - digits > 9)
+			return false;
+		value = strtoul(digits, NULL, 10);
+		*seq = (unsigned)value;
+		end = digits - 1;
+	}
+	if (end - file < STORE_TIMESTAMP_LEN + 2)
+		return false;
+	stamp = end - STORE_TIMESTAMP_LEN;
+	if (stamp[-1] != '-' || !timestamp_valid(stamp))
+		return false;
+	memcpy(ts, stamp, STORE_TIMESTAMP_LEN);
+	ts[STORE_TIMESTAMP_LEN] = '\0';
+	*suite = xstrndup(file, (size_t)(stamp - 1 - file));
+	return true;
+}
+
+struct store_slot *store_slot_new(const char *dir, const char *name)
+{
+	struct store_slot *slot = xcalloc(1, sizeof(*slot));
+	struct strbuf text = STRBUF_INIT;
+
+	slot->dir = xstrdup(dir);
+	slot->name = xstrdup(name);
+	strbuf_addf(&text, "%s/logs/%s", dir, name);
+	slot->log_dir = strbuf_detach(&text, NULL);
+	strbuf_addf(&text, "logs/%s", name);
+	slot->log_prefix = strbuf_detach(&text, NULL);
+	return slot;
+}
+
+void store_list_add(struct store *store, struct store_entry_list *list,
+		    const char *path, const char *file, const char *commit,
+		    const char *machine, const char *suite)
+{
+	struct store_entry entry = { 0 };
+	size_t len = strlen(file);
+
+	if (len < 5 || strcmp(file + len - 5, ".json"))
+		return;
+	if (!store_parse_result_name(file, &entry.suite, entry.timestamp,
+				     &entry.seq)) {
+		store_warn_once(store, path,
+				"'%s': not a result file name "
+				"(<suite>-<YYYYMMDDTHHMMSSZ>.json), skipped",
+				path);
+		return;
+	}
+	if (suite && strcmp(entry.suite, suite)) {
+		free(entry.suite);
+		return;
+	}
+	entry.path = xstrdup(path);
+	entry.commit = xstrdup(commit);
+	entry.machine = xstrdup(machine);
+	ALLOC_GROW(list->items, list->nr + 1, list->alloc);
+	list->items[list->nr++] = entry;
+}
+
+int store_list_finish(struct store_entry_list *list, int error,
+		      struct store_entry **entries, size_t *nr)
+{
+	if (error < 0) {
+		store_entries_free(list->items, list->nr);
+	} else {
+		*entries = list->items;
+		*nr = list->nr;
+	}
+	memset(list, 0, sizeof(*list));
+	return error < 0 ? error : BG_OK;
+}
+
+int store_check_placement(const struct store_entry *entry,
+			  const struct result *r)
+{
+	if (!strcmp(r->git.commit, entry->commit) &&
+	    !strcmp(r->machine.id, entry->machine))
+		return BG_OK;
+	return bg_input_error("'%s': records commit '%s' on machine '%s' but "
+			      "is stored under '%s/%s'",
+			      entry->path, r->git.commit, r->machine.id,
+			      entry->commit, entry->machine);
+}

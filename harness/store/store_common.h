@@ -1,0 +1,104 @@
+#ifndef BENCHGATE_STORE_COMMON_H
+#define BENCHGATE_STORE_COMMON_H
+
+#include "harness/util/strbuf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * The rules both store backends (store_dir.c, store_git.c) and `sync` name
+ * and report by, written once so that a directory, a branch and a merge of
+ * two branches agree on what a result's name is: the layout of store.h,
+ * "<commit>/<machine>/<suite>-<timestamp>[-N].json". Nothing outside the
+ * store includes this.
+ */
+
+struct result;
+struct store;
+struct store_backend;
+struct store_entry;
+struct store_slot;
+
+/* "20261122T073422Z": a result's start in UTC, as in its file name. */
+#define STORE_TIMESTAMP_LEN 16
+
+/* Far beyond any real burst of runs in one second; a bound so that a
+ * broken file system or scratch directory cannot spin a name search
+ * forever. */
+#define STORE_NAME_ATTEMPTS_MAX 100000
+
+/* A store of `backend` at `location` (taken over: freed by store_free()),
+ * with the backend's own state (may be NULL). */
+struct store *store_new(const struct store_backend *backend, char *location,
+			void *backend_data);
+
+/* bg_warn() once per store and key (a path): history and baseline read
+ * one file many times per process, and one warning gets it fixed. */
+void store_warn_once(struct store *store, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* A full lower-case SHA-1 or SHA-256 id, or "unknown": the names a commit
+ * directory can have. */
+bool store_commit_name_valid(const char *commit);
+
+/*
+ * Appends `commit` of a query in lower case to `prefix`: a full id (see
+ * store_commit_name_valid()) or a prefix of at least 4 hex digits that
+ * selects every commit directory it starts. BG_EINPUT otherwise.
+ */
+int store_commit_prefix(const char *commit, struct strbuf *prefix);
+
+/*
+ * Checks that r's commit, machine id and suite can name a place in a store
+ * (BG_EINPUT naming the field otherwise) and appends the stem of its result
+ * file name, "<suite file name>-<timestamp>", to `stem`. The timestamp is
+ * r->started_at's in UTC, or now's when it is unset or not ISO 8601.
+ */
+int store_result_stem(const struct result *r, struct strbuf *stem);
+
+/* The attempt-th name for a stem: "<stem>", "<stem>-1", "<stem>-2", ... */
+void store_name_candidate(struct strbuf *name, const char *stem,
+			  unsigned attempt);
+
+/* Splits "<suite>-<timestamp>[-N].json" (*suite allocated); false when the
+ * name is not a result file name. */
+bool store_parse_result_name(const char *file, char **suite,
+			     char ts[STORE_TIMESTAMP_LEN + 1], unsigned *seq);
+
+/* A slot for the result named `name` in directory `dir` (both copied), its
+ * logs in "<dir>/logs/<name>"; free with store_slot_free(). */
+struct store_slot *store_slot_new(const char *dir, const char *name);
+
+/* A listing being built by a backend. */
+struct store_entry_list {
+	struct store_entry *items;
+	size_t nr, alloc;
+};
+
+/*
+ * Adds the file `file` of a <commit>/<machine> directory to list when it is
+ * a result of `suite` (NULL: of any suite); `path` is how the entry is
+ * reached and reported. Names that end in .json but are not result names
+ * are warned about once; other files are ignored.
+ */
+void store_list_add(struct store *store, struct store_entry_list *list,
+		    const char *path, const char *file, const char *commit,
+		    const char *machine, const char *suite);
+
+/*
+ * Hands a finished listing to a backend's `list` verb: on success moves it
+ * to *entries and *nr, else frees it. Returns `error` when < 0, else
+ * BG_OK.
+ */
+int store_list_finish(struct store_entry_list *list, int error,
+		      struct store_entry **entries, size_t *nr);
+
+/* BG_EINPUT naming both places when result r does not record the commit
+ * and machine of the directory its entry was found in: a file copied or
+ * committed there would silently become another commit's or machine's
+ * baseline. */
+int store_check_placement(const struct store_entry *entry,
+			  const struct result *r);
+
+#endif

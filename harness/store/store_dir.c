@@ -1,0 +1,380 @@
+/*
+ * The directory backend of the store: the layout and guarantees of
+ * store.h, in plain files under one directory.
+ */
+#include "harness/store/store.h"
+#include "harness/store/store_backend.h"
+#include "harness/store/store_common.h"
+
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
+#include "harness/util/fileio.h"
+
+#include <assert.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static bool path_exists(const char *path)
+{
+	struct stat st;
+
+	/* Anything but a clear "no such file" counts as taken: a name is
+	 * skipped rather than risked. */
+	return lstat(path, &st) == 0 || errno != ENOENT;
+}
+
+/* "<root>/<commit>/<machine>" and the stem of the file name for a
+ * result. */
+static int result_location(struct store *store, const struct result *r,
+			   struct strbuf *dir, struct strbuf *stem)
+{
+	int error = store_result_stem(r, stem);
+
+	if (error < 0)
+		return error;
+	strbuf_addf(dir, "%s/%s/%s", store->location, r->git.commit,
+		    r->machine.id);
+	return BG_OK;
+}
+
+/*
+ * Choosing a name and claiming it happen under one exclusive lock on the
+ * whole store. link() alone would already refuse to replace a file; the
+ * lock is what makes a reserved slot (a logs/ directory with no result
+ * yet) and a written name exclude each other, and what makes the
+ * fallback for file systems without hard links safe.
+ */
+static int lock_store(struct store *store, int *fd_out)
+{
+	struct strbuf path = STRBUF_INIT;
+	int error;
+
+	strbuf_addf(&path, "%s/.lock", store->location);
+	error = lock_file(path.buf, fd_out);
+	strbuf_release(&path);
+	return error;
+}
+
+/* Gives the complete temporary file `tmp` the name `target` unless that
+ * exists: 1 when placed, 0 when the name is taken, < 0 on error. */
+static int place_file(const char *tmp, const char *target)
+{
+	if (!link(tmp, target))
+		return 1;
+	if (errno == EEXIST)
+		return 0;
+	if (errno != EPERM && errno != EOPNOTSUPP && errno != ENOSYS &&
+	    errno != EMLINK)
+		return bg_error("cannot link '%s' to '%s': %s", tmp, target,
+				strerror(errno));
+	/* No hard links here (vfat, some network file systems). Testing then
+	 * renaming is race-free only because every writer holds the lock. */
+	if (path_exists(target))
+		return 0;
+	if (rename(tmp, target) < 0)
+		return bg_error("cannot rename '%s' to '%s': %s", tmp, target,
+				strerror(errno));
+	return 1;
+}
+
+static int dir_reserve(struct store *store, const struct result *r,
+		       struct store_slot **out)
+{
+	struct strbuf dir = STRBUF_INIT, stem = STRBUF_INIT;
+	struct strbuf name = STRBUF_INIT, probe = STRBUF_INIT;
+	unsigned attempt;
+	int lock = -1, error;
+
+	*out = NULL;
+	if ((error = result_location(store, r, &dir, &stem)) < 0)
+		goto done;
+	strbuf_addf(&probe, "%s/logs", dir.buf);
+	if ((error = mkdir_p(probe.buf)) < 0 ||
+	    (error = lock_store(store, &lock)) < 0)
+		goto done;
+	for (attempt = 0;; attempt++) {
+		if (attempt == STORE_NAME_ATTEMPTS_MAX) {
+			error = bg_error("cannot find a free name for '%s' in "
+					 "'%s'",
+					 stem.buf, dir.buf);
+			goto done;
+		}
+		store_name_candidate(&name, stem.buf, attempt);
+		strbuf_reset(&probe);
+		strbuf_addf(&probe, "%s/%s.json", dir.buf, name.buf);
+		if (path_exists(probe.buf))
+			continue;
+		strbuf_reset(&probe);
+		strbuf_addf(&probe, "%s/logs/%s", dir.buf, name.buf);
+		if (!mkdir(probe.buf, 0777))
+			break;
+		if (errno != EEXIST) {
+			error = bg_error("cannot create directory '%s': %s",
+					 probe.buf, strerror(errno));
+			goto done;
+		}
+	}
+	*out = store_slot_new(dir.buf, name.buf);
+done:
+	unlock_file(lock);
+	strbuf_release(&dir);
+	strbuf_release(&stem);
+	strbuf_release(&name);
+	strbuf_release(&probe);
+	return error;
+}
+
+static int write_temporary(const char *dir, const struct result *r,
+			   struct strbuf *tmp)
+{
+	struct strbuf json = STRBUF_INIT;
+	int error;
+
+	result_to_json(r, &json);
+	/* A dot name: listings ignore it if this process dies midway. */
+	strbuf_addf(tmp, "%s/.tmp-XXXXXX", dir);
+	error = write_file_temporary(tmp, json.buf, json.len);
+	strbuf_release(&json);
+	return error;
+}
+
+static int dir_write(struct store *store, const struct result *r,
+		     const struct store_slot *slot, struct strbuf *path_out)
+{
+	struct strbuf dir = STRBUF_INIT, stem = STRBUF_INIT;
+	struct strbuf name = STRBUF_INIT, tmp = STRBUF_INIT;
+	struct strbuf target = STRBUF_INIT, probe = STRBUF_INIT;
+	unsigned attempt;
+	int lock = -1, placed = 0, error;
+
+	if ((error = result_location(store, r, &dir, &stem)) < 0)
+		goto done;
+	/* A slot of another commit or machine is a caller's mistake. */
+	assert(!slot || !strcmp(slot->dir, dir.buf));
+	if ((error = mkdir_p(dir.buf)) < 0 ||
+	    (error = write_temporary(dir.buf, r, &tmp)) < 0 ||
+	    (error = lock_store(store, &lock)) < 0)
+		goto done;
+	if (slot) {
+		strbuf_addf(&target, "%s/%s.json", dir.buf, slot->name);
+		placed = place_file(tmp.buf, target.buf);
+	}
+	for (attempt = 0; !placed; attempt++) {
+		if (attempt == STORE_NAME_ATTEMPTS_MAX) {
+			placed = bg_error("cannot find a free name for '%s' "
+					  "in '%s'",
+					  stem.buf, dir.buf);
+			break;
+		}
+		store_name_candidate(&name, stem.buf, attempt);
+		if (slot && !strcmp(name.buf, slot->name))
+			continue;
+		/* A logs/ directory without a result is a run in progress
+		 * that reserved this name. */
+		strbuf_reset(&probe);
+		strbuf_addf(&probe, "%s/logs/%s", dir.buf, name.buf);
+		if (path_exists(probe.buf))
+			continue;
+		strbuf_reset(&target);
+		strbuf_addf(&target, "%s/%s.json", dir.buf, name.buf);
+		placed = place_file(tmp.buf, target.buf);
+	}
+	unlock_file(lock);
+	if (placed < 0) {
+		error = placed;
+		goto done;
+	}
+	unlink(tmp.buf);
+	strbuf_reset(&tmp);
+	fsync_dir(dir.buf);
+	if (path_out)
+		strbuf_addstr(path_out, target.buf);
+done:
+	if (tmp.len)
+		unlink(tmp.buf);
+	strbuf_release(&dir);
+	strbuf_release(&stem);
+	strbuf_release(&name);
+	strbuf_release(&tmp);
+	strbuf_release(&target);
+	strbuf_release(&probe);
+	return error;
+}
+
+/* Opens a directory that may legitimately be absent (*out NULL, BG_OK). */
+static int open_dir(DIR **out, const char *path)
+{
+	*out = opendir(path);
+	if (*out || errno == ENOENT || errno == ENOTDIR)
+		return BG_OK;
+	return bg_error("cannot read directory '%s': %s", path,
+			strerror(errno));
+}
+
+static int list_machine(struct store *store, const char *commit,
+			const char *machine, const char *suite,
+			struct store_entry_list *list)
+{
+	struct strbuf dir = STRBUF_INIT, path = STRBUF_INIT;
+	struct dirent *de;
+	DIR *d = NULL;
+	int error;
+
+	strbuf_addf(&dir, "%s/%s/%s", store->location, commit, machine);
+	if ((error = open_dir(&d, dir.buf)) < 0 || !d)
+		goto done;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "logs"))
+			continue;
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s/%s", dir.buf, de->d_name);
+		store_list_add(store, list, path.buf, de->d_name, commit,
+			       machine, suite);
+	}
+done:
+	if (d)
+		closedir(d);
+	strbuf_release(&dir);
+	strbuf_release(&path);
+	return error;
+}
+
+static int list_commit(struct store *store, const char *commit,
+		       const struct store_query *q, const char *suite,
+		       struct store_entry_list *list)
+{
+	struct strbuf dir = STRBUF_INIT;
+	struct dirent *de;
+	DIR *d = NULL;
+	int error;
+
+	if (q->machine) {
+		error = list_machine(store, commit, q->machine, suite, list);
+		goto done;
+	}
+	strbuf_addf(&dir, "%s/%s", store->location, commit);
+	if ((error = open_dir(&d, dir.buf)) < 0 || !d)
+		goto done;
+	while (!error && (de = readdir(d)))
+		if (result_machine_id_valid(de->d_name))
+			error = list_machine(store, commit, de->d_name, suite,
+					     list);
+done:
+	if (d)
+		closedir(d);
+	strbuf_release(&dir);
+	return error;
+}
+
+static int dir_list(struct store *store, const struct store_query *q,
+		    struct store_entry **entries, size_t *nr)
+{
+	struct store_entry_list list = { 0 };
+	struct strbuf suite = STRBUF_INIT, prefix = STRBUF_INIT;
+	const char *suite_name = NULL;
+	struct dirent *de;
+	DIR *d = NULL;
+	int error = BG_OK;
+
+	if (q->suite) {
+		if ((error = store_suite_filename(q->suite, &suite)) < 0)
+			goto done;
+		suite_name = suite.buf;
+	}
+	if (q->commit) {
+		if ((error = store_commit_prefix(q->commit, &prefix)) < 0)
+			goto done;
+		if (store_commit_name_valid(prefix.buf)) {
+			error = list_commit(store, prefix.buf, q, suite_name,
+					    &list);
+			goto done;
+		}
+	}
+	/* No full id: the one place where the whole history is walked. */
+	if ((error = open_dir(&d, store->location)) < 0 || !d)
+		goto done;
+	while (!error && (de = readdir(d))) {
+		if (!store_commit_name_valid(de->d_name) ||
+		    strncmp(de->d_name, prefix.buf, prefix.len))
+			continue;
+		error = list_commit(store, de->d_name, q, suite_name, &list);
+	}
+done:
+	if (d)
+		closedir(d);
+	strbuf_release(&suite);
+	strbuf_release(&prefix);
+	return store_list_finish(&list, error, entries, nr);
+}
+
+static int dir_load(struct store *store, const struct store_entry *entry,
+		    struct result **out)
+{
+	struct result *r = NULL;
+	int error;
+
+	*out = NULL;
+	if ((error = result_load(&r, entry->path)) < 0 ||
+	    (error = store_check_placement(entry, r)) < 0) {
+		store_warn_once(store, entry->path, "%s; skipped",
+				bg_error_last());
+		result_free(r);
+		return error;
+	}
+	*out = r;
+	return BG_OK;
+}
+
+static const struct store_backend dir_backend = {
+	dir_reserve, dir_write, dir_list, dir_load, NULL,
+};
+
+static void current_directory(struct strbuf *out)
+{
+	size_t size = 256;
+
+	for (;;) {
+		strbuf_grow(out, size);
+		if (getcwd(out->buf + out->len, size)) {
+			strbuf_setlen(out,
+				      out->len + strlen(out->buf + out->len));
+			return;
+		}
+		if (errno != ERANGE) {
+			/* The directory was removed under us: relative paths
+			 * still work, only messages lose the prefix. */
+			strbuf_addch(out, '.');
+			return;
+		}
+		size *= 2;
+	}
+}
+
+int store_dir_open(struct store **out, const char *path)
+{
+	struct strbuf location = STRBUF_INIT;
+	struct stat st;
+
+	*out = NULL;
+	if (path[0] != '/') {
+		current_directory(&location);
+		while (!strncmp(path, "./", 2))
+			path += 2;
+		strbuf_addch(&location, '/');
+	}
+	strbuf_addstr(&location, path);
+	while (location.len > 1 && location.buf[location.len - 1] == '/')
+		strbuf_setlen(&location, location.len - 1);
+	if (stat(location.buf, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		bg_input_error("store '%s' is not a directory", location.buf);
+		strbuf_release(&location);
+		return BG_EINPUT;
+	}
+	*out = store_new(&dir_backend, strbuf_detach(&location, NULL), NULL);
+	return BG_OK;
+}
