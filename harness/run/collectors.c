@@ -2,7 +2,7 @@
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
-#include "harness/util/jsonpos.h"
+#include "harness/util/jsonread.h"
 #include "harness/run/sampler.h"
 
 #include <assert.h>

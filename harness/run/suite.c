@@ -3,7 +3,7 @@
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/run/expand.h"
-#include "harness/util/jsonpos.h"
+#include "harness/util/jsonread.h"
 #include "harness/util/strbuf.h"
 
 #include <assert.h>
@@ -12,12 +12,9 @@
 #include <math.h>
 #include <openssl/evp.h>
 #include <regex.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define MAX_DEPTH 16
 
 const char *const suite_builtin_vars[] = {
 	"variant",   "device",	  "benchmark", "suite",
@@ -66,212 +63,21 @@ const char *metric_source_name(enum metric_source source)
 	return source_names[source];
 }
 
-/* The loader walks the cJSON tree keeping the key path of the value it is
- * looking at, so every message can name the path and, through jsonpos, the
- * line and column. Only the first error is kept. */
-struct loader {
-	const char *path;
-	const char *text;
-	size_t len;
-	struct json_step steps[MAX_DEPTH];
-	size_t depth;
-	int error;
-};
+/* Every reader below takes the json_reader (jsonread.h) at the value it
+ * reads, keeping the key path in it for messages. */
 
-static void push_key(struct loader *ld, const char *key)
+/* Suite strings name things: an empty one is always a mistake. */
+static int get_string(struct json_reader *rd, const cJSON *object,
+		      const char *key, unsigned flags, char **out)
 {
-	assert(ld->depth < MAX_DEPTH);
-	ld->steps[ld->depth++] = (struct json_step){ key, 0, 0 };
+	return json_read_string(rd, object, key, flags | JSON_NONEMPTY, out);
 }
 
-static void push_index(struct loader *ld, int index)
+/* Counts of runs: whole numbers from min up to a million. */
+static int get_count(struct json_reader *rd, const cJSON *object,
+		     const char *key, int min, int *out)
 {
-	assert(ld->depth < MAX_DEPTH);
-	ld->steps[ld->depth++] = (struct json_step){ NULL, index, 0 };
-}
-
-static void pop(struct loader *ld)
-{
-	assert(ld->depth > 0);
-	ld->depth--;
-}
-
-/* Records "file:line:col: key.path: message" for the value at the current
- * path (at its key when at_key). */
-static int fail_at(struct loader *ld, int at_key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail_at(struct loader *ld, int at_key, const char *fmt, ...)
-{
-	char where[512], message[1024];
-	long offset;
-	va_list ap;
-	int line = 0, col = 0;
-
-	if (ld->error)
-		return ld->error;
-	va_start(ap, fmt);
-	vsnprintf(message, sizeof(message), fmt, ap);
-	va_end(ap);
-	json_path_format(where, sizeof(where), ld->steps, ld->depth);
-	offset = json_locate(ld->text, ld->len, ld->steps, ld->depth, at_key);
-	if (offset >= 0)
-		json_line_col(ld->text, (size_t)offset, &line, &col);
-	if (line && where[0])
-		ld->error = bg_input_error("%s:%d:%d: %s: %s", ld->path, line,
-					   col, where, message);
-	else if (line)
-		ld->error = bg_input_error("%s:%d:%d: %s", ld->path, line, col,
-					   message);
-	else
-		ld->error =
-			bg_input_error("%s: %s: %s", ld->path, where, message);
-	return ld->error;
-}
-
-#define fail(ld, ...) fail_at((ld), 0, __VA_ARGS__)
-
-static const char *json_type_name(const cJSON *item)
-{
-	if (cJSON_IsString(item))
-		return "a string";
-	if (cJSON_IsNumber(item))
-		return "a number";
-	if (cJSON_IsBool(item))
-		return "a boolean";
-	if (cJSON_IsNull(item))
-		return "null";
-	if (cJSON_IsArray(item))
-		return "an array";
-	return "an object";
-}
-
-/* Checks that object only has keys from allowed (NULL-terminated; NULL
- * allows any key) and no key twice; cJSON keeps duplicates, so they are
- * caught here. */
-static int check_keys(struct loader *ld, const cJSON *object,
-		      const char *const *allowed)
-{
-	const cJSON *member;
-
-	cJSON_ArrayForEach(member, object)
-	{
-		const char *const *a = allowed ? allowed
-					       : (const char *[]){ NULL };
-		struct strbuf list = STRBUF_INIT;
-		const cJSON *earlier;
-		int seen = 0;
-
-		for (earlier = object->child; earlier != member;
-		     earlier = earlier->next)
-			seen += !strcmp(earlier->string, member->string);
-		push_key(ld, member->string);
-		ld->steps[ld->depth - 1].occurrence = seen;
-		if (seen)
-			fail_at(ld, 1, "duplicate key '%s'", member->string);
-		while (*a && strcmp(*a, member->string))
-			a++;
-		if (allowed && !*a) {
-			for (a = allowed; *a; a++)
-				strbuf_addf(&list, "%s%s",
-					    a == allowed ? "" : ", ", *a);
-			fail_at(ld, 1, "unknown key '%s'; expected one of: %s",
-				member->string, list.buf);
-		}
-		strbuf_release(&list);
-		pop(ld);
-		if (ld->error)
-			return ld->error;
-	}
-	return BG_OK;
-}
-
-/* Typed getters: each pushes the key for its messages and pops it again. An
- * absent optional key leaves *out untouched and returns 0; a present one
- * returns 1. */
-
-static int get_item(struct loader *ld, const cJSON *object, const char *key,
-		    bool required, const cJSON **out)
-{
-	*out = cJSON_GetObjectItemCaseSensitive(object, key);
-	if (*out)
-		return 1;
-	if (required) {
-		char where[512];
-
-		json_path_format(where, sizeof(where), ld->steps, ld->depth);
-		push_key(ld, key);
-		ld->depth--;
-		if (!ld->error) {
-			long offset = json_locate(ld->text, ld->len, ld->steps,
-						  ld->depth, 0);
-			int line = 0, col = 0;
-
-			if (offset >= 0)
-				json_line_col(ld->text, (size_t)offset, &line,
-					      &col);
-			ld->error = bg_input_error(
-				"%s:%d:%d: %s%smissing required key '%s'",
-				ld->path, line, col, where,
-				where[0] ? ": " : "", key);
-		}
-	}
-	return 0;
-}
-
-static int get_string(struct loader *ld, const cJSON *object, const char *key,
-		      bool required, char **out)
-{
-	const cJSON *item;
-
-	if (!get_item(ld, object, key, required, &item))
-		return 0;
-	push_key(ld, key);
-	if (!cJSON_IsString(item))
-		fail(ld, "expected a string, found %s", json_type_name(item));
-	else if (!item->valuestring[0])
-		fail(ld, "expected a non-empty string");
-	else {
-		free(*out);
-		*out = xstrdup(item->valuestring);
-	}
-	pop(ld);
-	return !ld->error;
-}
-
-static int get_bool(struct loader *ld, const cJSON *object, const char *key,
-		    bool *out)
-{
-	const cJSON *item;
-
-	if (!get_item(ld, object, key, false, &item))
-		return 0;
-	push_key(ld, key);
-	if (!cJSON_IsBool(item))
-		fail(ld, "expected true or false, found %s",
-		     json_type_name(item));
-	else
-		*out = cJSON_IsTrue(item);
-	pop(ld);
-	return !ld->error;
-}
-
-static int get_int(struct loader *ld, const cJSON *object, const char *key,
-		   int min, int *out)
-{
-	const cJSON *item;
-
-	if (!get_item(ld, object, key, false, &item))
-		return 0;
-	push_key(ld, key);
-	if (!cJSON_IsNumber(item) ||
-	    item->valuedouble != floor(item->valuedouble) ||
-	    item->valuedouble < min || item->valuedouble > 1e6)
-		fail(ld, "expected a whole number from %d to 1000000", min);
-	else
-		*out = (int)item->valuedouble;
-	pop(ld);
-	return !ld->error;
+	return json_read_int(rd, object, key, 0, min, 1000000, out);
 }
 
 /* "60s", "500ms", "2m", "1h", or a plain number of seconds. */
@@ -300,35 +106,36 @@ static int parse_duration(const char *text, double *seconds)
 	return *end ? -1 : (*seconds = value, 0);
 }
 
-static int get_duration(struct loader *ld, const cJSON *object, const char *key,
-			double *out)
+static int get_duration(struct json_reader *rd, const cJSON *object,
+			const char *key, double *out)
 {
 	const cJSON *item;
 
-	if (!get_item(ld, object, key, false, &item))
+	if (!(item = json_read_item(rd, object, key, 0)))
 		return 0;
-	push_key(ld, key);
+	json_reader_push_key(rd, key);
 	if (cJSON_IsNumber(item) && item->valuedouble > 0)
 		*out = item->valuedouble;
 	else if (!cJSON_IsString(item) ||
 		 parse_duration(item->valuestring, out) < 0)
-		fail(ld, "expected a positive duration such as \"60s\", "
-			 "\"500ms\", \"2m\" or \"1h\"");
-	pop(ld);
-	return !ld->error;
+		json_reader_fail(
+			rd, "expected a positive duration such as \"60s\", "
+			    "\"500ms\", \"2m\" or \"1h\"");
+	json_reader_pop(rd);
+	return !rd->error;
 }
 
 /* "3%" or a fraction below 1 (0.03). */
-static int get_fraction(struct loader *ld, const cJSON *object, const char *key,
-			double *out)
+static int get_fraction(struct json_reader *rd, const cJSON *object,
+			const char *key, double *out)
 {
 	const cJSON *item;
 	double value = -1;
 	char *end = NULL;
 
-	if (!get_item(ld, object, key, false, &item))
+	if (!(item = json_read_item(rd, object, key, 0)))
 		return 0;
-	push_key(ld, key);
+	json_reader_push_key(rd, key);
 	if (cJSON_IsNumber(item) && item->valuedouble >= 0 &&
 	    item->valuedouble < 1) {
 		value = item->valuedouble;
@@ -341,12 +148,14 @@ static int get_fraction(struct loader *ld, const cJSON *object, const char *key,
 			value /= 100;
 	}
 	if (value < 0)
-		fail(ld, "expected a percentage such as \"3%%\" (or a fraction "
-			 "below 1 such as 0.03)");
+		json_reader_fail(
+			rd,
+			"expected a percentage such as \"3%%\" (or a fraction "
+			"below 1 such as 0.03)");
 	else
 		*out = value;
-	pop(ld);
-	return !ld->error;
+	json_reader_pop(rd);
+	return !rd->error;
 }
 
 static bool is_name_char(int c)
@@ -358,51 +167,53 @@ static bool is_name_char(int c)
 
 /* Names become parts of case ids, file names and report anchors: keep them
  * to a safe alphabet rather than escaping them everywhere downstream. */
-static int check_name(struct loader *ld, const char *name, const char *what)
+static int check_name(struct json_reader *rd, const char *name,
+		      const char *what)
 {
 	for (const char *p = name; *p; p++)
 		if (!is_name_char((unsigned char)*p))
-			return fail(ld,
-				    "%s name '%s' may only contain letters, "
-				    "digits, '-', '_', '.' and '+'",
-				    what, name);
+			return json_reader_fail(
+				rd,
+				"%s name '%s' may only contain letters, "
+				"digits, '-', '_', '.' and '+'",
+				what, name);
 	return BG_OK;
 }
 
-static int get_name_values(struct loader *ld, const cJSON *object,
+static int get_name_values(struct json_reader *rd, const cJSON *object,
 			   const char *key, struct name_value **out,
 			   size_t *out_nr)
 {
 	const cJSON *item, *member;
 	size_t nr = 0;
 
-	if (!get_item(ld, object, key, false, &item))
+	if (!(item = json_read_item(rd, object, key, 0)))
 		return 0;
-	push_key(ld, key);
+	json_reader_push_key(rd, key);
 	if (!cJSON_IsObject(item)) {
-		fail(ld, "expected an object of strings, found %s",
-		     json_type_name(item));
+		json_reader_fail(rd, "expected an object of strings, found %s",
+				 json_type_name(item));
 		goto done;
 	}
-	if (check_keys(ld, item, NULL) < 0)
+	if (json_read_check_keys(rd, item, NULL) < 0)
 		goto done;
 	*out = xcalloc((size_t)cJSON_GetArraySize(item) + 1, sizeof(**out));
 	cJSON_ArrayForEach(member, item)
 	{
-		push_key(ld, member->string);
+		json_reader_push_key(rd, member->string);
 		if (!cJSON_IsString(member))
-			fail(ld, "expected a string, found %s",
-			     json_type_name(member));
-		pop(ld);
-		if (ld->error)
+			json_reader_fail(rd, "expected a string, found %s",
+					 json_type_name(member));
+		json_reader_pop(rd);
+		if (rd->error)
 			break;
 		(*out)[nr].name = xstrdup(member->string);
 		(*out)[nr++].value = xstrdup(member->valuestring);
 	}
 	*out_nr = nr;
 done:
-	pop(ld);
-	return !ld->error;
+	json_reader_pop(rd);
+	return !rd->error;
 }
 
 /* Settings */
@@ -480,7 +291,7 @@ static void settings_merge_env(struct suite_settings *settings,
 
 /* Reads the settings keys present in object over *settings; env entries are
  * added to (or replace) the inherited ones. */
-static int parse_settings(struct loader *ld, const cJSON *object,
+static int parse_settings(struct json_reader *rd, const cJSON *object,
 			  struct suite_settings *settings)
 {
 	struct name_value *env = NULL;
@@ -488,9 +299,9 @@ static int parse_settings(struct loader *ld, const cJSON *object,
 	size_t env_nr = 0;
 	bool profile = false;
 
-	get_int(ld, object, "warmup", 0, &settings->warmup);
-	if (get_item(ld, object, "runs", false, &runs)) {
-		push_key(ld, "runs");
+	get_count(rd, object, "warmup", 0, &settings->warmup);
+	if ((runs = json_read_item(rd, object, "runs", 0))) {
+		json_reader_push_key(rd, "runs");
 		if (cJSON_IsString(runs) && !strcmp(runs->valuestring, "auto"))
 			settings->runs_auto = true;
 		else if (cJSON_IsNumber(runs) && runs->valuedouble >= 1 &&
@@ -499,38 +310,42 @@ static int parse_settings(struct loader *ld, const cJSON *object,
 			settings->runs = (int)runs->valuedouble,
 			settings->runs_auto = false;
 		else
-			fail(ld, "expected a whole number of runs (at least 1) "
-				 "or \"auto\"");
-		pop(ld);
+			json_reader_fail(
+				rd,
+				"expected a whole number of runs (at least 1) "
+				"or \"auto\"");
+		json_reader_pop(rd);
 	}
-	get_int(ld, object, "min_runs", 2, &settings->min_runs);
-	get_int(ld, object, "max_runs", 2, &settings->max_runs);
-	get_fraction(ld, object, "precision", &settings->precision);
-	get_duration(ld, object, "timeout", &settings->timeout_s);
-	get_fraction(ld, object, "threshold", &settings->threshold);
-	if (get_item(ld, object, "confidence", false, &runs)) {
-		push_key(ld, "confidence");
+	get_count(rd, object, "min_runs", 2, &settings->min_runs);
+	get_count(rd, object, "max_runs", 2, &settings->max_runs);
+	get_fraction(rd, object, "precision", &settings->precision);
+	get_duration(rd, object, "timeout", &settings->timeout_s);
+	get_fraction(rd, object, "threshold", &settings->threshold);
+	if ((runs = json_read_item(rd, object, "confidence", 0))) {
+		json_reader_push_key(rd, "confidence");
 		if (!cJSON_IsNumber(runs) || runs->valuedouble < 0.5 ||
 		    runs->valuedouble >= 1)
-			fail(ld,
-			     "expected a confidence level from 0.5 to below 1, "
-			     "such as 0.99");
+			json_reader_fail(
+				rd,
+				"expected a confidence level from 0.5 to below 1, "
+				"such as 0.99");
 		else
 			settings->confidence = runs->valuedouble;
-		pop(ld);
+		json_reader_pop(rd);
 	}
-	if (get_name_values(ld, object, "env", &env, &env_nr))
+	if (get_name_values(rd, object, "env", &env, &env_nr))
 		settings_merge_env(settings, env, env_nr);
-	if (get_bool(ld, object, "profile", &profile))
+	if (json_read_bool(rd, object, "profile", 0, &profile))
 		settings->profile = profile;
 	name_values_free(env, env_nr);
-	if (!ld->error && settings->min_runs > settings->max_runs) {
-		push_key(ld, "min_runs");
-		fail(ld, "min_runs (%d) is larger than max_runs (%d)",
-		     settings->min_runs, settings->max_runs);
-		pop(ld);
+	if (!rd->error && settings->min_runs > settings->max_runs) {
+		json_reader_push_key(rd, "min_runs");
+		json_reader_fail(rd,
+				 "min_runs (%d) is larger than max_runs (%d)",
+				 settings->min_runs, settings->max_runs);
+		json_reader_pop(rd);
 	}
-	return ld->error;
+	return rd->error;
 }
 
 /* Metrics */
@@ -540,7 +355,7 @@ static const char *const metric_keys[] = {
 	"unit", "better", "exact", "tolerance", "description", NULL,
 };
 
-static int parse_source(struct loader *ld, const char *name,
+static int parse_source(struct json_reader *rd, const char *name,
 			enum metric_source *out)
 {
 	struct strbuf list = STRBUF_INIT;
@@ -552,28 +367,30 @@ static int parse_source(struct loader *ld, const char *name,
 		}
 		strbuf_addf(&list, "%s%s", i ? ", " : "", source_names[i]);
 	}
-	push_key(ld, "from");
-	fail(ld, "unknown source '%s'; expected one of: %s", name, list.buf);
-	pop(ld);
+	json_reader_push_key(rd, "from");
+	json_reader_fail(rd, "unknown source '%s'; expected one of: %s", name,
+			 list.buf);
+	json_reader_pop(rd);
 done:
 	strbuf_release(&list);
-	return ld->error;
+	return rd->error;
 }
 
 /* A key given for a source that does not use it is a mistake worth naming,
  * not something to ignore. */
-static int forbid_key(struct loader *ld, const cJSON *object, const char *key,
-		      const char *source)
+static int forbid_key(struct json_reader *rd, const cJSON *object,
+		      const char *key, const char *source)
 {
 	if (!cJSON_GetObjectItemCaseSensitive(object, key))
 		return BG_OK;
-	push_key(ld, key);
-	fail_at(ld, 1, "'%s' does not apply to source '%s'", key, source);
-	pop(ld);
-	return ld->error;
+	json_reader_push_key(rd, key);
+	json_reader_fail_at_key(rd, "'%s' does not apply to source '%s'", key,
+				source);
+	json_reader_pop(rd);
+	return rd->error;
 }
 
-static int check_field(struct loader *ld, struct metric_spec *metric)
+static int check_field(struct json_reader *rd, struct metric_spec *metric)
 {
 	struct strbuf list = STRBUF_INIT;
 	bool has_fields = false;
@@ -594,73 +411,78 @@ static int check_field(struct loader *ld, struct metric_spec *metric)
 	}
 	if (!has_fields)
 		goto done;
-	push_key(ld, "field");
+	json_reader_push_key(rd, "field");
 	if (!metric->field)
-		fail(ld, "source '%s' needs a 'field'; expected one of: %s",
-		     source_names[metric->from], list.buf);
+		json_reader_fail(
+			rd, "source '%s' needs a 'field'; expected one of: %s",
+			source_names[metric->from], list.buf);
 	else
-		fail(ld,
-		     "unknown field '%s' for source '%s'; expected one of: %s",
-		     metric->field, source_names[metric->from], list.buf);
-	pop(ld);
+		json_reader_fail(
+			rd,
+			"unknown field '%s' for source '%s'; expected one of: %s",
+			metric->field, source_names[metric->from], list.buf);
+	json_reader_pop(rd);
 done:
 	strbuf_release(&list);
-	return ld->error;
+	return rd->error;
 }
 
-static int check_regex(struct loader *ld, const char *pattern)
+static int check_regex(struct json_reader *rd, const char *pattern)
 {
 	regex_t regex;
 	int rc = regcomp(&regex, pattern, REG_EXTENDED);
 
-	push_key(ld, "regex");
+	json_reader_push_key(rd, "regex");
 	if (rc) {
 		char why[256];
 
 		regerror(rc, &regex, why, sizeof(why));
-		fail(ld, "invalid regular expression: %s", why);
+		json_reader_fail(rd, "invalid regular expression: %s", why);
 	} else {
 		if (regex.re_nsub != 1)
-			fail(ld,
-			     "expected exactly one capture group, found %zu",
-			     (size_t)regex.re_nsub);
+			json_reader_fail(
+				rd,
+				"expected exactly one capture group, found %zu",
+				(size_t)regex.re_nsub);
 		regfree(&regex);
 	}
-	pop(ld);
-	return ld->error;
+	json_reader_pop(rd);
+	return rd->error;
 }
 
-static int parse_metric(struct loader *ld, const cJSON *object,
+static int parse_metric(struct json_reader *rd, const cJSON *object,
 			struct metric_spec *metric)
 {
 	char *from = NULL, *better = NULL;
 	const char *source;
 
 	if (!cJSON_IsObject(object))
-		return fail(ld, "expected a metric object, found %s",
-			    json_type_name(object));
-	if (check_keys(ld, object, metric_keys) < 0)
-		return ld->error;
-	get_string(ld, object, "name", true, &metric->name);
-	get_string(ld, object, "from", true, &from);
-	if (ld->error || parse_source(ld, from, &metric->from) < 0)
+		return json_reader_fail(rd,
+					"expected a metric object, found %s",
+					json_type_name(object));
+	if (json_read_check_keys(rd, object, metric_keys) < 0)
+		return rd->error;
+	get_string(rd, object, "name", JSON_REQUIRED, &metric->name);
+	get_string(rd, object, "from", JSON_REQUIRED, &from);
+	if (rd->error || parse_source(rd, from, &metric->from) < 0)
 		goto done;
 	source = source_names[metric->from];
-	get_string(ld, object, "key", false, &metric->key);
-	get_string(ld, object, "regex", false, &metric->regex);
-	get_string(ld, object, "field", false, &metric->field);
-	get_string(ld, object, "path", false, &metric->path);
-	get_string(ld, object, "per", false, &metric->per);
-	get_string(ld, object, "unit", false, &metric->unit);
-	get_string(ld, object, "better", false, &better);
-	get_bool(ld, object, "exact", &metric->exact);
-	if (ld->error || check_name(ld, metric->name, "metric") < 0)
+	get_string(rd, object, "key", 0, &metric->key);
+	get_string(rd, object, "regex", 0, &metric->regex);
+	get_string(rd, object, "field", 0, &metric->field);
+	get_string(rd, object, "path", 0, &metric->path);
+	get_string(rd, object, "per", 0, &metric->per);
+	get_string(rd, object, "unit", 0, &metric->unit);
+	get_string(rd, object, "better", 0, &better);
+	json_read_bool(rd, object, "exact", 0, &metric->exact);
+	if (rd->error || check_name(rd, metric->name, "metric") < 0)
 		goto done;
 	if (better && strcmp(better, "lower") && strcmp(better, "higher")) {
-		push_key(ld, "better");
-		fail(ld, "expected \"lower\" or \"higher\", found '%s'",
-		     better);
-		pop(ld);
+		json_reader_push_key(rd, "better");
+		json_reader_fail(rd,
+				 "expected \"lower\" or \"higher\", found '%s'",
+				 better);
+		json_reader_pop(rd);
 		goto done;
 	}
 	metric->better = better && !strcmp(better, "higher") ? BETTER_HIGHER
@@ -668,39 +490,40 @@ static int parse_metric(struct loader *ld, const cJSON *object,
 	if (cJSON_GetObjectItemCaseSensitive(object, "tolerance")) {
 		const cJSON *item;
 
-		get_item(ld, object, "tolerance", false, &item);
-		push_key(ld, "tolerance");
+		item = json_read_item(rd, object, "tolerance", 0);
+		json_reader_push_key(rd, "tolerance");
 		if (!metric->exact)
-			fail_at(ld, 1, "'tolerance' needs \"exact\": true");
+			json_reader_fail_at_key(
+				rd, "'tolerance' needs \"exact\": true");
 		else if (!cJSON_IsNumber(item) || item->valuedouble < 0)
-			fail(ld, "expected a non-negative number");
+			json_reader_fail(rd, "expected a non-negative number");
 		else
 			metric->tolerance = item->valuedouble;
-		pop(ld);
+		json_reader_pop(rd);
 	}
 
 	switch (metric->from) {
 	case SOURCE_STDOUT:
 	case SOURCE_STDERR:
 		if (!metric->regex) {
-			get_item(ld, object, "regex", true, &object);
+			json_read_item(rd, object, "regex", JSON_REQUIRED);
 			goto done;
 		}
-		check_regex(ld, metric->regex);
-		forbid_key(ld, object, "key", source);
-		forbid_key(ld, object, "path", source);
-		forbid_key(ld, object, "field", source);
+		check_regex(rd, metric->regex);
+		forbid_key(rd, object, "key", source);
+		forbid_key(rd, object, "path", source);
+		forbid_key(rd, object, "field", source);
 		break;
 	case SOURCE_METRICS:
 	case SOURCE_FILE:
 		if (!metric->key)
 			metric->key = xstrdup(metric->name);
 		if (metric->from == SOURCE_FILE && !metric->path)
-			get_item(ld, object, "path", true, &object);
+			json_read_item(rd, object, "path", JSON_REQUIRED);
 		if (metric->from == SOURCE_METRICS)
-			forbid_key(ld, object, "path", source);
-		forbid_key(ld, object, "regex", source);
-		forbid_key(ld, object, "field", source);
+			forbid_key(rd, object, "path", source);
+		forbid_key(rd, object, "regex", source);
+		forbid_key(rd, object, "field", source);
 		break;
 	case SOURCE_WALL:
 	case SOURCE_CALLGRIND:
@@ -709,21 +532,21 @@ static int parse_metric(struct loader *ld, const cJSON *object,
 			metric->unit = xstrdup(metric->from == SOURCE_WALL
 						       ? "s"
 						       : "instructions");
-		forbid_key(ld, object, "field", source);
+		forbid_key(rd, object, "field", source);
 		/* fall through */
 	default:
-		forbid_key(ld, object, "key", source);
-		forbid_key(ld, object, "regex", source);
-		forbid_key(ld, object, "path", source);
+		forbid_key(rd, object, "key", source);
+		forbid_key(rd, object, "regex", source);
+		forbid_key(rd, object, "path", source);
 		if (metric->from != SOURCE_WALL &&
 		    metric->from != SOURCE_CALLGRIND)
-			check_field(ld, metric);
+			check_field(rd, metric);
 		break;
 	}
 done:
 	free(from);
 	free(better);
-	return ld->error;
+	return rd->error;
 }
 
 static void metric_spec_release(struct metric_spec *metric)
@@ -739,14 +562,14 @@ static void metric_spec_release(struct metric_spec *metric)
 
 /* Names of metrics, benchmarks and variants must be unique: they key the
  * result file. */
-static int fail_duplicate(struct loader *ld, const char *what, const char *name,
-			  size_t first)
+static int fail_duplicate(struct json_reader *rd, const char *what,
+			  const char *name, size_t first)
 {
-	push_key(ld, "name");
-	fail(ld, "duplicate %s name '%s' (first at index %zu)", what, name,
-	     first);
-	pop(ld);
-	return ld->error;
+	json_reader_push_key(rd, "name");
+	json_reader_fail(rd, "duplicate %s name '%s' (first at index %zu)",
+			 what, name, first);
+	json_reader_pop(rd);
+	return rd->error;
 }
 
 /* Appends the names of benchmark's metrics other than `except`. */
@@ -762,11 +585,11 @@ static void list_other_metrics(struct strbuf *out,
 
 /* "per" may name a metric declared after it, so it is checked once the
  * benchmark's metrics are all known. */
-static int check_per(struct loader *ld, const struct benchmark *benchmark)
+static int check_per(struct json_reader *rd, const struct benchmark *benchmark)
 {
 	struct strbuf others = STRBUF_INIT;
 
-	for (size_t i = 0; i < benchmark->metrics_nr && !ld->error; i++) {
+	for (size_t i = 0; i < benchmark->metrics_nr && !rd->error; i++) {
 		const struct metric_spec *metric = &benchmark->metrics[i];
 		const struct metric_spec *count = NULL;
 
@@ -775,56 +598,64 @@ static int check_per(struct loader *ld, const struct benchmark *benchmark)
 		for (size_t j = 0; j < benchmark->metrics_nr && !count; j++)
 			if (!strcmp(benchmark->metrics[j].name, metric->per))
 				count = &benchmark->metrics[j];
-		push_index(ld, (int)i);
-		push_key(ld, "per");
+		json_reader_push_index(rd, (int)i);
+		json_reader_push_key(rd, "per");
 		if (metric->from == SOURCE_CALLGRIND) {
 			/* its one value comes from a run of its own, which
 			 * has no count of samples to divide by */
-			fail(ld, "'per' does not apply to source 'callgrind'");
+			json_reader_fail(
+				rd,
+				"'per' does not apply to source 'callgrind'");
 		} else if (!count) {
 			list_other_metrics(&others, benchmark, metric);
-			fail(ld,
-			     "unknown metric '%s'; expected the metric of "
-			     "benchmark '%s' that counts the samples of a "
-			     "run (%s%s)",
-			     metric->per, benchmark->name,
-			     others.len ? "one of: " : "it has no other metric",
-			     others.buf);
+			json_reader_fail(
+				rd,
+				"unknown metric '%s'; expected the metric of "
+				"benchmark '%s' that counts the samples of a "
+				"run (%s%s)",
+				metric->per, benchmark->name,
+				others.len ? "one of: "
+					   : "it has no other metric",
+				others.buf);
 		} else if (count == metric) {
-			fail(ld,
-			     "metric '%s' cannot be per itself; name the "
-			     "metric that counts the samples of a run",
-			     metric->name);
+			json_reader_fail(
+				rd,
+				"metric '%s' cannot be per itself; name the "
+				"metric that counts the samples of a run",
+				metric->name);
 		} else if (count->per) {
 			/* a chain would divide by a ratio, not a count */
-			fail(ld,
-			     "metric '%s' is itself per '%s'; 'per' must "
-			     "name a count, not another per-sample metric",
-			     count->name, count->per);
+			json_reader_fail(
+				rd,
+				"metric '%s' is itself per '%s'; 'per' must "
+				"name a count, not another per-sample metric",
+				count->name, count->per);
 		} else if (count->from == SOURCE_CALLGRIND) {
-			fail(ld,
-			     "metric '%s' comes from callgrind's run of "
-			     "its own; 'per' needs a count from every "
-			     "measured run",
-			     count->name);
+			json_reader_fail(
+				rd,
+				"metric '%s' comes from callgrind's run of "
+				"its own; 'per' needs a count from every "
+				"measured run",
+				count->name);
 		}
-		ld->depth -= 2;
+		json_reader_pop(rd);
+		json_reader_pop(rd);
 	}
 	strbuf_release(&others);
-	return ld->error;
+	return rd->error;
 }
 
-static int parse_metrics(struct loader *ld, const cJSON *object,
+static int parse_metrics(struct json_reader *rd, const cJSON *object,
 			 struct benchmark *benchmark)
 {
 	const cJSON *array, *item;
 	int index = 0;
 
-	if (!get_item(ld, object, "metrics", true, &array))
-		return ld->error;
-	push_key(ld, "metrics");
+	if (!(array = json_read_item(rd, object, "metrics", JSON_REQUIRED)))
+		return rd->error;
+	json_reader_push_key(rd, "metrics");
 	if (!cJSON_IsArray(array) || !cJSON_GetArraySize(array)) {
-		fail(ld, "expected a non-empty array of metrics");
+		json_reader_fail(rd, "expected a non-empty array of metrics");
 		goto done;
 	}
 	benchmark->metrics = xcalloc((size_t)cJSON_GetArraySize(array),
@@ -833,24 +664,24 @@ static int parse_metrics(struct loader *ld, const cJSON *object,
 	{
 		struct metric_spec *metric = &benchmark->metrics[index];
 
-		push_index(ld, index++);
+		json_reader_push_index(rd, index++);
 		benchmark->metrics_nr++;
-		if (!parse_metric(ld, item, metric)) {
+		if (!parse_metric(rd, item, metric)) {
 			for (int i = 0; i < index - 1; i++)
 				if (!strcmp(benchmark->metrics[i].name,
 					    metric->name))
-					fail_duplicate(ld, "metric",
+					fail_duplicate(rd, "metric",
 						       metric->name, (size_t)i);
 		}
-		pop(ld);
-		if (ld->error)
+		json_reader_pop(rd);
+		if (rd->error)
 			break;
 	}
-	if (!ld->error)
-		check_per(ld, benchmark);
+	if (!rd->error)
+		check_per(rd, benchmark);
 done:
-	pop(ld);
-	return ld->error;
+	json_reader_pop(rd);
+	return rd->error;
 }
 
 /* Benchmarks */
@@ -859,45 +690,47 @@ static const char *const benchmark_own_keys[] = {
 	"name", "description", "command", "shell", "metrics",
 };
 
-static int parse_command(struct loader *ld, const cJSON *object,
+static int parse_command(struct json_reader *rd, const cJSON *object,
 			 struct benchmark *benchmark)
 {
 	const cJSON *command, *item;
 	int index = 0;
 
-	get_string(ld, object, "shell", false, &benchmark->shell);
-	if (!get_item(ld, object, "command", !benchmark->shell, &command))
-		return ld->error;
-	push_key(ld, "command");
+	get_string(rd, object, "shell", 0, &benchmark->shell);
+	if (!(command = json_read_item(rd, object, "command",
+				       benchmark->shell ? 0 : JSON_REQUIRED)))
+		return rd->error;
+	json_reader_push_key(rd, "command");
 	if (benchmark->shell)
-		fail_at(ld, 1,
-			"give either 'command' (an argv array) or "
-			"'shell' (a shell string), not both");
+		json_reader_fail_at_key(
+			rd, "give either 'command' (an argv array) or "
+			    "'shell' (a shell string), not both");
 	else if (!cJSON_IsArray(command) || !cJSON_GetArraySize(command))
-		fail(ld, "expected a non-empty array of strings (argv; use "
-			 "\"shell\" to opt in to a shell command line)");
-	if (ld->error)
+		json_reader_fail(
+			rd, "expected a non-empty array of strings (argv; use "
+			    "\"shell\" to opt in to a shell command line)");
+	if (rd->error)
 		goto done;
 	benchmark->command = xcalloc((size_t)cJSON_GetArraySize(command) + 1,
 				     sizeof(*benchmark->command));
 	cJSON_ArrayForEach(item, command)
 	{
-		push_index(ld, index++);
+		json_reader_push_index(rd, index++);
 		if (!cJSON_IsString(item))
-			fail(ld, "expected a string, found %s",
-			     json_type_name(item));
-		pop(ld);
-		if (ld->error)
+			json_reader_fail(rd, "expected a string, found %s",
+					 json_type_name(item));
+		json_reader_pop(rd);
+		if (rd->error)
 			break;
 		benchmark->command[benchmark->command_nr++] =
 			xstrdup(item->valuestring);
 	}
 done:
-	pop(ld);
-	return ld->error;
+	json_reader_pop(rd);
+	return rd->error;
 }
 
-static int parse_benchmark(struct loader *ld, const cJSON *object,
+static int parse_benchmark(struct json_reader *rd, const cJSON *object,
 			   const struct suite_settings *defaults,
 			   struct benchmark *benchmark)
 {
@@ -907,25 +740,26 @@ static int parse_benchmark(struct loader *ld, const cJSON *object,
 	size_t n = 0;
 
 	if (!cJSON_IsObject(object))
-		return fail(ld, "expected a benchmark object, found %s",
-			    json_type_name(object));
+		return json_reader_fail(rd,
+					"expected a benchmark object, found %s",
+					json_type_name(object));
 	for (size_t i = 0; i < SETTINGS_KEYS_NR; i++)
 		allowed[n++] = settings_keys[i];
 	for (size_t i = 0; i < sizeof(benchmark_own_keys) / sizeof(char *); i++)
 		allowed[n++] = benchmark_own_keys[i];
 	allowed[n] = NULL;
 	settings_copy(&benchmark->settings, defaults);
-	if (check_keys(ld, object, allowed) < 0)
-		return ld->error;
-	get_string(ld, object, "name", true, &benchmark->name);
-	get_string(ld, object, "description", false, &description);
+	if (json_read_check_keys(rd, object, allowed) < 0)
+		return rd->error;
+	get_string(rd, object, "name", JSON_REQUIRED, &benchmark->name);
+	get_string(rd, object, "description", 0, &description);
 	free(description);
-	if (ld->error || check_name(ld, benchmark->name, "benchmark") < 0)
-		return ld->error;
-	if (parse_command(ld, object, benchmark) < 0 ||
-	    parse_settings(ld, object, &benchmark->settings) < 0)
-		return ld->error;
-	return parse_metrics(ld, object, benchmark);
+	if (rd->error || check_name(rd, benchmark->name, "benchmark") < 0)
+		return rd->error;
+	if (parse_command(rd, object, benchmark) < 0 ||
+	    parse_settings(rd, object, &benchmark->settings) < 0)
+		return rd->error;
+	return parse_metrics(rd, object, benchmark);
 }
 
 static void benchmark_release(struct benchmark *benchmark)
@@ -941,17 +775,18 @@ static void benchmark_release(struct benchmark *benchmark)
 	settings_release(&benchmark->settings);
 }
 
-static int parse_benchmarks(struct loader *ld, const cJSON *root,
+static int parse_benchmarks(struct json_reader *rd, const cJSON *root,
 			    struct suite *suite)
 {
 	const cJSON *array, *item;
 	int index = 0;
 
-	if (!get_item(ld, root, "benchmarks", true, &array))
-		return ld->error;
-	push_key(ld, "benchmarks");
+	if (!(array = json_read_item(rd, root, "benchmarks", JSON_REQUIRED)))
+		return rd->error;
+	json_reader_push_key(rd, "benchmarks");
 	if (!cJSON_IsArray(array) || !cJSON_GetArraySize(array)) {
-		fail(ld, "expected a non-empty array of benchmarks");
+		json_reader_fail(rd,
+				 "expected a non-empty array of benchmarks");
 		goto done;
 	}
 	suite->benchmarks = xcalloc((size_t)cJSON_GetArraySize(array),
@@ -960,35 +795,35 @@ static int parse_benchmarks(struct loader *ld, const cJSON *root,
 	{
 		struct benchmark *benchmark = &suite->benchmarks[index];
 
-		push_index(ld, index++);
+		json_reader_push_index(rd, index++);
 		suite->benchmarks_nr++;
-		if (!parse_benchmark(ld, item, &suite->defaults, benchmark)) {
+		if (!parse_benchmark(rd, item, &suite->defaults, benchmark)) {
 			for (int i = 0; i < index - 1; i++)
 				if (!strcmp(suite->benchmarks[i].name,
 					    benchmark->name))
-					fail_duplicate(ld, "benchmark",
+					fail_duplicate(rd, "benchmark",
 						       benchmark->name,
 						       (size_t)i);
 		}
-		pop(ld);
-		if (ld->error)
+		json_reader_pop(rd);
+		if (rd->error)
 			break;
 	}
 done:
-	pop(ld);
-	return ld->error;
+	json_reader_pop(rd);
+	return rd->error;
 }
 
 /* Variants and devices: the other two axes of the matrix. */
 
 static const char *const variant_keys[] = { "vars", "description", NULL };
 
-static int parse_variants(struct loader *ld, const cJSON *root,
+static int parse_variants(struct json_reader *rd, const cJSON *root,
 			  struct suite *suite)
 {
 	const cJSON *object, *item;
 
-	if (!get_item(ld, root, "variants", false, &object)) {
+	if (!(object = json_read_item(rd, root, "variants", 0))) {
 		/* A suite without variants runs each benchmark once per
 		 * device, as variant "default". */
 		suite->variants = xcalloc(1, sizeof(*suite->variants));
@@ -996,13 +831,14 @@ static int parse_variants(struct loader *ld, const cJSON *root,
 		suite->variants_nr = 1;
 		return BG_OK;
 	}
-	push_key(ld, "variants");
+	json_reader_push_key(rd, "variants");
 	if (!cJSON_IsObject(object) || !cJSON_GetArraySize(object)) {
-		fail(ld, "expected a non-empty object of variants, such as "
-			 "{\"original\": {\"vars\": {...}}}");
+		json_reader_fail(
+			rd, "expected a non-empty object of variants, such as "
+			    "{\"original\": {\"vars\": {...}}}");
 		goto done;
 	}
-	if (check_keys(ld, object, NULL) < 0)
+	if (json_read_check_keys(rd, object, NULL) < 0)
 		goto done;
 	suite->variants = xcalloc((size_t)cJSON_GetArraySize(object),
 				  sizeof(*suite->variants));
@@ -1013,64 +849,69 @@ static int parse_variants(struct loader *ld, const cJSON *root,
 		char *description = NULL;
 
 		variant->name = xstrdup(item->string);
-		push_key(ld, item->string);
+		json_reader_push_key(rd, item->string);
 		if (!cJSON_IsObject(item))
-			fail(ld, "expected a variant object, found %s",
-			     json_type_name(item));
-		else if (check_keys(ld, item, variant_keys) == BG_OK &&
-			 check_name(ld, variant->name, "variant") == BG_OK)
-			get_name_values(ld, item, "vars", &variant->vars,
+			json_reader_fail(rd,
+					 "expected a variant object, found %s",
+					 json_type_name(item));
+		else if (json_read_check_keys(rd, item, variant_keys) ==
+				 BG_OK &&
+			 check_name(rd, variant->name, "variant") == BG_OK)
+			get_name_values(rd, item, "vars", &variant->vars,
 					&variant->vars_nr);
-		get_string(ld, item, "description", false, &description);
+		get_string(rd, item, "description", 0, &description);
 		free(description);
-		pop(ld);
-		if (ld->error)
+		json_reader_pop(rd);
+		if (rd->error)
 			break;
 	}
 done:
-	pop(ld);
-	return ld->error;
+	json_reader_pop(rd);
+	return rd->error;
 }
 
-static int parse_devices(struct loader *ld, const cJSON *root,
+static int parse_devices(struct json_reader *rd, const cJSON *root,
 			 struct suite *suite)
 {
 	const cJSON *array, *item;
 	int index = 0;
 
-	if (!get_item(ld, root, "devices", false, &array)) {
+	if (!(array = json_read_item(rd, root, "devices", 0))) {
 		suite->devices = xcalloc(1, sizeof(*suite->devices));
 		suite->devices[suite->devices_nr++] = xstrdup("cpu");
 		return BG_OK;
 	}
-	push_key(ld, "devices");
+	json_reader_push_key(rd, "devices");
 	if (!cJSON_IsArray(array) || !cJSON_GetArraySize(array)) {
-		fail(ld, "expected a non-empty array of device names such as "
-			 "[\"cpu\", \"gpu\"]");
+		json_reader_fail(
+			rd,
+			"expected a non-empty array of device names such as "
+			"[\"cpu\", \"gpu\"]");
 		goto done;
 	}
 	suite->devices = xcalloc((size_t)cJSON_GetArraySize(array),
 				 sizeof(*suite->devices));
 	cJSON_ArrayForEach(item, array)
 	{
-		push_index(ld, index++);
+		json_reader_push_index(rd, index++);
 		if (!cJSON_IsString(item) || !item->valuestring[0])
-			fail(ld, "expected a device name");
-		else if (check_name(ld, item->valuestring, "device") == BG_OK)
+			json_reader_fail(rd, "expected a device name");
+		else if (check_name(rd, item->valuestring, "device") == BG_OK)
 			for (size_t i = 0; i < suite->devices_nr; i++)
 				if (!strcmp(suite->devices[i],
 					    item->valuestring))
-					fail(ld, "duplicate device '%s'",
-					     item->valuestring);
-		pop(ld);
-		if (ld->error)
+					json_reader_fail(
+						rd, "duplicate device '%s'",
+						item->valuestring);
+		json_reader_pop(rd);
+		if (rd->error)
 			break;
 		suite->devices[suite->devices_nr++] =
 			xstrdup(item->valuestring);
 	}
 done:
-	pop(ld);
-	return ld->error;
+	json_reader_pop(rd);
+	return rd->error;
 }
 
 /* Variables: every ${name} in a command or file path must resolve for every
@@ -1097,7 +938,7 @@ static const char *check_lookup(const char *name, void *payload)
 	return NULL;
 }
 
-static int check_template(struct loader *ld, const char *template,
+static int check_template(struct json_reader *rd, const char *template,
 			  struct var_check *check)
 {
 	struct strbuf scratch = STRBUF_INIT;
@@ -1105,75 +946,80 @@ static int check_template(struct loader *ld, const char *template,
 
 	if (expand_vars(&scratch, template, check_lookup, check, &bad) < 0) {
 		if (bad[0] == '$')
-			fail(ld, "unterminated '${' in \"%s\"", template);
+			json_reader_fail(rd, "unterminated '${' in \"%s\"",
+					 template);
 		else if (!strncmp(bad, "env:", 4))
-			fail(ld,
-			     "'${%s}': environment variable '%s' is not set",
-			     bad, bad + 4);
+			json_reader_fail(
+				rd,
+				"'${%s}': environment variable '%s' is not set",
+				bad, bad + 4);
 		else if (check->builtins_only)
-			fail(ld,
-			     "unknown variable '${%s}' (variant vars may use "
-			     "only built-in variables)",
-			     bad);
+			json_reader_fail(
+				rd,
+				"unknown variable '${%s}' (variant vars may use "
+				"only built-in variables)",
+				bad);
 		else
-			fail(ld, "unknown variable '${%s}' for variant '%s'",
-			     bad, check->variant->name);
+			json_reader_fail(
+				rd, "unknown variable '${%s}' for variant '%s'",
+				bad, check->variant->name);
 	}
 	free(bad);
 	strbuf_release(&scratch);
-	return ld->error;
+	return rd->error;
 }
 
-static int check_variables(struct loader *ld, const struct suite *suite)
+static int check_variables(struct json_reader *rd, const struct suite *suite)
 {
-	for (size_t v = 0; v < suite->variants_nr && !ld->error; v++) {
+	for (size_t v = 0; v < suite->variants_nr && !rd->error; v++) {
 		const struct variant *variant = &suite->variants[v];
 		struct var_check check = { variant, true };
+		size_t top = rd->depth;
 
-		push_key(ld, "variants");
-		push_key(ld, variant->name);
-		push_key(ld, "vars");
-		for (size_t i = 0; i < variant->vars_nr && !ld->error; i++) {
-			push_key(ld, variant->vars[i].name);
-			check_template(ld, variant->vars[i].value, &check);
-			pop(ld);
+		json_reader_push_key(rd, "variants");
+		json_reader_push_key(rd, variant->name);
+		json_reader_push_key(rd, "vars");
+		for (size_t i = 0; i < variant->vars_nr && !rd->error; i++) {
+			json_reader_push_key(rd, variant->vars[i].name);
+			check_template(rd, variant->vars[i].value, &check);
+			json_reader_pop(rd);
 		}
-		ld->depth -= 3;
+		json_reader_pop_to(rd, top);
 		check.builtins_only = false;
-		for (size_t b = 0; b < suite->benchmarks_nr && !ld->error;
+		for (size_t b = 0; b < suite->benchmarks_nr && !rd->error;
 		     b++) {
 			const struct benchmark *benchmark =
 				&suite->benchmarks[b];
 
-			push_key(ld, "benchmarks");
-			push_index(ld, (int)b);
+			json_reader_push_key(rd, "benchmarks");
+			json_reader_push_index(rd, (int)b);
 			if (benchmark->shell) {
-				push_key(ld, "shell");
-				check_template(ld, benchmark->shell, &check);
-				pop(ld);
+				json_reader_push_key(rd, "shell");
+				check_template(rd, benchmark->shell, &check);
+				json_reader_pop(rd);
 			}
-			push_key(ld, "command");
+			json_reader_push_key(rd, "command");
 			for (size_t i = 0; i < benchmark->command_nr; i++) {
-				push_index(ld, (int)i);
-				check_template(ld, benchmark->command[i],
+				json_reader_push_index(rd, (int)i);
+				check_template(rd, benchmark->command[i],
 					       &check);
-				pop(ld);
+				json_reader_pop(rd);
 			}
-			pop(ld);
-			push_key(ld, "metrics");
+			json_reader_pop(rd);
+			json_reader_push_key(rd, "metrics");
 			for (size_t i = 0; i < benchmark->metrics_nr; i++) {
 				if (!benchmark->metrics[i].path)
 					continue;
-				push_index(ld, (int)i);
-				push_key(ld, "path");
-				check_template(ld, benchmark->metrics[i].path,
+				json_reader_push_index(rd, (int)i);
+				json_reader_push_key(rd, "path");
+				check_template(rd, benchmark->metrics[i].path,
 					       &check);
-				ld->depth -= 2;
+				json_reader_pop_to(rd, top + 3);
 			}
-			ld->depth -= 3;
+			json_reader_pop_to(rd, top);
 		}
 	}
-	return ld->error;
+	return rd->error;
 }
 
 /* The whole file */
@@ -1182,39 +1028,6 @@ static const char *const top_keys[] = {
 	"benchgate", "suite",	 "description", "defaults",
 	"devices",   "variants", "benchmarks",	NULL,
 };
-
-static int syntax_error(const char *path, const char *text, size_t len,
-			const char *at)
-{
-	size_t offset = at && at >= text ? (size_t)(at - text) : len;
-	int line, col;
-
-	if (offset > len)
-		offset = len;
-	/* cJSON stops before trailing whitespace when the input ends early. */
-	if (!text[offset + strspn(text + offset, " \t\r\n")])
-		offset = len;
-	json_line_col(text, offset, &line, &col);
-	if (offset >= len)
-		return bg_input_error("%s:%d:%d: unexpected end of file (an "
-				      "object or array is not closed)",
-				      path, line, col);
-	if (text[offset] == ']' || text[offset] == '}') {
-		size_t before = offset;
-
-		while (before > 0 && strchr(" \t\r\n", text[before - 1]))
-			before--;
-		if (before > 0 && text[before - 1] == ',')
-			return bg_input_error(
-				"%s:%d:%d: unexpected '%c' after "
-				"',' (trailing commas are not JSON)",
-				path, line, col, text[offset]);
-	}
-	return bg_input_error(
-		"%s:%d:%d: invalid JSON: unexpected '%c'; expected "
-		"a value, ',' or a closing bracket",
-		path, line, col, text[offset]);
-}
 
 static void sha256_hex(const char *data, size_t len, char out[65])
 {
@@ -1240,65 +1053,62 @@ static char *absolute_dir_of(const char *path)
 int suite_parse(struct suite **out, const char *path, const char *text,
 		size_t len)
 {
-	struct loader ld = { .path = path, .text = text, .len = len };
+	struct json_reader rd;
 	struct suite *suite = NULL;
-	const char *end = NULL;
-	const cJSON *item;
-	cJSON *root;
+	const cJSON *item, *root;
 
 	*out = NULL;
-	root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-	if (!root)
-		return syntax_error(path, text, len, end);
+	if (json_reader_parse(&rd, path, text, len) < 0)
+		goto done;
+	root = rd.root;
 	if (!cJSON_IsObject(root)) {
-		fail(&ld,
-		     "expected a suite object {\"benchgate\": 1, ...}, "
-		     "found %s",
-		     json_type_name(root));
+		json_reader_fail(
+			&rd,
+			"expected a suite object {\"benchgate\": 1, ...}, "
+			"found %s",
+			json_type_name(root));
 		goto done;
 	}
-	if (check_keys(&ld, root, top_keys) < 0)
+	if (json_read_check_keys(&rd, root, top_keys) < 0)
 		goto done;
-	if (get_item(&ld, root, "benchgate", true, &item)) {
-		push_key(&ld, "benchgate");
+	if ((item = json_read_item(&rd, root, "benchgate", JSON_REQUIRED))) {
+		json_reader_push_key(&rd, "benchgate");
 		if (!cJSON_IsNumber(item) || item->valuedouble != 1)
-			fail(&ld, "expected 1 (the suite format version)");
-		pop(&ld);
+			json_reader_fail(
+				&rd, "expected 1 (the suite format version)");
+		json_reader_pop(&rd);
 	}
 	suite = xcalloc(1, sizeof(*suite));
 	suite->path = xstrdup(path);
 	suite->dir = absolute_dir_of(path);
 	sha256_hex(text, len, suite->sha256);
 	settings_init(&suite->defaults);
-	get_string(&ld, root, "suite", true, &suite->name);
-	get_string(&ld, root, "description", false, &suite->description);
-	if (ld.error)
+	get_string(&rd, root, "suite", JSON_REQUIRED, &suite->name);
+	get_string(&rd, root, "description", 0, &suite->description);
+	if (rd.error)
 		goto done;
-	push_key(&ld, "suite");
-	check_name(&ld, suite->name, "suite");
-	pop(&ld);
-	if (get_item(&ld, root, "defaults", false, &item)) {
-		push_key(&ld, "defaults");
-		if (!cJSON_IsObject(item))
-			fail(&ld, "expected an object, found %s",
-			     json_type_name(item));
-		else if (check_keys(&ld, item, settings_keys) == BG_OK)
-			parse_settings(&ld, item, &suite->defaults);
-		pop(&ld);
+	json_reader_push_key(&rd, "suite");
+	check_name(&rd, suite->name, "suite");
+	json_reader_pop(&rd);
+	if ((item = json_read_object(&rd, root, "defaults", 0))) {
+		json_reader_push_key(&rd, "defaults");
+		if (json_read_check_keys(&rd, item, settings_keys) == BG_OK)
+			parse_settings(&rd, item, &suite->defaults);
+		json_reader_pop(&rd);
 	}
-	if (!ld.error)
-		parse_devices(&ld, root, suite);
-	if (!ld.error)
-		parse_variants(&ld, root, suite);
-	if (!ld.error)
-		parse_benchmarks(&ld, root, suite);
-	if (!ld.error)
-		check_variables(&ld, suite);
+	if (!rd.error)
+		parse_devices(&rd, root, suite);
+	if (!rd.error)
+		parse_variants(&rd, root, suite);
+	if (!rd.error)
+		parse_benchmarks(&rd, root, suite);
+	if (!rd.error)
+		check_variables(&rd, suite);
 done:
-	cJSON_Delete(root);
-	if (ld.error) {
+	json_reader_release(&rd);
+	if (rd.error) {
 		suite_free(suite);
-		return ld.error;
+		return rd.error;
 	}
 	*out = suite;
 	return BG_OK;

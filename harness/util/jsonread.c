@@ -1,0 +1,534 @@
+#include "harness/util/jsonread.h"
+
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
+#include "harness/util/strbuf.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Positions: cJSON keeps none, so the key path is walked again through the
+ * characters of the text, which the parser has already found valid. */
+
+struct cursor {
+	const char *text;
+	size_t len, pos;
+};
+
+static bool is_space(int c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+static void skip_space(struct cursor *c)
+{
+	while (c->pos < c->len && is_space(c->text[c->pos]))
+		c->pos++;
+}
+
+static int peek(struct cursor *c)
+{
+	skip_space(c);
+	return c->pos < c->len ? (unsigned char)c->text[c->pos] : -1;
+}
+
+/* Skips a string starting at its opening quote; on return pos is just past
+ * the closing quote. */
+static int skip_string(struct cursor *c)
+{
+	for (c->pos++; c->pos < c->len; c->pos++) {
+		if (c->text[c->pos] == '\\')
+			c->pos++;
+		else if (c->text[c->pos] == '"')
+			return c->pos++, 0;
+	}
+	return -1;
+}
+
+/* Whether the string token text[start..end) is "key" (no escapes in key). */
+static bool string_equals(const char *text, size_t start, size_t end,
+			  const char *key)
+{
+	size_t n = end - start - 2;
+
+	return strlen(key) == n && !memcmp(text + start + 1, key, n);
+}
+
+static int skip_value(struct cursor *c)
+{
+	int ch = peek(c);
+	int depth = 0;
+
+	if (ch == '"')
+		return skip_string(c);
+	if (ch != '{' && ch != '[') {
+		while (c->pos < c->len &&
+		       !strchr(",}] \t\r\n", c->text[c->pos]))
+			c->pos++;
+		return 0;
+	}
+	for (; c->pos < c->len; c->pos++) {
+		ch = c->text[c->pos];
+		if (ch == '"') {
+			if (skip_string(c) < 0)
+				return -1;
+			c->pos--;
+		} else if (ch == '{' || ch == '[') {
+			depth++;
+		} else if ((ch == '}' || ch == ']') && --depth == 0) {
+			c->pos++;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Moves the cursor to the member `step` of the object or array at the
+ * cursor; records where its key starts in *key_pos. */
+static int enter(struct cursor *c, const struct json_step *step,
+		 size_t *key_pos)
+{
+	int ch = peek(c), seen = 0;
+
+	if (step->key ? ch != '{' : ch != '[')
+		return -1;
+	c->pos++;
+	for (int index = 0;; index++) {
+		ch = peek(c);
+		if (ch == '}' || ch == ']' || ch < 0)
+			return -1;
+		if (step->key) {
+			size_t start = c->pos, end;
+
+			if (ch != '"' || skip_string(c) < 0)
+				return -1;
+			end = c->pos;
+			if (peek(c) != ':')
+				return -1;
+			c->pos++;
+			if (string_equals(c->text, start, end, step->key) &&
+			    seen++ == step->occurrence) {
+				*key_pos = start;
+				return 0;
+			}
+		} else if (index == step->index) {
+			*key_pos = c->pos;
+			return 0;
+		}
+		if (skip_value(c) < 0)
+			return -1;
+		if (peek(c) == ',')
+			c->pos++;
+	}
+}
+
+/* Byte offset of the value at the first `depth` steps of the key path (of
+ * its key when at_key and the last step is a key); -1 when not found. */
+static long locate(const struct json_reader *rd, size_t depth, bool at_key)
+{
+	struct cursor c = { rd->text, rd->len, 0 };
+	size_t key_pos = 0;
+
+	for (size_t i = 0; i < depth; i++)
+		if (enter(&c, &rd->steps[i], &key_pos) < 0)
+			return -1;
+	if (depth && at_key && rd->steps[depth - 1].key)
+		return (long)key_pos;
+	skip_space(&c);
+	return (long)c.pos;
+}
+
+void json_line_col(const char *text, size_t offset, int *line, int *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < offset && text[i]; i++) {
+		if (text[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
+		}
+	}
+}
+
+/* "benchmarks[0].metrics[2].from" for the first `depth` steps. */
+static void path_format(struct strbuf *out, const struct json_reader *rd,
+			size_t depth)
+{
+	for (size_t i = 0; i < depth; i++) {
+		if (rd->steps[i].key)
+			strbuf_addf(out, "%s%s", i ? "." : "",
+				    rd->steps[i].key);
+		else
+			strbuf_addf(out, "[%d]", rd->steps[i].index);
+	}
+}
+
+/* Parsing */
+
+/* cJSON stops inside the last token, or before trailing whitespace, when
+ * the text ends early: nothing structural is left after where it stopped. */
+static bool cut_short(const char *text, size_t len, size_t offset)
+{
+	for (size_t i = offset; i < len; i++)
+		if (strchr("{}[],:\"", text[i]) || !text[i])
+			return false;
+	return true;
+}
+
+static int syntax_error(struct json_reader *rd, const char *end)
+{
+	const char *text = rd->text;
+	size_t len = rd->len;
+	size_t offset = end && end >= text && end <= text + len
+				? (size_t)(end - text)
+				: len;
+	size_t before = offset;
+	int line, col;
+
+	if (cut_short(text, len, offset))
+		offset = len;
+	json_line_col(text, offset, &line, &col);
+	if (offset >= len) {
+		for (before = 0; before < len && is_space(text[before]);
+		     before++)
+			;
+		if (before == len)
+			return bg_input_error("%s:%d:%d: not valid JSON: the "
+					      "file is empty",
+					      rd->path, line, col);
+		return bg_input_error("%s:%d:%d: not valid JSON: unexpected "
+				      "end of file (an object or array is "
+				      "not closed)",
+				      rd->path, line, col);
+	}
+	if (text[offset] == ']' || text[offset] == '}') {
+		while (before > 0 && is_space(text[before - 1]))
+			before--;
+		if (before > 0 && text[before - 1] == ',')
+			return bg_input_error("%s:%d:%d: not valid JSON: "
+					      "unexpected '%c' after ',' "
+					      "(trailing commas are not JSON)",
+					      rd->path, line, col,
+					      text[offset]);
+	}
+	return bg_input_error("%s:%d:%d: not valid JSON: unexpected '%c'; "
+			      "expected a value, ',' or a closing bracket",
+			      rd->path, line, col, text[offset]);
+}
+
+int json_reader_parse(struct json_reader *rd, const char *path,
+		      const char *text, size_t len)
+{
+	const char *end = NULL;
+
+	memset(rd, 0, sizeof(*rd));
+	rd->path = path;
+	rd->text = text;
+	rd->len = len;
+	rd->root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	if (!rd->root)
+		rd->error = syntax_error(rd, end);
+	return rd->error;
+}
+
+void json_reader_release(struct json_reader *rd)
+{
+	cJSON_Delete(rd->root);
+	rd->root = NULL;
+}
+
+/* The key path */
+
+void json_reader_push_key(struct json_reader *rd, const char *key)
+{
+	assert(rd->depth < JSON_READER_DEPTH);
+	rd->steps[rd->depth++] = (struct json_step){ key, 0, 0 };
+}
+
+void json_reader_push_index(struct json_reader *rd, int index)
+{
+	assert(rd->depth < JSON_READER_DEPTH);
+	rd->steps[rd->depth++] = (struct json_step){ NULL, index, 0 };
+}
+
+void json_reader_pop(struct json_reader *rd)
+{
+	assert(rd->depth > 0);
+	rd->depth--;
+}
+
+void json_reader_pop_to(struct json_reader *rd, size_t depth)
+{
+	assert(depth <= rd->depth);
+	rd->depth = depth;
+}
+
+/* Errors */
+
+static int fail_path(struct json_reader *rd, bool at_key, const char *fmt,
+		     va_list ap)
+{
+	struct strbuf where = STRBUF_INIT, message = STRBUF_INIT;
+	long offset;
+	int line = 0, col = 0;
+
+	if (rd->error)
+		return rd->error;
+	strbuf_vaddf(&message, fmt, ap);
+	path_format(&where, rd, rd->depth);
+	offset = locate(rd, rd->depth, at_key);
+	if (offset >= 0)
+		json_line_col(rd->text, (size_t)offset, &line, &col);
+	if (line && where.len)
+		rd->error = bg_input_error("%s:%d:%d: %s: %s", rd->path, line,
+					   col, where.buf, message.buf);
+	else if (line)
+		rd->error = bg_input_error("%s:%d:%d: %s", rd->path, line, col,
+					   message.buf);
+	else
+		rd->error = bg_input_error("%s: %s: %s", rd->path, where.buf,
+					   message.buf);
+	strbuf_release(&where);
+	strbuf_release(&message);
+	return rd->error;
+}
+
+int json_reader_fail(struct json_reader *rd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fail_path(rd, false, fmt, ap);
+	va_end(ap);
+	return rd->error;
+}
+
+int json_reader_fail_at_key(struct json_reader *rd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fail_path(rd, true, fmt, ap);
+	va_end(ap);
+	return rd->error;
+}
+
+/* An absent key has no position of its own: the object that lacks it is
+ * named instead. */
+static void fail_missing(struct json_reader *rd, const char *key)
+{
+	struct strbuf where = STRBUF_INIT;
+	long offset;
+	int line = 0, col = 0;
+
+	if (rd->error)
+		return;
+	path_format(&where, rd, rd->depth);
+	offset = locate(rd, rd->depth, false);
+	if (offset >= 0)
+		json_line_col(rd->text, (size_t)offset, &line, &col);
+	rd->error = bg_input_error("%s:%d:%d: %s%smissing required key '%s'",
+				   rd->path, line, col, where.buf,
+				   where.len ? ": " : "", key);
+	strbuf_release(&where);
+}
+
+const char *json_type_name(const cJSON *item)
+{
+	if (cJSON_IsString(item))
+		return "a string";
+	if (cJSON_IsNumber(item))
+		return "a number";
+	if (cJSON_IsBool(item))
+		return "a boolean";
+	if (cJSON_IsNull(item))
+		return "null";
+	if (cJSON_IsArray(item))
+		return "an array";
+	return "an object";
+}
+
+int json_read_check_keys(struct json_reader *rd, const cJSON *object,
+			 const char *const *allowed)
+{
+	const cJSON *member;
+
+	cJSON_ArrayForEach(member, object)
+	{
+		const char *const *a = allowed ? allowed
+					       : (const char *[]){ NULL };
+		struct strbuf list = STRBUF_INIT;
+		const cJSON *earlier;
+		int seen = 0;
+
+		for (earlier = object->child; earlier != member;
+		     earlier = earlier->next)
+			seen += !strcmp(earlier->string, member->string);
+		json_reader_push_key(rd, member->string);
+		rd->steps[rd->depth - 1].occurrence = seen;
+		if (seen)
+			json_reader_fail_at_key(rd, "duplicate key '%s'",
+						member->string);
+		while (*a && strcmp(*a, member->string))
+			a++;
+		if (allowed && !*a) {
+			for (a = allowed; *a; a++)
+				strbuf_addf(&list, "%s%s",
+					    a == allowed ? "" : ", ", *a);
+			json_reader_fail_at_key(rd,
+						"unknown key '%s'; expected "
+						"one of: %s",
+						member->string, list.buf);
+		}
+		strbuf_release(&list);
+		json_reader_pop(rd);
+		if (rd->error)
+			return rd->error;
+	}
+	return BG_OK;
+}
+
+/* Getters */
+
+const cJSON *json_read_item(struct json_reader *rd, const cJSON *object,
+			    const char *key, unsigned flags)
+{
+	const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, key);
+
+	if (item && (flags & JSON_NULLABLE) && cJSON_IsNull(item))
+		item = NULL;
+	if (!item && (flags & JSON_REQUIRED))
+		fail_missing(rd, key);
+	return item;
+}
+
+/* Reads object[key] when `is_type` holds of it; else reports "expected
+ * <what>, found <its type>" at the value. */
+static const cJSON *read_typed(struct json_reader *rd, const cJSON *object,
+			       const char *key, unsigned flags,
+			       cJSON_bool (*is_type)(const cJSON *),
+			       const char *what)
+{
+	const cJSON *item = json_read_item(rd, object, key, flags);
+
+	if (!item || is_type(item))
+		return item;
+	json_reader_push_key(rd, key);
+	json_reader_fail(rd, "expected %s, found %s", what,
+			 json_type_name(item));
+	json_reader_pop(rd);
+	return NULL;
+}
+
+int json_read_string(struct json_reader *rd, const cJSON *object,
+		     const char *key, unsigned flags, char **out)
+{
+	const cJSON *item =
+		read_typed(rd, object, key, flags, cJSON_IsString, "a string");
+
+	if (!item)
+		return 0;
+	if ((flags & JSON_NONEMPTY) && !item->valuestring[0]) {
+		json_reader_push_key(rd, key);
+		json_reader_fail(rd, "expected a non-empty string");
+		json_reader_pop(rd);
+		return 0;
+	}
+	free(*out);
+	*out = xstrdup(item->valuestring);
+	return 1;
+}
+
+int json_read_number(struct json_reader *rd, const cJSON *object,
+		     const char *key, unsigned flags, double *out)
+{
+	const cJSON *item =
+		read_typed(rd, object, key, flags, cJSON_IsNumber, "a number");
+
+	if (!item)
+		return 0;
+	*out = item->valuedouble;
+	return 1;
+}
+
+int json_read_int(struct json_reader *rd, const cJSON *object, const char *key,
+		  unsigned flags, int min, int max, int *out)
+{
+	const cJSON *item = json_read_item(rd, object, key, flags);
+	double value;
+
+	if (!item)
+		return 0;
+	value = cJSON_IsNumber(item) ? item->valuedouble : NAN;
+	if (!(value == floor(value) && value >= min && value <= max)) {
+		json_reader_push_key(rd, key);
+		json_reader_fail(rd, "expected a whole number from %d to %d",
+				 min, max);
+		json_reader_pop(rd);
+		return 0;
+	}
+	*out = (int)value;
+	return 1;
+}
+
+int json_read_bool(struct json_reader *rd, const cJSON *object, const char *key,
+		   unsigned flags, bool *out)
+{
+	const cJSON *item = read_typed(rd, object, key, flags, cJSON_IsBool,
+				       "true or false");
+
+	if (!item)
+		return 0;
+	*out = cJSON_IsTrue(item);
+	return 1;
+}
+
+const cJSON *json_read_object(struct json_reader *rd, const cJSON *object,
+			      const char *key, unsigned flags)
+{
+	return read_typed(rd, object, key, flags, cJSON_IsObject, "an object");
+}
+
+const cJSON *json_read_array(struct json_reader *rd, const cJSON *object,
+			     const char *key, unsigned flags)
+{
+	return read_typed(rd, object, key, flags, cJSON_IsArray, "an array");
+}
+
+int json_read_strings(struct json_reader *rd, const cJSON *object,
+		      const char *key, unsigned flags, char ***out, size_t *nr)
+{
+	const cJSON *array = json_read_array(rd, object, key, flags);
+	const cJSON *item;
+	char **strings;
+	size_t n = 0;
+
+	if (!array)
+		return 0;
+	strings = xcalloc((size_t)cJSON_GetArraySize(array) + 1,
+			  sizeof(*strings));
+	cJSON_ArrayForEach(item, array)
+	{
+		if (!cJSON_IsString(item)) {
+			json_reader_push_key(rd, key);
+			json_reader_push_index(rd, (int)n);
+			json_reader_fail(rd, "expected a string, found %s",
+					 json_type_name(item));
+			json_reader_pop(rd);
+			json_reader_pop(rd);
+			while (n)
+				free(strings[--n]);
+			free(strings);
+			return 0;
+		}
+		strings[n++] = xstrdup(item->valuestring);
+	}
+	*out = strings;
+	*nr = n;
+	return 1;
+}
