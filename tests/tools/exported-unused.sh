@@ -56,12 +56,17 @@ for target in benchgate_core benchgate benchgate-launch; do
 		ship+=("$object")
 	done < <(find "$dir" -name '*.c.o' -print0 | sort -z)
 done
+# Objects of the test and benchmark programs, those of sources that still
+# exist: BUILD/DIR/CMakeFiles/PROGRAM.dir/REL.o is built from DIR/REL.
 tests=()
-[[ -d $build/tests ]] &&
+if [[ -d $build/tests ]]; then
 	while IFS= read -r -d '' object; do
-		tests+=("$object")
+		source=${object#"$build"/}
+		source=${source%%/CMakeFiles/*}/${source#*/CMakeFiles/*.dir/}
+		[[ -f $root/${source%.o} ]] && tests+=("$object")
 	done < <(find "$build/tests" -path '*/CMakeFiles/*.dir/*' \
 		-name '*.c.o' -print0 | sort -z)
+fi
 
 # The table the awk below reads, one record a line:
 #   def OBJECT NAME    OBJECT defines the external function NAME
