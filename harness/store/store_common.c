@@ -7,10 +7,12 @@
 #include "harness/util/isotime.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 struct store *store_new(const struct store_backend *backend, char *location,
@@ -130,6 +132,37 @@ void store_name_candidate(struct strbuf *name, const char *stem,
 	strbuf_addstr(name, stem);
 	if (attempt)
 		strbuf_addf(name, "-%u", attempt);
+}
+
+int store_claim_name(const char *stem, unsigned first_attempt, const char *logs,
+		     bool (*taken)(const char *name, void *data), void *data,
+		     const char *where, struct strbuf *name)
+{
+	struct strbuf claim = STRBUF_INIT;
+	unsigned attempt;
+	int error = BG_OK;
+
+	for (attempt = first_attempt;; attempt++) {
+		if (attempt == STORE_NAME_ATTEMPTS_MAX) {
+			error = bg_error("cannot find a free name for '%s' %s",
+					 stem, where);
+			break;
+		}
+		store_name_candidate(name, stem, attempt);
+		if (taken(name->buf, data))
+			continue;
+		strbuf_reset(&claim);
+		strbuf_addf(&claim, "%s/%s", logs, name->buf);
+		if (!mkdir(claim.buf, 0777))
+			break;
+		if (errno != EEXIST) {
+			error = bg_error("cannot create directory '%s': %s",
+					 claim.buf, strerror(errno));
+			break;
+		}
+	}
+	strbuf_release(&claim);
+	return error;
 }
 
 /* A timestamp ends in 'Z' and a suffix in a digit, so a suite name that

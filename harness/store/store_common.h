@@ -61,6 +61,20 @@ int store_result_stem(const struct result *r, struct strbuf *stem);
 void store_name_candidate(struct strbuf *name, const char *stem,
 			  unsigned attempt);
 
+/*
+ * Claims a result name by the store's protocol, with the store's lock held:
+ * the first candidate "<stem>[-N]" (store_name_candidate(), from
+ * first_attempt on) whose result taken(name, data) does not report and
+ * whose "<logs>/<name>" directory this call creates. That directory is the
+ * claim: another writer's (EEXIST) sends the search to the next candidate.
+ * The name is left in `name`. BG_ERROR when the directory cannot be made,
+ * or after STORE_NAME_ATTEMPTS_MAX candidates, the message ending in
+ * `where` ("in '/store/<commit>/<machine>'", "on branch 'results'").
+ */
+int store_claim_name(const char *stem, unsigned first_attempt, const char *logs,
+		     bool (*taken)(const char *name, void *data), void *data,
+		     const char *where, struct strbuf *name);
+
 /* Splits "<suite>-<timestamp>[-N].json" (*suite allocated); false when the
  * name is not a result file name. */
 bool store_parse_result_name(const char *file, char **suite,

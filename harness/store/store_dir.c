@@ -82,50 +82,44 @@ static int place_file(const char *tmp, const char *target)
 	return 1;
 }
 
+/* Whether the result file of `name` exists in the directory `dir`. */
+static bool result_exists(const char *name, void *dir)
+{
+	struct strbuf path = STRBUF_INIT;
+	bool exists;
+
+	strbuf_addf(&path, "%s/%s.json", (const char *)dir, name);
+	exists = path_exists(path.buf);
+	strbuf_release(&path);
+	return exists;
+}
+
 static int dir_reserve(struct store *store, const struct result *r,
 		       struct store_slot **out)
 {
 	struct strbuf dir = STRBUF_INIT, stem = STRBUF_INIT;
-	struct strbuf name = STRBUF_INIT, probe = STRBUF_INIT;
-	unsigned attempt;
+	struct strbuf name = STRBUF_INIT, logs = STRBUF_INIT;
+	struct strbuf where = STRBUF_INIT;
 	int lock = -1, error;
 
 	*out = NULL;
 	if ((error = result_location(store, r, &dir, &stem)) < 0)
 		goto done;
-	strbuf_addf(&probe, "%s/logs", dir.buf);
-	if ((error = mkdir_p(probe.buf)) < 0 ||
-	    (error = lock_store(store, &lock)) < 0)
+	strbuf_addf(&logs, "%s/logs", dir.buf);
+	strbuf_addf(&where, "in '%s'", dir.buf);
+	if ((error = mkdir_p(logs.buf)) < 0 ||
+	    (error = lock_store(store, &lock)) < 0 ||
+	    (error = store_claim_name(stem.buf, 0, logs.buf, result_exists,
+				      dir.buf, where.buf, &name)) < 0)
 		goto done;
-	for (attempt = 0;; attempt++) {
-		if (attempt == STORE_NAME_ATTEMPTS_MAX) {
-			error = bg_error("cannot find a free name for '%s' in "
-					 "'%s'",
-					 stem.buf, dir.buf);
-			goto done;
-		}
-		store_name_candidate(&name, stem.buf, attempt);
-		strbuf_reset(&probe);
-		strbuf_addf(&probe, "%s/%s.json", dir.buf, name.buf);
-		if (path_exists(probe.buf))
-			continue;
-		strbuf_reset(&probe);
-		strbuf_addf(&probe, "%s/logs/%s", dir.buf, name.buf);
-		if (!mkdir(probe.buf, 0777))
-			break;
-		if (errno != EEXIST) {
-			error = bg_error("cannot create directory '%s': %s",
-					 probe.buf, strerror(errno));
-			goto done;
-		}
-	}
 	*out = store_slot_new(dir.buf, name.buf);
 done:
 	unlock_file(lock);
 	strbuf_release(&dir);
 	strbuf_release(&stem);
 	strbuf_release(&name);
-	strbuf_release(&probe);
+	strbuf_release(&logs);
+	strbuf_release(&where);
 	return error;
 }
 

@@ -338,53 +338,51 @@ done:
 
 /* Claiming names */
 
+/* Where claim_name() looks for a result already on the branch. */
+struct branch_names {
+	git_tree *root;	     /* the branch's tree; NULL: no branch yet */
+	const char *rel_dir; /* "<commit>/<machine>" */
+};
+
+static bool on_branch(const char *name, void *data)
+{
+	const struct branch_names *branch = data;
+	struct strbuf path = STRBUF_INIT;
+	bool found;
+
+	strbuf_addf(&path, "%s/%s.json", branch->rel_dir, name);
+	found = tree_has_path(branch->root, path.buf);
+	strbuf_release(&path);
+	return found;
+}
+
 /*
- * Claims the first name "<stem>[-N]" (N > after, when after is set) that
- * is neither on the branch nor claimed by another writer: creates
- * "<scratch_dir>/logs/<name>" and appends the name to `name`.
+ * Claims the first name "<stem>[-N]" (from the first_attempt-th
+ * candidate) that is neither on the branch nor claimed by another writer:
+ * creates "<scratch_dir>/logs/<name>" and leaves the name in `name`.
  */
 static int claim_name(struct git_store *gs, const char *rel_dir,
 		      const char *scratch_dir, const char *stem,
 		      unsigned first_attempt, struct strbuf *name)
 {
-	struct strbuf probe = STRBUF_INIT, log_dir = STRBUF_INIT;
-	git_tree *root = NULL;
-	unsigned attempt;
+	struct strbuf logs = STRBUF_INIT, where = STRBUF_INIT;
+	struct branch_names branch = { NULL, rel_dir };
 	git_oid tip;
 	int lock = -1, error;
 
-	strbuf_addf(&probe, "%s/logs", scratch_dir);
-	if ((error = mkdir_p(probe.buf)) < 0 ||
+	strbuf_addf(&logs, "%s/logs", scratch_dir);
+	strbuf_addf(&where, "on branch '%s'", gs->branch);
+	if ((error = mkdir_p(logs.buf)) < 0 ||
 	    (error = lock_scratch(gs, &lock)) < 0 ||
-	    (error = read_tip(gs, &tip, &root)) < 0)
+	    (error = read_tip(gs, &tip, &branch.root)) < 0)
 		goto done;
-	for (attempt = first_attempt;; attempt++) {
-		if (attempt == STORE_NAME_ATTEMPTS_MAX) {
-			error = bg_error("cannot find a free name for '%s' on "
-					 "branch '%s'",
-					 stem, gs->branch);
-			goto done;
-		}
-		store_name_candidate(name, stem, attempt);
-		strbuf_reset(&probe);
-		strbuf_addf(&probe, "%s/%s.json", rel_dir, name->buf);
-		if (tree_has_path(root, probe.buf))
-			continue;
-		strbuf_reset(&log_dir);
-		strbuf_addf(&log_dir, "%s/logs/%s", scratch_dir, name->buf);
-		if (!mkdir(log_dir.buf, 0777))
-			break;
-		if (errno != EEXIST) {
-			error = bg_error("cannot create directory '%s': %s",
-					 log_dir.buf, strerror(errno));
-			goto done;
-		}
-	}
+	error = store_claim_name(stem, first_attempt, logs.buf, on_branch,
+				 &branch, where.buf, name);
 done:
 	unlock_file(lock);
-	git_tree_free(root);
-	strbuf_release(&probe);
-	strbuf_release(&log_dir);
+	git_tree_free(branch.root);
+	strbuf_release(&logs);
+	strbuf_release(&where);
 	return error;
 }
 
