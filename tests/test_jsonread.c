@@ -51,8 +51,8 @@ Test(jsonread, stray_token_names_the_character)
 
 Test(jsonread, text_cut_short_is_an_unexpected_end_of_file)
 {
-	/* cut inside a string, after a number, and after a newline: each
-	 * reported where the text ends */
+	/* cut inside a string, after a number, after a newline and after an
+	 * opening bracket: each reported where the text ends */
 	assert_syntax_error("{\"a\": \"abc",
 			    "doc.json:1:11: not valid JSON: unexpected end of "
 			    "file (an object or array is not closed)");
@@ -61,6 +61,9 @@ Test(jsonread, text_cut_short_is_an_unexpected_end_of_file)
 			    "file (an object or array is not closed)");
 	assert_syntax_error("{\"a\": 1,\n",
 			    "doc.json:2:1: not valid JSON: unexpected end of "
+			    "file (an object or array is not closed)");
+	assert_syntax_error("{\"a\": [",
+			    "doc.json:1:8: not valid JSON: unexpected end of "
 			    "file (an object or array is not closed)");
 }
 

@@ -5,6 +5,7 @@
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/util/json.h"
+#include "harness/util/jsonread.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -142,199 +143,255 @@ void comparison_to_json(const struct comparison *comparison, struct strbuf *out)
 	cJSON_Delete(root);
 }
 
-/* Reading back: tolerant of nulls (unknown numbers), strict on structure. */
+/* Reading back: tolerant of nulls (unknown numbers, absent strings),
+ * strict on structure. Each reader takes the json_reader at the value it
+ * reads. */
 
-static double number_or_nan(const cJSON *object, const char *key)
+static double get_number(struct json_reader *rd, const cJSON *object,
+			 const char *key)
 {
-	const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, key);
+	double value = NAN;
 
-	return cJSON_IsNumber(item) ? item->valuedouble : NAN;
+	json_read_number(rd, object, key, JSON_NULLABLE, &value);
+	return value;
 }
 
-static char *string_or_null(const cJSON *object, const char *key)
+static char *get_string(struct json_reader *rd, const cJSON *object,
+			const char *key, unsigned flags)
 {
-	const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, key);
+	char *value = NULL;
 
-	return cJSON_IsString(item) ? xstrdup(item->valuestring) : NULL;
+	json_read_string(rd, object, key, flags | JSON_NULLABLE, &value);
+	return value;
 }
 
-static void read_pair(const cJSON *object, const char *key, double *low,
-		      double *high)
+/* [low, high], either of them null when unknown. */
+static void read_pair(struct json_reader *rd, const cJSON *object,
+		      const char *key, double *low, double *high)
 {
-	const cJSON *pair = cJSON_GetObjectItemCaseSensitive(object, key);
+	const cJSON *pair = json_read_array(rd, object, key, JSON_NULLABLE);
+	double *ends[] = { low, high };
 
 	*low = *high = NAN;
-	if (cJSON_IsArray(pair) && cJSON_GetArraySize(pair) == 2) {
-		const cJSON *a = cJSON_GetArrayItem(pair, 0);
-		const cJSON *b = cJSON_GetArrayItem(pair, 1);
+	if (!pair)
+		return;
+	json_reader_push_key(rd, key);
+	if (cJSON_GetArraySize(pair) != 2)
+		json_reader_fail(rd, "expected a pair [low, high]");
+	for (int i = 0; i < 2 && !rd->error; i++) {
+		const cJSON *end = cJSON_GetArrayItem(pair, i);
 
-		*low = cJSON_IsNumber(a) ? a->valuedouble : NAN;
-		*high = cJSON_IsNumber(b) ? b->valuedouble : NAN;
+		json_reader_push_index(rd, i);
+		if (cJSON_IsNumber(end))
+			*ends[i] = end->valuedouble;
+		else if (!cJSON_IsNull(end))
+			json_reader_fail(rd, "expected a number, found %s",
+					 json_type_name(end));
+		json_reader_pop(rd);
 	}
+	json_reader_pop(rd);
 }
 
-static bool read_summary(const cJSON *object, struct stats_summary *s)
+/* false when the summary is null: that side had no samples. */
+static bool read_summary(struct json_reader *rd, const cJSON *parent,
+			 const char *key, struct stats_summary *s)
 {
+	const cJSON *object = json_read_object(rd, parent, key, JSON_NULLABLE);
+
 	memset(s, 0, sizeof(*s));
-	if (!cJSON_IsObject(object))
+	if (!object)
 		return false;
-	s->n = (size_t)number_or_nan(object, "n");
-	s->median = s->p50 = number_or_nan(object, "median");
-	s->mean = number_or_nan(object, "mean");
-	s->stddev = number_or_nan(object, "stddev");
-	s->min = number_or_nan(object, "min");
-	s->max = number_or_nan(object, "max");
-	s->robust_cv = number_or_nan(object, "robust_cv");
-	s->p90 = number_or_nan(object, "p90");
-	s->p99 = number_or_nan(object, "p99");
-	read_pair(object, "ci", &s->ci_low, &s->ci_high);
+	json_reader_push_key(rd, key);
+	s->n = (size_t)get_number(rd, object, "n");
+	s->median = s->p50 = get_number(rd, object, "median");
+	s->mean = get_number(rd, object, "mean");
+	s->stddev = get_number(rd, object, "stddev");
+	s->min = get_number(rd, object, "min");
+	s->max = get_number(rd, object, "max");
+	s->robust_cv = get_number(rd, object, "robust_cv");
+	s->p90 = get_number(rd, object, "p90");
+	s->p99 = get_number(rd, object, "p99");
+	read_pair(rd, object, "ci", &s->ci_low, &s->ci_high);
+	json_reader_pop(rd);
 	return true;
 }
 
-static void read_side(const cJSON *object, struct comparison_side *side)
+static void read_side(struct json_reader *rd, const cJSON *root,
+		      const char *key, struct comparison_side *side)
 {
-	const cJSON *commit =
-		cJSON_GetObjectItemCaseSensitive(object, "commit");
-	const cJSON *machine =
-		cJSON_GetObjectItemCaseSensitive(object, "machine");
+	const cJSON *object = json_read_object(rd, root, key, JSON_NULLABLE);
+	char *commit = NULL, *machine = NULL;
 
-	if (cJSON_IsString(commit))
-		snprintf(side->commit, sizeof(side->commit), "%s",
-			 commit->valuestring);
-	if (cJSON_IsString(machine))
-		snprintf(side->machine, sizeof(side->machine), "%s",
-			 machine->valuestring);
-	side->source = string_or_null(object, "source");
-	side->path = string_or_null(object, "path");
+	if (!object)
+		return;
+	json_reader_push_key(rd, key);
+	commit = get_string(rd, object, "commit", 0);
+	machine = get_string(rd, object, "machine", 0);
+	snprintf(side->commit, sizeof(side->commit), "%s",
+		 commit ? commit : "");
+	snprintf(side->machine, sizeof(side->machine), "%s",
+		 machine ? machine : "");
+	side->source = get_string(rd, object, "source", 0);
+	side->path = get_string(rd, object, "path", 0);
+	json_reader_pop(rd);
+	free(commit);
+	free(machine);
 }
 
-static int read_item(const char *path, size_t index, const cJSON *object,
-		     struct comparison *comparison)
+static int read_verdict(struct json_reader *rd, const cJSON *object)
+{
+	struct strbuf names = STRBUF_INIT;
+	char *name = get_string(rd, object, "verdict", JSON_REQUIRED);
+	int verdict = name ? verdict_parse(name) : -1;
+
+	if (name && verdict < 0) {
+		for (int v = 0; v < VERDICT_COUNT; v++)
+			strbuf_addf(&names, "%s%s", v ? ", " : "",
+				    verdict_name((enum verdict)v));
+		json_reader_push_key(rd, "verdict");
+		json_reader_fail(rd,
+				 "unknown verdict '%s'; expected one of: %s",
+				 name, names.buf);
+		json_reader_pop(rd);
+	}
+	strbuf_release(&names);
+	free(name);
+	return verdict;
+}
+
+static void read_item(struct json_reader *rd, const cJSON *object,
+		      struct comparison *comparison)
 {
 	struct metric_comparison *mc;
-	char *verdict = string_or_null(object, "verdict");
-	char *better = string_or_null(object, "better");
-	int parsed = verdict ? verdict_parse(verdict) : -1;
+	char *better = NULL;
+	int verdict;
 
-	free(verdict);
-	if (!cJSON_IsObject(object) || parsed < 0) {
-		free(better);
-		return bg_input_error(
-			"%s: comparisons[%zu]: expected an object "
-			"with a known verdict",
-			path, index);
+	if (!cJSON_IsObject(object)) {
+		json_reader_fail(rd, "expected an object, found %s",
+				 json_type_name(object));
+		return;
 	}
+	if ((verdict = read_verdict(rd, object)) < 0)
+		return;
 	ALLOC_GROW(comparison->items, comparison->nr + 1, comparison->alloc);
 	mc = &comparison->items[comparison->nr++];
 	memset(mc, 0, sizeof(*mc));
-	mc->suite = string_or_null(object, "suite");
-	mc->benchmark = string_or_null(object, "benchmark");
-	mc->variant = string_or_null(object, "variant");
-	mc->device = string_or_null(object, "device");
-	mc->metric = string_or_null(object, "metric");
-	if (!mc->suite || !mc->benchmark || !mc->variant || !mc->device ||
-	    !mc->metric)
-		return bg_input_error("%s: comparisons[%zu]: expected suite, "
-				      "benchmark, variant, device and metric",
-				      path, index);
-	mc->unit = string_or_null(object, "unit");
+	mc->suite = get_string(rd, object, "suite", JSON_REQUIRED);
+	mc->benchmark = get_string(rd, object, "benchmark", JSON_REQUIRED);
+	mc->variant = get_string(rd, object, "variant", JSON_REQUIRED);
+	mc->device = get_string(rd, object, "device", JSON_REQUIRED);
+	mc->metric = get_string(rd, object, "metric", JSON_REQUIRED);
+	mc->unit = get_string(rd, object, "unit", 0);
+	better = get_string(rd, object, "better", 0);
 	mc->better = better && !strcmp(better, "higher") ? BETTER_HIGHER
 							 : BETTER_LOWER;
 	free(better);
-	mc->exact =
-		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(object, "exact"));
-	mc->tolerance = number_or_nan(object, "tolerance");
-	mc->has_baseline = read_summary(
-		cJSON_GetObjectItemCaseSensitive(object, "baseline"),
-		&mc->baseline);
-	mc->has_candidate = read_summary(
-		cJSON_GetObjectItemCaseSensitive(object, "candidate"),
-		&mc->candidate);
-	mc->change = number_or_nan(object, "change");
-	read_pair(object, "change_ci", &mc->change_low, &mc->change_high);
-	mc->p_value = number_or_nan(object, "p_value");
-	mc->p_adjusted = number_or_nan(object, "p_adjusted");
-	read_pair(object, "n_effective", &mc->n_eff_baseline,
+	json_read_bool(rd, object, "exact", JSON_NULLABLE, &mc->exact);
+	mc->tolerance = get_number(rd, object, "tolerance");
+	mc->has_baseline = read_summary(rd, object, "baseline", &mc->baseline);
+	mc->has_candidate =
+		read_summary(rd, object, "candidate", &mc->candidate);
+	mc->change = get_number(rd, object, "change");
+	read_pair(rd, object, "change_ci", &mc->change_low, &mc->change_high);
+	mc->p_value = get_number(rd, object, "p_value");
+	mc->p_adjusted = get_number(rd, object, "p_adjusted");
+	read_pair(rd, object, "n_effective", &mc->n_eff_baseline,
 		  &mc->n_eff_candidate);
-	mc->threshold = number_or_nan(object, "threshold");
-	mc->noise = number_or_nan(object, "noise");
-	mc->verdict = (enum verdict)parsed;
-	mc->note = string_or_null(object, "note");
+	mc->threshold = get_number(rd, object, "threshold");
+	mc->noise = get_number(rd, object, "noise");
+	mc->verdict = (enum verdict)verdict;
+	mc->note = get_string(rd, object, "note", 0);
 	comparison->counts[mc->verdict]++;
-	return BG_OK;
 }
 
-static void read_variant(const cJSON *object, struct comparison *comparison)
+static void read_variant(struct json_reader *rd, const cJSON *object,
+			 struct comparison *comparison)
 {
 	struct variant_comparison *vc;
 
+	if (!cJSON_IsObject(object)) {
+		json_reader_fail(rd, "expected an object, found %s",
+				 json_type_name(object));
+		return;
+	}
 	ALLOC_GROW(comparison->variants, comparison->variants_nr + 1,
 		   comparison->variants_alloc);
 	vc = &comparison->variants[comparison->variants_nr++];
 	memset(vc, 0, sizeof(*vc));
-	vc->benchmark = string_or_null(object, "benchmark");
-	vc->device = string_or_null(object, "device");
-	vc->variant = string_or_null(object, "variant");
-	vc->against = string_or_null(object, "against");
-	vc->speed_metric = string_or_null(object, "speed_metric");
-	vc->speedup = number_or_nan(object, "speedup");
-	read_pair(object, "speedup_ci", &vc->speedup_low, &vc->speedup_high);
-	vc->size_ratio = number_or_nan(object, "size_ratio");
-	vc->accuracy_delta = number_or_nan(object, "accuracy_delta");
+	vc->benchmark = get_string(rd, object, "benchmark", 0);
+	vc->device = get_string(rd, object, "device", 0);
+	vc->variant = get_string(rd, object, "variant", 0);
+	vc->against = get_string(rd, object, "against", 0);
+	vc->speed_metric = get_string(rd, object, "speed_metric", 0);
+	vc->speedup = get_number(rd, object, "speedup");
+	read_pair(rd, object, "speedup_ci", &vc->speedup_low,
+		  &vc->speedup_high);
+	vc->size_ratio = get_number(rd, object, "size_ratio");
+	vc->accuracy_delta = get_number(rd, object, "accuracy_delta");
+}
+
+/* Reads each element of root[key] (an array, absent: none) with `read`. */
+static void read_each(struct json_reader *rd, const cJSON *root,
+		      const char *key, struct comparison *comparison,
+		      void (*read)(struct json_reader *, const cJSON *,
+				   struct comparison *))
+{
+	const cJSON *array = json_read_array(rd, root, key, JSON_NULLABLE);
+	const cJSON *item;
+	int index = 0;
+
+	json_reader_push_key(rd, key);
+	cJSON_ArrayForEach(item, array)
+	{
+		json_reader_push_index(rd, index++);
+		read(rd, item, comparison);
+		json_reader_pop(rd);
+		if (rd->error)
+			break;
+	}
+	json_reader_pop(rd);
 }
 
 int comparison_parse(struct comparison **out, const char *text, size_t len,
 		     const char *path)
 {
 	struct comparison *comparison = NULL;
-	const cJSON *version, *item;
+	const cJSON *root, *version;
+	struct json_reader rd;
 	char *overall = NULL;
-	size_t index = 0;
-	int error = BG_OK;
-	cJSON *root;
 
 	*out = NULL;
-	root = cJSON_ParseWithLength(text, len);
+	if (json_reader_parse(&rd, path, text, len) < 0)
+		goto done;
+	root = rd.root;
 	version =
 		cJSON_GetObjectItemCaseSensitive(root, "benchgate_comparison");
-	if (!cJSON_IsNumber(version) || version->valuedouble != 1) {
-		error = bg_input_error(
-			"%s: not a benchgate comparison document "
-			"(expected \"benchgate_comparison\": 1)",
-			path);
+	if (!cJSON_IsObject(root) || !cJSON_IsNumber(version) ||
+	    version->valuedouble != 1) {
+		json_reader_fail(&rd, "not a benchgate comparison document "
+				      "(expected \"benchgate_comparison\": 1)");
 		goto done;
 	}
 	comparison = xcalloc(1, sizeof(*comparison));
-	comparison->suite = string_or_null(root, "suite");
+	comparison->suite = get_string(&rd, root, "suite", 0);
 	if (!comparison->suite)
 		comparison->suite = xstrdup("");
-	comparison->confidence = number_or_nan(root, "confidence");
-	overall = string_or_null(root, "verdict");
+	comparison->confidence = get_number(&rd, root, "confidence");
+	overall = get_string(&rd, root, "verdict", 0);
 	comparison->overall =
 		!overall || !strcmp(overall, "pass") ? OVERALL_PASS
 		: !strcmp(overall, "regression")     ? OVERALL_REGRESSION
 						     : OVERALL_FAILED;
-	read_side(cJSON_GetObjectItemCaseSensitive(root, "baseline"),
-		  &comparison->baseline);
-	read_side(cJSON_GetObjectItemCaseSensitive(root, "candidate"),
-		  &comparison->candidate);
-	cJSON_ArrayForEach(
-		item,
-		cJSON_GetObjectItemCaseSensitive(
-			root,
-			"comparisons")) if ((error = read_item(path, index++,
-							       item,
-							       comparison)) <
-					    0) goto done;
-	cJSON_ArrayForEach(item,
-			   cJSON_GetObjectItemCaseSensitive(root, "variants"))
-		read_variant(item, comparison);
+	read_side(&rd, root, "baseline", &comparison->baseline);
+	read_side(&rd, root, "candidate", &comparison->candidate);
+	read_each(&rd, root, "comparisons", comparison, read_item);
+	read_each(&rd, root, "variants", comparison, read_variant);
 done:
 	free(overall);
-	cJSON_Delete(root);
-	if (error) {
+	json_reader_release(&rd);
+	if (rd.error) {
 		comparison_free(comparison);
-		return error;
+		return rd.error;
 	}
 	*out = comparison;
 	return BG_OK;

@@ -170,12 +170,14 @@ static void path_format(struct strbuf *out, const struct json_reader *rd,
 
 /* Parsing */
 
-/* cJSON stops inside the last token, or before trailing whitespace, when
- * the text ends early: nothing structural is left after where it stopped. */
+/* cJSON stops inside the last token, at an opening bracket or before
+ * trailing whitespace when the text ends early: nothing that closes or
+ * separates a value is left after where it stopped, so the text can only
+ * have gone on. */
 static bool cut_short(const char *text, size_t len, size_t offset)
 {
 	for (size_t i = offset; i < len; i++)
-		if (strchr("{}[],:\"", text[i]) || !text[i])
+		if (strchr("}],:", text[i]) || !text[i])
 			return false;
 	return true;
 }
