@@ -1,5 +1,6 @@
 #include "harness/gate/compare.h"
 #include "harness/util/error.h"
+#include "harness/run/suite.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -536,4 +537,37 @@ Test(compare, decided_when_the_interval_clears_the_threshold)
 	mc.n_tested_candidate = 5;
 	cr_assert_not(compare_is_decided(&mc),
 		      "five runs cannot rule out drift: keep sampling");
+}
+
+Test(compare, gate_settings_are_the_command_lines_over_the_suites)
+{
+	struct benchmark benchmarks[2] = { { .name = (char *)"a" },
+					   { .name = (char *)"b" } };
+	struct suite suite = { .benchmarks = benchmarks, .benchmarks_nr = 2 };
+	struct compare_options opts;
+
+	benchmarks[0].settings.threshold = 0.05;
+	benchmarks[0].settings.confidence = 0.95;
+	benchmarks[1].settings.threshold = 0.1;
+	benchmarks[1].settings.confidence = 0.9;
+	suite.defaults.confidence = 0.999;
+	compare_options_init(&opts);
+	cr_assert_eq(compare_threshold(&opts, "a"), COMPARE_THRESHOLD_DEFAULT);
+	cr_assert_eq(compare_confidence(&opts, NULL),
+		     COMPARE_CONFIDENCE_DEFAULT);
+
+	opts.suite = &suite;
+	cr_assert_eq(compare_threshold(&opts, "a"), 0.05);
+	cr_assert_eq(compare_threshold(&opts, "b"), 0.1);
+	cr_assert_eq(compare_threshold(&opts, "other"),
+		     COMPARE_THRESHOLD_DEFAULT);
+	cr_assert_eq(compare_confidence(&opts, "b"), 0.9);
+	cr_assert_eq(compare_confidence(&opts, "other"), 0.999);
+	cr_assert_eq(compare_confidence(&opts, NULL), 0.999, "the suite's");
+
+	opts.threshold = 0.2;
+	opts.confidence = 0.8;
+	cr_assert_eq(compare_threshold(&opts, "a"), 0.2);
+	cr_assert_eq(compare_confidence(&opts, "b"), 0.8);
+	cr_assert_eq(compare_confidence(&opts, NULL), 0.8);
 }

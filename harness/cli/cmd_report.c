@@ -1,14 +1,11 @@
 #include "harness/cli/cli.h"
 
-#include "harness/util/alloc.h"
 #include "harness/gate/compare.h"
 #include "harness/util/error.h"
 #include "harness/store/result.h"
-#include "harness/util/strbuf.h"
 #include "reporters/report.h"
 
 #include <stdio.h>
-#include <string.h>
 
 static const struct cli_command_spec spec = {
 	.name = "report",
@@ -25,47 +22,24 @@ static const struct cli_command_spec spec = {
 	.max_args = 1,
 };
 
-/* A comparison document names itself; anything else must be a result. */
-static bool is_comparison(const struct strbuf *text)
-{
-	return strstr(text->buf, "\"benchgate_comparison\"") != NULL;
-}
-
 int cmd_report(int argc, char **argv)
 {
 	struct report_model model = { 0 };
 	struct comparison *comparison = NULL;
-	struct compare_options compare_opts;
 	struct result *result = NULL;
-	struct strbuf text = STRBUF_INIT, written = STRBUF_INIT;
+	struct strbuf written = STRBUF_INIT;
 	struct cli_options opts;
 	unsigned formats = REPORT_ALL;
-	const char *input;
 	int error;
 
 	if ((error = cli_parse(&opts, &spec, argc, argv)) != 0)
 		return error > 0 ? OUTCOME_PASS : error;
-	input = opts.args[0];
 	if (!opts.out_dir)
 		return bg_input_error("report: --out DIR is required");
 	if (opts.formats &&
 	    (error = report_parse_formats(opts.formats, &formats)) < 0)
 		return error;
-	if ((error = strbuf_read_file(&text, input)) < 0)
-		goto done;
-	if (is_comparison(&text)) {
-		error = comparison_parse(&comparison, text.buf, text.len,
-					 input);
-	} else if ((error = result_parse(&result, text.buf, text.len, input)) ==
-		   BG_OK) {
-		compare_options_init(&compare_opts);
-		error = compare_results(&comparison, NULL, result,
-					&compare_opts);
-		/* the base of the result's artifact links (report.h) */
-		if (!error)
-			comparison->candidate.path = xstrdup(input);
-	}
-	if (error < 0)
+	if ((error = comparison_read(&comparison, &result, opts.args[0])) < 0)
 		goto done;
 	model.comparison = comparison;
 	model.candidate = result;
@@ -76,7 +50,6 @@ int cmd_report(int argc, char **argv)
 done:
 	comparison_free(comparison);
 	result_free(result);
-	strbuf_release(&text);
 	strbuf_release(&written);
 	return error < 0 ? error : OUTCOME_PASS;
 }

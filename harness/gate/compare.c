@@ -433,21 +433,35 @@ bool compare_case_decided(const struct result_case *base,
 static const struct benchmark *find_benchmark(const struct suite *suite,
 					      const char *name)
 {
-	for (size_t i = 0; suite && i < suite->benchmarks_nr; i++)
+	for (size_t i = 0; suite && name && i < suite->benchmarks_nr; i++)
 		if (!strcmp(suite->benchmarks[i].name, name))
 			return &suite->benchmarks[i];
 	return NULL;
 }
 
-static double gate_setting(double option, const struct benchmark *benchmark,
-			   size_t offset, double fallback)
+double compare_threshold(const struct compare_options *opts,
+			 const char *benchmark_name)
 {
-	if (option >= 0)
-		return option;
-	if (benchmark)
-		return *(const double *)((const char *)&benchmark->settings +
-					 offset);
-	return fallback;
+	const struct benchmark *benchmark;
+
+	if (opts->threshold >= 0)
+		return opts->threshold;
+	benchmark = find_benchmark(opts->suite, benchmark_name);
+	return benchmark ? benchmark->settings.threshold
+			 : COMPARE_THRESHOLD_DEFAULT;
+}
+
+double compare_confidence(const struct compare_options *opts,
+			  const char *benchmark_name)
+{
+	const struct benchmark *benchmark;
+
+	if (opts->confidence >= 0)
+		return opts->confidence;
+	if ((benchmark = find_benchmark(opts->suite, benchmark_name)))
+		return benchmark->settings.confidence;
+	return opts->suite ? opts->suite->defaults.confidence
+			   : COMPARE_CONFIDENCE_DEFAULT;
 }
 
 static struct metric_comparison *add_item(struct comparison *comparison,
@@ -514,11 +528,7 @@ static void compare_case(struct comparison *comparison,
 			 const struct compare_options *opts, double confidence,
 			 uint64_t seed)
 {
-	const struct benchmark *benchmark =
-		find_benchmark(opts->suite, cand->benchmark);
-	double threshold =
-		gate_setting(opts->threshold, benchmark,
-			     offsetof(struct suite_settings, threshold), 0.03);
+	double threshold = compare_threshold(opts, cand->benchmark);
 	double noise_k = opts->noise_k > 0 ? opts->noise_k
 					   : compare_noise_k(confidence);
 
@@ -738,9 +748,7 @@ int compare_results(struct comparison **out, const struct result *baseline,
 {
 	struct comparison *comparison = xcalloc(1, sizeof(*comparison));
 	uint64_t seed = opts->seed ? opts->seed : 0x62656e6368676174ULL;
-	double confidence = opts->confidence >= 0 ? opts->confidence
-			    : opts->suite ? opts->suite->defaults.confidence
-					  : 0.99;
+	double confidence = compare_confidence(opts, NULL);
 
 	comparison->suite = xstrdup(candidate->suite);
 	comparison->confidence = confidence;
@@ -772,6 +780,34 @@ int compare_results(struct comparison **out, const struct result *baseline,
 	compare_variants(comparison, candidate, confidence, seed);
 	*out = comparison;
 	return BG_OK;
+}
+
+int comparison_read(struct comparison **out, struct result **result,
+		    const char *path)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct compare_options opts;
+	int error;
+
+	*out = NULL;
+	*result = NULL;
+	if ((error = strbuf_read_file(&text, path)) < 0)
+		goto done;
+	/* A comparison document names itself; anything else must be a
+	 * result. */
+	if (strstr(text.buf, "\"benchgate_comparison\"")) {
+		error = comparison_parse(out, text.buf, text.len, path);
+		goto done;
+	}
+	if ((error = result_parse(result, text.buf, text.len, path)) < 0)
+		goto done;
+	compare_options_init(&opts);
+	if ((error = compare_results(out, NULL, *result, &opts)) == BG_OK)
+		/* the base of the result's artifact links (report.h) */
+		(*out)->candidate.path = xstrdup(path);
+done:
+	strbuf_release(&text);
+	return error;
 }
 
 void comparison_free(struct comparison *comparison)

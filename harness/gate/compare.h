@@ -123,9 +123,17 @@ typedef double (*compare_noise_fn)(const char *benchmark, const char *variant,
 				   const char *device, const char *metric,
 				   void *payload);
 
+/* The gate's settings where neither the command line nor a suite sets
+ * them. */
+#define COMPARE_THRESHOLD_DEFAULT  0.03
+#define COMPARE_CONFIDENCE_DEFAULT 0.99
+
 struct compare_options {
-	double threshold;	   /* < 0: from the suite, else 3 % */
-	double confidence;	   /* < 0: from the suite, else 0.99 */
+	/* The command line's overrides of the suite's settings (--threshold,
+	 * --confidence); < 0: none. Read them through compare_threshold()
+	 * and compare_confidence(). */
+	double threshold;
+	double confidence;
 	double noise_k;		   /* <= 0: compare_noise_k() */
 	const struct suite *suite; /* optional: per-benchmark settings */
 	compare_noise_fn noise;	   /* optional */
@@ -154,6 +162,20 @@ double compare_noise_k(double confidence);
 #define COMPARE_MIN_DECISIVE_RUNS 10
 
 void compare_options_init(struct compare_options *opts);
+
+/*
+ * The gate's settings, the one place where the command line's overrides
+ * meet the suite's: the override when set, else the setting of the suite's
+ * benchmark of that name, else (no suite, or no such benchmark) the
+ * suite's default for the confidence and COMPARE_*_DEFAULT.
+ * compare_confidence(opts, NULL) is the level of a whole comparison (the
+ * override, else the suite's default): its FDR family spans every
+ * benchmark.
+ */
+double compare_threshold(const struct compare_options *opts,
+			 const char *benchmark);
+double compare_confidence(const struct compare_options *opts,
+			  const char *benchmark);
 
 /*
  * Compares candidate against baseline (NULL: no baseline yet, every metric
@@ -201,5 +223,15 @@ void comparison_to_json(const struct comparison *comparison,
 int comparison_parse(struct comparison **out, const char *text, size_t len,
 		     const char *path);
 int comparison_load(struct comparison **out, const char *path);
+
+/*
+ * What `report` reads from path: a comparison document into *out, or a
+ * result file into *result, compared with nothing into *out (every metric
+ * `new`, with the variant comparison; the candidate's path is path, the
+ * base of its artifact links). The caller frees both, also after an error
+ * (NULL when not made). BG_EINPUT when the file parses as neither.
+ */
+int comparison_read(struct comparison **out, struct result **result,
+		    const char *path);
 
 #endif
