@@ -6,6 +6,7 @@
  * --require-devices), for the machine record, and for `benchgate devices`.
  */
 #include "harness/util/alloc.h"
+#include "harness/gate/check.h"
 #include "harness/run/devices.h"
 #include "harness/util/error.h"
 #include "harness/run/machine.h"
@@ -429,8 +430,11 @@ static struct session *run_session(bool require_devices)
 	opts.runs = -1;
 	opts.warmup = -1;
 	opts.require_devices = require_devices;
-	cr_assert_eq(session_run(&session, &opts), BG_OK, "%s",
+	cr_assert_eq(session_prepare(&session, &opts), BG_OK, "%s",
 		     bg_error_last());
+	cr_assert_eq(check_measure(session, NULL), BG_OK, "%s",
+		     bg_error_last());
+	cr_assert_eq(session_store(session), BG_OK, "%s", bg_error_last());
 	strbuf_release(&store);
 	free(suite);
 	return session;

@@ -82,10 +82,28 @@ static void load(const char *text)
 	free(path);
 }
 
+/* Whether an adaptive case that asks (runner_step()) has enough samples;
+ * NULL: it stops at once, as with a caller that has no policy. */
+static bool (*enough)(const struct result_case *rcase,
+		      const struct benchmark *benchmark);
+
+/* Drives the runner as its header shows, asking `enough`. */
 static void run(void)
 {
-	cr_assert_eq(runner_run(result, plan, &options), 0, "%s",
-		     bg_error_last());
+	struct runner *runner = NULL;
+	size_t asking;
+	int ran = 0, error;
+
+	error = runner_new(&runner, result, plan, &options);
+	while (!error && (ran = runner_step(runner, &asking)) > 0)
+		if (asking != RUNNER_NO_CASE &&
+		    (!enough || enough(&result->cases[asking],
+				       plan->cases[asking].benchmark)))
+			runner_stop_case(runner, asking);
+	if (!error)
+		error = ran < 0 ? ran : runner_finish(runner);
+	runner_free(runner);
+	cr_assert_eq(error, 0, "%s", bg_error_last());
 	cr_assert_eq(result->cases_nr, plan->nr);
 }
 
@@ -358,21 +376,20 @@ Test(runner, flood_is_capped_in_the_log)
 static int done_calls;
 
 static bool done_at_three(const struct result_case *rcase,
-			  const struct benchmark *benchmark, void *payload)
+			  const struct benchmark *benchmark)
 {
 	cr_assert_str_eq(benchmark->name, "auto");
-	cr_assert_eq(payload, &done_calls);
 	cr_assert_eq(result_case_find_metric(rcase, "wall")->nr, rcase->runs);
 	done_calls++;
 	return rcase->runs >= 3;
 }
 
 static bool never_done(const struct result_case *rcase,
-		       const struct benchmark *benchmark, void *payload)
+		       const struct benchmark *benchmark)
 {
 	(void)rcase;
 	(void)benchmark;
-	(*(int *)payload)++;
+	done_calls++;
 	return false;
 }
 
@@ -390,8 +407,7 @@ Test(runner, adaptive_sampling_asks_the_hook_from_min_runs)
 {
 	load_adaptive();
 	done_calls = 0;
-	options.case_done = done_at_three;
-	options.payload = &done_calls;
+	enough = done_at_three;
 	run();
 	cr_assert_eq(case_at(0)->runs, 3);
 	cr_assert_eq(done_calls, 2); /* after runs 2 and 3 */
@@ -401,8 +417,7 @@ Test(runner, adaptive_sampling_stops_at_max_runs)
 {
 	load_adaptive();
 	done_calls = 0;
-	options.case_done = never_done;
-	options.payload = &done_calls;
+	enough = never_done;
 	run();
 	cr_assert_eq(case_at(0)->runs, 5);
 	cr_assert_eq(done_calls, 3); /* after runs 2, 3 and 4 */

@@ -2,8 +2,13 @@
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
+#include "harness/util/fileio.h"
+#include "harness/gate/compare.h"
 #include "harness/store/gitinfo.h"
 #include "harness/run/process.h"
+#include "harness/run/session.h"
+#include "reporters/flamegraph.h"
+#include "reporters/report.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -494,6 +499,81 @@ int cli_parse(struct cli_options *opts, const struct cli_command_spec *spec,
 				      spec->usage);
 	opts->progress = !opts->quiet && isatty(STDERR_FILENO);
 	return 0;
+}
+
+void cli_session_options(struct session_options *out,
+			 const struct cli_options *opts)
+{
+	*out = (struct session_options){
+		.suite_path = opts->args[0],
+		.filter = &opts->filter,
+		.build_dir = opts->build_dir,
+		.store_spec = opts->store,
+		.runs = opts->runs,
+		.runs_auto = opts->runs_auto,
+		.warmup = opts->warmup,
+		.sequential = opts->sequential,
+		.progress = opts->progress,
+		.require_devices = opts->require_devices,
+		.sample_interval_s = opts->sample_interval_s,
+		.profile = opts->profile,
+		.baseline_build_dir = opts->baseline_build,
+	};
+}
+
+void cli_draw_profiles(struct session *session)
+{
+	struct strbuf sampling = STRBUF_INIT;
+
+	if (profiler_describe_perf(session->profiler, &sampling) < 0)
+		goto done;
+	flamegraph_draw_profiles(session->result, session->result_dir,
+				 sampling.buf);
+	/* the baseline build's profiles lie beside the candidate's */
+	if (session->baseline)
+		flamegraph_draw_profiles(session->baseline, session->result_dir,
+					 sampling.buf);
+done:
+	strbuf_release(&sampling);
+}
+
+int cli_write_outputs(const struct cli_options *opts,
+		      const struct report_model *model)
+{
+	struct strbuf text = STRBUF_INIT;
+	int error = BG_OK;
+
+	if (opts->json_path) {
+		comparison_to_json(model->comparison, &text);
+		error = write_file_atomic(opts->json_path, text.buf, text.len);
+	}
+	if (!error && opts->report_dir) {
+		strbuf_reset(&text);
+		error = report_write_all(model, opts->report_dir, REPORT_ALL,
+					 &text);
+		if (!error && !opts->quiet)
+			printf("reports in %s\n", opts->report_dir);
+	}
+	strbuf_release(&text);
+	return error;
+}
+
+int cli_outcome_of(const struct comparison *comparison)
+{
+	switch (comparison->overall) {
+	case OVERALL_FAILED:
+		return OUTCOME_CASE_FAILED;
+	case OVERALL_REGRESSION:
+		return OUTCOME_REGRESSION;
+	case OVERALL_PASS:
+		break;
+	}
+	return OUTCOME_PASS;
+}
+
+int cli_outcome_of_session(const struct session *session)
+{
+	return session_failed(session) ? OUTCOME_CASE_FAILED : OUTCOME_PASS;
 }
 
 static void print_usage(FILE *to)

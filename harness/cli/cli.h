@@ -110,12 +110,35 @@ int cli_parse(struct cli_options *opts, const struct cli_command_spec *spec,
 /* Runs the whole program; returns the exit status. */
 int cli_main(int argc, char **argv);
 
+struct comparison;
+struct report_model;
+struct session;
 struct session_options;
 
 /* Fills session options (session.h) from the parsed command line; `run`
  * and `check` share it. */
 void cli_session_options(struct session_options *out,
 			 const struct cli_options *opts);
+
+/*
+ * Draws the flame graphs of the session's profiling runs, the baseline
+ * build's too (reporters/flamegraph.h), once it is finished
+ * (session_finish()) and before it is stored, so that the result lists
+ * them and the store keeps them: a git store takes the files below the
+ * result's directory in with the result, and a stored result is never
+ * rewritten. Never fails: a profile never fails a case.
+ */
+void cli_draw_profiles(struct session *session);
+
+/* Writes the comparison of model to --json FILE and every report into
+ * --report DIR (saying so unless --quiet), when asked for. */
+int cli_write_outputs(const struct cli_options *opts,
+		      const struct report_model *model);
+
+/* The outcomes, decided here only: a comparison's (check, compare) from
+ * its overall verdict, a session's (run) from its cases. */
+int cli_outcome_of(const struct comparison *comparison);
+int cli_outcome_of_session(const struct session *session);
 
 /* The commands. */
 int cmd_validate(int argc, char **argv);

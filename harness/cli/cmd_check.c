@@ -1,17 +1,11 @@
 #include "harness/cli/cli.h"
 
-#include "harness/util/alloc.h"
-#include "harness/gate/baseline.h"
-#include "harness/gate/compare.h"
 #include "harness/util/error.h"
-#include "harness/util/fileio.h"
-#include "harness/run/session.h"
+#include "harness/gate/check.h"
 #include "reporters/summary.h"
 #include "reporters/report.h"
 
 #include <stdio.h>
-#include <string.h>
-#include <sys/stat.h>
 
 static const struct cli_command_spec spec = {
 	.name = "check",
@@ -38,200 +32,45 @@ static const struct cli_command_spec spec = {
 	.max_args = 1,
 };
 
-struct check {
-	const struct cli_options *opts;
-	struct baseline baseline;
-	char build_commit[41]; /* --baseline-build: the commit it stands for */
-};
-
-/*
- * --baseline-build: the baseline is measured in the session, so nothing is
- * looked up in the store; only the commit the build stands for (for the
- * reports) is found in git, and not finding it is no error. Nor is there
- * a history: between-session noise is what measuring both sides together
- * takes out, so the threshold is the configured minimum effect.
- */
-static int describe_build(struct check *check,
-			  const struct baseline_request *req)
-{
-	const struct cli_options *opts = check->opts;
-	struct strbuf note = STRBUF_INIT, from = STRBUF_INIT;
-	struct stat st;
-	int error;
-
-	if (opts->sequential)
-		return bg_input_error("--baseline-build measures both builds "
-				      "in alternating rounds; it cannot be "
-				      "combined with --order sequential");
-	if (stat(opts->baseline, &st) == 0 && S_ISREG(st.st_mode))
-		return bg_input_error("--baseline-build: --baseline '%s' is a "
-				      "file; with a build it names the build's "
-				      "commit (auto or a revision)",
-				      opts->baseline);
-	if (stat(opts->baseline_build, &st) < 0 || !S_ISDIR(st.st_mode))
-		return bg_input_error("--baseline-build: '%s' is not a "
-				      "directory",
-				      opts->baseline_build);
-	error = baseline_commit(req, check->build_commit, &from);
-	if (error == BG_ENOTFOUND) {
-		snprintf(check->build_commit, sizeof(check->build_commit),
-			 "unknown");
-		strbuf_addf(&note,
-			    "build %s measured in this session, "
-			    "interleaved with the candidate (commit unknown: "
-			    "%s)",
-			    opts->baseline_build, bg_error_last());
-		bg_error_clear();
-		error = BG_OK;
-	} else if (!error) {
-		strbuf_addf(&note,
-			    "build %s measured in this session, "
-			    "interleaved with the candidate, as %.12s (%s)",
-			    opts->baseline_build, check->build_commit,
-			    from.buf);
-	}
-	check->baseline.source = xstrdup("build");
-	check->baseline.path = xstrdup(opts->baseline_build);
-	check->baseline.note = strbuf_detach(&note, NULL);
-	strbuf_release(&from);
-	return error;
-}
-
-/* Resolved before the run, so the new result cannot be its own baseline. */
-static int resolve_baseline(const struct result *result, struct store *store,
-			    const struct suite *suite, void *payload)
-{
-	struct check *check = payload;
-	struct baseline_request req = {
-		.spec = check->opts->baseline,
-		.branch = check->opts->branch,
-		.suite = suite->name,
-		.machine = result->machine.id,
-	};
-
-	if (check->opts->baseline_build)
-		return describe_build(check, &req);
-	return baseline_resolve(&check->baseline, store, &req);
-}
-
-/* The baseline measured in the session becomes the check's, labelled with
- * the commit it stands for rather than the candidate's. */
-static void take_measured_baseline(struct check *check, struct session *session)
-{
-	struct result *measured = session->baseline;
-
-	session->baseline = NULL;
-	git_meta_release(&measured->git);
-	memcpy(measured->git.commit, check->build_commit,
-	       sizeof(measured->git.commit));
-	check->baseline.result = measured;
-}
-
-/* Adaptive sampling in check: enough once the comparison with the
- * baseline is decided either way, or once the medians are precise. */
-static bool case_done(const struct result_case *rcase,
-		      const struct benchmark *benchmark, void *payload)
-{
-	struct check *check = payload;
-	const struct cli_options *opts = check->opts;
-	const struct result_case *base =
-		check->baseline.result
-			? result_find_case(check->baseline.result,
-					   rcase->benchmark, rcase->variant,
-					   rcase->device)
-			: NULL;
-	double threshold = opts->threshold >= 0 ? opts->threshold
-						: benchmark->settings.threshold;
-	double confidence = opts->confidence >= 0
-				    ? opts->confidence
-				    : benchmark->settings.confidence;
-
-	return compare_case_decided(base, rcase, threshold, confidence) ||
-	       session_precise_enough(rcase, benchmark, NULL);
-}
-
-static int write_outputs(const struct cli_options *opts,
-			 const struct session *session,
-			 const struct check *check,
-			 const struct comparison *comparison)
-{
-	struct report_model model = {
-		.comparison = comparison,
-		.baseline = check->baseline.result,
-		.candidate = session->result,
-		.history = check->baseline.history,
-		.history_nr = check->baseline.history_nr,
-	};
-	struct strbuf text = STRBUF_INIT;
-	int error = BG_OK;
-
-	if (opts->json_path) {
-		comparison_to_json(comparison, &text);
-		error = write_file_atomic(opts->json_path, text.buf, text.len);
-	}
-	if (!error && opts->report_dir) {
-		strbuf_reset(&text);
-		error = report_write_all(&model, opts->report_dir, REPORT_ALL,
-					 &text);
-		if (!error && !opts->quiet)
-			printf("reports in %s\n", opts->report_dir);
-	}
-	strbuf_release(&text);
-	return error;
-}
-
 int cmd_check(int argc, char **argv)
 {
-	struct check check = { 0 };
-	struct session_options session_opts;
-	struct compare_options compare_opts;
-	struct comparison *comparison = NULL;
-	struct session *session = NULL;
+	struct check_options check_opts;
+	struct check *check = NULL;
+	struct report_model model = { 0 };
 	struct cli_options opts;
 	int error;
 
 	if ((error = cli_parse(&opts, &spec, argc, argv)) != 0)
 		return error > 0 ? OUTCOME_PASS : error;
-	check.opts = &opts;
-	cli_session_options(&session_opts, &opts);
-	session_opts.before_run = resolve_baseline;
-	session_opts.case_done = case_done;
-	session_opts.payload = &check;
-	if ((error = session_run(&session, &session_opts)) < 0)
+	cli_session_options(&check_opts.session, &opts);
+	check_opts.baseline = opts.baseline;
+	check_opts.branch = opts.branch;
+	check_opts.threshold = opts.threshold;
+	check_opts.confidence = opts.confidence;
+	if ((error = check_run(&check, &check_opts)) < 0)
 		goto done;
-	if (session->baseline)
-		take_measured_baseline(&check, session);
+	cli_draw_profiles(check->session);
+	if ((error = check_conclude(check)) < 0)
+		goto done;
 	if (!opts.quiet)
-		printf("baseline: %s\n", check.baseline.note);
-	compare_options_init(&compare_opts);
-	compare_opts.threshold = opts.threshold;
-	compare_opts.confidence = opts.confidence;
-	compare_opts.suite = session->suite;
-	compare_opts.noise = baseline_noise;
-	compare_opts.noise_payload = &check.baseline;
-	compare_opts.baseline_measured = opts.baseline_build != NULL;
-	if ((error = compare_results(&comparison, check.baseline.result,
-				     session->result, &compare_opts)) < 0)
-		goto done;
-	comparison->baseline.source = xstrdup(check.baseline.source);
-	comparison->baseline.path = xstrdup(check.baseline.path);
-	comparison->candidate.path = xstrdup(session->result_path.buf);
+		printf("baseline: %s\n", check->baseline.note);
 	/* Without a baseline every metric is "new": the measurements
 	 * themselves are the news. */
-	if (!check.baseline.result && !opts.quiet)
-		summary_print_result(stdout, session->result, opts.color);
-	summary_print_comparison(stdout, comparison, opts.color, false);
-	report_annotate_ci(stdout, comparison);
+	if (!check->baseline.result && !opts.quiet)
+		summary_print_result(stdout, check->session->result,
+				     opts.color);
+	summary_print_comparison(stdout, check->comparison, opts.color, false);
+	report_annotate_ci(stdout, check->comparison);
 	if (!opts.quiet)
-		printf("stored %s\n", session->result_path.buf);
-	if ((error = write_outputs(&opts, session, &check, comparison)) < 0)
-		goto done;
-	error = comparison->overall == OVERALL_FAILED ? OUTCOME_CASE_FAILED
-		: comparison->overall == OVERALL_REGRESSION ? OUTCOME_REGRESSION
-							    : OUTCOME_PASS;
+		printf("stored %s\n", check->session->result_path.buf);
+	model.comparison = check->comparison;
+	model.baseline = check->baseline.result;
+	model.candidate = check->session->result;
+	model.history = check->baseline.history;
+	model.history_nr = check->baseline.history_nr;
+	if ((error = cli_write_outputs(&opts, &model)) == BG_OK)
+		error = cli_outcome_of(check->comparison);
 done:
-	comparison_free(comparison);
-	baseline_release(&check.baseline);
-	session_free(session);
+	check_free(check);
 	return error;
 }

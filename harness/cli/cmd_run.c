@@ -2,9 +2,9 @@
 
 #include "harness/util/error.h"
 #include "harness/util/fileio.h"
+#include "harness/gate/check.h"
 #include "harness/run/session.h"
 #include "reporters/summary.h"
-#include "reporters/flamegraph.h"
 
 #include <stdio.h>
 #include <unistd.h>
@@ -24,43 +24,6 @@ static const struct cli_command_spec spec = {
 	.max_args = 1,
 };
 
-/* The profiling runs leave folded stacks (profile.h); their flame graphs
- * are a reporter's to draw, between the runs and the stored result so
- * that the result lists them. */
-static int draw_flame_graphs(struct result *result, const char *result_dir,
-			     const struct profiler *profiler, void *payload)
-{
-	struct strbuf sampling = STRBUF_INIT;
-
-	(void)payload;
-	if (profiler_describe_perf(profiler, &sampling) == BG_OK)
-		flamegraph_draw_profiles(result, result_dir, sampling.buf);
-	strbuf_release(&sampling);
-	return BG_OK;
-}
-
-/* Shared by run and check: the session options the command line sets. */
-void cli_session_options(struct session_options *out,
-			 const struct cli_options *opts)
-{
-	*out = (struct session_options){
-		.suite_path = opts->args[0],
-		.filter = &opts->filter,
-		.build_dir = opts->build_dir,
-		.store_spec = opts->store,
-		.runs = opts->runs,
-		.runs_auto = opts->runs_auto,
-		.warmup = opts->warmup,
-		.sequential = opts->sequential,
-		.progress = opts->progress,
-		.require_devices = opts->require_devices,
-		.sample_interval_s = opts->sample_interval_s,
-		.profile = opts->profile,
-		.baseline_build_dir = opts->baseline_build,
-		.after_run = draw_flame_graphs,
-	};
-}
-
 int cmd_run(int argc, char **argv)
 {
 	struct session_options session_opts;
@@ -72,7 +35,11 @@ int cmd_run(int argc, char **argv)
 	if ((error = cli_parse(&opts, &spec, argc, argv)) != 0)
 		return error > 0 ? OUTCOME_PASS : error;
 	cli_session_options(&session_opts, &opts);
-	if ((error = session_run(&session, &session_opts)) < 0)
+	if ((error = session_prepare(&session, &session_opts)) < 0 ||
+	    (error = check_measure(session, NULL)) < 0)
+		goto done;
+	cli_draw_profiles(session);
+	if ((error = session_store(session)) < 0)
 		goto done;
 	if (!opts.quiet)
 		summary_print_result(stdout, session->result, opts.color);
@@ -83,10 +50,9 @@ int cmd_run(int argc, char **argv)
 		result_to_json(session->result, &json);
 		error = write_file_atomic(opts.json_path, json.buf, json.len);
 	}
-done:
 	if (error == BG_OK)
-		error = session_failed(session) ? OUTCOME_CASE_FAILED
-						: OUTCOME_PASS;
+		error = cli_outcome_of_session(session);
+done:
 	session_free(session);
 	strbuf_release(&json);
 	return error;

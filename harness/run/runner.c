@@ -10,6 +10,7 @@
 #include "harness/run/profile.h"
 #include "harness/run/sampler.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -55,6 +56,15 @@ struct runner {
 	unsigned long metrics_seq;
 	double start;
 	size_t log_cap;
+	bool progress_shown; /* the progress line is on stderr */
+	/* Where runner_step() is in the order: interleaved, the case whose
+	 * warmups are next, then the position in the current round and its
+	 * direction; sequential, the case being run. */
+	size_t warming;
+	size_t cursor;
+	bool backward;
+	bool round_ran;
+	struct case_state *asking; /* set by the run that just ended */
 };
 
 struct env_list {
@@ -288,7 +298,15 @@ static void show_progress(struct runner *runner, const struct case_state *cs)
 	strbuf_addstr(&line, "\033[K");
 	fputs(line.buf, stderr);
 	fflush(stderr);
+	runner->progress_shown = true;
 	strbuf_release(&line);
+}
+
+static void clear_progress(struct runner *runner)
+{
+	if (runner->progress_shown)
+		fputs("\r\033[K", stderr);
+	runner->progress_shown = false;
 }
 
 static void describe_run(struct strbuf *out, const struct case_state *cs,
@@ -475,19 +493,14 @@ static void set_process_options(struct process_options *process,
 	process->capture_cap = runner->options->capture_cap;
 }
 
-/* Decides whether a case that just finished a measured run is done. */
+/* After a measured run: the case is done at its last run; an adaptive
+ * one from min_runs on asks the caller (runner_step()). */
 static void check_done(struct runner *runner, struct case_state *cs)
 {
-	const struct runner_options *options = runner->options;
-
-	if (cs->runs_done >= cs->runs) {
+	if (cs->runs_done >= cs->runs)
 		cs->finished = true;
-	} else if (cs->adaptive && cs->runs_done >= cs->min_runs) {
-		cs->finished = !options->case_done ||
-			       options->case_done(case_result(runner, cs),
-						  cs->pcase->benchmark,
-						  options->payload);
-	}
+	else if (cs->adaptive && cs->runs_done >= cs->min_runs)
+		runner->asking = cs;
 }
 
 /* Runs the case's next run, warmup or measured. BG_ERROR only when the
@@ -809,84 +822,107 @@ static int run_extras(struct runner *runner)
 	return BG_OK;
 }
 
-static int run_interleaved(struct runner *runner)
+/*
+ * The case whose run is next, or NULL when no run is left. Interleaved:
+ * every case's warmups first; then each round goes the other way round
+ * from the last (a, b, b, a, a, b, ...): a linear drift then reaches every
+ * case alike, and of two neighbours, a baseline twin and its candidate,
+ * neither is always first. Whether a case has more is asked when its turn
+ * comes, so a case stopped meanwhile is passed over.
+ */
+static struct case_state *next_case(struct runner *runner)
 {
-	bool ran;
-	int error;
-
-	for (size_t i = 0; i < runner->nr; i++) {
-		struct case_state *cs = &runner->cases[i];
-
-		while (!cs->finished && cs->warmups_done < cs->warmup)
-			if ((error = run_next(runner, cs)) < 0)
-				return error;
+	if (runner->options->order == RUNNER_SEQUENTIAL) {
+		for (; runner->cursor < runner->nr; runner->cursor++)
+			if (case_has_more(&runner->cases[runner->cursor]))
+				return &runner->cases[runner->cursor];
+		return NULL;
 	}
-	/* Each round goes the other way round from the last (a, b, b, a,
-	 * a, b, ...): a linear drift then reaches every case alike, and of
-	 * two neighbours, a baseline twin and its candidate, neither is
-	 * always first. */
-	for (bool forward = true;; forward = !forward) {
-		ran = false;
-		for (size_t k = 0; k < runner->nr; k++) {
-			size_t i = forward ? k : runner->nr - 1 - k;
+	for (; runner->warming < runner->nr; runner->warming++) {
+		struct case_state *cs = &runner->cases[runner->warming];
 
-			if (!case_has_more(&runner->cases[i]))
-				continue;
-			if ((error = run_next(runner, &runner->cases[i])) < 0)
-				return error;
-			ran = true;
+		if (!cs->finished && cs->warmups_done < cs->warmup)
+			return cs;
+	}
+	for (;;) {
+		while (runner->cursor < runner->nr) {
+			size_t k = runner->cursor++;
+			size_t i = runner->backward ? runner->nr - 1 - k : k;
+
+			if (case_has_more(&runner->cases[i])) {
+				runner->round_ran = true;
+				return &runner->cases[i];
+			}
 		}
-		if (!ran)
-			return BG_OK;
+		if (!runner->round_ran)
+			return NULL;
+		runner->backward = !runner->backward;
+		runner->cursor = 0;
+		runner->round_ran = false;
 	}
 }
 
-static int run_sequential(struct runner *runner)
+int runner_new(struct runner **out, struct result *result,
+	       const struct plan *plan, const struct runner_options *options)
 {
+	struct runner *runner = xcalloc(1, sizeof(*runner));
 	int error;
 
-	for (size_t i = 0; i < runner->nr; i++)
-		while (case_has_more(&runner->cases[i]))
-			if ((error = run_next(runner, &runner->cases[i])) < 0)
-				return error;
-	return BG_OK;
+	*out = runner;
+	runner->result = result;
+	runner->plan = plan;
+	runner->options = options;
+	runner->log_cap = options->log_cap ? options->log_cap
+					   : RUNNER_LOG_CAP_DEFAULT;
+	runner->start = now_s();
+	if ((error = collectors_new(&runner->collectors, plan->suite)) < 0 ||
+	    (error = make_tmp_dir(runner)) < 0 ||
+	    (error = setup_cases(runner)) < 0)
+		return error;
+	return open_sampler(runner);
 }
 
-int runner_run(struct result *result, const struct plan *plan,
-	       const struct runner_options *options)
+int runner_step(struct runner *runner, size_t *asking)
 {
-	struct runner runner;
+	struct case_state *cs = next_case(runner);
 	int error;
 
-	memset(&runner, 0, sizeof(runner));
-	runner.result = result;
-	runner.plan = plan;
-	runner.options = options;
-	runner.log_cap = options->log_cap ? options->log_cap
-					  : RUNNER_LOG_CAP_DEFAULT;
-	runner.start = now_s();
+	*asking = RUNNER_NO_CASE;
+	if (!cs)
+		return 0;
+	runner->asking = NULL;
+	if ((error = run_next(runner, cs)) < 0)
+		return error;
+	if (runner->asking)
+		*asking = (size_t)(runner->asking - runner->cases);
+	return 1;
+}
 
-	if ((error = collectors_new(&runner.collectors, plan->suite)) < 0 ||
-	    (error = make_tmp_dir(&runner)) < 0 ||
-	    (error = setup_cases(&runner)) < 0 ||
-	    (error = open_sampler(&runner)) < 0)
-		goto done;
-	if (options->order == RUNNER_SEQUENTIAL)
-		error = run_sequential(&runner);
-	else
-		error = run_interleaved(&runner);
-	if (!error)
-		error = run_extras(&runner);
-	if (options->progress)
-		fputs("\r\033[K", stderr);
+void runner_stop_case(struct runner *runner, size_t index)
+{
+	assert(index < runner->nr);
+	runner->cases[index].finished = true;
+}
 
-done:
-	remove_tmp_dir(&runner);
-	for (size_t i = 0; i < runner.nr; i++)
-		free(runner.cases[i].log_path);
-	free(runner.cases);
-	free(runner.tmp_dir);
-	collectors_free(runner.collectors);
-	sampler_free(runner.sampler);
+int runner_finish(struct runner *runner)
+{
+	int error = run_extras(runner);
+
+	clear_progress(runner);
 	return error;
+}
+
+void runner_free(struct runner *runner)
+{
+	if (!runner)
+		return;
+	clear_progress(runner);
+	remove_tmp_dir(runner);
+	for (size_t i = 0; i < runner->nr; i++)
+		free(runner->cases[i].log_path);
+	free(runner->cases);
+	free(runner->tmp_dir);
+	collectors_free(runner->collectors);
+	sampler_free(runner->sampler);
+	free(runner);
 }

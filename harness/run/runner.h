@@ -53,19 +53,6 @@ enum runner_order {
 };
 
 /*
- * Adaptive sampling ("runs": "auto"): asked after each measured run of a
- * case whose benchmark has settings.runs_auto, once the case has done at
- * least settings.min_runs measured runs and fewer than max_runs. Returns
- * true when the case has enough samples (rcase holds all of them, and
- * rcase->runs counts its measured runs so far); false to run it again.
- * The case stops at max_runs whatever the answer. Without a hook, an
- * adaptive case does min_runs runs. Must not modify rcase or the result.
- */
-typedef bool (*runner_case_done_fn)(const struct result_case *rcase,
-				    const struct benchmark *benchmark,
-				    void *payload);
-
-/*
  * Asked once per case before anything runs: NULL to run it, or the reason
  * (borrowed; copied) to record it as `skipped`, e.g. "device 'gpu' is not
  * present".
@@ -102,9 +89,8 @@ struct runner_options {
 	/* One line on stderr, rewritten with '\r': "case 2/8 run 3/12
 	 * elapsed 12s ETA 30s". Set it only when stderr is a terminal. */
 	bool progress;
-	runner_case_done_fn case_done;
 	runner_skip_fn skip;
-	void *payload; /* passed to case_done and skip */
+	void *payload; /* passed to skip */
 	/* Seconds between readings of the sources that are sampled while a
 	 * measured run goes on (sampler.h); 0: SAMPLER_INTERVAL_DEFAULT. */
 	double sample_interval_s;
@@ -131,21 +117,70 @@ struct runner_options {
 #define RUNNER_OPTIONS_INIT                                                   \
 	{                                                                     \
 		NULL, NULL, 0, 0, RUNNER_INTERLEAVED, -1, -1, 0, false, NULL, \
-			NULL, NULL, 0, NULL, false, NULL, NULL                \
+			NULL, 0, NULL, false, NULL, NULL                      \
 	}
 
 /*
- * Runs every case of plan and appends one result_case per plan case, in
- * plan order, to result (its other fields are the caller's to fill).
+ * A run of a plan in progress. The caller drives it one run at a time
+ * (runner_step()), so that whoever decides when an adaptive case has
+ * enough samples (the gate, which compares them) does it between two
+ * runs without the runner calling up to it:
  *
- * Returns BG_OK when every case ran, failed or was skipped: failures of
- * the benchmarks are in the cases, not in the return code. BG_EINPUT when
- * a metric regex does not compile; BG_ERROR when the harness itself cannot
- * go on (no log or temporary directory, no pipes): the cases appended so
- * far stay in result.
+ *     runner_new(&runner, result, plan, &options);
+ *     while ((ran = runner_step(runner, &asking)) > 0)
+ *             if (asking != RUNNER_NO_CASE && enough(asking))
+ *                     runner_stop_case(runner, asking);
+ *     if (ran == 0)
+ *             runner_finish(runner);
+ *     runner_free(runner);
  */
-int runner_run(struct result *result, const struct plan *plan,
-	       const struct runner_options *options);
+struct runner;
+
+/*
+ * Sets up a run of plan into *out (free with runner_free(), also after an
+ * error): appends one result_case per plan case, in plan order, to result
+ * (its other fields are the caller's to fill), records the cases
+ * options->skip skips, creates the log and temporary directories and
+ * opens the sampler. Runs nothing. result, plan and options are borrowed
+ * until runner_free(). BG_EINPUT when a metric regex does not compile;
+ * BG_ERROR when the harness cannot run (no log or temporary directory).
+ */
+int runner_new(struct runner **out, struct result *result,
+	       const struct plan *plan, const struct runner_options *options);
+
+/* runner_step()'s *asking when no case asks. */
+#define RUNNER_NO_CASE ((size_t)-1)
+
+/*
+ * Makes the next run of the plan, warmup or measured, in options->order:
+ * 1 after a run, 0 when no run is left (nothing ran). Failures of the
+ * benchmarks are in their cases, not in the return code; BG_ERROR when
+ * the harness itself cannot go on (no pipes): the samples so far stay.
+ *
+ * Adaptive sampling ("runs": "auto"): when the run was a measured run of
+ * a case whose benchmark has settings.runs_auto, from its min_runs-th on
+ * and before max_runs, *asking is the case's index (in plan order, which
+ * is its place in result->cases; result_case.runs counts its measured
+ * runs so far). The case runs again in its next turn unless the caller
+ * stops it (runner_stop_case()) before the next step: it then has enough
+ * samples. A caller that never stops one gets max_runs. Otherwise
+ * *asking is RUNNER_NO_CASE.
+ */
+int runner_step(struct runner *runner, size_t *asking);
+
+/* The case at index (plan order) runs no more: what it measured stays. */
+void runner_stop_case(struct runner *runner, size_t index);
+
+/*
+ * Once runner_step() returned 0: the runs outside the measurement (the
+ * callgrind and profiling runs, described above). BG_ERROR only when the
+ * harness failed.
+ */
+int runner_finish(struct runner *runner);
+
+/* Removes the temporary directory and frees the runner; NULL-safe. The
+ * result keeps every case. */
+void runner_free(struct runner *runner);
 
 /* Whether a case of plan would use runner_options.launcher. */
 bool runner_wants_launcher(const struct plan *plan);

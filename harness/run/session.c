@@ -6,46 +6,37 @@
 #include "harness/util/isotime.h"
 #include "harness/store/gitinfo.h"
 #include "harness/run/machine.h"
-#include "harness/gate/stats.h"
 
 #include <assert.h>
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* What the runner's hooks need; the runner has one payload for both. */
-struct hooks {
-	const struct session_options *opts;
+struct session_state {
+	struct session_options opts;
+	struct store_slot *slot;
+	struct runner_options runner_opts;
+	struct runner *runner;
+	char *launcher;
 	struct devices *devices; /* probed at the first case */
-	struct strbuf reason;
+	struct strbuf skip_reason;
 };
 
 static const char *skip_absent_device(const struct plan_case *pcase,
 				      void *payload)
 {
-	struct hooks *hooks = payload;
+	struct session_state *state = payload;
 
-	if (!hooks->devices)
-		devices_probe(&hooks->devices);
-	strbuf_reset(&hooks->reason);
-	if (devices_has(hooks->devices, pcase->device,
-			devices_cuda_visible(pcase->benchmark), &hooks->reason))
+	if (!state->devices)
+		devices_probe(&state->devices);
+	strbuf_reset(&state->skip_reason);
+	if (devices_has(state->devices, pcase->device,
+			devices_cuda_visible(pcase->benchmark),
+			&state->skip_reason))
 		return NULL;
-	return hooks->reason.buf;
-}
-
-static bool case_done(const struct result_case *rcase,
-		      const struct benchmark *benchmark, void *payload)
-{
-	struct hooks *hooks = payload;
-	runner_case_done_fn done = hooks->opts->case_done
-					   ? hooks->opts->case_done
-					   : session_precise_enough;
-
-	return done(rcase, benchmark, hooks->opts->payload);
+	return state->skip_reason.buf;
 }
 
 /* --require-devices, for hardware runners that must not silently skip:
@@ -65,30 +56,6 @@ static void fail_skipped_cases(struct result *result)
 		rcase->reason = strbuf_detach(&reason, NULL);
 		rcase->status = CASE_FAILED;
 	}
-}
-
-bool session_precise_enough(const struct result_case *rcase,
-			    const struct benchmark *benchmark, void *payload)
-{
-	const struct suite_settings *settings = &benchmark->settings;
-
-	(void)payload;
-	for (size_t i = 0; i < rcase->metrics_nr; i++) {
-		const struct metric_samples *m = &rcase->metrics[i];
-		struct stats_interval ci;
-		double median;
-
-		if (m->exact || m->nr < 2)
-			continue;
-		median = stats_median(m->samples, m->nr);
-		if (stats_bootstrap_median_ci(m->samples, m->nr,
-					      settings->confidence, 1000, m->nr,
-					      &ci) < 0 ||
-		    !(median != 0) ||
-		    (ci.high - ci.low) / 2 > settings->precision * fabs(median))
-			return false;
-	}
-	return true;
 }
 
 /* The command line's --runs auto turns adaptive sampling on for every
@@ -162,20 +129,19 @@ static int split_baseline(struct session *session)
 	return error;
 }
 
-int session_run(struct session **out, const struct session_options *opts)
+int session_prepare(struct session **out, const struct session_options *opts)
 {
 	struct session *session = xcalloc(1, sizeof(*session));
-	struct runner_options runner = RUNNER_OPTIONS_INIT;
-	struct strbuf spec = STRBUF_INIT, now = STRBUF_INIT;
-	struct hooks hooks = { opts, NULL, STRBUF_INIT };
-	struct store_slot *slot = NULL;
-	struct profiler *profiler = NULL;
-	char *launcher = NULL;
+	struct strbuf spec = STRBUF_INIT;
 	int error;
 
 	*out = session;
+	session->state = xcalloc(1, sizeof(*session->state));
+	session->state->opts = *opts;
+	strbuf_init(&session->state->skip_reason, 0);
 	strbuf_init(&session->result_path, 0);
 	strbuf_init(&session->artifact_dir, 0);
+	session->result_dir = "";
 	session->result = result_new();
 	if ((error = suite_load(&session->suite, opts->suite_path)) < 0 ||
 	    (error = plan_build(&session->plan, session->suite, opts->filter,
@@ -189,66 +155,104 @@ int session_run(struct session **out, const struct session_options *opts)
 		strbuf_addstr(&spec, opts->store_spec);
 	else
 		store_default_spec(&spec, NULL);
-	if ((error = store_open(&session->store, spec.buf)) < 0 ||
-	    (error = describe(session->result, session->suite)) < 0)
+	if ((error = store_open(&session->store, spec.buf)) < 0)
 		goto done;
-	if (opts->before_run &&
-	    (error = opts->before_run(session->result, session->store,
-				      session->suite, opts->payload)) < 0)
-		goto done;
-	if ((error = store_reserve(session->store, session->result, &slot)) < 0)
-		goto done;
+	error = describe(session->result, session->suite);
+done:
+	strbuf_release(&spec);
+	return error;
+}
 
-	runner.log_dir = slot->log_dir;
-	runner.log_base = slot->dir;
-	runner.order = opts->sequential ? RUNNER_SEQUENTIAL
-					: RUNNER_INTERLEAVED;
-	runner.warmup = opts->warmup;
-	runner.runs = opts->runs_auto ? -1 : opts->runs;
-	runner.progress = opts->progress;
-	runner.sample_interval_s = opts->sample_interval_s;
+int session_start(struct session *session)
+{
+	struct session_state *state = session->state;
+	const struct session_options *opts = &state->opts;
+	struct runner_options *runner = &state->runner_opts;
+	struct store_slot *slot;
+	int error;
+
+	if ((error = store_reserve(session->store, session->result,
+				   &state->slot)) < 0)
+		return error;
+	slot = state->slot;
+	session->result_dir = slot->dir;
+	*runner = (struct runner_options)RUNNER_OPTIONS_INIT;
+	runner->log_dir = slot->log_dir;
+	runner->log_base = slot->dir;
+	runner->order = opts->sequential ? RUNNER_SEQUENTIAL
+					 : RUNNER_INTERLEAVED;
+	runner->warmup = opts->warmup;
+	runner->runs = opts->runs_auto ? -1 : opts->runs;
+	runner->progress = opts->progress;
+	runner->sample_interval_s = opts->sample_interval_s;
 	/* beside the result like its logs, so they move together */
 	strbuf_addf(&session->artifact_dir, "%s/artifacts/%s", slot->dir,
 		    slot->name);
-	runner.artifact_dir = session->artifact_dir.buf;
-	runner.profile = opts->profile;
-	/* here, not in the runner: after_run asks it how stacks were taken */
-	profiler_new(&profiler);
-	runner.profiler = profiler;
-	runner.case_done = case_done;
-	runner.skip = skip_absent_device;
-	runner.payload = &hooks;
+	runner->artifact_dir = session->artifact_dir.buf;
+	runner->profile = opts->profile;
+	/* here, not in the runner: the flame graphs' caption asks it how
+	 * the stacks were taken, after the runs */
+	profiler_new(&session->profiler);
+	runner->profiler = session->profiler;
+	runner->skip = skip_absent_device;
+	runner->payload = state;
 	if (runner_wants_launcher(session->plan))
-		runner.launcher = launcher = find_launcher();
-	if ((error = runner_run(session->result, session->plan, &runner)) < 0)
-		goto done;
-	if (opts->after_run &&
-	    (error = opts->after_run(session->result, slot->dir, profiler,
-				     opts->payload)) < 0)
-		goto done;
-	if (opts->require_devices)
+		runner->launcher = state->launcher = find_launcher();
+	return runner_new(&state->runner, session->result, session->plan,
+			  runner);
+}
+
+int session_step(struct session *session, size_t *asking)
+{
+	return runner_step(session->state->runner, asking);
+}
+
+void session_stop_case(struct session *session, size_t index)
+{
+	runner_stop_case(session->state->runner, index);
+}
+
+int session_finish(struct session *session)
+{
+	struct session_state *state = session->state;
+	struct strbuf now = STRBUF_INIT;
+	int error;
+
+	/* done with the runner: its temporary files go now */
+	error = runner_finish(state->runner);
+	runner_free(state->runner);
+	state->runner = NULL;
+	if (error < 0)
+		return error;
+	if (state->opts.require_devices)
 		fail_skipped_cases(session->result);
 	iso8601_now(&now);
 	session->result->finished_at = strbuf_detach(&now, NULL);
-	if (opts->baseline_build_dir && (error = split_baseline(session)) < 0)
-		goto done;
-	error = store_write(session->store, session->result, slot,
-			    &session->result_path);
-done:
-	free(launcher);
-	profiler_free(profiler);
-	devices_free(hooks.devices);
-	strbuf_release(&hooks.reason);
-	store_slot_free(slot);
-	strbuf_release(&spec);
-	strbuf_release(&now);
+	if (state->opts.baseline_build_dir)
+		error = split_baseline(session);
 	return error;
+}
+
+int session_store(struct session *session)
+{
+	return store_write(session->store, session->result,
+			   session->state->slot, &session->result_path);
 }
 
 void session_free(struct session *session)
 {
+	struct session_state *state;
+
 	if (!session)
 		return;
+	state = session->state;
+	runner_free(state->runner);
+	free(state->launcher);
+	devices_free(state->devices);
+	strbuf_release(&state->skip_reason);
+	store_slot_free(state->slot);
+	free(state);
+	profiler_free(session->profiler);
 	result_free(session->result);
 	result_free(session->baseline);
 	plan_free(session->plan);

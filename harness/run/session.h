@@ -11,10 +11,24 @@
 #include <stdbool.h>
 
 /*
- * One `benchgate run`, from the suite file to the stored result: load and
- * plan the suite, describe the commit and the machine, claim a place in the
- * store (so logs land beside the result while it runs), run, and store.
- * `run` and `check` both go through here.
+ * One `benchgate run`, from the suite file to the stored result, in steps
+ * that the caller drives, so that each layer above does its part between
+ * two of them without the session calling up to it:
+ *
+ *     session_prepare()   load and plan the suite, describe the commit and
+ *                         the machine, open the store: nothing runs, and
+ *                         nothing is written (check resolves its baseline
+ *                         here, so the new result cannot be its own)
+ *     session_start()     claim the result's place in the store (the logs
+ *                         land beside it while it runs), set up the runner
+ *     session_step()      one run at a time; an adaptive case asks whether
+ *                         it has enough samples (the gate answers, check.h)
+ *     session_finish()    the runs outside the measurement, the end time;
+ *                         the result is complete but not stored (the
+ *                         command layer draws the flame graphs here)
+ *     session_store()     store it
+ *
+ * `run` and `check` both go through here (check.h: check_measure()).
  */
 
 struct session_options {
@@ -40,24 +54,6 @@ struct session_options {
 	 * end up in session->baseline, not in the stored result. NULL:
 	 * none. */
 	const char *baseline_build_dir;
-	/* Adaptive sampling policy (runner.h); NULL: the precision target
-	 * alone (session_precise_enough). */
-	runner_case_done_fn case_done;
-	void *payload;
-	/* Called after the suite and result metadata are ready and before
-	 * anything runs (check resolves its baseline here, so that the new
-	 * result can never be its own baseline). May be NULL. */
-	int (*before_run)(const struct result *result, struct store *store,
-			  const struct suite *suite, void *payload);
-	/* Called once every case has run and before the result is stored,
-	 * with the directory its artifact paths are relative to and the
-	 * profiler the profiling runs recorded with (profile.h): the command
-	 * layer turns what the runs recorded into what readers open (flame
-	 * graphs, cmd_run.c) and lists it in the cases' artifacts, so that
-	 * the harness never calls a reporter. An error stops the session
-	 * before anything is stored. May be NULL. */
-	int (*after_run)(struct result *result, const char *result_dir,
-			 const struct profiler *profiler, void *payload);
 };
 
 struct session {
@@ -66,31 +62,67 @@ struct session {
 	struct store *store;
 	struct result *result;
 	/* The baseline build's cases, measured in this session with the
-	 * same metadata (opts.baseline_build_dir); NULL without one. */
+	 * same metadata (opts.baseline_build_dir), split off the result by
+	 * session_finish(); NULL without one. */
 	struct result *baseline;
+	/* The directory the result's relative log and artifact paths are
+	 * relative to: the one the result file goes into (session_start()
+	 * claims it; "" before). */
+	const char *result_dir;
 	struct strbuf result_path; /* where the result was stored */
 	/* "<result dir>/artifacts/<result name>": profiles and callgrind
 	 * output, one directory per case, when any case left some. */
 	struct strbuf artifact_dir;
+	/* What the profiling runs recorded with: the flame graphs' caption
+	 * (profiler_describe_perf()). Set by session_start(). */
+	struct profiler *profiler;
+
+	struct session_state *state; /* the steps' own (session.c) */
 };
 
 /*
- * Runs a session into *out (free with session_free(), also after an
- * error: what was built so far is there). BG_EINPUT for bad suites and
- * options, BG_ERROR when the harness cannot run or store; failing
- * benchmarks are not errors (see session_failed()).
+ * Loads and plans the suite (with the baseline build's twins), opens the
+ * store and describes the commit and the machine into session->result,
+ * into *out (free with session_free(), also after an error: what was built
+ * so far is there). Nothing runs and nothing is written. opts and what it
+ * points to are borrowed until session_free(). BG_EINPUT for bad suites
+ * and options, BG_ERROR when the harness cannot run.
  */
-int session_run(struct session **out, const struct session_options *opts);
+int session_prepare(struct session **out, const struct session_options *opts);
+
+/*
+ * Claims the result's place in the store and sets up the runner (runner.h:
+ * runner_new()), the profiler and the launcher; runs nothing. Errors of
+ * store_reserve() and runner_new().
+ */
+int session_start(struct session *session);
+
+/*
+ * The next run: runner_step() of the session's runner, whose *asking index
+ * is also the case's place in session->plan->cases and, until
+ * session_finish(), in session->result->cases. A case whose device is
+ * absent was skipped (or, with require_devices, will be failed).
+ */
+int session_step(struct session *session, size_t *asking);
+
+/* The case at index has enough samples (runner_stop_case()). */
+void session_stop_case(struct session *session, size_t index);
+
+/*
+ * Once session_step() returned 0: the callgrind and profiling runs, the
+ * --require-devices failures, the result's end time, and the baseline
+ * twins' cases moved from the result into session->baseline. The result is
+ * then complete, not yet stored.
+ */
+int session_finish(struct session *session);
+
+/* Stores the result in the place session_start() claimed, its path into
+ * session->result_path. Errors of store_write(). */
+int session_store(struct session *session);
 
 void session_free(struct session *session);
 
 /* Whether any case failed or timed out. */
 bool session_failed(const struct session *session);
-
-/* The default adaptive policy: every non-exact metric's median known to
- * within the benchmark's `precision` (half-width of the bootstrap interval
- * at the benchmark's confidence, relative to the median). */
-bool session_precise_enough(const struct result_case *rcase,
-			    const struct benchmark *benchmark, void *payload);
 
 #endif

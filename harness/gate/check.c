@@ -1,0 +1,239 @@
+#include "harness/gate/check.h"
+
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
+#include "harness/gate/stats.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* The gate's settings of one plan case. */
+struct case_gate {
+	double threshold;
+	double confidence;
+};
+
+struct check_state {
+	struct check_options opts;
+	struct compare_options compare;
+	struct case_gate *gates; /* one per plan case */
+	char build_commit[41]; /* --baseline-build: the commit it stands for */
+};
+
+/*
+ * --baseline-build: the baseline is measured in the session, so nothing is
+ * looked up in the store; only the commit the build stands for (for the
+ * reports) is found in git, and not finding it is no error. Nor is there
+ * a history: between-session noise is what measuring both sides together
+ * takes out, so the threshold is the configured minimum effect.
+ */
+static int describe_build(struct check *check,
+			  const struct baseline_request *req)
+{
+	const struct check_options *opts = &check->state->opts;
+	const char *build = opts->session.baseline_build_dir;
+	char *commit = check->state->build_commit;
+	struct strbuf note = STRBUF_INIT, from = STRBUF_INIT;
+	struct stat st;
+	int error;
+
+	if (opts->session.sequential)
+		return bg_input_error("--baseline-build measures both builds "
+				      "in alternating rounds; it cannot be "
+				      "combined with --order sequential");
+	if (stat(opts->baseline, &st) == 0 && S_ISREG(st.st_mode))
+		return bg_input_error("--baseline-build: --baseline '%s' is a "
+				      "file; with a build it names the build's "
+				      "commit (auto or a revision)",
+				      opts->baseline);
+	if (stat(build, &st) < 0 || !S_ISDIR(st.st_mode))
+		return bg_input_error("--baseline-build: '%s' is not a "
+				      "directory",
+				      build);
+	error = baseline_commit(req, commit, &from);
+	if (error == BG_ENOTFOUND) {
+		snprintf(commit, sizeof(check->state->build_commit), "unknown");
+		strbuf_addf(&note,
+			    "build %s measured in this session, "
+			    "interleaved with the candidate (commit unknown: "
+			    "%s)",
+			    build, bg_error_last());
+		bg_error_clear();
+		error = BG_OK;
+	} else if (!error) {
+		strbuf_addf(&note,
+			    "build %s measured in this session, "
+			    "interleaved with the candidate, as %.12s (%s)",
+			    build, commit, from.buf);
+	}
+	check->baseline.source = xstrdup("build");
+	check->baseline.path = xstrdup(build);
+	check->baseline.note = strbuf_detach(&note, NULL);
+	strbuf_release(&from);
+	return error;
+}
+
+/* Between preparing and measuring: the new result is not in the store. */
+static int resolve_baseline(struct check *check)
+{
+	const struct check_options *opts = &check->state->opts;
+	const struct session *session = check->session;
+	struct baseline_request req = {
+		.spec = opts->baseline,
+		.branch = opts->branch,
+		.suite = session->suite->name,
+		.machine = session->result->machine.id,
+	};
+
+	if (opts->session.baseline_build_dir)
+		return describe_build(check, &req);
+	return baseline_resolve(&check->baseline, session->store, &req);
+}
+
+/* Once, for adaptive sampling and the comparison alike. */
+static void resolve_gates(struct check *check)
+{
+	struct check_state *state = check->state;
+	const struct plan *plan = check->session->plan;
+
+	compare_options_init(&state->compare);
+	state->compare.threshold = state->opts.threshold;
+	state->compare.confidence = state->opts.confidence;
+	state->compare.suite = check->session->suite;
+	state->compare.noise = baseline_noise;
+	state->compare.noise_payload = &check->baseline;
+	state->compare.baseline_measured =
+		state->opts.session.baseline_build_dir != NULL;
+	state->gates = xcalloc(plan->nr + 1, sizeof(*state->gates));
+	for (size_t i = 0; i < plan->nr; i++) {
+		const char *name = plan->cases[i].benchmark->name;
+
+		state->gates[i].threshold =
+			compare_threshold(&state->compare, name);
+		state->gates[i].confidence =
+			compare_confidence(&state->compare, name);
+	}
+}
+
+/* Every non-exact metric's median known to within `precision` of it. */
+static bool precise_enough(const struct result_case *rcase,
+			   const struct suite_settings *settings)
+{
+	for (size_t i = 0; i < rcase->metrics_nr; i++) {
+		const struct metric_samples *m = &rcase->metrics[i];
+		struct stats_interval ci;
+		double median;
+
+		if (m->exact || m->nr < 2)
+			continue;
+		median = stats_median(m->samples, m->nr);
+		if (stats_bootstrap_median_ci(m->samples, m->nr,
+					      settings->confidence, 1000, m->nr,
+					      &ci) < 0 ||
+		    !(median != 0) ||
+		    (ci.high - ci.low) / 2 > settings->precision * fabs(median))
+			return false;
+	}
+	return true;
+}
+
+/* Whether the adaptive case at index (plan order) has enough samples. */
+static bool has_enough(const struct session *session, const struct check *check,
+		       size_t index)
+{
+	const struct result_case *rcase = &session->result->cases[index];
+	const struct benchmark *benchmark =
+		session->plan->cases[index].benchmark;
+	const struct result_case *base =
+		check && check->baseline.result
+			? result_find_case(check->baseline.result,
+					   rcase->benchmark, rcase->variant,
+					   rcase->device)
+			: NULL;
+
+	if (base && compare_case_decided(base, rcase,
+					 check->state->gates[index].threshold,
+					 check->state->gates[index].confidence))
+		return true;
+	return precise_enough(rcase, &benchmark->settings);
+}
+
+int check_measure(struct session *session, const struct check *check)
+{
+	size_t asking;
+	int ran, error;
+
+	if ((error = session_start(session)) < 0)
+		return error;
+	while ((ran = session_step(session, &asking)) > 0)
+		if (asking != RUNNER_NO_CASE &&
+		    has_enough(session, check, asking))
+			session_stop_case(session, asking);
+	return ran < 0 ? ran : session_finish(session);
+}
+
+int check_run(struct check **out, const struct check_options *opts)
+{
+	struct check *check = xcalloc(1, sizeof(*check));
+	int error;
+
+	*out = check;
+	check->state = xcalloc(1, sizeof(*check->state));
+	check->state->opts = *opts;
+	if ((error = session_prepare(&check->session,
+				     &check->state->opts.session)) < 0 ||
+	    (error = resolve_baseline(check)) < 0)
+		return error;
+	resolve_gates(check);
+	return check_measure(check->session, check);
+}
+
+/* The baseline measured in the session becomes the check's, labelled with
+ * the commit it stands for rather than the candidate's. */
+static void take_measured_baseline(struct check *check)
+{
+	struct result *measured = check->session->baseline;
+
+	check->session->baseline = NULL;
+	git_meta_release(&measured->git);
+	memcpy(measured->git.commit, check->state->build_commit,
+	       sizeof(measured->git.commit));
+	check->baseline.result = measured;
+}
+
+int check_conclude(struct check *check)
+{
+	struct session *session = check->session;
+	struct comparison *comparison;
+	int error;
+
+	if ((error = session_store(session)) < 0)
+		return error;
+	if (session->baseline)
+		take_measured_baseline(check);
+	if ((error = compare_results(&check->comparison, check->baseline.result,
+				     session->result, &check->state->compare)) <
+	    0)
+		return error;
+	comparison = check->comparison;
+	comparison->baseline.source = xstrdup(check->baseline.source);
+	comparison->baseline.path = xstrdup(check->baseline.path);
+	comparison->candidate.path = xstrdup(session->result_path.buf);
+	return BG_OK;
+}
+
+void check_free(struct check *check)
+{
+	if (!check)
+		return;
+	comparison_free(check->comparison);
+	baseline_release(&check->baseline);
+	session_free(check->session);
+	if (check->state)
+		free(check->state->gates);
+	free(check->state);
+	free(check);
+}

@@ -1,0 +1,92 @@
+#ifndef BENCHGATE_CHECK_H
+#define BENCHGATE_CHECK_H
+
+#include "harness/gate/baseline.h"
+#include "harness/gate/compare.h"
+#include "harness/run/session.h"
+
+#include <stdbool.h>
+
+/*
+ * `benchgate check`, the CI gate, as a library: a session (session.h)
+ * whose candidate is compared with its baseline, the gate driving every
+ * step so that nothing below it calls up:
+ *
+ *     check_run()       prepare the session; find the baseline (store,
+ *                       file or committed baseline, baseline.h) before
+ *                       anything runs, so the new result cannot be its
+ *                       own; or, with a baseline build, name the commit
+ *                       the build stands for; then measure (below)
+ *     (the caller)      the result is complete and not stored: the
+ *                       command layer draws its flame graphs
+ *     check_conclude()  store the result, compare it with the baseline
+ *
+ * Adaptive sampling ("runs": "auto", check_measure()): a case stops once
+ * its comparison with the baseline is decided either way
+ * (compare_case_decided()), or once its medians are precise: every
+ * non-exact metric's median known to within the benchmark's `precision`
+ * (half-width of the bootstrap interval at the benchmark's confidence,
+ * relative to the median). `run` has no baseline: precision alone.
+ *
+ * The gate's settings (the command line's --threshold and --confidence
+ * over the suite's, compare_threshold()) are resolved once per case, and
+ * the comparison reads the same ones.
+ */
+
+struct check_options {
+	/* What to run; its baseline_build_dir is --baseline-build: the
+	 * baseline is measured in the session, interleaved with the
+	 * candidate, instead of looked up. */
+	struct session_options session;
+	/* --baseline: "auto", a revision or a result file; with a baseline
+	 * build, "auto" or the revision the build was made from. */
+	const char *baseline;
+	const char *branch; /* --branch: the target of auto; NULL: default */
+	double threshold;   /* --threshold; < 0: the suite's */
+	double confidence;  /* --confidence; < 0: the suite's */
+};
+
+struct check {
+	struct session *session;
+	/* What the candidate is compared against. With a baseline build:
+	 * source "build", no history (measuring both sides together takes
+	 * out the between-session noise a history would estimate), and the
+	 * result measured in the session, labelled with the commit the
+	 * build stands for, once check_conclude() took it. */
+	struct baseline baseline;
+	struct comparison *comparison; /* set by check_conclude() */
+	struct check_state *state;     /* check.c's own */
+};
+
+/*
+ * Prepares the session of opts into *out (free with check_free(), also
+ * after an error), finds the baseline and measures every case
+ * (check_measure()); the result is then complete, not stored. opts and
+ * what it points to are borrowed until check_free(). BG_EINPUT for bad
+ * suites and options (a baseline that is no result file nor revision; a
+ * baseline build that is not a directory, combined with --order
+ * sequential, or with --baseline naming a file), BG_ERROR when the
+ * harness cannot run or git fails.
+ */
+int check_run(struct check **out, const struct check_options *opts);
+
+/*
+ * Stores the result and compares it with the baseline into
+ * check->comparison, whose sides name where each came from (the
+ * baseline's source and path, the stored candidate's path). Errors of
+ * session_store().
+ */
+int check_conclude(struct check *check);
+
+void check_free(struct check *check);
+
+/*
+ * Measures a prepared session (session_prepare()): claims its place, makes
+ * every run, stopping each adaptive case once it has enough samples (see
+ * above; check NULL: once its medians are precise, as `run` does), and
+ * finishes it (session_finish()). The result is not stored. Errors of
+ * session_start(), session_step() and session_finish().
+ */
+int check_measure(struct session *session, const struct check *check);
+
+#endif
