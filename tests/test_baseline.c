@@ -309,3 +309,40 @@ Test(baseline, historical_noise_needs_five_results)
 	cr_assert_eq(baseline_noise("b", "original", "cpu", "nope", &b), 0);
 	baseline_release(&b);
 }
+
+Test(baseline, a_compare_side_describes_this_machine_only_for_a_revision)
+{
+	struct strbuf file = STRBUF_INIT;
+	struct store_query q = { .machine = "m1", .suite = "s" };
+	struct result *stored = NULL;
+	struct baseline b;
+	git_oid c0;
+
+	test_git_commit(repo, "refs/heads/main", "c0", 0, NULL, &c0);
+	checkout("refs/heads/main");
+	store_result_at(&c0, 10);
+	cr_assert_eq(store_latest(store, &q, &stored, &file), BG_OK);
+	cr_assert_eq(chdir(dir), 0);
+	/* an id that cannot name a store directory: describing fails */
+	setenv("BENCHGATE_MACHINE_ID", "../bad", 1);
+	cr_assert_eq(baseline_resolve_side(&b, store, file.buf, NULL), BG_OK,
+		     "%s", bg_error_last());
+	cr_assert_str_eq(b.source, "file");
+	baseline_release(&b);
+	cr_assert_eq(baseline_resolve_side(&b, store, "main", "s"), BG_EINPUT,
+		     "a revision is looked up by this machine's id");
+	baseline_release(&b);
+
+	setenv("BENCHGATE_MACHINE_ID", "m1", 1);
+	cr_assert_eq(baseline_resolve_side(&b, store, "main", "s"), BG_OK, "%s",
+		     bg_error_last());
+	cr_assert_str_eq(b.source, "ref");
+	cr_assert_eq(resolved_level(&b), 10);
+	baseline_release(&b);
+	cr_assert_eq(baseline_resolve_side(&b, store, "main", NULL), BG_EINPUT);
+	cr_assert(strstr(bg_error_last(), "give --suite"), "%s",
+		  bg_error_last());
+	baseline_release(&b);
+	result_free(stored);
+	strbuf_release(&file);
+}

@@ -6,6 +6,7 @@
 #include "harness/store/gitref.h"
 #include "harness/store/gitinfo.h"
 #include "harness/gate/stats.h"
+#include "harness/run/machine.h"
 
 #include <git2.h>
 #include <stdlib.h>
@@ -288,6 +289,38 @@ int baseline_resolve(struct baseline *out, struct store *store,
 done:
 	git_repository_free(repo);
 	strbuf_release(&root);
+	return error;
+}
+
+int baseline_resolve_side(struct baseline *out, struct store *store,
+			  const char *spec, const char *suite)
+{
+	struct machine_info machine = { 0 };
+	struct baseline_request req = { .spec = spec, .suite = suite };
+	struct stat st;
+	bool exists = stat(spec, &st) == 0;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	if (!exists && !suite)
+		return bg_input_error("compare: '%s' is not a file; give "
+				      "--suite to look a revision up in the "
+				      "store",
+				      spec);
+	/* A file says where it was measured; only a revision is looked up
+	 * by this machine, whose id takes probing its accelerators. */
+	if (!exists || !S_ISREG(st.st_mode) || !strcmp(spec, "auto")) {
+		if ((error = machine_describe(&machine)) < 0)
+			return error;
+		req.machine = machine.id;
+	}
+	error = baseline_resolve(out, store, &req);
+	if (!error && (!out->result || (strcmp(out->source, "ref") &&
+					strcmp(out->source, "file"))))
+		error = bg_input_error("compare: no stored result of suite "
+				       "'%s' for this machine at or below '%s'",
+				       suite ? suite : "?", spec);
+	machine_info_release(&machine);
 	return error;
 }
 

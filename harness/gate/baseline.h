@@ -57,6 +57,17 @@ struct baseline {
 int baseline_resolve(struct baseline *out, struct store *store,
 		     const struct baseline_request *req);
 
+/*
+ * One side of `compare`: the result file `spec` names, else the nearest
+ * stored result of suite for this machine at or below revision spec (found
+ * as for a --baseline revision; the machine is described, its accelerators
+ * probed, only then: its id keys the store). BG_EINPUT when spec is no
+ * file and suite is NULL, or no such result is found; errors of
+ * baseline_resolve(). Release *out with baseline_release().
+ */
+int baseline_resolve_side(struct baseline *out, struct store *store,
+			  const char *spec, const char *suite);
+
 void baseline_release(struct baseline *baseline);
 
 /*
