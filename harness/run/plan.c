@@ -259,3 +259,74 @@ done:
 	strbuf_release(&arg);
 	return error;
 }
+
+static void describe_settings(const struct suite_settings *settings,
+			      struct strbuf *out)
+{
+	if (settings->runs_auto)
+		strbuf_addf(out, "    runs: auto (%d to %d, precision %g%%)",
+			    settings->min_runs, settings->max_runs,
+			    settings->precision * 100);
+	else
+		strbuf_addf(out, "    runs: %d", settings->runs);
+	strbuf_addf(out,
+		    ", warmup %d, timeout %gs, threshold %g%%, confidence %g\n",
+		    settings->warmup, settings->timeout_s,
+		    settings->threshold * 100, settings->confidence);
+}
+
+static int describe_case(const struct plan *plan, const struct plan_case *pcase,
+			 struct strbuf *out)
+{
+	const struct benchmark *benchmark = pcase->benchmark;
+	char **argv = NULL, *shell = NULL;
+	int error;
+
+	if ((error = plan_case_command(pcase, plan, 0, &argv, &shell)) < 0)
+		return error;
+	strbuf_addf(out, "  %s\n    command: ", pcase->id);
+	if (shell) {
+		strbuf_addstr(out, "/bin/sh -c ");
+		strbuf_add_shell_quoted(out, shell);
+	}
+	for (size_t i = 0; argv && argv[i]; i++) {
+		if (i)
+			strbuf_addch(out, ' ');
+		strbuf_add_shell_quoted(out, argv[i]);
+		free(argv[i]);
+	}
+	strbuf_addch(out, '\n');
+	describe_settings(&benchmark->settings, out);
+	strbuf_addstr(out, "    metrics:");
+	for (size_t i = 0; i < benchmark->metrics_nr; i++) {
+		const struct metric_spec *metric = &benchmark->metrics[i];
+
+		strbuf_addf(out, " %s (%s%s%s%s%s)", metric->name,
+			    metric_source_name(metric->from),
+			    metric->unit ? ", " : "",
+			    metric->unit ? metric->unit : "",
+			    metric->per ? ", per " : "",
+			    metric->per ? metric->per : "");
+	}
+	strbuf_addch(out, '\n');
+	free(argv);
+	free(shell);
+	return BG_OK;
+}
+
+int plan_describe(const struct plan *plan, struct strbuf *out)
+{
+	const struct suite *suite = plan->suite;
+	int error = BG_OK;
+
+	strbuf_addf(out,
+		    "suite %s: valid, %zu case%s (%zu benchmark%s x %zu "
+		    "variant%s x %zu device%s)\n",
+		    suite->name, plan->nr, plan->nr == 1 ? "" : "s",
+		    suite->benchmarks_nr, suite->benchmarks_nr == 1 ? "" : "s",
+		    suite->variants_nr, suite->variants_nr == 1 ? "" : "s",
+		    suite->devices_nr, suite->devices_nr == 1 ? "" : "s");
+	for (size_t i = 0; i < plan->nr && !error; i++)
+		error = describe_case(plan, &plan->cases[i], out);
+	return error;
+}

@@ -58,6 +58,15 @@ void plan_add_baseline(struct plan *plan, const char *build_dir);
 
 void plan_free(struct plan *plan);
 
+/*
+ * Appends what `validate` shows of the plan: a line naming the suite and
+ * counting the cases, benchmarks, variants and devices, then for each case
+ * its id, the command of its first measured run (shell-quoted), its
+ * settings and its metrics. Errors of plan_case_command(), with the cases
+ * before the failing one appended.
+ */
+int plan_describe(const struct plan *plan, struct strbuf *out);
+
 /* Expands a case's command for measured run `run` (0-based; warmup runs use
  * their own counter): argv strings are appended to *argv (NULL-terminated,
  * caller frees each and the array) or, for a shell benchmark, the command
