@@ -11,6 +11,8 @@
  */
 #include "harness/forge/comment.h"
 
+#include "harness/forge/http.h"
+
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 
@@ -375,139 +377,6 @@ static void link_to_page(struct strbuf *out, const struct server *s, int page)
 		    s->url, page, s->url);
 }
 
-/* Building blocks */
-
-Test(comment, redact_replaces_every_occurrence_of_the_secret)
-{
-	struct strbuf out = STRBUF_INIT;
-
-	comment_redact(&out, "a " TOKEN " b " TOKEN TOKEN ".", TOKEN);
-	cr_assert_str_eq(out.buf, "a *** b ******.");
-	strbuf_reset(&out);
-	comment_redact(&out, "no secret here", TOKEN);
-	cr_assert_str_eq(out.buf, "no secret here");
-	strbuf_reset(&out);
-	comment_redact(&out, "abc", NULL);
-	comment_redact(&out, "abc", "");
-	cr_assert_str_eq(out.buf, "abcabc");
-	strbuf_release(&out);
-}
-
-Test(comment, marker_comes_from_the_name_then_the_body_then_the_default)
-{
-	struct strbuf m = STRBUF_INIT;
-
-	comment_marker(&m, "mlp", "<!-- benchgate:other -->\n");
-	cr_assert_str_eq(m.buf, MARKER);
-	strbuf_reset(&m);
-	/* escape_html_comment: a '-' after a '-' is percent-encoded */
-	comment_marker(&m, "a--b", NULL);
-	cr_assert_str_eq(m.buf, "<!-- benchgate:a-%2Db -->");
-	strbuf_reset(&m);
-	comment_marker(&m, NULL, "<!-- benchgate:mlp -->  \r\n### x\n");
-	cr_assert_str_eq(m.buf, MARKER);
-	strbuf_reset(&m);
-	comment_marker(&m, NULL, "# title\n" MARKER "\n");
-	cr_assert_str_eq(m.buf, "<!-- benchgate -->");
-	strbuf_reset(&m);
-	comment_marker(&m, NULL, MARKER " trailing text\n");
-	cr_assert_str_eq(m.buf, "<!-- benchgate -->");
-	strbuf_reset(&m);
-	comment_marker(&m, NULL, "<!-- benchgateway -->\n");
-	cr_assert_str_eq(m.buf, "<!-- benchgate -->");
-	strbuf_release(&m);
-}
-
-Test(comment, prepared_body_has_exactly_the_chosen_marker_first)
-{
-	struct strbuf out = STRBUF_INIT;
-
-	cr_assert_not(comment_prepare_body(&out,
-					   "<!-- benchgate:old -->\n"
-					   "hello\n",
-					   MARKER, COMMENT_GITHUB_MAX));
-	cr_assert_str_eq(out.buf, MARKER "\nhello\n");
-	strbuf_reset(&out);
-	comment_prepare_body(&out, "hello\n", "<!-- benchgate -->",
-			     COMMENT_GITHUB_MAX);
-	cr_assert_str_eq(out.buf, "<!-- benchgate -->\nhello\n");
-	strbuf_release(&out);
-}
-
-Test(comment, long_body_is_cut_at_a_line_end_under_the_limit_with_a_note)
-{
-	struct strbuf body = STRBUF_INIT, out = STRBUF_INIT;
-	const char *note;
-	size_t kept;
-
-	for (int i = 0; i < 700; i++) /* 70,700 characters */
-		strbuf_addf(&body, "%099d\n", i);
-	cr_assert(comment_prepare_body(&out, body.buf, MARKER,
-				       COMMENT_GITHUB_MAX));
-	cr_assert_leq(comment_length(out.buf), COMMENT_GITHUB_MAX);
-	cr_assert_geq(comment_length(out.buf), COMMENT_GITHUB_MAX - 300);
-	note = strstr(out.buf, "\n\n_\u2026 cut here");
-	cr_assert_not_null(note);
-	cr_assert(strstr(note, "65536 characters"));
-	/* What is kept is the marker line and whole 100-character lines. */
-	kept = (size_t)(note - out.buf) - strlen(MARKER "\n");
-	cr_assert_eq(kept % 100, 99, "kept %zu", kept);
-	strbuf_release(&body);
-	strbuf_release(&out);
-}
-
-Test(comment, length_counts_characters_not_bytes_and_astral_ones_twice)
-{
-	struct strbuf body = STRBUF_INIT, out = STRBUF_INIT;
-
-	cr_assert_eq(comment_length("a\u00e9\u20ac\U0001F600"), 5);
-	for (int i = 0; i < 40000; i++) /* 80,000 bytes */
-		strbuf_addstr(&body, "\u00e9");
-	cr_assert_not(comment_prepare_body(&out, body.buf, MARKER,
-					   COMMENT_GITHUB_MAX));
-	strbuf_reset(&body);
-	strbuf_reset(&out);
-	for (int i = 0; i < 40000; i++) /* 80,000 UTF-16 units */
-		strbuf_addstr(&body, "\U0001F600");
-	cr_assert(comment_prepare_body(&out, body.buf, MARKER,
-				       COMMENT_GITHUB_MAX));
-	cr_assert_leq(comment_length(out.buf), COMMENT_GITHUB_MAX);
-	strbuf_release(&body);
-	strbuf_release(&out);
-}
-
-Test(comment, pull_request_number_comes_from_the_event_file)
-{
-	struct strbuf number = STRBUF_INIT;
-	char *path;
-
-	path = test_write_file(dir, "pr.json",
-			       "{\"number\":1,"
-			       "\"pull_request\":{\"number\":7}}");
-	cr_assert_eq(comment_event_number(&number, path), BG_OK);
-	cr_assert_str_eq(number.buf, "7");
-	free(path);
-	strbuf_reset(&number);
-	path = test_write_file(dir, "n.json", "{\"number\":12}");
-	cr_assert_eq(comment_event_number(&number, path), BG_OK);
-	cr_assert_str_eq(number.buf, "12");
-	free(path);
-	strbuf_reset(&number);
-	path = test_write_file(dir, "issue.json", "{\"issue\":{\"number\":3}}");
-	cr_assert_eq(comment_event_number(&number, path), BG_OK);
-	cr_assert_str_eq(number.buf, "3");
-	free(path);
-	path = test_write_file(dir, "push.json", "{\"ref\":\"refs/heads/x\"}");
-	cr_assert_eq(comment_event_number(&number, path), BG_EINPUT);
-	cr_assert(strstr(bg_error_last(), "no pull_request.number"));
-	free(path);
-	path = test_write_file(dir, "bad.json", "{");
-	cr_assert_eq(comment_event_number(&number, path), BG_EINPUT);
-	cr_assert(strstr(bg_error_last(), "not JSON"));
-	free(path);
-	strbuf_release(&number);
-}
-
 /* GitHub */
 
 Test(comment, github_creates_after_reading_two_pages_of_comments)
@@ -686,13 +555,13 @@ Test(comment, retries_are_bounded)
 	struct strbuf summary = STRBUF_INIT;
 
 	server_listen(&s);
-	for (int i = 0; i < COMMENT_ATTEMPTS + 2; i++)
+	for (int i = 0; i < HTTP_ATTEMPTS + 2; i++)
 		server_add(&s, 503, NULL, "{\"message\":\"down\"}");
 	server_start(&s);
 	cr_assert_eq(github_post(&s, &summary), BG_ERROR);
 	server_stop(&s);
 
-	cr_assert_eq(s.requests_nr, COMMENT_ATTEMPTS);
+	cr_assert_eq(s.requests_nr, HTTP_ATTEMPTS);
 	cr_assert(strstr(bg_error_last(), "GitHub answered 503 to GET"), "%s",
 		  bg_error_last());
 	cr_assert(strstr(bg_error_last(), "after 5 attempts; server said: "

@@ -1,0 +1,489 @@
+/*
+ * The HTTP client over libcurl; the contract is in http.h. One attempt is
+ * http_send(); http_call() wraps it in the retry policy.
+ */
+#include "harness/forge/http.h"
+
+#include "harness/forge/redact.h"
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
+#include "harness/util/utf8.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+/* 100 notes at GitLab's size limit would be 100 MB; no sane list page
+ * comes near this, so a larger answer is a broken server. */
+#define RESPONSE_MAX ((size_t)64 << 20)
+
+#define BACKOFF_BASE_S	  1.0
+#define CONNECT_TIMEOUT_S 30L
+#define REQUEST_TIMEOUT_S 120L
+
+/* Server messages quoted in our errors are cut to this many bytes. */
+#define SERVER_MESSAGE_MAX 300
+
+struct http_client {
+	CURL *curl;
+	struct curl_slist *headers;
+	const char *service;
+	const char *secret;
+	double backoff_scale;
+	bool curl_global;
+	char curl_error[CURL_ERROR_SIZE];
+};
+
+/* What the libcurl callbacks fill in. */
+struct receiving {
+	struct http_response *res;
+	bool too_large;
+};
+
+/* Messages */
+
+void http_add_server_text(struct strbuf *out, const char *text)
+{
+	size_t len = utf8_prefix_len(text, SERVER_MESSAGE_MAX);
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)text[i];
+
+		strbuf_addch(out, c < 0x20 || c == 0x7f ? ' ' : c);
+	}
+	if (text[len])
+		strbuf_addstr(out, "\u2026");
+}
+
+void http_add_server_message(struct strbuf *out,
+			     const struct http_response *res)
+{
+	cJSON *root = cJSON_ParseWithLength(res->body.buf, res->body.len);
+	const cJSON *message;
+	char *printed = NULL;
+
+	message = cJSON_GetObjectItemCaseSensitive(root, "message");
+	if (!message)
+		message = cJSON_GetObjectItemCaseSensitive(root, "error");
+	if (cJSON_IsString(message) && *message->valuestring) {
+		strbuf_addstr(out, "; server said: ");
+		http_add_server_text(out, message->valuestring);
+	} else if (message && (printed = cJSON_PrintUnformatted(message))) {
+		/* GitLab puts validation errors in an object. */
+		strbuf_addstr(out, "; server said: ");
+		http_add_server_text(out, printed);
+	}
+	cJSON_free(printed);
+	cJSON_Delete(root);
+}
+
+int http_status_error(const struct http_client *c, const char *method,
+		      const char *url, const struct http_response *res,
+		      int attempts)
+{
+	struct strbuf msg = STRBUF_INIT;
+	int error;
+
+	if (res->status == 403 && http_is_rate_limited(res)) {
+		strbuf_addf(&msg, "%s rate limit exhausted (403) on %s %s",
+			    c->service, method, url);
+	} else {
+		strbuf_addf(&msg, "%s answered %ld to %s %s", c->service,
+			    res->status, method, url);
+		if (attempts > 1)
+			strbuf_addf(&msg, " after %d attempts", attempts);
+	}
+	http_add_server_message(&msg, res);
+	error = redact_error(c->secret, BG_ERROR, "%s", msg.buf);
+	strbuf_release(&msg);
+	return error;
+}
+
+/* Responses */
+
+bool http_is_success(long status)
+{
+	return status >= 200 && status < 300;
+}
+
+bool http_response_header(const struct http_response *res, const char *name,
+			  struct strbuf *value)
+{
+	size_t name_len = strlen(name);
+	const char *line = res->headers.buf;
+
+	while (*line) {
+		const char *end = strchr(line, '\n');
+		const char *stop = end ? end : line + strlen(line);
+
+		if ((size_t)(stop - line) > name_len && line[name_len] == ':' &&
+		    !strncasecmp(line, name, name_len)) {
+			const char *v = line + name_len + 1;
+
+			while (v < stop && (*v == ' ' || *v == '\t'))
+				v++;
+			while (stop > v && isspace((unsigned char)stop[-1]))
+				stop--;
+			strbuf_add(value, v, (size_t)(stop - v));
+			return true;
+		}
+		if (!end)
+			break;
+		line = end + 1;
+	}
+	return false;
+}
+
+static bool header_is(const struct http_response *res, const char *name,
+		      const char *expected)
+{
+	struct strbuf value = STRBUF_INIT;
+	bool is = http_response_header(res, name, &value) &&
+		  !strcmp(value.buf, expected);
+
+	strbuf_release(&value);
+	return is;
+}
+
+bool http_is_rate_limited(const struct http_response *res)
+{
+	return res->status == 429 ||
+	       (res->status == 403 &&
+		header_is(res, "X-RateLimit-Remaining", "0"));
+}
+
+/* The seconds the server asks us to wait (Retry-After as seconds or a
+ * date, else X-RateLimit-Reset); -1 when it does not say. */
+static double server_wait(const struct http_response *res)
+{
+	struct strbuf value = STRBUF_INIT;
+	double wait = -1;
+	char *end;
+
+	if (http_response_header(res, "Retry-After", &value)) {
+		wait = strtod(value.buf, &end);
+		if (end == value.buf || *end) {
+			time_t at = curl_getdate(value.buf, NULL);
+
+			wait = at < 0 ? -1 : difftime(at, time(NULL));
+		}
+	} else if (http_response_header(res, "X-RateLimit-Reset", &value)) {
+		double reset = strtod(value.buf, &end);
+
+		if (end != value.buf && !*end)
+			wait = reset - (double)time(NULL) + 1;
+	}
+	strbuf_release(&value);
+	return wait < 0 ? -1 : wait;
+}
+
+void http_response_release(struct http_response *res)
+{
+	strbuf_release(&res->headers);
+	strbuf_release(&res->body);
+}
+
+/* Pagination */
+
+/* Whether the rel parameter in [p, stop) of one Link entry names "next";
+ * rel may be a quoted, space-separated list (RFC 8288). */
+static bool rel_is_next(const char *p, const char *stop)
+{
+	for (; p + 4 <= stop; p++) {
+		const char *value;
+		bool quoted;
+
+		if (strncasecmp(p, "rel=", 4) ||
+		    !(p[-1] == ';' || p[-1] == ' ' || p[-1] == '\t'))
+			continue;
+		value = p + 4;
+		quoted = value < stop && *value == '"';
+		value += quoted;
+		while (value < stop && *value != ';' && *value != '"') {
+			const char *word = value;
+
+			while (value < stop && !strchr(" \t;\"", *value))
+				value++;
+			if (value - word == 4 && !strncasecmp(word, "next", 4))
+				return true;
+			value += strspn(value, " \t");
+			if (value > stop)
+				value = stop;
+		}
+		return false;
+	}
+	return false;
+}
+
+bool http_link_next(const struct http_response *res, struct strbuf *url)
+{
+	struct strbuf value = STRBUF_INIT;
+	const char *open;
+	bool found = false;
+
+	if (!http_response_header(res, "Link", &value))
+		goto done;
+	for (open = value.buf; (open = strchr(open, '<'));) {
+		const char *close = strchr(open, '>');
+		const char *stop;
+
+		if (!close)
+			break;
+		stop = strchr(close, '<');
+		if (!stop)
+			stop = close + strlen(close);
+		if (rel_is_next(close + 1, stop)) {
+			strbuf_add(url, open + 1, (size_t)(close - open - 1));
+			found = true;
+			break;
+		}
+		open = close;
+	}
+done:
+	strbuf_release(&value);
+	return found;
+}
+
+/* Transport */
+
+static size_t on_header(char *data, size_t size, size_t nmemb, void *userdata)
+{
+	struct receiving *in = userdata;
+	size_t len = size * nmemb;
+
+	/* Interim answers (100 Continue) have headers of their own. */
+	if (len >= 5 && !strncmp(data, "HTTP/", 5))
+		strbuf_reset(&in->res->headers);
+	strbuf_add(&in->res->headers, data, len);
+	return len;
+}
+
+static size_t on_body(char *data, size_t size, size_t nmemb, void *userdata)
+{
+	struct receiving *in = userdata;
+	size_t len = size * nmemb;
+
+	if (in->res->body.len + len > RESPONSE_MAX) {
+		in->too_large = true;
+		return 0;
+	}
+	strbuf_add(&in->res->body, data, len);
+	return len;
+}
+
+static double backoff_scale(void)
+{
+	const char *text = getenv("BENCHGATE_HTTP_BACKOFF_SCALE");
+	char *end;
+	double scale;
+
+	if (!text || !*text)
+		return 1;
+	scale = strtod(text, &end);
+	if (end == text || *end || !(scale >= 0 && scale <= 1)) {
+		bg_warn("ignoring BENCHGATE_HTTP_BACKOFF_SCALE='%s': expected "
+			"a number from 0 to 1",
+			text);
+		return 1;
+	}
+	return scale;
+}
+
+void http_sleep(double seconds)
+{
+	struct timespec left;
+
+	if (!(seconds > 0))
+		return;
+	left.tv_sec = (time_t)seconds;
+	left.tv_nsec = (long)((seconds - (double)left.tv_sec) * 1e9);
+	while (nanosleep(&left, &left) < 0 && errno == EINTR)
+		;
+}
+
+/* The unscaled backoff before attempt + 1. */
+static double backoff_seconds(int attempt)
+{
+	double wait = BACKOFF_BASE_S;
+
+	for (int i = 1; i < attempt && wait < HTTP_BACKOFF_CAP_S; i++)
+		wait *= 2;
+	return wait < HTTP_BACKOFF_CAP_S ? wait : HTTP_BACKOFF_CAP_S;
+}
+
+double http_backoff(const struct http_client *c, int attempt)
+{
+	return backoff_seconds(attempt) * c->backoff_scale;
+}
+
+static void set_options(struct http_client *c)
+{
+	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, c->headers);
+	curl_easy_setopt(c->curl, CURLOPT_USERAGENT,
+			 "benchgate/" BENCHGATE_VERSION);
+	curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, c->curl_error);
+	curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT, CONNECT_TIMEOUT_S);
+	curl_easy_setopt(c->curl, CURLOPT_TIMEOUT, REQUEST_TIMEOUT_S);
+	curl_easy_setopt(c->curl, CURLOPT_ACCEPT_ENCODING, "");
+	curl_easy_setopt(c->curl, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_body);
+	/* The token header goes to whatever the URL names: never follow a
+	 * redirect, never leave HTTP(S). */
+	curl_easy_setopt(c->curl, CURLOPT_FOLLOWLOCATION, 0L);
+#if LIBCURL_VERSION_NUM >= 0x075500
+	curl_easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+	curl_easy_setopt(c->curl, CURLOPT_PROTOCOLS,
+			 (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+}
+
+int http_client_new(struct http_client **out,
+		    const struct http_client_options *opts)
+{
+	struct http_client *c = xcalloc(1, sizeof(*c));
+	int error = BG_OK;
+
+	*out = NULL;
+	c->service = opts->service;
+	c->secret = opts->secret;
+	c->backoff_scale = backoff_scale();
+	if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
+		error = redact_error(c->secret, BG_ERROR,
+				     "cannot initialise libcurl");
+		goto done;
+	}
+	c->curl_global = true;
+	if (!(c->curl = curl_easy_init())) {
+		error = redact_error(c->secret, BG_ERROR,
+				     "cannot initialise libcurl");
+		goto done;
+	}
+	for (const char *const *h = opts->headers; h && *h; h++)
+		c->headers = curl_slist_append(c->headers, *h);
+	c->headers =
+		curl_slist_append(c->headers, "Content-Type: application/json");
+	/* No "Expect: 100-continue" round trip before a large body. */
+	c->headers = curl_slist_append(c->headers, "Expect:");
+	if (!c->headers) {
+		error = redact_error(c->secret, BG_ERROR,
+				     "cannot build the request headers");
+		goto done;
+	}
+	set_options(c);
+done:
+	if (error < 0)
+		http_client_free(c);
+	else
+		*out = c;
+	return error;
+}
+
+void http_client_free(struct http_client *c)
+{
+	if (!c)
+		return;
+	if (c->curl)
+		curl_easy_cleanup(c->curl);
+	curl_slist_free_all(c->headers);
+	if (c->curl_global)
+		curl_global_cleanup();
+	free(c);
+}
+
+/* One attempt. BG_ERROR for a transport failure; any HTTP status is
+ * success here, for the caller to judge. */
+static int http_send(struct http_client *c, const char *method, const char *url,
+		     const char *body, struct http_response *res)
+{
+	struct receiving in = { res, false };
+	CURLcode rc;
+
+	res->status = 0;
+	strbuf_reset(&res->headers);
+	strbuf_reset(&res->body);
+	c->curl_error[0] = '\0';
+	curl_easy_setopt(c->curl, CURLOPT_URL, url);
+	curl_easy_setopt(c->curl, CURLOPT_HEADERDATA, &in);
+	curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, &in);
+	if (body) {
+		curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE,
+				 (curl_off_t)strlen(body));
+		curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST,
+				 strcmp(method, "POST") ? method : NULL);
+	} else {
+		curl_easy_setopt(c->curl, CURLOPT_HTTPGET, 1L);
+		curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST,
+				 strcmp(method, "GET") ? method : NULL);
+	}
+	rc = curl_easy_perform(c->curl);
+	if (in.too_large)
+		return redact_error(c->secret, BG_ERROR,
+				    "%s %s: the response is larger than %zu "
+				    "MiB",
+				    method, url, RESPONSE_MAX >> 20);
+	if (rc != CURLE_OK)
+		return redact_error(c->secret, BG_ERROR, "%s %s: %s", method,
+				    url,
+				    c->curl_error[0] ? c->curl_error
+						     : curl_easy_strerror(rc));
+	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &res->status);
+	return BG_OK;
+}
+
+int http_call(struct http_client *c, const char *method, const char *url,
+	      const char *body, unsigned flags, struct http_response *res)
+{
+	struct strbuf what = STRBUF_INIT;
+	int error;
+
+	for (int attempt = 1;; attempt++) {
+		bool limited, transient;
+		double wait;
+
+		error = http_send(c, method, url, body, res);
+		limited = !error && http_is_rate_limited(res);
+		transient = error < 0 || res->status >= 500;
+		if (!limited && !(transient && (flags & HTTP_IDEMPOTENT)))
+			break;
+		if (attempt == HTTP_ATTEMPTS) {
+			if (!error)
+				error = http_status_error(c, method, url, res,
+							  attempt);
+			break;
+		}
+		wait = limited ? server_wait(res) : -1;
+		if (wait > HTTP_WAIT_CAP_S) {
+			error = redact_error(c->secret, BG_ERROR,
+					     "%s rate limit on %s %s: asked to "
+					     "wait %.0f s, more than the %.0f "
+					     "s benchgate waits; try again "
+					     "later",
+					     c->service, method, url, wait,
+					     HTTP_WAIT_CAP_S);
+			break;
+		}
+		wait = wait < 0 ? http_backoff(c, attempt)
+				: wait * c->backoff_scale;
+
+		strbuf_reset(&what);
+		if (error < 0)
+			strbuf_addstr(&what, bg_error_last());
+		else
+			strbuf_addf(&what, "%s %s: %ld", method, url,
+				    res->status);
+		redact_warn(c->secret,
+			    "%s; retrying in %.3g s (attempt %d of %d)",
+			    what.buf, wait, attempt + 1, HTTP_ATTEMPTS);
+		http_sleep(wait);
+	}
+	strbuf_release(&what);
+	return error;
+}

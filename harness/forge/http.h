@@ -1,0 +1,128 @@
+#ifndef BENCHGATE_HTTP_H
+#define BENCHGATE_HTTP_H
+
+#include "harness/util/strbuf.h"
+
+#include <stdbool.h>
+
+/*
+ * A JSON-over-HTTP(S) client on one libcurl handle, for a REST API that
+ * takes a secret token in a header.
+ *
+ * The token never reaches another host: redirects are not followed and
+ * only http:// and https:// URLs are fetched. Every message the client
+ * records or prints has the secret scrubbed (redact.h).
+ *
+ * Requests that fail transiently are retried: 5xx answers and transport
+ * errors (of idempotent calls only), 429, and 403 with
+ * X-RateLimit-Remaining: 0, up to HTTP_ATTEMPTS attempts in all, waiting
+ * Retry-After (or until X-RateLimit-Reset) when the server says, else 1 s
+ * doubling per attempt up to HTTP_BACKOFF_CAP_S. A server that asks for
+ * more than HTTP_WAIT_CAP_S fails the call at once rather than hold the CI
+ * job. Every wait is multiplied by BENCHGATE_HTTP_BACKOFF_SCALE when set (a
+ * number from 0 to 1, such as 0.001 in tests).
+ */
+
+#define HTTP_ATTEMPTS	   5	/* per call: 1 + 4 retries */
+#define HTTP_BACKOFF_CAP_S 30.0 /* longest computed backoff */
+#define HTTP_WAIT_CAP_S	   60.0 /* longest Retry-After honoured */
+
+struct http_client;
+
+struct http_client_options {
+	const char *service;	    /* names the server in messages:
+				     * "GitHub" */
+	const char *secret;	    /* scrubbed from every message; NULL:
+				     * none. Borrowed for the client's life */
+	const char *const *headers; /* NULL-terminated header lines sent
+				     * with every request (the token's
+				     * among them); copied */
+};
+
+/*
+ * Creates a client that sends the given headers, a User-Agent, and
+ * "Content-Type: application/json" with every request. Free it with
+ * http_client_free(). BG_ERROR when libcurl cannot be set up.
+ */
+int http_client_new(struct http_client **out,
+		    const struct http_client_options *opts);
+
+/* Frees the client and its handle; NULL-safe. */
+void http_client_free(struct http_client *c);
+
+/* One answer. The body is capped (64 MiB): a larger one is an error. */
+struct http_response {
+	long status;
+	struct strbuf headers; /* the header lines of the final response */
+	struct strbuf body;
+};
+#define HTTP_RESPONSE_INIT                  \
+	{                                   \
+		0, STRBUF_INIT, STRBUF_INIT \
+	}
+
+void http_response_release(struct http_response *res);
+
+enum http_call_flags {
+	/* Safe to repeat after a 5xx or a transport error, where the server
+	 * may have applied the first attempt (GET, PUT, PATCH; not POST). */
+	HTTP_IDEMPOTENT = 1 << 0,
+};
+
+/*
+ * Sends method to url with body (JSON, or NULL for none), retrying as the
+ * top of this file says. Returns BG_OK with the final answer in res, of
+ * any status, for the caller to judge; without HTTP_IDEMPOTENT a 5xx
+ * answer or a transport error comes back at once (a transport error as
+ * BG_ERROR) for the caller to decide whether to repeat. BG_ERROR once the
+ * retries are spent, with http_status_error()'s message, or when the
+ * server asks for too long a wait.
+ */
+int http_call(struct http_client *c, const char *method, const char *url,
+	      const char *body, unsigned flags, struct http_response *res);
+
+/* Whether status is 2xx. */
+bool http_is_success(long status);
+
+/* 429, or GitHub's primary rate limit, which answers 403 with
+ * X-RateLimit-Remaining: 0. */
+bool http_is_rate_limited(const struct http_response *res);
+
+/* Appends the trimmed value of the first header called name (in any
+ * case); false when there is none. */
+bool http_response_header(const struct http_response *res, const char *name,
+			  struct strbuf *value);
+
+/* Appends the rel="next" target of the response's Link header (RFC 8288,
+ * the pagination GitHub uses); false when there is none. The URL is the
+ * server's: check where it points before sending a token there. */
+bool http_link_next(const struct http_response *res, struct strbuf *url);
+
+/*
+ * Records BG_ERROR for an answer that is not 2xx and that the caller has
+ * no better words for: "SERVICE answered 503 to GET URL after 5 attempts;
+ * server said: ..." (attempts is left out when 1), or "SERVICE rate limit
+ * exhausted (403) on GET URL". Returns BG_ERROR.
+ */
+int http_status_error(const struct http_client *c, const char *method,
+		      const char *url, const struct http_response *res,
+		      int attempts);
+
+/* Appends "; server said: ..." from the "message" (or "error") member of
+ * a JSON error body, as GitHub and GitLab send; nothing without one. */
+void http_add_server_message(struct strbuf *out,
+			     const struct http_response *res);
+
+/* Appends text from a server cut to a few hundred bytes (whole UTF-8
+ * characters, then an ellipsis), with control characters as spaces so it
+ * cannot garble the terminal or split a message. */
+void http_add_server_text(struct strbuf *out, const char *text);
+
+/* The scaled seconds to wait before attempt + 1 when the server did not
+ * say: 1 s doubling per attempt, capped, times the backoff scale. */
+double http_backoff(const struct http_client *c, int attempt);
+
+/* Sleeps that long, through signals; nothing for 0 or less. */
+void http_sleep(double seconds);
+
+#endif

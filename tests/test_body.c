@@ -1,0 +1,95 @@
+/*
+ * The comment's text (harness/forge/body.h): the marker that finds it
+ * again, one marker per body, and the cut at the forge's limit, counted in
+ * UTF-16 code units as GitHub counts (docs.github.com: a comment body holds
+ * at most 65,536 characters).
+ */
+#include "harness/forge/body.h"
+
+#include "harness/forge/github.h"
+
+#include <criterion/criterion.h>
+#include <string.h>
+
+#define MARKER "<!-- benchgate:mlp -->"
+
+TestSuite(body);
+
+Test(body, marker_comes_from_the_name_then_the_body_then_the_default)
+{
+	struct strbuf m = STRBUF_INIT;
+
+	body_marker(&m, "mlp", "<!-- benchgate:other -->\n");
+	cr_assert_str_eq(m.buf, MARKER);
+	strbuf_reset(&m);
+	/* escape_html_comment: a '-' after a '-' is percent-encoded */
+	body_marker(&m, "a--b", NULL);
+	cr_assert_str_eq(m.buf, "<!-- benchgate:a-%2Db -->");
+	strbuf_reset(&m);
+	body_marker(&m, NULL, "<!-- benchgate:mlp -->  \r\n### x\n");
+	cr_assert_str_eq(m.buf, MARKER);
+	strbuf_reset(&m);
+	body_marker(&m, NULL, "# title\n" MARKER "\n");
+	cr_assert_str_eq(m.buf, "<!-- benchgate -->");
+	strbuf_reset(&m);
+	body_marker(&m, NULL, MARKER " trailing text\n");
+	cr_assert_str_eq(m.buf, "<!-- benchgate -->");
+	strbuf_reset(&m);
+	body_marker(&m, NULL, "<!-- benchgateway -->\n");
+	cr_assert_str_eq(m.buf, "<!-- benchgate -->");
+	strbuf_release(&m);
+}
+
+Test(body, prepared_body_has_exactly_the_chosen_marker_first)
+{
+	struct strbuf out = STRBUF_INIT;
+
+	cr_assert_not(body_prepare(&out,
+				   "<!-- benchgate:old -->\n"
+				   "hello\n",
+				   MARKER, GITHUB_BODY_MAX));
+	cr_assert_str_eq(out.buf, MARKER "\nhello\n");
+	strbuf_reset(&out);
+	body_prepare(&out, "hello\n", "<!-- benchgate -->", GITHUB_BODY_MAX);
+	cr_assert_str_eq(out.buf, "<!-- benchgate -->\nhello\n");
+	strbuf_release(&out);
+}
+
+Test(body, long_body_is_cut_at_a_line_end_under_the_limit_with_a_note)
+{
+	struct strbuf body = STRBUF_INIT, out = STRBUF_INIT;
+	const char *note;
+	size_t kept;
+
+	for (int i = 0; i < 700; i++) /* 70,700 characters */
+		strbuf_addf(&body, "%099d\n", i);
+	cr_assert(body_prepare(&out, body.buf, MARKER, GITHUB_BODY_MAX));
+	cr_assert_leq(body_length(out.buf), GITHUB_BODY_MAX);
+	cr_assert_geq(body_length(out.buf), GITHUB_BODY_MAX - 300);
+	note = strstr(out.buf, "\n\n_\u2026 cut here");
+	cr_assert_not_null(note);
+	cr_assert(strstr(note, "65536 characters"));
+	/* What is kept is the marker line and whole 100-character lines. */
+	kept = (size_t)(note - out.buf) - strlen(MARKER "\n");
+	cr_assert_eq(kept % 100, 99, "kept %zu", kept);
+	strbuf_release(&body);
+	strbuf_release(&out);
+}
+
+Test(body, length_counts_characters_not_bytes_and_astral_ones_twice)
+{
+	struct strbuf body = STRBUF_INIT, out = STRBUF_INIT;
+
+	cr_assert_eq(body_length("a\u00e9\u20ac\U0001F600"), 5);
+	for (int i = 0; i < 40000; i++) /* 80,000 bytes */
+		strbuf_addstr(&body, "\u00e9");
+	cr_assert_not(body_prepare(&out, body.buf, MARKER, GITHUB_BODY_MAX));
+	strbuf_reset(&body);
+	strbuf_reset(&out);
+	for (int i = 0; i < 40000; i++) /* 80,000 UTF-16 units */
+		strbuf_addstr(&body, "\U0001F600");
+	cr_assert(body_prepare(&out, body.buf, MARKER, GITHUB_BODY_MAX));
+	cr_assert_leq(body_length(out.buf), GITHUB_BODY_MAX);
+	strbuf_release(&body);
+	strbuf_release(&out);
+}
