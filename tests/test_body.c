@@ -7,6 +7,7 @@
 #include "harness/forge/body.h"
 
 #include "harness/forge/github.h"
+#include "reporters/escape.h"
 
 #include <criterion/criterion.h>
 #include <string.h>
@@ -92,4 +93,38 @@ Test(body, length_counts_characters_not_bytes_and_astral_ones_twice)
 	cr_assert_leq(body_length(out.buf), GITHUB_BODY_MAX);
 	strbuf_release(&body);
 	strbuf_release(&out);
+}
+
+/* The Markdown reporter writes the marker report.md starts with; --marker
+ * SUITE must name the same comment, byte for byte. */
+Test(body, a_named_marker_is_the_markdown_reporters_marker)
+{
+	static const char *const names[] = {
+		"mlp-variants",
+		"a--b",
+		"a---b",
+		"a-->b",
+		"x--!><",
+		"g/p:1+2@3=4,5",
+		"sp ace",
+		"\xc3\xa9t\xc3\xa9",
+		"-",
+		"",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		struct strbuf ours = STRBUF_INIT, report = STRBUF_INIT;
+
+		body_marker(&ours, names[i], NULL);
+		strbuf_addstr(&report, "<!-- benchgate:");
+		escape_html_comment(&report, names[i]);
+		strbuf_addstr(&report, " -->");
+		cr_assert_str_eq(ours.buf, report.buf, "name '%s'", names[i]);
+		/* Only the closing " -->" may hold a "--". */
+		strbuf_setlen(&ours, ours.len - strlen(" -->"));
+		cr_assert_null(strstr(ours.buf + strlen("<!--"), "--"), "%s",
+			       ours.buf);
+		strbuf_release(&ours);
+		strbuf_release(&report);
+	}
 }
