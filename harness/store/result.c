@@ -3,6 +3,7 @@
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/util/json.h"
+#include "harness/util/jsonread.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -364,144 +365,133 @@ void result_to_json(const struct result *result, struct strbuf *out)
 }
 
 /* Parsing: every field is checked so a damaged store file is reported,
- * never half-trusted. */
+ * never half-trusted. Each reader takes the json_reader at the value it
+ * reads. */
 
-struct reader {
-	const char *path;
-	int error;
-};
-
-static int malformed(struct reader *rd, const char *where, const char *what)
+/* Whether object has the value key, which every result has: one that is
+ * absent (or null) has no position to point at, so it is named by its key
+ * and what it should have been. */
+static bool present(struct json_reader *rd, const cJSON *object,
+		    const char *key, const char *what)
 {
+	if (json_read_item(rd, object, key, JSON_NULLABLE))
+		return true;
 	if (!rd->error)
-		rd->error = bg_input_error("%s: %s: expected %s", rd->path,
-					   where, what);
-	return rd->error;
+		rd->error = bg_input_error("%s: %s: expected %s", rd->path, key,
+					   what);
+	return false;
 }
 
-static char *get_string(struct reader *rd, const cJSON *object, const char *key,
-			bool required)
+/* A copy of the string; NULL when absent or null (and not required). */
+static char *get_string(struct json_reader *rd, const cJSON *object,
+			const char *key, bool required)
 {
-	const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, key);
+	char *value = NULL;
 
-	if (!item || cJSON_IsNull(item)) {
-		if (required)
-			malformed(rd, key, "a string");
-		return NULL;
-	}
-	if (!cJSON_IsString(item)) {
-		malformed(rd, key, "a string");
-		return NULL;
-	}
-	return xstrdup(item->valuestring);
+	if (!required || present(rd, object, key, "a string"))
+		json_read_string(rd, object, key, JSON_NULLABLE, &value);
+	return value;
 }
 
-static double get_number(struct reader *rd, const cJSON *object,
-			 const char *key, bool required)
+/* 0 when absent. */
+static double get_number(struct json_reader *rd, const cJSON *object,
+			 const char *key)
 {
-	const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, key);
+	double value = 0;
 
-	if (!item) {
-		if (required)
-			malformed(rd, key, "a number");
-		return 0;
-	}
-	if (!cJSON_IsNumber(item)) {
-		malformed(rd, key, "a number");
-		return 0;
-	}
-	return item->valuedouble;
+	json_read_number(rd, object, key, 0, &value);
+	return value;
 }
 
-static char **get_strings(struct reader *rd, const cJSON *object,
-			  const char *key, size_t *nr)
-{
-	const cJSON *array = cJSON_GetObjectItemCaseSensitive(object, key);
-	const cJSON *item;
-	char **strings;
-	size_t n = 0;
-
-	*nr = 0;
-	if (!array)
-		return NULL;
-	if (!cJSON_IsArray(array)) {
-		malformed(rd, key, "an array of strings");
-		return NULL;
-	}
-	strings = xcalloc((size_t)cJSON_GetArraySize(array) + 1,
-			  sizeof(*strings));
-	cJSON_ArrayForEach(item, array)
-	{
-		if (!cJSON_IsString(item)) {
-			malformed(rd, key, "an array of strings");
-			continue;
-		}
-		strings[n++] = xstrdup(item->valuestring);
-	}
-	*nr = n;
-	return strings;
-}
-
-static const cJSON *get_object(struct reader *rd, const cJSON *parent,
+static const cJSON *get_object(struct json_reader *rd, const cJSON *parent,
 			       const char *key)
 {
-	const cJSON *item = cJSON_GetObjectItemCaseSensitive(parent, key);
-
-	if (!cJSON_IsObject(item)) {
-		malformed(rd, key, "an object");
+	if (!present(rd, parent, key, "an object"))
 		return NULL;
-	}
-	return item;
+	return json_read_object(rd, parent, key, 0);
 }
 
-static void read_git(struct reader *rd, const cJSON *object,
+/* Copies a string of at most size - 1 bytes into out. */
+static void get_fixed(struct json_reader *rd, const cJSON *object,
+		      const char *key, char *out, size_t size, const char *what)
+{
+	char *value = get_string(rd, object, key, true);
+
+	if (value && strlen(value) < size) {
+		memcpy(out, value, strlen(value) + 1);
+	} else if (value) {
+		json_reader_push_key(rd, key);
+		json_reader_fail(rd, "expected %s", what);
+		json_reader_pop(rd);
+	}
+	free(value);
+}
+
+static void read_git(struct json_reader *rd, const cJSON *object,
 		     struct git_meta *git)
 {
-	char *commit = get_string(rd, object, "commit", true);
-	const cJSON *dirty = cJSON_GetObjectItemCaseSensitive(object, "dirty");
-
-	if (commit && strlen(commit) < sizeof(git->commit))
-		memcpy(git->commit, commit, strlen(commit) + 1);
-	else if (commit)
-		malformed(rd, "git.commit", "a commit id");
-	free(commit);
+	get_fixed(rd, object, "commit", git->commit, sizeof(git->commit),
+		  "a commit id");
 	git->branch = get_string(rd, object, "branch", false);
-	git->dirty = cJSON_IsTrue(dirty);
+	json_read_bool(rd, object, "dirty", JSON_NULLABLE, &git->dirty);
 	git->commit_time = get_string(rd, object, "commit_time", false);
 	git->subject = get_string(rd, object, "subject", false);
-	git->parents = get_strings(rd, object, "parents", &git->parents_nr);
+	json_read_strings(rd, object, "parents", 0, &git->parents,
+			  &git->parents_nr);
 }
 
-static void read_machine(struct reader *rd, const cJSON *object,
+static void read_machine(struct json_reader *rd, const cJSON *object,
 			 struct machine_info *machine)
 {
-	char *id = get_string(rd, object, "id", true);
-
-	if (id && strlen(id) < sizeof(machine->id))
-		memcpy(machine->id, id, strlen(id) + 1);
-	else if (id)
-		malformed(rd, "machine.id", "an id of at most 64 characters");
-	free(id);
+	get_fixed(rd, object, "id", machine->id, sizeof(machine->id),
+		  "an id of at most 64 characters");
 	machine->hostname = get_string(rd, object, "hostname", false);
 	machine->os = get_string(rd, object, "os", false);
 	machine->cpu = get_string(rd, object, "cpu", false);
-	machine->cores = (int)get_number(rd, object, "cores", false);
+	machine->cores = (int)get_number(rd, object, "cores");
 	machine->memory_bytes =
-		(uint64_t)get_number(rd, object, "memory_bytes", false);
-	machine->gpus = get_strings(rd, object, "gpus", &machine->gpus_nr);
-	machine->ipus = get_strings(rd, object, "ipus", &machine->ipus_nr);
+		(uint64_t)get_number(rd, object, "memory_bytes");
+	json_read_strings(rd, object, "gpus", 0, &machine->gpus,
+			  &machine->gpus_nr);
+	json_read_strings(rd, object, "ipus", 0, &machine->ipus,
+			  &machine->ipus_nr);
 }
 
-static void read_metric(struct reader *rd, const cJSON *object,
+static void read_samples(struct json_reader *rd, const cJSON *object,
+			 struct metric_samples *metric)
+{
+	const cJSON *samples, *sample;
+	int index = 0;
+
+	if (!present(rd, object, "samples", "an array of numbers") ||
+	    !(samples = json_read_array(rd, object, "samples", 0)))
+		return;
+	json_reader_push_key(rd, "samples");
+	cJSON_ArrayForEach(sample, samples)
+	{
+		json_reader_push_index(rd, index++);
+		if (!cJSON_IsNumber(sample))
+			json_reader_fail(rd, "expected a number, found %s",
+					 json_type_name(sample));
+		else if (!isfinite(sample->valuedouble))
+			json_reader_fail(rd, "expected a finite number");
+		else
+			metric_samples_push(metric, sample->valuedouble);
+		json_reader_pop(rd);
+		if (rd->error)
+			break;
+	}
+	json_reader_pop(rd);
+}
+
+static void read_metric(struct json_reader *rd, const cJSON *object,
 			struct metric_samples *metric)
 {
-	const cJSON *samples =
-		cJSON_GetObjectItemCaseSensitive(object, "samples");
-	const cJSON *sample;
 	char *better;
 
 	if (!cJSON_IsObject(object)) {
-		malformed(rd, metric->name, "a metric object");
+		json_reader_fail(rd, "expected a metric object, found %s",
+				 json_type_name(object));
 		return;
 	}
 	metric->unit = get_string(rd, object, "unit", false);
@@ -509,57 +499,71 @@ static void read_metric(struct reader *rd, const cJSON *object,
 	metric->better = better && !strcmp(better, "higher") ? BETTER_HIGHER
 							     : BETTER_LOWER;
 	free(better);
-	metric->exact =
-		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(object, "exact"));
-	metric->tolerance = get_number(rd, object, "tolerance", false);
-	metric->runs = (size_t)get_number(rd, object, "runs", false);
-	if (!cJSON_IsArray(samples)) {
-		malformed(rd, "samples", "an array of numbers");
-		return;
-	}
-	cJSON_ArrayForEach(sample, samples)
-	{
-		if (!cJSON_IsNumber(sample) || !isfinite(sample->valuedouble)) {
-			malformed(rd, "samples", "finite numbers");
-			return;
-		}
-		metric_samples_push(metric, sample->valuedouble);
-	}
+	json_read_bool(rd, object, "exact", JSON_NULLABLE, &metric->exact);
+	metric->tolerance = get_number(rd, object, "tolerance");
+	metric->runs = (size_t)get_number(rd, object, "runs");
+	read_samples(rd, object, metric);
 }
 
-static void read_artifacts(struct reader *rd, const cJSON *object,
+static void read_metrics(struct json_reader *rd, const cJSON *object,
+			 struct result_case *rcase)
+{
+	const cJSON *metrics = get_object(rd, object, "metrics");
+	const cJSON *metric;
+
+	json_reader_push_key(rd, "metrics");
+	cJSON_ArrayForEach(metric, metrics)
+	{
+		json_reader_push_key(rd, metric->string);
+		read_metric(rd, metric,
+			    result_case_metric(rcase, metric->string));
+		json_reader_pop(rd);
+		if (rd->error)
+			break;
+	}
+	json_reader_pop(rd);
+}
+
+static void read_artifacts(struct json_reader *rd, const cJSON *object,
 			   struct result_case *rcase)
 {
-	const cJSON *array =
-		cJSON_GetObjectItemCaseSensitive(object, "artifacts");
+	const cJSON *array = json_read_array(rd, object, "artifacts", 0);
 	const cJSON *item;
+	int index = 0;
 
-	if (!array)
-		return;
-	if (!cJSON_IsArray(array)) {
-		malformed(rd, "artifacts", "an array of {kind, path} objects");
-		return;
-	}
+	json_reader_push_key(rd, "artifacts");
 	cJSON_ArrayForEach(item, array)
 	{
-		char *kind = get_string(rd, item, "kind", true);
-		char *path = get_string(rd, item, "path", true);
+		char *kind = NULL, *path = NULL;
 
+		json_reader_push_index(rd, index++);
+		if (!cJSON_IsObject(item)) {
+			json_reader_fail(rd,
+					 "expected a {kind, path} object, "
+					 "found %s",
+					 json_type_name(item));
+		} else {
+			kind = get_string(rd, item, "kind", true);
+			path = get_string(rd, item, "path", true);
+		}
 		if (kind && path)
 			result_case_add_artifact(rcase, kind, path, NULL);
 		free(kind);
 		free(path);
+		json_reader_pop(rd);
+		if (rd->error)
+			break;
 	}
+	json_reader_pop(rd);
 }
 
-static void read_case(struct reader *rd, const cJSON *object,
+static void read_case(struct json_reader *rd, const cJSON *object,
 		      struct result *result)
 {
 	char *benchmark = get_string(rd, object, "benchmark", true);
 	char *variant = get_string(rd, object, "variant", true);
 	char *device = get_string(rd, object, "device", true);
 	char *status = get_string(rd, object, "status", true);
-	const cJSON *metrics, *metric;
 	struct result_case *rcase;
 	int parsed;
 
@@ -568,16 +572,16 @@ static void read_case(struct reader *rd, const cJSON *object,
 	rcase = result_add_case(result, benchmark, variant, device);
 	parsed = case_status_parse(status);
 	if (parsed < 0) {
-		malformed(rd, "status", "ok, failed, timeout or skipped");
+		json_reader_push_key(rd, "status");
+		json_reader_fail(rd, "expected ok, failed, timeout or skipped");
+		json_reader_pop(rd);
 		goto done;
 	}
 	rcase->status = (enum case_status)parsed;
 	rcase->reason = get_string(rd, object, "reason", false);
 	rcase->log = get_string(rd, object, "log", false);
-	rcase->runs = (size_t)get_number(rd, object, "runs", false);
-	metrics = get_object(rd, object, "metrics");
-	cJSON_ArrayForEach(metric, metrics) read_metric(
-		rd, metric, result_case_metric(rcase, metric->string));
+	rcase->runs = (size_t)get_number(rd, object, "runs");
+	read_metrics(rd, object, rcase);
 	read_artifacts(rd, object, rcase);
 	rcase->profile_note = get_string(rd, object, "profile_note", false);
 done:
@@ -587,25 +591,50 @@ done:
 	free(status);
 }
 
+static void read_cases(struct json_reader *rd, const cJSON *root,
+		       struct result *result)
+{
+	const cJSON *cases = NULL, *rcase;
+	int index = 0;
+
+	if (present(rd, root, "cases", "an array"))
+		cases = json_read_array(rd, root, "cases", 0);
+	json_reader_push_key(rd, "cases");
+	cJSON_ArrayForEach(rcase, cases)
+	{
+		json_reader_push_index(rd, index++);
+		if (!cJSON_IsObject(rcase))
+			json_reader_fail(rd, "expected a case object, found %s",
+					 json_type_name(rcase));
+		else
+			read_case(rd, rcase, result);
+		json_reader_pop(rd);
+		if (rd->error)
+			break;
+	}
+	json_reader_pop(rd);
+}
+
 int result_parse(struct result **out, const char *text, size_t len,
 		 const char *path)
 {
-	struct reader rd = { path, BG_OK };
+	struct json_reader rd;
 	struct result *result = NULL;
-	const cJSON *version, *cases, *rcase, *object;
+	const cJSON *root, *version, *object;
 	char *sha;
-	cJSON *root;
 
 	*out = NULL;
-	root = cJSON_ParseWithLength(text, len);
-	if (!root)
-		return bg_input_error("%s: not valid JSON (truncated or "
-				      "corrupt result file)",
-				      path);
-	version = cJSON_GetObjectItemCaseSensitive(root, "benchgate_result");
+	if (json_reader_parse(&rd, path, text, len) < 0)
+		goto done;
+	root = rd.root;
+	version = cJSON_IsObject(root)
+			  ? json_read_item(&rd, root, "benchgate_result", 0)
+			  : NULL;
 	if (!cJSON_IsNumber(version) || version->valuedouble != 1) {
-		malformed(&rd, "benchgate_result",
-			  "1 (this is not a benchgate result file)");
+		json_reader_push_key(&rd, "benchgate_result");
+		json_reader_fail(&rd, "expected 1 (this is not a benchgate "
+				      "result file)");
+		json_reader_pop(&rd);
 		goto done;
 	}
 	result = result_new();
@@ -614,20 +643,23 @@ int result_parse(struct result **out, const char *text, size_t len,
 	if (sha && strlen(sha) < sizeof(result->suite_sha256))
 		memcpy(result->suite_sha256, sha, strlen(sha) + 1);
 	free(sha);
-	if ((object = get_object(&rd, root, "git")))
+	if ((object = get_object(&rd, root, "git"))) {
+		json_reader_push_key(&rd, "git");
 		read_git(&rd, object, &result->git);
-	if ((object = get_object(&rd, root, "machine")))
+		json_reader_pop(&rd);
+	}
+	if ((object = get_object(&rd, root, "machine"))) {
+		json_reader_push_key(&rd, "machine");
 		read_machine(&rd, object, &result->machine);
+		json_reader_pop(&rd);
+	}
 	result->started_at = get_string(&rd, root, "started_at", false);
 	result->finished_at = get_string(&rd, root, "finished_at", false);
 	result->harness_version =
 		get_string(&rd, root, "harness_version", false);
-	cases = cJSON_GetObjectItemCaseSensitive(root, "cases");
-	if (!cJSON_IsArray(cases))
-		malformed(&rd, "cases", "an array");
-	cJSON_ArrayForEach(rcase, cases) read_case(&rd, rcase, result);
+	read_cases(&rd, root, result);
 done:
-	cJSON_Delete(root);
+	json_reader_release(&rd);
 	if (rd.error) {
 		result_free(result);
 		return rd.error;

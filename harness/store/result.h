@@ -157,8 +157,10 @@ void result_case_fail(struct result_case *rcase, enum case_status status,
 /* Serialises the result as pretty-printed JSON into out. */
 void result_to_json(const struct result *result, struct strbuf *out);
 
-/* Parses a result document. BG_EINPUT with "path: what was expected" when
- * the file is not a valid result. */
+/* Parses a result document (len bytes of text, no NUL needed after them).
+ * BG_EINPUT when the file is not a valid result, with "path:line:col:
+ * key.path: what was expected" (jsonread.h), or "path: key: expected ..."
+ * for a value it lacks. */
 int result_parse(struct result **out, const char *text, size_t len,
 		 const char *path);
 int result_load(struct result **out, const char *path);
