@@ -183,8 +183,12 @@ static int take_cases(struct result *into, const char *const *owners,
 	return BG_OK;
 }
 
-int shards_merge(struct result **out, const char *const *paths, size_t nr,
-		 const char *out_dir, const char ***origins)
+/* The merge of shards_merge_into(), into *out (free with result_free());
+ * with out_dir, relative paths rebased to resolve from there. With
+ * origins, *origins receives for each case of *out the path of its shard
+ * (borrowed from paths; free() the array). */
+static int shards_merge(struct result **out, const char *const *paths,
+			size_t nr, const char *out_dir, const char ***origins)
 {
 	struct result *merged = NULL, *shard = NULL;
 	const char **owners = NULL;
@@ -351,8 +355,11 @@ done:
 	return error;
 }
 
-int shards_carry_files(struct result *merged, const char *const *origins,
-		       const struct store_slot *slot)
+/* The copy of shards_merge_into(): the files that the cases of merged
+ * (from shards_merge() with out_dir NULL) name, origins from that call,
+ * into slot, reserved for merged in the store it will be written to. */
+static int shards_carry_files(struct result *merged, const char *const *origins,
+			      const struct store_slot *slot)
 {
 	struct missing_files missing = { NULL, 0, NULL };
 	struct strbuf from = STRBUF_INIT;
@@ -382,5 +389,62 @@ int shards_carry_files(struct result *merged, const char *const *origins,
 	}
 	missing_report(&missing);
 	strbuf_release(&from);
+	return error;
+}
+
+/* The directory of a file's path, for rebasing: "." for a bare name. */
+static void parent_of(const char *path, struct strbuf *out)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (slash == path)
+		strbuf_addch(out, '/');
+	else if (slash)
+		strbuf_add(out, path, (size_t)(slash - path));
+	else
+		strbuf_addch(out, '.');
+}
+
+int shards_merge_into(const char *const *paths, size_t nr, const char *out_file,
+		      const char *store_spec, struct strbuf *where,
+		      size_t *cases_nr)
+{
+	struct strbuf out_dir = STRBUF_INIT, text = STRBUF_INIT;
+	struct store *store = NULL;
+	struct store_slot *slot = NULL;
+	struct result *merged = NULL;
+	const char **origins = NULL;
+	int error;
+
+	if (out_file)
+		parent_of(out_file, &out_dir);
+	if ((error = shards_merge(&merged, paths, nr,
+				  out_file ? out_dir.buf : NULL, &origins)) < 0)
+		goto done;
+	*cases_nr = merged->cases_nr;
+	if (out_file) {
+		result_to_json(merged, &text);
+		if ((error = write_file_atomic(out_file, text.buf, text.len)) ==
+		    BG_OK)
+			strbuf_addstr(where, out_file);
+		goto done;
+	}
+	if (store_spec)
+		strbuf_addstr(&text, store_spec);
+	else
+		store_default_spec(&text, NULL);
+	/* a slot, so that the shards' files go in beside the result */
+	if ((error = store_open(&store, text.buf)) < 0 ||
+	    (error = store_reserve(store, merged, &slot)) < 0 ||
+	    (error = shards_carry_files(merged, origins, slot)) < 0)
+		goto done;
+	error = store_write(store, merged, slot, where);
+done:
+	result_free(merged);
+	free(origins);
+	store_slot_free(slot);
+	store_free(store);
+	strbuf_release(&out_dir);
+	strbuf_release(&text);
 	return error;
 }

@@ -14,8 +14,7 @@
  */
 
 /*
- * Loads the results at paths[0..nr) (nr >= 1) and merges them into *out
- * (free with result_free()):
+ * Loads the results at paths[0..nr) (nr >= 1) and merges them:
  * - suite, suite_sha256, git.commit and machine.id must be the same in
  *   all, else BG_EINPUT naming the two files and the two values;
  * - cases are concatenated in the order of `paths`; a case (benchmark,
@@ -24,33 +23,29 @@
  *   one result would be pooled by nothing downstream;
  * - started_at is the earliest, finished_at the latest; git.dirty is true
  *   if any shard was dirty; the other metadata comes from the first.
- * A case's `log` and artifact paths are relative to its shard's file.
- * With out_dir (the directory the merged result will be written to) a
- * relative path of a shard in another directory becomes absolute, so that
- * it still resolves; one that is not there is left as is and reported
- * with bg_warn(), naming the shard. With NULL (the result goes into a
- * store) paths stay as recorded: see shards_carry_files().
- * With origins, *origins receives for each case of *out the path of its
- * shard (borrowed from paths; free() the array).
  * Errors of result_load() are passed up.
+ *
+ * A case's `log` and artifact paths are relative to its shard's file.
+ * The merged result is then written to out_file atomically, where a
+ * relative path of a shard in another directory becomes absolute, so
+ * that it still resolves (one that is not there is left as is and
+ * reported with bg_warn(), naming the shard). Or, with out_file NULL, it
+ * is stored in the store of store_spec (NULL: store_default_spec()) with
+ * the logs and artifacts its cases name copied in beside it, as a run's
+ * own would be: "logs/<shard>/<f>" becomes "logs/<name>/<f>",
+ * "artifacts/<shard>/<rest>" (a file or a directory)
+ * "artifacts/<name>/<rest>" for the merged result's <name>. Absolute
+ * paths are left as they are. A file not beside its shard (a `run --json`
+ * copy has paths relative to the stored result) cannot be carried: its
+ * path is left and bg_warn() names the shard and the count. BG_ERROR when
+ * a copy fails (the store then holds a partial copy, harmless as a dead
+ * run's logs); errors of store_open() and of writing.
+ *
+ * Appends where the result went to `where` and sets *cases_nr to its
+ * number of cases.
  */
-int shards_merge(struct result **out, const char *const *paths, size_t nr,
-		 const char *out_dir, const char ***origins);
-
-/*
- * Copies the logs and artifacts that the cases of `merged` (from
- * shards_merge() with out_dir NULL) name relative to their shard, origins
- * from that call, into `slot`, reserved for `merged` in the store it will
- * be written to, and points the paths at the copies: "logs/<shard>/<f>"
- * becomes "<slot->log_prefix>/<f>", "artifacts/<shard>/<rest>" (a file or
- * a directory) "artifacts/<slot->name>/<rest>", so that they go into the
- * store with the result as a run's own would. Absolute paths are left as
- * they are. A file not beside its shard (a `run --json` copy has paths
- * relative to the stored result) cannot be carried: its path is left and
- * bg_warn() names the shard and the count. BG_ERROR when a copy fails
- * (the slot then holds a partial copy, harmless as a dead run's logs).
- */
-int shards_carry_files(struct result *merged, const char *const *origins,
-		       const struct store_slot *slot);
+int shards_merge_into(const char *const *paths, size_t nr, const char *out_file,
+		      const char *store_spec, struct strbuf *where,
+		      size_t *cases_nr);
 
 #endif
