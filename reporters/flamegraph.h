@@ -14,7 +14,7 @@
  * A profiling run only records (harness/run/profile.h: perf.data and the
  * folded stacks); the graphs are drawn after every case has run and
  * before the result is stored, by flamegraph_draw_profiles(), which the
- * command layer hands to the session (cmd_run.c, for run and check).
+ * command layer calls in between (harness/cli/cli.c, for run and check).
  */
 
 struct flamegraph_options {

@@ -47,8 +47,8 @@
  * This module only records: the flame graph (flamegraph.svg beside
  * folded.txt) is drawn from the folded stacks after every case has run and
  * before the result is stored, by the flamegraph reporter (flamegraph.h),
- * which the command layer gives the session as its after_run hook
- * (session.h), so that the harness never calls a reporter.
+ * which the command layer calls between the session's finish and store
+ * steps (session.h), so that the harness never calls a reporter.
  *
  * Where profiling is impossible (perf not installed or not permitted,
  * user options that are not JSON) the case gets a one-line

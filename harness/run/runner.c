@@ -31,7 +31,7 @@ struct case_state {
 	size_t result_index; /* result->cases may move: no pointer */
 	int warmup;	     /* warmup runs to do */
 	int runs;	     /* measured runs to do; adaptive: max_runs */
-	int min_runs;	     /* adaptive: ask case_done from here on */
+	int min_runs;	     /* adaptive: ask the caller from here on */
 	bool adaptive;
 	unsigned sampled; /* sampler sources of its measured runs */
 	int warmups_done;
