@@ -217,12 +217,13 @@ bool compare_case_decided(const struct result_case *base,
 
 void comparison_free(struct comparison *comparison);
 
-/* The "benchgate_comparison": 1 document of DESIGN.md, and back. */
+/* The "benchgate_comparison": 1 document of DESIGN.md, and back: len bytes
+ * of text, no NUL needed after them. BG_EINPUT with "path:line:col:
+ * key.path: what was expected" (jsonread.h) when it is not one. */
 void comparison_to_json(const struct comparison *comparison,
 			struct strbuf *out);
 int comparison_parse(struct comparison **out, const char *text, size_t len,
 		     const char *path);
-int comparison_load(struct comparison **out, const char *path);
 
 /*
  * What `report` reads from path: a comparison document into *out, or a

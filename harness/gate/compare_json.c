@@ -1,5 +1,5 @@
 /* The "benchgate_comparison": 1 document: compare.h's comparison_to_json()
- * and comparison_load(), kept apart from the decision logic. */
+ * and comparison_parse(), kept apart from the decision logic. */
 #include "harness/gate/compare.h"
 
 #include "harness/util/alloc.h"
@@ -395,16 +395,4 @@ done:
 	}
 	*out = comparison;
 	return BG_OK;
-}
-
-int comparison_load(struct comparison **out, const char *path)
-{
-	struct strbuf text = STRBUF_INIT;
-	int error;
-
-	*out = NULL;
-	if ((error = strbuf_read_file(&text, path)) == BG_OK)
-		error = comparison_parse(out, text.buf, text.len, path);
-	strbuf_release(&text);
-	return error;
 }
