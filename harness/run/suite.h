@@ -11,8 +11,9 @@
  *
  * suite_load() accepts only a fully valid suite: every unknown key, wrong
  * type, duplicate name, unknown ${variable}, bad duration or percentage and
- * empty matrix is an input error naming the file and the line:column (for
- * syntax errors) or the key path ("benchmarks[0].metrics[2].from").
+ * empty matrix is an input error naming the file, the line:column and the
+ * key path ("suite.json:8:3: benchmarks[0].metrics[2].from: ...", as
+ * jsonread.h reads every input document).
  * That includes a metric's "per" that is not a string, that names no
  * metric of its benchmark, the metric itself, a metric with a "per" of its
  * own (no chains) or a callgrind metric, or that is given on a callgrind
