@@ -41,7 +41,8 @@ static void add_escaped(struct strbuf *out, const char *s, bool property)
 /* "infer-batch32/quantized/cpu latency +6.5% (1.70 ms -> 1.81 ms,
  * threshold 3%, p 0.0004)"; exact metrics give the absolute difference
  * and the tolerance instead. */
-static void add_message(struct strbuf *out, const struct metric_comparison *mc)
+static void add_message(struct strbuf *out, const struct metric_comparison *mc,
+			const struct report_item *item)
 {
 	struct strbuf text = STRBUF_INIT;
 
@@ -49,8 +50,7 @@ static void add_message(struct strbuf *out, const struct metric_comparison *mc)
 		    mc->variant ? mc->variant : "",
 		    mc->device ? mc->device : "", mc->metric ? mc->metric : "");
 	if (mc->exact)
-		strbuf_addf(&text, "%+.4g",
-			    mc->candidate.median - mc->baseline.median);
+		strbuf_addstr(&text, item->difference);
 	else
 		format_change(&text, mc->change);
 	strbuf_addstr(&text, " (");
@@ -74,6 +74,9 @@ static void add_message(struct strbuf *out, const struct metric_comparison *mc)
 void report_github_annotations(const struct comparison *comparison,
 			       struct strbuf *out)
 {
+	struct report_model model = { .comparison = comparison };
+
+	report_model_build(&model);
 	for (size_t i = 0; i < comparison->nr; i++) {
 		const struct metric_comparison *mc = &comparison->items[i];
 
@@ -82,9 +85,10 @@ void report_github_annotations(const struct comparison *comparison,
 		strbuf_addstr(out, "::error title=");
 		add_escaped(out, "benchgate regression", true);
 		strbuf_addstr(out, "::");
-		add_message(out, mc);
+		add_message(out, mc, &model.items[i]);
 		strbuf_addch(out, '\n');
 	}
+	report_model_release(&model);
 }
 
 void report_annotate_ci(FILE *to, const struct comparison *comparison)

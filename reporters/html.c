@@ -19,6 +19,7 @@
 #include "harness/util/utf8.h"
 #include "reporters/escape.h"
 
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 #include <strings.h>
@@ -175,15 +176,6 @@ static void add_sort_key(struct strbuf *out, double value)
 		strbuf_addstr(out, " data-sort=\"\"");
 }
 
-/* "2.7×", or "-" for none. */
-static void add_ratio(struct strbuf *out, double ratio)
-{
-	if (isfinite(ratio))
-		strbuf_addf(out, "%.3g\u00d7", ratio);
-	else
-		strbuf_addch(out, '-');
-}
-
 /* Cells */
 
 static void add_text_cell(struct strbuf *out, const char *class,
@@ -219,44 +211,21 @@ static void add_value_cell(struct strbuf *out,
 	strbuf_release(&text);
 }
 
-static bool compared(const struct metric_comparison *mc)
-{
-	return mc->has_baseline && mc->has_candidate;
-}
-
-/* "+6.5% [+4.8%, +8.1%]", or "+0.004 (tolerance 0.002)" when exact. */
-static void add_change_text(struct strbuf *out,
-			    const struct metric_comparison *mc)
-{
-	if (!compared(mc)) {
-		strbuf_addch(out, '-');
-	} else if (mc->exact) {
-		strbuf_addf(out, "%+.4g (tolerance %g)",
-			    mc->candidate.median - mc->baseline.median,
-			    mc->tolerance);
-	} else {
-		format_change(out, mc->change);
-		strbuf_addstr(out, " [");
-		format_change(out, mc->change_low);
-		strbuf_addstr(out, ", ");
-		format_change(out, mc->change_high);
-		strbuf_addch(out, ']');
-	}
-}
-
 static void add_change_cell(struct strbuf *out,
-			    const struct metric_comparison *mc)
+			    const struct metric_comparison *mc,
+			    const struct report_item *item)
 {
 	strbuf_addstr(out, "<td class=\"num\"");
-	add_sort_key(out, compared(mc) ? mc->change : NAN);
+	add_sort_key(out, item->compared ? mc->change : NAN);
 	strbuf_addch(out, '>');
-	add_change_text(out, mc);
+	strbuf_addstr(out, item->change);
 	strbuf_addstr(out, "</td>");
 }
 
-static void add_p_cell(struct strbuf *out, const struct metric_comparison *mc)
+static void add_p_cell(struct strbuf *out, const struct metric_comparison *mc,
+		       const struct report_item *item)
 {
-	double p = compared(mc) && !mc->exact ? mc->p_adjusted : NAN;
+	double p = item->compared && !mc->exact ? mc->p_adjusted : NAN;
 
 	strbuf_addstr(out, "<td class=\"num\"");
 	add_sort_key(out, p);
@@ -265,21 +234,11 @@ static void add_p_cell(struct strbuf *out, const struct metric_comparison *mc)
 	strbuf_addstr(out, "</td>");
 }
 
-/* The threshold as a relative change: exact metrics have an absolute
- * tolerance, shown against the baseline's level. */
-static double relative_threshold(const struct metric_comparison *mc)
-{
-	double level = fabs(mc->baseline.median);
-
-	if (!mc->exact)
-		return mc->threshold;
-	return level > 0 ? mc->tolerance / level : NAN;
-}
-
 static void add_threshold_cell(struct strbuf *out,
-			       const struct metric_comparison *mc)
+			       const struct metric_comparison *mc,
+			       const struct report_item *item)
 {
-	double threshold = relative_threshold(mc);
+	double threshold = item->threshold;
 
 	strbuf_addstr(out, "<td class=\"num\"");
 	add_sort_key(out, threshold);
@@ -297,20 +256,21 @@ static void add_threshold_cell(struct strbuf *out,
 
 /* The half-width, as a relative change, of the common scale of the change
  * bars: every row of a table on one scale, so the bars compare. */
-static double change_scale(const struct comparison *c,
+static double change_scale(const struct report_model *model,
 			   const enum verdict *verdicts, size_t verdicts_nr)
 {
+	const struct comparison *c = model->comparison;
 	double scale = 0.05;
 
 	for (size_t i = 0; i < c->nr; i++) {
 		const struct metric_comparison *mc = &c->items[i];
 		double values[] = { mc->change, mc->change_low, mc->change_high,
-				    relative_threshold(mc) };
+				    model->items[i].threshold };
 		bool listed = false;
 
 		for (size_t v = 0; v < verdicts_nr; v++)
 			listed |= mc->verdict == verdicts[v];
-		if (!listed || !compared(mc))
+		if (!listed || !model->items[i].compared)
 			continue;
 		for (size_t v = 0; v < 4; v++)
 			if (isfinite(values[v]) && fabs(values[v]) > scale)
@@ -337,9 +297,10 @@ static double change_x(double change, double scale)
  * to the worse side of the band, an improvement an open circle.
  */
 static void add_change_bar(struct strbuf *out,
-			   const struct metric_comparison *mc, double scale)
+			   const struct metric_comparison *mc,
+			   const struct report_item *item, double scale)
 {
-	double threshold = relative_threshold(mc);
+	double threshold = item->threshold;
 	double x = change_x(mc->change, scale);
 	const char *mark = mc->verdict == VERDICT_REGRESSION ? "m-regression"
 			   : mc->verdict == VERDICT_IMPROVEMENT
@@ -348,7 +309,7 @@ static void add_change_bar(struct strbuf *out,
 	struct strbuf label = STRBUF_INIT;
 
 	strbuf_addstr(&label, "change ");
-	add_change_text(&label, mc);
+	strbuf_addstr(&label, item->change);
 	if (isfinite(threshold))
 		strbuf_addf(&label, "; threshold \u00b1%.1f%%",
 			    threshold * 100);
@@ -372,14 +333,14 @@ static void add_change_bar(struct strbuf *out,
 		    "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" "
 		    "y1=\"0\" y2=\"%d\"/>",
 		    BAR_WIDTH / 2.0, BAR_WIDTH / 2.0, BAR_HEIGHT);
-	if (compared(mc) && !isnan(mc->change_low) && !isnan(mc->change_high))
+	if (item->compared && !isnan(mc->change_low) && !isnan(mc->change_high))
 		strbuf_addf(out,
 			    "<line class=\"ci\" x1=\"%.1f\" x2=\"%.1f\" "
 			    "y1=\"%d\" y2=\"%d\"/>",
 			    change_x(mc->change_low, scale),
 			    change_x(mc->change_high, scale), BAR_HEIGHT / 2,
 			    BAR_HEIGHT / 2);
-	if (compared(mc) && !isnan(mc->change)) {
+	if (item->compared && !isnan(mc->change)) {
 		if (mc->verdict == VERDICT_REGRESSION)
 			strbuf_addf(out,
 				    "<path class=\"mark %s\" d=\"M%.1f "
@@ -421,27 +382,19 @@ static double speedup_x(double speedup, double scale)
  * dashed line at 1x, the speed of original. Slower than original is an
  * open dashed bar. */
 static void add_speedup_bar(struct strbuf *out,
-			    const struct variant_comparison *vc, double scale)
+			    const struct variant_comparison *vc,
+			    const struct report_variant *text, double scale)
 {
 	double x0 = speedup_x(0, scale), x = speedup_x(vc->speedup, scale);
 	double one = speedup_x(1, scale);
 
-	struct strbuf label = STRBUF_INIT;
-
-	strbuf_addstr(&label, "speed-up ");
-	add_ratio(&label, vc->speedup);
-	strbuf_addstr(&label, " [");
-	add_ratio(&label, vc->speedup_low);
-	strbuf_addstr(&label, ", ");
-	add_ratio(&label, vc->speedup_high);
-	strbuf_addstr(&label, "] against 1\u00d7");
 	strbuf_addf(out,
 		    "<svg class=\"bar\" width=\"%d\" height=\"%d\" "
-		    "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"%s\">"
-		    "<title>%s</title>",
-		    BAR_WIDTH, BAR_HEIGHT, BAR_WIDTH, BAR_HEIGHT, label.buf,
-		    label.buf);
-	strbuf_release(&label);
+		    "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\""
+		    "speed-up %s against 1\u00d7\"><title>speed-up %s against "
+		    "1\u00d7</title>",
+		    BAR_WIDTH, BAR_HEIGHT, BAR_WIDTH, BAR_HEIGHT, text->speedup,
+		    text->speedup);
 	if (isfinite(vc->speedup))
 		strbuf_addf(out,
 			    "<rect class=\"%s\" x=\"%.1f\" y=\"5\" "
@@ -634,19 +587,19 @@ static void add_failures(struct strbuf *out, const struct comparison *c)
 /* The cells every results table starts with: verdict, case, both values,
  * the change and its bar (empty when there is nothing to compare). */
 static void add_row_head(struct strbuf *out, const struct metric_comparison *mc,
-			 double scale)
+			 const struct report_item *item, double scale)
 {
 	strbuf_addstr(out, "<tr>");
 	add_verdict_cell(out, mc->verdict);
 	add_case_cells(out, mc);
 	add_value_cell(out, mc, &mc->baseline, mc->has_baseline);
 	add_value_cell(out, mc, &mc->candidate, mc->has_candidate);
-	add_change_cell(out, mc);
+	add_change_cell(out, mc, item);
 	strbuf_addstr(out, "<td");
-	add_sort_key(out, compared(mc) ? mc->change : NAN);
+	add_sort_key(out, item->compared ? mc->change : NAN);
 	strbuf_addch(out, '>');
-	if (compared(mc))
-		add_change_bar(out, mc, scale);
+	if (item->compared)
+		add_change_bar(out, mc, item, scale);
 	strbuf_addstr(out, "</td>");
 }
 
@@ -655,8 +608,9 @@ static const enum verdict changed[] = { VERDICT_REGRESSION,
 					VERDICT_IMPROVEMENT };
 #define CHANGED_NR (sizeof(changed) / sizeof(changed[0]))
 
-static void add_changes(struct strbuf *out, const struct comparison *c)
+static void add_changes(struct strbuf *out, const struct report_model *model)
 {
+	const struct comparison *c = model->comparison;
 	static const char *const headers[] = { "Verdict",
 					       "Case",
 					       "Metric",
@@ -666,7 +620,7 @@ static void add_changes(struct strbuf *out, const struct comparison *c)
 					       "Change against threshold",
 					       "p (adj.)",
 					       NULL };
-	double scale = change_scale(c, changed, CHANGED_NR);
+	double scale = change_scale(model, changed, CHANGED_NR);
 
 	strbuf_addstr(out, "<h2>Regressions and improvements</h2>\n");
 	if (!count_verdicts(c, changed, CHANGED_NR)) {
@@ -687,8 +641,8 @@ static void add_changes(struct strbuf *out, const struct comparison *c)
 
 			if (mc->verdict != changed[v])
 				continue;
-			add_row_head(out, mc, scale);
-			add_p_cell(out, mc);
+			add_row_head(out, mc, &model->items[i], scale);
+			add_p_cell(out, mc, &model->items[i]);
 			strbuf_addstr(out, "</tr>\n");
 		}
 	table_end(out);
@@ -709,8 +663,9 @@ static void add_number_cell(struct strbuf *out, double value, bool ratio)
 	strbuf_addstr(out, "</td>");
 }
 
-static void add_variants(struct strbuf *out, const struct comparison *c)
+static void add_variants(struct strbuf *out, const struct report_model *model)
 {
+	const struct comparison *c = model->comparison;
 	static const char *const headers[] = { "Benchmark / device",
 					       "Variant",
 					       "Measured on",
@@ -741,15 +696,11 @@ static void add_variants(struct strbuf *out, const struct comparison *c)
 		strbuf_addstr(out, "<td class=\"num\"");
 		add_sort_key(out, vc->speedup);
 		strbuf_addch(out, '>');
-		add_ratio(out, vc->speedup);
-		strbuf_addstr(out, " [");
-		add_ratio(out, vc->speedup_low);
-		strbuf_addstr(out, ", ");
-		add_ratio(out, vc->speedup_high);
-		strbuf_addstr(out, "]</td><td");
+		strbuf_addstr(out, model->variants[i].speedup);
+		strbuf_addstr(out, "</td><td");
 		add_sort_key(out, vc->speedup);
 		strbuf_addch(out, '>');
-		add_speedup_bar(out, vc, scale);
+		add_speedup_bar(out, vc, &model->variants[i], scale);
 		strbuf_addstr(out, "</td>");
 		add_number_cell(out, vc->size_ratio, true);
 		add_number_cell(out, vc->accuracy_delta, false);
@@ -766,8 +717,10 @@ static const enum verdict everything[] = {
 };
 #define EVERYTHING_NR (sizeof(everything) / sizeof(everything[0]))
 
-static void add_all_results(struct strbuf *out, const struct comparison *c)
+static void add_all_results(struct strbuf *out,
+			    const struct report_model *model)
 {
+	const struct comparison *c = model->comparison;
 	static const char *const headers[] = { "Verdict",
 					       "Case",
 					       "Metric",
@@ -780,7 +733,7 @@ static void add_all_results(struct strbuf *out, const struct comparison *c)
 					       "n (base, cand.)",
 					       "Note",
 					       NULL };
-	double scale = change_scale(c, everything, EVERYTHING_NR);
+	double scale = change_scale(model, everything, EVERYTHING_NR);
 
 	strbuf_addf(out,
 		    "<details id=\"all\"><summary>All %zu results"
@@ -793,9 +746,9 @@ static void add_all_results(struct strbuf *out, const struct comparison *c)
 
 			if (mc->verdict != everything[v])
 				continue;
-			add_row_head(out, mc, scale);
-			add_threshold_cell(out, mc);
-			add_p_cell(out, mc);
+			add_row_head(out, mc, &model->items[i], scale);
+			add_threshold_cell(out, mc, &model->items[i]);
+			add_p_cell(out, mc, &model->items[i]);
 			strbuf_addf(out,
 				    "<td class=\"num\" data-sort=\"%zu\">"
 				    "%zu, %zu</td><td class=\"note\">",
@@ -935,6 +888,7 @@ void report_html(const struct report_model *model, struct strbuf *out)
 {
 	const struct comparison *c = model->comparison;
 
+	assert(model->built);
 	add_head(out, model);
 	add_banner(out, c);
 	strbuf_addstr(out, "<main>\n<h1>");
@@ -945,10 +899,10 @@ void report_html(const struct report_model *model, struct strbuf *out)
 	strbuf_addstr(out, "</h1>\n");
 	add_sides(out, model);
 	add_failures(out, c);
-	add_changes(out, c);
-	add_variants(out, c);
+	add_changes(out, model);
+	add_variants(out, model);
 	add_profiles(out, model);
-	add_all_results(out, c);
+	add_all_results(out, model);
 	add_machine(out, model->candidate);
 	strbuf_addf(out,
 		    "</main>\n<footer>Written by benchgate %s. "

@@ -19,6 +19,7 @@
 #include "harness/util/format.h"
 #include "harness/util/isotime.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -95,29 +96,22 @@ static void add_case_properties(struct strbuf *out,
 	strbuf_release(&prefix);
 }
 
-/* "+6.5% [+4.8%, +8.1%]", or "-0.0100" for an exact metric. */
-static void add_change(struct strbuf *out, const struct metric_comparison *mc)
+/* "+6.5% [+4.8%, +8.1%]", or "-0.0100" for an exact metric: the tolerance
+ * follows in words. */
+static void add_change(struct strbuf *out, const struct metric_comparison *mc,
+		       const struct report_item *item)
 {
-	if (mc->exact) {
-		strbuf_addf(out, "%+.4g",
-			    mc->candidate.median - mc->baseline.median);
-		return;
-	}
-	format_change(out, mc->change);
-	strbuf_addstr(out, " [");
-	format_change(out, mc->change_low);
-	strbuf_addstr(out, ", ");
-	format_change(out, mc->change_high);
-	strbuf_addch(out, ']');
+	strbuf_addstr(out, mc->exact ? item->difference : item->relative);
 }
 
 /* The one-line reason a regression fails:
  * "latency +6.5% [+4.8%, +8.1%] > threshold 3%". */
 static void add_failure_message(struct strbuf *out,
-				const struct metric_comparison *mc)
+				const struct metric_comparison *mc,
+				const struct report_item *item)
 {
 	strbuf_addf(out, "%s ", mc->metric);
-	add_change(out, mc);
+	add_change(out, mc, item);
 	if (mc->exact)
 		strbuf_addf(out, " beyond tolerance %g", mc->tolerance);
 	else
@@ -147,7 +141,8 @@ static void add_side(struct strbuf *out, const char *label,
 }
 
 /* What a human reads in the CI's test view, unescaped. */
-static void add_readable(struct strbuf *out, const struct metric_comparison *mc)
+static void add_readable(struct strbuf *out, const struct metric_comparison *mc,
+			 const struct report_item *item)
 {
 	strbuf_addf(out, "%s/%s/%s %s: %s\n", mc->benchmark, mc->variant,
 		    mc->device, mc->metric, verdict_name(mc->verdict));
@@ -158,7 +153,7 @@ static void add_readable(struct strbuf *out, const struct metric_comparison *mc)
 	}
 	if (mc->has_baseline && mc->has_candidate) {
 		strbuf_addf(out, "%-10s ", "change");
-		add_change(out, mc);
+		add_change(out, mc, item);
 		if (mc->exact)
 			strbuf_addf(out, ", tolerance %g\n", mc->tolerance);
 		else
@@ -185,7 +180,8 @@ static void add_first_line(struct strbuf *out, const char *note)
 	strbuf_add(out, text, strcspn(text, "\n"));
 }
 
-static void add_outcome(struct strbuf *out, const struct metric_comparison *mc)
+static void add_outcome(struct strbuf *out, const struct metric_comparison *mc,
+			const struct report_item *item)
 {
 	struct strbuf message = STRBUF_INIT;
 	const char *element = NULL, *type = NULL;
@@ -194,7 +190,7 @@ static void add_outcome(struct strbuf *out, const struct metric_comparison *mc)
 	switch (mc->verdict) {
 	case VERDICT_REGRESSION:
 		element = "failure", type = "regression";
-		add_failure_message(&message, mc);
+		add_failure_message(&message, mc, item);
 		break;
 	case VERDICT_FAILED:
 		element = "error", type = "failed";
@@ -225,7 +221,8 @@ done:
 	strbuf_release(&message);
 }
 
-static void add_testcase(struct strbuf *out, const struct metric_comparison *mc)
+static void add_testcase(struct strbuf *out, const struct metric_comparison *mc,
+			 const struct report_item *item)
 {
 	struct strbuf text = STRBUF_INIT;
 
@@ -234,9 +231,9 @@ static void add_testcase(struct strbuf *out, const struct metric_comparison *mc)
 	add_case_id(&text, mc, true);
 	add_attr(out, "classname", text.buf);
 	strbuf_addstr(out, ">\n");
-	add_outcome(out, mc);
+	add_outcome(out, mc, item);
 	strbuf_reset(&text);
-	add_readable(&text, mc);
+	add_readable(&text, mc, item);
 	strbuf_addstr(out, "      <system-out>");
 	escape_xml_text(out, text.buf);
 	strbuf_addstr(out, "</system-out>\n    </testcase>\n");
@@ -322,7 +319,7 @@ static void add_testsuite(struct strbuf *out, const struct report_model *model,
 	strbuf_addstr(out, "    </properties>\n");
 	for (size_t i = 0; i < c->nr; i++)
 		if (in_suite(&c->items[i], suite))
-			add_testcase(out, &c->items[i]);
+			add_testcase(out, &c->items[i], &model->items[i]);
 	strbuf_addstr(out, "  </testsuite>\n");
 }
 
@@ -330,6 +327,7 @@ void report_junit(const struct report_model *model, struct strbuf *out)
 {
 	const struct comparison *c = model->comparison;
 
+	assert(model->built);
 	strbuf_addstr(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	strbuf_addstr(out, "<testsuites name=\"benchgate\"");
 	add_count(out, "tests", c->nr);

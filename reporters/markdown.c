@@ -22,6 +22,7 @@
 #include "harness/util/format.h"
 #include "harness/util/alloc.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,30 +133,6 @@ static void add_value_cell(struct strbuf *row,
 	strbuf_release(&text);
 }
 
-/* "+6.5% [+4.8%, +8.1%]", or "-0.0100 (tolerance 0.002)" when exact. */
-static void add_change_cell(struct strbuf *row,
-			    const struct metric_comparison *mc)
-{
-	struct strbuf text = STRBUF_INIT;
-
-	if (!mc->has_baseline || !mc->has_candidate) {
-		strbuf_addch(&text, '-');
-	} else if (mc->exact) {
-		strbuf_addf(&text, "%+.4g (tolerance %g)",
-			    mc->candidate.median - mc->baseline.median,
-			    mc->tolerance);
-	} else {
-		format_change(&text, mc->change);
-		strbuf_addstr(&text, " [");
-		format_change(&text, mc->change_low);
-		strbuf_addstr(&text, ", ");
-		format_change(&text, mc->change_high);
-		strbuf_addch(&text, ']');
-	}
-	add_own_cell(row, text.buf);
-	strbuf_release(&text);
-}
-
 static void add_p_cell(struct strbuf *row, const struct metric_comparison *mc)
 {
 	struct strbuf text = STRBUF_INIT;
@@ -181,6 +158,7 @@ static void add_note_cell(struct strbuf *row, const char *note)
 
 static void add_change_row(struct table *table,
 			   const struct metric_comparison *mc,
+			   const struct report_item *item,
 			   const struct comparison *c)
 {
 	struct strbuf row = STRBUF_INIT;
@@ -190,7 +168,7 @@ static void add_change_row(struct table *table,
 	add_cell(&row, mc->metric);
 	add_value_cell(&row, mc, &mc->baseline, mc->has_baseline);
 	add_value_cell(&row, mc, &mc->candidate, mc->has_candidate);
-	add_change_cell(&row, mc);
+	add_own_cell(&row, item->change);
 	add_p_cell(&row, mc);
 	strbuf_addch(&row, '\n');
 	table_add(table, &row);
@@ -203,6 +181,7 @@ static void add_change_row(struct table *table,
 
 static void add_other_row(struct table *table,
 			  const struct metric_comparison *mc,
+			  const struct report_item *item,
 			  const struct comparison *c)
 {
 	struct strbuf row = STRBUF_INIT;
@@ -213,7 +192,7 @@ static void add_other_row(struct table *table,
 	add_cell(&row, verdict_name(mc->verdict));
 	add_value_cell(&row, mc, &mc->baseline, mc->has_baseline);
 	add_value_cell(&row, mc, &mc->candidate, mc->has_candidate);
-	add_change_cell(&row, mc);
+	add_own_cell(&row, item->change);
 	add_p_cell(&row, mc);
 	add_note_cell(&row, mc->note);
 	strbuf_addch(&row, '\n');
@@ -274,7 +253,8 @@ static void add_ratio(struct strbuf *text, double ratio)
 }
 
 static void add_variant_row(struct table *table,
-			    const struct variant_comparison *vc)
+			    const struct variant_comparison *vc,
+			    const struct report_variant *derived)
 {
 	struct strbuf row = STRBUF_INIT, text = STRBUF_INIT;
 
@@ -286,14 +266,8 @@ static void add_variant_row(struct table *table,
 	strbuf_addf(&text, "%s vs %s", vc->variant, vc->against);
 	add_cell(&row, text.buf);
 
-	/* "2.70× [2.55, 2.86] (latency)" */
-	strbuf_addch(&row, ' ');
-	add_ratio(&row, vc->speedup);
-	strbuf_addstr(&row, " [");
-	format_quantity(&row, vc->speedup_low, NULL);
-	strbuf_addstr(&row, ", ");
-	format_quantity(&row, vc->speedup_high, NULL);
-	strbuf_addstr(&row, "] (");
+	/* "2.7× [2.55×, 2.86×] (latency)" */
+	strbuf_addf(&row, " %s (", derived->speedup);
 	escape_markdown(&row, vc->speed_metric);
 	strbuf_addstr(&row, ") |");
 
@@ -473,18 +447,23 @@ void report_markdown(const struct report_model *model, struct strbuf *out)
 	struct strbuf document = STRBUF_INIT;
 	size_t omitted = 0;
 
+	assert(model->built);
 	for (size_t i = 0; i < c->nr; i++)
 		if (c->items[i].verdict == VERDICT_REGRESSION)
-			add_change_row(&changes, &c->items[i], c);
+			add_change_row(&changes, &c->items[i], &model->items[i],
+				       c);
 	for (size_t i = 0; i < c->nr; i++)
 		if (c->items[i].verdict == VERDICT_IMPROVEMENT)
-			add_change_row(&changes, &c->items[i], c);
+			add_change_row(&changes, &c->items[i], &model->items[i],
+				       c);
 	for (size_t i = 0; i < c->variants_nr; i++)
-		add_variant_row(&variants, &c->variants[i]);
+		add_variant_row(&variants, &c->variants[i],
+				&model->variants[i]);
 	for (size_t v = 0; v < OTHERS_ORDER_NR; v++)
 		for (size_t i = 0; i < c->nr; i++)
 			if (c->items[i].verdict == others_order[v])
-				add_other_row(&others, &c->items[i], c);
+				add_other_row(&others, &c->items[i],
+					      &model->items[i], c);
 	for (size_t i = 0; model->candidate && i < model->candidate->cases_nr;
 	     i++) {
 		const struct result_case *rcase = &model->candidate->cases[i];

@@ -3,14 +3,254 @@
 #include "reporters/escape.h"
 
 #include "reporters/charts.h"
+#include "harness/gate/stats.h"
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/util/fileio.h"
+#include "harness/util/format.h"
 
+#include <assert.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+/* The model */
+
+/* An interval says something when both ends are finite and apart: a
+ * failed test leaves it infinite, and exact metrics (or values that are
+ * not all positive, compared by their medians) a point. */
+static bool shows_interval(const struct metric_comparison *mc)
+{
+	return !mc->exact && isfinite(mc->change_low) &&
+	       isfinite(mc->change_high) && mc->change_low != mc->change_high;
+}
+
+/* "+6.5% [+4.8%, +8.1%]": the one place a change becomes text. */
+static char *relative_text(const struct metric_comparison *mc, bool interval)
+{
+	struct strbuf text = STRBUF_INIT;
+
+	format_change(&text, mc->change);
+	if (interval) {
+		strbuf_addstr(&text, " [");
+		format_change(&text, mc->change_low);
+		strbuf_addstr(&text, ", ");
+		format_change(&text, mc->change_high);
+		strbuf_addch(&text, ']');
+	}
+	return strbuf_detach(&text, NULL);
+}
+
+static double relative_threshold(const struct metric_comparison *mc)
+{
+	double level = fabs(mc->baseline.median);
+
+	if (!mc->exact)
+		return mc->threshold;
+	return level > 0 ? mc->tolerance / level : NAN;
+}
+
+/* The samples of mc's case and metric in result, when it measured them. */
+static const struct metric_samples *
+raw_metric(const struct result *result, const struct metric_comparison *mc)
+{
+	const struct result_case *rcase;
+	const struct metric_samples *metric;
+
+	if (!result ||
+	    !(rcase = result_find_case(result, mc->benchmark, mc->variant,
+				       mc->device)) ||
+	    rcase->status != CASE_OK ||
+	    !(metric = result_case_find_metric(rcase, mc->metric)) ||
+	    !metric->nr)
+		return NULL;
+	return metric;
+}
+
+static void derive_history(struct report_item *item,
+			   const struct report_model *model,
+			   const struct metric_comparison *mc)
+{
+	size_t alloc = 0;
+	double *medians;
+
+	for (size_t i = model->history_nr; i-- > 0;) {
+		const struct result *result = model->history[i];
+		const struct metric_samples *metric;
+		struct stats_summary summary;
+		struct report_point *point;
+
+		if (result == model->candidate ||
+		    !(metric = raw_metric(result, mc)) ||
+		    stats_summarize(metric->samples, metric->nr,
+				    model->confidence, (uint64_t)i + 1,
+				    &summary) < 0)
+			continue;
+		ALLOC_GROW(item->history, item->history_nr + 1, alloc);
+		point = &item->history[item->history_nr++];
+		point->commit = result->git.commit;
+		point->median = summary.median;
+		point->ci_low = summary.ci_low;
+		point->ci_high = summary.ci_high;
+	}
+	/* Below 3 commits there is no spread to speak of. */
+	if (item->history_nr < 3)
+		return;
+	medians = xmalloc(item->history_nr * sizeof(*medians));
+	for (size_t i = 0; i < item->history_nr; i++)
+		medians[i] = item->history[i].median;
+	item->has_band = true;
+	item->band_center = stats_median(medians, item->history_nr);
+	item->band_spread = stats_mad_scaled(medians, item->history_nr);
+	free(medians);
+}
+
+static void derive_samples(struct report_samples *out,
+			   const struct metric_samples *metric)
+{
+	double *v = xmalloc((metric->nr + 1) * sizeof(*v));
+	size_t n = 0;
+
+	for (size_t i = 0; i < metric->nr; i++)
+		if (isfinite(metric->samples[i]))
+			v[n++] = metric->samples[i];
+	out->values = v;
+	out->nr = n;
+	if (!n)
+		return;
+	out->box.q1 = stats_percentile(v, n, 25);
+	out->box.min = stats_min(v, n);
+	out->box.max = stats_max(v, n);
+	out->box.q3 = stats_percentile(v, n, 75);
+	out->box.median = stats_median(v, n);
+}
+
+static void derive_item(struct report_item *item,
+			const struct report_model *model,
+			const struct metric_comparison *mc)
+{
+	const struct metric_samples *base = raw_metric(model->baseline, mc);
+	const struct metric_samples *cand = raw_metric(model->candidate, mc);
+	struct strbuf text = STRBUF_INIT;
+
+	item->compared = mc->has_baseline && mc->has_candidate;
+	item->has_interval = shows_interval(mc);
+	item->relative = relative_text(mc, item->has_interval);
+	if (!item->compared) {
+		item->difference = xstrdup("-");
+		item->change = xstrdup("-");
+	} else {
+		strbuf_addf(&text, "%+.4g",
+			    mc->candidate.median - mc->baseline.median);
+		item->difference = strbuf_detach(&text, NULL);
+		if (mc->exact)
+			strbuf_addf(&text, "%s (tolerance %g)",
+				    item->difference, mc->tolerance);
+		else
+			strbuf_addstr(&text, item->relative);
+		item->change = strbuf_detach(&text, NULL);
+	}
+	item->threshold = relative_threshold(mc);
+	derive_history(item, model, mc);
+	if (base && cand) {
+		derive_samples(&item->baseline_samples, base);
+		derive_samples(&item->candidate_samples, cand);
+	}
+}
+
+/* "2.7×", or "-" for none. */
+static void add_ratio(struct strbuf *out, double ratio)
+{
+	if (isfinite(ratio))
+		strbuf_addf(out, "%.3g\u00d7", ratio);
+	else
+		strbuf_addch(out, '-');
+}
+
+static char *speedup_text(const struct variant_comparison *vc)
+{
+	struct strbuf text = STRBUF_INIT;
+
+	add_ratio(&text, vc->speedup);
+	strbuf_addstr(&text, " [");
+	add_ratio(&text, vc->speedup_low);
+	strbuf_addstr(&text, ", ");
+	add_ratio(&text, vc->speedup_high);
+	strbuf_addch(&text, ']');
+	return strbuf_detach(&text, NULL);
+}
+
+static void derive_case(struct report_case *out, const struct result_case *c)
+{
+	out->metrics = xcalloc(c->metrics_nr + 1, sizeof(*out->metrics));
+	for (size_t j = 0; j < c->metrics_nr; j++) {
+		const struct metric_samples *m = &c->metrics[j];
+
+		out->metrics[j].median = m->nr ? stats_median(m->samples, m->nr)
+					       : NAN;
+		out->metrics[j].spread =
+			m->nr ? stats_robust_cv(m->samples, m->nr) : NAN;
+	}
+}
+
+void report_model_build(struct report_model *model)
+{
+	const struct comparison *c = model->comparison;
+	const struct result *candidate = model->candidate;
+
+	assert(!model->built);
+	model->built = true;
+	model->confidence = c && c->confidence > 0 && c->confidence < 1
+				    ? c->confidence
+				    : 0.99;
+	if (c) {
+		model->items = xcalloc(c->nr + 1, sizeof(*model->items));
+		for (size_t i = 0; i < c->nr; i++)
+			derive_item(&model->items[i], model, &c->items[i]);
+		model->variants =
+			xcalloc(c->variants_nr + 1, sizeof(*model->variants));
+		for (size_t i = 0; i < c->variants_nr; i++)
+			model->variants[i].speedup =
+				speedup_text(&c->variants[i]);
+	}
+	if (candidate) {
+		model->cases =
+			xcalloc(candidate->cases_nr + 1, sizeof(*model->cases));
+		for (size_t i = 0; i < candidate->cases_nr; i++)
+			derive_case(&model->cases[i], &candidate->cases[i]);
+	}
+}
+
+void report_model_release(struct report_model *model)
+{
+	const struct comparison *c = model->comparison;
+
+	for (size_t i = 0; c && model->items && i < c->nr; i++) {
+		struct report_item *item = &model->items[i];
+
+		free(item->relative);
+		free(item->difference);
+		free(item->change);
+		free(item->history);
+		free(item->baseline_samples.values);
+		free(item->candidate_samples.values);
+	}
+	for (size_t i = 0; c && model->variants && i < c->variants_nr; i++)
+		free(model->variants[i].speedup);
+	for (size_t i = 0;
+	     model->candidate && model->cases && i < model->candidate->cases_nr;
+	     i++)
+		free(model->cases[i].metrics);
+	free(model->items);
+	free(model->variants);
+	free(model->cases);
+	model->items = NULL;
+	model->variants = NULL;
+	model->cases = NULL;
+	model->built = false;
+}
 
 typedef void (*render_fn)(const struct report_model *model, struct strbuf *out);
 
@@ -141,6 +381,8 @@ int report_write_all(const struct report_model *model, const char *dir,
 	struct strbuf base = STRBUF_INIT;
 	int error;
 
+	if (!local.built)
+		report_model_build(&local);
 	if ((error = mkdir_p(dir)) < 0)
 		goto done;
 	if (!local.artifact_base && local.candidate &&
@@ -165,6 +407,8 @@ int report_write_all(const struct report_model *model, const char *dir,
 		}
 	}
 done:
+	if (!model->built)
+		report_model_release(&local);
 	strbuf_release(&base);
 	return error;
 }

@@ -10,17 +10,100 @@
 #include <stdio.h>
 
 /*
- * The one model every reporter reads. It is built from a comparison (a
- * single result without a baseline is a comparison whose metrics are all
- * `new`, from compare_results(NULL, result)), plus the raw results when they
- * are at hand, for the charts of sample distributions and history.
+ * The one model every reporter reads. The caller sets its inputs: a
+ * comparison (a single result without a baseline is a comparison whose
+ * metrics are all `new`, from compare_results(NULL, result)), plus the raw
+ * results when they are at hand, for the charts of sample distributions and
+ * history. report_model_build() then derives, once, every number and text
+ * the reports show beyond the comparison's own (the change texts, the
+ * speed-up texts, the history points and noise bands, the box plots); the
+ * reporters only format what the model holds, so a change reads the same
+ * in every report and no reporter computes statistics.
  *
- * Reporters only read the model; every string in it is user-controlled
- * (suite, benchmark, variant, metric names, notes, log tails, commit
- * subjects) and each reporter escapes it for its own format (escape.h).
+ * Every string in it is user-controlled (suite, benchmark, variant, metric
+ * names, notes, log tails, commit subjects) but the derived texts, which
+ * hold only numbers; each reporter escapes for its own format (escape.h).
  */
+
+/* One commit of a metric's history: the median of its samples and the
+ * interval of that median at the model's confidence. */
+struct report_point {
+	const char *commit; /* borrowed from the history's result */
+	double median, ci_low, ci_high;
+};
+
+/* A box plot of a side's samples. */
+struct report_box {
+	double q1, min, max, q3, median;
+};
+
+/* The finite samples of one side of an item (NaN has no place in a sort or
+ * a plot) and their box plot. */
+struct report_samples {
+	double *values;
+	size_t nr;
+	struct report_box box;
+};
+
+/* What the model derives for comparison->items[i]: model->items[i]. */
+struct report_item {
+	/* Both sides were measured: there is a change to show. */
+	bool compared;
+	/* The relative change and, when it says something (both ends finite
+	 * and apart), its interval: "+6.5% [+4.8%, +8.1%]"; "-5.3%" for an
+	 * exact metric, whose interval is a point; "-" when there is none.
+	 * The terminal and the charts show it. */
+	char *relative;
+	bool has_interval; /* `relative` holds an interval */
+	/* The candidate's median minus the baseline's, "-0.0005", which
+	 * exact metrics compare against an absolute tolerance; "-" when a
+	 * side is missing. */
+	char *difference;
+	/* The change as a table shows it: `relative`, or for an exact metric
+	 * `difference` and its tolerance, "-0.0005 (tolerance 0.002)"; "-"
+	 * when a side is missing. */
+	char *change;
+	/* The threshold as a relative change: an exact metric's tolerance
+	 * against the baseline's level; NAN when that level is zero. */
+	double threshold;
+
+	/* With model->history: the case and metric in each earlier result,
+	 * oldest first, the candidate left out. */
+	struct report_point *history;
+	size_t history_nr;
+	/* From 3 commits on: their medians' median and robust spread
+	 * (scaled MAD), the noise a change has to stand out from. */
+	bool has_band;
+	double band_center, band_spread;
+
+	/* With model->baseline and model->candidate, when both measured the
+	 * case and metric (nr 0 otherwise). */
+	struct report_samples baseline_samples, candidate_samples;
+};
+
+/* What the model derives for comparison->variants[i]. */
+struct report_variant {
+	/* The speed-up over the variant compared against and its interval,
+	 * "2.7× [2.55×, 2.86×]", each number "-" when it is not finite. */
+	char *speedup;
+};
+
+/* One metric of a candidate's case as measured, model->cases[i].metrics[j]
+ * for candidate->cases[i].metrics[j]: what the terminal's result table
+ * shows. */
+struct report_measure {
+	double median; /* NAN without samples */
+	double spread; /* robust CV; NAN without samples */
+};
+
+struct report_case {
+	struct report_measure *metrics;
+};
+
 struct report_model {
-	const struct comparison *comparison; /* required */
+	/* Inputs, set by the caller and borrowed: they must outlive the
+	 * model. */
+	const struct comparison *comparison; /* required by the reporters */
 	const struct result *baseline;	     /* optional: raw samples */
 	const struct result *candidate;	     /* optional */
 	struct result *const *history;	     /* optional, newest first */
@@ -34,7 +117,25 @@ struct report_model {
 	 * <machine>"). report_write_all() derives it from
 	 * comparison->candidate.path when NULL. */
 	const char *artifact_base;
+
+	/* Derived by report_model_build(); read-only to the reporters. */
+	bool built;
+	/* The comparison's confidence, or 0.99 when it is not in (0, 1): the
+	 * level of the history's intervals and the charts' labels. */
+	double confidence;
+	struct report_item *items;	 /* comparison->nr of them */
+	struct report_variant *variants; /* comparison->variants_nr */
+	struct report_case *cases;	 /* candidate->cases_nr */
 };
+
+/* Derives the model's numbers from its inputs (see above); every reporter
+ * but CSV and OpenMetrics needs them. Release with report_model_release().
+ * comparison may be NULL when only the candidate's measures are wanted
+ * (the terminal's result table). */
+void report_model_build(struct report_model *model);
+
+/* Frees what report_model_build() derived; the inputs stay. */
+void report_model_release(struct report_model *model);
 
 /* Output formats; `benchgate report --format` takes their names. */
 enum report_format {
@@ -56,7 +157,8 @@ int report_parse_formats(const char *list, unsigned *mask);
  * stable names above, each file atomically. Charts need gnuplot: without
  * it every other report is still written and one warning says charts were
  * skipped. Appends the paths written, one per line, to written (may be
- * NULL). BG_ERROR when a file cannot be written.
+ * NULL). BG_ERROR when a file cannot be written. Builds the model first
+ * (report_model_build()) unless model->built.
  */
 int report_write_all(const struct report_model *model, const char *dir,
 		     unsigned mask, struct strbuf *written);
@@ -100,7 +202,9 @@ void report_add_count(struct strbuf *out, size_t n, const char *singular,
  * numbers and verdict names, safe in any format. */
 void report_add_counts(struct strbuf *out, const struct comparison *c);
 
-/* Each reporter renders into a buffer (the caller writes the file). */
+/* Each reporter renders a built model into a buffer (the caller writes the
+ * file); CSV and OpenMetrics read only the comparison and take an unbuilt
+ * one too. */
 void report_junit(const struct report_model *model, struct strbuf *out);
 void report_markdown(const struct report_model *model, struct strbuf *out);
 void report_html(const struct report_model *model, struct strbuf *out);

@@ -1,7 +1,6 @@
 #include "reporters/summary.h"
 
 #include "harness/util/format.h"
-#include "harness/gate/stats.h"
 
 #include <math.h>
 #include <string.h>
@@ -18,24 +17,26 @@ static const char *paint(bool color, const char *code)
 }
 
 static void print_metric_row(FILE *to, const char *case_id,
-			     const struct metric_samples *m)
+			     const struct metric_samples *m,
+			     const struct report_measure *measure)
 {
 	struct strbuf median = STRBUF_INIT;
-	double cv = m->nr ? stats_robust_cv(m->samples, m->nr) : NAN;
 
-	format_quantity(&median, m->nr ? stats_median(m->samples, m->nr) : NAN,
-			m->unit);
+	format_quantity(&median, measure->median, m->unit);
 	fprintf(to, "  %-36s %-16s %18s", case_id, m->name, median.buf);
 	if (m->exact || m->nr < 2)
 		fprintf(to, " %9s", "");
 	else
-		fprintf(to, " %8.1f%%", cv * 100);
+		fprintf(to, " %8.1f%%", measure->spread * 100);
 	fprintf(to, " %5zu\n", m->nr);
 	strbuf_release(&median);
 }
 
 void summary_print_result(FILE *to, const struct result *result, bool color)
 {
+	struct report_model model = { .candidate = result };
+
+	report_model_build(&model);
 	fprintf(to, "%s%s%s at %.12s%s%s%s on machine %s\n", paint(color, BOLD),
 		result->suite, paint(color, RESET), result->git.commit,
 		result->git.branch ? " (" : "",
@@ -63,8 +64,10 @@ void summary_print_result(FILE *to, const struct result *result, bool color)
 			continue;
 		}
 		for (size_t j = 0; j < c->metrics_nr; j++)
-			print_metric_row(to, j ? "" : id, &c->metrics[j]);
+			print_metric_row(to, j ? "" : id, &c->metrics[j],
+					 &model.cases[i].metrics[j]);
 	}
+	report_model_release(&model);
 }
 
 static const char *verdict_color(enum verdict verdict)
@@ -84,29 +87,23 @@ static const char *verdict_color(enum verdict verdict)
 	}
 }
 
+/* The change column is item->relative for exact metrics too, where the
+ * reports show the difference against the tolerance. */
 static void print_comparison_row(FILE *to, const struct metric_comparison *mc,
-				 bool color)
+				 const struct report_item *item, bool color)
 {
 	struct strbuf base = STRBUF_INIT, cand = STRBUF_INIT;
-	struct strbuf change = STRBUF_INIT, p = STRBUF_INIT;
+	struct strbuf p = STRBUF_INIT;
 	char id[256];
 
 	snprintf(id, sizeof(id), "%s/%s/%s %s", mc->benchmark, mc->variant,
 		 mc->device, mc->metric);
 	format_quantity(&base, mc->baseline.median, mc->unit);
 	format_quantity(&cand, mc->candidate.median, mc->unit);
-	format_change(&change, mc->change);
-	if (!mc->exact && !isnan(mc->change_low) && isfinite(mc->change_low)) {
-		strbuf_addstr(&change, " [");
-		format_change(&change, mc->change_low);
-		strbuf_addstr(&change, ", ");
-		format_change(&change, mc->change_high);
-		strbuf_addstr(&change, "]");
-	}
-	if (!mc->exact && mc->has_baseline && mc->has_candidate)
+	if (!mc->exact && item->compared)
 		format_p_value(&p, mc->p_adjusted);
 	fprintf(to, "  %-44s %12s %12s %-26s %8s %s%s%s", id, base.buf,
-		cand.buf, change.buf, p.buf,
+		cand.buf, item->relative, p.buf,
 		paint(color, verdict_color(mc->verdict)),
 		verdict_name(mc->verdict), paint(color, RESET));
 	if (mc->note &&
@@ -115,7 +112,6 @@ static void print_comparison_row(FILE *to, const struct metric_comparison *mc,
 	fputc('\n', to);
 	strbuf_release(&base);
 	strbuf_release(&cand);
-	strbuf_release(&change);
 	strbuf_release(&p);
 }
 
@@ -151,6 +147,35 @@ static void print_inconclusive_hint(FILE *to,
 	fputc('\n', to);
 }
 
+/* ASCII and fixed decimals, unlike the reports' "2.7× [2.55×, 2.86×]"
+ * (report.h): printf pads by bytes, and a × is two. */
+static void print_variants(FILE *to, const struct comparison *comparison)
+{
+	if (!comparison->variants_nr)
+		return;
+	fprintf(to, "\n  %-40s %22s %10s %14s\n", "variant vs original",
+		"speed-up [interval]", "size", "accuracy");
+	for (size_t i = 0; i < comparison->variants_nr; i++) {
+		const struct variant_comparison *vc = &comparison->variants[i];
+		char id[256], speed[64], size[32], acc[32];
+
+		snprintf(id, sizeof(id), "%s/%s/%s", vc->benchmark, vc->variant,
+			 vc->device);
+		snprintf(speed, sizeof(speed), "%.2fx [%.2f, %.2f]",
+			 vc->speedup, vc->speedup_low, vc->speedup_high);
+		if (isnan(vc->size_ratio))
+			snprintf(size, sizeof(size), "-");
+		else
+			snprintf(size, sizeof(size), "%.2fx", vc->size_ratio);
+		if (isnan(vc->accuracy_delta))
+			snprintf(acc, sizeof(acc), "-");
+		else
+			snprintf(acc, sizeof(acc), "%+.2f pts",
+				 vc->accuracy_delta * 100);
+		fprintf(to, "  %-40s %22s %10s %14s\n", id, speed, size, acc);
+	}
+}
+
 void summary_print_comparison(FILE *to, const struct comparison *comparison,
 			      bool color, bool all)
 {
@@ -159,9 +184,11 @@ void summary_print_comparison(FILE *to, const struct comparison *comparison,
 		VERDICT_INCONCLUSIVE, VERDICT_SKIPPED,	 VERDICT_MISSING,
 		VERDICT_NEW,	      VERDICT_UNCHANGED,
 	};
+	struct report_model model = { .comparison = comparison };
 	const size_t *n = comparison->counts;
 	size_t hidden = 0;
 
+	report_model_build(&model);
 	fprintf(to,
 		"%s%s%s: %zu regression%s, %zu improvement%s, %zu "
 		"unchanged, %zu inconclusive, %zu failed, %zu new\n",
@@ -193,7 +220,8 @@ void summary_print_comparison(FILE *to, const struct comparison *comparison,
 			if (quiet && !all)
 				hidden++;
 			else
-				print_comparison_row(to, mc, color);
+				print_comparison_row(to, mc, &model.items[i],
+						     color);
 		}
 	}
 	if (hidden)
@@ -202,27 +230,6 @@ void summary_print_comparison(FILE *to, const struct comparison *comparison,
 			"lists them)\n",
 			hidden);
 	print_inconclusive_hint(to, comparison);
-	if (!comparison->variants_nr)
-		return;
-	fprintf(to, "\n  %-40s %22s %10s %14s\n", "variant vs original",
-		"speed-up [interval]", "size", "accuracy");
-	for (size_t i = 0; i < comparison->variants_nr; i++) {
-		const struct variant_comparison *vc = &comparison->variants[i];
-		char id[256], speed[64], size[32], acc[32];
-
-		snprintf(id, sizeof(id), "%s/%s/%s", vc->benchmark, vc->variant,
-			 vc->device);
-		snprintf(speed, sizeof(speed), "%.2fx [%.2f, %.2f]",
-			 vc->speedup, vc->speedup_low, vc->speedup_high);
-		if (isnan(vc->size_ratio))
-			snprintf(size, sizeof(size), "-");
-		else
-			snprintf(size, sizeof(size), "%.2fx", vc->size_ratio);
-		if (isnan(vc->accuracy_delta))
-			snprintf(acc, sizeof(acc), "-");
-		else
-			snprintf(acc, sizeof(acc), "%+.2f pts",
-				 vc->accuracy_delta * 100);
-		fprintf(to, "  %-40s %22s %10s %14s\n", id, speed, size, acc);
-	}
+	print_variants(to, comparison);
+	report_model_release(&model);
 }

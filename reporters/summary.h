@@ -1,8 +1,7 @@
 #ifndef BENCHGATE_SUMMARY_H
 #define BENCHGATE_SUMMARY_H
 
-#include "harness/gate/compare.h"
-#include "harness/store/result.h"
+#include "reporters/report.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -10,7 +9,8 @@
 /*
  * What `run`, `compare` and `check` print in the terminal: aligned tables,
  * coloured only when asked (the CLI asks when stdout is a TTY and NO_COLOR
- * is unset).
+ * is unset). The numbers come from the report model (report.h), built
+ * here, so a change reads as in the reports.
  */
 
 /* Per case, each metric's median and spread (robust CV), runs and status;

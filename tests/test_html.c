@@ -104,7 +104,9 @@ static void fixture_init(struct fixture *f, const struct names *n,
 	f->model.candidate = f->candidate;
 	f->model.repo_url = repo_url;
 	f->model.title = n == &hostile ? HOSTILE : NULL;
+	report_model_build(&f->model);
 	report_html(&f->model, &f->html);
+	report_model_release(&f->model);
 }
 
 static void fixture_release(struct fixture *f)

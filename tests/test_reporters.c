@@ -565,6 +565,16 @@ Test(reporters, comment_marker_and_urls_cannot_close_their_context)
 	assert_escapes(escape_url, "%41%zz", "%41%25zz");
 }
 
+/* Renders model as report_write_all() does: its numbers derived first. */
+static void render(void (*reporter)(const struct report_model *,
+				    struct strbuf *),
+		   struct report_model *model, struct strbuf *out)
+{
+	report_model_build(model);
+	reporter(model, out);
+	report_model_release(model);
+}
+
 /* JUnit */
 
 Test(reporters, junit_validates_and_counts_the_verdicts)
@@ -576,7 +586,7 @@ Test(reporters, junit_validates_and_counts_the_verdicts)
 
 	cr_assert_eq(c->counts[VERDICT_REGRESSION], 1);
 	cr_assert_eq(c->counts[VERDICT_FAILED], 1);
-	report_junit(&model, &xml);
+	render(report_junit, &model, &xml);
 	assert_valid_junit(&xml);
 	assert_attr(xml.buf, "<testsuite ", "name", "mlp");
 	assert_attr(xml.buf, "<testsuite ", "tests", "8");
@@ -618,7 +628,7 @@ Test(reporters, junit_times_the_suite_from_the_result)
 
 	cand->started_at = xstrdup("2026-11-22T07:34:22Z");
 	cand->finished_at = xstrdup("2026-11-22T07:35:02Z");
-	report_junit(&model, &xml);
+	render(report_junit, &model, &xml);
 	assert_valid_junit(&xml);
 	assert_attr(xml.buf, "<testsuite ", "timestamp",
 		    "2026-11-22T07:34:22Z");
@@ -628,7 +638,7 @@ Test(reporters, junit_times_the_suite_from_the_result)
 	free(cand->started_at);
 	cand->started_at = xstrdup("yesterday\"><x>");
 	strbuf_reset(&xml);
-	report_junit(&model, &xml);
+	render(report_junit, &model, &xml);
 	assert_valid_junit(&xml);
 	cr_assert_null(strstr(xml.buf, "timestamp="));
 	strbuf_release(&xml);
@@ -679,7 +689,7 @@ Test(reporters, markdown_leads_with_the_verdict_and_renders_tables)
 			      "1 missing, 1 skipped\n";
 	const char *second;
 
-	report_markdown(&model, &md);
+	render(report_markdown, &model, &md);
 	cr_assert_eq(strncmp(md.buf, "<!-- benchgate:mlp -->\n", 23), 0,
 		     "the upserter's marker first:\n%s", md.buf);
 	second = md.buf + 23;
@@ -722,7 +732,7 @@ Test(reporters, markdown_passes_says_so)
 		   BETTER_LOWER, 10, 1, 10);
 	c = compare(NULL, cand);
 	model.comparison = c;
-	report_markdown(&model, &md);
+	render(report_markdown, &model, &md);
 	cr_assert(strstr(md.buf, "\n### \u2705 benchgate: no regression, "
 				 "0 improvements, 0 unchanged, 0 failed, "
 				 "1 new\n"),
@@ -739,7 +749,7 @@ Test(reporters, markdown_fits_a_github_comment, .timeout = 120)
 	struct report_model model = { .comparison = c };
 	struct strbuf md = STRBUF_INIT, html = STRBUF_INIT;
 
-	report_markdown(&model, &md);
+	render(report_markdown, &model, &md);
 	cr_assert_lt(md.len, 65536, "GitHub's comment limit");
 	cr_assert(strstr(md.buf, "more rows omitted (comment size limit); "
 				 "see the HTML/JSON report artifact"));
@@ -755,7 +765,7 @@ Test(reporters, markdown_fits_a_github_comment, .timeout = 120)
 	/* Rows of the main table go too when nothing else is left. */
 	c = large_comparison(1000, 1000);
 	model.comparison = c;
-	report_markdown(&model, &md);
+	render(report_markdown, &model, &md);
 	cr_assert_lt(md.len, 65536);
 	cr_assert(strstr(md.buf, "1000 regressions"));
 	cr_assert(strstr(md.buf, "more rows omitted"));
@@ -798,7 +808,7 @@ Test(reporters, hostile_names_stay_inert_in_junit)
 	struct report_model model = { .comparison = c };
 	struct strbuf xml = STRBUF_INIT;
 
-	report_junit(&model, &xml);
+	render(report_junit, &model, &xml);
 	assert_valid_junit(&xml);
 	cr_assert_null(strstr(xml.buf, "<script"));
 	cr_assert_null(strstr(xml.buf, "]]>"));
@@ -816,7 +826,7 @@ Test(reporters, hostile_names_stay_inert_in_markdown)
 	struct strbuf md = STRBUF_INIT, html = STRBUF_INIT;
 	size_t line_end;
 
-	report_markdown(&model, &md);
+	render(report_markdown, &model, &md);
 	line_end = strcspn(md.buf, "\n");
 	cr_assert_eq(count(md.buf, "-->"), 1, "only the marker closes");
 	cr_assert_eq(strncmp(md.buf + line_end - 4, " -->", 4), 0);
