@@ -1,14 +1,10 @@
 #include "reporters/charts.h"
 
 #include "harness/util/alloc.h"
-#include "harness/util/error.h"
-#include "harness/util/fileio.h"
-#include "harness/util/format.h"
-#include "harness/run/process.h"
-#include "harness/gate/stats.h"
 #include "harness/util/utf8.h"
 #include "reporters/escape.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,10 +26,6 @@
 /* History charts label at most this many commits on the x axis. */
 #define HISTORY_TICKS_MAX 16
 
-/* gnuplot renders one chart in well under a second; a hung one must not
- * hang the CI job. */
-#define GNUPLOT_TIMEOUT_S 120
-
 /* Line styles 1..STYLES_NR differ in dash type and point type as well as
  * in colour (and the colours in lightness), so the charts survive a
  * grayscale printer and colour blindness. */
@@ -52,22 +44,10 @@ static const char chart_styles[] =
 	"set grid ytics lc rgb '#dddddd' lw 1 dt 1\n"
 	"set key below horizontal height 0.6 noautotitle\n";
 
-struct charts {
-	char *program;	   /* gnuplot, as spawned */
-	struct strbuf dir; /* <dir>/charts */
-	bool dir_made;
-	double confidence;
-	char **stems; /* used so far, to keep every name unique */
-	size_t stems_nr, stems_alloc;
-	struct strbuf *written;
-};
-
-/* One chart being built: <stem>.gp draws <stem>.dat into <stem>.svg and
- * <stem>.png. */
-struct chart {
-	struct strbuf stem;
-	struct strbuf gp;
-	struct strbuf dat;
+/* What every chart of one model is drawn with. */
+struct chart_context {
+	struct charts *charts; /* made so far: their stems are taken */
+	int confidence_percent;
 };
 
 #define CHART_INIT                                    \
@@ -82,121 +62,14 @@ static void chart_release(struct chart *chart)
 	strbuf_release(&chart->dat);
 }
 
-/* Finding and running gnuplot */
-
-/* The program to spawn: $BENCHGATE_GNUPLOT, else gnuplot from PATH. A
- * relative path is made absolute because gnuplot runs in charts/. */
-static char *gnuplot_program(void)
+/* Moves a finished chart into the list. */
+static void chart_done(struct chart_context *ctx, struct chart *chart)
 {
-	const char *program = getenv("BENCHGATE_GNUPLOT");
-	char *absolute;
+	struct charts *charts = ctx->charts;
 
-	if (!program || !*program)
-		return xstrdup("gnuplot");
-	if (program[0] == '/' || !strchr(program, '/'))
-		return xstrdup(program);
-	absolute = realpath(program, NULL);
-	return absolute ? absolute : xstrdup(program);
-}
-
-/* Whether program runs: spawning it is the only check that also catches
- * a broken installation, and it reuses process_run()'s PATH lookup. */
-static bool program_runs(const char *program)
-{
-	const char *argv[] = { program, "--version", NULL };
-	struct process_options options = PROCESS_OPTIONS_INIT;
-	struct process_outcome outcome;
-	bool runs;
-
-	options.argv = argv;
-	options.timeout_s = 10;
-	process_outcome_init(&outcome);
-	runs = process_run(&outcome, &options) == BG_OK &&
-	       !process_outcome_failed(&outcome);
-	process_outcome_release(&outcome);
-	return runs;
-}
-
-bool charts_available(void)
-{
-	char *program = gnuplot_program();
-	bool available = program_runs(program);
-
-	free(program);
-	return available;
-}
-
-static int ensure_dir(struct charts *ctx)
-{
-	if (ctx->dir_made)
-		return BG_OK;
-	if (mkdir_p(ctx->dir.buf) < 0)
-		return bg_error("cannot create directory '%s'", ctx->dir.buf);
-	ctx->dir_made = true;
-	return BG_OK;
-}
-
-static int write_beside(struct charts *ctx, const struct chart *chart,
-			const char *ext, const struct strbuf *text)
-{
-	struct strbuf path = STRBUF_INIT;
-	int error;
-
-	strbuf_addf(&path, "%s/%s.%s", ctx->dir.buf, chart->stem.buf, ext);
-	error = write_file_atomic(path.buf, text->buf, text->len);
-	strbuf_release(&path);
-	return error;
-}
-
-static int run_gnuplot(struct charts *ctx, const struct chart *chart)
-{
-	struct process_options options = PROCESS_OPTIONS_INIT;
-	struct process_outcome outcome;
-	struct strbuf script = STRBUF_INIT, why = STRBUF_INIT;
-	const char *argv[3];
-	int error = BG_OK;
-
-	strbuf_addf(&script, "%s.gp", chart->stem.buf);
-	argv[0] = ctx->program;
-	argv[1] = script.buf;
-	argv[2] = NULL;
-	options.argv = argv;
-	options.cwd = ctx->dir.buf;
-	options.timeout_s = GNUPLOT_TIMEOUT_S;
-	process_outcome_init(&outcome);
-	if ((error = process_run(&outcome, &options)) < 0)
-		goto done;
-	if (process_outcome_failed(&outcome)) {
-		process_outcome_describe(&outcome, &why);
-		strbuf_rtrim(&outcome.err.text);
-		error = bg_error("gnuplot failed on '%s/%s': %s%s%s",
-				 ctx->dir.buf, script.buf, why.buf,
-				 outcome.err.text.len ? ": " : "",
-				 outcome.err.text.buf);
-	}
-done:
-	process_outcome_release(&outcome);
-	strbuf_release(&script);
-	strbuf_release(&why);
-	return error;
-}
-
-/* Writes the chart's data and script, runs gnuplot on them, and lists the
- * two images. */
-static int chart_render(struct charts *ctx, struct chart *chart)
-{
-	int error;
-
-	if ((error = ensure_dir(ctx)) < 0 ||
-	    (error = write_beside(ctx, chart, "dat", &chart->dat)) < 0 ||
-	    (error = write_beside(ctx, chart, "gp", &chart->gp)) < 0 ||
-	    (error = run_gnuplot(ctx, chart)) < 0)
-		return error;
-	if (ctx->written)
-		strbuf_addf(ctx->written, "%s/%s.svg\n%s/%s.png\n",
-			    ctx->dir.buf, chart->stem.buf, ctx->dir.buf,
-			    chart->stem.buf);
-	return BG_OK;
+	ALLOC_GROW(charts->items, charts->nr + 1, charts->alloc);
+	charts->items[charts->nr++] = *chart;
+	*chart = (struct chart)CHART_INIT;
 }
 
 /* Names and labels */
@@ -206,7 +79,7 @@ static int chart_render(struct charts *ctx, struct chart *chart)
  * The '-' that joins the parts may also be inside a part ("a-b" + "c" and
  * "a" + "b-c"), so a stem already used this run gets a counter.
  */
-static void chart_name(struct charts *ctx, struct chart *chart,
+static void chart_name(struct chart_context *ctx, struct chart *chart,
 		       const char *kind, const char *const *parts)
 {
 	struct strbuf joined = STRBUF_INIT;
@@ -231,15 +104,13 @@ static void chart_name(struct charts *ctx, struct chart *chart,
 	}
 	strbuf_release(&joined);
 	base_len = chart->stem.len;
-	for (size_t i = 0; i < ctx->stems_nr; i++) {
-		if (strcmp(ctx->stems[i], chart->stem.buf) != 0)
+	for (size_t i = 0; i < ctx->charts->nr; i++) {
+		if (strcmp(ctx->charts->items[i].stem.buf, chart->stem.buf))
 			continue;
 		strbuf_setlen(&chart->stem, base_len);
 		strbuf_addf(&chart->stem, "-%zu", ++count);
 		i = (size_t)-1; /* check the new name from the start */
 	}
-	ALLOC_GROW(ctx->stems, ctx->stems_nr + 1, ctx->stems_alloc);
-	ctx->stems[ctx->stems_nr++] = xstrdup(chart->stem.buf);
 }
 
 /*
@@ -377,65 +248,10 @@ static void add_tic(struct strbuf *gp, bool first, struct strbuf *label,
 	strbuf_release(&literal);
 }
 
-static int confidence_percent(const struct charts *ctx)
-{
-	return (int)lround(ctx->confidence * 100);
-}
-
 static bool finite_summary(const struct stats_summary *s)
 {
 	return s->n && isfinite(s->median) && isfinite(s->ci_low) &&
 	       isfinite(s->ci_high);
-}
-
-static const struct metric_samples *
-raw_metric(const struct result *result, const struct metric_comparison *mc)
-{
-	const struct result_case *rcase;
-	const struct metric_samples *metric;
-
-	if (!result ||
-	    !(rcase = result_find_case(result, mc->benchmark, mc->variant,
-				       mc->device)) ||
-	    rcase->status != CASE_OK ||
-	    !(metric = result_case_find_metric(rcase, mc->metric)) ||
-	    !metric->nr)
-		return NULL;
-	return metric;
-}
-
-/* History of a metric over commits */
-
-struct history_point {
-	const char *commit;
-	struct stats_summary summary;
-};
-
-/* The points of mc's case and metric in the history, oldest first; the
- * candidate itself, which the history may contain, is left out. */
-static size_t history_points(const struct report_model *model,
-			     const struct metric_comparison *mc,
-			     double confidence, struct history_point **out)
-{
-	struct history_point *points = NULL;
-	size_t nr = 0, alloc = 0;
-
-	for (size_t i = model->history_nr; i-- > 0;) {
-		const struct result *result = model->history[i];
-		const struct metric_samples *metric;
-
-		if (result == model->candidate ||
-		    !(metric = raw_metric(result, mc)))
-			continue;
-		ALLOC_GROW(points, nr + 1, alloc);
-		points[nr].commit = result->git.commit;
-		if (stats_summarize(metric->samples, metric->nr, confidence,
-				    (uint64_t)i + 1, &points[nr].summary) < 0)
-			continue;
-		nr++;
-	}
-	*out = points;
-	return nr;
 }
 
 /* Appends " title '<text>'" to a plot element and empties text. */
@@ -446,44 +262,32 @@ static void add_title(struct strbuf *gp, struct strbuf *text)
 	strbuf_reset(text);
 }
 
-static int history_chart(struct charts *ctx, const struct report_model *model,
-			 const struct metric_comparison *mc)
+static void history_chart(struct chart_context *ctx,
+			  const struct report_model *model,
+			  const struct metric_comparison *mc,
+			  const struct report_item *item)
 {
 	const char *names[] = { mc->benchmark, mc->variant, mc->device, NULL };
 	const char *parts[] = { mc->benchmark, mc->variant, mc->device,
 				mc->metric, NULL };
+	const struct report_point *points = item->history;
 	struct chart chart = CHART_INIT;
 	struct strbuf text = STRBUF_INIT;
-	struct history_point *points = NULL;
-	double *medians = NULL, center = NAN, spread = NAN;
-	size_t nr, step;
-	bool band, first = true;
-	int error = BG_OK;
+	size_t nr = item->history_nr, step;
+	double center = item->band_center, spread = item->band_spread;
+	bool band = item->has_band, first = true;
 
-	nr = history_points(model, mc, ctx->confidence, &points);
 	if (!nr || !finite_summary(&mc->candidate))
 		goto done;
 	chart_name(ctx, &chart, "history", parts);
 	script_begin(&chart.gp, chart.stem.buf, "history of a metric");
 
-	/* The band is the spread of the commits' medians, the noise a
-	 * change has to stand out from; below 3 commits there is none to
-	 * speak of. */
-	band = nr >= 3;
-	if (band) {
-		medians = xmalloc(nr * sizeof(*medians));
-		for (size_t i = 0; i < nr; i++)
-			medians[i] = points[i].summary.median;
-		center = stats_median(medians, nr);
-		spread = stats_mad_scaled(medians, nr);
-	}
-
 	strbuf_addstr(&chart.dat, "# index 0: commits, oldest first\n"
 				  "# x median ci_low ci_high\n");
 	for (size_t i = 0; i < nr; i++)
 		strbuf_addf(&chart.dat, "%zu %.9g %.9g %.9g\n", i,
-			    points[i].summary.median, points[i].summary.ci_low,
-			    points[i].summary.ci_high);
+			    points[i].median, points[i].ci_low,
+			    points[i].ci_high);
 	strbuf_addf(&chart.dat,
 		    "\n\n# index 1: the candidate\n"
 		    "%zu %.9g %.9g %.9g\n",
@@ -535,7 +339,7 @@ static int history_chart(struct charts *ctx, const struct report_model *model,
 					 "lines lc rgb '#555555' lw 1 dt 2 "
 					 "title 'history median', \\\n\t'' ");
 	}
-	strbuf_addf(&text, "median, %d%% CI", confidence_percent(ctx));
+	strbuf_addf(&text, "median, %d%% CI", ctx->confidence_percent);
 	strbuf_addstr(&chart.gp, "index 0 using 1:2:3:4 with yerrorlines ls 1");
 	add_title(&chart.gp, &text);
 	strbuf_addstr(&text, "candidate");
@@ -544,13 +348,10 @@ static int history_chart(struct charts *ctx, const struct report_model *model,
 	add_title(&chart.gp, &text);
 	strbuf_addch(&chart.gp, '\n');
 	script_end(&chart.gp, chart.stem.buf);
-	error = chart_render(ctx, &chart);
+	chart_done(ctx, &chart);
 done:
-	free(points);
-	free(medians);
 	strbuf_release(&text);
 	chart_release(&chart);
-	return error;
 }
 
 /* Groups of comparison items */
@@ -606,8 +407,9 @@ static bool first_of_variant(const struct comparison *cmp, size_t at)
 
 /* Variants side by side */
 
-static int variants_chart(struct charts *ctx, const struct comparison *cmp,
-			  const struct metric_comparison *group)
+static void variants_chart(struct chart_context *ctx,
+			   const struct comparison *cmp,
+			   const struct metric_comparison *group)
 {
 	const char *names[] = { group->benchmark, group->device, NULL };
 	const char *parts[] = { group->benchmark, group->device, group->metric,
@@ -617,7 +419,6 @@ static int variants_chart(struct charts *ctx, const struct comparison *cmp,
 	struct strbuf text = STRBUF_INIT, baseline = STRBUF_INIT;
 	size_t nr = 0, alloc = 0;
 	double low = 0, high = 0;
-	int error = BG_OK;
 
 	for (size_t i = 0; i < cmp->nr; i++) {
 		const struct metric_comparison *mc = &cmp->items[i];
@@ -683,7 +484,7 @@ static int variants_chart(struct charts *ctx, const struct comparison *cmp,
 		    "title 'candidate median'",
 		    nr, low < 0 ? low * 1.12 : 0, high > 0 ? high * 1.12 : 1,
 		    chart.stem.buf);
-	strbuf_addf(&text, "%d%% CI", confidence_percent(ctx));
+	strbuf_addf(&text, "%d%% CI", ctx->confidence_percent);
 	strbuf_addstr(&chart.gp,
 		      ", \\\n\t'' index 0 using 1:2:3:4 with "
 		      "yerrorbars lc rgb '#000000' lw 1.5 pt 7 ps 0.6");
@@ -694,13 +495,12 @@ static int variants_chart(struct charts *ctx, const struct comparison *cmp,
 					 "title 'baseline median'");
 	strbuf_addch(&chart.gp, '\n');
 	script_end(&chart.gp, chart.stem.buf);
-	error = chart_render(ctx, &chart);
+	chart_done(ctx, &chart);
 done:
 	free(members);
 	strbuf_release(&text);
 	strbuf_release(&baseline);
 	chart_release(&chart);
-	return error;
 }
 
 /* Accuracy against latency */
@@ -746,8 +546,9 @@ static bool tradeoff_point(const struct comparison *cmp, size_t at,
 					 mc->device, accuracy));
 }
 
-static int tradeoff_chart(struct charts *ctx, const struct comparison *cmp,
-			  const struct metric_comparison *group)
+static void tradeoff_chart(struct chart_context *ctx,
+			   const struct comparison *cmp,
+			   const struct metric_comparison *group)
 {
 	const char *names[] = { group->benchmark, group->device, NULL };
 	const char *speed = speed_metric_of(cmp, group);
@@ -756,7 +557,6 @@ static int tradeoff_chart(struct charts *ctx, const struct comparison *cmp,
 	struct chart chart = CHART_INIT;
 	struct strbuf text = STRBUF_INIT;
 	size_t nr = 0;
-	int error = BG_OK;
 
 	for (size_t i = 0; accuracy && i < cmp->nr; i++)
 		if (tradeoff_point(cmp, i, group, speed, accuracy, &s, &a) &&
@@ -775,7 +575,7 @@ static int tradeoff_chart(struct charts *ctx, const struct comparison *cmp,
 		    first_s->better == BETTER_LOWER ? "left" : "right");
 	set_title(&chart.gp, &text, names);
 	metric_axis_label(&text, speed, first_s->unit);
-	strbuf_addf(&text, ", median and %d%% CI", confidence_percent(ctx));
+	strbuf_addf(&text, ", median and %d%% CI", ctx->confidence_percent);
 	set_text(&chart.gp, "xlabel", &text);
 	metric_axis_label(&text, accuracy, first_a->unit);
 	set_text(&chart.gp, "ylabel", &text);
@@ -804,91 +604,68 @@ static int tradeoff_chart(struct charts *ctx, const struct comparison *cmp,
 	}
 	strbuf_addch(&chart.gp, '\n');
 	script_end(&chart.gp, chart.stem.buf);
-	error = chart_render(ctx, &chart);
+	chart_done(ctx, &chart);
 done:
 	strbuf_release(&text);
 	chart_release(&chart);
-	return error;
 }
 
 /* Sample distributions of a regressed metric */
 
-/* The finite samples of m, which stats_* need (NaN has no place in a
- * sort); *nr gets their count. */
-static double *finite_samples(const struct metric_samples *m, size_t *nr)
-{
-	double *values = xmalloc((m->nr + 1) * sizeof(*values));
-
-	*nr = 0;
-	for (size_t i = 0; i < m->nr; i++)
-		if (isfinite(m->samples[i]))
-			values[(*nr)++] = m->samples[i];
-	return values;
-}
-
 /* Samples as a strip around x. The jitter is the golden-ratio sequence,
  * not random numbers: spread evenly, and the same on every run. */
-static void add_strip(struct strbuf *dat, double x, const double *v, size_t n)
+static void add_strip(struct strbuf *dat, double x,
+		      const struct report_samples *samples)
 {
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < samples->nr; i++) {
 		double jitter = fmod((double)i * 0.6180339887498949, 1.0);
 
-		strbuf_addf(dat, "%.6f %.9g\n", x + (jitter - 0.5) * 0.3, v[i]);
+		strbuf_addf(dat, "%.6f %.9g\n", x + (jitter - 0.5) * 0.3,
+			    samples->values[i]);
 	}
 }
 
 /* x, first quartile, min, max, third quartile, median: candlesticks. */
-static void add_box(struct strbuf *dat, double x, const double *v, size_t n)
+static void add_box(struct strbuf *dat, double x,
+		    const struct report_samples *samples)
 {
-	strbuf_addf(dat, "%g %.9g %.9g %.9g %.9g %.9g\n", x,
-		    stats_percentile(v, n, 25), stats_min(v, n),
-		    stats_max(v, n), stats_percentile(v, n, 75),
-		    stats_median(v, n));
+	const struct report_box *box = &samples->box;
+
+	strbuf_addf(dat, "%g %.9g %.9g %.9g %.9g %.9g\n", x, box->q1, box->min,
+		    box->max, box->q3, box->median);
 }
 
-static int distribution_chart(struct charts *ctx,
-			      const struct report_model *model,
-			      const struct metric_comparison *mc)
+static void distribution_chart(struct chart_context *ctx,
+			       const struct report_model *model,
+			       const struct metric_comparison *mc,
+			       const struct report_item *item)
 {
 	const char *names[] = { mc->benchmark, mc->variant, mc->device, NULL };
 	const char *parts[] = { mc->benchmark, mc->variant, mc->device,
 				mc->metric, NULL };
-	const struct metric_samples *base_m = raw_metric(model->baseline, mc);
-	const struct metric_samples *cand_m = raw_metric(model->candidate, mc);
+	const struct report_samples *base = &item->baseline_samples;
+	const struct report_samples *cand = &item->candidate_samples;
 	struct chart chart = CHART_INIT;
 	struct strbuf text = STRBUF_INIT;
-	double *base = NULL, *cand = NULL;
-	size_t base_nr = 0, cand_nr = 0;
-	int error = BG_OK;
 
-	if (!base_m || !cand_m)
-		goto done;
-	base = finite_samples(base_m, &base_nr);
-	cand = finite_samples(cand_m, &cand_nr);
-	if (!base_nr || !cand_nr)
+	if (!base->nr || !cand->nr)
 		goto done;
 	chart_name(ctx, &chart, "distribution", parts);
 	script_begin(&chart.gp, chart.stem.buf, "sample distributions");
 
 	strbuf_addstr(&chart.dat, "# index 0: baseline samples, jittered\n");
-	add_strip(&chart.dat, 1, base, base_nr);
+	add_strip(&chart.dat, 1, base);
 	strbuf_addstr(&chart.dat, "\n\n# index 1: candidate samples\n");
-	add_strip(&chart.dat, 2, cand, cand_nr);
+	add_strip(&chart.dat, 2, cand);
 	strbuf_addstr(&chart.dat, "\n\n# index 2: x q1 min max q3 median\n");
-	add_box(&chart.dat, 1, base, base_nr);
-	add_box(&chart.dat, 2, cand, cand_nr);
+	add_box(&chart.dat, 1, base);
+	add_box(&chart.dat, 2, cand);
 
 	add_label_text(&text, mc->metric);
-	strbuf_addf(&text, " samples, %s ", verdict_name(mc->verdict));
-	format_change(&text, mc->change);
-	if (isfinite(mc->change_low) && isfinite(mc->change_high) &&
-	    mc->change_low != mc->change_high) {
-		strbuf_addstr(&text, " [");
-		format_change(&text, mc->change_low);
-		strbuf_addstr(&text, ", ");
-		format_change(&text, mc->change_high);
-		strbuf_addf(&text, "] at %d%%", confidence_percent(ctx));
-	}
+	strbuf_addf(&text, " samples, %s %s", verdict_name(mc->verdict),
+		    item->relative);
+	if (item->has_interval)
+		strbuf_addf(&text, " at %d%%", ctx->confidence_percent);
 	set_title(&chart.gp, &text, names);
 	metric_axis_label(&text, mc->metric, mc->unit);
 	strbuf_addstr(&text, mc->better == BETTER_LOWER ? ", lower is better"
@@ -896,12 +673,12 @@ static int distribution_chart(struct charts *ctx,
 	set_text(&chart.gp, "ylabel", &text);
 	strbuf_addstr(&text, "baseline ");
 	short_commit(&text, model->baseline->git.commit);
-	strbuf_addf(&text, ", %zu samples", base_nr);
+	strbuf_addf(&text, ", %zu samples", base->nr);
 	strbuf_addstr(&chart.gp, "set xtics (");
 	add_tic(&chart.gp, true, &text, 1);
 	strbuf_addstr(&text, "candidate ");
 	short_commit(&text, model->candidate->git.commit);
-	strbuf_addf(&text, ", %zu samples", cand_nr);
+	strbuf_addf(&text, ", %zu samples", cand->nr);
 	add_tic(&chart.gp, false, &text, 2);
 	strbuf_addf(&chart.gp,
 		    ")\nset xrange [0.4:2.6]\n"
@@ -919,66 +696,43 @@ static int distribution_chart(struct charts *ctx,
 		    "title 'candidate'\n",
 		    chart.stem.buf);
 	script_end(&chart.gp, chart.stem.buf);
-	error = chart_render(ctx, &chart);
+	chart_done(ctx, &chart);
 done:
-	free(base);
-	free(cand);
 	strbuf_release(&text);
 	chart_release(&chart);
-	return error;
 }
 
 /* All of them */
 
-static int write_all(struct charts *ctx, const struct report_model *model)
+void charts_render(struct charts *charts, const struct report_model *model)
 {
 	const struct comparison *cmp = model->comparison;
-	int error = BG_OK;
+	struct chart_context ctx = {
+		.charts = charts,
+		.confidence_percent = (int)lround(model->confidence * 100),
+	};
 
-	for (size_t i = 0;
-	     !error && model->history_nr && model->candidate && i < cmp->nr;
+	assert(model->built);
+	for (size_t i = 0; model->history_nr && model->candidate && i < cmp->nr;
 	     i++)
-		error = history_chart(ctx, model, &cmp->items[i]);
-	for (size_t i = 0; !error && i < cmp->nr; i++)
+		history_chart(&ctx, model, &cmp->items[i], &model->items[i]);
+	for (size_t i = 0; i < cmp->nr; i++)
 		if (!group_seen(cmp, i, true))
-			error = variants_chart(ctx, cmp, &cmp->items[i]);
-	for (size_t i = 0; !error && i < cmp->nr; i++)
+			variants_chart(&ctx, cmp, &cmp->items[i]);
+	for (size_t i = 0; i < cmp->nr; i++)
 		if (!group_seen(cmp, i, false))
-			error = tradeoff_chart(ctx, cmp, &cmp->items[i]);
-	for (size_t i = 0;
-	     !error && model->baseline && model->candidate && i < cmp->nr; i++)
+			tradeoff_chart(&ctx, cmp, &cmp->items[i]);
+	for (size_t i = 0; model->baseline && model->candidate && i < cmp->nr;
+	     i++)
 		if (cmp->items[i].verdict == VERDICT_REGRESSION)
-			error = distribution_chart(ctx, model, &cmp->items[i]);
-	return error;
+			distribution_chart(&ctx, model, &cmp->items[i],
+					   &model->items[i]);
 }
 
-int charts_write(const struct report_model *model, const char *dir,
-		 struct strbuf *written)
+void charts_release(struct charts *charts)
 {
-	struct charts ctx = { 0 };
-	int error;
-
-	ctx.program = gnuplot_program();
-	strbuf_init(&ctx.dir, 0);
-	strbuf_addf(&ctx.dir, "%s/charts", dir);
-	ctx.confidence = model->comparison->confidence;
-	if (!(ctx.confidence > 0 && ctx.confidence < 1))
-		ctx.confidence = 0.99;
-	ctx.written = written;
-	/* Checked before anything is written, so that without gnuplot the
-	 * report directory holds no half-made charts/. */
-	if (!program_runs(ctx.program)) {
-		error = bg_notfound("gnuplot not found (tried '%s'): charts "
-				    "skipped",
-				    ctx.program);
-		goto done;
-	}
-	error = write_all(&ctx, model);
-done:
-	for (size_t i = 0; i < ctx.stems_nr; i++)
-		free(ctx.stems[i]);
-	free(ctx.stems);
-	free(ctx.program);
-	strbuf_release(&ctx.dir);
-	return error;
+	for (size_t i = 0; i < charts->nr; i++)
+		chart_release(&charts->items[i]);
+	free(charts->items);
+	*charts = (struct charts)CHARTS_INIT;
 }

@@ -4,6 +4,7 @@
 
 #include "reporters/charts.h"
 #include "harness/gate/stats.h"
+#include "harness/run/process.h"
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/util/fileio.h"
@@ -374,6 +375,155 @@ static void derive_artifact_base(struct strbuf *out, const char *result_path,
 	free(result_dir);
 }
 
+/* Charts: charts.c writes the scripts, gnuplot draws them */
+
+/* gnuplot renders one chart in well under a second; a hung one must not
+ * hang the CI job. */
+#define GNUPLOT_TIMEOUT_S 120
+
+/* The program to spawn: $BENCHGATE_GNUPLOT, else gnuplot from PATH. A
+ * relative path is made absolute because gnuplot runs in charts/. */
+static char *gnuplot_program(void)
+{
+	const char *program = getenv("BENCHGATE_GNUPLOT");
+	char *absolute;
+
+	if (!program || !*program)
+		return xstrdup("gnuplot");
+	if (program[0] == '/' || !strchr(program, '/'))
+		return xstrdup(program);
+	absolute = realpath(program, NULL);
+	return absolute ? absolute : xstrdup(program);
+}
+
+/* Whether program runs: spawning it is the only check that also catches
+ * a broken installation, and it reuses process_run()'s PATH lookup. */
+static bool program_runs(const char *program)
+{
+	const char *argv[] = { program, "--version", NULL };
+	struct process_options options = PROCESS_OPTIONS_INIT;
+	struct process_outcome outcome;
+	bool runs;
+
+	options.argv = argv;
+	options.timeout_s = 10;
+	process_outcome_init(&outcome);
+	runs = process_run(&outcome, &options) == BG_OK &&
+	       !process_outcome_failed(&outcome);
+	process_outcome_release(&outcome);
+	return runs;
+}
+
+bool report_charts_available(void)
+{
+	char *program = gnuplot_program();
+	bool available = program_runs(program);
+
+	free(program);
+	return available;
+}
+
+static int write_beside(const char *dir, const struct chart *chart,
+			const char *ext, const struct strbuf *text)
+{
+	struct strbuf path = STRBUF_INIT;
+	int error;
+
+	strbuf_addf(&path, "%s/%s.%s", dir, chart->stem.buf, ext);
+	error = write_file_atomic(path.buf, text->buf, text->len);
+	strbuf_release(&path);
+	return error;
+}
+
+static int run_gnuplot(const char *program, const char *dir,
+		       const struct chart *chart)
+{
+	struct process_options options = PROCESS_OPTIONS_INIT;
+	struct process_outcome outcome;
+	struct strbuf script = STRBUF_INIT, why = STRBUF_INIT;
+	const char *argv[3];
+	int error = BG_OK;
+
+	strbuf_addf(&script, "%s.gp", chart->stem.buf);
+	argv[0] = program;
+	argv[1] = script.buf;
+	argv[2] = NULL;
+	options.argv = argv;
+	options.cwd = dir;
+	options.timeout_s = GNUPLOT_TIMEOUT_S;
+	process_outcome_init(&outcome);
+	if ((error = process_run(&outcome, &options)) < 0)
+		goto done;
+	if (process_outcome_failed(&outcome)) {
+		process_outcome_describe(&outcome, &why);
+		strbuf_rtrim(&outcome.err.text);
+		error = bg_error("gnuplot failed on '%s/%s': %s%s%s", dir,
+				 script.buf, why.buf,
+				 outcome.err.text.len ? ": " : "",
+				 outcome.err.text.buf);
+	}
+done:
+	process_outcome_release(&outcome);
+	strbuf_release(&script);
+	strbuf_release(&why);
+	return error;
+}
+
+/* Writes each chart's data and script, runs gnuplot on them, and lists the
+ * two images; charts/ is made for the first. */
+static int draw_charts(const char *program, const char *dir,
+		       const struct charts *charts, struct strbuf *written)
+{
+	int error = BG_OK;
+
+	if (charts->nr && mkdir_p(dir) < 0)
+		return bg_error("cannot create directory '%s'", dir);
+	for (size_t i = 0; !error && i < charts->nr; i++) {
+		const struct chart *chart = &charts->items[i];
+
+		if ((error = write_beside(dir, chart, "dat", &chart->dat)) <
+			    0 ||
+		    (error = write_beside(dir, chart, "gp", &chart->gp)) < 0 ||
+		    (error = run_gnuplot(program, dir, chart)) < 0)
+			break;
+		if (written)
+			strbuf_addf(written, "%s/%s.svg\n%s/%s.png\n", dir,
+				    chart->stem.buf, dir, chart->stem.buf);
+	}
+	return error;
+}
+
+int report_write_charts(const struct report_model *model, const char *dir,
+			struct strbuf *written)
+{
+	struct report_model local = *model;
+	struct charts charts = CHARTS_INIT;
+	struct strbuf charts_dir = STRBUF_INIT;
+	char *program = gnuplot_program();
+	int error;
+
+	strbuf_addf(&charts_dir, "%s/charts", dir);
+	/* Checked before anything is written, so that without gnuplot the
+	 * report directory holds no half-made charts/. */
+	if (!program_runs(program)) {
+		error = bg_notfound("gnuplot not found (tried '%s'): charts "
+				    "skipped",
+				    program);
+		goto done;
+	}
+	if (!local.built)
+		report_model_build(&local);
+	charts_render(&charts, &local);
+	error = draw_charts(program, charts_dir.buf, &charts, written);
+	if (!model->built)
+		report_model_release(&local);
+done:
+	charts_release(&charts);
+	strbuf_release(&charts_dir);
+	free(program);
+	return error;
+}
+
 int report_write_all(const struct report_model *model, const char *dir,
 		     unsigned mask, struct strbuf *written)
 {
@@ -399,7 +549,7 @@ int report_write_all(const struct report_model *model, const char *dir,
 			goto done;
 	}
 	if (mask & REPORT_CHARTS) {
-		error = charts_write(&local, dir, written);
+		error = report_write_charts(&local, dir, written);
 		if (error == BG_ENOTFOUND) {
 			bg_warn("gnuplot not found: charts skipped "
 				"(install gnuplot-nox)");

@@ -163,6 +163,21 @@ int report_parse_formats(const char *list, unsigned *mask);
 int report_write_all(const struct report_model *model, const char *dir,
 		     unsigned mask, struct strbuf *written);
 
+/*
+ * The charts of report_write_all(), drawn by gnuplot, run as an external
+ * program ($BENCHGATE_GNUPLOT, else gnuplot on PATH): the scripts and data
+ * of charts.h go into <dir>/charts/ and gnuplot draws each into an SVG and
+ * a PNG there, whose paths are appended to written (one per line; may be
+ * NULL). BG_ENOTFOUND when gnuplot is not available (nothing written; the
+ * caller warns once); BG_ERROR when gnuplot fails, with its stderr in the
+ * message. Builds the model first unless model->built.
+ */
+int report_write_charts(const struct report_model *model, const char *dir,
+			struct strbuf *written);
+
+/* Whether gnuplot can be run, for report_write_charts(). */
+bool report_charts_available(void);
+
 /* Helpers every reporter shares. */
 
 /* Whether commit is a full 40-hex id (so it can be linked). */

@@ -174,7 +174,7 @@ static char *charts_dir(const char *dir)
 
 static void require_gnuplot(void)
 {
-	cr_assert(charts_available(),
+	cr_assert(report_charts_available(),
 		  "gnuplot is not installed (apt-get install gnuplot-nox); "
 		  "the chart tests need it");
 }
@@ -194,7 +194,7 @@ Test(charts, every_chart_type_is_written_with_its_script_and_data)
 
 	require_gnuplot();
 	fixture_init(&f, "infer", variants);
-	cr_assert_eq(charts_write(&f.model, dir, &written), BG_OK, "%s",
+	cr_assert_eq(report_write_charts(&f.model, dir, &written), BG_OK, "%s",
 		     bg_error_last());
 	charts = charts_dir(dir);
 	for (size_t s = 0; s < 4; s++)
@@ -253,8 +253,8 @@ Test(charts, output_is_byte_identical_across_runs, .timeout = 300)
 	for (int run = 0; run < 2; run++) {
 		char *charts = charts_dir(dirs[run]);
 
-		cr_assert_eq(charts_write(&f.model, dirs[run], NULL), BG_OK,
-			     "%s", bg_error_last());
+		cr_assert_eq(report_write_charts(&f.model, dirs[run], NULL),
+			     BG_OK, "%s", bg_error_last());
 		snapshot(charts, snaps[run]);
 		free(charts);
 	}
@@ -284,8 +284,9 @@ Test(charts, without_gnuplot_nothing_is_written)
 	 * not leak into the others. */
 	setenv("BENCHGATE_GNUPLOT", "/nonexistent", 1);
 	fixture_init(&f, "infer", variants);
-	cr_assert_not(charts_available());
-	cr_assert_eq(charts_write(&f.model, dir, &written), BG_ENOTFOUND);
+	cr_assert_not(report_charts_available());
+	cr_assert_eq(report_write_charts(&f.model, dir, &written),
+		     BG_ENOTFOUND);
 	cr_assert(strstr(bg_error_last(), "gnuplot"), "%s", bg_error_last());
 	cr_assert_eq(written.len, 0);
 	cr_assert_eq(count_files(dir, "", ""), 2, "only . and .. in %s", dir);
@@ -293,6 +294,39 @@ Test(charts, without_gnuplot_nothing_is_written)
 	strbuf_release(&written);
 	test_rmtree(dir);
 	free(dir);
+}
+
+/* charts.c only writes text: the scripts and data come without gnuplot,
+ * each script drawing its own data into its own images. */
+Test(charts, scripts_and_data_are_made_without_gnuplot)
+{
+	struct charts charts = CHARTS_INIT;
+	struct fixture f;
+
+	setenv("BENCHGATE_GNUPLOT", "/nonexistent", 1);
+	fixture_init(&f, "infer", variants);
+	report_model_build(&f.model);
+	charts_render(&charts, &f.model);
+	/* history 4 x 3, variants 3, tradeoff 1, distributions 2 */
+	cr_assert_eq(charts.nr, 12 + 3 + 1 + 2);
+	cr_assert_str_eq(charts.items[0].stem.buf,
+			 "history-infer-original-cpu-latency");
+	cr_assert_str_eq(charts.items[charts.nr - 1].stem.buf,
+			 "distribution-infer-quantized-cpu-throughput");
+	for (size_t i = 0; i < charts.nr; i++) {
+		const struct chart *chart = &charts.items[i];
+		char line[256];
+
+		snprintf(line, sizeof(line), "set output '%s.svg'\n",
+			 chart->stem.buf);
+		cr_assert(strstr(chart->gp.buf, line), "%s", chart->gp.buf);
+		snprintf(line, sizeof(line), "plot '%s.dat' ", chart->stem.buf);
+		cr_assert(strstr(chart->gp.buf, line), "%s", chart->gp.buf);
+		cr_assert_gt(chart->dat.len, 0);
+	}
+	charts_release(&charts);
+	report_model_release(&f.model);
+	fixture_release(&f);
 }
 
 Test(charts, gnuplot_failure_is_an_error_with_its_stderr)
@@ -311,8 +345,8 @@ Test(charts, gnuplot_failure_is_an_error_with_its_stderr)
 	cr_assert_eq(chmod(fake, 0755), 0);
 	setenv("BENCHGATE_GNUPLOT", fake, 1);
 	fixture_init(&f, "infer", variants);
-	cr_assert(charts_available());
-	cr_assert_eq(charts_write(&f.model, dir, NULL), BG_ERROR);
+	cr_assert(report_charts_available());
+	cr_assert_eq(report_write_charts(&f.model, dir, NULL), BG_ERROR);
 	cr_assert(strstr(bg_error_last(), "undefined variable: boom"), "%s",
 		  bg_error_last());
 	cr_assert(strstr(bg_error_last(), ".gp"), "names the script: %s",
@@ -356,7 +390,7 @@ Test(charts, hostile_names_render_and_stay_inert, .timeout = 300)
 
 	require_gnuplot();
 	fixture_init(&f, hostile_benchmark, hostile_variants);
-	cr_assert_eq(charts_write(&f.model, dir, &written), BG_OK, "%s",
+	cr_assert_eq(report_write_charts(&f.model, dir, &written), BG_OK, "%s",
 		     bg_error_last());
 	charts = charts_dir(dir);
 	/* The same charts as with plain names, each one rendered. */
@@ -415,7 +449,7 @@ Test(charts, names_that_slug_alike_get_files_of_their_own)
 	cr_assert_eq(compare_results(&cmp, NULL, cand, &opts), BG_OK);
 	model.comparison = cmp;
 	model.candidate = cand;
-	cr_assert_eq(charts_write(&model, dir, &written), BG_OK, "%s",
+	cr_assert_eq(report_write_charts(&model, dir, &written), BG_OK, "%s",
 		     bg_error_last());
 	charts = charts_dir(dir);
 	cr_assert(exists(charts, "variants-a-b-c-latency.svg"));
