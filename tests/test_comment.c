@@ -924,6 +924,40 @@ Test(comment, a_bad_token_exits_2_naming_the_problem_but_not_the_token)
 	strbuf_release(&api);
 }
 
+Test(comment, a_truncated_token_echoed_back_is_not_printed)
+{
+	struct strbuf api = STRBUF_INIT;
+	struct test_output out;
+	struct server s;
+
+	server_listen(&s);
+	/* The first 12 characters of TOKEN, as a server that cuts what it
+	 * echoes would send them. */
+	server_add(&s, 401, NULL,
+		   "{\"message\":\"Bad credentials: ghp_s3cr3t-T...\"}");
+	strbuf_addf(&api, "--api-url=%s", s.url);
+	server_start(&s);
+	{
+		const char *env[] = { "GITHUB_TOKEN=" TOKEN, NULL };
+
+		test_benchgate(&out, dir, env,
+			       (const char *const[]){
+				       "comment", "--provider", "github",
+				       "--body", "report.md", "--repo", "o/r",
+				       "--pr", "7", api.buf, NULL });
+	}
+	server_stop(&s);
+
+	cr_assert_eq(out.exit_code, 2, "%s", out.err.buf);
+	cr_assert(strstr(out.err.buf, "Bad credentials: ***..."), "%s",
+		  out.err.buf);
+	cr_assert_null(strstr(out.err.buf, "ghp_s3cr3t-T"), "%s", out.err.buf);
+	cr_assert_null(strstr(out.out.buf, "ghp_s3cr3t-T"), "%s", out.out.buf);
+	test_output_release(&out);
+	server_release(&s);
+	strbuf_release(&api);
+}
+
 Test(comment, dry_run_describes_the_requests_without_network_or_token)
 {
 	struct test_output out;

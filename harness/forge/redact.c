@@ -5,21 +5,47 @@
 #include <stdarg.h>
 #include <string.h>
 
+/* The length of the longest run of secret that starts at text, or 0. */
+static size_t longest_fragment_at(const char *text, const char *secret)
+{
+	size_t longest = 0;
+
+	for (const char *s = secret; *s; s++) {
+		size_t len = 0;
+
+		while (s[len] && text[len] == s[len])
+			len++;
+		if (len > longest)
+			longest = len;
+	}
+	return longest;
+}
+
 void redact(struct strbuf *out, const char *text, const char *secret)
 {
 	size_t secret_len = secret ? strlen(secret) : 0;
-	const char *hit;
+	size_t min = secret_len < REDACT_FRAGMENT_MIN ? secret_len
+						      : REDACT_FRAGMENT_MIN;
+	size_t covered_to = 0; /* text[i] is hidden while i < covered_to */
 
 	if (!secret_len) {
 		strbuf_addstr(out, text);
 		return;
 	}
-	while ((hit = strstr(text, secret))) {
-		strbuf_add(out, text, (size_t)(hit - text));
-		strbuf_addstr(out, "***");
-		text = hit + secret_len;
+	/* Fragments may overlap in the text (a cut token, then the whole
+	 * one), so every position is tried and the hidden span grows. */
+	for (size_t i = 0; text[i]; i++) {
+		size_t len = longest_fragment_at(text + i, secret);
+
+		if (len >= min) {
+			if (i >= covered_to)
+				strbuf_addstr(out, "***");
+			if (i + len > covered_to)
+				covered_to = i + len;
+		}
+		if (i >= covered_to)
+			strbuf_addch(out, text[i]);
 	}
-	strbuf_addstr(out, text);
 }
 
 /* Formats fmt into clean with the secret scrubbed. */

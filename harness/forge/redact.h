@@ -10,8 +10,15 @@
  * or prints (errors, warnings, the summary) passes through here first.
  */
 
-/* Appends text with every occurrence of secret replaced by "***". A NULL
- * or empty secret leaves text unchanged. */
+/* A run of this many characters of the secret, anywhere in it, is enough
+ * to hide: servers cut what they echo ("Bad credentials: ghp_1234..."),
+ * and a third of a token still narrows the search for the rest. */
+#define REDACT_FRAGMENT_MIN 8
+
+/* Appends text with every run of REDACT_FRAGMENT_MIN or more characters
+ * of secret (the whole secret when it is shorter) replaced by "***";
+ * runs that overlap become one "***". A NULL or empty secret leaves text
+ * unchanged. */
 void redact(struct strbuf *out, const char *text, const char *secret);
 
 /* Records the formatted message with the secret scrubbed, as
