@@ -958,6 +958,44 @@ Test(comment, a_truncated_token_echoed_back_is_not_printed)
 	strbuf_release(&api);
 }
 
+/* The fake server stands in as the HTTP proxy that libcurl would send a
+ * plain http:// request through, so any attempt to reach the remote host,
+ * even one that does not resolve, is seen and counted. */
+Test(comment, a_token_is_not_sent_over_plain_http_to_another_host)
+{
+	struct strbuf proxy = STRBUF_INIT;
+	struct test_output out;
+	struct server s;
+
+	server_listen(&s);
+	server_add(&s, 200, NULL, "[]");
+	server_add(&s, 201, NULL, "{\"id\":1}");
+	strbuf_addf(&proxy, "http_proxy=%s", s.url);
+	server_start(&s);
+	{
+		const char *env[] = { "GITHUB_TOKEN=" TOKEN, proxy.buf, NULL };
+
+		test_benchgate(&out, dir, env,
+			       (const char *const[]){
+				       "comment", "--provider", "github",
+				       "--body", "report.md", "--repo", "o/r",
+				       "--pr", "7", "--api-url",
+				       "http://example.invalid", NULL });
+	}
+	server_stop(&s);
+
+	cr_assert_eq(s.requests_nr, 0, "a request was sent");
+	cr_assert_eq(out.exit_code, 2, "%s", out.err.buf);
+	cr_assert(strstr(out.err.buf, "--api-url: 'http://example.invalid' is "
+				      "plain http://"),
+		  "%s", out.err.buf);
+	cr_assert(strstr(out.err.buf, "only to loopback"), "%s", out.err.buf);
+	cr_assert_null(strstr(out.err.buf, TOKEN));
+	test_output_release(&out);
+	server_release(&s);
+	strbuf_release(&proxy);
+}
+
 Test(comment, dry_run_describes_the_requests_without_network_or_token)
 {
 	struct test_output out;

@@ -82,3 +82,73 @@ Test(target, pull_request_number_comes_from_the_event_file)
 	free(path);
 	strbuf_release(&number);
 }
+
+/* Resolves a GitHub target with a token and the given API base. */
+static int resolve_api(const char *api_url, bool dry_run)
+{
+	const struct target_options opts = {
+		.provider = "github",
+		.repo = "o/r",
+		.number = "7",
+		.api_url = api_url,
+		.token_optional = dry_run,
+	};
+	struct target t = TARGET_INIT;
+	int error;
+
+	error = target_resolve(&t, &opts);
+	target_release(&t);
+	return error;
+}
+
+/* The token would cross the network in clear text: plain http:// is for a
+ * server on this machine only (127.0.0.0/8 and ::1 are loopback by RFC
+ * 1122 and RFC 4291, localhost by RFC 6761). Look-alikes of a loopback
+ * name or address are refused, as is the numeric shorthand 127.1. */
+Test(target, plain_http_is_refused_except_to_loopback)
+{
+	static const char *const accepted[] = {
+		"https://ghe.example.com/api/v3",
+		"http://127.0.0.1:8080",
+		"http://127.255.3.4/api",
+		"http://localhost",
+		"HTTP://LocalHost:3000/api/v3/",
+		"http://[::1]:9000",
+		"http://[::1]",
+		"http://127.0.0.1?x",
+	};
+	static const char *const refused[] = {
+		"http://example.invalid",
+		"http://10.0.0.1:8080",
+		"http://128.0.0.1",
+		"http://127.0.0.1.example.com",
+		"http://localhost.example.com/",
+		"http://[::2]:9000",
+		"http://127.1",
+		"http://[::1]x:80",
+		"http://0x7f000001",
+		"http://",
+	};
+
+	setenv("GITHUB_TOKEN", "ghp_s3cr3t-T0KEN-value", 1);
+	for (size_t i = 0; i < sizeof(accepted) / sizeof(*accepted); i++)
+		cr_assert_eq(resolve_api(accepted[i], false), BG_OK, "%s: %s",
+			     accepted[i], bg_error_last());
+	for (size_t i = 0; i < sizeof(refused) / sizeof(*refused); i++) {
+		cr_assert_eq(resolve_api(refused[i], false), BG_EINPUT, "%s",
+			     refused[i]);
+		cr_assert(strstr(bg_error_last(), refused[i]), "%s",
+			  bg_error_last());
+		cr_assert(strstr(bg_error_last(), "GITHUB_TOKEN in clear text"),
+			  "%s", bg_error_last());
+	}
+	/* From the environment the message names the variable; a dry run is
+	 * refused too, as the real run would be, token or not. */
+	setenv("GITHUB_API_URL", "http://ghe.example.com/api/v3", 1);
+	cr_assert_eq(resolve_api(NULL, false), BG_EINPUT);
+	cr_assert(strstr(bg_error_last(), "GITHUB_API_URL: 'http://ghe."), "%s",
+		  bg_error_last());
+	unsetenv("GITHUB_TOKEN");
+	cr_assert_eq(resolve_api(NULL, true), BG_EINPUT);
+	unsetenv("GITHUB_API_URL");
+}

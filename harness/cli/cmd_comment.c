@@ -16,7 +16,9 @@ static const struct cli_command_spec spec = {
 		"From the CI unless given as options: GITHUB_REPOSITORY,\n"
 		"GITHUB_EVENT_PATH, GITHUB_API_URL, GITHUB_TOKEN; "
 		"CI_PROJECT_ID,\nCI_MERGE_REQUEST_IID, CI_API_V4_URL, "
-		"GITLAB_TOKEN or CI_JOB_TOKEN.\nThe token is never printed."
+		"GITLAB_TOKEN or CI_JOB_TOKEN.\nThe token is never printed, "
+		"not even in part, and goes over https://\nonly (plain "
+		"http:// to loopback: 127.0.0.0/8, ::1, localhost)."
 		"\n\n5xx answers and rate limits are retried with bounded "
 		"backoff;\nBENCHGATE_HTTP_BACKOFF_SCALE (0 to 1) shortens "
 		"every wait, for tests.",

@@ -22,7 +22,10 @@
  *
  * The API base may not hold credentials in its URL: the token variables
  * are the one way a secret comes in, so the one secret to keep out of
- * messages is the token.
+ * messages is the token. Nor may it be plain http:// to another machine,
+ * which would carry the token in clear text: http:// is allowed only to
+ * loopback (localhost, 127.0.0.0/8 as a dotted quad, [::1]), where a test
+ * or a local tunnel listens.
  */
 
 enum target_forge {
@@ -58,10 +61,11 @@ struct target {
  * as the top of this file says. BG_EINPUT, saying what to pass or set, for
  * an unknown --provider or none detected, a missing or malformed
  * repository, number or API URL, an event file that is unreadable, not
- * JSON or without a number (a push event, say), and a missing token
- * (unless token_optional) or one holding a control character. The
- * messages never hold the token. Release t with target_release() either
- * way.
+ * JSON or without a number (a push event, say), a plain http:// API URL
+ * to a host that is not loopback (even when token_optional: the real run
+ * would be refused), and a missing token (unless token_optional) or one
+ * holding a control character. The messages never hold the token.
+ * Release t with target_release() either way.
  */
 int target_resolve(struct target *t, const struct target_options *opts);
 
