@@ -32,7 +32,10 @@
  * forge, and never printed. Otherwise, and for ssh, what libgit2 offers:
  * the ssh agent, the user name of the URL, and the platform's default
  * (NTLM/Negotiate) credentials. git's credential helpers are not run
- * (libgit2 has none).
+ * (libgit2 has none). A refused authentication is reported with what the
+ * server asked for and what was offered (variable names, never values);
+ * a server that closes the connection while a push is sent is an error
+ * saying so, not a SIGPIPE (main() ignores it).
  */
 
 /* Pushes tried before giving up while other runners keep winning. */

@@ -11,11 +11,15 @@
 
 #include "testutil.h"
 
+#include <arpa/inet.h>
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -455,6 +459,242 @@ Test(sync, an_unknown_remote_is_an_input_error)
 	cr_assert_eq(out.exit_code, 2);
 	cr_assert(strstr(out.err.buf, "not a valid branch name"), "%s",
 		  out.err.buf);
+	test_output_release(&out);
+	free(job);
+}
+
+/* A fake git server over http */
+
+enum fake_answer {
+	/* 401 with a Basic challenge to every request */
+	FAKE_UNAUTHORIZED,
+	/* an empty repository to both ref advertisements; the push itself
+	 * is answered 413 after its first KiB and the connection closed */
+	FAKE_CLOSE_EARLY,
+};
+
+struct fake_server {
+	pid_t pid;
+	unsigned short port;
+};
+
+/* A pkt-line of the git protocol: four hex digits of length, then text. */
+static void pkt_line(struct strbuf *out, const char *text, size_t len)
+{
+	strbuf_addf(out, "%04zx", len + 4);
+	strbuf_add(out, text, len);
+}
+
+/* The smart-http ref advertisement of an empty repository, as
+ * git-http-backend sends it (gitprotocol-http(5), "Smart Clients"). */
+static void empty_advertisement(struct strbuf *out, const char *service)
+{
+	static const char caps[] = "0000000000000000000000000000000000000000"
+				   " capabilities^{}\0report-status "
+				   "ofs-delta\n";
+	struct strbuf line = STRBUF_INIT;
+
+	strbuf_addf(&line, "# service=%s\n", service);
+	pkt_line(out, line.buf, line.len);
+	strbuf_addstr(out, "0000");
+	pkt_line(out, caps, sizeof(caps) - 1);
+	strbuf_addstr(out, "0000");
+	strbuf_release(&line);
+}
+
+static void fake_answer_one(int conn, enum fake_answer answer)
+{
+	struct strbuf request = STRBUF_INIT, reply = STRBUF_INIT;
+	struct strbuf body = STRBUF_INIT;
+	char chunk[1024];
+	ssize_t got;
+
+	while (!strstr(request.buf, "\r\n\r\n") &&
+	       (got = read(conn, chunk, sizeof(chunk))) > 0)
+		strbuf_add(&request, chunk, (size_t)got);
+	if (answer == FAKE_UNAUTHORIZED) {
+		strbuf_addstr(&reply, "HTTP/1.1 401 Unauthorized\r\n"
+				      "WWW-Authenticate: Basic realm=\"r\"\r\n"
+				      "Content-Length: 0\r\n"
+				      "Connection: close\r\n\r\n");
+	} else if (!strncmp(request.buf, "GET ", 4)) {
+		const char *service = strstr(request.buf, "git-receive-pack")
+					      ? "git-receive-pack"
+					      : "git-upload-pack";
+
+		empty_advertisement(&body, service);
+		strbuf_addf(&reply,
+			    "HTTP/1.1 200 OK\r\n"
+			    "Content-Type: application/x-%s-advertisement\r\n"
+			    "Content-Length: %zu\r\n"
+			    "Connection: close\r\n\r\n",
+			    service, body.len);
+		strbuf_add(&reply, body.buf, body.len);
+	} else {
+		/* The early answer of a server refusing a push; the unread
+		 * rest of the pack makes close() reset the connection. */
+		strbuf_addstr(&reply, "HTTP/1.1 413 Payload Too Large\r\n"
+				      "Content-Length: 0\r\n"
+				      "Connection: close\r\n\r\n");
+	}
+	if (write(conn, reply.buf, reply.len) < 0)
+		_exit(1);
+	close(conn);
+	strbuf_release(&request);
+	strbuf_release(&reply);
+	strbuf_release(&body);
+}
+
+/* Starts a server on a free loopback port in a child process, which
+ * answers every connection as `answer` says until fake_stop(). */
+static void fake_start(struct fake_server *fake, enum fake_answer answer)
+{
+	struct sockaddr_in addr = { .sin_family = AF_INET };
+	socklen_t len = sizeof(addr);
+	int listener = socket(AF_INET, SOCK_STREAM, 0);
+
+	cr_assert_geq(listener, 0);
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert_eq(bind(listener, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	cr_assert_eq(listen(listener, 8), 0);
+	cr_assert_eq(getsockname(listener, (struct sockaddr *)&addr, &len), 0);
+	fake->port = ntohs(addr.sin_port);
+	fflush(NULL);
+	fake->pid = fork();
+	cr_assert_neq(fake->pid, -1);
+	if (fake->pid == 0) {
+		signal(SIGPIPE, SIG_IGN);
+		for (;;) {
+			int conn = accept(listener, NULL, NULL);
+
+			if (conn >= 0)
+				fake_answer_one(conn, answer);
+		}
+	}
+	close(listener);
+}
+
+static void fake_stop(struct fake_server *fake)
+{
+	kill(fake->pid, SIGKILL);
+	waitpid(fake->pid, NULL, 0);
+}
+
+/* Points the job's origin at the fake server. */
+static void use_fake_remote(const char *job, const struct fake_server *fake)
+{
+	struct strbuf url = STRBUF_INIT;
+	git_repository *repo = NULL;
+	git_config *config = NULL;
+
+	strbuf_addf(&url, "http://127.0.0.1:%u/results.git",
+		    (unsigned)fake->port);
+	cr_assert_eq(git_repository_open(&repo, job), 0);
+	cr_assert_eq(git_repository_config(&config, repo), 0);
+	cr_assert_eq(
+		git_config_set_string(config, "remote.origin.url", url.buf), 0);
+	git_config_free(config);
+	git_repository_free(repo);
+	strbuf_release(&url);
+}
+
+/* A results branch in the job with `size` bytes that do not compress
+ * (an LCG's high bytes), so that a push sends more than any socket
+ * buffer holds. */
+static void commit_incompressible(const char *job, size_t size)
+{
+	git_repository *repo = NULL;
+	git_treebuilder *builder = NULL;
+	git_signature *sig = NULL;
+	git_tree *tree = NULL;
+	git_oid blob, tree_id, commit;
+	unsigned long long state = 1;
+	char *bytes = xmalloc(size);
+
+	for (size_t i = 0; i < size; i++) {
+		state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+		bytes[i] = (char)(state >> 56);
+	}
+	cr_assert_eq(git_repository_open(&repo, job), 0);
+	cr_assert_eq(git_blob_create_from_buffer(&blob, repo, bytes, size), 0);
+	cr_assert_eq(git_treebuilder_new(&builder, repo, NULL), 0);
+	cr_assert_eq(git_treebuilder_insert(NULL, builder, "noise", &blob,
+					    GIT_FILEMODE_BLOB),
+		     0);
+	cr_assert_eq(git_treebuilder_write(&tree_id, builder), 0);
+	cr_assert_eq(git_tree_lookup(&tree, repo, &tree_id), 0);
+	cr_assert_eq(git_signature_new(&sig, "t", "t@example.com", 0, 0), 0);
+	cr_assert_eq(git_commit_create(&commit, repo, "refs/heads/" BRANCH, sig,
+				       sig, NULL, "noise", tree, 0, NULL),
+		     0);
+	git_signature_free(sig);
+	git_tree_free(tree);
+	git_treebuilder_free(builder);
+	git_repository_free(repo);
+	free(bytes);
+}
+
+/*
+ * A server that answers the push before reading it and closes: writing
+ * the rest raises SIGPIPE, which used to kill benchgate silently (exit
+ * 141 in a shell, no message). It must be an error that says so.
+ */
+Test(sync, a_server_closing_during_the_push_is_an_error_not_a_sigpipe)
+{
+	/* libgit2 1.5 leaks 64 bytes inside git_remote_upload when a send
+	 * fails; full stacks let sync.c's suppression name it. */
+	const char *env[] = { "ASAN_OPTIONS=fast_unwind_on_malloc=0", NULL };
+	char *job = make_job("job");
+	struct fake_server fake;
+	struct test_output out;
+
+	commit_incompressible(job, 8u << 20);
+	fake_start(&fake, FAKE_CLOSE_EARLY);
+	use_fake_remote(job, &fake);
+	/* as a shell starts it: SIGPIPE at its default, deadly */
+	signal(SIGPIPE, SIG_DFL);
+	RUN(&out, job, env, "sync");
+	fake_stop(&fake);
+	cr_assert_eq(out.exit_code, 2, "exit %d (-1: killed by a signal)\n%s",
+		     out.exit_code, out.err.buf);
+	cr_assert(strstr(out.err.buf, "cannot push 'benchgate-results' to "
+				      "remote 'origin': "),
+		  "%s", out.err.buf);
+	cr_assert(strstr(out.err.buf, "the server closed the connection early"),
+		  "%s", out.err.buf);
+	test_output_release(&out);
+	free(job);
+}
+
+/*
+ * A 401 with no credentials benchgate may send (tokens go over https
+ * only): libgit2 calls that "authentication required but no callback
+ * set", though sync sets one. The message says what was asked and why
+ * nothing was offered.
+ */
+Test(sync, an_authentication_failure_says_what_was_asked_and_tried)
+{
+	const char *env[] = { "GITHUB_TOKEN=ghp_tokenvalue",
+			      "GITHUB_SERVER_URL=http://127.0.0.1", NULL };
+	char *job = make_job("job");
+	struct fake_server fake;
+	struct test_output out;
+
+	fake_start(&fake, FAKE_UNAUTHORIZED);
+	use_fake_remote(job, &fake);
+	RUN(&out, job, env, "sync");
+	fake_stop(&fake);
+	cr_assert_eq(out.exit_code, 2, "%s", out.err.buf);
+	cr_assert(strstr(out.err.buf,
+			 "cannot fetch 'benchgate-results' of remote 'origin': "
+			 "authentication failed: the server asked for a user "
+			 "name and password; benchgate had none to offer for "
+			 "host '127.0.0.1'"),
+		  "%s", out.err.buf);
+	cr_assert_null(strstr(out.err.buf, "no callback set"), "%s",
+		       out.err.buf);
+	cr_assert_null(strstr(out.err.buf, "ghp_tokenvalue"), "%s",
+		       out.err.buf);
 	test_output_release(&out);
 	free(job);
 }
