@@ -886,29 +886,42 @@ Test(comment, second_run_updates_the_comment_the_first_run_created)
 	strbuf_release(&event);
 }
 
-Test(comment, a_bad_token_exits_2_naming_the_problem_but_not_the_token)
+/* Runs `benchgate comment` against a fake GitHub that answers 401 with
+ * body; returns how many requests it received. */
+static size_t comment_rejected(struct test_output *out, const char *body)
 {
 	struct strbuf api = STRBUF_INIT;
-	struct test_output out;
 	struct server s;
+	size_t requests;
 
 	server_listen(&s);
-	/* A server that echoes the token must not make us print it. */
-	server_add(&s, 401, NULL,
-		   "{\"message\":\"Bad credentials: " TOKEN "\"}");
+	server_add(&s, 401, NULL, body);
 	strbuf_addf(&api, "--api-url=%s", s.url);
 	server_start(&s);
 	{
 		const char *env[] = { "GITHUB_TOKEN=" TOKEN, NULL };
 
-		test_benchgate(&out, dir, env,
+		test_benchgate(out, dir, env,
 			       (const char *const[]){
 				       "comment", "--provider", "github",
 				       "--body", "report.md", "--repo", "o/r",
 				       "--pr", "7", api.buf, NULL });
 	}
 	server_stop(&s);
+	requests = s.requests_nr;
+	server_release(&s);
+	strbuf_release(&api);
+	return requests;
+}
 
+Test(comment, a_bad_token_exits_2_naming_the_problem_but_not_the_token)
+{
+	struct test_output out;
+	size_t requests;
+
+	/* A server that echoes the token must not make us print it. */
+	requests = comment_rejected(
+		&out, "{\"message\":\"Bad credentials: " TOKEN "\"}");
 	cr_assert_eq(out.exit_code, 2);
 	cr_assert(strstr(out.err.buf, "GitHub rejected the token (401)"), "%s",
 		  out.err.buf);
@@ -918,44 +931,24 @@ Test(comment, a_bad_token_exits_2_naming_the_problem_but_not_the_token)
 		  out.err.buf);
 	cr_assert_null(strstr(out.err.buf, TOKEN));
 	cr_assert_null(strstr(out.out.buf, TOKEN));
-	cr_assert_eq(s.requests_nr, 1, "a 401 is not retried");
+	cr_assert_eq(requests, 1, "a 401 is not retried");
 	test_output_release(&out);
-	server_release(&s);
-	strbuf_release(&api);
 }
 
 Test(comment, a_truncated_token_echoed_back_is_not_printed)
 {
-	struct strbuf api = STRBUF_INIT;
 	struct test_output out;
-	struct server s;
 
-	server_listen(&s);
 	/* The first 12 characters of TOKEN, as a server that cuts what it
 	 * echoes would send them. */
-	server_add(&s, 401, NULL,
-		   "{\"message\":\"Bad credentials: ghp_s3cr3t-T...\"}");
-	strbuf_addf(&api, "--api-url=%s", s.url);
-	server_start(&s);
-	{
-		const char *env[] = { "GITHUB_TOKEN=" TOKEN, NULL };
-
-		test_benchgate(&out, dir, env,
-			       (const char *const[]){
-				       "comment", "--provider", "github",
-				       "--body", "report.md", "--repo", "o/r",
-				       "--pr", "7", api.buf, NULL });
-	}
-	server_stop(&s);
-
+	comment_rejected(&out,
+			 "{\"message\":\"Bad credentials: ghp_s3cr3t-T...\"}");
 	cr_assert_eq(out.exit_code, 2, "%s", out.err.buf);
 	cr_assert(strstr(out.err.buf, "Bad credentials: ***..."), "%s",
 		  out.err.buf);
 	cr_assert_null(strstr(out.err.buf, "ghp_s3cr3t-T"), "%s", out.err.buf);
 	cr_assert_null(strstr(out.out.buf, "ghp_s3cr3t-T"), "%s", out.out.buf);
 	test_output_release(&out);
-	server_release(&s);
-	strbuf_release(&api);
 }
 
 /* The fake server stands in as the HTTP proxy that libcurl would send a
