@@ -1,8 +1,6 @@
 #include "reporters/flamegraph.h"
 
 #include "harness/util/alloc.h"
-#include "harness/util/error.h"
-#include "harness/util/fileio.h"
 #include "harness/util/utf8.h"
 #include "reporters/escape.h"
 
@@ -53,16 +51,17 @@ static void close_frames(struct layout *layout, size_t keep, uint64_t at)
  * every sample of its frame under the same callers, and its callees come
  * in alphabetical order above it.
  */
-static void lay_out(struct layout *layout, const struct stacks *stacks)
+static void lay_out(struct layout *layout,
+		    const struct flamegraph_stacks *stacks)
 {
-	const struct stack **sorted = stacks_sorted(stacks);
+	const struct flamegraph_stack *sorted = stacks->items;
 	struct node root = { "all", 3, 0, 0, stacks->total };
 	uint64_t x = 0;
 
 	ALLOC_GROW(layout->nodes, 1, layout->alloc);
 	layout->nodes[layout->nr++] = root;
 	for (size_t i = 0; i < stacks->nr; i++) {
-		const char *frame = sorted[i]->frames;
+		const char *frame = sorted[i].frames;
 		size_t depth = 0;
 
 		for (;;) {
@@ -88,24 +87,36 @@ static void lay_out(struct layout *layout, const struct stacks *stacks)
 		close_frames(layout, depth, x);
 		if (depth > layout->max_depth)
 			layout->max_depth = depth;
-		x += sorted[i]->count;
+		x += sorted[i].count;
 	}
 	close_frames(layout, 0, x);
-	free(sorted);
+}
+
+/* FNV-1a of a name: the same on every run and machine, so the colours
+ * are. */
+static uint64_t name_hash(const char *name, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)name[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
 }
 
 /* flamegraph.pl's palettes, chosen by name rather than at random: "hot"
  * for user code, orange for the kernel as its "mixed" mode draws it. */
 static void add_colour(struct strbuf *out, const char *name, size_t len)
 {
-	uint64_t h = stacks_hash(name, len);
+	uint64_t h = name_hash(name, len);
 	double v1 = (double)(h & 0xff) / 255;
 	double v2 = (double)((h >> 8) & 0xff) / 255;
 	double v3 = (double)((h >> 16) & 0xff) / 255;
-	size_t suffix = strlen(STACKS_KERNEL_SUFFIX);
+	size_t suffix = strlen(FLAMEGRAPH_KERNEL_SUFFIX);
 
 	if (len > suffix &&
-	    !memcmp(name + len - suffix, STACKS_KERNEL_SUFFIX, suffix))
+	    !memcmp(name + len - suffix, FLAMEGRAPH_KERNEL_SUFFIX, suffix))
 		strbuf_addf(out, "rgb(%d,%d,0)", 190 + (int)(65 * v1),
 			    90 + (int)(65 * v1));
 	else
@@ -266,7 +277,24 @@ static const char svg_script[] =
 	"search.addEventListener('click', find);\n"
 	"})();\n";
 
-void flamegraph_render_svg(const struct stacks *stacks,
+void flamegraph_stacks_add(struct flamegraph_stacks *stacks, const char *frames,
+			   uint64_t count)
+{
+	ALLOC_GROW(stacks->items, stacks->nr + 1, stacks->alloc);
+	stacks->items[stacks->nr].frames = xstrdup(frames);
+	stacks->items[stacks->nr++].count = count;
+	stacks->total += count;
+}
+
+void flamegraph_stacks_release(struct flamegraph_stacks *stacks)
+{
+	for (size_t i = 0; i < stacks->nr; i++)
+		free(stacks->items[i].frames);
+	free(stacks->items);
+	*stacks = (struct flamegraph_stacks)FLAMEGRAPH_STACKS_INIT;
+}
+
+void flamegraph_render_svg(const struct flamegraph_stacks *stacks,
 			   const struct flamegraph_options *options,
 			   struct strbuf *out)
 {
@@ -331,98 +359,4 @@ void flamegraph_render_svg(const struct stacks *stacks,
 		    svg_script);
 	free(layout.nodes);
 	free(layout.open);
-}
-
-/* Where a listed artifact is: relative paths start at the result's
- * directory, as result_case_add_artifact() made them. */
-static void artifact_path(struct strbuf *out, const char *result_dir,
-			  const char *path)
-{
-	if (path[0] != '/' && result_dir)
-		strbuf_addf(out, "%s/", result_dir);
-	strbuf_addstr(out, path);
-}
-
-static int draw_case(struct result_case *rcase, const char *result_dir,
-		     const char *folded_path, const char *sampling)
-{
-	struct stacks stacks = STACKS_INIT;
-	struct flamegraph_options options = FLAMEGRAPH_OPTIONS_INIT;
-	struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
-	struct strbuf svg = STRBUF_INIT, title = STRBUF_INIT;
-	struct strbuf subtitle = STRBUF_INIT;
-	const char *slash;
-	int error;
-
-	artifact_path(&path, result_dir, folded_path);
-	if ((error = strbuf_read_file(&text, path.buf)) < 0 ||
-	    (error = stacks_parse_folded(&stacks, text.buf, text.len)) < 0)
-		goto done;
-	strbuf_addf(&title, "Flame graph of %s/%s/%s", rcase->benchmark,
-		    rcase->variant, rcase->device);
-	strbuf_addf(&subtitle, "%s: %llu samples", sampling,
-		    (unsigned long long)stacks.total);
-	options.title = title.buf;
-	options.subtitle = subtitle.buf;
-	flamegraph_render_svg(&stacks, &options, &svg);
-	/* beside the stacks, so a case's profile stays in one directory */
-	slash = strrchr(path.buf, '/');
-	strbuf_setlen(&path, slash ? (size_t)(slash + 1 - path.buf) : 0);
-	strbuf_addstr(&path, "flamegraph.svg");
-	if ((error = write_file_atomic(path.buf, svg.buf, svg.len)) < 0)
-		goto done;
-	result_case_add_artifact(rcase, "flamegraph", path.buf, result_dir);
-done:
-	stacks_release(&stacks);
-	strbuf_release(&path);
-	strbuf_release(&text);
-	strbuf_release(&svg);
-	strbuf_release(&title);
-	strbuf_release(&subtitle);
-	return error;
-}
-
-/* Moves the artifact listed last to position at; those from at on move
- * one place down. */
-static void move_last_artifact(struct result_case *rcase, size_t at)
-{
-	struct result_artifact last = rcase->artifacts[rcase->artifacts_nr - 1];
-
-	memmove(&rcase->artifacts[at + 1], &rcase->artifacts[at],
-		(rcase->artifacts_nr - 1 - at) * sizeof(last));
-	rcase->artifacts[at] = last;
-}
-
-/* Said as profile.h says why a profile is missing; the first reason is
- * the one worth reading, later ones follow from it. */
-static void note_no_graph(struct result_case *rcase, const char *why)
-{
-	struct strbuf note = STRBUF_INIT;
-
-	if (rcase->profile_note)
-		return;
-	strbuf_addf(&note, "no flame graph: %s", why);
-	bg_warn("%s/%s/%s: %s", rcase->benchmark, rcase->variant, rcase->device,
-		note.buf);
-	rcase->profile_note = strbuf_detach(&note, NULL);
-}
-
-void flamegraph_draw_profiles(struct result *result, const char *result_dir,
-			      const char *sampling)
-{
-	for (size_t i = 0; i < result->cases_nr; i++) {
-		struct result_case *rcase = &result->cases[i];
-		size_t folded = 0;
-
-		while (folded < rcase->artifacts_nr &&
-		       strcmp(rcase->artifacts[folded].kind, "folded"))
-			folded++;
-		if (folded == rcase->artifacts_nr)
-			continue;
-		if (draw_case(rcase, result_dir, rcase->artifacts[folded].path,
-			      sampling) < 0)
-			note_no_graph(rcase, bg_error_last());
-		else /* readers look for the graph before its stacks */
-			move_last_artifact(rcase, folded);
-	}
 }

@@ -4,6 +4,7 @@
 #include "harness/gate/compare.h"
 #include "harness/store/result.h"
 #include "harness/util/strbuf.h"
+#include "reporters/flamegraph.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -166,17 +167,46 @@ int report_write_all(const struct report_model *model, const char *dir,
 /*
  * The charts of report_write_all(), drawn by gnuplot, run as an external
  * program ($BENCHGATE_GNUPLOT, else gnuplot on PATH): the scripts and data
- * of charts.h go into <dir>/charts/ and gnuplot draws each into an SVG and
- * a PNG there, whose paths are appended to written (one per line; may be
- * NULL). BG_ENOTFOUND when gnuplot is not available (nothing written; the
- * caller warns once); BG_ERROR when gnuplot fails, with its stderr in the
- * message. Builds the model first unless model->built.
+ * of charts.h go into <dir>/charts/ and gnuplot draws each into an
+ * SVG and a PNG there, whose paths are appended to written (one per line;
+ * may be NULL). BG_ENOTFOUND when gnuplot is not available (nothing
+ * written; the caller warns once); BG_ERROR when gnuplot fails, with its
+ * stderr in the message. Builds the model first unless model->built.
  */
 int report_write_charts(const struct report_model *model, const char *dir,
 			struct strbuf *written);
 
 /* Whether gnuplot can be run, for report_write_charts(). */
 bool report_charts_available(void);
+
+/*
+ * Reads the folded stacks file at path into the empty stacks, in drawing
+ * order (flamegraph.h); a BG_* code, with the message recorded, when it
+ * cannot. Reading profiles is the run layer's (harness/run/stacks.h), so
+ * the command layer passes its reader in.
+ */
+typedef int (*report_read_stacks_fn)(struct flamegraph_stacks *stacks,
+				     const char *path);
+
+/*
+ * Draws the flame graph of every case of result that has folded stacks
+ * (its "folded" artifact, harness/run/profile.h), read by read_stacks:
+ * flamegraph.svg beside that file, titled "Flame graph of
+ * <benchmark>/<variant>/<device>" and subtitled "<sampling>: <N> samples",
+ * where sampling says how every case's stacks were sampled
+ * (profiler_describe_perf()). Lists it as the case's "flamegraph" artifact
+ * just before "folded", where readers look first; relative artifact paths,
+ * read and written, are relative to result_dir (the result file's
+ * directory).
+ *
+ * A graph that cannot be drawn (the stacks unreadable, the SVG not
+ * written) is not listed: the case's profile_note says why, unless it
+ * already holds a reason (the first is the one worth reading), and a
+ * warning is printed. Never fails: a profile never fails a case.
+ */
+void report_draw_flamegraphs(struct result *result, const char *result_dir,
+			     const char *sampling,
+			     report_read_stacks_fn read_stacks);
 
 /* Helpers every reporter shares. */
 

@@ -10,6 +10,7 @@
 #include "harness/store/result.h"
 #include "harness/run/stacks.h"
 #include "reporters/flamegraph.h"
+#include "reporters/report.h"
 
 #include "testutil.h"
 
@@ -42,14 +43,50 @@ static void assert_well_formed(const struct strbuf *svg)
 	free(path);
 }
 
-static void render(const char *folded, struct strbuf *svg)
+/* Stacks as the command layer hands them to the renderer (cli.c): in
+ * stacks_sorted() order. */
+static void to_drawn(const struct stacks *stacks,
+		     struct flamegraph_stacks *drawn)
+{
+	const struct stack **sorted = stacks_sorted(stacks);
+
+	for (size_t i = 0; i < stacks->nr; i++)
+		flamegraph_stacks_add(drawn, sorted[i]->frames,
+				      sorted[i]->count);
+	free(sorted);
+}
+
+static int parse_folded(struct flamegraph_stacks *drawn, const char *text,
+			size_t len)
 {
 	struct stacks stacks = STACKS_INIT;
+	int error = stacks_parse_folded(&stacks, text, len);
 
-	cr_assert_eq(stacks_parse_folded(&stacks, folded, strlen(folded)),
-		     BG_OK);
-	flamegraph_render_svg(&stacks, NULL, svg);
+	if (!error)
+		to_drawn(&stacks, drawn);
 	stacks_release(&stacks);
+	return error;
+}
+
+/* The reader report_draw_flamegraphs() is given. */
+static int read_folded(struct flamegraph_stacks *drawn, const char *path)
+{
+	struct strbuf text = STRBUF_INIT;
+	int error = strbuf_read_file(&text, path);
+
+	if (!error)
+		error = parse_folded(drawn, text.buf, text.len);
+	strbuf_release(&text);
+	return error;
+}
+
+static void render(const char *folded, struct strbuf *svg)
+{
+	struct flamegraph_stacks drawn = FLAMEGRAPH_STACKS_INIT;
+
+	cr_assert_eq(parse_folded(&drawn, folded, strlen(folded)), BG_OK);
+	flamegraph_render_svg(&drawn, NULL, svg);
+	flamegraph_stacks_release(&drawn);
 }
 
 /* The x and width of the box whose tooltip starts with "<label> (". */
@@ -151,7 +188,7 @@ Test(flamegraph, the_same_profile_renders_to_the_same_bytes)
 
 Test(flamegraph, titles_and_an_empty_profile)
 {
-	struct stacks stacks = STACKS_INIT;
+	struct flamegraph_stacks stacks = FLAMEGRAPH_STACKS_INIT;
 	struct flamegraph_options options = FLAMEGRAPH_OPTIONS_INIT;
 	struct strbuf svg = STRBUF_INIT;
 
@@ -207,21 +244,24 @@ static void fold_fixture(struct stacks *stacks)
  * the file must lose nothing the drawing uses. */
 Test(flamegraph, folded_file_draws_the_same_bytes_as_the_folded_samples)
 {
-	struct stacks folded = STACKS_INIT, read_back = STACKS_INIT;
+	struct stacks folded = STACKS_INIT;
+	struct flamegraph_stacks drawn = FLAMEGRAPH_STACKS_INIT;
+	struct flamegraph_stacks read_back = FLAMEGRAPH_STACKS_INIT;
 	struct strbuf text = STRBUF_INIT, one = STRBUF_INIT, two = STRBUF_INIT;
 
 	fold_fixture(&folded);
-	flamegraph_render_svg(&folded, NULL, &one);
+	to_drawn(&folded, &drawn);
+	flamegraph_render_svg(&drawn, NULL, &one);
 	stacks_write_folded(&folded, &text);
-	cr_assert_eq(stacks_parse_folded(&read_back, text.buf, text.len),
-		     BG_OK);
+	cr_assert_eq(parse_folded(&read_back, text.buf, text.len), BG_OK);
 	flamegraph_render_svg(&read_back, NULL, &two);
 	cr_assert_eq(read_back.total, 3);
 	cr_assert_eq(one.len, two.len);
 	cr_assert(!memcmp(one.buf, two.buf, one.len));
 	cr_assert(strstr(one.buf, "<title>do_syscall_64_[k] (1 sample, "));
 	stacks_release(&folded);
-	stacks_release(&read_back);
+	flamegraph_stacks_release(&drawn);
+	flamegraph_stacks_release(&read_back);
 	strbuf_release(&text);
 	strbuf_release(&one);
 	strbuf_release(&two);
@@ -259,11 +299,11 @@ Test(flamegraph, profiles_get_their_graph_listed_before_the_stacks)
 	struct result *result = profiled_result(dir, folded);
 	const struct result_case *rcase = &result->cases[0];
 	struct flamegraph_options options = FLAMEGRAPH_OPTIONS_INIT;
-	struct stacks stacks = STACKS_INIT;
+	struct flamegraph_stacks stacks = FLAMEGRAPH_STACKS_INIT;
 	struct strbuf path = STRBUF_INIT, expected = STRBUF_INIT;
 	char *svg;
 
-	flamegraph_draw_profiles(result, dir, SAMPLING);
+	report_draw_flamegraphs(result, dir, SAMPLING, read_folded);
 	cr_assert_null(rcase->profile_note, "%s", rcase->profile_note);
 	cr_assert_eq(rcase->artifacts_nr, 4);
 	cr_assert_str_eq(rcase->artifacts[0].kind, "callgrind");
@@ -275,8 +315,7 @@ Test(flamegraph, profiles_get_their_graph_listed_before_the_stacks)
 	cr_assert_eq(result->cases[1].artifacts_nr, 0);
 
 	/* the graph is the renderer's, titled after the case */
-	cr_assert_eq(stacks_parse_folded(&stacks, folded, strlen(folded)),
-		     BG_OK);
+	cr_assert_eq(parse_folded(&stacks, folded, strlen(folded)), BG_OK);
 	options.title = "Flame graph of b/v/cpu";
 	options.subtitle = SAMPLING ": 3 samples";
 	flamegraph_render_svg(&stacks, &options, &expected);
@@ -286,7 +325,7 @@ Test(flamegraph, profiles_get_their_graph_listed_before_the_stacks)
 	cr_assert_str_eq(svg, expected.buf);
 
 	free(svg);
-	stacks_release(&stacks);
+	flamegraph_stacks_release(&stacks);
 	strbuf_release(&path);
 	strbuf_release(&expected);
 	result_free(result);
@@ -300,7 +339,7 @@ Test(flamegraph, a_graph_that_cannot_be_drawn_is_a_note)
 	struct result *result = profiled_result(dir, NULL);
 	struct result_case *rcase = &result->cases[0];
 
-	flamegraph_draw_profiles(result, dir, SAMPLING);
+	report_draw_flamegraphs(result, dir, SAMPLING, read_folded);
 	cr_assert_eq(rcase->artifacts_nr, 3, "no flame graph is listed");
 	cr_assert_not_null(rcase->profile_note);
 	cr_assert(strstr(rcase->profile_note, "no flame graph: "), "%s",
@@ -313,7 +352,7 @@ Test(flamegraph, a_graph_that_cannot_be_drawn_is_a_note)
 	result = profiled_result(dir, "a;b 1\nno count\n");
 	rcase = &result->cases[0];
 	rcase->profile_note = strdup("perf recorded no samples");
-	flamegraph_draw_profiles(result, dir, SAMPLING);
+	report_draw_flamegraphs(result, dir, SAMPLING, read_folded);
 	cr_assert_str_eq(rcase->profile_note, "perf recorded no samples");
 	cr_assert_eq(rcase->artifacts_nr, 3);
 

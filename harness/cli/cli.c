@@ -7,6 +7,7 @@
 #include "harness/store/gitinfo.h"
 #include "harness/run/process.h"
 #include "harness/run/session.h"
+#include "harness/run/stacks.h"
 #include "reporters/flamegraph.h"
 #include "reporters/report.h"
 
@@ -521,18 +522,40 @@ void cli_session_options(struct session_options *out,
 	};
 }
 
+/* The run layer reads a profile's stacks, the reporters draw them
+ * (report.h): handed over in the order they are drawn in. */
+static int read_folded_stacks(struct flamegraph_stacks *out, const char *path)
+{
+	struct stacks stacks = STACKS_INIT;
+	struct strbuf text = STRBUF_INIT;
+	const struct stack **sorted = NULL;
+	int error;
+
+	if ((error = strbuf_read_file(&text, path)) < 0 ||
+	    (error = stacks_parse_folded(&stacks, text.buf, text.len)) < 0)
+		goto done;
+	sorted = stacks_sorted(&stacks);
+	for (size_t i = 0; i < stacks.nr; i++)
+		flamegraph_stacks_add(out, sorted[i]->frames, sorted[i]->count);
+done:
+	free(sorted);
+	stacks_release(&stacks);
+	strbuf_release(&text);
+	return error;
+}
+
 void cli_draw_profiles(struct session *session)
 {
 	struct strbuf sampling = STRBUF_INIT;
 
 	if (profiler_describe_perf(session->profiler, &sampling) < 0)
 		goto done;
-	flamegraph_draw_profiles(session->result, session->result_dir,
-				 sampling.buf);
+	report_draw_flamegraphs(session->result, session->result_dir,
+				sampling.buf, read_folded_stacks);
 	/* the baseline build's profiles lie beside the candidate's */
 	if (session->baseline)
-		flamegraph_draw_profiles(session->baseline, session->result_dir,
-					 sampling.buf);
+		report_draw_flamegraphs(session->baseline, session->result_dir,
+					sampling.buf, read_folded_stacks);
 done:
 	strbuf_release(&sampling);
 }

@@ -122,7 +122,7 @@ void cli_session_options(struct session_options *out,
 
 /*
  * Draws the flame graphs of the session's profiling runs, the baseline
- * build's too (reporters/flamegraph.h), once it is finished
+ * build's too (reporters/report.h), once it is finished
  * (session_finish()) and before it is stored, so that the result lists
  * them and the store keeps them: a git store takes the files below the
  * result's directory in with the result, and a stored result is never
