@@ -1,4 +1,4 @@
-#include "reporters/charts.h"
+#include "reporters/report.h"
 
 #include "harness/util/alloc.h"
 #include "harness/util/utf8.h"

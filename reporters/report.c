@@ -2,7 +2,6 @@
 
 #include "reporters/escape.h"
 
-#include "reporters/charts.h"
 #include "harness/gate/stats.h"
 #include "harness/run/process.h"
 #include "harness/util/alloc.h"

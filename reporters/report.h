@@ -165,9 +165,49 @@ int report_write_all(const struct report_model *model, const char *dir,
 		     unsigned mask, struct strbuf *written);
 
 /*
+ * Charts for gnuplot (charts.c): for each chart a script (.gp) and its
+ * data (.dat). report_write_charts() writes them into charts/ and runs
+ * gnuplot there; they stay beside the SVG and PNG, so a user can restyle a
+ * chart and run gnuplot again. Only text is made here, from the numbers of
+ * a built model, and the same model always gives the same bytes.
+ *
+ *   charts/history-<benchmark>-<variant>-<device>-<metric>.{svg,png}
+ *   charts/variants-<benchmark>-<device>-<metric>.{svg,png}
+ *   charts/tradeoff-<benchmark>-<device>.{svg,png}
+ *   charts/distribution-<benchmark>-<variant>-<device>-<metric>.{svg,png}
+ */
+
+/* One chart: <stem>.gp draws <stem>.dat into <stem>.svg and <stem>.png,
+ * naming the files relative to charts/. */
+struct chart {
+	struct strbuf stem; /* unique among the charts of a model */
+	struct strbuf gp;
+	struct strbuf dat;
+};
+
+struct charts {
+	struct chart *items;
+	size_t nr, alloc;
+};
+
+#define CHARTS_INIT        \
+	{                  \
+		NULL, 0, 0 \
+	}
+
+/* Appends every chart of a built model to charts, in the order they are
+ * drawn: history, variants side by side, accuracy against latency, the
+ * sample distributions of regressions. A model with too little to show
+ * (no history, a single variant) gives fewer charts or none. */
+void charts_render(struct charts *charts, const struct report_model *model);
+
+/* Frees the charts and leaves none. */
+void charts_release(struct charts *charts);
+
+/*
  * The charts of report_write_all(), drawn by gnuplot, run as an external
  * program ($BENCHGATE_GNUPLOT, else gnuplot on PATH): the scripts and data
- * of charts.h go into <dir>/charts/ and gnuplot draws each into an
+ * of charts_render() go into <dir>/charts/ and gnuplot draws each into an
  * SVG and a PNG there, whose paths are appended to written (one per line;
  * may be NULL). BG_ENOTFOUND when gnuplot is not available (nothing
  * written; the caller warns once); BG_ERROR when gnuplot fails, with its

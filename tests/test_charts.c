@@ -1,4 +1,4 @@
-#include "reporters/charts.h"
+#include "reporters/report.h"
 
 #include "harness/gate/compare.h"
 #include "harness/util/error.h"
