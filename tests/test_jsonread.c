@@ -260,3 +260,123 @@ Test(jsonread, value_not_in_the_text_is_named_by_its_path_alone)
 	assert_error("doc.json: a.b: expected a string");
 	json_reader_release(&rd);
 }
+
+Test(jsonread, a_key_written_with_escapes_is_found_in_the_text)
+{
+	const cJSON *object;
+
+	/* line 2: `"a\tb": {"c\u00e9": "one"}`, "one" is column 21; the key path
+	 * is only found when the escapes are read as the parser reads them */
+	parse_ok("{\"x\": 0,\n\"a\\tb\": {\"c\\u00e9\": \"one\"}}");
+	object = cJSON_GetObjectItemCaseSensitive(rd.root, "a\tb");
+	json_reader_push_key(&rd, "a\tb");
+	json_read_bool(&rd, object, "c\xc3\xa9", 0, &(bool){ false });
+	assert_error("doc.json:2:21: a\\x09b.c\xc3\xa9: expected true or false, "
+		     "found a string");
+	json_reader_release(&rd);
+}
+
+Test(jsonread, control_characters_never_reach_a_message_raw)
+{
+	/* The message goes to a terminal or a CI log: a newline could start
+	 * a line with a workflow command (::add-mask::), an ESC a terminal
+	 * sequence, U+202E reverse what follows; each of their bytes reads
+	 * as \xNN, as does a byte that is no UTF-8. Other text stays. */
+	parse_ok("{\"k\": 1}");
+	json_reader_push_key(&rd, "k");
+	json_reader_fail(&rd, "found '%s'",
+			 "\xc2\xb5s\n::add-mask::x\x1b[2J\xe2\x80\xae\xff");
+	assert_error("doc.json:1:7: k: found '\xc2\xb5s\\x0a::add-mask::x\\x1b"
+		     "[2J\\xe2\\x80\\xae\\xff'");
+	json_reader_release(&rd);
+	/* the file's own name too */
+	cr_assert_eq(json_reader_parse(&rd, "a\nb.json", "[", 1), BG_EINPUT);
+	assert_error("a\\x0ab.json:1:2: not valid JSON: unexpected end of file "
+		     "(an object or array is not closed)");
+	json_reader_release(&rd);
+}
+
+Test(jsonread, names_follow_one_rule_and_text_must_be_printable)
+{
+	char *s = NULL;
+
+	/* `{"a": "ok-1.2+x", "b": "a b", "u": "\u00b5s", "v": "::x"}`:
+	 * "a b" is column 24, "::x" column 52 */
+	parse_ok("{\"a\": \"ok-1.2+x\", \"b\": \"a b\", \"u\": \"\\u00b5s\", "
+		 "\"v\": \"::x\"}");
+	cr_assert_eq(json_read_string(&rd, rd.root, "a", JSON_NAME, &s), 1);
+	cr_assert_str_eq(s, "ok-1.2+x");
+	cr_assert_eq(json_read_string(&rd, rd.root, "u", JSON_PRINTABLE, &s),
+		     1);
+	cr_assert_str_eq(s, "\xc2\xb5s");
+	cr_assert_eq(json_read_string(&rd, rd.root, "b", JSON_NAME, &s), 0);
+	cr_assert_str_eq(s, "\xc2\xb5s", "left alone on an error");
+	assert_error("doc.json:1:24: b: expected a name of letters, digits, "
+		     "'-', '_', '.' and '+', found 'a b'");
+	rd.error = BG_OK;
+	cr_assert_eq(json_read_string(&rd, rd.root, "v", JSON_PRINTABLE, &s),
+		     0);
+	assert_error("doc.json:1:52: v: expected printable text (no control "
+		     "characters or bidirectional overrides, not starting with "
+		     "'::'), found '::x'");
+	/* a name read otherwise (a key, an array element), at the current
+	 * path */
+	rd.error = BG_OK;
+	json_reader_push_key(&rd, "a");
+	cr_assert_eq(json_reader_check(&rd, "ok", JSON_NAME), BG_OK);
+	cr_assert_eq(json_reader_check(&rd, "", JSON_NAME), BG_EINPUT);
+	assert_error("doc.json:1:7: a: expected a name of letters, digits, "
+		     "'-', '_', '.' and '+', found ''");
+	free(s);
+	json_reader_release(&rd);
+}
+
+Test(jsonread, an_enumeration_names_its_values)
+{
+	static const char *const directions[] = { "lower", "higher", NULL };
+	int better = -1;
+
+	/* `{"a": "higher", "b": "up", "c": 1}`: "up" is column 22, 1
+	 * column 33 */
+	parse_ok("{\"a\": \"higher\", \"b\": \"up\", \"c\": 1}");
+	cr_assert_eq(json_read_enum(&rd, rd.root, "a", 0, directions, &better),
+		     1);
+	cr_assert_eq(better, 1);
+	cr_assert_eq(json_read_enum(&rd, rd.root, "x", 0, directions, &better),
+		     0);
+	cr_assert_eq(rd.error, BG_OK);
+	cr_assert_eq(json_read_enum(&rd, rd.root, "b", 0, directions, &better),
+		     0);
+	cr_assert_eq(better, 1);
+	assert_error("doc.json:1:22: b: unknown value 'up'; expected one of: "
+		     "lower, higher");
+	rd.error = BG_OK;
+	json_read_enum(&rd, rd.root, "c", 0, directions, &better);
+	assert_error("doc.json:1:33: c: expected a string, found a number");
+	json_reader_release(&rd);
+}
+
+Test(jsonread, a_large_count_is_read_within_its_bound)
+{
+	uint64_t bytes = 0;
+
+	/* 2^53 = 9007199254740992, the last integer a double holds exactly;
+	 * `{"m": 9007199254740992, "n": -1, "i": 1e999}`: -1 is column 30,
+	 * 1e999 (an infinity to cJSON) column 39 */
+	parse_ok("{\"m\": 9007199254740992, \"n\": -1, \"i\": 1e999}");
+	cr_assert_eq(json_read_uint64(&rd, rd.root, "m", 0, UINT64_C(1) << 53,
+				      &bytes),
+		     1);
+	cr_assert_eq(bytes, UINT64_C(9007199254740992));
+	cr_assert_eq(json_read_uint64(&rd, rd.root, "n", 0, UINT64_C(1) << 53,
+				      &bytes),
+		     0);
+	assert_error("doc.json:1:30: n: expected a whole number from 0 to "
+		     "9007199254740992");
+	rd.error = BG_OK;
+	json_read_uint64(&rd, rd.root, "i", 0, UINT64_C(1) << 53, &bytes);
+	assert_error("doc.json:1:39: i: expected a whole number from 0 to "
+		     "9007199254740992");
+	cr_assert_eq(bytes, UINT64_C(9007199254740992));
+	json_reader_release(&rd);
+}

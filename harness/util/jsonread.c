@@ -2,9 +2,13 @@
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
+#include "harness/util/name.h"
 #include "harness/util/strbuf.h"
+#include "harness/util/utf8.h"
 
 #include <assert.h>
+#include <ctype.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -48,13 +52,51 @@ static int skip_string(struct cursor *c)
 	return -1;
 }
 
-/* Whether the string token text[start..end) is "key" (no escapes in key). */
+static unsigned hex4(const char *s)
+{
+	unsigned value = 0;
+
+	for (int i = 0; i < 4; i++)
+		value = value << 4 |
+			(unsigned)(isdigit((unsigned char)s[i])
+					   ? s[i] - '0'
+					   : (s[i] | 0x20) - 'a' + 10);
+	return value;
+}
+
+/* Whether the string token text[start..end) is "key", its escapes read as
+ * cJSON reads them (the parser has found them valid). */
 static bool string_equals(const char *text, size_t start, size_t end,
 			  const char *key)
 {
-	size_t n = end - start - 2;
+	struct strbuf decoded = STRBUF_INIT;
+	bool equal;
 
-	return strlen(key) == n && !memcmp(text + start + 1, key, n);
+	for (size_t i = start + 1; i + 1 < end; i++) {
+		const char *escape = strchr("b\bf\fn\nr\rt\t", text[i + 1]);
+		unsigned cp;
+
+		if (text[i] != '\\') {
+			strbuf_addch(&decoded, text[i]);
+		} else if (text[++i] != 'u') {
+			strbuf_addch(&decoded, escape ? escape[1] : text[i]);
+		} else {
+			cp = hex4(text + i + 1);
+			i += 4;
+			if (cp >= 0xd800 && cp <= 0xdbff && i + 6 < end) {
+				cp = 0x10000 + ((cp - 0xd800) << 10 |
+						(hex4(text + i + 3) - 0xdc00));
+				i += 6;
+			}
+			utf8_encode(&decoded, cp >= 0xd800 && cp <= 0xdfff
+						      ? UTF8_REPLACEMENT
+						      : cp);
+		}
+	}
+	/* a \u0000 ends the string for cJSON as for strcmp */
+	equal = !strcmp(decoded.buf, key);
+	strbuf_release(&decoded);
+	return equal;
 }
 
 static int skip_value(struct cursor *c)
@@ -168,6 +210,27 @@ static void path_format(struct strbuf *out, const struct json_reader *rd,
 	}
 }
 
+/* Records an input error. Its text quotes what the document holds (keys,
+ * values, the file's name): name_quote() keeps their control characters
+ * from reaching a terminal or a CI log raw. */
+static int input_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+static int input_error(const char *fmt, ...)
+{
+	struct strbuf message = STRBUF_INIT, quoted = STRBUF_INIT;
+	va_list ap;
+	int error;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&message, fmt, ap);
+	va_end(ap);
+	name_quote(&quoted, message.buf);
+	error = bg_input_error("%s", quoted.buf);
+	strbuf_release(&message);
+	strbuf_release(&quoted);
+	return error;
+}
+
 /* Parsing */
 
 /* cJSON stops inside the last token, at an opening bracket or before
@@ -200,27 +263,26 @@ static int syntax_error(struct json_reader *rd, const char *end)
 		     before++)
 			;
 		if (before == len)
-			return bg_input_error("%s:%d:%d: not valid JSON: the "
-					      "file is empty",
-					      rd->path, line, col);
-		return bg_input_error("%s:%d:%d: not valid JSON: unexpected "
-				      "end of file (an object or array is "
-				      "not closed)",
-				      rd->path, line, col);
+			return input_error("%s:%d:%d: not valid JSON: the "
+					   "file is empty",
+					   rd->path, line, col);
+		return input_error("%s:%d:%d: not valid JSON: unexpected "
+				   "end of file (an object or array is "
+				   "not closed)",
+				   rd->path, line, col);
 	}
 	if (text[offset] == ']' || text[offset] == '}') {
 		while (before > 0 && is_space(text[before - 1]))
 			before--;
 		if (before > 0 && text[before - 1] == ',')
-			return bg_input_error("%s:%d:%d: not valid JSON: "
-					      "unexpected '%c' after ',' "
-					      "(trailing commas are not JSON)",
-					      rd->path, line, col,
-					      text[offset]);
+			return input_error("%s:%d:%d: not valid JSON: "
+					   "unexpected '%c' after ',' "
+					   "(trailing commas are not JSON)",
+					   rd->path, line, col, text[offset]);
 	}
-	return bg_input_error("%s:%d:%d: not valid JSON: unexpected '%c'; "
-			      "expected a value, ',' or a closing bracket",
-			      rd->path, line, col, text[offset]);
+	return input_error("%s:%d:%d: not valid JSON: unexpected '%c'; "
+			   "expected a value, ',' or a closing bracket",
+			   rd->path, line, col, text[offset]);
 }
 
 int json_reader_parse(struct json_reader *rd, const char *path,
@@ -287,14 +349,14 @@ static int fail_path(struct json_reader *rd, bool at_key, const char *fmt,
 	if (offset >= 0)
 		json_line_col(rd->text, (size_t)offset, &line, &col);
 	if (line && where.len)
-		rd->error = bg_input_error("%s:%d:%d: %s: %s", rd->path, line,
-					   col, where.buf, message.buf);
+		rd->error = input_error("%s:%d:%d: %s: %s", rd->path, line, col,
+					where.buf, message.buf);
 	else if (line)
-		rd->error = bg_input_error("%s:%d:%d: %s", rd->path, line, col,
-					   message.buf);
+		rd->error = input_error("%s:%d:%d: %s", rd->path, line, col,
+					message.buf);
 	else
-		rd->error = bg_input_error("%s: %s: %s", rd->path, where.buf,
-					   message.buf);
+		rd->error = input_error("%s: %s: %s", rd->path, where.buf,
+					message.buf);
 	strbuf_release(&where);
 	strbuf_release(&message);
 	return rd->error;
@@ -334,9 +396,9 @@ static void fail_missing(struct json_reader *rd, const char *key)
 	offset = locate(rd, rd->depth, false);
 	if (offset >= 0)
 		json_line_col(rd->text, (size_t)offset, &line, &col);
-	rd->error = bg_input_error("%s:%d:%d: %s%smissing required key '%s'",
-				   rd->path, line, col, where.buf,
-				   where.len ? ": " : "", key);
+	rd->error = input_error("%s:%d:%d: %s%smissing required key '%s'",
+				rd->path, line, col, where.buf,
+				where.len ? ": " : "", key);
 	strbuf_release(&where);
 }
 
@@ -427,20 +489,36 @@ static const cJSON *read_typed(struct json_reader *rd, const cJSON *object,
 	return NULL;
 }
 
+int json_reader_check(struct json_reader *rd, const char *text, unsigned flags)
+{
+	if ((flags & JSON_NAME) && !name_valid(text))
+		return json_reader_fail(rd,
+					"expected a name of " NAME_ALPHABET
+					", found '%s'",
+					text);
+	if ((flags & JSON_PRINTABLE) && !name_printable(text))
+		return json_reader_fail(
+			rd, "expected " NAME_PRINTABLE ", found '%s'", text);
+	return BG_OK;
+}
+
 int json_read_string(struct json_reader *rd, const cJSON *object,
 		     const char *key, unsigned flags, char **out)
 {
 	const cJSON *item =
 		read_typed(rd, object, key, flags, cJSON_IsString, "a string");
+	int error;
 
 	if (!item)
 		return 0;
-	if ((flags & JSON_NONEMPTY) && !item->valuestring[0]) {
-		json_reader_push_key(rd, key);
-		json_reader_fail(rd, "expected a non-empty string");
-		json_reader_pop(rd);
+	json_reader_push_key(rd, key);
+	if ((flags & JSON_NONEMPTY) && !item->valuestring[0])
+		error = json_reader_fail(rd, "expected a non-empty string");
+	else
+		error = json_reader_check(rd, item->valuestring, flags);
+	json_reader_pop(rd);
+	if (error < 0)
 		return 0;
-	}
 	free(*out);
 	*out = xstrdup(item->valuestring);
 	return 1;
@@ -476,6 +554,52 @@ int json_read_int(struct json_reader *rd, const cJSON *object, const char *key,
 	}
 	*out = (int)value;
 	return 1;
+}
+
+int json_read_uint64(struct json_reader *rd, const cJSON *object,
+		     const char *key, unsigned flags, uint64_t max,
+		     uint64_t *out)
+{
+	const cJSON *item = json_read_item(rd, object, key, flags);
+	double value;
+
+	assert(max <= UINT64_C(1) << 53);
+	if (!item)
+		return 0;
+	value = cJSON_IsNumber(item) ? item->valuedouble : NAN;
+	if (!(value == floor(value) && value >= 0 && value <= (double)max)) {
+		json_reader_push_key(rd, key);
+		json_reader_fail(
+			rd, "expected a whole number from 0 to %" PRIu64, max);
+		json_reader_pop(rd);
+		return 0;
+	}
+	*out = (uint64_t)value;
+	return 1;
+}
+
+int json_read_enum(struct json_reader *rd, const cJSON *object, const char *key,
+		   unsigned flags, const char *const *names, int *out)
+{
+	const cJSON *item =
+		read_typed(rd, object, key, flags, cJSON_IsString, "a string");
+	struct strbuf list = STRBUF_INIT;
+
+	if (!item)
+		return 0;
+	for (int i = 0; names[i]; i++) {
+		if (!strcmp(names[i], item->valuestring)) {
+			*out = i;
+			return 1;
+		}
+		strbuf_addf(&list, "%s%s", i ? ", " : "", names[i]);
+	}
+	json_reader_push_key(rd, key);
+	json_reader_fail(rd, "unknown value '%s'; expected one of: %s",
+			 item->valuestring, list.buf);
+	json_reader_pop(rd);
+	strbuf_release(&list);
+	return 0;
 }
 
 int json_read_bool(struct json_reader *rd, const cJSON *object, const char *key,

@@ -4,6 +4,7 @@
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Reading a JSON input document (a suite, a result, a comparison) with
@@ -61,6 +62,12 @@ enum json_read_flags {
 	JSON_NULLABLE = 1 << 1,
 	/* Strings: "" is an error ("expected a non-empty string"). */
 	JSON_NONEMPTY = 1 << 2,
+	/* Strings: a name (name_valid() of name.h): "expected a name of
+	 * letters, digits, '-', '_', '.' and '+', found 'a\x0ab'". */
+	JSON_NAME = 1 << 3,
+	/* Strings: printable text (name_printable()), as units are:
+	 * "expected printable text (...), found 'm\x1b[2J'". */
+	JSON_PRINTABLE = 1 << 4,
 };
 
 /*
@@ -96,6 +103,12 @@ int json_reader_fail(struct json_reader *rd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int json_reader_fail_at_key(struct json_reader *rd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* Checks text read otherwise than by json_read_string() (an object's key,
+ * an array element) against the rule JSON_NAME or JSON_PRINTABLE in flags
+ * names, and reports it at the current path as that getter would. Returns
+ * BG_OK or the error. */
+int json_reader_check(struct json_reader *rd, const char *text, unsigned flags);
 
 /* "a string", "a number", "a boolean", "null", "an array", "an object":
  * for "expected ..., found %s" messages. */
@@ -134,6 +147,17 @@ int json_read_number(struct json_reader *rd, const cJSON *object,
  * 1000000" otherwise. */
 int json_read_int(struct json_reader *rd, const cJSON *object, const char *key,
 		  unsigned flags, int min, int max, int *out);
+
+/* A whole number from 0 to max (at most 2^53, beyond which a double skips
+ * integers), for byte counts. */
+int json_read_uint64(struct json_reader *rd, const cJSON *object,
+		     const char *key, unsigned flags, uint64_t max,
+		     uint64_t *out);
+
+/* One of the strings of names (NULL-terminated): *out is its index.
+ * "unknown value 'up'; expected one of: lower, higher" otherwise. */
+int json_read_enum(struct json_reader *rd, const cJSON *object, const char *key,
+		   unsigned flags, const char *const *names, int *out);
 
 /* true or false. */
 int json_read_bool(struct json_reader *rd, const cJSON *object, const char *key,
