@@ -257,7 +257,24 @@ Test(suite, names_with_unsafe_characters_are_rejected)
 {
 	REJECTS("{\"benchgate\": 1, \"suite\": \"s\", \"variants\": {\"<script>\": "
 		"{}}}",
-		"variant name '<script>' may only contain");
+		"bad.json:1:57: variants.<script>: expected a name of letters, "
+		"digits, '-', '_', '.' and '+', found '<script>'");
+	/* a device: no case id, file name or output line may carry a
+	 * newline, and the message quotes it as \x0a */
+	REJECTS("{\"benchgate\": 1, \"suite\": \"s\", \"devices\": [\"cpu\", "
+		"\"a\\n::b\"]}",
+		"bad.json:1:51: devices[1]: expected a name", "'a\\x0a::b'");
+}
+
+/* A unit is shown beside every number, on the terminal and in CI logs:
+ * any printable text ("µs", "samples/s"), but no control characters. */
+Test(suite, units_must_be_printable_text)
+{
+	REJECTS("{\"benchgate\": 1, \"suite\": \"s\", \"benchmarks\": [{\"name\": "
+		"\"t\", \"command\": [\"true\"], \"metrics\": [{\"name\": \"w\", "
+		"\"from\": \"wall\",\n\"unit\": \"s\\n::add-mask::x\"}]}]}",
+		"bad.json:2:9: benchmarks[0].metrics[0].unit: expected printable "
+		"text", "found 's\\x0a::add-mask::x'");
 }
 
 Test(suite, tolerance_without_exact_is_rejected)

@@ -158,28 +158,6 @@ static int get_fraction(struct json_reader *rd, const cJSON *object,
 	return !rd->error;
 }
 
-static bool is_name_char(int c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' ||
-	       c == '+';
-}
-
-/* Names become parts of case ids, file names and report anchors: keep them
- * to a safe alphabet rather than escaping them everywhere downstream. */
-static int check_name(struct json_reader *rd, const char *name,
-		      const char *what)
-{
-	for (const char *p = name; *p; p++)
-		if (!is_name_char((unsigned char)*p))
-			return json_reader_fail(
-				rd,
-				"%s name '%s' may only contain letters, "
-				"digits, '-', '_', '.' and '+'",
-				what, name);
-	return BG_OK;
-}
-
 static int get_name_values(struct json_reader *rd, const cJSON *object,
 			   const char *key, struct name_value **out,
 			   size_t *out_nr)
@@ -462,7 +440,10 @@ static int parse_metric(struct json_reader *rd, const cJSON *object,
 					json_type_name(object));
 	if (json_read_check_keys(rd, object, metric_keys) < 0)
 		return rd->error;
-	get_string(rd, object, "name", JSON_REQUIRED, &metric->name);
+	/* Names and units: the rules of util/name.h, which the result and
+	 * comparison readers hold documents from elsewhere to as well. */
+	get_string(rd, object, "name", JSON_REQUIRED | JSON_NAME,
+		   &metric->name);
 	get_string(rd, object, "from", JSON_REQUIRED, &from);
 	if (rd->error || parse_source(rd, from, &metric->from) < 0)
 		goto done;
@@ -472,10 +453,10 @@ static int parse_metric(struct json_reader *rd, const cJSON *object,
 	get_string(rd, object, "field", 0, &metric->field);
 	get_string(rd, object, "path", 0, &metric->path);
 	get_string(rd, object, "per", 0, &metric->per);
-	get_string(rd, object, "unit", 0, &metric->unit);
+	get_string(rd, object, "unit", JSON_PRINTABLE, &metric->unit);
 	get_string(rd, object, "better", 0, &better);
 	json_read_bool(rd, object, "exact", 0, &metric->exact);
-	if (rd->error || check_name(rd, metric->name, "metric") < 0)
+	if (rd->error)
 		goto done;
 	if (better && strcmp(better, "lower") && strcmp(better, "higher")) {
 		json_reader_push_key(rd, "better");
@@ -751,10 +732,11 @@ static int parse_benchmark(struct json_reader *rd, const cJSON *object,
 	settings_copy(&benchmark->settings, defaults);
 	if (json_read_check_keys(rd, object, allowed) < 0)
 		return rd->error;
-	get_string(rd, object, "name", JSON_REQUIRED, &benchmark->name);
+	get_string(rd, object, "name", JSON_REQUIRED | JSON_NAME,
+		   &benchmark->name);
 	get_string(rd, object, "description", 0, &description);
 	free(description);
-	if (rd->error || check_name(rd, benchmark->name, "benchmark") < 0)
+	if (rd->error)
 		return rd->error;
 	if (parse_command(rd, object, benchmark) < 0 ||
 	    parse_settings(rd, object, &benchmark->settings) < 0)
@@ -856,7 +838,8 @@ static int parse_variants(struct json_reader *rd, const cJSON *root,
 					 json_type_name(item));
 		else if (json_read_check_keys(rd, item, variant_keys) ==
 				 BG_OK &&
-			 check_name(rd, variant->name, "variant") == BG_OK)
+			 json_reader_check(rd, variant->name, JSON_NAME) ==
+				 BG_OK)
 			get_name_values(rd, item, "vars", &variant->vars,
 					&variant->vars_nr);
 		get_string(rd, item, "description", 0, &description);
@@ -896,7 +879,8 @@ static int parse_devices(struct json_reader *rd, const cJSON *root,
 		json_reader_push_index(rd, index++);
 		if (!cJSON_IsString(item) || !item->valuestring[0])
 			json_reader_fail(rd, "expected a device name");
-		else if (check_name(rd, item->valuestring, "device") == BG_OK)
+		else if (json_reader_check(rd, item->valuestring, JSON_NAME) ==
+			 BG_OK)
 			for (size_t i = 0; i < suite->devices_nr; i++)
 				if (!strcmp(suite->devices[i],
 					    item->valuestring))
@@ -1083,13 +1067,10 @@ int suite_parse(struct suite **out, const char *path, const char *text,
 	suite->dir = absolute_dir_of(path);
 	sha256_hex(text, len, suite->sha256);
 	settings_init(&suite->defaults);
-	get_string(&rd, root, "suite", JSON_REQUIRED, &suite->name);
+	get_string(&rd, root, "suite", JSON_REQUIRED | JSON_NAME, &suite->name);
 	get_string(&rd, root, "description", 0, &suite->description);
 	if (rd.error)
 		goto done;
-	json_reader_push_key(&rd, "suite");
-	check_name(&rd, suite->name, "suite");
-	json_reader_pop(&rd);
 	if ((item = json_read_object(&rd, root, "defaults", 0))) {
 		json_reader_push_key(&rd, "defaults");
 		if (json_read_check_keys(&rd, item, settings_keys) == BG_OK)
