@@ -18,13 +18,28 @@
 
 /* The model */
 
-/* An interval says something when both ends are finite and apart: a
- * failed test leaves it infinite, and exact metrics (or values that are
- * not all positive, compared by their medians) a point. */
+/* An interval says something when both ends are finite and apart: one
+ * that no test could bound is infinite (a single run, a zero baseline),
+ * and an exact metric's is a point. */
 static bool shows_interval(const struct metric_comparison *mc)
 {
 	return !mc->exact && isfinite(mc->change_low) &&
 	       isfinite(mc->change_high) && mc->change_low != mc->change_high;
+}
+
+/* "<value> [<low>, <high>]", each number as `add` writes it. */
+static char *interval_text(void (*add)(struct strbuf *, double), double value,
+			   double low, double high)
+{
+	struct strbuf text = STRBUF_INIT;
+
+	add(&text, value);
+	strbuf_addstr(&text, " [");
+	add(&text, low);
+	strbuf_addstr(&text, ", ");
+	add(&text, high);
+	strbuf_addch(&text, ']');
+	return strbuf_detach(&text, NULL);
 }
 
 /* "+6.5% [+4.8%, +8.1%]": the one place a change becomes text. */
@@ -32,14 +47,10 @@ static char *relative_text(const struct metric_comparison *mc, bool interval)
 {
 	struct strbuf text = STRBUF_INIT;
 
+	if (interval)
+		return interval_text(format_change, mc->change, mc->change_low,
+				     mc->change_high);
 	format_change(&text, mc->change);
-	if (interval) {
-		strbuf_addstr(&text, " [");
-		format_change(&text, mc->change_low);
-		strbuf_addstr(&text, ", ");
-		format_change(&text, mc->change_high);
-		strbuf_addch(&text, ']');
-	}
 	return strbuf_detach(&text, NULL);
 }
 
@@ -169,19 +180,6 @@ static void add_ratio(struct strbuf *out, double ratio)
 		strbuf_addch(out, '-');
 }
 
-static char *speedup_text(const struct variant_comparison *vc)
-{
-	struct strbuf text = STRBUF_INIT;
-
-	add_ratio(&text, vc->speedup);
-	strbuf_addstr(&text, " [");
-	add_ratio(&text, vc->speedup_low);
-	strbuf_addstr(&text, ", ");
-	add_ratio(&text, vc->speedup_high);
-	strbuf_addch(&text, ']');
-	return strbuf_detach(&text, NULL);
-}
-
 static void derive_case(struct report_case *out, const struct result_case *c)
 {
 	out->metrics = xcalloc(c->metrics_nr + 1, sizeof(*out->metrics));
@@ -211,9 +209,13 @@ void report_model_build(struct report_model *model)
 			derive_item(&model->items[i], model, &c->items[i]);
 		model->variants =
 			xcalloc(c->variants_nr + 1, sizeof(*model->variants));
-		for (size_t i = 0; i < c->variants_nr; i++)
-			model->variants[i].speedup =
-				speedup_text(&c->variants[i]);
+		for (size_t i = 0; i < c->variants_nr; i++) {
+			const struct variant_comparison *vc = &c->variants[i];
+
+			model->variants[i].speedup = interval_text(
+				add_ratio, vc->speedup, vc->speedup_low,
+				vc->speedup_high);
+		}
 	}
 	if (candidate) {
 		model->cases =
