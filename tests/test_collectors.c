@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define WORKLOAD(name) TEST_WORKLOAD_DIR "/" name
 
@@ -51,8 +52,9 @@ static void teardown(void)
 
 TestSuite(collectors, .init = setup, .fini = teardown);
 
-/* Loads the suite; single quotes in the text stand for double quotes. */
-static void load_suite(const char *metrics)
+/* Loads the suite and plans it; single quotes in the text stand for
+ * double quotes. */
+static void load_suite_only(const char *metrics)
 {
 	struct strbuf text = STRBUF_INIT;
 	char *path;
@@ -71,11 +73,25 @@ static void load_suite(const char *metrics)
 	cr_assert_eq(suite_load(&suite, path), 0, "%s", bg_error_last());
 	cr_assert_eq(plan_build(&plan, suite, NULL, dir), 0, "%s",
 		     bg_error_last());
-	cr_assert_eq(collectors_new(&collectors, suite), 0, "%s",
-		     bg_error_last());
-	rcase = result_add_case(result, "bench", "orig", "cpu");
 	strbuf_release(&text);
 	free(path);
+}
+
+/* Collects into a new result case from now on. */
+static void fresh_case(void)
+{
+	result_free(result);
+	result = result_new();
+	rcase = result_add_case(result, "bench", "orig", "cpu");
+}
+
+/* Loads the suite as load_suite_only() and sets the collectors up. */
+static void load_suite(const char *metrics)
+{
+	load_suite_only(metrics);
+	cr_assert_eq(collectors_new(&collectors, suite), 0, "%s",
+		     bg_error_last());
+	fresh_case();
 }
 
 static void write_metrics(const char *text)
@@ -89,6 +105,35 @@ static int collect(void)
 				   metrics_path };
 
 	return collectors_collect(collectors, rcase, &run);
+}
+
+/*
+ * Hands out and err to the regex metrics as process_run() would, in
+ * pieces of `piece` bytes (0: whole), after a collectors_watch().
+ */
+static void watch_pieces(const char *out, const char *err, size_t piece)
+{
+	struct process_options options = PROCESS_OPTIONS_INIT;
+	const char *text[] = { out, err };
+
+	collectors_watch(collectors, plan->cases[0].benchmark, &options);
+	cr_assert_not_null(options.observer);
+	for (int i = 0; i < 2; i++) {
+		size_t len = text[i] ? strlen(text[i]) : 0;
+
+		for (size_t at = 0; at < len; at += piece ? piece : len) {
+			size_t n = piece && len - at > piece ? piece : len - at;
+
+			options.observer->output(options.observer->payload,
+						 (enum process_stream)i,
+						 text[i] + at, n);
+		}
+	}
+}
+
+static void watch(const char *out, const char *err)
+{
+	watch_pieces(out, err, 0);
 }
 
 static const struct metric_samples *metric(const char *name)
@@ -297,10 +342,10 @@ Test(collectors, regex_takes_every_match_of_its_stream)
 		   "    'regex': 'errors: ([0-9]+)' },"
 		   "  { 'name': 'anchored', 'from': 'stdout',"
 		   "    'regex': '^lat ([0-9]+)$' } ]");
-	strbuf_addstr(&outcome.out.text, "throughput=100 samples/s\n"
-					 "not lat 1\nlat 2\nlat 3x\n"
-					 "throughput=200.5 samples/s\n");
-	strbuf_addstr(&outcome.err.text, "errors: 3\n");
+	watch("throughput=100 samples/s\n"
+	      "not lat 1\nlat 2\nlat 3x\n"
+	      "throughput=200.5 samples/s\n",
+	      "errors: 3\n");
 	cr_assert_eq(collect(), 0, "%s", bg_error_last());
 	assert_samples("throughput", throughput, 2);
 	assert_samples("errors", errors, 1);
@@ -312,22 +357,158 @@ Test(collectors, regex_without_match_fails)
 {
 	load_suite("[ { 'name': 'throughput', 'from': 'stdout',"
 		   "    'regex': 'throughput=([0-9.]+)' } ]");
-	strbuf_addstr(&outcome.out.text, "nothing to see\n");
+	watch("nothing to see\n", "throughput=1\n");
 	assert_fails_with("metric 'throughput': regex 'throughput=([0-9.]+)' "
 			  "matched nothing in stdout");
-	outcome.out.dropped = 1000;
-	assert_fails_with("metric 'throughput': regex 'throughput=([0-9.]+)' "
-			  "matched nothing in stdout (1000 bytes in its "
-			  "middle were not kept)");
+}
+
+Test(collectors, regex_lines_may_arrive_in_any_pieces)
+{
+	double v[] = { 12, 345, 6 };
+
+	load_suite("[ { 'name': 'v', 'from': 'stdout',"
+		   "    'regex': '^v=([0-9]+)$' } ]");
+	/* one byte at a time, and the last line without its newline: the
+	 * run is over, so it is whole */
+	for (size_t piece = 1; piece <= 4; piece++) {
+		fresh_case();
+		watch_pieces("v=12\nv=345\nx v=9\nv=6", NULL, piece);
+		cr_assert_eq(collect(), 0, "%s", bg_error_last());
+		assert_samples("v", v, 3);
+	}
+}
+
+Test(collectors, a_new_watch_forgets_the_warmup)
+{
+	double v[] = { 2 };
+
+	load_suite("[ { 'name': 'v', 'from': 'stdout',"
+		   "    'regex': 'v=([0-9]+)' } ]");
+	/* a warmup run is watched and not collected; a partial line too */
+	watch("v=1\nv=7", NULL);
+	watch("v=2\n", NULL);
+	cr_assert_eq(collect(), 0, "%s", bg_error_last());
+	assert_samples("v", v, 1);
+}
+
+/* Output of "v=1\n", a line of `len` bytes ("v=2" then 'x's, or no
+ * newline at all when it is the last) and "v=3\n". */
+static char *long_line_output(size_t len, bool last)
+{
+	struct strbuf text = STRBUF_INIT;
+
+	strbuf_addstr(&text, "v=1\nv=2");
+	while (text.len < 4 + len)
+		strbuf_addch(&text, 'x');
+	if (!last)
+		strbuf_addstr(&text, "\nv=3\n");
+	return strbuf_detach(&text, NULL);
+}
+
+Test(collectors, line_longer_than_the_limit_fails_its_stream)
+{
+	double all[] = { 1, 2, 3 };
+	char *text;
+
+	load_suite("[ { 'name': 'v', 'from': 'stdout',"
+		   "    'regex': 'v=([0-9]+)' },"
+		   "  { 'name': 'e', 'from': 'stderr',"
+		   "    'regex': 'e=([0-9]+)' } ]");
+	/* a line of exactly the limit is matched, in pieces as a pipe
+	 * gives them */
+	text = long_line_output(COLLECT_LINE_MAX, false);
+	watch_pieces(text, "e=1\n", 65536);
+	cr_assert_eq(collect(), 0, "%s", bg_error_last());
+	assert_samples("v", all, 3);
+	free(text);
+
+	/* one byte more: the value in it would be lost, so the metric
+	 * fails; stderr's is not concerned, but the run is all or nothing */
+	fresh_case();
+	text = long_line_output(COLLECT_LINE_MAX + 1, false);
+	watch_pieces(text, "e=1\n", 65536);
+	assert_fails_with("metric 'v': line 2 of stdout is longer than 1024 "
+			  "KiB, the longest line a regex is matched against; "
+			  "a value in it would be lost");
+	free(text);
+	/* also when it is the last line, and arrives in one piece */
+	text = long_line_output(COLLECT_LINE_MAX + 1, true);
+	watch(text, "e=1\n");
+	assert_fails_with("metric 'v': line 2 of stdout is longer than 1024 "
+			  "KiB, the longest line a regex is matched against; "
+			  "a value in it would be lost");
+	free(text);
+}
+
+Test(collectors, regex_with_a_newline_is_refused)
+{
+	struct collectors *refused = NULL;
+
+	load_suite_only("[ { 'name': 'v', 'from': 'stdout',"
+			"    'regex': 'v=\\n([0-9]+)' } ]");
+	cr_assert_eq(collectors_new(&refused, suite), BG_EINPUT);
+	cr_assert_str_eq(bg_error_last(),
+			 "benchmark 'bench': metric 'v': the regular "
+			 "expression has a newline in it; stdout and stderr "
+			 "are matched one line at a time");
+	cr_assert_null(refused);
 }
 
 Test(collectors, regex_value_must_be_a_number)
 {
 	load_suite("[ { 'name': 'throughput', 'from': 'stdout',"
 		   "    'regex': 'throughput=([^ ]*) ' } ]");
-	strbuf_addstr(&outcome.out.text, "throughput=NaN samples/s\n");
+	watch("throughput=NaN samples/s\n", NULL);
 	assert_fails_with("metric 'throughput': value 'NaN' is not a finite "
 			  "number");
+}
+
+/* Writes a JSON metrics file of exactly `size` bytes: a latency of 1.5
+ * and a string of padding. */
+static void write_metrics_of_size(size_t size)
+{
+	static const char start[] = "{\"latency\": 1.5, \"pad\": \"";
+	FILE *file = fopen(metrics_path, "w");
+	size_t pad = size - (sizeof(start) - 1) - 2;
+
+	cr_assert_not_null(file);
+	fputs(start, file);
+	for (size_t i = 0; i < pad; i++)
+		fputc('x', file);
+	fputs("\"}", file);
+	cr_assert_eq(fclose(file), 0);
+}
+
+Test(collectors, metrics_file_over_the_limit_fails_naming_it_and_its_size)
+{
+	double latency[] = { 1.5 };
+	char expected[4096];
+
+	load_suite("[ { 'name': 'latency', 'from': 'metrics' } ]");
+	write_metrics_of_size(COLLECT_FILE_MAX);
+	cr_assert_eq(collect(), 0, "%s", bg_error_last());
+	assert_samples("latency", latency, 1);
+
+	fresh_case();
+	write_metrics_of_size(COLLECT_FILE_MAX + 1);
+	snprintf(expected, sizeof(expected),
+		 "metric 'latency': the metrics file '%s' is 16777217 bytes; "
+		 "the limit is 16777216 bytes (16 MiB)",
+		 metrics_path);
+	assert_fails_with(expected);
+}
+
+Test(collectors, metrics_file_that_is_a_fifo_fails_without_waiting)
+{
+	char expected[4096];
+
+	load_suite("[ { 'name': 'latency', 'from': 'metrics' } ]");
+	cr_assert_eq(mkfifo(metrics_path, 0600), 0);
+	snprintf(expected, sizeof(expected),
+		 "metric 'latency': the metrics file '%s' is not a regular "
+		 "file",
+		 metrics_path);
+	assert_fails_with(expected);
 }
 
 Test(collectors, a_failing_metric_leaves_the_case_unchanged)
@@ -502,6 +683,7 @@ Test(collectors, real_runs_of_the_json_and_lines_workloads)
 	options.argv = argv;
 	options.env = env;
 	options.timeout_s = 10;
+	collectors_watch(collectors, plan->cases[0].benchmark, &options);
 	cr_assert_eq(process_run(&outcome, &options), 0);
 	cr_assert_eq(outcome.exit_code, 0);
 	cr_assert_eq(collect(), 0, "%s", bg_error_last());
@@ -528,4 +710,50 @@ Test(collectors, real_run_of_the_nan_workload_fails)
 	assert_fails_with("metric 'latency': value 'nan' is not a finite "
 			  "number");
 	strbuf_release(&env_path);
+}
+
+/* Runs argv as the benchmark of the loaded suite, with the default
+ * capture, and checks that it exited 0. */
+static void run_workload(const char *const *argv)
+{
+	struct process_options options = PROCESS_OPTIONS_INIT;
+
+	options.argv = argv;
+	options.timeout_s = 60;
+	collectors_watch(collectors, plan->cases[0].benchmark, &options);
+	cr_assert_eq(process_run(&outcome, &options), 0);
+	cr_assert_eq(outcome.exit_code, 0);
+}
+
+Test(collectors, regex_matches_all_of_a_flood_not_what_was_kept)
+{
+	const char *argv[] = { WORKLOAD("print_values"), "200000", NULL };
+	const struct metric_samples *v;
+
+	load_suite("[ { 'name': 'v', 'from': 'stdout',"
+		   "    'regex': '^v=([0-9]+)$' } ]");
+	run_workload(argv);
+	/* 1.3 MB of output: more than the 1 MiB the capture keeps */
+	cr_assert_gt(outcome.out.dropped, 0);
+	cr_assert_eq(collect(), 0, "%s", bg_error_last());
+	v = metric("v");
+	/* print_values prints 1 .. 200000, one per line, in order */
+	cr_assert_eq(v->nr, 200000, "%zu samples", v->nr);
+	for (size_t i = 0; i < v->nr; i++)
+		cr_assert_eq(v->samples[i], (double)(i + 1), "sample %zu", i);
+}
+
+Test(collectors, regex_never_matches_across_the_cut_of_the_capture)
+{
+	const char *argv[] = { WORKLOAD("seam_values"), NULL };
+	double v[] = { 1 };
+
+	load_suite("[ { 'name': 'v', 'from': 'stdout',"
+		   "    'regex': 'v=([0-9]+)' } ]");
+	run_workload(argv);
+	/* the workload's defaults put "v=1" and "999" on the two sides of
+	 * the cut of the default capture */
+	cr_assert_eq(outcome.out.dropped, 4096);
+	cr_assert_eq(collect(), 0, "%s", bg_error_last());
+	assert_samples("v", v, 1);
 }

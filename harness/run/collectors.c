@@ -8,11 +8,16 @@
 #include <assert.h>
 #include <cjson/cJSON.h>
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <regex.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Values quoted in messages are cut to this many bytes. */
 #define QUOTE_MAX 40
@@ -21,6 +26,31 @@ struct benchmark_collectors {
 	const struct benchmark *benchmark;
 	regex_t *regexes; /* one per metric, valid where compiled */
 	bool *compiled;
+	bool watches[2]; /* a regex metric reads stdout, stderr */
+};
+
+/* The samples one regex metric got from the watched run so far. */
+struct regex_samples {
+	double *values;
+	size_t nr, alloc;
+	char *error; /* the first value that is not a number; then no more */
+};
+
+/* One stream of the watched run, cut into lines as it is read. */
+struct line_splitter {
+	struct strbuf partial; /* the line read so far, without its '\n' */
+	size_t lines;	       /* lines started before partial */
+	size_t overlong; /* the first line over COLLECT_LINE_MAX; 0: none */
+	bool skipping;	 /* partial is that line, and not kept */
+};
+
+/* The regex metrics of the run that collectors_watch() prepared. */
+struct watch {
+	struct benchmark_collectors *bc; /* NULL: nothing watched */
+	struct process_observer observer;
+	struct line_splitter streams[2];
+	struct regex_samples *samples; /* one per metric of bc's benchmark */
+	bool finished;		       /* the last partial lines are matched */
 };
 
 struct collectors {
@@ -30,6 +60,7 @@ struct collectors {
 	const struct sampler *sampler; /* NULL: nothing sampled */
 	char **warned;		       /* reasons already told */
 	size_t warned_nr, warned_alloc;
+	struct watch watch;
 };
 
 /* The samples one metric got from this run, kept until every metric is in. */
@@ -77,6 +108,8 @@ int collectors_new(struct collectors **out, const struct suite *suite)
 	int error = BG_OK;
 
 	collectors->suite = suite;
+	strbuf_init(&collectors->watch.streams[0].partial, 0);
+	strbuf_init(&collectors->watch.streams[1].partial, 0);
 	collectors->nr = suite->benchmarks_nr;
 	collectors->benchmarks = xcalloc(suite->benchmarks_nr + 1,
 					 sizeof(*collectors->benchmarks));
@@ -97,6 +130,17 @@ int collectors_new(struct collectors **out, const struct suite *suite)
 			if (spec->from != SOURCE_STDOUT &&
 			    spec->from != SOURCE_STDERR)
 				continue;
+			/* it is not quoted: the newline would end the line */
+			if (strchr(spec->regex, '\n')) {
+				error = bg_input_error(
+					"benchmark '%s': metric '%s': the "
+					"regular expression has a newline in "
+					"it; stdout and stderr are matched "
+					"one line at a time",
+					benchmark->name, spec->name);
+				break;
+			}
+			bc->watches[spec->from == SOURCE_STDERR] = true;
 			rc = regcomp(&bc->regexes[m], spec->regex,
 				     REG_EXTENDED | REG_NEWLINE);
 			if (rc) {
@@ -127,10 +171,36 @@ int collectors_new(struct collectors **out, const struct suite *suite)
 	return BG_OK;
 }
 
+/* Empties the watch, keeping the buffers of its lines for the next. */
+static void watch_clear(struct watch *watch)
+{
+	if (watch->bc) {
+		for (size_t m = 0; m < watch->bc->benchmark->metrics_nr; m++) {
+			free(watch->samples[m].values);
+			free(watch->samples[m].error);
+		}
+	}
+	free(watch->samples);
+	watch->samples = NULL;
+	watch->bc = NULL;
+	watch->finished = false;
+	for (int i = 0; i < 2; i++) {
+		struct line_splitter *lines = &watch->streams[i];
+
+		strbuf_setlen(&lines->partial, 0);
+		lines->lines = 0;
+		lines->overlong = 0;
+		lines->skipping = false;
+	}
+}
+
 void collectors_free(struct collectors *collectors)
 {
 	if (!collectors)
 		return;
+	watch_clear(&collectors->watch);
+	strbuf_release(&collectors->watch.streams[0].partial);
+	strbuf_release(&collectors->watch.streams[1].partial);
 	for (size_t b = 0; b < collectors->nr; b++) {
 		struct benchmark_collectors *bc = &collectors->benchmarks[b];
 
@@ -199,33 +269,47 @@ static void push_value(struct pending *pending, double value)
 	pending->values[pending->nr++] = value;
 }
 
-/* Parses text (surrounding whitespace allowed) as one finite number. */
-static int push_number_text(struct collect_state *state, const char *text,
-			    size_t len)
+/*
+ * Parses text (surrounding whitespace allowed) as one finite number into
+ * *value; else BG_ERROR, with "value 'x' is not a finite number" in why.
+ */
+static int parse_number(const char *text, size_t len, double *value,
+			struct strbuf *why)
 {
 	struct strbuf copy = STRBUF_INIT;
-	struct strbuf quoted = STRBUF_INIT;
 	char *end = NULL;
-	double value = NAN;
 	int error = BG_OK;
 
+	*value = NAN;
 	strbuf_add(&copy, text, len);
 	strbuf_rtrim(&copy);
 	text = copy.buf;
 	while (isspace((unsigned char)*text))
 		text++;
 	if (*text)
-		value = strtod(text, &end);
-	if (!*text || *end || !isfinite(value)) {
-		add_quoted(&quoted, text, strlen(text));
-		error = metric_error(state, "value '%s' is not a finite number",
-				     quoted.buf);
-		goto done;
+		*value = strtod(text, &end);
+	if (!*text || *end || !isfinite(*value)) {
+		strbuf_addstr(why, "value '");
+		add_quoted(why, text, strlen(text));
+		strbuf_addstr(why, "' is not a finite number");
+		error = BG_ERROR;
 	}
-	push_value(state->pending, value);
-done:
-	strbuf_release(&quoted);
 	strbuf_release(&copy);
+	return error;
+}
+
+static int push_number_text(struct collect_state *state, const char *text,
+			    size_t len)
+{
+	struct strbuf why = STRBUF_INIT;
+	double value;
+	int error = BG_OK;
+
+	if (parse_number(text, len, &value, &why) < 0)
+		error = metric_error(state, "%s", why.buf);
+	else
+		push_value(state->pending, value);
+	strbuf_release(&why);
 	return error;
 }
 
@@ -254,41 +338,176 @@ static int collect_rusage(struct collect_state *state)
 	return BG_OK;
 }
 
-static int collect_regex(struct collect_state *state, const regex_t *regex,
-			 const struct process_capture *capture,
-			 const char *stream)
+static void regex_samples_push(struct regex_samples *samples, double value)
 {
-	const char *text = capture->text.buf;
-	size_t len = capture->text.len, at = 0;
-	regmatch_t match[2];
-	int error;
+	ALLOC_GROW(samples->values, samples->nr + 1, samples->alloc);
+	samples->values[samples->nr++] = value;
+}
 
-	while (at <= len) {
+/* Takes every match of one regex in one line (without its '\n'). */
+static void match_line(struct regex_samples *samples, const regex_t *regex,
+		       const char *line, size_t len)
+{
+	regmatch_t match[2];
+	size_t at = 0;
+
+	while (at <= len && !samples->error) {
+		struct strbuf why = STRBUF_INIT;
+		double value;
+
 		match[0].rm_so = (regoff_t)at;
 		match[0].rm_eo = (regoff_t)len;
 		/* REG_STARTEND: offsets bound the search, so NUL bytes in
-		 * the output do not end it and '^' keeps its meaning */
-		if (regexec(regex, text, 2, match, REG_STARTEND))
+		 * the output do not end it; the line starts the string, so
+		 * '^' matches there only */
+		if (regexec(regex, line, 2, match, REG_STARTEND))
 			break;
-		if (match[1].rm_so >= 0 &&
-		    (error = push_number_text(
-			     state, text + match[1].rm_so,
-			     (size_t)(match[1].rm_eo - match[1].rm_so))) < 0)
-			return error;
+		if (match[1].rm_so >= 0) {
+			if (parse_number(
+				    line + match[1].rm_so,
+				    (size_t)(match[1].rm_eo - match[1].rm_so),
+				    &value, &why) < 0)
+				samples->error = strbuf_detach(&why, NULL);
+			else
+				regex_samples_push(samples, value);
+		}
+		strbuf_release(&why);
 		/* an empty match would match again at the same place */
 		at = (size_t)match[0].rm_eo +
 		     (match[0].rm_eo == match[0].rm_so);
 	}
-	if (!state->pending->nr) {
-		if (capture->dropped)
-			return metric_error(
-				state,
-				"regex '%s' matched nothing in %s "
-				"(%zu bytes in its middle were not kept)",
-				state->spec->regex, stream, capture->dropped);
-		return metric_error(state, "regex '%s' matched nothing in %s",
-				    state->spec->regex, stream);
+}
+
+static enum metric_source stream_source(enum process_stream stream)
+{
+	return stream == PROCESS_STDERR ? SOURCE_STDERR : SOURCE_STDOUT;
+}
+
+/* Hands one complete line of stream to each regex metric that reads it. */
+static void watch_line(struct watch *watch, enum process_stream stream,
+		       const char *line, size_t len)
+{
+	const struct benchmark *benchmark = watch->bc->benchmark;
+
+	for (size_t m = 0; m < benchmark->metrics_nr; m++)
+		if (benchmark->metrics[m].from == stream_source(stream) &&
+		    watch->bc->compiled[m])
+			match_line(&watch->samples[m], &watch->bc->regexes[m],
+				   line, len);
+}
+
+/*
+ * The observer (process.h): cuts the output into lines as it arrives, each
+ * gathered in partial until its newline comes. So every line is matched
+ * as a string of its own, NUL-terminated: sanitizers' regexec() reads the
+ * subject up to its NUL whatever REG_STARTEND says. A line that grows past
+ * COLLECT_LINE_MAX is noted and skipped to its end.
+ */
+static void watch_output(void *payload, enum process_stream stream,
+			 const char *data, size_t len)
+{
+	struct watch *watch = payload;
+	struct line_splitter *lines = &watch->streams[stream];
+	const char *end = data + len;
+
+	if (!watch->bc->watches[stream])
+		return;
+	while (data < end) {
+		const char *newline = memchr(data, '\n', (size_t)(end - data));
+		size_t part = (size_t)((newline ? newline : end) - data);
+
+		if (!lines->skipping &&
+		    lines->partial.len + part > COLLECT_LINE_MAX) {
+			if (!lines->overlong)
+				lines->overlong = lines->lines + 1;
+			lines->skipping = true;
+			strbuf_setlen(&lines->partial, 0);
+		}
+		if (!lines->skipping)
+			strbuf_add(&lines->partial, data, part);
+		if (!newline)
+			return;
+		lines->lines++;
+		if (!lines->skipping)
+			watch_line(watch, stream, lines->partial.buf,
+				   lines->partial.len);
+		lines->skipping = false;
+		strbuf_setlen(&lines->partial, 0);
+		data = newline + 1;
 	}
+}
+
+void collectors_watch(struct collectors *collectors,
+		      const struct benchmark *benchmark,
+		      struct process_options *options)
+{
+	struct watch *watch = &collectors->watch;
+	struct benchmark_collectors *bc = find_benchmark(collectors, benchmark);
+
+	assert(bc && "the benchmark is not in the collectors' suite");
+	watch_clear(watch);
+	if (!bc->watches[0] && !bc->watches[1])
+		return;
+	watch->bc = bc;
+	watch->samples =
+		xcalloc(benchmark->metrics_nr + 1, sizeof(*watch->samples));
+	watch->observer.output = watch_output;
+	watch->observer.payload = watch;
+	options->observer = &watch->observer;
+}
+
+/* Matches the last line of each stream, if the output did not end with a
+ * newline: the run is over, so it is complete. */
+static void watch_finish(struct watch *watch)
+{
+	if (watch->finished)
+		return;
+	watch->finished = true;
+	for (int i = 0; i < 2; i++) {
+		struct line_splitter *lines = &watch->streams[i];
+
+		if (lines->skipping || !lines->partial.len)
+			continue;
+		lines->lines++;
+		watch_line(watch, (enum process_stream)i, lines->partial.buf,
+			   lines->partial.len);
+		strbuf_setlen(&lines->partial, 0);
+	}
+}
+
+/* Takes the samples the watch gathered for the metric being collected. */
+static int collect_regex(struct collect_state *state, size_t m,
+			 enum process_stream stream)
+{
+	struct watch *watch = &state->collectors->watch;
+	const char *name = stream == PROCESS_STDERR ? "stderr" : "stdout";
+	struct regex_samples *samples;
+	struct pending *pending = state->pending;
+
+	assert(watch->bc &&
+	       watch->bc->benchmark == state->run->pcase->benchmark &&
+	       "collectors_watch() was not called for this run");
+	watch_finish(watch);
+	samples = &watch->samples[m];
+	if (samples->error)
+		return metric_error(state, "%s", samples->error);
+	if (watch->streams[stream].overlong)
+		return metric_error(state,
+				    "line %zu of %s is longer than %zu KiB, "
+				    "the longest line a regex is matched "
+				    "against; a value in it would be lost",
+				    watch->streams[stream].overlong, name,
+				    COLLECT_LINE_MAX >> 10);
+	if (!samples->nr)
+		return metric_error(state, "regex '%s' matched nothing in %s",
+				    state->spec->regex, name);
+	/* handed over whole: a flood of lines is not copied twice */
+	assert(!pending->values);
+	pending->values = samples->values;
+	pending->nr = samples->nr;
+	pending->alloc = samples->alloc;
+	samples->values = NULL;
+	samples->nr = samples->alloc = 0;
 	return BG_OK;
 }
 
@@ -484,6 +703,67 @@ static int parse_metric_lines(struct collect_state *state)
 	return BG_OK;
 }
 
+/*
+ * Reads the regular file at path into text, at most COLLECT_FILE_MAX bytes:
+ * parsed, a file takes ten times its size and more, and a benchmark that
+ * dumps 100 MB into it must fail its case, not exhaust the machine. `what`
+ * names the file in messages. BG_ENOTFOUND, without a message, when there
+ * is no such file.
+ */
+static int read_bounded(struct collect_state *state, const char *path,
+			const char *what, struct strbuf *text)
+{
+	char chunk[65536];
+	struct stat st;
+	ssize_t got;
+	int fd, error = BG_OK;
+
+	/* non-blocking: a FIFO left there must not hang the run */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 && errno == ENOENT)
+		return BG_ENOTFOUND;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		error = metric_error(state, "cannot read %s: %s", what,
+				     strerror(errno));
+		goto done;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		error = metric_error(state, "%s is not a regular file", what);
+		goto done;
+	}
+	if ((uintmax_t)st.st_size > COLLECT_FILE_MAX) {
+		error = metric_error(state,
+				     "%s is %jd bytes; the limit is %zu bytes "
+				     "(%zu MiB)",
+				     what, (intmax_t)st.st_size,
+				     COLLECT_FILE_MAX, COLLECT_FILE_MAX >> 20);
+		goto done;
+	}
+	while ((got = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			error = metric_error(state, "cannot read %s: %s", what,
+					     strerror(errno));
+			goto done;
+		}
+		/* still growing: a descendant of the benchmark writes on */
+		if (text->len + (size_t)got > COLLECT_FILE_MAX) {
+			error = metric_error(state,
+					     "%s grew past the limit of %zu "
+					     "bytes (%zu MiB) while read",
+					     what, COLLECT_FILE_MAX,
+					     COLLECT_FILE_MAX >> 20);
+			goto done;
+		}
+		strbuf_add(text, chunk, (size_t)got);
+	}
+done:
+	if (fd >= 0)
+		close(fd);
+	return error;
+}
+
 static int load_metrics_file(struct collect_state *state)
 {
 	struct metrics_file *metrics = &state->metrics;
@@ -492,9 +772,19 @@ static int load_metrics_file(struct collect_state *state)
 
 	if (metrics->loaded)
 		return BG_OK;
-	if (!path || strbuf_read_file(&metrics->text, path) < 0)
+	struct strbuf what = STRBUF_INIT;
+	int error = BG_ENOTFOUND;
+
+	if (path) {
+		strbuf_addf(&what, "the metrics file '%s'", path);
+		error = read_bounded(state, path, what.buf, &metrics->text);
+		strbuf_release(&what);
+	}
+	if (error == BG_ENOTFOUND)
 		return metric_error(state, "the benchmark wrote no metrics "
 					   "file ($BENCHGATE_METRICS_FILE)");
+	if (error < 0)
+		return error;
 	metrics->loaded = true;
 	first = metrics->text.buf;
 	while (isspace((unsigned char)*first))
@@ -543,6 +833,7 @@ static int load_json_file(struct collect_state *state, const char *path,
 	struct strbuf text = STRBUF_INIT;
 	struct json_file *file;
 	cJSON *json = NULL;
+	int error;
 
 	for (size_t i = 0; i < state->files_nr; i++) {
 		if (!strcmp(state->files[i].path, path)) {
@@ -550,10 +841,10 @@ static int load_json_file(struct collect_state *state, const char *path,
 			return BG_OK;
 		}
 	}
-	if (strbuf_read_file(&text, path) < 0) {
-		/* the message names the path; it is copied before reuse */
-		strbuf_addstr(&text, bg_error_last());
-		metric_error(state, "%s", text.buf);
+	if ((error = read_bounded(state, path, where, &text)) < 0) {
+		if (error == BG_ENOTFOUND)
+			metric_error(state, "cannot open %s: %s", where,
+				     strerror(ENOENT));
 		strbuf_release(&text);
 		return BG_ERROR;
 	}
@@ -637,7 +928,7 @@ static int collect_sampled(struct collect_state *state)
 	return BG_OK;
 }
 
-static int collect_one(struct collect_state *state, const regex_t *regex)
+static int collect_one(struct collect_state *state, size_t m)
 {
 	const struct process_outcome *outcome = state->run->outcome;
 
@@ -652,9 +943,9 @@ static int collect_one(struct collect_state *state, const regex_t *regex)
 	case SOURCE_METRICS:
 		return collect_metrics_file(state);
 	case SOURCE_STDOUT:
-		return collect_regex(state, regex, &outcome->out, "stdout");
+		return collect_regex(state, m, PROCESS_STDOUT);
 	case SOURCE_STDERR:
-		return collect_regex(state, regex, &outcome->err, "stderr");
+		return collect_regex(state, m, PROCESS_STDERR);
 	case SOURCE_FILE:
 		return collect_file(state);
 	case SOURCE_PERF:
@@ -748,13 +1039,13 @@ int collectors_collect(struct collectors *collectors, struct result_case *rcase,
 		       const struct collect_run *run)
 {
 	const struct benchmark *benchmark = run->pcase->benchmark;
-	struct benchmark_collectors *bc = find_benchmark(collectors, benchmark);
 	struct collect_state state;
 	struct pending *pending;
 	size_t m;
 	int error = BG_OK;
 
-	assert(bc && "the case's benchmark is not in the collectors' suite");
+	assert(find_benchmark(collectors, benchmark) &&
+	       "the case's benchmark is not in the collectors' suite");
 	memset(&state, 0, sizeof(state));
 	state.collectors = collectors;
 	state.run = run;
@@ -765,7 +1056,7 @@ int collectors_collect(struct collectors *collectors, struct result_case *rcase,
 		state.spec = &benchmark->metrics[m];
 		state.pending = &pending[m];
 		pending[m].unit = state.spec->unit;
-		if ((error = collect_one(&state, &bc->regexes[m])) < 0)
+		if ((error = collect_one(&state, m)) < 0)
 			goto done;
 		pending[m].collected = pending[m].nr > 0;
 	}

@@ -15,21 +15,32 @@
  * - rusage: field utime or stime (seconds) or maxrss (bytes) of the child
  *   and its reaped descendants.
  * - metrics: the file at $BENCHGATE_METRICS_FILE, looked up by the spec's
- *   key. It holds either one JSON object, whose values are numbers or
+ *   key, of at most COLLECT_FILE_MAX bytes (a larger one fails the run,
+ *   with the file's path and size: parsed, it would take about 13 times
+ *   its size in memory). It holds either one JSON object, whose values are numbers or
  *   arrays of numbers (every element a sample), with nested objects
  *   addressed by dotted keys ("stats.p50"; a member whose own name has a
  *   dot is found too); or lines "name value [unit]", where a name may
  *   repeat (one sample per line), '#' starts a comment line and blank
  *   lines are ignored. Any other line is an error.
- * - stdout / stderr: a POSIX extended regex (compiled with REG_NEWLINE, so
- *   '^' and '$' match at line boundaries and '.' stops at a newline) whose
- *   first capture group is the value. EVERY match is a sample, in order,
- *   like the elements of an array in the metrics file: a benchmark that
- *   prints one line per iteration reports all of them. No match is an
- *   error. The capture keeps only the head and tail of a flood (see
- *   process.h); matches in the dropped middle are lost.
+ * - stdout / stderr: a POSIX extended regex whose first capture group is
+ *   the value, matched against each line of the stream ('^' and '$' match
+ *   at its ends, '.' and '[^...]' never reach past it, as with
+ *   REG_NEWLINE). EVERY match is a sample, in order, like the elements of
+ *   an array in the metrics file: a benchmark that prints one line per
+ *   iteration reports all of them. No match is an error. The lines are
+ *   matched as the output is read (collectors_watch()), so ALL of the
+ *   output counts, not only the head and tail that the capture keeps
+ *   (process.h), and no match can join bytes from the two sides of its
+ *   cut. Memory stays bounded: one incomplete line per stream is kept, of
+ *   at most COLLECT_LINE_MAX bytes; a longer line fails the stream's regex
+ *   metrics ("line 3 of stdout is longer than 1 MiB ...") rather than
+ *   lose a value in it or make one up from its pieces. A regex with a
+ *   newline in it could never match a line, and is refused by
+ *   collectors_new().
  * - file: a JSON file (path template expanded for the case and run,
- *   relative to the suite's directory) and a dotted key, as for metrics.
+ *   relative to the suite's directory) and a dotted key, as for metrics,
+ *   and bounded by COLLECT_FILE_MAX as well.
  *   The file is read as it is after the run: a benchmark that does not
  *   rewrite it reports its previous values.
  * - perf, nvml, rapl, system: the run's value of the field, as the
@@ -58,6 +69,13 @@
  * for wall and rusage, the implied one suite.c fills in), else the unit of
  * the first metrics line that gave the value, else none.
  */
+
+/* The longest line a stdout or stderr regex is matched against. */
+#define COLLECT_LINE_MAX ((size_t)1 << 20)
+
+/* The largest metrics file (and `file` source) that is read: 16 MiB, some
+ * two million samples, where a metric needs a few bytes. */
+#define COLLECT_FILE_MAX ((size_t)16 << 20)
 
 struct collectors;
 
@@ -89,9 +107,27 @@ void collectors_set_sampler(struct collectors *collectors,
 			    const struct sampler *sampler);
 
 /*
+ * Watches the run about to be made of benchmark for its stdout and stderr
+ * regex metrics: sets options->observer (process.h), so that process_run()
+ * hands every line to the regexes as it is read, and the samples wait in
+ * the collectors for collectors_collect(). Call it before each run that
+ * will be collected; it discards what an earlier watch gathered, so a
+ * warmup run may be watched (and then run exactly as the measured ones)
+ * without being collected. options->observer is left alone when the
+ * benchmark has no regex metric. The collectors must outlive the run.
+ */
+void collectors_watch(struct collectors *collectors,
+		      const struct benchmark *benchmark,
+		      struct process_options *options);
+
+/*
  * Collects every metric of run->pcase's benchmark from the finished run and
  * appends the samples to rcase: each metric is created on first use with
  * its unit, better, exact and tolerance, and its `runs` counts this run.
+ *
+ * The stdout and stderr samples are those of the last collectors_watch(),
+ * which must have been for this benchmark (an assert) when it has regex
+ * metrics; they are taken, and a second collect finds none.
  *
  * All or nothing: when any metric cannot be collected, rcase is left
  * unchanged and BG_ERROR is returned with the reason, meant to become the

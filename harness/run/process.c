@@ -44,6 +44,8 @@ extern char **environ;
 struct capture_state {
 	struct process_capture *capture;
 	int fd; /* read end; -1 after EOF */
+	enum process_stream stream;
+	const struct process_observer *observer; /* NULL: none */
 	size_t head_cap;
 	char *ring; /* the last tail_cap bytes past the head */
 	size_t tail_cap;
@@ -86,11 +88,15 @@ void process_outcome_release(struct process_outcome *outcome)
 }
 
 static void capture_init(struct capture_state *state,
-			 struct process_capture *capture, int fd, size_t cap)
+			 struct process_capture *capture,
+			 enum process_stream stream,
+			 const struct process_observer *observer, size_t cap)
 {
 	memset(state, 0, sizeof(*state));
 	state->capture = capture;
-	state->fd = fd;
+	state->stream = stream;
+	state->observer = observer;
+	state->fd = -1;
 	state->tail_cap = cap / 2;
 	state->head_cap = cap - state->tail_cap;
 }
@@ -162,9 +168,14 @@ static void capture_read(struct capture_state *state)
 	char chunk[READ_CHUNK];
 	ssize_t got = read(state->fd, chunk, sizeof(chunk));
 
-	if (got > 0)
+	if (got > 0) {
+		/* all of it, before the capture keeps its part */
+		if (state->observer)
+			state->observer->output(state->observer->payload,
+						state->stream, chunk,
+						(size_t)got);
 		capture_add(state, chunk, (size_t)got);
-	else if (got == 0 || (errno != EINTR && errno != EAGAIN))
+	} else if (got == 0 || (errno != EINTR && errno != EAGAIN))
 		close_fd(&state->fd);
 }
 
@@ -530,8 +541,10 @@ int process_run(struct process_outcome *outcome,
 	assert(argv && argv[0]);
 	process_outcome_release(outcome);
 	outcome->timeout_s = options->timeout_s;
-	capture_init(&streams[0], &outcome->out, -1, cap);
-	capture_init(&streams[1], &outcome->err, -1, cap);
+	capture_init(&streams[0], &outcome->out, PROCESS_STDOUT,
+		     options->observer, cap);
+	capture_init(&streams[1], &outcome->err, PROCESS_STDERR,
+		     options->observer, cap);
 
 	/* the records are read once the launcher is gone: non-blocking, so
 	 * that a child of it still dying with the write end cannot hold us */

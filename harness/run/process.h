@@ -32,6 +32,28 @@
 /* Seconds between SIGTERM and SIGKILL when not told otherwise. */
 #define PROCESS_GRACE_DEFAULT 2.0
 
+/* The two captured streams of the child. */
+enum process_stream {
+	PROCESS_STDOUT = 0,
+	PROCESS_STDERR = 1
+};
+
+/*
+ * Sees ALL of the child's stdout and stderr, not only what the capture
+ * keeps (struct process_capture): output() gets every byte read from the
+ * pipes exactly once, in order within each stream, as it is read, with
+ * the observer's payload. A consumer that must not lose output (a regex
+ * metric, collectors.h) reads it here, and keeps what it needs as it
+ * goes. Called on the thread that runs process_run(), before it returns.
+ * The pipes are not read while output() runs, and a child whose pipe is
+ * full waits: keep it short. The data is borrowed for the call only.
+ */
+struct process_observer {
+	void (*output)(void *payload, enum process_stream stream,
+		       const char *data, size_t len);
+	void *payload;
+};
+
 struct process_options {
 	/* argv[0] is looked up in benchgate's own PATH (not one set in env)
 	 * when it has no '/'; a relative path with a '/' is relative to cwd.
@@ -57,11 +79,13 @@ struct process_options {
 	 * benchgate's memory. It runs in the child's group, between
 	 * benchgate and the child; the outcome reads as without it. */
 	const char *launcher;
+	/* Sees all of the output as it is read; NULL: none. Borrowed. */
+	const struct process_observer *observer;
 };
 
-#define PROCESS_OPTIONS_INIT                          \
-	{                                             \
-		NULL, NULL, NULL, NULL, 0, 0, 0, NULL \
+#define PROCESS_OPTIONS_INIT                                \
+	{                                                   \
+		NULL, NULL, NULL, NULL, 0, 0, 0, NULL, NULL \
 	}
 
 /*
@@ -74,7 +98,12 @@ struct process_options {
  *
  * `text` holds the kept bytes (head then tail, NUL-terminated; the child's
  * own NUL bytes are kept too); `dropped` bytes were left out at offset
- * `dropped_at` of text.
+ * `dropped_at` of text. The head and the tail are joined there with
+ * nothing between them: the bytes on the two sides were never next to
+ * each other, so whoever shows text marks the cut there (the case log
+ * writes a line "[... N bytes dropped]"), and nothing may be parsed
+ * across it. What was measured from the output is read from all of it,
+ * through a process_observer, never from this.
  */
 struct process_capture {
 	struct strbuf text;

@@ -539,6 +539,7 @@ static int run_next(struct runner *runner, struct case_state *cs)
 	/* warmups too: they run exactly as the measured runs do */
 	if (measures_maxrss(pcase->benchmark))
 		process.launcher = options->launcher;
+	collectors_watch(runner->collectors, pcase->benchmark, &process);
 	if (options->progress)
 		show_progress(runner, cs);
 	/* around the measured run only, and nothing else in between */
