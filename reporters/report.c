@@ -415,15 +415,6 @@ static bool program_runs(const char *program)
 	return runs;
 }
 
-bool report_charts_available(void)
-{
-	char *program = gnuplot_program();
-	bool available = program_runs(program);
-
-	free(program);
-	return available;
-}
-
 static int write_beside(const char *dir, const struct chart *chart,
 			const char *ext, const struct strbuf *text)
 {
@@ -494,10 +485,11 @@ static int draw_charts(const char *program, const char *dir,
 	return error;
 }
 
-int report_write_charts(const struct report_model *model, const char *dir,
+/* The charts of a built model; BG_ENOTFOUND, with nothing written, when
+ * gnuplot cannot be run. */
+static int write_charts(const struct report_model *model, const char *dir,
 			struct strbuf *written)
 {
-	struct report_model local = *model;
 	struct charts charts = CHARTS_INIT;
 	struct strbuf charts_dir = STRBUF_INIT;
 	char *program = gnuplot_program();
@@ -512,12 +504,8 @@ int report_write_charts(const struct report_model *model, const char *dir,
 				    program);
 		goto done;
 	}
-	if (!local.built)
-		report_model_build(&local);
-	charts_render(&charts, &local);
+	charts_render(&charts, model);
 	error = draw_charts(program, charts_dir.buf, &charts, written);
-	if (!model->built)
-		report_model_release(&local);
 done:
 	charts_release(&charts);
 	strbuf_release(&charts_dir);
@@ -550,7 +538,7 @@ int report_write_all(const struct report_model *model, const char *dir,
 			goto done;
 	}
 	if (mask & REPORT_CHARTS) {
-		error = report_write_charts(&local, dir, written);
+		error = write_charts(&local, dir, written);
 		if (error == BG_ENOTFOUND) {
 			bg_warn("gnuplot not found: charts skipped "
 				"(install gnuplot-nox)");

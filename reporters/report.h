@@ -155,18 +155,22 @@ int report_parse_formats(const char *list, unsigned *mask);
 
 /*
  * Writes every format in mask into dir (created if missing) under the
- * stable names above, each file atomically. Charts need gnuplot: without
- * it every other report is still written and one warning says charts were
- * skipped. Appends the paths written, one per line, to written (may be
- * NULL). BG_ERROR when a file cannot be written. Builds the model first
- * (report_model_build()) unless model->built.
+ * stable names above, each file atomically. Charts are drawn by gnuplot,
+ * run as an external program ($BENCHGATE_GNUPLOT, else gnuplot on PATH),
+ * from the scripts and data of charts_render() in <dir>/charts/, into an
+ * SVG and a PNG each: without gnuplot every other report is still written
+ * and one warning says charts were skipped. Appends the paths written (of
+ * the charts, the images), one per line, to written (may be NULL).
+ * BG_ERROR when a file cannot be written or gnuplot fails, with its stderr
+ * in the message. Builds the model first (report_model_build()) unless
+ * model->built.
  */
 int report_write_all(const struct report_model *model, const char *dir,
 		     unsigned mask, struct strbuf *written);
 
 /*
  * Charts for gnuplot (charts.c): for each chart a script (.gp) and its
- * data (.dat). report_write_charts() writes them into charts/ and runs
+ * data (.dat). report_write_all() writes them into charts/ and runs
  * gnuplot there; they stay beside the SVG and PNG, so a user can restyle a
  * chart and run gnuplot again. Only text is made here, from the numbers of
  * a built model, and the same model always gives the same bytes.
@@ -203,21 +207,6 @@ void charts_render(struct charts *charts, const struct report_model *model);
 
 /* Frees the charts and leaves none. */
 void charts_release(struct charts *charts);
-
-/*
- * The charts of report_write_all(), drawn by gnuplot, run as an external
- * program ($BENCHGATE_GNUPLOT, else gnuplot on PATH): the scripts and data
- * of charts_render() go into <dir>/charts/ and gnuplot draws each into an
- * SVG and a PNG there, whose paths are appended to written (one per line;
- * may be NULL). BG_ENOTFOUND when gnuplot is not available (nothing
- * written; the caller warns once); BG_ERROR when gnuplot fails, with its
- * stderr in the message. Builds the model first unless model->built.
- */
-int report_write_charts(const struct report_model *model, const char *dir,
-			struct strbuf *written);
-
-/* Whether gnuplot can be run, for report_write_charts(). */
-bool report_charts_available(void);
 
 /*
  * Reads the folded stacks file at path into the empty stacks, in drawing
