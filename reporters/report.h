@@ -68,8 +68,9 @@ struct report_item {
 	 * against the baseline's level; NAN when that level is zero. */
 	double threshold;
 
-	/* With model->history: the case and metric in each earlier result,
-	 * oldest first, the candidate left out. */
+	/* With model->history: the case and metric in each result of the
+	 * history that measured them, oldest first, the candidate left
+	 * out. */
 	struct report_point *history;
 	size_t history_nr;
 	/* From 3 commits on: their medians' median and robust spread
@@ -84,8 +85,9 @@ struct report_item {
 
 /* What the model derives for comparison->variants[i]. */
 struct report_variant {
-	/* The speed-up over the variant compared against and its interval,
-	 * "2.7× [2.55×, 2.86×]", each number "-" when it is not finite. */
+	/* The variant's speed-up over the one it is compared against
+	 * (vc->against) and its interval, "2.7× [2.55×, 2.86×]", each
+	 * number "-" when it is not finite. */
 	char *speedup;
 };
 
