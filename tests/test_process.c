@@ -5,7 +5,10 @@
 
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +17,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+extern char **environ;
 
 #define WORKLOAD(name) TEST_WORKLOAD_DIR "/" name
 
@@ -76,8 +81,31 @@ static char *describe(void)
 	return strbuf_detach(&why, NULL);
 }
 
+/* Whether pid runs: it exists and is not a zombie (one whose parent, not
+ * this process, has yet to reap it). */
+static bool running(pid_t pid)
+{
+	char path[64], stat[1024];
+	const char *end;
+	FILE *file;
+	size_t len;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(file = fopen(path, "r")))
+		return false;
+	len = fread(stat, 1, sizeof(stat) - 1, file);
+	fclose(file);
+	stat[len] = '\0';
+	/* "pid (comm) S ...": the state follows the last ')' */
+	end = strrchr(stat, ')');
+	return !end || (end[1] != ' ' || (end[2] != 'Z' && end[2] != 'X'));
+}
+
 /* Waits up to 2 s for pid (our child by subreaping) to be reaped and says
- * how it ended; -1 when it is still running. */
+ * how it ended; 0 when it ended as another's child; -1 when it is still
+ * running. */
 static int reap_orphan(pid_t pid)
 {
 	double until = now_s() + 2;
@@ -88,8 +116,9 @@ static int reap_orphan(pid_t pid)
 
 		if (got == pid)
 			return status;
-		if (got < 0 && errno == ECHILD)
-			return 0; /* reaped by someone else: gone */
+		/* not ours: its parent lives on, so only its state tells */
+		if (got < 0 && errno == ECHILD && !running(pid))
+			return 0;
 		usleep(1000);
 	}
 	return -1;
@@ -392,6 +421,138 @@ Test(process, termination_signal_kills_the_running_group_too)
 	strbuf_release(&pid_path);
 	test_rmtree(dir);
 	free(dir);
+}
+
+/*
+ * A helper process plays benchgate and runs hang_with_grandchild through
+ * `through` (NULL: directly); it is killed with SIGKILL once both hang,
+ * which no handler sees. Both must be gone shortly after.
+ */
+static void check_killed_runner_leaves_nothing(const char *through)
+{
+	char *dir = test_tmpdir();
+	struct strbuf pid_path = STRBUF_INIT;
+	pid_t helper, child, grandchild;
+	int child_status, grandchild_status;
+
+	strbuf_addf(&pid_path, "%s/pid", dir);
+	helper = fork();
+	cr_assert_neq(helper, -1);
+	if (helper == 0) {
+		const char *argv[] = { WORKLOAD("hang_with_grandchild"),
+				       pid_path.buf, NULL };
+		struct process_options options = PROCESS_OPTIONS_INIT;
+
+		options.argv = argv;
+		options.timeout_s = 60;
+		options.launcher = through;
+		process_run(&outcome, &options);
+		_exit(0);
+	}
+	child = read_pid_file(pid_path.buf, 0);
+	grandchild = read_pid_file(pid_path.buf, 1);
+	cr_assert_eq(kill(helper, SIGKILL), 0);
+	cr_assert_eq(waitpid(helper, NULL, 0), helper);
+	child_status = reap_orphan(child);
+	grandchild_status = reap_orphan(grandchild);
+	/* whatever the verdict, leave nothing running */
+	if (child_status == -1)
+		kill(child, SIGKILL);
+	if (grandchild_status == -1)
+		kill(grandchild, SIGKILL);
+	cr_assert_neq(child_status, -1, "child %d still running", (int)child);
+	cr_assert_neq(grandchild_status, -1, "grandchild %d still running",
+		      (int)grandchild);
+
+	strbuf_release(&pid_path);
+	test_rmtree(dir);
+	free(dir);
+}
+
+Test(process, sigkill_of_the_runner_kills_the_running_group_too)
+{
+	check_killed_runner_leaves_nothing(NULL);
+}
+
+Test(process, sigkill_of_the_runner_kills_a_launched_group_too)
+{
+	check_killed_runner_leaves_nothing(BENCHGATE_LAUNCHER_BIN);
+}
+
+Test(process, launcher_killed_alone_takes_the_benchmark_with_it)
+{
+	char *dir = test_tmpdir();
+	struct strbuf pid_path = STRBUF_INIT;
+	const char *argv[] = { BENCHGATE_LAUNCHER_BIN,		 "3",  "",
+			       WORKLOAD("hang_with_grandchild"), NULL, NULL };
+	posix_spawn_file_actions_t actions;
+	pid_t launched, child, grandchild;
+	int child_status;
+
+	/* started here, not by process_run(): no guardian, no group kill */
+	strbuf_addf(&pid_path, "%s/pid", dir);
+	argv[4] = pid_path.buf;
+	posix_spawn_file_actions_init(&actions);
+	posix_spawn_file_actions_addopen(&actions, 3, "/dev/null", O_WRONLY, 0);
+	cr_assert_eq(posix_spawn(&launched, argv[0], &actions, NULL,
+				 (char *const *)argv, environ),
+		     0);
+	posix_spawn_file_actions_destroy(&actions);
+	child = read_pid_file(pid_path.buf, 0);
+	grandchild = read_pid_file(pid_path.buf, 1);
+	cr_assert_eq(kill(launched, SIGKILL), 0);
+	cr_assert_eq(waitpid(launched, NULL, 0), launched);
+	child_status = reap_orphan(child);
+	/* the grandchild is the guardian's to kill, in benchgate */
+	kill(grandchild, SIGKILL);
+	reap_orphan(grandchild);
+	if (child_status == -1)
+		kill(child, SIGKILL);
+	cr_assert_neq(child_status, -1, "benchmark %d still running",
+		      (int)child);
+	cr_assert(WIFSIGNALED(child_status) &&
+			  WTERMSIG(child_status) == SIGKILL,
+		  "status %#x", (unsigned)child_status);
+
+	strbuf_release(&pid_path);
+	test_rmtree(dir);
+	free(dir);
+}
+
+/* The children of this process, as /proc lists them (at most `max`). */
+static size_t own_children(pid_t *pids, size_t max)
+{
+	char path[64], stat[512];
+	size_t nr = 0;
+	FILE *list;
+
+	/* "children" lists those of one thread: the process's main one */
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)getpid(),
+		 (int)getpid());
+	list = fopen(path, "r");
+	cr_assert_not_null(list, "cannot read %s", path);
+	while (nr < max && fscanf(list, "%511s", stat) == 1)
+		pids[nr++] = (pid_t)atoi(stat);
+	fclose(list);
+	return nr;
+}
+
+Test(process, a_killed_guardian_is_replaced_at_the_next_run)
+{
+	const char *argv[] = { "/bin/true", NULL };
+	pid_t children[8];
+	size_t nr;
+
+	/* the first run starts the guardian, the one child left after it */
+	run_argv(argv);
+	nr = own_children(children, 8);
+	cr_assert_eq(nr, 1, "%zu children", nr);
+	/* it ignores SIGTERM, not SIGKILL; gone before the next run */
+	cr_assert_eq(kill(children[0], SIGKILL), 0);
+	cr_assert_eq(waitpid(children[0], NULL, 0), children[0]);
+	/* a runner (forked from here, it knows the dead guardian) must
+	 * start another one, or nothing kills its group when it dies */
+	check_killed_runner_leaves_nothing(NULL);
 }
 
 Test(process, flood_is_drained_with_bounded_memory)

@@ -38,6 +38,12 @@
  * record first and exits with status 127, so the reader sees the exec's
  * errno, not a program that exited 127.
  *
+ * The benchmark dies with the launcher (PR_SET_PDEATHSIG, SIGKILL, set in
+ * the fork before the exec, which keeps it; then getppid() tells whether
+ * the launcher died before it was set): a launcher killed alone does not
+ * leave the benchmark running unwatched. When benchgate dies, its
+ * guardian kills the whole group, launcher included (process.h).
+ *
  * SIGINT, SIGTERM and SIGHUP are blocked in the launcher (not in the
  * benchmark): a timeout's SIGTERM to the process group is for the
  * benchmark, which may take its grace period to exit, and the launcher

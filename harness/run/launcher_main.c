@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -99,7 +100,7 @@ int main(int argc, char **argv)
 	char *end;
 	long fd;
 	int status;
-	pid_t pid;
+	pid_t pid, parent;
 
 	if (argc < 4) {
 		fputs("usage: benchgate-launch FD SEARCH PROGRAM [ARG...]\n",
@@ -125,9 +126,16 @@ int main(int argc, char **argv)
 	sigaddset(&termination, SIGHUP);
 	sigprocmask(SIG_BLOCK, &termination, &old_mask);
 
+	parent = getpid();
 	pid = fork();
 	if (pid <= 0) {
 		if (pid == 0) {
+			/* killed with the launcher, whatever kills it; a fork
+			 * does not inherit this, an exec keeps it */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			/* gone already, before the line above: no signal */
+			if (getppid() != parent)
+				raise(SIGKILL);
 			sigprocmask(SIG_SETMASK, &old_mask, NULL);
 			exec_program(argv[2], argv + 3);
 		}

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -56,6 +57,11 @@ struct capture_state {
 
 /* The process group of the child being run, for the signal handler. */
 static volatile sig_atomic_t running_group;
+
+/* benchgate's end of the guardian's socket (process.h); -1: none yet, or
+ * lost (the guardian was killed), to be started again at the next run. */
+static int guardian_fd = -1;
+static pid_t guardian_pid;
 
 static double now_s(void)
 {
@@ -177,6 +183,116 @@ static void capture_read(struct capture_state *state)
 		capture_add(state, chunk, (size_t)got);
 	} else if (got == 0 || (errno != EINTR && errno != EAGAIN))
 		close_fd(&state->fd);
+}
+
+/*
+ * The guardian's life (process.h): waits for the groups benchgate
+ * announces on fd, and when benchgate is gone (the socket's end of file:
+ * its last descriptor closed with it, whatever killed it), kills the last
+ * group announced, grandchildren included, and exits. A fork of a process
+ * that may have threads: async-signal-safe calls only.
+ */
+__attribute__((noreturn)) static void guardian_main(int fd)
+{
+	static const int terminal[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	int32_t group = 0, announced;
+	sigset_t none;
+	ssize_t got;
+	int devnull;
+
+	/* the signals that end benchgate must not end its guardian first:
+	 * it has work to do just after */
+	for (size_t i = 0; i < sizeof(terminal) / sizeof(*terminal); i++)
+		signal(terminal[i], SIG_IGN);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* nothing of benchgate's: no lock held, no pipe kept from EOF */
+	if (fd != 3)
+		fd = dup2(fd, 3);
+	devnull = open("/dev/null", O_RDWR);
+	for (int i = 0; i < 3; i++)
+		dup2(devnull, i);
+#ifdef SYS_close_range
+	if (fd != 3 || syscall(SYS_close_range, 4u, ~0u, 0u) < 0)
+#endif
+	{
+		struct rlimit limit;
+
+		getrlimit(RLIMIT_NOFILE, &limit);
+		for (rlim_t i = 4; i < limit.rlim_cur && i < 65536; i++)
+			if ((int)i != fd)
+				close((int)i);
+	}
+	for (;;) {
+		got = read(fd, &announced, sizeof(announced));
+		if (got == sizeof(announced))
+			group = announced;
+		else if (got != 0 && errno == EINTR)
+			continue;
+		else
+			break;
+	}
+	if (group > 0)
+		kill(-(pid_t)group, SIGKILL);
+	_exit(0);
+}
+
+/* Starts the guardian if it is not running; left without one (with a
+ * warning) when that fails: the runs themselves are not concerned. */
+static void guardian_start(void)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (guardian_fd >= 0)
+		return;
+	/* SEQPACKET: one announcement per read, and end of file on close */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) < 0) {
+		bg_warn("cannot start the guardian of benchmarks: %s",
+			strerror(errno));
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		guardian_main(fds[1]);
+	}
+	close(fds[1]);
+	if (pid < 0) {
+		bg_warn("cannot start the guardian of benchmarks: %s",
+			strerror(errno));
+		close(fds[0]);
+		return;
+	}
+	guardian_fd = fds[0];
+	guardian_pid = pid;
+}
+
+/* Forgets a guardian that is gone (killed by someone), reaping it. */
+static void guardian_lost(void)
+{
+	close_fd(&guardian_fd);
+	while (waitpid(guardian_pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	guardian_pid = 0;
+}
+
+/* Notes the group being run, 0 for none, for the signal handler and the
+ * guardian; a guardian found gone is started again, once. */
+static void set_running_group(pid_t group)
+{
+	int32_t announced = (int32_t)group;
+
+	running_group = (sig_atomic_t)group;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		guardian_start();
+		if (guardian_fd < 0)
+			return;
+		if (send(guardian_fd, &announced, sizeof(announced),
+			 MSG_NOSIGNAL) == (ssize_t)sizeof(announced))
+			return;
+		guardian_lost();
+	}
 }
 
 static bool same_name(const char *entry, const char *other)
@@ -422,7 +538,7 @@ static int wait_for_child(struct process_outcome *outcome,
 			outcome->wall_s = now_s() - start;
 			/* nothing of this run may outlive it */
 			kill(-pid, SIGKILL);
-			running_group = 0;
+			set_running_group(0);
 			if ((error = reap_child(outcome, pid)) < 0)
 				break;
 			exited = true;
@@ -446,7 +562,7 @@ static int wait_for_child(struct process_outcome *outcome,
 	if (!exited) {
 		/* only after a harness failure: leave nothing behind */
 		kill(-pid, SIGKILL);
-		running_group = 0;
+		set_running_group(0);
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
 	}
@@ -539,6 +655,8 @@ int process_run(struct process_outcome *outcome,
 	pid_t pid;
 
 	assert(argv && argv[0]);
+	/* before the run's pipes exist: the guardian is forked from here */
+	guardian_start();
 	process_outcome_release(outcome);
 	outcome->timeout_s = options->timeout_s;
 	capture_init(&streams[0], &outcome->out, PROCESS_STDOUT,
@@ -579,7 +697,7 @@ int process_run(struct process_outcome *outcome,
 				  err_pipe[1], record_pipe[1],
 				  (char *const *)spawn_argv, env);
 	if (!spawn_errno)
-		running_group = (sig_atomic_t)pid;
+		set_running_group(pid);
 	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	if (spawn_errno) {
 		set_spawn_error(outcome, options, spawn_argv[0], spawn_errno);

@@ -22,8 +22,29 @@
  * costs a spawn, a few polls and a reap: no sleeping, no SIGCHLD handler.
  * Where pidfds are not available a short, growing poll timeout stands in.
  *
+ * Nothing of a run outlives benchgate, even one killed with SIGKILL: the
+ * first process_run() forks a guardian, a small process (a copy of
+ * benchgate with none of its descriptors, blocked in read()) that holds
+ * one end of a socket whose other end only benchgate holds. Each run's
+ * group is announced on it as the run starts, and cleared as it ends.
+ * When benchgate is gone, however it died, the socket reads end of file
+ * and the guardian kills the last group announced, then exits. It
+ * ignores the terminal's signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT) so as
+ * to outlive benchgate; one killed anyway is started again at the next
+ * run. Why not the kernel's parent-death signal alone: posix_spawn() has
+ * no step between fork and exec to set it, forking benchgate for every
+ * run costs page tables where spawn costs none, and PR_SET_PDEATHSIG
+ * reaches only the child itself, never the grandchildren it starts, which
+ * the guardian's kill of the group does. A subreaper would not help: it
+ * adopts orphans only while it lives, and here benchgate is what died.
+ * The launcher's child does set PR_SET_PDEATHSIG (launcher.h). Left
+ * uncovered: a descendant that leaves the group (setsid), as the timeout
+ * misses it too, and benchgate killed in the microseconds between a
+ * spawn and the announcement of its group.
+ *
  * The caller must not ignore SIGCHLD nor reap children with waitpid(-1)
- * while process_run() is active: the child is reaped here, by pid.
+ * while process_run() is active: the child is reaped here, by pid. The
+ * guardian is a child too, reaped here once it is found gone.
  */
 
 /* Bytes kept of each of stdout and stderr when not told otherwise. */

@@ -1,8 +1,9 @@
 /*
  * End to end: what `benchgate run` keeps of a benchmark and what it leaves
  * behind, at the bounds: a flood of output whose every line is a sample,
- * a value printed on both sides of the cut of the kept output, and a
- * metrics file far larger than any metric needs.
+ * a value printed on both sides of the cut of the kept output, a metrics
+ * file far larger than any metric needs, and benchgate killed with
+ * SIGKILL while a benchmark runs.
  */
 #include "harness/util/error.h"
 #include "harness/gate/stats.h"
@@ -13,9 +14,19 @@
 #include "testutil.h"
 
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
 
 #define RUN(out, cwd, env, ...)             \
 	test_benchgate((out), (cwd), (env), \
@@ -28,6 +39,12 @@ static void setup(void)
 {
 	dir = test_tmpdir();
 	snprintf(store, sizeof(store), "%s/store", dir);
+	/*
+	 * Benchmarks orphaned by a killed benchgate are re-parented to this
+	 * process, which reaps them: "gone" then does not depend on the
+	 * container's init reaping zombies.
+	 */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 }
 
 static void teardown(void)
@@ -179,4 +196,89 @@ Test(run_bounds, oversized_metrics_file_fails_its_case_alone)
 	cr_assert_eq(c->status, CASE_OK, "%s", c->reason);
 	result_free(result);
 	test_output_release(&out);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Whether pid has ended within `seconds`: reaped here (this process is
+ * the subreaper of the orphans) or by someone else. */
+static bool gone_within(pid_t pid, double seconds)
+{
+	double until = now_s() + seconds;
+
+	do {
+		pid_t got = waitpid(pid, NULL, WNOHANG);
+
+		if (got == pid ||
+		    (got < 0 && kill(pid, 0) < 0 && errno == ESRCH))
+			return true;
+		usleep(10000);
+	} while (now_s() < until);
+	return false;
+}
+
+Test(run_bounds, killed_benchgate_leaves_no_benchmark_running)
+{
+	char suite_path[4096];
+	const char *argv[] = { BENCHGATE_BIN, "run", suite_path,
+			       "--store",     store, NULL };
+	posix_spawn_file_actions_t actions;
+	pid_t benchgate, child = 0, grandchild = 0;
+	double until;
+	char *pids = NULL;
+	bool child_gone, grandchild_gone;
+
+	/* hang_with_grandchild writes "CHILD GRANDCHILD" to pid, then both
+	 * hang; the grandchild ignores SIGTERM */
+	write_suite("{ 'name': 'hang', 'command': ['" TEST_WORKLOAD_DIR
+		    "/hang_with_grandchild', 'pid'],"
+		    "  'metrics': [ { 'name': 'w', 'from': 'wall' } ] }");
+	/* the benchmark runs in the suite's directory, and writes pid there */
+	snprintf(suite_path, sizeof(suite_path), "%s/s.json", dir);
+	posix_spawn_file_actions_init(&actions);
+	posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+	cr_assert_eq(posix_spawn(&benchgate, BENCHGATE_BIN, &actions, NULL,
+				 (char *const *)argv, environ),
+		     0);
+	posix_spawn_file_actions_destroy(&actions);
+
+	until = now_s() + 30;
+	while (now_s() < until) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/pid", dir);
+		if ((pids = test_read_file(path)))
+			break;
+		usleep(10000);
+	}
+	cr_assert_not_null(pids, "the benchmark never started");
+	cr_assert_eq(sscanf(pids, "%d %d", &child, &grandchild), 2);
+	free(pids);
+
+	cr_assert_eq(kill(benchgate, SIGKILL), 0);
+	cr_assert_eq(waitpid(benchgate, NULL, 0), benchgate);
+	child_gone = gone_within(child, 5);
+	grandchild_gone = gone_within(grandchild, 5);
+	if (!child_gone || !grandchild_gone) {
+		/* leave nothing behind, whatever the verdict */
+		kill(child, SIGKILL);
+		kill(grandchild, SIGKILL);
+		gone_within(child, 5);
+		gone_within(grandchild, 5);
+	}
+	cr_assert(child_gone,
+		  "benchmark %d still running after benchgate was "
+		  "killed",
+		  (int)child);
+	cr_assert(grandchild_gone,
+		  "its child %d still running after "
+		  "benchgate was killed",
+		  (int)grandchild);
 }
