@@ -380,6 +380,38 @@ Test(process, lingering_grandchild_is_killed_when_the_child_exits)
 	free(dir);
 }
 
+/*
+ * Forks a helper process that plays benchgate: it runs hang_with_grandchild
+ * (writing pid_path) through `through` (NULL: directly), with
+ * process_forward_termination() when `forward`. Returns the helper's pid.
+ */
+static pid_t start_runner(const char *pid_path, const char *through,
+			  bool forward)
+{
+	pid_t helper = fork();
+
+	cr_assert_neq(helper, -1);
+	if (helper == 0) {
+		const char *argv[] = { WORKLOAD("hang_with_grandchild"),
+				       pid_path, NULL };
+		struct process_options options = PROCESS_OPTIONS_INIT;
+
+		options.argv = argv;
+		options.timeout_s = 60;
+		options.launcher = through;
+		if (forward) {
+			/* as in a foreground benchgate: a background job of
+			 * a non-interactive shell starts with SIGINT
+			 * ignored */
+			signal(SIGINT, SIG_DFL);
+			process_forward_termination();
+		}
+		process_run(&outcome, &options);
+		_exit(0);
+	}
+	return helper;
+}
+
 Test(process, termination_signal_kills_the_running_group_too)
 {
 	char *dir = test_tmpdir();
@@ -389,22 +421,7 @@ Test(process, termination_signal_kills_the_running_group_too)
 
 	strbuf_addf(&pid_path, "%s/pid", dir);
 	/* a helper process plays benchgate, interrupted while it runs */
-	helper = fork();
-	cr_assert_neq(helper, -1);
-	if (helper == 0) {
-		const char *argv[] = { WORKLOAD("hang_with_grandchild"),
-				       pid_path.buf, NULL };
-		struct process_options options = PROCESS_OPTIONS_INIT;
-
-		options.argv = argv;
-		options.timeout_s = 10;
-		/* as in a foreground benchgate: a background job of a
-		 * non-interactive shell starts with SIGINT ignored */
-		signal(SIGINT, SIG_DFL);
-		process_forward_termination();
-		process_run(&outcome, &options);
-		_exit(0);
-	}
+	helper = start_runner(pid_path.buf, NULL, true);
 	child = read_pid_file(pid_path.buf, 0);
 	grandchild = read_pid_file(pid_path.buf, 1);
 	cr_assert_eq(kill(helper, SIGINT), 0);
@@ -436,19 +453,7 @@ static void check_killed_runner_leaves_nothing(const char *through)
 	int child_status, grandchild_status;
 
 	strbuf_addf(&pid_path, "%s/pid", dir);
-	helper = fork();
-	cr_assert_neq(helper, -1);
-	if (helper == 0) {
-		const char *argv[] = { WORKLOAD("hang_with_grandchild"),
-				       pid_path.buf, NULL };
-		struct process_options options = PROCESS_OPTIONS_INIT;
-
-		options.argv = argv;
-		options.timeout_s = 60;
-		options.launcher = through;
-		process_run(&outcome, &options);
-		_exit(0);
-	}
+	helper = start_runner(pid_path.buf, through, false);
 	child = read_pid_file(pid_path.buf, 0);
 	grandchild = read_pid_file(pid_path.buf, 1);
 	cr_assert_eq(kill(helper, SIGKILL), 0);

@@ -96,23 +96,48 @@ static struct result *only_result(void)
 	return result;
 }
 
-Test(run_bounds, every_line_of_a_flood_is_a_sample)
+/*
+ * Runs benchmark `name` of s.json, whose one metric "v" reads stdout with
+ * `regex`, expecting it to pass; *result is the stored result (free it),
+ * and the case is returned.
+ */
+static const struct result_case *run_stdout_metric(const char *name,
+						   const char *command,
+						   const char *regex,
+						   struct result **result)
 {
 	const struct result_case *c;
-	const struct metric_samples *v;
+	struct strbuf benchmark = STRBUF_INIT;
 	struct test_output out;
-	struct result *result;
 
-	write_suite("{ 'name': 'lines', 'command': ['" TEST_WORKLOAD_DIR
-		    "/print_values', '200000'],"
+	strbuf_addf(&benchmark,
+		    "{ 'name': '%s', 'command': %s,"
 		    "  'metrics': [ { 'name': 'v', 'from': 'stdout',"
-		    "                 'regex': '^v=([0-9]+)$' } ] }");
+		    "                 'regex': '%s' } ] }",
+		    name, command, regex);
+	write_suite(benchmark.buf);
 	RUN(&out, dir, NULL, "run", "s.json", "--store", store);
 	cr_assert_eq(out.exit_code, 0, "%s", out.err.buf);
-	result = only_result();
-	c = result_find_case(result, "lines", "default", "cpu");
+	*result = only_result();
+	c = result_find_case(*result, name, "default", "cpu");
 	cr_assert_eq(c->status, CASE_OK, "%s", c->reason);
-	v = result_case_find_metric(c, "v");
+	cr_assert_not_null(result_case_find_metric(c, "v"));
+	test_output_release(&out);
+	strbuf_release(&benchmark);
+	return c;
+}
+
+Test(run_bounds, every_line_of_a_flood_is_a_sample)
+{
+	const struct metric_samples *v;
+	struct result *result;
+
+	v = result_case_find_metric(
+		run_stdout_metric("lines",
+				  "['" TEST_WORKLOAD_DIR
+				  "/print_values', '200000']",
+				  "^v=([0-9]+)$", &result),
+		"v");
 	/* print_values printed 1 .. 200000 (1.3 MB, more than the 1 MiB
 	 * kept); the median of 1 .. 2n is (n + n + 1) / 2 */
 	cr_assert_eq(v->nr, 200000, "%zu samples", v->nr);
@@ -120,29 +145,20 @@ Test(run_bounds, every_line_of_a_flood_is_a_sample)
 	cr_assert_eq(v->samples[199999], 200000);
 	cr_assert_eq(stats_median(v->samples, v->nr), 100000.5);
 	result_free(result);
-	test_output_release(&out);
 }
 
 Test(run_bounds, no_value_is_made_up_across_the_cut_and_the_log_marks_it)
 {
 	const struct result_case *c;
 	const struct metric_samples *v;
-	struct test_output out;
 	struct result *result;
 	struct strbuf log_path = STRBUF_INIT;
 	char *log;
 
 	/* seam_values puts "v=1" at the end of the kept head and "999" at
 	 * the start of the kept tail, 4096 bytes apart (its comment) */
-	write_suite("{ 'name': 'seam', 'command': ['" TEST_WORKLOAD_DIR
-		    "/seam_values'],"
-		    "  'metrics': [ { 'name': 'v', 'from': 'stdout',"
-		    "                 'regex': 'v=([0-9]+)' } ] }");
-	RUN(&out, dir, NULL, "run", "s.json", "--store", store);
-	cr_assert_eq(out.exit_code, 0, "%s", out.err.buf);
-	result = only_result();
-	c = result_find_case(result, "seam", "default", "cpu");
-	cr_assert_eq(c->status, CASE_OK, "%s", c->reason);
+	c = run_stdout_metric("seam", "['" TEST_WORKLOAD_DIR "/seam_values']",
+			      "v=([0-9]+)", &result);
 	v = result_case_find_metric(c, "v");
 	cr_assert_eq(v->nr, 1, "%zu samples", v->nr);
 	cr_assert_eq(v->samples[0], 1, "stored %g", v->samples[0]);
@@ -160,7 +176,6 @@ Test(run_bounds, no_value_is_made_up_across_the_cut_and_the_log_marks_it)
 	free(log);
 	strbuf_release(&log_path);
 	result_free(result);
-	test_output_release(&out);
 }
 
 Test(run_bounds, oversized_metrics_file_fails_its_case_alone)
