@@ -6,14 +6,17 @@
  */
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
+#include "harness/util/fileio.h"
 #include "harness/store/store.h"
 #include "testutil.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -632,4 +635,259 @@ Test(store_git, first_writers_racing_to_create_the_branch_lose_nothing)
 		store_entries_free(entries, nr);
 		store_free(s);
 	}
+}
+
+/* Fault injection: a failed write, and writers that died */
+
+#define SCRATCH ".git/benchgate/results"
+
+/* The entries of dir, recursively, as "a a/b a/b/c ..." relative to it
+ * ("" when it is empty or missing). */
+static void list_tree(struct strbuf *out, const char *dir, const char *rel)
+{
+	struct strbuf path = STRBUF_INIT, sub = STRBUF_INIT;
+	struct dirent *de;
+	DIR *d;
+
+	strbuf_addf(&path, "%s%s%s", dir, *rel ? "/" : "", rel);
+	if (!(d = opendir(path.buf))) {
+		strbuf_release(&path);
+		return;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		strbuf_reset(&sub);
+		strbuf_addf(&sub, "%s%s%s", rel, *rel ? "/" : "", de->d_name);
+		strbuf_addf(out, "%s%s", out->len ? " " : "", sub.buf);
+		list_tree(out, dir, sub.buf);
+	}
+	closedir(d);
+	strbuf_release(&path);
+	strbuf_release(&sub);
+}
+
+/* Nothing of any write is left in the scratch directory but its lock. */
+static void assert_scratch_empty(void)
+{
+	struct strbuf left = STRBUF_INIT;
+
+	list_tree(&left, SCRATCH, "");
+	cr_assert_str_eq(left.buf, ".lock", "left in " SCRATCH ": %s",
+			 left.buf);
+	strbuf_release(&left);
+}
+
+/* No temporary object file of libgit2's in the repository's objects. */
+static void assert_no_temporary_objects(void)
+{
+	struct strbuf all = STRBUF_INIT;
+
+	list_tree(&all, ".git/objects", "");
+	cr_assert_null(strstr(all.buf, "tmp_"), "%s", all.buf);
+	strbuf_release(&all);
+}
+
+/*
+ * A full disk, as the kernel reports it to one process: files may not
+ * grow past `bytes` (RLIMIT_FSIZE; writes past it fail with EFBIG once
+ * SIGXFSZ is ignored). Unlike a tmpfs, it needs no privileges.
+ */
+static void limit_file_size(rlim_t bytes, struct rlimit *saved)
+{
+	struct rlimit limit;
+
+	signal(SIGXFSZ, SIG_IGN);
+	cr_assert_eq(getrlimit(RLIMIT_FSIZE, saved), 0);
+	limit = *saved;
+	limit.rlim_cur = bytes;
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &limit), 0);
+}
+
+/* The issue's full disk: the write failed, its scratch (860 KB there)
+ * stayed, and the disk stayed full of it. Now nothing stays, and the
+ * next write takes the name the failed one had claimed. */
+Test(store_git, a_failed_write_leaves_no_scratch_and_the_next_one_succeeds)
+{
+	struct result *r = make_result("mlp", COMMIT_A, MACHINE, STARTED);
+	struct store_slot *slot = NULL;
+	struct strbuf path = STRBUF_INIT;
+	struct store *s = open_store();
+	struct rlimit saved;
+	char *file, *stored;
+	git_oid tip;
+
+	cr_assert_eq(store_reserve(s, r, &slot), BG_OK, "%s", bg_error_last());
+	file = test_write_file(slot->log_dir, CASE_DIR ".log", "run 0: ok\n");
+	free(file);
+	free(write_artifact(r, slot));
+	limit_file_size(1, &saved);
+	cr_assert_lt(store_write(s, r, slot, &path), 0, "the write succeeded");
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &saved), 0);
+	cr_assert(strstr(bg_error_last(), "File too large"), "%s",
+		  bg_error_last());
+	assert_scratch_empty();
+	assert_no_temporary_objects();
+	cr_assert_eq(git_reference_name_to_id(&tip, repo, BRANCH_REF),
+		     GIT_ENOTFOUND, "a commit was made");
+	store_slot_free(slot);
+	result_free(r);
+
+	stored = write_result(s, "mlp", COMMIT_A, MACHINE, STARTED);
+	cr_assert_str_eq(stored,
+			 "results:" COMMIT_A "/" MACHINE "/mlp-" STAMP ".json");
+	assert_scratch_empty();
+	free(stored);
+	store_free(s);
+	strbuf_release(&path);
+}
+
+/* The scratch of one claim: "<scratch>/<commit>/<machine>/<area>/<name>". */
+static char *scratch_path(const char *commit, const char *area,
+			  const char *name)
+{
+	struct strbuf path = STRBUF_INIT;
+
+	strbuf_addf(&path, SCRATCH "/%s/" MACHINE "/%s/%s", commit, area, name);
+	return strbuf_detach(&path, NULL);
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+/* Creates the directories above the file `path`; < 0 on failure. */
+static int mkdir_parent(const char *path)
+{
+	char *dir = xstrdup(path);
+	int error;
+
+	*strrchr(dir, '/') = '\0';
+	error = mkdir_p(dir);
+	free(dir);
+	return error;
+}
+
+/*
+ * A writer that reserves a slot for `suite`, writes a log, an artifact
+ * and a half-written object into its quarantine (as a kill in the middle
+ * of git_blob_create_from_disk() leaves it), then tells the parent on
+ * `ready` and either dies at once of SIGKILL or, alive, waits for `go` to
+ * close and stores its result (exit 0 when that worked). A forked child:
+ * no Criterion asserts there.
+ */
+static pid_t start_writer(const char *suite, bool die, const int ready[2],
+			  const int go[2])
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		struct result *r =
+			make_result(suite, COMMIT_A, MACHINE, STARTED);
+		struct store_slot *slot = NULL;
+		struct strbuf path = STRBUF_INIT;
+		struct store *s = NULL;
+		char byte = 0;
+
+		/* else the parent's close of `go` would never reach us */
+		close(ready[0]);
+		close(go[1]);
+
+		if (store_open(&s, "git:results") < 0 ||
+		    store_reserve(s, r, &slot) < 0)
+			_exit(2);
+		strbuf_addf(&path, "%s/" CASE_DIR ".log", slot->log_dir);
+		if (write_file_atomic(path.buf, "run 0\n", 6) < 0)
+			_exit(3);
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s/artifacts/%s/" CASE_DIR "/perf.data",
+			    slot->dir, slot->name);
+		if (mkdir_parent(path.buf) < 0 ||
+		    write_file_atomic(path.buf, "perf", 4) < 0)
+			_exit(4);
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s/.objects/tmp_object_git2_a1b2c3",
+			    slot->log_dir);
+		if (mkdir_parent(path.buf) < 0 ||
+		    write_file_atomic(path.buf, "x\234", 2) < 0)
+			_exit(5);
+		if (write(ready[1], &byte, 1) != 1)
+			_exit(6);
+		if (die)
+			kill(getpid(), SIGKILL);
+		if (read(go[0], &byte, 1) < 0)
+			_exit(7);
+		_exit(store_write(s, r, slot, NULL) < 0 ? 8 : 0);
+	}
+	return pid;
+}
+
+/*
+ * The issue's kill -9 mid-write left 183 MB of scratch for good. A writer
+ * that died leaves a claim whose owner lock nobody holds: the next writer
+ * removes it, its artifacts and quarantined objects, and takes the name.
+ * A live writer's claim, and what it writes, is never touched; nor is a
+ * claim of an older benchgate (no owner file) left behind.
+ */
+Test(store_git, a_dead_writers_scratch_is_reclaimed_and_a_live_ones_kept)
+{
+	char *dead_log = scratch_path(COMMIT_A, "logs", "mlp-" STAMP);
+	char *dead_artifacts =
+		scratch_path(COMMIT_A, "artifacts", "mlp-" STAMP);
+	char *live_log = scratch_path(COMMIT_A, "logs", "other-" STAMP);
+	char *old_log = scratch_path(COMMIT_B, "logs", "mlp-" STAMP);
+	int ready[2], go[2], status;
+	struct store *s = NULL;
+	pid_t dead, live;
+	char byte, *file, *stored;
+
+	cr_assert_eq(pipe(ready), 0);
+	cr_assert_eq(pipe(go), 0);
+	/* the live one first: its first claim would reclaim the dead one's */
+	live = start_writer("other", false, ready, go);
+	cr_assert_eq(read(ready[0], &byte, 1), 1, "the live writer started");
+	dead = start_writer("mlp", true, ready, go);
+	cr_assert_eq(read(ready[0], &byte, 1), 1, "the dead writer started");
+	cr_assert_eq(waitpid(dead, &status, 0), dead);
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+		  "the writer did not die as planned: status %d", status);
+	/* an older benchgate's claim: no owner lock */
+	file = test_write_file(old_log, CASE_DIR ".log", "run 0\n");
+	free(file);
+	cr_assert(exists(dead_log) && exists(dead_artifacts) &&
+			  exists(live_log),
+		  "the writers left no scratch to test with");
+
+	s = open_store();
+	stored = write_result(s, "mlp", COMMIT_A, MACHINE, STARTED);
+	cr_assert_str_eq(stored,
+			 "results:" COMMIT_A "/" MACHINE "/mlp-" STAMP ".json",
+			 "the dead writer's name is free again");
+	cr_assert_not(exists(dead_log), "%s is left", dead_log);
+	cr_assert_not(exists(dead_artifacts), "%s is left", dead_artifacts);
+	cr_assert_not(exists(SCRATCH "/" COMMIT_B), "the old claim is left");
+	cr_assert(exists(live_log), "the live writer's claim was removed");
+
+	close(go[1]);
+	cr_assert_eq(waitpid(live, &status, 0), live);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "the live writer failed: status %d", status);
+	assert_scratch_empty();
+	assert_no_temporary_objects();
+	cr_assert_eq(count_commits(BRANCH_REF), 2);
+	close(ready[0]);
+	close(ready[1]);
+	close(go[0]);
+	free(stored);
+	store_free(s);
+	free(dead_log);
+	free(dead_artifacts);
+	free(live_log);
+	free(old_log);
 }

@@ -18,14 +18,23 @@
  * While a run is in progress its logs and artifacts are plain files in a
  * scratch directory inside the repository's git directory,
  * "<commondir>/benchgate/<branch>/<commit>/<machine>/{logs,artifacts}/
- * <name>/", removed once the result is on the branch. The logs/
- * directory is also the claim on <name>: it is created, under an flock on
- * "<commondir>/benchgate/<branch>/.lock", only for a name that is neither
- * in the branch nor claimed, and removed, under the lock again, once the
- * result is on the branch. The branch is updated with a compare-and-swap
- * of its ref, so concurrent local writers (and `benchgate sync`) never
- * drop each other's commits: a writer that loses the race re-reads the
- * branch and commits again on top.
+ * <name>/". The logs/ directory is also the claim on <name>: it is
+ * created, under an flock on "<commondir>/benchgate/<branch>/.lock", only
+ * for a name that is neither in the branch nor claimed, and removed, under
+ * the lock again, when the write ends. The branch is updated with a
+ * compare-and-swap of its ref, so concurrent local writers (and `benchgate
+ * sync`) never drop each other's commits: a writer that loses the race
+ * re-reads the branch and commits again on top.
+ *
+ * Nothing of a write outlives it, whether it succeeds or fails (a full
+ * disk): its objects go first into a quarantine inside the claim,
+ * "<claim>/.objects" (as git's receive-pack does), and move into the
+ * repository's objects just before the ref does; then the claim, its
+ * artifacts and the quarantine are removed. A claim holds an flock on
+ * "<claim>/.owner" for as long as its writer lives, so what a killed
+ * writer leaves (a claim whose .owner can be locked, or has none) is
+ * removed by the next writer under the scratch lock, and a live writer's
+ * claim is never touched.
  */
 #include "harness/store/store.h"
 #include "harness/store/store_backend.h"
@@ -42,6 +51,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <git2.h>
+#include <git2/sys/odb_backend.h>
+#include <git2/sys/repository.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -54,12 +66,24 @@
  * with the backoff below, about ten seconds. */
 #define CAS_ATTEMPTS_MAX 400
 
+/* A claim of this process: its directory, and the descriptor whose
+ * flock on "<dir>/.owner" tells other writers it is alive. */
+struct held_claim {
+	char *dir;
+	int fd;
+	pid_t pid; /* a forked child's copy is not its to release */
+};
+
 struct git_store {
 	git_repository *repo;
 	char *branch;	       /* "benchgate-results" */
 	char *ref;	       /* "refs/heads/benchgate-results" */
 	char *scratch;	       /* "<commondir>/benchgate/<branch>" */
+	char *objects;	       /* the repository's objects directory */
 	unsigned random_state; /* for the retry jitter */
+	bool reclaimed;	       /* dead writers' scratch removed */
+	struct held_claim *held;
+	size_t held_nr, held_alloc;
 };
 
 /* What a write puts on the branch besides the result: its log and
@@ -117,23 +141,25 @@ static int lock_scratch(struct git_store *gs, int *fd_out)
 /* Reading the branch */
 
 /*
- * The branch's tip into *tip and its tree into *tree (free it); *tree is
- * NULL when the branch does not exist yet.
+ * The branch's tip into *tip and its tree into *tree (free it), read
+ * through repo (gs->repo, or a write's: see open_writer()); *tree is NULL
+ * when the branch does not exist yet.
  */
-static int read_tip(struct git_store *gs, git_oid *tip, git_tree **tree)
+static int read_tip(struct git_store *gs, git_repository *repo, git_oid *tip,
+		    git_tree **tree)
 {
 	git_commit *commit = NULL;
 	int error;
 
 	*tree = NULL;
 	memset(tip, 0, sizeof(*tip));
-	error = git_reference_name_to_id(tip, gs->repo, gs->ref);
+	error = git_reference_name_to_id(tip, repo, gs->ref);
 	if (error == GIT_ENOTFOUND)
 		return BG_OK;
 	if (error < 0)
 		return bg_error("cannot read branch '%s': %s", gs->branch,
 				gitref_message());
-	if (git_commit_lookup(&commit, gs->repo, tip) < 0 ||
+	if (git_commit_lookup(&commit, repo, tip) < 0 ||
 	    git_commit_tree(tree, commit) < 0)
 		error = bg_error("cannot read the tip of branch '%s': %s",
 				 gs->branch, gitref_message());
@@ -247,7 +273,7 @@ static int git_list(struct store *store, const struct store_query *q,
 	}
 	if (q->commit && (error = store_commit_prefix(q->commit, &prefix)) < 0)
 		goto done;
-	if ((error = read_tip(gs, &tip, &root)) < 0 || !root)
+	if ((error = read_tip(gs, gs->repo, &tip, &root)) < 0 || !root)
 		goto done;
 	if (q->commit && store_commit_name_valid(prefix.buf)) {
 		if ((error = subtree(&commit_tree, gs->repo, root,
@@ -304,7 +330,7 @@ static int git_load(struct store *store, const struct store_entry *entry,
 	assert(!strncmp(entry->path, gs->branch, branch_len) &&
 	       entry->path[branch_len] == ':');
 	path = entry->path + branch_len + 1;
-	if ((error = read_tip(gs, &tip, &root)) < 0)
+	if ((error = read_tip(gs, gs->repo, &tip, &root)) < 0)
 		goto done;
 	if (!root || git_tree_entry_bypath(&te, root, path) < 0 ||
 	    git_tree_entry_type(te) != GIT_OBJECT_BLOB) {
@@ -336,6 +362,172 @@ done:
 	return error;
 }
 
+/* Removing scratch */
+
+/* nftw() callback of remove_contents(): children before their directory
+ * (FTW_DEPTH), the root itself left alone. */
+static int remove_entry(const char *path, const struct stat *st, int type,
+			struct FTW *ftw)
+{
+	(void)st;
+	if (ftw->level > 0)
+		(void)(type == FTW_DP ? rmdir(path) : unlink(path));
+	return 0;
+}
+
+/*
+ * Removes everything below dir, not dir itself: scratch files whose
+ * content is already on the branch, or never will be. Best effort; what
+ * cannot be removed stays (symbolic links are removed, never followed:
+ * FTW_PHYS).
+ */
+static void remove_contents(const char *dir)
+{
+	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void remove_tree(const char *dir)
+{
+	remove_contents(dir);
+	rmdir(dir);
+}
+
+/* "<machine dir>" and "<name>" of a claim "<machine dir>/logs/<name>". */
+static const char *claim_parts(const char *claim, struct strbuf *machine_dir)
+{
+	const char *name = strrchr(claim, '/');
+	size_t logs_len;
+
+	assert(name);
+	logs_len = (size_t)(name - claim);
+	assert(logs_len > 5 && !strncmp(name - 5, "/logs", 5));
+	strbuf_add(machine_dir, claim, logs_len - 5);
+	return name + 1;
+}
+
+/*
+ * Under the scratch lock: removes "<machine dir>/logs" once no claim is
+ * left in it, then "<machine dir>/artifacts" and the directories left
+ * empty up to the scratch root. Only a claim's writer puts artifacts
+ * there, and new claims wait for the lock, so with no claim left nothing
+ * is writing below the machine's directory.
+ */
+static void prune_machine_dir(const char *machine_dir)
+{
+	struct strbuf path = STRBUF_INIT;
+	const char *slash = strrchr(machine_dir, '/');
+
+	strbuf_addf(&path, "%s/logs", machine_dir);
+	if (rmdir(path.buf) < 0 && errno != ENOENT)
+		goto done;
+	strbuf_reset(&path);
+	strbuf_addf(&path, "%s/artifacts", machine_dir);
+	remove_tree(path.buf);
+	rmdir(machine_dir);
+	/* the commit's directory, when this was its last machine */
+	strbuf_reset(&path);
+	strbuf_add(&path, machine_dir, (size_t)(slash - machine_dir));
+	rmdir(path.buf);
+done:
+	strbuf_release(&path);
+}
+
+/* Claims of dead writers */
+
+/*
+ * Whether a claim directory belongs to no living writer: its ".owner" can
+ * be locked (the kernel dropped the lock of a process that died), or it
+ * has none (a claim half released, or made by a benchgate that predates
+ * owners). Called under the scratch lock, under which claims are made
+ * with their owner and released.
+ */
+static bool claim_abandoned(const char *claim)
+{
+	struct strbuf owner = STRBUF_INIT;
+	bool abandoned;
+	int fd;
+
+	strbuf_addf(&owner, "%s/.owner", claim);
+	fd = open(owner.buf, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		abandoned = errno == ENOENT;
+	} else {
+		abandoned = flock(fd, LOCK_EX | LOCK_NB) == 0;
+		close(fd);
+	}
+	strbuf_release(&owner);
+	return abandoned;
+}
+
+/* Under the scratch lock: removes the abandoned claims of one
+ * "<commit>/<machine>" scratch directory, their artifacts with them. */
+static void reclaim_machine_dir(const char *machine_dir)
+{
+	struct strbuf logs = STRBUF_INIT, path = STRBUF_INIT;
+	struct dirent *de;
+	DIR *d;
+
+	strbuf_addf(&logs, "%s/logs", machine_dir);
+	if ((d = opendir(logs.buf))) {
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			strbuf_reset(&path);
+			strbuf_addf(&path, "%s/%s", logs.buf, de->d_name);
+			if (!claim_abandoned(path.buf))
+				continue;
+			remove_tree(path.buf);
+			strbuf_reset(&path);
+			strbuf_addf(&path, "%s/artifacts/%s", machine_dir,
+				    de->d_name);
+			remove_tree(path.buf);
+		}
+		closedir(d);
+	}
+	prune_machine_dir(machine_dir);
+	strbuf_release(&logs);
+	strbuf_release(&path);
+}
+
+/*
+ * Removes what writers that died (kill -9, a crash, a full disk under an
+ * older benchgate) left in the scratch directory: their claims, logs,
+ * artifacts and quarantined objects. Under the scratch lock; best effort.
+ * Only directories named like commits and machines are looked at, so the
+ * scratch of a branch "<branch>/x" below this one is left alone.
+ */
+static void reclaim_abandoned(struct git_store *gs)
+{
+	struct strbuf commit_dir = STRBUF_INIT, machine_dir = STRBUF_INIT;
+	struct dirent *de, *me;
+	DIR *top, *machines;
+
+	if (!(top = opendir(gs->scratch)))
+		return;
+	while ((de = readdir(top))) {
+		if (!store_commit_name_valid(de->d_name))
+			continue;
+		strbuf_reset(&commit_dir);
+		strbuf_addf(&commit_dir, "%s/%s", gs->scratch, de->d_name);
+		if (!(machines = opendir(commit_dir.buf)))
+			continue;
+		while ((me = readdir(machines))) {
+			if (me->d_name[0] == '.' ||
+			    !result_machine_id_valid(me->d_name))
+				continue;
+			strbuf_reset(&machine_dir);
+			strbuf_addf(&machine_dir, "%s/%s", commit_dir.buf,
+				    me->d_name);
+			reclaim_machine_dir(machine_dir.buf);
+		}
+		closedir(machines);
+		rmdir(commit_dir.buf);
+	}
+	closedir(top);
+	strbuf_release(&commit_dir);
+	strbuf_release(&machine_dir);
+}
+
 /* Claiming names */
 
 /* Where claim_name() looks for a result already on the branch. */
@@ -357,69 +549,123 @@ static bool on_branch(const char *name, void *data)
 }
 
 /*
+ * Marks a new claim as this process's: an flock on "<claim>/.owner",
+ * held (close-on-exec, so no benchmark inherits it) until the claim is
+ * released. Taken under the scratch lock, so that no other writer ever
+ * sees the claim without it.
+ */
+static int hold_claim(struct git_store *gs, const char *claim)
+{
+	struct strbuf owner = STRBUF_INIT;
+	struct held_claim *held;
+	int fd, error = BG_OK;
+
+	strbuf_addf(&owner, "%s/.owner", claim);
+	fd = open(owner.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		error = bg_error("cannot lock '%s': %s", owner.buf,
+				 strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		goto done;
+	}
+	ALLOC_GROW(gs->held, gs->held_nr + 1, gs->held_alloc);
+	held = &gs->held[gs->held_nr++];
+	held->dir = xstrdup(claim);
+	held->fd = fd;
+	held->pid = getpid();
+done:
+	strbuf_release(&owner);
+	return error;
+}
+
+/* Closes the owner lock of a claim of this process. */
+static void drop_claim(struct git_store *gs, const char *claim)
+{
+	for (size_t i = 0; i < gs->held_nr; i++) {
+		if (strcmp(gs->held[i].dir, claim))
+			continue;
+		close(gs->held[i].fd);
+		free(gs->held[i].dir);
+		gs->held[i] = gs->held[--gs->held_nr];
+		return;
+	}
+}
+
+/*
  * Claims the first name "<stem>[-N]" (from the first_attempt-th
  * candidate) that is neither on the branch nor claimed by another writer:
- * creates "<scratch_dir>/logs/<name>" and leaves the name in `name`.
+ * creates "<scratch_dir>/logs/<name>" with its owner lock and leaves the
+ * name in `name`. The first claim of a store removes what dead writers
+ * left (reclaim_abandoned()).
  */
 static int claim_name(struct git_store *gs, const char *rel_dir,
 		      const char *scratch_dir, const char *stem,
 		      unsigned first_attempt, struct strbuf *name)
 {
 	struct strbuf logs = STRBUF_INIT, where = STRBUF_INIT;
+	struct strbuf claim = STRBUF_INIT;
 	struct branch_names branch = { NULL, rel_dir };
 	git_oid tip;
 	int lock = -1, error;
 
 	strbuf_addf(&logs, "%s/logs", scratch_dir);
 	strbuf_addf(&where, "on branch '%s'", gs->branch);
-	if ((error = mkdir_p(logs.buf)) < 0 ||
-	    (error = lock_scratch(gs, &lock)) < 0 ||
-	    (error = read_tip(gs, &tip, &branch.root)) < 0)
+	if ((error = lock_scratch(gs, &lock)) < 0)
 		goto done;
-	error = store_claim_name(stem, first_attempt, logs.buf, on_branch,
-				 &branch, where.buf, name);
+	if (!gs->reclaimed) {
+		reclaim_abandoned(gs);
+		gs->reclaimed = true;
+	}
+	/* logs/ under the lock too: prune_machine_dir() removes it when
+	 * empty */
+	if ((error = mkdir_p(logs.buf)) < 0 ||
+	    (error = read_tip(gs, gs->repo, &tip, &branch.root)) < 0 ||
+	    (error = store_claim_name(stem, first_attempt, logs.buf, on_branch,
+				      &branch, where.buf, name)) < 0)
+		goto done;
+	strbuf_addf(&claim, "%s/%s", logs.buf, name->buf);
+	if ((error = hold_claim(gs, claim.buf)) < 0)
+		remove_tree(claim.buf);
 done:
+	if (error < 0 && lock >= 0)
+		prune_machine_dir(scratch_dir);
 	unlock_file(lock);
 	git_tree_free(branch.root);
 	strbuf_release(&logs);
 	strbuf_release(&where);
+	strbuf_release(&claim);
 	return error;
 }
 
-/* nftw() callback of remove_contents(): children before their directory
- * (FTW_DEPTH), the root itself left alone. */
-static int remove_entry(const char *path, const struct stat *st, int type,
-			struct FTW *ftw)
-{
-	(void)st;
-	if (ftw->level > 0)
-		(void)(type == FTW_DP ? rmdir(path) : unlink(path));
-	return 0;
-}
-
 /*
- * Removes everything below dir, not dir itself: scratch files whose
- * content is already on the branch. Best effort; what cannot be removed
- * stays (symbolic links are removed, never followed: FTW_PHYS).
+ * Ends a claim of this process, written or not: removes its artifacts,
+ * then the claim with its logs and quarantined objects, then the
+ * directories left empty.
  */
-static void remove_contents(const char *dir)
+static void release_claim(struct git_store *gs, const char *claim)
 {
-	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-/* Removes a claim directory and the log files in it. */
-static void release_claim(struct git_store *gs, const char *claim_dir)
-{
+	struct strbuf machine_dir = STRBUF_INIT, artifacts = STRBUF_INIT;
+	const char *name = claim_parts(claim, &machine_dir);
 	int lock = -1;
 
-	remove_contents(claim_dir);
+	/* Artifacts first: once the claim is gone, nothing may be left
+	 * that another writer could mistake for its own. */
+	strbuf_addf(&artifacts, "%s/artifacts/%s", machine_dir.buf, name);
+	remove_tree(artifacts.buf);
+	remove_contents(claim);
 	/* Under the lock: a writer choosing a name must see either the
 	 * claim or the result on the branch, never neither. */
-	if (lock_scratch(gs, &lock) == BG_OK)
-		rmdir(claim_dir);
-	else
+	if (lock_scratch(gs, &lock) == BG_OK) {
+		rmdir(claim);
+		prune_machine_dir(machine_dir.buf);
+	} else {
 		bg_error_clear();
+	}
 	unlock_file(lock);
+	drop_claim(gs, claim);
+	strbuf_release(&machine_dir);
+	strbuf_release(&artifacts);
 }
 
 /* "<scratch>/<commit>/<machine>", "<commit>/<machine>" and the stem of
@@ -459,6 +705,117 @@ done:
 	return error;
 }
 
+/* The quarantine */
+
+/*
+ * A repository handle for one write, at the store's repository, whose
+ * object database writes into `quarantine` (created here) and reads from
+ * there and then from the repository's objects (as an alternate, which
+ * libgit2 never writes to). An object the repository already has is not
+ * written again.
+ */
+static int open_writer(struct git_store *gs, const char *quarantine,
+		       git_repository **out)
+{
+	git_repository *repo = NULL;
+	git_odb_backend *loose = NULL;
+	git_odb *odb = NULL;
+	int error = BG_OK;
+
+	*out = NULL;
+	if (mkdir(quarantine, 0777) < 0 && errno != EEXIST)
+		return bg_error("cannot create directory '%s': %s", quarantine,
+				strerror(errno));
+	if (git_repository_open(&repo, git_repository_path(gs->repo)) < 0 ||
+	    git_odb_new(&odb) < 0 ||
+	    git_odb_backend_loose(&loose, quarantine, -1, 0, 0, 0) < 0) {
+		error = bg_error("cannot open the repository for writing: %s",
+				 gitref_message());
+		goto done;
+	}
+	if (git_odb_add_backend(odb, loose, 1) < 0) {
+		loose->free(loose);
+		error = bg_error("cannot open the repository for writing: %s",
+				 gitref_message());
+		goto done;
+	}
+	if (git_odb_add_disk_alternate(odb, gs->objects) < 0 ||
+	    git_repository_set_odb(repo, odb) < 0) {
+		error = bg_error("cannot open the repository for writing: %s",
+				 gitref_message());
+		goto done;
+	}
+	*out = repo;
+	repo = NULL;
+done:
+	git_odb_free(odb);
+	git_repository_free(repo);
+	return error;
+}
+
+/* Moves the finished objects of one "<quarantine>/xx" directory into
+ * "<objects>/xx"; libgit2's temporary files stay behind. */
+static int publish_fanout(const char *quarantine, const char *objects,
+			  const char *fanout)
+{
+	struct strbuf from = STRBUF_INIT, to = STRBUF_INIT;
+	struct dirent *de;
+	DIR *d;
+	int error = BG_OK;
+
+	strbuf_addf(&from, "%s/%s", quarantine, fanout);
+	strbuf_addf(&to, "%s/%s", objects, fanout);
+	if (!(d = opendir(from.buf))) {
+		error = bg_error("cannot read directory '%s': %s", from.buf,
+				 strerror(errno));
+		goto done;
+	}
+	if (mkdir(to.buf, 0777) < 0 && errno != EEXIST) {
+		error = bg_error("cannot create directory '%s': %s", to.buf,
+				 strerror(errno));
+		goto done;
+	}
+	while (!error && (de = readdir(d))) {
+		if (strspn(de->d_name, "0123456789abcdef") < 38)
+			continue;
+		strbuf_setlen(&from, strlen(quarantine) + 3);
+		strbuf_addf(&from, "/%s", de->d_name);
+		strbuf_setlen(&to, strlen(objects) + 3);
+		strbuf_addf(&to, "/%s", de->d_name);
+		/* Replacing an object someone else stored meanwhile is
+		 * harmless: the name is its content. */
+		if (rename(from.buf, to.buf) < 0)
+			error = bg_error("cannot move object '%s' to '%s': %s",
+					 from.buf, to.buf, strerror(errno));
+	}
+done:
+	if (d)
+		closedir(d);
+	strbuf_release(&from);
+	strbuf_release(&to);
+	return error;
+}
+
+/* Moves every object of the quarantine into the repository's objects:
+ * before the ref names them, never after. */
+static int publish_objects(struct git_store *gs, const char *quarantine)
+{
+	struct dirent *de;
+	DIR *d = opendir(quarantine);
+	int error = BG_OK;
+
+	if (!d)
+		return bg_error("cannot read directory '%s': %s", quarantine,
+				strerror(errno));
+	while (!error && (de = readdir(d)))
+		if (strlen(de->d_name) == 2 &&
+		    strspn(de->d_name, "0123456789abcdef") == 2)
+			error = publish_fanout(quarantine, gs->objects,
+					       de->d_name);
+	closedir(d);
+	return error;
+}
+
 /* Writing */
 
 static void file_blobs_release(struct file_blobs *files)
@@ -472,10 +829,11 @@ static void file_blobs_release(struct file_blobs *files)
 /*
  * Stores every regular file below "<top>/<sub>" (sub "" for top itself),
  * recursively, as a blob of `area` named by its path relative to top.
- * Hidden files (a writer's temporary files) and anything that is neither
- * a file nor a directory are left out; a missing top has no files.
+ * Hidden files (a writer's temporary files, the claim's owner and
+ * quarantine) and anything that is neither a file nor a directory are
+ * left out; a missing top has no files.
  */
-static int read_files(struct git_store *gs, const char *top, const char *sub,
+static int read_files(git_repository *repo, const char *top, const char *sub,
 		      const char *area, struct file_blobs *files)
 {
 	struct strbuf dir = STRBUF_INIT, path = STRBUF_INIT;
@@ -508,15 +866,14 @@ static int read_files(struct git_store *gs, const char *top, const char *sub,
 		if (lstat(path.buf, &st) < 0)
 			continue;
 		if (S_ISDIR(st.st_mode)) {
-			error = read_files(gs, top, rel.buf, area, files);
+			error = read_files(repo, top, rel.buf, area, files);
 			continue;
 		}
 		if (!S_ISREG(st.st_mode))
 			continue;
 		ALLOC_GROW(files->items, files->nr + 1, files->alloc);
 		file = &files->items[files->nr];
-		if (git_blob_create_from_disk(&file->id, gs->repo, path.buf) <
-		    0) {
+		if (git_blob_create_from_disk(&file->id, repo, path.buf) < 0) {
 			error = bg_error("cannot store '%s': %s", path.buf,
 					 gitref_message());
 			break;
@@ -558,7 +915,7 @@ static void move_path(char **path, const char *area, const char *old_name,
  * git_write()), its cases' logs and artifacts move along: "logs/<old>/"
  * becomes "logs/<name>/" and "artifacts/<old>/" "artifacts/<name>/".
  */
-static int result_blob(struct git_store *gs, const struct result *r,
+static int result_blob(git_repository *repo, const struct result *r,
 		       const char *old_name, const char *name, git_oid *out)
 {
 	struct strbuf json = STRBUF_INIT;
@@ -580,7 +937,7 @@ static int result_blob(struct git_store *gs, const struct result *r,
 		strbuf_reset(&json);
 		result_to_json(copy, &json);
 	}
-	if (git_blob_create_from_buffer(out, gs->repo, json.buf, json.len) < 0)
+	if (git_blob_create_from_buffer(out, repo, json.buf, json.len) < 0)
 		error = bg_error("cannot store result '%s': %s", name,
 				 gitref_message());
 done:
@@ -605,15 +962,23 @@ static int empty_tree(git_tree **out, git_repository *repo)
 	return error;
 }
 
+/* One write in progress: its repository handle (open_writer()) and the
+ * quarantine that handle writes objects into. */
+struct writer {
+	git_repository *repo;
+	const char *quarantine;
+};
+
 /*
  * One attempt to put the files on the branch: a commit on top of `tip`
- * (none when `tree` is NULL) with the files added, and a compare-and-swap
- * of the ref from `tip`. 1 when the branch moved or its ref is locked
- * (try again), 0 when done, < 0 on error.
+ * (none when `tree` is NULL) with the files added, its objects published,
+ * and a compare-and-swap of the ref from `tip`. 1 when the branch moved
+ * or its ref is locked (try again), 0 when done, < 0 on error.
  */
-static int commit_files(struct git_store *gs, const git_oid *tip,
-			git_tree *tree, const git_tree_update *updates,
-			size_t nupdates, const char *message)
+static int commit_files(struct git_store *gs, const struct writer *w,
+			const git_oid *tip, git_tree *tree,
+			const git_tree_update *updates, size_t nupdates,
+			const char *message)
 {
 	git_tree *base = NULL, *new_tree = NULL;
 	git_commit *parent = NULL;
@@ -621,28 +986,30 @@ static int commit_files(struct git_store *gs, const git_oid *tip,
 	git_oid tree_id, commit_id;
 	int error;
 
-	if (!tree && (error = empty_tree(&base, gs->repo)) < 0)
+	if (!tree && (error = empty_tree(&base, w->repo)) < 0)
 		goto done;
-	if (git_tree_create_updated(&tree_id, gs->repo, tree ? tree : base,
+	if (git_tree_create_updated(&tree_id, w->repo, tree ? tree : base,
 				    nupdates, updates) < 0 ||
-	    git_tree_lookup(&new_tree, gs->repo, &tree_id) < 0 ||
-	    (tree && git_commit_lookup(&parent, gs->repo, tip) < 0)) {
+	    git_tree_lookup(&new_tree, w->repo, &tree_id) < 0 ||
+	    (tree && git_commit_lookup(&parent, w->repo, tip) < 0)) {
 		error = bg_error("cannot build the tree of branch '%s': %s",
 				 gs->branch, gitref_message());
 		goto done;
 	}
-	if ((error = gitref_signature(&sig, gs->repo)) < 0)
+	if ((error = gitref_signature(&sig, w->repo)) < 0)
 		goto done;
-	if (git_commit_create(&commit_id, gs->repo, NULL, sig, sig, NULL,
+	if (git_commit_create(&commit_id, w->repo, NULL, sig, sig, NULL,
 			      message, new_tree, parent ? 1 : 0,
 			      (const git_commit **)&parent) < 0) {
 		error = bg_error("cannot commit to branch '%s': %s", gs->branch,
 				 gitref_message());
 		goto done;
 	}
+	if ((error = publish_objects(gs, w->quarantine)) < 0)
+		goto done;
 	/* Compare-and-swap: only from the tip the tree was built on (all
 	 * zeros for the first commit: only while there is no branch). */
-	error = gitref_move(gs->repo, gs->ref, tip, &commit_id, message);
+	error = gitref_move(w->repo, gs->ref, tip, &commit_id, message);
 done:
 	git_signature_free(sig);
 	git_commit_free(parent);
@@ -660,6 +1027,8 @@ static int git_write(struct store *store, const struct result *r,
 	struct strbuf name = STRBUF_INIT, path = STRBUF_INIT;
 	struct strbuf message = STRBUF_INIT, claim = STRBUF_INIT;
 	struct strbuf extra_claim = STRBUF_INIT, artifacts = STRBUF_INIT;
+	struct strbuf quarantine = STRBUF_INIT;
+	struct writer w = { NULL, NULL };
 	struct file_blobs files = { 0 };
 	git_tree_update *updates = NULL;
 	char **update_paths = NULL;
@@ -675,21 +1044,27 @@ static int git_write(struct store *store, const struct result *r,
 	if (slot) {
 		strbuf_addstr(&name, slot->name);
 		strbuf_addstr(&claim, slot->log_dir);
-		/* where session.c has the runner put them */
-		strbuf_addf(&artifacts, "%s/artifacts/%s", slot->dir,
-			    slot->name);
-		if ((error = read_files(gs, slot->log_dir, "", "logs",
-					&files)) < 0 ||
-		    (error = read_files(gs, artifacts.buf, "", "artifacts",
-					&files)) < 0)
-			goto done;
 	} else {
 		if ((error = claim_name(gs, rel_dir.buf, scratch_dir.buf,
 					stem.buf, 0, &name)) < 0)
 			goto done;
 		strbuf_addf(&claim, "%s/logs/%s", scratch_dir.buf, name.buf);
 	}
-	if ((error = result_blob(gs, r, NULL, name.buf, &result_id)) < 0)
+	strbuf_addf(&quarantine, "%s/.objects", claim.buf);
+	w.quarantine = quarantine.buf;
+	if ((error = open_writer(gs, quarantine.buf, &w.repo)) < 0)
+		goto done;
+	if (slot) {
+		/* where session.c has the runner put them */
+		strbuf_addf(&artifacts, "%s/artifacts/%s", slot->dir,
+			    slot->name);
+		if ((error = read_files(w.repo, slot->log_dir, "", "logs",
+					&files)) < 0 ||
+		    (error = read_files(w.repo, artifacts.buf, "", "artifacts",
+					&files)) < 0)
+			goto done;
+	}
+	if ((error = result_blob(w.repo, r, NULL, name.buf, &result_id)) < 0)
 		goto done;
 	updates = xcalloc(files.nr + 1, sizeof(*updates));
 	update_paths = xcalloc(files.nr + 1, sizeof(*update_paths));
@@ -707,7 +1082,7 @@ static int git_write(struct store *store, const struct result *r,
 		if (attempt)
 			backoff(gs, attempt);
 		git_tree_free(root);
-		if ((error = read_tip(gs, &tip, &root)) < 0)
+		if ((error = read_tip(gs, w.repo, &tip, &root)) < 0)
 			goto done;
 		strbuf_reset(&path);
 		strbuf_addf(&path, "%s/%s.json", rel_dir.buf, name.buf);
@@ -733,7 +1108,7 @@ static int git_write(struct store *store, const struct result *r,
 			strbuf_reset(&name);
 			strbuf_addstr(&name, fresh.buf);
 			strbuf_release(&fresh);
-			if ((error = result_blob(gs, r, old_name, name.buf,
+			if ((error = result_blob(w.repo, r, old_name, name.buf,
 						 &result_id)) < 0)
 				goto done;
 			strbuf_reset(&path);
@@ -760,8 +1135,8 @@ static int git_write(struct store *store, const struct result *r,
 			update_paths[i] = strbuf_detach(&update_path, NULL);
 			updates[i].path = update_paths[i];
 		}
-		committed = commit_files(gs, &tip, root, updates, files.nr + 1,
-					 message.buf);
+		committed = commit_files(gs, &w, &tip, root, updates,
+					 files.nr + 1, message.buf);
 		if (committed < 0) {
 			error = committed;
 			goto done;
@@ -769,19 +1144,13 @@ static int git_write(struct store *store, const struct result *r,
 	}
 	if (path_out)
 		strbuf_addf(path_out, "%s:%s", gs->branch, path.buf);
-	/* On the branch now; no claim guards this directory, so no lock. */
-	if (artifacts.len) {
-		remove_contents(artifacts.buf);
-		rmdir(artifacts.buf);
-		/* "<slot dir>/artifacts", when no other run uses it */
-		strbuf_setlen(&artifacts,
-			      strlen(slot->dir) + strlen("/artifacts"));
-		rmdir(artifacts.buf);
-	}
 	error = BG_OK;
 done:
-	/* After a failure too: the claim would only block the name. */
-	if (claim.len && (error == BG_OK || !slot))
+	git_tree_free(root);
+	git_repository_free(w.repo);
+	/* After a failure too: nothing of a write outlives it, or a full
+	 * disk would stay full of it (see the top of this file). */
+	if (claim.len)
 		release_claim(gs, claim.buf);
 	if (extra_claim.len)
 		release_claim(gs, extra_claim.buf);
@@ -790,7 +1159,6 @@ done:
 	free(update_paths);
 	free(updates);
 	file_blobs_release(&files);
-	git_tree_free(root);
 	strbuf_release(&scratch_dir);
 	strbuf_release(&rel_dir);
 	strbuf_release(&stem);
@@ -800,6 +1168,7 @@ done:
 	strbuf_release(&claim);
 	strbuf_release(&extra_claim);
 	strbuf_release(&artifacts);
+	strbuf_release(&quarantine);
 	return error;
 }
 
@@ -811,10 +1180,24 @@ static void git_free(struct store *store)
 
 	if (!gs)
 		return;
+	/* Slots reserved and never written (the run failed): their scratch
+	 * would only fill the disk. */
+	while (gs->held_nr) {
+		struct held_claim *held = &gs->held[gs->held_nr - 1];
+		char *claim = xstrdup(held->dir);
+
+		if (held->pid == getpid())
+			release_claim(gs, claim);
+		else
+			drop_claim(gs, claim);
+		free(claim);
+	}
+	free(gs->held);
 	git_repository_free(gs->repo);
 	free(gs->branch);
 	free(gs->ref);
 	free(gs->scratch);
+	free(gs->objects);
 	free(gs);
 	store->backend_data = NULL;
 }
@@ -826,7 +1209,8 @@ static const struct store_backend git_backend = {
 int store_git_open(struct store **out, const char *branch)
 {
 	struct strbuf ref = STRBUF_INIT, scratch = STRBUF_INIT;
-	struct strbuf location = STRBUF_INIT;
+	struct strbuf location = STRBUF_INIT, objects = STRBUF_INIT;
+	git_buf objects_dir = { NULL, 0, 0 };
 	git_repository *repo = NULL;
 	struct git_store *gs;
 	int valid = 0, error = BG_OK;
@@ -855,6 +1239,16 @@ int store_git_open(struct store **out, const char *branch)
 	while (scratch.len > 1 && scratch.buf[scratch.len - 1] == '/')
 		strbuf_setlen(&scratch, scratch.len - 1);
 	strbuf_addf(&scratch, "/benchgate/%s", branch);
+	if (git_repository_item_path(&objects_dir, repo,
+				     GIT_REPOSITORY_ITEM_OBJECTS) < 0) {
+		error = bg_error("store '%s': cannot find the objects of the "
+				 "repository: %s",
+				 location.buf, gitref_message());
+		goto done;
+	}
+	strbuf_addstr(&objects, objects_dir.ptr);
+	while (objects.len > 1 && objects.buf[objects.len - 1] == '/')
+		strbuf_setlen(&objects, objects.len - 1);
 
 	gs = xcalloc(1, sizeof(*gs));
 	gs->repo = repo;
@@ -862,6 +1256,7 @@ int store_git_open(struct store **out, const char *branch)
 	gs->branch = xstrdup(branch);
 	gs->ref = strbuf_detach(&ref, NULL);
 	gs->scratch = strbuf_detach(&scratch, NULL);
+	gs->objects = strbuf_detach(&objects, NULL);
 	gs->random_state = (unsigned)getpid() ^ (unsigned)time(NULL);
 	*out = store_new(&git_backend, strbuf_detach(&location, NULL), gs);
 done:
@@ -869,5 +1264,7 @@ done:
 	strbuf_release(&ref);
 	strbuf_release(&scratch);
 	strbuf_release(&location);
+	strbuf_release(&objects);
+	git_buf_dispose(&objects_dir);
 	return error;
 }
