@@ -641,38 +641,12 @@ Test(store_git, first_writers_racing_to_create_the_branch_lose_nothing)
 
 #define SCRATCH ".git/benchgate/results"
 
-/* The entries of dir, recursively, as "a a/b a/b/c ..." relative to it
- * ("" when it is empty or missing). */
-static void list_tree(struct strbuf *out, const char *dir, const char *rel)
-{
-	struct strbuf path = STRBUF_INIT, sub = STRBUF_INIT;
-	struct dirent *de;
-	DIR *d;
-
-	strbuf_addf(&path, "%s%s%s", dir, *rel ? "/" : "", rel);
-	if (!(d = opendir(path.buf))) {
-		strbuf_release(&path);
-		return;
-	}
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		strbuf_reset(&sub);
-		strbuf_addf(&sub, "%s%s%s", rel, *rel ? "/" : "", de->d_name);
-		strbuf_addf(out, "%s%s", out->len ? " " : "", sub.buf);
-		list_tree(out, dir, sub.buf);
-	}
-	closedir(d);
-	strbuf_release(&path);
-	strbuf_release(&sub);
-}
-
 /* Nothing of any write is left in the scratch directory but its lock. */
 static void assert_scratch_empty(void)
 {
 	struct strbuf left = STRBUF_INIT;
 
-	list_tree(&left, SCRATCH, "");
+	test_list_tree(&left, SCRATCH);
 	cr_assert_str_eq(left.buf, ".lock", "left in " SCRATCH ": %s",
 			 left.buf);
 	strbuf_release(&left);
@@ -683,7 +657,7 @@ static void assert_no_temporary_objects(void)
 {
 	struct strbuf all = STRBUF_INIT;
 
-	list_tree(&all, ".git/objects", "");
+	test_list_tree(&all, ".git/objects");
 	cr_assert_null(strstr(all.buf, "tmp_"), "%s", all.buf);
 	strbuf_release(&all);
 }

@@ -4,6 +4,7 @@
 #include "harness/util/fileio.h"
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -64,6 +65,35 @@ char *test_read_file(const char *path)
 		return NULL;
 	}
 	return strbuf_detach(&text, NULL);
+}
+
+static void list_below(struct strbuf *out, const char *dir, const char *rel)
+{
+	struct strbuf path = STRBUF_INIT, sub = STRBUF_INIT;
+	struct dirent *de;
+	DIR *d;
+
+	strbuf_addf(&path, "%s%s%s", dir, *rel ? "/" : "", rel);
+	if ((d = opendir(path.buf))) {
+		while ((de = readdir(d))) {
+			if (!strcmp(de->d_name, ".") ||
+			    !strcmp(de->d_name, ".."))
+				continue;
+			strbuf_reset(&sub);
+			strbuf_addf(&sub, "%s%s%s", rel, *rel ? "/" : "",
+				    de->d_name);
+			strbuf_addf(out, "%s%s", out->len ? " " : "", sub.buf);
+			list_below(out, dir, sub.buf);
+		}
+		closedir(d);
+	}
+	strbuf_release(&path);
+	strbuf_release(&sub);
+}
+
+void test_list_tree(struct strbuf *out, const char *dir)
+{
+	list_below(out, dir, "");
 }
 
 static void drain(int fd, struct strbuf *into, bool *open_flag)

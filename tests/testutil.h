@@ -21,6 +21,10 @@ char *test_write_file(const char *dir, const char *name, const char *text);
 /* Reads a whole file into a new string (free it); NULL when unreadable. */
 char *test_read_file(const char *path);
 
+/* Appends the paths below dir, recursively and relative to it, separated
+ * by spaces ("a a/b a/b/c"; nothing when dir is empty or missing). */
+void test_list_tree(struct strbuf *out, const char *dir);
+
 struct test_output {
 	int exit_code; /* -1 when killed by a signal */
 	struct strbuf out;

@@ -11,7 +11,6 @@
 #include "testutil.h"
 
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -80,35 +79,20 @@ static char *many_cases_suite(void)
 }
 
 /* The scratch directory's entries, recursively, space-separated. */
-static void list_scratch(struct strbuf *out, const char *rel)
+static void list_scratch(struct strbuf *out)
 {
-	struct strbuf path = STRBUF_INIT, sub = STRBUF_INIT;
-	struct dirent *de;
-	DIR *d;
+	struct strbuf path = STRBUF_INIT;
 
-	strbuf_addf(&path, "%s" SCRATCH "%s%s", repo_dir, *rel ? "/" : "", rel);
-	if (!(d = opendir(path.buf))) {
-		strbuf_release(&path);
-		return;
-	}
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		strbuf_reset(&sub);
-		strbuf_addf(&sub, "%s%s%s", rel, *rel ? "/" : "", de->d_name);
-		strbuf_addf(out, "%s%s", out->len ? " " : "", sub.buf);
-		list_scratch(out, sub.buf);
-	}
-	closedir(d);
+	strbuf_addf(&path, "%s" SCRATCH, repo_dir);
+	test_list_tree(out, path.buf);
 	strbuf_release(&path);
-	strbuf_release(&sub);
 }
 
 static void assert_scratch_empty(void)
 {
 	struct strbuf left = STRBUF_INIT;
 
-	list_scratch(&left, "");
+	list_scratch(&left);
 	cr_assert_str_eq(left.buf, ".lock", "left in %s" SCRATCH ": %.2000s",
 			 repo_dir, left.buf);
 	strbuf_release(&left);
@@ -229,7 +213,7 @@ Test(store_git_faults, a_killed_runs_scratch_is_removed_by_the_next_run)
 	cr_assert_gt(benchmark, 0, "the benchmark never started");
 	/* The benchmark is an orphan now; not this test's subject. */
 	kill(benchmark, SIGKILL);
-	list_scratch(&left, "");
+	list_scratch(&left);
 	cr_assert(strstr(left.buf, "/logs/slow-"),
 		  "the killed run left no claim to reclaim: %s", left.buf);
 
