@@ -641,12 +641,18 @@ static void commit_incompressible(const char *job, size_t size)
  */
 Test(sync, a_server_closing_during_the_push_is_an_error_not_a_sigpipe)
 {
-	/* libgit2 1.5 leaks 64 bytes inside git_remote_upload when a send
-	 * fails; full stacks let sync.c's suppression name it. */
-	const char *env[] = { "ASAN_OPTIONS=fast_unwind_on_malloc=0", NULL };
+	struct strbuf asan = STRBUF_INIT;
+	const char *env[] = { NULL, NULL };
 	char *job = make_job("job");
 	struct fake_server fake;
 	struct test_output out;
+
+	/* libgit2 1.5 leaks 64 bytes inside git_remote_upload when a send
+	 * fails; full stacks let sync.c's suppression name it. */
+	strbuf_addf(&asan, "ASAN_OPTIONS=%s%sfast_unwind_on_malloc=0",
+		    getenv("ASAN_OPTIONS") ? getenv("ASAN_OPTIONS") : "",
+		    getenv("ASAN_OPTIONS") ? ":" : "");
+	env[0] = asan.buf;
 
 	commit_incompressible(job, 8u << 20);
 	fake_start(&fake, FAKE_CLOSE_EARLY);
@@ -663,6 +669,7 @@ Test(sync, a_server_closing_during_the_push_is_an_error_not_a_sigpipe)
 	cr_assert(strstr(out.err.buf, "the server closed the connection early"),
 		  "%s", out.err.buf);
 	test_output_release(&out);
+	strbuf_release(&asan);
 	free(job);
 }
 
