@@ -6,9 +6,11 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -672,4 +674,134 @@ Test(store, stray_files_are_ignored_or_reported)
 	free(err);
 	strbuf_release(&dir);
 	store_free(s);
+}
+
+/* Issue 17: temporary files of writes that failed or were killed. */
+
+/* A result whose document is far over a 4 KiB file size limit. */
+static struct result *make_big_result(void)
+{
+	struct result *r = make_result("big", COMMIT_A, MACHINE, STARTED);
+	struct metric_samples *latency =
+		result_case_metric(&r->cases[0], "latency");
+
+	for (int i = 0; i < 10000; i++)
+		metric_samples_push(latency, 1.5 + i * 1e-6);
+	return r;
+}
+
+/* No temporary file of a write anywhere below the store: neither in its
+ * .tmp directory nor beside a result (where older versions wrote them). */
+static void assert_no_temporary_file(const char *when)
+{
+	struct strbuf tree = STRBUF_INIT;
+
+	test_list_tree(&tree, root.buf);
+	cr_assert(!strstr(tree.buf, ".tmp/") && !strstr(tree.buf, ".tmp-"),
+		  "%s: %s", when, tree.buf);
+	strbuf_release(&tree);
+}
+
+Test(store, a_write_that_fails_leaves_no_temporary_file)
+{
+	struct store *s = open_store();
+	struct result *r = make_big_result();
+	struct strbuf path = STRBUF_INIT;
+	struct rlimit limit = { 4096, RLIM_INFINITY };
+
+	/* A full disk, as the kernel reports it to one process: the write
+	 * fails with EFBIG once the file passes 4 KiB. */
+	signal(SIGXFSZ, SIG_IGN);
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &limit), 0);
+	cr_assert_eq(store_write(s, r, NULL, &path), BG_ERROR);
+	cr_assert(strstr(bg_error_last(), "File too large"), "%s",
+		  bg_error_last());
+	cr_assert_eq(path.len, 0);
+	assert_no_temporary_file("after a failed write");
+	cr_assert_eq(count_matches(s, NULL), 0);
+
+	/* nor does a failed write aside (session_keep()) */
+	cr_assert_eq(store_write_aside(r, tmp, &path), BG_ERROR);
+	cr_assert_eq(path.len, 0);
+	cr_assert_eq(count_files(tmp, ".benchgate-unstored-"), 0);
+	cr_assert_eq(count_files(tmp, STORE_ASIDE_PREFIX), 0);
+	result_free(r);
+	strbuf_release(&path);
+	store_free(s);
+}
+
+/*
+ * A writer killed in the middle of writing its result: SIGXFSZ (default
+ * action: terminate) stops the child inside its write() once the file
+ * passes 4 KiB, as kill -9 would, leaving a half-written temporary file.
+ * The next run's start (store_reserve()) removes it.
+ */
+Test(store, a_killed_writers_temporary_file_is_reclaimed_at_the_next_start)
+{
+	struct store *s = open_store();
+	struct result *r = make_big_result();
+	struct store_slot *slot = NULL;
+	struct strbuf tree = STRBUF_INIT, path = STRBUF_INIT;
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	cr_assert_neq(pid, -1);
+	if (!pid) {
+		struct rlimit limit = { 4096, RLIM_INFINITY }, core = { 0, 0 };
+
+		signal(SIGXFSZ, SIG_DFL);
+		setrlimit(RLIMIT_CORE, &core);
+		setrlimit(RLIMIT_FSIZE, &limit);
+		store_write(s, r, NULL, NULL);
+		_exit(0);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ,
+		  "the writer died mid-write (status %#x)", status);
+	test_list_tree(&tree, root.buf);
+	cr_assert(strstr(tree.buf, "tmp"), "it left its temporary file: %s",
+		  tree.buf);
+
+	cr_assert_eq(store_reserve(s, r, &slot), BG_OK, "%s", bg_error_last());
+	assert_no_temporary_file("after the next start");
+	cr_assert_eq(store_write(s, r, slot, &path), BG_OK, "%s",
+		     bg_error_last());
+	assert_no_temporary_file("after the next write");
+	cr_assert_eq(count_matches(s, NULL), 1, "no corrupt nor lost result");
+	store_slot_free(slot);
+	result_free(r);
+	strbuf_release(&tree);
+	strbuf_release(&path);
+	store_free(s);
+}
+
+Test(store, a_result_written_aside_is_complete_and_replaces_nothing)
+{
+	struct result *r = make_result("mlp", COMMIT_A, MACHINE, STARTED);
+	struct result *back = NULL;
+	struct strbuf first = STRBUF_INIT, second = STRBUF_INIT;
+	struct strbuf expected = STRBUF_INIT;
+
+	cr_assert_eq(store_write_aside(r, tmp, &first), BG_OK, "%s",
+		     bg_error_last());
+	strbuf_addf(&expected, "%s/benchgate-unstored-mlp-" STAMP ".json", tmp);
+	cr_assert_str_eq(first.buf, expected.buf);
+	cr_assert_eq(store_write_aside(r, tmp, &second), BG_OK);
+	strbuf_reset(&expected);
+	strbuf_addf(&expected, "%s/benchgate-unstored-mlp-" STAMP "-1.json",
+		    tmp);
+	cr_assert_str_eq(second.buf, expected.buf);
+	cr_assert_eq(result_load(&back, first.buf), BG_OK, "%s",
+		     bg_error_last());
+	cr_assert_str_eq(back->suite, "mlp");
+	cr_assert_eq(back->cases[0].metrics[0].nr, 2);
+	cr_assert_eq(count_files(tmp, ".benchgate"), 0,
+		     "no temporary file beside");
+	result_free(back);
+	result_free(r);
+	strbuf_release(&first);
+	strbuf_release(&second);
+	strbuf_release(&expected);
 }

@@ -19,7 +19,11 @@
  *
  * Guarantees of a directory store (harness/store/store_dir.c):
  * - a result file is complete or absent: it is written to a temporary file
- *   in the same directory, fsynced, then linked to its name;
+ *   in <store>/.tmp, fsynced, then linked to its name, all under the lock
+ *   below; a write that fails removes its temporary file, and one that a
+ *   writer killed midway left is removed by the next store_reserve() or
+ *   store_write() (under the lock, whatever is in .tmp is a dead
+ *   writer's);
  * - an existing result is never overwritten, and concurrent writers (several
  *   `benchgate run` on one machine) never lose a result: names are chosen
  *   under an flock(2) on <store>/.lock;
@@ -130,6 +134,24 @@ void store_slot_free(struct store_slot *slot);
  */
 int store_write(struct store *store, const struct result *r,
 		const struct store_slot *slot, struct strbuf *path_out);
+
+/* The start of the name of a file store_write_aside() writes. */
+#define STORE_ASIDE_PREFIX "benchgate-unstored-"
+
+/*
+ * For a result that no store would take (session.h: session_keep()):
+ * writes r, outside any store, as a new file in the directory `dir`
+ * named STORE_ASIDE_PREFIX "<suite>-<timestamp>[-N].json" (the stem of
+ * its name in a store), and appends the file's path to path_out. As in a
+ * directory store, the file is complete or absent (a temporary file
+ * ".benchgate-unstored-XXXXXX" beside it, fsynced, then linked) and never
+ * replaces one: the first free suffix is taken. On a file system without
+ * hard links two writers of one suite in the same second could race for
+ * a name, as nothing locks `dir`. Errors as for store_reserve(); nothing
+ * is left behind on failure.
+ */
+int store_write_aside(const struct result *r, const char *dir,
+		      struct strbuf *path_out);
 
 /* Which results to list; NULL fields match everything. */
 struct store_query {

@@ -60,6 +60,35 @@ static int lock_store(struct store *store, int *fd_out)
 	return error;
 }
 
+/*
+ * Under the store lock: removes what writers killed mid-write left in
+ * "<store>/.tmp". A writer creates its temporary file there and links or
+ * removes it without letting go of the lock, so whatever is there while
+ * the lock is held belongs to a writer that died (the kernel dropped its
+ * flock). Best effort: a leftover costs disk space, not correctness.
+ */
+static void reclaim_temporaries(struct store *store)
+{
+	struct strbuf dir = STRBUF_INIT, path = STRBUF_INIT;
+	struct dirent *de;
+	DIR *d;
+
+	strbuf_addf(&dir, "%s/.tmp", store->location);
+	if ((d = opendir(dir.buf))) {
+		while ((de = readdir(d))) {
+			if (!strcmp(de->d_name, ".") ||
+			    !strcmp(de->d_name, ".."))
+				continue;
+			strbuf_reset(&path);
+			strbuf_addf(&path, "%s/%s", dir.buf, de->d_name);
+			unlink(path.buf);
+		}
+		closedir(d);
+	}
+	strbuf_release(&dir);
+	strbuf_release(&path);
+}
+
 /* Gives the complete temporary file `tmp` the name `target` unless that
  * exists: 1 when placed, 0 when the name is taken, < 0 on error. */
 static int place_file(const char *tmp, const char *target)
@@ -80,6 +109,58 @@ static int place_file(const char *tmp, const char *target)
 		return bg_error("cannot rename '%s' to '%s': %s", tmp, target,
 				strerror(errno));
 	return 1;
+}
+
+/*
+ * Gives the complete temporary file `tmp` the first free name
+ * "<dir>/<prefix><stem>[-N].json" that reserved() (may be NULL) does not
+ * hold back, into `target`: 1 when placed, < 0 on error (none free).
+ */
+static int place_under_free_name(const char *tmp, const char *dir,
+				 const char *prefix, const char *stem,
+				 bool (*reserved)(const char *name, void *data),
+				 void *data, struct strbuf *target)
+{
+	struct strbuf name = STRBUF_INIT;
+	int placed = 0;
+
+	for (unsigned attempt = 0; !placed; attempt++) {
+		if (attempt == STORE_NAME_ATTEMPTS_MAX) {
+			placed = bg_error("cannot find a free name for '%s' "
+					  "in '%s'",
+					  stem, dir);
+			break;
+		}
+		store_name_candidate(&name, stem, attempt);
+		if (reserved && reserved(name.buf, data))
+			continue;
+		strbuf_reset(target);
+		strbuf_addf(target, "%s/%s%s.json", dir, prefix, name.buf);
+		placed = place_file(tmp, target->buf);
+	}
+	strbuf_release(&name);
+	return placed;
+}
+
+struct reserved_names {
+	const char *dir;
+	const struct store_slot *slot;
+};
+
+/* The slot's own name (tried first), and every name a run in progress
+ * reserved: a logs/ directory without a result. */
+static bool name_reserved(const char *name, void *data)
+{
+	const struct reserved_names *reserved = data;
+	struct strbuf probe = STRBUF_INIT;
+	bool taken;
+
+	if (reserved->slot && !strcmp(name, reserved->slot->name))
+		return true;
+	strbuf_addf(&probe, "%s/logs/%s", reserved->dir, name);
+	taken = path_exists(probe.buf);
+	strbuf_release(&probe);
+	return taken;
 }
 
 /* Whether the result file of `name` exists in the directory `dir`. */
@@ -108,8 +189,11 @@ static int dir_reserve(struct store *store, const struct result *r,
 	strbuf_addf(&logs, "%s/logs", dir.buf);
 	strbuf_addf(&where, "in '%s'", dir.buf);
 	if ((error = mkdir_p(logs.buf)) < 0 ||
-	    (error = lock_store(store, &lock)) < 0 ||
-	    (error = store_claim_name(stem.buf, 0, logs.buf, result_exists,
+	    (error = lock_store(store, &lock)) < 0)
+		goto done;
+	/* a run's start is where a dead run's leftovers go */
+	reclaim_temporaries(store);
+	if ((error = store_claim_name(stem.buf, 0, logs.buf, result_exists,
 				      dir.buf, where.buf, &name)) < 0)
 		goto done;
 	*out = store_slot_new(dir.buf, name.buf);
@@ -123,15 +207,14 @@ done:
 	return error;
 }
 
-static int write_temporary(const char *dir, const struct result *r,
-			   struct strbuf *tmp)
+/* Writes r to a new file after the mkstemp(3) template `tmp`; `tmp` then
+ * holds its name, or "" on error (nothing left behind). */
+static int write_temporary(const struct result *r, struct strbuf *tmp)
 {
 	struct strbuf json = STRBUF_INIT;
 	int error;
 
 	result_to_json(r, &json);
-	/* A dot name: listings ignore it if this process dies midway. */
-	strbuf_addf(tmp, "%s/.tmp-XXXXXX", dir);
 	error = write_file_temporary(tmp, json.buf, json.len);
 	strbuf_release(&json);
 	return error;
@@ -141,9 +224,7 @@ static int dir_write(struct store *store, const struct result *r,
 		     const struct store_slot *slot, struct strbuf *path_out)
 {
 	struct strbuf dir = STRBUF_INIT, stem = STRBUF_INIT;
-	struct strbuf name = STRBUF_INIT, tmp = STRBUF_INIT;
-	struct strbuf target = STRBUF_INIT, probe = STRBUF_INIT;
-	unsigned attempt;
+	struct strbuf tmp = STRBUF_INIT, target = STRBUF_INIT;
 	int lock = -1, placed = 0, error;
 
 	if ((error = result_location(store, r, &dir, &stem)) < 0)
@@ -151,34 +232,37 @@ static int dir_write(struct store *store, const struct result *r,
 	/* A slot of another commit or machine is a caller's mistake. */
 	assert(!slot || !strcmp(slot->dir, dir.buf));
 	if ((error = mkdir_p(dir.buf)) < 0 ||
-	    (error = write_temporary(dir.buf, r, &tmp)) < 0 ||
 	    (error = lock_store(store, &lock)) < 0)
+		goto done;
+	/*
+	 * The temporary file is made and placed (or removed) under the
+	 * lock, in the one directory reclaim_temporaries() empties, so that
+	 * a writer killed midway leaves nothing the next one does not find.
+	 * A dot directory: listings never see it.
+	 */
+	reclaim_temporaries(store);
+	strbuf_addf(&tmp, "%s/.tmp", store->location);
+	if (mkdir(tmp.buf, 0777) < 0 && errno != EEXIST) {
+		error = bg_error("cannot create directory '%s': %s", tmp.buf,
+				 strerror(errno));
+		strbuf_reset(&tmp);
+		goto done;
+	}
+	strbuf_addstr(&tmp, "/XXXXXX");
+	if ((error = write_temporary(r, &tmp)) < 0)
 		goto done;
 	if (slot) {
 		strbuf_addf(&target, "%s/%s.json", dir.buf, slot->name);
 		placed = place_file(tmp.buf, target.buf);
 	}
-	for (attempt = 0; !placed; attempt++) {
-		if (attempt == STORE_NAME_ATTEMPTS_MAX) {
-			placed = bg_error("cannot find a free name for '%s' "
-					  "in '%s'",
-					  stem.buf, dir.buf);
-			break;
-		}
-		store_name_candidate(&name, stem.buf, attempt);
-		if (slot && !strcmp(name.buf, slot->name))
-			continue;
-		/* A logs/ directory without a result is a run in progress
-		 * that reserved this name. */
-		strbuf_reset(&probe);
-		strbuf_addf(&probe, "%s/logs/%s", dir.buf, name.buf);
-		if (path_exists(probe.buf))
-			continue;
+	if (!placed) {
+		struct reserved_names reserved = { dir.buf, slot };
+
 		strbuf_reset(&target);
-		strbuf_addf(&target, "%s/%s.json", dir.buf, name.buf);
-		placed = place_file(tmp.buf, target.buf);
+		placed = place_under_free_name(tmp.buf, dir.buf, "", stem.buf,
+					       name_reserved, &reserved,
+					       &target);
 	}
-	unlock_file(lock);
 	if (placed < 0) {
 		error = placed;
 		goto done;
@@ -191,12 +275,41 @@ static int dir_write(struct store *store, const struct result *r,
 done:
 	if (tmp.len)
 		unlink(tmp.buf);
+	unlock_file(lock);
 	strbuf_release(&dir);
 	strbuf_release(&stem);
-	strbuf_release(&name);
 	strbuf_release(&tmp);
 	strbuf_release(&target);
-	strbuf_release(&probe);
+	return error;
+}
+
+int store_write_aside(const struct result *r, const char *dir,
+		      struct strbuf *path_out)
+{
+	struct strbuf stem = STRBUF_INIT, tmp = STRBUF_INIT;
+	struct strbuf target = STRBUF_INIT;
+	int placed, error;
+
+	if ((error = store_result_stem(r, &stem)) < 0)
+		goto done;
+	/* a dot name that says whose it is, should this process die */
+	strbuf_addf(&tmp, "%s/." STORE_ASIDE_PREFIX "XXXXXX", dir);
+	if ((error = write_temporary(r, &tmp)) < 0)
+		goto done;
+	placed = place_under_free_name(tmp.buf, dir, STORE_ASIDE_PREFIX,
+				       stem.buf, NULL, NULL, &target);
+	if (placed < 0) {
+		error = placed;
+		goto done;
+	}
+	fsync_dir(dir);
+	strbuf_add(path_out, target.buf, target.len);
+done:
+	if (tmp.len)
+		unlink(tmp.buf);
+	strbuf_release(&stem);
+	strbuf_release(&tmp);
+	strbuf_release(&target);
 	return error;
 }
 
