@@ -1,0 +1,120 @@
+#ifndef BENCHGATE_CHANGEPOINT_H
+#define BENCHGATE_CHANGEPOINT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * Change points in a benchmark's history: the commits where a metric's level
+ * moved and stayed moved.
+ *
+ * The method: binary segmentation with a t-test. In a segment of the series
+ * every split that leaves min_segment points on each side is a candidate;
+ * the one whose two sides' mean levels differ by the most standard errors
+ * is tested, its two-sided p-value multiplied by the number of candidates
+ * (Bonferroni), and kept when that is below `significance`; each side is
+ * then searched the same way. A last pass takes out, weakest first, the
+ * splits that do not hold against their final neighbours (p at or above
+ * the significance, or a change smaller than min_change), so every
+ * reported change point is its own test between the levels on either side.
+ * Values are the logarithms of the medians (a change is relative, as
+ * timings are) in a segment whose medians are all positive, the medians
+ * themselves otherwise.
+ *
+ * The crux is the variance. A benchmark history moves from commit to commit
+ * by more than one commit's runs spread (the machine, the day, the build),
+ * so a test on the pooled samples of the two sides would call nearly every
+ * point a change. Each point is one observation whose variance is
+ * tau^2 + w_i: w_i the variance of its median from its own samples
+ * ((pi / 2) MAD^2 / n, the point's noise, which benchgate knows and the
+ * peers do not) and tau^2 the commit-to-commit variance, estimated as what
+ * the segment's successive differences show (MAD / sqrt 2, which a level
+ * shift barely moves) beyond the mean w_i, never below 0. A point's own w_i
+ * is thus a floor under its variance, a noisy night counts for less, and a
+ * series of points with one value each (samples NULL: imported summaries,
+ * old results) is tested on the differences alone. Degrees of freedom:
+ * 0.37 (n - 1), the MAD's efficiency on n - 1 differences. A point more
+ * than 3 standard deviations from the median of its five neighbours is
+ * pulled in to 3 before the test: one bad night is not a level.
+ *
+ * Deterministic: no randomness; the same series gives the same change
+ * points. Incremental: changepoint_append() re-examines only the points
+ * from the last change point on. O(n log^2 n) for a series of n points.
+ */
+
+/* One point of a series, oldest first. samples may be NULL (then median is
+ * the point's one value); samples are borrowed for the call. */
+struct changepoint_input {
+	double median;
+	const double *samples;
+	size_t n;
+};
+
+struct changepoint_options {
+	double significance; /* the bound on the Bonferroni-corrected p-value,
+			       * in (0, 1); other values: the default 0.001 */
+	double min_change;   /* minimum relative change |after/before - 1|;
+			       * below it a split is not reported; 0: the
+			       * default 0.01 */
+	size_t min_segment;  /* fewest measured points on either side of a
+			       * change; 0: the default 4 */
+};
+
+/* The default significance, minimum change and segment length, as used
+ * when an option is 0 (the README says why they were chosen). */
+void changepoint_options_init(struct changepoint_options *opts);
+
+/* A change point: points[index] is the first point of the new level. */
+struct changepoint {
+	size_t index;
+	double before;	  /* the level (median) of the segment before */
+	double after;	  /* the level of the segment from index on */
+	double change;	  /* after / before - 1; (after - before) / |before|
+			    * in a segment with a median <= 0 */
+	double change_lo; /* the change's interval at 1 - significance: */
+	double change_hi; /* log(after / before) +- t * se, as a change */
+	double p;	  /* the split's p-value, Bonferroni-corrected for
+			    * the candidate splits between the neighbouring
+			    * change points */
+};
+
+/* Detected change points, in index order. */
+struct changepoint_list {
+	struct changepoint *items;
+	size_t nr, alloc;
+};
+
+/*
+ * Finds the change points of points[0..nr) into *out (reset first; release
+ * with changepoint_list_release()). NaN medians are skipped as gaps (they
+ * are never a change point's index). Returns 0; never fails on data.
+ */
+int changepoint_detect(struct changepoint_list *out,
+		       const struct changepoint_input *points, size_t nr,
+		       const struct changepoint_options *opts);
+
+/*
+ * Updates *list, the change points of points[0..nr - k) as changepoint_detect()
+ * or this function gave them, for the series with k >= 1 points appended
+ * (points[0..nr)). Only the points from the last change point b on are
+ * examined again, in O((nr - b) log^2 (nr - b)), so a nightly point does
+ * not recompute the series. Precisely:
+ * - every change point of *list stays, at its index: a change point once
+ *   reported does not vanish or move when a later night is noisy;
+ * - the last one's numbers (after, change, interval, p) are recomputed
+ *   against its segment as it now ends;
+ * - the change points added are exactly changepoint_detect()'s on
+ *   points[b..nr), their indices offset by b (the whole series when *list
+ *   is empty: then the result is changepoint_detect()'s).
+ * So it is not always changepoint_detect()'s answer on the whole series:
+ * binary segmentation on the whole could place an earlier split otherwise
+ * once the new points are in. The README's change-point figures say how
+ * often the two differ on generated histories.
+ */
+int changepoint_append(struct changepoint_list *list,
+		       const struct changepoint_input *points, size_t nr,
+		       const struct changepoint_options *opts);
+
+void changepoint_list_release(struct changepoint_list *list);
+
+#endif

@@ -1,0 +1,400 @@
+#include "harness/gate/changepoint.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+TestSuite(changepoint);
+
+#define RUNS 10
+
+/* Test data from its own generator (splitmix64, Steele et al. 2014), not
+ * the library's, so that a bug there cannot hide in both. */
+static uint64_t test_next(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static double test_normal(uint64_t *state)
+{
+	double u1 =
+		((double)(test_next(state) >> 11) + 0.5) / 9007199254740992.0;
+	double u2 =
+		((double)(test_next(state) >> 11) + 0.5) / 9007199254740992.0;
+
+	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+/*
+ * A benchmark history as the issue describes them: point i's RUNS runs are
+ * level(i) * exp(u_i + e_ij), u_i the commit-to-commit noise (sd 2 %),
+ * e_ij the runs' own (sd 1 %), the level multiplied by 1 + step from
+ * step_at on (and by 1 + step2 from step2_at on, when step2_at < n).
+ */
+struct history {
+	size_t n;
+	double *runs;
+	struct changepoint_input *points;
+};
+
+static void history_make(struct history *h, size_t n, uint64_t seed,
+			 size_t step_at, double step, size_t step2_at,
+			 double step2)
+{
+	h->n = n;
+	h->runs = calloc(n * RUNS, sizeof(*h->runs));
+	h->points = calloc(n, sizeof(*h->points));
+	cr_assert(h->runs && h->points);
+	for (size_t i = 0; i < n; i++) {
+		double level = (i >= step_at ? 1 + step : 1) *
+			       (i >= step2_at ? 1 + step2 : 1);
+		double u = 0.02 * test_normal(&seed), *run = h->runs + i * RUNS;
+		double sorted[RUNS];
+
+		for (size_t j = 0; j < RUNS; j++)
+			run[j] = 100 * level *
+				 exp(u + 0.01 * test_normal(&seed));
+		memcpy(sorted, run, sizeof(sorted));
+		for (size_t a = 1; a < RUNS; a++)
+			for (size_t b = a; b > 0 && sorted[b - 1] > sorted[b];
+			     b--) {
+				double t = sorted[b];
+
+				sorted[b] = sorted[b - 1];
+				sorted[b - 1] = t;
+			}
+		h->points[i].median =
+			(sorted[RUNS / 2 - 1] + sorted[RUNS / 2]) / 2;
+		h->points[i].samples = run;
+		h->points[i].n = RUNS;
+	}
+}
+
+static void history_free(struct history *h)
+{
+	free(h->runs);
+	free(h->points);
+}
+
+static void assert_same_change_point(const struct changepoint *a,
+				     const struct changepoint *b)
+{
+	cr_assert_eq(a->index, b->index);
+	cr_assert_eq(a->before, b->before);
+	cr_assert_eq(a->after, b->after);
+	cr_assert_eq(a->change, b->change);
+	cr_assert_eq(a->change_lo, b->change_lo);
+	cr_assert_eq(a->change_hi, b->change_hi);
+	cr_assert_eq(a->p, b->p);
+}
+
+Test(changepoint, options_init_gives_the_documented_defaults)
+{
+	struct changepoint_options opts;
+
+	changepoint_options_init(&opts);
+	cr_assert_eq(opts.significance, 0.001);
+	cr_assert_eq(opts.min_change, 0.01);
+	cr_assert_eq(opts.min_segment, 4);
+}
+
+Test(changepoint, planted_step_is_found_at_its_index_with_its_direction)
+{
+	struct history h;
+	struct changepoint_list list = { 0 };
+
+	history_make(&h, 60, 1, 30, 0.10, SIZE_MAX, 0);
+	changepoint_detect(&list, h.points, h.n, NULL);
+	cr_assert_eq(list.nr, 1, "%zu change points", list.nr);
+	cr_assert_eq(list.items[0].index, 30);
+	cr_assert_gt(list.items[0].change, 0);
+	cr_assert_gt(list.items[0].after, list.items[0].before);
+	cr_assert(list.items[0].change_lo <= 0.10 &&
+			  0.10 <= list.items[0].change_hi,
+		  "[%g, %g] misses the planted 10 %%", list.items[0].change_lo,
+		  list.items[0].change_hi);
+	cr_assert_lt(list.items[0].p, 0.001);
+	changepoint_list_release(&list);
+	history_free(&h);
+
+	/* and a step down is a negative change */
+	history_make(&h, 60, 2, 25, -0.08, SIZE_MAX, 0);
+	changepoint_detect(&list, h.points, h.n, NULL);
+	cr_assert_eq(list.nr, 1);
+	cr_assert_eq(list.items[0].index, 25);
+	cr_assert_lt(list.items[0].change, 0);
+	cr_assert(list.items[0].change_lo <= -0.08 &&
+		  -0.08 <= list.items[0].change_hi);
+	changepoint_list_release(&list);
+	history_free(&h);
+}
+
+/* Thirty flat histories of 1,000 nights: with 993 candidate splits each,
+ * a test not corrected for them would find some. */
+Test(changepoint, flat_noise_has_no_change_point)
+{
+	for (uint64_t seed = 1; seed <= 30; seed++) {
+		struct history h;
+		struct changepoint_list list = { 0 };
+
+		history_make(&h, 1000, seed, SIZE_MAX, 0, SIZE_MAX, 0);
+		changepoint_detect(&list, h.points, h.n, NULL);
+		cr_assert_eq(list.nr, 0,
+			     "seed %d: %zu change points, the first at %zu",
+			     (int)seed, list.nr,
+			     list.nr ? list.items[0].index : 0);
+		changepoint_list_release(&list);
+		history_free(&h);
+	}
+}
+
+/* A night 40 % slower as a whole (every run of it) is not a level, however
+ * far it lies; nor are two of the last four nights, where they would be
+ * half of the shortest segment. */
+Test(changepoint, one_bad_night_is_not_a_change)
+{
+	size_t nights[] = { 100, 196, 198 };
+
+	for (size_t k = 0; k < 2; k++) {
+		struct history h;
+		struct changepoint_list list = { 0 };
+		size_t bad = nights[k], also = k ? nights[2] : bad;
+
+		history_make(&h, 200, 7, SIZE_MAX, 0, SIZE_MAX, 0);
+		h.points[bad].median *= 1.4;
+		for (size_t j = 0; j < RUNS; j++)
+			h.runs[bad * RUNS + j] *= 1.4;
+		if (also != bad) {
+			h.points[also].median *= 1.4;
+			for (size_t j = 0; j < RUNS; j++)
+				h.runs[also * RUNS + j] *= 1.4;
+		}
+		changepoint_detect(&list, h.points, h.n, NULL);
+		cr_assert_eq(list.nr, 0,
+			     "bad night %zu: %zu change points, the first "
+			     "at %zu",
+			     bad, list.nr, list.nr ? list.items[0].index : 0);
+		changepoint_list_release(&list);
+		history_free(&h);
+	}
+}
+
+Test(changepoint, one_value_per_point_is_enough)
+{
+	struct history h;
+	struct changepoint_list list = { 0 };
+
+	history_make(&h, 60, 1, 30, 0.10, SIZE_MAX, 0);
+	for (size_t i = 0; i < h.n; i++) {
+		h.points[i].samples = NULL;
+		h.points[i].n = 0;
+	}
+	changepoint_detect(&list, h.points, h.n, NULL);
+	cr_assert_eq(list.nr, 1, "%zu change points", list.nr);
+	cr_assert_eq(list.items[0].index, 30);
+	cr_assert_gt(list.items[0].change, 0);
+	changepoint_list_release(&list);
+	history_free(&h);
+}
+
+/* Values of both signs are tested as they are, the change relative to
+ * |before|: -10 to -8 is a change of +20 %. */
+Test(changepoint, values_not_all_positive_are_tested_as_they_are)
+{
+	struct changepoint_input points[40];
+	struct changepoint_list list = { 0 };
+	uint64_t seed = 3;
+
+	for (size_t i = 0; i < 40; i++) {
+		points[i].median =
+			(i < 20 ? -10 : -8) + 0.1 * test_normal(&seed);
+		points[i].samples = NULL;
+	}
+	changepoint_detect(&list, points, 40, NULL);
+	cr_assert_eq(list.nr, 1);
+	cr_assert_eq(list.items[0].index, 20);
+	cr_assert(fabs(list.items[0].change - 0.2) < 0.05, "%g",
+		  list.items[0].change);
+	changepoint_list_release(&list);
+}
+
+/* Unmeasured commits are NaN: the level's first measured point is the
+ * change point, never a gap. */
+Test(changepoint, nan_gaps_are_skipped_and_never_a_change_point)
+{
+	struct history h;
+	struct changepoint_list list = { 0 };
+	size_t gaps[] = { 3, 29, 30, 31, 45 };
+
+	history_make(&h, 60, 1, 30, 0.10, SIZE_MAX, 0);
+	for (size_t g = 0; g < sizeof(gaps) / sizeof(*gaps); g++) {
+		h.points[gaps[g]].median = NAN;
+		h.points[gaps[g]].samples = NULL;
+	}
+	changepoint_detect(&list, h.points, h.n, NULL);
+	cr_assert_eq(list.nr, 1, "%zu change points", list.nr);
+	cr_assert_eq(list.items[0].index, 32);
+	cr_assert_gt(list.items[0].change, 0);
+	cr_assert(isfinite(list.items[0].before) &&
+		  isfinite(list.items[0].after));
+	changepoint_list_release(&list);
+	history_free(&h);
+}
+
+Test(changepoint, same_series_gives_the_same_change_points)
+{
+	struct history h;
+	struct changepoint_list first = { 0 }, second = { 0 };
+
+	history_make(&h, 400, 11, 150, 0.05, 300, -0.07);
+	changepoint_detect(&first, h.points, h.n, NULL);
+	changepoint_detect(&second, h.points, h.n, NULL);
+	cr_assert_eq(first.nr, 2);
+	cr_assert_eq(second.nr, first.nr);
+	for (size_t i = 0; i < first.nr; i++)
+		assert_same_change_point(&first.items[i], &second.items[i]);
+	changepoint_list_release(&first);
+	changepoint_list_release(&second);
+	history_free(&h);
+}
+
+/* As the header promises, at every appended night: the change points of
+ * the list stay where they were, and those added are changepoint_detect()'s
+ * on the points from the last change point on. */
+Test(changepoint, append_keeps_the_list_and_searches_after_the_last_change)
+{
+	struct history h;
+	struct changepoint_list list = { 0 }, tail = { 0 };
+	size_t added = 0;
+
+	history_make(&h, 200, 5, 60, 0.08, 140, -0.08);
+	changepoint_detect(&list, h.points, 100, NULL);
+	cr_assert_eq(list.nr, 1);
+	cr_assert_eq(list.items[0].index, 60);
+	for (size_t nr = 101; nr <= h.n; nr++) {
+		size_t before = list.nr, b = list.items[list.nr - 1].index;
+		size_t kept[8];
+
+		cr_assert_leq(before, 8);
+		for (size_t i = 0; i < before; i++)
+			kept[i] = list.items[i].index;
+		changepoint_append(&list, h.points, nr, NULL);
+		cr_assert_geq(list.nr, before);
+		for (size_t i = 0; i < before; i++)
+			cr_assert_eq(list.items[i].index, kept[i]);
+		changepoint_detect(&tail, h.points + b, nr - b, NULL);
+		cr_assert_eq(list.nr - before, tail.nr, "night %zu", nr);
+		for (size_t i = 0; i < tail.nr; i++) {
+			tail.items[i].index += b;
+			assert_same_change_point(&list.items[before + i],
+						 &tail.items[i]);
+		}
+		added += tail.nr;
+	}
+	/* the second step was found, near where it was planted */
+	cr_assert_eq(added, 1);
+	cr_assert_eq(list.nr, 2);
+	cr_assert(list.items[1].index >= 137 && list.items[1].index <= 143,
+		  "at %zu", list.items[1].index);
+	cr_assert_lt(list.items[1].change, 0);
+	changepoint_list_release(&list);
+	changepoint_list_release(&tail);
+	history_free(&h);
+}
+
+/* The last change point's numbers follow its segment as it grows: they
+ * are those changepoint_detect() gives the same split on the whole. */
+Test(changepoint, append_refreshes_the_last_change_points_numbers)
+{
+	struct history h;
+	struct changepoint_list list = { 0 }, whole = { 0 };
+
+	history_make(&h, 150, 5, 60, 0.08, SIZE_MAX, 0);
+	changepoint_detect(&list, h.points, 80, NULL);
+	cr_assert_eq(list.nr, 1);
+	cr_assert_eq(list.items[0].index, 60);
+	for (size_t nr = 81; nr <= h.n; nr++)
+		changepoint_append(&list, h.points, nr, NULL);
+	changepoint_detect(&whole, h.points, h.n, NULL);
+	cr_assert_eq(list.nr, 1);
+	cr_assert_eq(whole.nr, 1);
+	assert_same_change_point(&list.items[0], &whole.items[0]);
+	changepoint_list_release(&list);
+	changepoint_list_release(&whole);
+	history_free(&h);
+}
+
+/* A change point once reported is kept where it is, even when the points
+ * after it later make it look smaller than min_change. */
+Test(changepoint, append_never_drops_a_reported_change_point)
+{
+	struct history h;
+	struct changepoint_list list = { 0 };
+
+	history_make(&h, 120, 5, 60, 0.08, 90, -0.075);
+	changepoint_detect(&list, h.points, 90, NULL);
+	cr_assert_eq(list.nr, 1);
+	cr_assert_eq(list.items[0].index, 60);
+	for (size_t nr = 91; nr <= h.n; nr++)
+		changepoint_append(&list, h.points, nr, NULL);
+	cr_assert_geq(list.nr, 1);
+	cr_assert_eq(list.items[0].index, 60);
+	changepoint_list_release(&list);
+	history_free(&h);
+}
+
+Test(changepoint, append_to_an_empty_list_is_detect)
+{
+	struct history h;
+	struct changepoint_list list = { 0 }, whole = { 0 };
+
+	history_make(&h, 80, 9, 50, 0.10, SIZE_MAX, 0);
+	changepoint_detect(&list, h.points, 40, NULL);
+	cr_assert_eq(list.nr, 0);
+	changepoint_append(&list, h.points, h.n, NULL);
+	changepoint_detect(&whole, h.points, h.n, NULL);
+	cr_assert_eq(list.nr, 1);
+	cr_assert_eq(whole.nr, 1);
+	assert_same_change_point(&list.items[0], &whole.items[0]);
+	changepoint_list_release(&list);
+	changepoint_list_release(&whole);
+	history_free(&h);
+}
+
+Test(changepoint, min_change_hides_small_significant_steps)
+{
+	struct history h;
+	struct changepoint_list list = { 0 };
+	struct changepoint_options opts;
+
+	/* 0.6 % over 1000 points a side is significant, but below 1 % */
+	history_make(&h, 2000, 14, 1000, 0.006, SIZE_MAX, 0);
+	changepoint_detect(&list, h.points, h.n, NULL);
+	cr_assert_eq(list.nr, 0);
+	changepoint_options_init(&opts);
+	opts.min_change = 0.003;
+	changepoint_detect(&list, h.points, h.n, &opts);
+	cr_assert_eq(list.nr, 1);
+	cr_assert(list.items[0].index >= 990 && list.items[0].index <= 1010,
+		  "at %zu", list.items[0].index);
+	changepoint_list_release(&list);
+	history_free(&h);
+}
+
+Test(changepoint, short_or_empty_series_have_none)
+{
+	struct changepoint_list list = { 0 };
+	struct changepoint_input one = { .median = 1 };
+
+	cr_assert_eq(changepoint_detect(&list, NULL, 0, NULL), 0);
+	cr_assert_eq(list.nr, 0);
+	cr_assert_eq(changepoint_detect(&list, &one, 1, NULL), 0);
+	cr_assert_eq(list.nr, 0);
+	changepoint_list_release(&list);
+}
