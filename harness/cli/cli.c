@@ -599,6 +599,31 @@ int cli_outcome_of_session(const struct session *session)
 	return session_failed(session) ? OUTCOME_CASE_FAILED : OUTCOME_PASS;
 }
 
+/* "benchgate: error: <line>" for each line of text. */
+static void print_error_lines(const char *text)
+{
+	while (*text) {
+		size_t len = strcspn(text, "\n");
+
+		fprintf(stderr, "benchgate: error: %.*s\n", (int)len, text);
+		text += len + (text[len] == '\n');
+	}
+}
+
+int cli_outcome_after_measuring(const struct session *session, int writing,
+				int outcome)
+{
+	bool unstored = session->unstored.len > 0;
+
+	if (writing < 0)
+		print_error_lines(bg_error_last());
+	if (unstored)
+		print_error_lines(session->unstored.buf);
+	if (outcome < 0 || (!unstored && writing >= 0))
+		return outcome;
+	return OUTCOME_NOT_SAVED;
+}
+
 static void print_usage(FILE *to)
 {
 	fprintf(to, "usage: benchgate COMMAND [options]\n\n"
@@ -610,7 +635,9 @@ static void print_usage(FILE *to)
 			commands[i].summary);
 	fprintf(to, "\n'benchgate COMMAND --help' shows a command's options.\n"
 		    "exit status: 0 pass, 1 regression, 2 usage or input "
-		    "error, 3 a benchmark case failed\n");
+		    "error (nothing run), 3 a benchmark case failed,\n"
+		    "4 measured but the result not stored (kept in the file "
+		    "named) or an output not written\n");
 }
 
 static int exit_status(int outcome)

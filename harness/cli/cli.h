@@ -19,6 +19,10 @@ enum cli_outcome {
 	OUTCOME_PASS = 0,	 /* exit 0 */
 	OUTCOME_REGRESSION = 1,	 /* exit 1: the gate failed */
 	OUTCOME_CASE_FAILED = 3, /* exit 3: a benchmark case broke */
+	/* exit 4: the benchmarks ran, but the result is not in the store
+	 * (it was kept elsewhere, session_keep()) or an output asked for
+	 * was not written; cli_outcome_after_measuring() */
+	OUTCOME_NOT_SAVED = 4,
 };
 
 enum cli_exit {
@@ -26,6 +30,7 @@ enum cli_exit {
 	EXIT_REGRESSION = 1,
 	EXIT_INPUT = 2,
 	EXIT_CASE_FAILED = 3,
+	EXIT_NOT_SAVED = 4,
 };
 
 /* Options a command may accept; each command declares its set. */
@@ -139,6 +144,21 @@ int cli_write_outputs(const struct cli_options *opts,
  * its overall verdict, a session's (run) from its cases. */
 int cli_outcome_of(const struct comparison *comparison);
 int cli_outcome_of_session(const struct session *session);
+
+/*
+ * The outcome of a command that measured (run, check), once it wrote what
+ * it was asked to: `outcome` (the verdict's or the cases', or a negative
+ * error), unless the result is not in the store (session->unstored) or
+ * `writing` (the writing of --json or --report) failed with the message
+ * just recorded. Each of those is then printed as an error, and the
+ * outcome is OUTCOME_NOT_SAVED, which outranks the verdict and failed
+ * cases (README "Exit codes"): a script that tolerates exit 1 must not
+ * swallow a result that never reached the store, and the verdict is
+ * printed and in the reports anyway. A negative outcome stays (exit 2,
+ * its own message printed by cli_main()), after the unstored story.
+ */
+int cli_outcome_after_measuring(const struct session *session, int writing,
+				int outcome);
 
 /* The commands. */
 int cmd_validate(int argc, char **argv);

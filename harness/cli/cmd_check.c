@@ -24,7 +24,10 @@ static const struct cli_command_spec spec = {
 		"sides alike;\n--baseline (auto or a revision) then only "
 		"names the commit DIR was built from.\n"
 		"Exit status 1 on a regression, 3 when a case failed, 2 on bad "
-		"input.",
+		"input (nothing run),\n4 when the result could not be stored "
+		"(it is then kept in a benchgate-unstored-*.json\nfile in the "
+		"current directory or $TMPDIR, named in the message, and still "
+		"compared)\nor a report could not be written.",
 	.options = OPT_STORE | OPT_RUNS | OPT_WARMUP | OPT_SELECT | OPT_ORDER |
 		   OPT_BUILD_DIR | OPT_BASELINE | OPT_GATE | OPT_REPORT |
 		   OPT_JSON | OPT_PROFILE | OPT_DEVICES | OPT_BASELINE_BUILD,
@@ -50,8 +53,11 @@ int cmd_check(int argc, char **argv)
 	if ((error = check_run(&check, &check_opts)) < 0)
 		goto done;
 	cli_draw_profiles(check->session);
-	if ((error = check_conclude(check)) < 0)
+	if ((error = check_conclude(check)) < 0) {
+		error = cli_outcome_after_measuring(check->session, BG_OK,
+						    error);
 		goto done;
+	}
 	if (!opts.quiet)
 		printf("baseline: %s\n", check->baseline.note);
 	/* Without a baseline every metric is "new": the measurements
@@ -61,15 +67,17 @@ int cmd_check(int argc, char **argv)
 				     opts.color);
 	summary_print_comparison(stdout, check->comparison, opts.color, false);
 	report_annotate_ci(stdout, check->comparison);
-	if (!opts.quiet)
+	if (!opts.quiet && !check->session->unstored.len)
 		printf("stored %s\n", check->session->result_path.buf);
 	model.comparison = check->comparison;
 	model.baseline = check->baseline.result;
 	model.candidate = check->session->result;
 	model.history = check->baseline.history;
 	model.history_nr = check->baseline.history_nr;
-	if ((error = cli_write_outputs(&opts, &model)) == BG_OK)
-		error = cli_outcome_of(check->comparison);
+	/* the reports are written whether or not the result was stored */
+	error = cli_write_outputs(&opts, &model);
+	error = cli_outcome_after_measuring(check->session, error,
+					    cli_outcome_of(check->comparison));
 done:
 	check_free(check);
 	return error;

@@ -17,7 +17,10 @@ static const struct cli_command_spec spec = {
 		"interleaved round-robin\nacross cases. The result is stored "
 		"under <store>/<commit>/<machine>/ with one log\nper case. Exit "
 		"status 3 when a case failed or timed out (the others still "
-		"run).",
+		"run);\n4 when they ran but the result could not be stored: "
+		"it is then written to --json FILE,\nelse to a "
+		"benchgate-unstored-*.json file in the current directory (or "
+		"$TMPDIR),\nand the message names it.",
 	.options = OPT_STORE | OPT_RUNS | OPT_WARMUP | OPT_SELECT | OPT_ORDER |
 		   OPT_BUILD_DIR | OPT_JSON | OPT_PROFILE | OPT_DEVICES,
 	.min_args = 1,
@@ -39,19 +42,22 @@ int cmd_run(int argc, char **argv)
 	    (error = check_measure(session, NULL)) < 0)
 		goto done;
 	cli_draw_profiles(session);
-	if ((error = session_store(session)) < 0)
-		goto done;
-	if (!opts.quiet)
-		summary_print_result(stdout, session->result, opts.color);
-	printf("stored %s\n", session->result_path.buf);
-	if (access(session->artifact_dir.buf, F_OK) == 0)
-		printf("artifacts in %s\n", session->artifact_dir.buf);
-	if (opts.json_path) {
+	if (session_store(session) < 0) {
+		/* --json, else a fallback file: it says where (session.h) */
+		session_keep(session, opts.json_path);
+	} else if (opts.json_path) {
 		result_to_json(session->result, &json);
 		error = write_file_atomic(opts.json_path, json.buf, json.len);
 	}
-	if (error == BG_OK)
-		error = cli_outcome_of_session(session);
+	if (!opts.quiet)
+		summary_print_result(stdout, session->result, opts.color);
+	if (!session->unstored.len) {
+		printf("stored %s\n", session->result_path.buf);
+		if (access(session->artifact_dir.buf, F_OK) == 0)
+			printf("artifacts in %s\n", session->artifact_dir.buf);
+	}
+	error = cli_outcome_after_measuring(session, error,
+					    cli_outcome_of_session(session));
 done:
 	session_free(session);
 	strbuf_release(&json);

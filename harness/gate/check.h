@@ -19,7 +19,8 @@
  *                       the build stands for; then measure (below)
  *     (the caller)      the result is complete and not stored: the
  *                       command layer draws its flame graphs
- *     check_conclude()  store the result, compare it with the baseline
+ *     check_conclude()  store the result (or keep it aside when the
+ *                       store refuses it), compare it with the baseline
  *
  * Adaptive sampling ("runs": "auto", check_measure()): a case stops once
  * its comparison with the baseline is decided either way
@@ -73,8 +74,12 @@ int check_run(struct check **out, const struct check_options *opts);
 /*
  * Stores the result and compares it with the baseline into
  * check->comparison, whose sides name where each came from (the
- * baseline's source and path, the stored candidate's path). Errors of
- * session_store().
+ * baseline's source and path, the candidate's file). A result the store
+ * refuses is kept aside (session_keep(): a file in the current directory
+ * or $TMPDIR) and compared all the same, as the verdict does not depend
+ * on where the result is kept: the candidate's path is then the kept
+ * file ("" when nothing took it), and check->session->unstored says what
+ * happened. Errors of compare_results() only.
  */
 int check_conclude(struct check *check);
 

@@ -3,6 +3,7 @@
 #include "harness/util/alloc.h"
 #include "harness/run/devices.h"
 #include "harness/util/error.h"
+#include "harness/util/fileio.h"
 #include "harness/util/isotime.h"
 #include "harness/store/gitinfo.h"
 #include "harness/run/machine.h"
@@ -140,6 +141,7 @@ int session_prepare(struct session **out, const struct session_options *opts)
 	session->state->opts = *opts;
 	strbuf_init(&session->state->skip_reason, 0);
 	strbuf_init(&session->result_path, 0);
+	strbuf_init(&session->unstored, 0);
 	strbuf_init(&session->artifact_dir, 0);
 	session->result_dir = "";
 	session->result = result_new();
@@ -235,8 +237,135 @@ int session_finish(struct session *session)
 
 int session_store(struct session *session)
 {
-	return store_write(session->store, session->result,
-			   session->state->slot, &session->result_path);
+	int error = store_write(session->store, session->result,
+				session->state->slot, &session->result_path);
+
+	if (error < 0)
+		strbuf_addf(&session->unstored,
+			    "cannot store the result in '%s': %s\n",
+			    store_location(session->store), bg_error_last());
+	return error;
+}
+
+/* "<from>/<path>" when that is there, else NULL: the path of a file of a
+ * result that leaves the directory its paths are relative to. */
+static char *absolute_if_there(const char *path, const char *from)
+{
+	struct strbuf absolute = STRBUF_INIT;
+
+	if (path[0] == '/')
+		strbuf_addstr(&absolute, path);
+	else
+		strbuf_addf(&absolute, "%s/%s", from, path);
+	if (access(absolute.buf, F_OK) == 0)
+		return strbuf_detach(&absolute, NULL);
+	strbuf_release(&absolute);
+	return NULL;
+}
+
+/* The result's logs and artifacts made absolute, or dropped where their
+ * file is gone; the number of logs left. */
+static size_t detach_paths(struct result *result, const char *from)
+{
+	size_t logs = 0;
+
+	for (size_t i = 0; i < result->cases_nr; i++) {
+		struct result_case *rcase = &result->cases[i];
+		size_t kept = 0;
+		char *moved;
+
+		if (rcase->log) {
+			moved = absolute_if_there(rcase->log, from);
+			free(rcase->log);
+			rcase->log = moved;
+			logs += moved != NULL;
+		}
+		for (size_t j = 0; j < rcase->artifacts_nr; j++) {
+			struct result_artifact *artifact = &rcase->artifacts[j];
+
+			moved = absolute_if_there(artifact->path, from);
+			free(artifact->path);
+			artifact->path = moved;
+			if (!moved) {
+				free(artifact->kind);
+				continue;
+			}
+			rcase->artifacts[kept++] = *artifact;
+		}
+		rcase->artifacts_nr = kept;
+	}
+	return logs;
+}
+
+/* One place session_keep() tries: 0 when it took the result. */
+static int keep_in(struct session *session, const char *path, const char *dir,
+		   const struct strbuf *json, struct strbuf *refused)
+{
+	int error;
+
+	strbuf_reset(&session->result_path);
+	if (path) {
+		error = write_file_atomic(path, json->buf, json->len);
+		if (!error)
+			strbuf_addstr(&session->result_path, path);
+	} else {
+		error = store_write_aside(session->result, dir,
+					  &session->result_path);
+	}
+	if (error < 0)
+		strbuf_addf(refused, "%s'%s' (%s)", refused->len ? ", " : "",
+			    path ? path : dir, bg_error_last());
+	return error;
+}
+
+int session_keep(struct session *session, const char *path)
+{
+	struct strbuf json = STRBUF_INIT, refused = STRBUF_INIT;
+	const char *tmpdir = getenv("TMPDIR");
+	char *cwd = getcwd(NULL, 0);
+	size_t logs;
+	int error;
+
+	logs = detach_paths(session->result, session->result_dir);
+	if (!tmpdir || !*tmpdir)
+		tmpdir = "/tmp";
+	result_to_json(session->result, &json);
+	error = BG_ERROR;
+	if (path)
+		error = keep_in(session, path, NULL, &json, &refused);
+	if (error < 0)
+		error = keep_in(session, NULL, cwd ? cwd : ".", &json,
+				&refused);
+	if (error < 0 && (!cwd || strcmp(cwd, tmpdir)))
+		error = keep_in(session, NULL, tmpdir, &json, &refused);
+	if (error < 0) {
+		error = bg_error("nor could the result be written to %s: "
+				 "its measurements are lost",
+				 refused.buf);
+		strbuf_addf(&session->unstored, "%s\n", bg_error_last());
+		goto done;
+	}
+	if (refused.len)
+		strbuf_addf(&session->unstored, "nor could it go to %s\n",
+			    refused.buf);
+	strbuf_addf(&session->unstored,
+		    "the result is in '%s' instead; 'benchgate merge %s "
+		    "--store %s' stores it later\n",
+		    session->result_path.buf, session->result_path.buf,
+		    store_location(session->store));
+	if (logs)
+		strbuf_addf(&session->unstored, "its case logs are in '%s'\n",
+			    session->state->slot->log_dir);
+	else
+		strbuf_addstr(&session->unstored,
+			      "its case logs are gone, but each failed case's "
+			      "reason in that file ends with the last lines "
+			      "of its output\n");
+done:
+	free(cwd);
+	strbuf_release(&json);
+	strbuf_release(&refused);
+	return error;
 }
 
 void session_free(struct session *session)
@@ -259,6 +388,7 @@ void session_free(struct session *session)
 	suite_free(session->suite);
 	store_free(session->store);
 	strbuf_release(&session->result_path);
+	strbuf_release(&session->unstored);
 	strbuf_release(&session->artifact_dir);
 	free(session);
 }

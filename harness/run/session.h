@@ -26,7 +26,9 @@
  *     session_finish()    the runs outside the measurement, the end time;
  *                         the result is complete but not stored (the
  *                         command layer draws the flame graphs here)
- *     session_store()     store it
+ *     session_store()     store it; or, when the store refuses it,
+ *     session_keep()      write it where it can be, so that measurements
+ *                         that took minutes are never thrown away
  *
  * `run` and `check` both go through here (check.h: check_measure()).
  */
@@ -69,7 +71,14 @@ struct session {
 	 * relative to: the one the result file goes into (session_start()
 	 * claims it; "" before). */
 	const char *result_dir;
-	struct strbuf result_path; /* where the result was stored */
+	/* Where the result was stored, or kept by session_keep() when the
+	 * store refused it; "" before, or when it is nowhere. */
+	struct strbuf result_path;
+	/* Why the result is not in the store, for the user: the store's
+	 * error (session_store()), then where session_keep() put it
+	 * instead and where its logs are, one sentence a line; "" while
+	 * nothing went wrong. */
+	struct strbuf unstored;
 	/* "<result dir>/artifacts/<result name>": profiles and callgrind
 	 * output, one directory per case, when any case left some. */
 	struct strbuf artifact_dir;
@@ -116,9 +125,36 @@ void session_stop_case(struct session *session, size_t index);
  */
 int session_finish(struct session *session);
 
-/* Stores the result in the place session_start() claimed, its path into
- * session->result_path. Errors of store_write(). */
+/*
+ * Stores the result in the place session_start() claimed, its path into
+ * session->result_path. Errors of store_write(), whose message also goes
+ * into session->unstored; the result is then still whole in
+ * session->result, for session_keep().
+ */
 int session_store(struct session *session);
+
+/*
+ * For a result session_store() could not store: writes it to the first
+ * place that takes it, so that the measurements survive a full disk or a
+ * store that broke during the run, puts the file's path into
+ * session->result_path and says in session->unstored where it is:
+ *
+ *   1. `path` when not NULL (run --json), replaced atomically;
+ *   2. the current directory, as a new file "benchgate-unstored-<suite>-
+ *      <timestamp>[-N].json" (store_write_aside()), where a CI job's
+ *      artifacts are collected from;
+ *   3. the same in $TMPDIR, or /tmp when it is unset.
+ *
+ * The file is a result like a stored one (`benchgate merge FILE --store
+ * S` stores it later), except that its log and artifact paths are made
+ * absolute, or dropped where the store removed the file: a git store
+ * removes a failed write's scratch, logs included. A failed case's reason
+ * ends with the last lines of its output (runner.h), so those stay in
+ * the result either way; session->unstored says which is the case.
+ * BG_ERROR when no place took it, the message naming each place and why;
+ * the measurements are then lost.
+ */
+int session_keep(struct session *session, const char *path);
 
 void session_free(struct session *session);
 

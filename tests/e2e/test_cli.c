@@ -10,6 +10,7 @@
 #include "testutil.h"
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -573,4 +574,190 @@ Test(cli, absent_devices_skip_unless_required)
 		     out.out.buf, out.err.buf);
 	test_output_release(&out);
 	free(suite);
+}
+
+/*
+ * Issue 17, item 4: a result the store cannot take. The first run of
+ * "wrecker" turns the store into a file, as a disk that fills or goes
+ * read-only during the measurements would (a store that cannot be written
+ * from the start stops the run before anything is measured: exit 2), so
+ * every benchmark runs and then the store refuses the result. "broken"
+ * fails with a last line of output that must survive.
+ */
+static const char lost_suite[] =
+	"{\"benchgate\": 1, \"suite\": \"lost\","
+	" \"defaults\": {\"runs\": 2, \"warmup\": 0},"
+	" \"benchmarks\": ["
+	"  {\"name\": \"wrecker\", \"shell\": \"rm -rf store && : > store\","
+	"   \"metrics\": [{\"name\": \"w\", \"from\": \"wall\"}]}%s]}";
+static const char broken_case[] =
+	", {\"name\": \"broken\", \"shell\": \"echo boom-at-the-end >&2; "
+	"exit 1\", \"metrics\": [{\"name\": \"w\", \"from\": \"wall\"}]}";
+
+static void write_lost_suite(bool with_broken_case)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text), lost_suite,
+		 with_broken_case ? broken_case : "");
+	free(test_write_file(dir, "lost.json", text));
+}
+
+/* The fallback files benchgate left in `where`: their count, and the
+ * path of the last into path. */
+static int fallback_files(const char *where, char *path, size_t size)
+{
+	struct dirent *de;
+	DIR *d = opendir(where);
+	int nr = 0;
+
+	cr_assert_not_null(d, "%s", where);
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "benchgate-unstored-", 19))
+			continue;
+		snprintf(path, size, "%s/%s", where, de->d_name);
+		nr++;
+	}
+	closedir(d);
+	return nr;
+}
+
+/* The kept result: every case with its measured runs, the broken case's
+ * last line of output in its reason, and no path into the lost store. */
+static void assert_kept_result(const char *path, bool with_broken_case)
+{
+	struct result *result = NULL;
+	const struct result_case *c;
+
+	cr_assert_eq(result_load(&result, path), BG_OK, "%s: %s", path,
+		     bg_error_last());
+	cr_assert_str_eq(result->suite, "lost");
+	c = result_find_case(result, "wrecker", "default", "cpu");
+	cr_assert_not_null(c);
+	cr_assert_eq(c->status, CASE_OK, "%s", c->reason);
+	cr_assert_eq(result_case_find_metric(c, "w")->nr, 2);
+	cr_assert(!c->log || c->log[0] == '/', "log '%s'", c->log);
+	if (with_broken_case) {
+		c = result_find_case(result, "broken", "default", "cpu");
+		cr_assert_eq(c->status, CASE_FAILED);
+		cr_assert(strstr(c->reason, "boom-at-the-end"), "%s",
+			  c->reason);
+	}
+	result_free(result);
+}
+
+Test(cli, a_result_the_store_refuses_is_kept_in_the_json_file)
+{
+	char json[1024], tmpdir[1100], fallback[1024];
+	const char *env[] = { tmpdir, NULL };
+	struct test_output out;
+
+	write_lost_suite(true);
+	snprintf(json, sizeof(json), "%s/result.json", dir);
+	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", dir);
+	RUN(&out, dir, env, "run", "lost.json", "--store", "store", "--json",
+	    json);
+	cr_assert_eq(out.exit_code, 4,
+		     "measured but not stored is exit 4, before 3: %s%s",
+		     out.out.buf, out.err.buf);
+	cr_assert(strstr(out.err.buf, "cannot store the result"), "%s",
+		  out.err.buf);
+	cr_assert(strstr(out.err.buf, json), "the message names the file: %s",
+		  out.err.buf);
+	cr_assert(strstr(out.err.buf, "ends with the last lines of its output"),
+		  "it says where the logs' tails are: %s", out.err.buf);
+	cr_assert(strstr(out.out.buf, "wrecker"), "the summary is printed: %s",
+		  out.out.buf);
+	assert_kept_result(json, true);
+	cr_assert_eq(fallback_files(dir, fallback, sizeof(fallback)), 0,
+		     "--json took it: no fallback file");
+	test_output_release(&out);
+}
+
+Test(cli, without_json_an_unstored_result_is_kept_in_a_fallback_file)
+{
+	char tmpdir[1100], fallback[1024], later[1024];
+	const char *env[] = { tmpdir, NULL };
+	struct test_output out;
+	struct result *stored;
+
+	write_lost_suite(true);
+	/* TMPDIR is the second choice: it must stay empty */
+	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s/tmp", dir);
+	cr_assert_eq(mkdir(tmpdir + 7, 0755), 0);
+	RUN(&out, dir, env, "run", "lost.json", "--store", "store");
+	cr_assert_eq(out.exit_code, 4, "%s%s", out.out.buf, out.err.buf);
+	cr_assert_eq(fallback_files(dir, fallback, sizeof(fallback)), 1,
+		     "one fallback file in the current directory: %s",
+		     out.err.buf);
+	cr_assert(strstr(fallback, "/benchgate-unstored-lost-"), "%s",
+		  fallback);
+	cr_assert(strstr(out.err.buf, fallback), "the message names it: %s",
+		  out.err.buf);
+	assert_kept_result(fallback, true);
+	test_output_release(&out);
+
+	/* It is a result like a stored one: `merge` stores it later. */
+	snprintf(later, sizeof(later), "%s/later", dir);
+	RUN(&out, dir, NULL, "merge", fallback, "--store", later);
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	test_output_release(&out);
+	stored = only_result(later);
+	cr_assert_eq(stored->cases_nr, 2);
+	result_free(stored);
+}
+
+Test(cli, check_gates_a_result_the_store_refuses_and_keeps_it)
+{
+	char json[1024], tmpdir[1100], fallback[1024];
+	const char *env[] = { tmpdir, NULL };
+	struct test_output out;
+	char *doc;
+
+	write_lost_suite(false);
+	snprintf(json, sizeof(json), "%s/comparison.json", dir);
+	/* TMPDIR is the second choice: it must stay empty */
+	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s/tmp", dir);
+	cr_assert_eq(mkdir(tmpdir + 7, 0755), 0);
+	RUN(&out, dir, env, "check", "lost.json", "--store", "store", "--json",
+	    json, "--report", "out");
+	cr_assert_eq(out.exit_code, 4, "a pass that lost its result: %s%s",
+		     out.out.buf, out.err.buf);
+	cr_assert(strstr(out.out.buf, "PASS") || strstr(out.out.buf, "new"),
+		  "the gate still decided: %s", out.out.buf);
+	cr_assert_eq(fallback_files(dir, fallback, sizeof(fallback)), 1, "%s",
+		     out.err.buf);
+	cr_assert(strstr(out.err.buf, fallback), "%s", out.err.buf);
+	assert_kept_result(fallback, false);
+	doc = test_read_file(json);
+	cr_assert_not_null(doc, "the comparison is written all the same");
+	cr_assert(strstr(doc, fallback), "its candidate is the kept file: %s",
+		  doc);
+	free(doc);
+	test_output_release(&out);
+}
+
+Test(cli, a_json_file_that_cannot_be_written_is_exit_4_not_2)
+{
+	char store[1024];
+	struct test_output out;
+	struct result *result;
+
+	free(test_write_file(
+		dir, "ok.json",
+		"{\"benchgate\": 1, \"suite\": \"ok\","
+		" \"defaults\": {\"runs\": 2, \"warmup\": 0},"
+		" \"benchmarks\": [{\"name\": \"t\", \"command\": [\"/bin/true\"],"
+		" \"metrics\": [{\"name\": \"w\", \"from\": \"wall\"}]}]}"));
+	free(test_write_file(dir, "a-file", "not a directory\n"));
+	snprintf(store, sizeof(store), "%s/store", dir);
+	RUN(&out, dir, NULL, "run", "ok.json", "--store", store, "--json",
+	    "a-file/result.json");
+	cr_assert_eq(out.exit_code, 4, "it ran and was stored: %s%s",
+		     out.out.buf, out.err.buf);
+	cr_assert(strstr(out.err.buf, "a-file/result.json"), "%s", out.err.buf);
+	result = only_result(store);
+	cr_assert_str_eq(result->suite, "ok");
+	result_free(result);
+	test_output_release(&out);
 }
