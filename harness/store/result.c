@@ -5,10 +5,17 @@
 #include "harness/util/json.h"
 #include "harness/util/jsonread.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+const char *const better_names[] = {
+	[BETTER_LOWER] = "lower",
+	[BETTER_HIGHER] = "higher",
+	NULL,
+};
 
 static const char *const status_names[] = {
 	[CASE_OK] = "ok",
@@ -382,14 +389,17 @@ static bool present(struct json_reader *rd, const cJSON *object,
 	return false;
 }
 
-/* A copy of the string; NULL when absent or null (and not required). */
+/* A copy of the string, held to the rules (JSON_NAME, JSON_PRINTABLE) as
+ * the suite loader holds a suite; NULL when absent or null (and not
+ * required). */
 static char *get_string(struct json_reader *rd, const cJSON *object,
-			const char *key, bool required)
+			const char *key, bool required, unsigned rules)
 {
 	char *value = NULL;
 
 	if (!required || present(rd, object, key, "a string"))
-		json_read_string(rd, object, key, JSON_NULLABLE, &value);
+		json_read_string(rd, object, key, JSON_NULLABLE | rules,
+				 &value);
 	return value;
 }
 
@@ -401,6 +411,17 @@ static double get_number(struct json_reader *rd, const cJSON *object,
 
 	json_read_number(rd, object, key, 0, &value);
 	return value;
+}
+
+/* A count (of runs, of cores); 0 when absent. Read as a bounded integer,
+ * never cast from whatever double the document holds. */
+static size_t get_count(struct json_reader *rd, const cJSON *object,
+			const char *key)
+{
+	int value = 0;
+
+	json_read_int(rd, object, key, 0, 0, INT_MAX, &value);
+	return (size_t)value;
 }
 
 static const cJSON *get_object(struct json_reader *rd, const cJSON *parent,
@@ -415,7 +436,7 @@ static const cJSON *get_object(struct json_reader *rd, const cJSON *parent,
 static void get_fixed(struct json_reader *rd, const cJSON *object,
 		      const char *key, char *out, size_t size, const char *what)
 {
-	char *value = get_string(rd, object, key, true);
+	char *value = get_string(rd, object, key, true, 0);
 
 	if (value && strlen(value) < size) {
 		memcpy(out, value, strlen(value) + 1);
@@ -430,12 +451,13 @@ static void get_fixed(struct json_reader *rd, const cJSON *object,
 static void read_git(struct json_reader *rd, const cJSON *object,
 		     struct git_meta *git)
 {
+	json_read_check_keys(rd, object, NULL);
 	get_fixed(rd, object, "commit", git->commit, sizeof(git->commit),
 		  "a commit id");
-	git->branch = get_string(rd, object, "branch", false);
+	git->branch = get_string(rd, object, "branch", false, 0);
 	json_read_bool(rd, object, "dirty", JSON_NULLABLE, &git->dirty);
-	git->commit_time = get_string(rd, object, "commit_time", false);
-	git->subject = get_string(rd, object, "subject", false);
+	git->commit_time = get_string(rd, object, "commit_time", false, 0);
+	git->subject = get_string(rd, object, "subject", false, 0);
 	json_read_strings(rd, object, "parents", 0, &git->parents,
 			  &git->parents_nr);
 }
@@ -443,14 +465,16 @@ static void read_git(struct json_reader *rd, const cJSON *object,
 static void read_machine(struct json_reader *rd, const cJSON *object,
 			 struct machine_info *machine)
 {
+	json_read_check_keys(rd, object, NULL);
 	get_fixed(rd, object, "id", machine->id, sizeof(machine->id),
 		  "an id of at most 64 characters");
-	machine->hostname = get_string(rd, object, "hostname", false);
-	machine->os = get_string(rd, object, "os", false);
-	machine->cpu = get_string(rd, object, "cpu", false);
-	machine->cores = (int)get_number(rd, object, "cores");
-	machine->memory_bytes =
-		(uint64_t)get_number(rd, object, "memory_bytes");
+	machine->hostname = get_string(rd, object, "hostname", false, 0);
+	machine->os = get_string(rd, object, "os", false, 0);
+	machine->cpu = get_string(rd, object, "cpu", false, 0);
+	json_read_int(rd, object, "cores", 0, 0, INT_MAX, &machine->cores);
+	/* 2^53: the whole numbers a double holds exactly, 8 PiB */
+	json_read_uint64(rd, object, "memory_bytes", 0, UINT64_C(1) << 53,
+			 &machine->memory_bytes);
 	json_read_strings(rd, object, "gpus", 0, &machine->gpus,
 			  &machine->gpus_nr);
 	json_read_strings(rd, object, "ipus", 0, &machine->ipus,
@@ -487,21 +511,21 @@ static void read_samples(struct json_reader *rd, const cJSON *object,
 static void read_metric(struct json_reader *rd, const cJSON *object,
 			struct metric_samples *metric)
 {
-	char *better;
+	int better = BETTER_LOWER;
 
 	if (!cJSON_IsObject(object)) {
 		json_reader_fail(rd, "expected a metric object, found %s",
 				 json_type_name(object));
 		return;
 	}
-	metric->unit = get_string(rd, object, "unit", false);
-	better = get_string(rd, object, "better", false);
-	metric->better = better && !strcmp(better, "higher") ? BETTER_HIGHER
-							     : BETTER_LOWER;
-	free(better);
+	json_read_check_keys(rd, object, NULL);
+	metric->unit = get_string(rd, object, "unit", false, JSON_PRINTABLE);
+	json_read_enum(rd, object, "better", JSON_NULLABLE, better_names,
+		       &better);
+	metric->better = (enum better)better;
 	json_read_bool(rd, object, "exact", JSON_NULLABLE, &metric->exact);
 	metric->tolerance = get_number(rd, object, "tolerance");
-	metric->runs = (size_t)get_number(rd, object, "runs");
+	metric->runs = get_count(rd, object, "runs");
 	read_samples(rd, object, metric);
 }
 
@@ -512,11 +536,16 @@ static void read_metrics(struct json_reader *rd, const cJSON *object,
 	const cJSON *metric;
 
 	json_reader_push_key(rd, "metrics");
+	/* cJSON keeps a repeated key twice: reading both would pool their
+	 * samples into one metric. */
+	if (metrics)
+		json_read_check_keys(rd, metrics, NULL);
 	cJSON_ArrayForEach(metric, metrics)
 	{
 		json_reader_push_key(rd, metric->string);
-		read_metric(rd, metric,
-			    result_case_metric(rcase, metric->string));
+		if (json_reader_check(rd, metric->string, JSON_NAME) == BG_OK)
+			read_metric(rd, metric,
+				    result_case_metric(rcase, metric->string));
 		json_reader_pop(rd);
 		if (rd->error)
 			break;
@@ -543,8 +572,9 @@ static void read_artifacts(struct json_reader *rd, const cJSON *object,
 					 "found %s",
 					 json_type_name(item));
 		} else {
-			kind = get_string(rd, item, "kind", true);
-			path = get_string(rd, item, "path", true);
+			json_read_check_keys(rd, item, NULL);
+			kind = get_string(rd, item, "kind", true, 0);
+			path = get_string(rd, item, "path", true, 0);
 		}
 		if (kind && path)
 			result_case_add_artifact(rcase, kind, path, NULL);
@@ -560,13 +590,15 @@ static void read_artifacts(struct json_reader *rd, const cJSON *object,
 static void read_case(struct json_reader *rd, const cJSON *object,
 		      struct result *result)
 {
-	char *benchmark = get_string(rd, object, "benchmark", true);
-	char *variant = get_string(rd, object, "variant", true);
-	char *device = get_string(rd, object, "device", true);
-	char *status = get_string(rd, object, "status", true);
 	struct result_case *rcase;
+	char *benchmark, *variant, *device, *status;
 	int parsed;
 
+	json_read_check_keys(rd, object, NULL);
+	benchmark = get_string(rd, object, "benchmark", true, JSON_NAME);
+	variant = get_string(rd, object, "variant", true, JSON_NAME);
+	device = get_string(rd, object, "device", true, JSON_NAME);
+	status = get_string(rd, object, "status", true, 0);
 	if (rd->error)
 		goto done;
 	rcase = result_add_case(result, benchmark, variant, device);
@@ -578,12 +610,12 @@ static void read_case(struct json_reader *rd, const cJSON *object,
 		goto done;
 	}
 	rcase->status = (enum case_status)parsed;
-	rcase->reason = get_string(rd, object, "reason", false);
-	rcase->log = get_string(rd, object, "log", false);
-	rcase->runs = (size_t)get_number(rd, object, "runs");
+	rcase->reason = get_string(rd, object, "reason", false, 0);
+	rcase->log = get_string(rd, object, "log", false, 0);
+	rcase->runs = get_count(rd, object, "runs");
 	read_metrics(rd, object, rcase);
 	read_artifacts(rd, object, rcase);
-	rcase->profile_note = get_string(rd, object, "profile_note", false);
+	rcase->profile_note = get_string(rd, object, "profile_note", false, 0);
 done:
 	free(benchmark);
 	free(variant);
@@ -638,8 +670,12 @@ int result_parse(struct result **out, const char *text, size_t len,
 		goto done;
 	}
 	result = result_new();
-	result->suite = get_string(&rd, root, "suite", true);
-	sha = get_string(&rd, root, "suite_sha256", false);
+	json_read_check_keys(&rd, root, NULL);
+	/* The store makes a safe file name of any suite name (store.h), so
+	 * one is held only to printable text, not to the suite loader's
+	 * alphabet. */
+	result->suite = get_string(&rd, root, "suite", true, JSON_PRINTABLE);
+	sha = get_string(&rd, root, "suite_sha256", false, 0);
 	if (sha && strlen(sha) < sizeof(result->suite_sha256))
 		memcpy(result->suite_sha256, sha, strlen(sha) + 1);
 	free(sha);
@@ -653,10 +689,10 @@ int result_parse(struct result **out, const char *text, size_t len,
 		read_machine(&rd, object, &result->machine);
 		json_reader_pop(&rd);
 	}
-	result->started_at = get_string(&rd, root, "started_at", false);
-	result->finished_at = get_string(&rd, root, "finished_at", false);
+	result->started_at = get_string(&rd, root, "started_at", false, 0);
+	result->finished_at = get_string(&rd, root, "finished_at", false, 0);
 	result->harness_version =
-		get_string(&rd, root, "harness_version", false);
+		get_string(&rd, root, "harness_version", false, 0);
 	read_cases(&rd, root, result);
 done:
 	json_reader_release(&rd);

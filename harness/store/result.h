@@ -18,6 +18,9 @@ enum better {
 	BETTER_HIGHER = 1
 };
 
+/* "lower", "higher", by value, then NULL: the names documents use. */
+extern const char *const better_names[];
+
 enum case_status {
 	CASE_OK = 0,
 	CASE_FAILED,
@@ -157,10 +160,16 @@ void result_case_fail(struct result_case *rcase, enum case_status status,
 /* Serialises the result as pretty-printed JSON into out. */
 void result_to_json(const struct result *result, struct strbuf *out);
 
-/* Parses a result document (len bytes of text, no NUL needed after them).
+/*
+ * Parses a result document (len bytes of text, no NUL needed after them).
  * BG_EINPUT when the file is not a valid result, with "path:line:col:
  * key.path: what was expected" (jsonread.h), or "path: key: expected ..."
- * for a value it lacks. */
+ * for a value it lacks. A document from elsewhere is held to what a run
+ * of a valid suite writes: benchmark, variant, device and metric names to
+ * the suite loader's rule, units and the suite's name to printable text
+ * (util/name.h), counts to whole numbers in range, `better` to lower or
+ * higher, and no key twice in an object.
+ */
 int result_parse(struct result **out, const char *text, size_t len,
 		 const char *path);
 int result_load(struct result **out, const char *path);
