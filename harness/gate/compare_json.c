@@ -7,6 +7,7 @@
 #include "harness/util/json.h"
 #include "harness/util/jsonread.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,12 +198,17 @@ static bool read_summary(struct json_reader *rd, const cJSON *parent,
 			 const char *key, struct stats_summary *s)
 {
 	const cJSON *object = json_read_object(rd, parent, key, JSON_NULLABLE);
+	int n = 0;
 
 	memset(s, 0, sizeof(*s));
 	if (!object)
 		return false;
 	json_reader_push_key(rd, key);
-	s->n = (size_t)get_number(rd, object, "n");
+	json_read_check_keys(rd, object, NULL);
+	/* a count, never cast from whatever double (or NaN, for null) the
+	 * document holds */
+	json_read_int(rd, object, "n", JSON_REQUIRED, 0, INT_MAX, &n);
+	s->n = (size_t)n;
 	s->median = s->p50 = get_number(rd, object, "median");
 	s->mean = get_number(rd, object, "mean");
 	s->stddev = get_number(rd, object, "stddev");
@@ -263,29 +269,35 @@ static void read_item(struct json_reader *rd, const cJSON *object,
 		      struct comparison *comparison)
 {
 	struct metric_comparison *mc;
-	char *better = NULL;
-	int verdict;
+	int verdict, better = BETTER_LOWER;
 
 	if (!cJSON_IsObject(object)) {
 		json_reader_fail(rd, "expected an object, found %s",
 				 json_type_name(object));
 		return;
 	}
+	json_read_check_keys(rd, object, NULL);
 	if ((verdict = read_verdict(rd, object)) < 0)
 		return;
 	ALLOC_GROW(comparison->items, comparison->nr + 1, comparison->alloc);
 	mc = &comparison->items[comparison->nr++];
 	memset(mc, 0, sizeof(*mc));
-	mc->suite = get_string(rd, object, "suite", JSON_REQUIRED);
-	mc->benchmark = get_string(rd, object, "benchmark", JSON_REQUIRED);
-	mc->variant = get_string(rd, object, "variant", JSON_REQUIRED);
-	mc->device = get_string(rd, object, "device", JSON_REQUIRED);
-	mc->metric = get_string(rd, object, "metric", JSON_REQUIRED);
-	mc->unit = get_string(rd, object, "unit", 0);
-	better = get_string(rd, object, "better", 0);
-	mc->better = better && !strcmp(better, "higher") ? BETTER_HIGHER
-							 : BETTER_LOWER;
-	free(better);
+	/* Names as a result holds them (result.h): what a suite could not
+	 * name is no case of a comparison either. */
+	mc->suite =
+		get_string(rd, object, "suite", JSON_REQUIRED | JSON_PRINTABLE);
+	mc->benchmark =
+		get_string(rd, object, "benchmark", JSON_REQUIRED | JSON_NAME);
+	mc->variant =
+		get_string(rd, object, "variant", JSON_REQUIRED | JSON_NAME);
+	mc->device =
+		get_string(rd, object, "device", JSON_REQUIRED | JSON_NAME);
+	mc->metric =
+		get_string(rd, object, "metric", JSON_REQUIRED | JSON_NAME);
+	mc->unit = get_string(rd, object, "unit", JSON_PRINTABLE);
+	json_read_enum(rd, object, "better", JSON_NULLABLE, better_names,
+		       &better);
+	mc->better = (enum better)better;
 	json_read_bool(rd, object, "exact", JSON_NULLABLE, &mc->exact);
 	mc->tolerance = get_number(rd, object, "tolerance");
 	mc->has_baseline = read_summary(rd, object, "baseline", &mc->baseline);
@@ -318,11 +330,12 @@ static void read_variant(struct json_reader *rd, const cJSON *object,
 		   comparison->variants_alloc);
 	vc = &comparison->variants[comparison->variants_nr++];
 	memset(vc, 0, sizeof(*vc));
-	vc->benchmark = get_string(rd, object, "benchmark", 0);
-	vc->device = get_string(rd, object, "device", 0);
-	vc->variant = get_string(rd, object, "variant", 0);
-	vc->against = get_string(rd, object, "against", 0);
-	vc->speed_metric = get_string(rd, object, "speed_metric", 0);
+	json_read_check_keys(rd, object, NULL);
+	vc->benchmark = get_string(rd, object, "benchmark", JSON_NAME);
+	vc->device = get_string(rd, object, "device", JSON_NAME);
+	vc->variant = get_string(rd, object, "variant", JSON_NAME);
+	vc->against = get_string(rd, object, "against", JSON_NAME);
+	vc->speed_metric = get_string(rd, object, "speed_metric", JSON_NAME);
 	vc->speedup = get_number(rd, object, "speedup");
 	read_pair(rd, object, "speedup_ci", &vc->speedup_low,
 		  &vc->speedup_high);
@@ -373,7 +386,8 @@ int comparison_parse(struct comparison **out, const char *text, size_t len,
 		goto done;
 	}
 	comparison = xcalloc(1, sizeof(*comparison));
-	comparison->suite = get_string(&rd, root, "suite", 0);
+	json_read_check_keys(&rd, root, NULL);
+	comparison->suite = get_string(&rd, root, "suite", JSON_PRINTABLE);
 	if (!comparison->suite)
 		comparison->suite = xstrdup("");
 	comparison->confidence = get_number(&rd, root, "confidence");
