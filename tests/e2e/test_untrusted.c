@@ -1,0 +1,133 @@
+/*
+ * End to end: documents from elsewhere (results given to `compare` and
+ * `merge`, comparisons given to `report`) are checked as the suite loader
+ * checks a suite. A hostile one is refused with its position and exit 2,
+ * and nothing of it reaches the terminal raw: no line of benchgate's
+ * output starts with a workflow command a CI runner would execute, and no
+ * ESC sequence gets through.
+ */
+#include "testutil.h"
+
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RUN(out, ...)                    \
+	test_benchgate((out), dir, NULL, \
+		       (const char *const[]){ __VA_ARGS__, NULL })
+
+static char *dir;
+
+/* A result of one case whose benchmark, unit and run count are the
+ * test's; the case is on line 3. */
+static void write_result(const char *name, const char *benchmark,
+			 const char *unit, const char *runs)
+{
+	struct strbuf text = STRBUF_INIT;
+
+	strbuf_addf(&text,
+		    "{\"benchgate_result\": 1, \"suite\": \"s\", \"git\": "
+		    "{\"commit\": \"unknown\"},\n"
+		    " \"machine\": {\"id\": \"box\"}, \"cases\": [\n"
+		    "{\"benchmark\": \"%s\", \"variant\": \"v\", \"device\": "
+		    "\"cpu\", \"status\": \"ok\", \"runs\": %s, \"metrics\": "
+		    "{\"t\": {\"unit\": \"%s\", \"samples\": [1, 2, 3]}}}]}\n",
+		    benchmark, runs, unit);
+	free(test_write_file(dir, name, text.buf));
+	strbuf_release(&text);
+}
+
+static void setup(void)
+{
+	dir = test_tmpdir();
+	write_result("base.json", "b", "ms", "3");
+}
+
+static void teardown(void)
+{
+	test_rmtree(dir);
+	free(dir);
+}
+
+TestSuite(untrusted, .init = setup, .fini = teardown, .timeout = 60);
+
+/* Nothing a runner would act on: no line starting with "::" and no ESC. */
+static void assert_inert(const struct strbuf *text)
+{
+	cr_assert_neq(strncmp(text->buf, "::", 2), 0, "%s", text->buf);
+	cr_assert_null(strstr(text->buf, "\n::"), "%s", text->buf);
+	cr_assert_null(strchr(text->buf, '\x1b'), "%s", text->buf);
+}
+
+static void assert_refused(struct test_output *out, const char *message)
+{
+	cr_assert_eq(out->exit_code, 2, "exit %d: %s%s", out->exit_code,
+		     out->out.buf, out->err.buf);
+	cr_assert(strstr(out->err.buf, message), "'%s' lacks '%s'",
+		  out->err.buf, message);
+	assert_inert(&out->out);
+	assert_inert(&out->err);
+}
+
+Test(untrusted, compare_refuses_a_benchmark_name_that_injects_a_line)
+{
+	struct test_output out;
+
+	/* line 3 `{"benchmark": "a\n::set-env...`: the value is column 15 */
+	write_result("cand.json", "a\\n::set-env name=PATH::/tmp", "ms", "3");
+	RUN(&out, "compare", "base.json", "cand.json");
+	assert_refused(&out, "cand.json:3:15: cases[0].benchmark: expected a "
+			     "name of letters, digits, '-', '_', '.' and "
+			     "'+', found 'a\\x0a::set-env name=PATH::/tmp'");
+	test_output_release(&out);
+}
+
+Test(untrusted, compare_refuses_escape_sequences_in_names_and_units)
+{
+	struct test_output out;
+
+	write_result("cand.json", "\\u001b]0;pwned\\u0007", "ms", "3");
+	RUN(&out, "compare", "base.json", "cand.json");
+	assert_refused(&out, "cand.json:3:15: cases[0].benchmark: expected a "
+			     "name");
+	test_output_release(&out);
+	write_result("cand.json", "b", "\\u001b[2J", "3");
+	RUN(&out, "compare", "base.json", "cand.json");
+	assert_refused(&out, "cases[0].metrics.t.unit: expected printable "
+			     "text");
+	test_output_release(&out);
+}
+
+Test(untrusted, compare_and_merge_refuse_a_negative_run_count)
+{
+	struct test_output out;
+
+	/* `..."status": "ok", "runs": -1`: column 77 of line 3 */
+	write_result("cand.json", "b", "ms", "-1");
+	RUN(&out, "compare", "base.json", "cand.json");
+	assert_refused(&out, "cand.json:3:77: cases[0].runs: expected a whole "
+			     "number from 0 to 2147483647");
+	test_output_release(&out);
+	RUN(&out, "merge", "cand.json", "--out", "merged.json");
+	assert_refused(&out, "cand.json:3:77: cases[0].runs: expected a whole "
+			     "number from 0 to 2147483647");
+	test_output_release(&out);
+}
+
+Test(untrusted, report_refuses_a_comparison_without_a_sample_count)
+{
+	struct test_output out;
+
+	/* line 2 `{"verdict": "new", ..., "candidate": {"n": null}}`: the
+	 * null (how cJSON writes NaN) is column 119 */
+	free(test_write_file(dir, "c.json",
+			     "{\"benchgate_comparison\": 1, \"comparisons\": [\n"
+			     "{\"verdict\": \"new\", \"suite\": \"s\", "
+			     "\"benchmark\": \"b\", \"variant\": \"v\", "
+			     "\"device\": \"cpu\", \"metric\": \"t\", "
+			     "\"candidate\": {\"n\": null}}]}\n"));
+	RUN(&out, "report", "c.json", "--out", "out");
+	assert_refused(&out, "c.json:2:119: comparisons[0].candidate.n: "
+			     "expected a whole number from 0 to 2147483647");
+	test_output_release(&out);
+}
