@@ -6,6 +6,7 @@
 #include <assert.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,20 +58,36 @@ static double median_of_three(double a, double b, double c)
 	return a > b ? a : b;
 }
 
+/* A position in [lo, hi) from a fixed xorshift sequence: the pivots of
+ * select_kth() must not follow the data's layout, since benchmark samples
+ * often come sorted or V-shaped (deviations of sorted data), which makes
+ * first/middle/last pivots quadratic. Deterministic, so runs repeat. */
+static size_t scattered_index(uint64_t *state, size_t lo, size_t hi)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return lo + (size_t)(*state % (hi - lo));
+}
+
 /*
  * Moves the k-th smallest value to v[k], smaller ones before it and larger
  * ones after. The three-way partition keeps samples with many equal values
  * (bootstrap resamples, quantised timers) linear, and every index stays in
- * bounds whatever the comparisons say, NaN included.
+ * bounds whatever the comparisons say, NaN included. The result does not
+ * depend on the pivots, only the time does.
  */
 static void select_kth(double *v, size_t n, size_t k)
 {
+	uint64_t state = 0x9e3779b97f4a7c15u;
 	size_t lo = 0, hi = n;
 
 	assert(k < n);
 	while (hi - lo > 1) {
-		double pivot = median_of_three(v[lo], v[lo + (hi - lo) / 2],
-					       v[hi - 1]);
+		double pivot = median_of_three(
+			v[scattered_index(&state, lo, hi)],
+			v[scattered_index(&state, lo, hi)],
+			v[scattered_index(&state, lo, hi)]);
 		size_t lt = lo, i = lo, gt = hi;
 
 		while (i < gt) {
