@@ -592,8 +592,9 @@ int json_read_enum(struct json_reader *rd, const cJSON *object, const char *key,
 			*out = i;
 			return 1;
 		}
-		strbuf_addf(&list, "%s%s", i ? ", " : "", names[i]);
 	}
+	for (int i = 0; names[i]; i++)
+		strbuf_addf(&list, "%s%s", i ? ", " : "", names[i]);
 	json_reader_push_key(rd, key);
 	json_reader_fail(rd, "unknown value '%s'; expected one of: %s",
 			 item->valuestring, list.buf);

@@ -5,6 +5,11 @@
  * and nothing of it reaches the terminal raw: no line of benchgate's
  * output starts with a workflow command a CI runner would execute, and no
  * ESC sequence gets through.
+ *
+ * The tests run the sanitizer build (ci/test): a leak on the way to the
+ * refusal makes LeakSanitizer end benchgate with its own status, 23, not
+ * 2, so the refusals below also check that nothing read before the error
+ * is lost.
  */
 #include "testutil.h"
 
@@ -31,7 +36,8 @@ static void write_result(const char *name, const char *benchmark,
 		    " \"machine\": {\"id\": \"box\"}, \"cases\": [\n"
 		    "{\"benchmark\": \"%s\", \"variant\": \"v\", \"device\": "
 		    "\"cpu\", \"status\": \"ok\", \"runs\": %s, \"metrics\": "
-		    "{\"t\": {\"unit\": \"%s\", \"samples\": [1, 2, 3]}}}]}\n",
+		    "{\"t\": {\"unit\": \"%s\", \"better\": \"higher\", "
+		    "\"samples\": [1, 2, 3]}}}]}\n",
 		    benchmark, runs, unit);
 	free(test_write_file(dir, name, text.buf));
 	strbuf_release(&text);
@@ -129,5 +135,44 @@ Test(untrusted, report_refuses_a_comparison_without_a_sample_count)
 	RUN(&out, "report", "c.json", "--out", "out");
 	assert_refused(&out, "c.json:2:119: comparisons[0].candidate.n: "
 			     "expected a whole number from 0 to 2147483647");
+	test_output_release(&out);
+}
+
+/* A metric key written twice pooled both sample lists into one metric and
+ * leaked the first unit. */
+Test(untrusted, compare_refuses_a_metric_written_twice)
+{
+	struct test_output out;
+
+	/* line 3 of the result: the second "t" is column 66 */
+	free(test_write_file(
+		dir, "cand.json",
+		"{\"benchgate_result\": 1, \"suite\": \"s\", \"git\": "
+		"{\"commit\": \"unknown\"},\n"
+		" \"machine\": {\"id\": \"box\"}, \"cases\": [{\"benchmark\": "
+		"\"b\", \"variant\": \"v\", \"device\": \"cpu\",\n"
+		"\"status\": \"ok\", \"metrics\": {\"t\": {\"unit\": \"ms\", "
+		"\"samples\": [1]}, \"t\": {\"unit\": \"s\", \"samples\": "
+		"[2]}}}]}\n"));
+	RUN(&out, "compare", "base.json", "cand.json");
+	assert_refused(&out, "cand.json:3:66: cases[0].metrics.t: duplicate "
+			     "key 't'");
+	test_output_release(&out);
+}
+
+/* The comparison reader once returned early here with `better` read and
+ * never freed. */
+Test(untrusted, report_refuses_an_item_without_its_names)
+{
+	struct test_output out;
+
+	/* line 2 `{"verdict": "new", "better": "higher"}`: the item's '{' */
+	free(test_write_file(
+		dir, "c.json",
+		"{\"benchgate_comparison\": 1, \"comparisons\": [\n"
+		"{\"verdict\": \"new\", \"better\": \"higher\"}]}\n"));
+	RUN(&out, "report", "c.json", "--out", "out");
+	assert_refused(&out, "c.json:2:1: comparisons[0]: missing required "
+			     "key 'suite'");
 	test_output_release(&out);
 }
