@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,7 +101,7 @@ Test(changepoint, options_init_gives_the_documented_defaults)
 
 	changepoint_options_init(&opts);
 	cr_assert_eq(opts.significance, 0.001);
-	cr_assert_eq(opts.min_change, 0.01);
+	cr_assert_eq(opts.min_change, 0.02);
 	cr_assert_eq(opts.min_segment, 4);
 }
 
@@ -396,5 +397,79 @@ Test(changepoint, short_or_empty_series_have_none)
 	cr_assert_eq(list.nr, 0);
 	cr_assert_eq(changepoint_detect(&list, &one, 1, NULL), 0);
 	cr_assert_eq(list.nr, 0);
+	changepoint_list_release(&list);
+}
+
+/* Nights that drift together (the machine's state carries over: commit
+ * noise AR(1) with lag-1 correlation 0.6, the same 2 % spread) are worth
+ * fewer independent values than their count: ten flat histories of 1,000
+ * such nights have no change point. */
+Test(changepoint, drifting_nights_are_not_steps)
+{
+	for (uint64_t seed = 1; seed <= 10; seed++) {
+		struct changepoint_input points[1000];
+		struct changepoint_list list = { 0 };
+		double drift = 0;
+
+		for (size_t i = 0; i < 1000; i++) {
+			drift = 0.6 * drift + 0.8 * 0.02 * test_normal(&seed);
+			points[i].median = 100 * exp(drift);
+			points[i].samples = NULL;
+			points[i].n = 0;
+		}
+		changepoint_detect(&list, points, 1000, NULL);
+		cr_assert_eq(list.nr, 0,
+			     "seed %d: %zu change points, the first at %zu",
+			     (int)seed, list.nr,
+			     list.nr ? list.items[0].index : 0);
+		changepoint_list_release(&list);
+	}
+}
+
+/* A timer with a coarse resolution repeats its value for nights on end: a
+ * window of ties is not a quiet series (each value is held for 12 nights,
+ * drawn afresh around 100 with sd 2). */
+Test(changepoint, held_values_are_not_a_quiet_series)
+{
+	struct changepoint_input points[600];
+	struct changepoint_list list = { 0 };
+	uint64_t seed = 5;
+	double held = 100;
+
+	for (size_t i = 0; i < 600; i++) {
+		if (i % 12 == 0)
+			held = round(100 + 2 * test_normal(&seed));
+		points[i].median = held;
+		points[i].samples = NULL;
+		points[i].n = 0;
+	}
+	changepoint_detect(&list, points, 600, NULL);
+	cr_assert_eq(list.nr, 0, "%zu change points, the first at %zu",
+		     list.nr, list.nr ? list.items[0].index : 0);
+	changepoint_list_release(&list);
+}
+
+/* Values rounded to the resolution of their source tie and wobble by one
+ * unit: a window of them can look far quieter than the series is. TCPD's
+ * children_per_woman (Gapminder, CC BY 4.0; tests/fixtures/tcpd/), two
+ * decimals: its annotators saw no change in the first 100 years (their
+ * first is at index 145). */
+Test(changepoint, rounded_values_are_not_a_quiet_series)
+{
+	struct changepoint_input points[301];
+	struct changepoint_list list = { 0 };
+	FILE *f = fopen(TEST_FIXTURE_DIR "/tcpd/children_per_woman.csv", "r");
+
+	cr_assert(f);
+	for (size_t i = 0; i < 301; i++) {
+		cr_assert_eq(fscanf(f, "%lf", &points[i].median), 1);
+		points[i].samples = NULL;
+		points[i].n = 0;
+	}
+	fclose(f);
+	changepoint_detect(&list, points, 301, NULL);
+	for (size_t i = 0; i < list.nr; i++)
+		cr_assert_geq(list.items[i].index, 100, "a change point at %zu",
+			      list.items[i].index);
 	changepoint_list_release(&list);
 }

@@ -9,7 +9,7 @@
 
 /* The defaults (the README's "Change points" figures say how they fared). */
 #define DEFAULT_SIGNIFICANCE 0.001
-#define DEFAULT_MIN_CHANGE   0.01
+#define DEFAULT_MIN_CHANGE   0.02
 #define DEFAULT_MIN_SEGMENT  4
 
 /* A point further than this many standard deviations from the median of
@@ -18,9 +18,9 @@
 #define CLIP_SIGMAS	3.0
 #define CLIP_HALF_WIDTH 2
 
-/* The Gaussian efficiency of the MAD (Rousseeuw & Croux 1993): a noise
- * estimate from n differences is worth about 0.37 n values of a variance. */
-#define MAD_EFFICIENCY 0.37
+/* Dependence beyond this is taken as this: the variance of a mean is then
+ * inflated (1 + r) / (1 - r) = 39 times. */
+#define MAX_AUTOCORRELATION 0.95
 
 /* The variance of the median of n normal values is pi / 2 times that of
  * their mean (asymptotically). */
@@ -135,16 +135,22 @@ static void series_release(struct series *s)
 /*
  * What a segment [a, b) of the series looks like to the test: its values
  * (logarithms when every median in it is positive, so that a change is
- * relative, as timings are), each point's variance, and the degrees of
- * freedom of that variance. Everything is computed from the segment
- * alone, which is what lets changepoint_append() examine only the end.
+ * relative, as timings are), outliers clipped, and each point's variance
+ * from its own samples. Everything is computed from the segment alone,
+ * which is what lets changepoint_append() examine only the end. Prefix
+ * sums make the test at any split O(1).
  */
 struct segment {
 	size_t a, b;
 	bool logs;
-	double *value;	  /* clipped values, b - a of them */
-	double *variance; /* the variance of each value */
-	double df;
+	double centre;	 /* subtracted from the values before summing */
+	double *value;	 /* clipped values less centre, b - a of them */
+	double *sum;	 /* prefix sums of value, b - a + 1 of them */
+	double *squares; /* of value^2 */
+	double *lagged; /* lagged[i]: sum of value[j] value[j + 1], j + 1 < i */
+	double *within; /* of the points' own variances */
+	double mean_within;
+	double jitter; /* point-to-point variance, segment_jitter() */
 };
 
 static double point_value(const struct series *s, size_t i, bool logs)
@@ -168,59 +174,31 @@ static double median_of_window(const double *v, size_t n, double *scratch)
 }
 
 /*
- * The noise of the segment. Benchmark histories move from commit to
- * commit by more than a commit's own runs spread (the machine, the day,
- * the build): a test on the pooled runs would call every point a change.
- * So each point's value varies as tau^2 + w_i, w_i the variance of its
- * median from its own samples and tau^2 the commit-to-commit variance.
- * The sum is estimated from successive differences (MAD of the
- * differences / sqrt 2), which a level shift barely moves; tau^2 is what
- * that leaves above the mean w_i, never less than 0. A point's own w_i is
- * thus a floor under its variance, and a noisier point counts for less.
- * Points without samples take the segment's mean w_i (0 when none has
- * samples: then the differences are all there is).
+ * The point-to-point noise of the segment for telling outliers: the MAD of
+ * successive differences / sqrt 2, which a level shift barely moves (the
+ * standard deviation when ties leave a MAD of 0), never below a point's
+ * own variance.
  */
-static void segment_noise(struct segment *seg, const struct series *s)
+static double segment_jitter(const struct segment *seg, const struct series *s)
 {
-	size_t n = seg->b - seg->a, known = 0;
-	double *diffs = xmalloc(n * sizeof(*diffs));
-	double total = 0, mean_within = 0, tau2;
+	size_t n = seg->b - seg->a;
+	double *diffs, mad, total;
 
-	for (size_t i = seg->a; i < seg->b; i++) {
-		double w = point_within(s, i, seg->logs);
-
-		if (isfinite(w)) {
-			mean_within += w;
-			known++;
-		}
-	}
-	mean_within = known ? mean_within / (double)known : 0;
+	if (n < 3)
+		return 0;
+	diffs = xmalloc(n * sizeof(*diffs));
 	for (size_t i = 0; i + 1 < n; i++)
 		diffs[i] = point_value(s, seg->a + i + 1, seg->logs) -
 			   point_value(s, seg->a + i, seg->logs);
-	if (n >= 3) {
-		double mad = stats_mad_scaled(diffs, n - 1);
+	mad = stats_mad_scaled(diffs, n - 1);
+	total = mad * mad / 2;
+	if (!(total > 0)) {
+		double sd = stats_stddev(diffs, n - 1);
 
-		total = mad * mad / 2;
-		/* Tied values (counts, rounded timings) can leave a MAD
-		 * of 0 with a real spread: then the standard deviation. */
-		if (!(total > 0)) {
-			double sd = stats_stddev(diffs, n - 1);
-
-			total = sd * sd / 2;
-		}
+		total = sd * sd / 2;
 	}
-	tau2 = total > mean_within ? total - mean_within : 0;
-	for (size_t i = seg->a; i < seg->b; i++) {
-		double w = point_within(s, i, seg->logs);
-
-		seg->variance[i - seg->a] =
-			tau2 + (isfinite(w) ? w : mean_within);
-	}
-	seg->df = MAD_EFFICIENCY * (double)(n - 1);
-	if (seg->df < 1)
-		seg->df = 1;
 	free(diffs);
+	return total;
 }
 
 /* Pulls each value to within CLIP_SIGMAS of the median of its window of
@@ -230,26 +208,25 @@ static void segment_noise(struct segment *seg, const struct series *s)
 static void segment_clip(struct segment *seg, const struct series *s)
 {
 	size_t n = seg->b - seg->a;
-	double raw[2 * CLIP_HALF_WIDTH + 1], scratch[2 * CLIP_HALF_WIDTH + 1];
-
 	size_t width = 2 * CLIP_HALF_WIDTH + 1 < n ? 2 * CLIP_HALF_WIDTH + 1
 						   : n;
+	double raw[2 * CLIP_HALF_WIDTH + 1], scratch[2 * CLIP_HALF_WIDTH + 1];
+	double jitter = seg->jitter;
 
 	for (size_t i = 0; i < n; i++) {
 		size_t lo = i >= CLIP_HALF_WIDTH ? i - CLIP_HALF_WIDTH : 0;
-		size_t hi;
-		double centre, sigma = sqrt(seg->variance[i]);
+		double w = point_within(s, seg->a + i, seg->logs);
+		double centre,
+			sigma = sqrt(isfinite(w) && w > jitter ? w : jitter);
 
 		/* the window keeps its width at the ends, shifted inward:
 		 * truncated, two bad nights among the last four would be
 		 * half of it */
 		if (lo + width > n)
 			lo = n - width;
-		hi = lo + width;
-
-		for (size_t j = lo; j < hi; j++)
+		for (size_t j = lo; j < lo + width; j++)
 			raw[j - lo] = point_value(s, seg->a + j, seg->logs);
-		centre = median_of_window(raw, hi - lo, scratch);
+		centre = median_of_window(raw, width, scratch);
 		seg->value[i] = point_value(s, seg->a + i, seg->logs);
 		if (!(sigma > 0))
 			continue;
@@ -263,86 +240,240 @@ static void segment_clip(struct segment *seg, const struct series *s)
 static void segment_init(struct segment *seg, const struct series *s, size_t a,
 			 size_t b)
 {
+	size_t n = b - a, known = 0;
+
 	seg->a = a;
 	seg->b = b;
 	seg->logs = true;
 	for (size_t i = a; i < b; i++)
 		if (!(s->raw[i] > 0))
 			seg->logs = false;
-	seg->value = xmalloc((b - a) * sizeof(*seg->value));
-	seg->variance = xmalloc((b - a) * sizeof(*seg->variance));
-	segment_noise(seg, s);
+	seg->value = xmalloc(n * sizeof(*seg->value));
+	seg->sum = xmalloc((n + 1) * sizeof(*seg->sum));
+	seg->squares = xmalloc((n + 1) * sizeof(*seg->squares));
+	seg->lagged = xmalloc((n + 1) * sizeof(*seg->lagged));
+	seg->within = xmalloc((n + 1) * sizeof(*seg->within));
+	seg->jitter = segment_jitter(seg, s);
 	segment_clip(seg, s);
+	/* Centred on the first value, the sums of squares keep their
+	 * precision for values far from 0 (logarithms of 1e15). */
+	seg->centre = seg->value[0];
+	seg->mean_within = 0;
+	for (size_t i = a; i < b; i++) {
+		double w = point_within(s, i, seg->logs);
+
+		if (isfinite(w)) {
+			seg->mean_within += w;
+			known++;
+		}
+	}
+	seg->mean_within = known ? seg->mean_within / (double)known : 0;
+	seg->sum[0] = seg->squares[0] = seg->lagged[0] = seg->within[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		double v = seg->value[i] - seg->centre;
+		double w = point_within(s, a + i, seg->logs);
+
+		seg->value[i] = v;
+		seg->sum[i + 1] = seg->sum[i] + v;
+		seg->squares[i + 1] = seg->squares[i] + v * v;
+		seg->lagged[i + 1] =
+			seg->lagged[i] + (i ? seg->value[i - 1] * v : 0);
+		seg->within[i + 1] =
+			seg->within[i] + (isfinite(w) ? w : seg->mean_within);
+	}
 }
 
 static void segment_release(struct segment *seg)
 {
 	free(seg->value);
-	free(seg->variance);
+	free(seg->sum);
+	free(seg->squares);
+	free(seg->lagged);
+	free(seg->within);
 }
 
-/* The Welch-type statistic at every split k of the segment (the first
- * point of the right side, relative to a), as sums over prefixes. */
+/* The test at one split: k is the first point of the right side,
+ * relative to the segment's start. */
 struct split {
-	size_t k; /* relative to the segment's start */
-	double difference, se, t;
+	size_t from, k, to; /* the windows [from, k) and [k, to) */
+	double difference, se, t, df;
 };
 
-static double split_t(double difference, double se)
+/*
+ * The test of "the two sides have one level" at split k. Each point's
+ * value varies as tau^2 + w_i: w_i the variance of its median from its own
+ * samples, tau^2 the commit-to-commit variance, estimated as the pooled
+ * variance of the points around their side's mean beyond the mean w_i
+ * (never below 0). So w_i is a floor under a point's variance, a noisy
+ * point counts for more variance, and a series of one value per point is
+ * tested on the spread of its values alone, as Student's t. The pooled
+ * spread also takes in what a level-shift model does not explain, slow
+ * wander and trends, which keeps those from being cut into steps.
+ */
+/* The sum of (v_j - mean)(v_{j+1} - mean) over the pairs in [from, to). */
+static double lagged_residuals(const struct segment *seg, size_t from,
+			       size_t to, double mean)
 {
-	if (se > 0)
-		return difference / se;
-	return difference > 0 ? INFINITY : difference < 0 ? -INFINITY : 0;
+	if (to - from < 2)
+		return 0;
+	return seg->lagged[to] - seg->lagged[from + 1] -
+	       mean * (seg->sum[to - 1] - seg->sum[from] + seg->sum[to] -
+		       seg->sum[from + 1]) +
+	       (double)(to - from - 1) * mean * mean;
 }
 
 /*
- * The split of the segment with the largest |t| among those that leave
- * min_segment points on each side. *candidates is how many were tried:
- * the number of tests that the Bonferroni correction pays for. false
- * when the segment is too short for any split.
+ * The test at split k between the windows [from, k) and [k, to) of the
+ * segment (relative indices).
+ */
+static void split_at(const struct segment *seg, size_t from, size_t k,
+		     size_t to, struct split *out)
+{
+	size_t n = to - from;
+	double nl = (double)(k - from), nr = (double)(to - k);
+	double left = (seg->sum[k] - seg->sum[from]) / nl;
+	double right = (seg->sum[to] - seg->sum[k]) / nr;
+	double ss = seg->squares[k] - seg->squares[from] - nl * left * left +
+		    seg->squares[to] - seg->squares[k] - nr * right * right;
+	double pooled = n > 2 && ss > 0 ? ss / (double)(n - 2) : 0;
+	double tau2, r = 0, inflation, vl, vr;
+
+	/* A few points can sit closer together than the series ever does
+	 * (ties, a calm week): no window is taken as quieter than the
+	 * segment's point-to-point jitter. */
+	if (pooled < seg->jitter)
+		pooled = seg->jitter;
+	tau2 = pooled > seg->mean_within ? pooled - seg->mean_within : 0;
+
+	/* Dependence: the lag-1 autocorrelation of the residuals, corrected
+	 * for its small-sample bias as compare.c does; only a positive one
+	 * counts, and it inflates the commit-to-commit part (AR(1)). */
+	if (ss > 0 && n > 4) {
+		r = (lagged_residuals(seg, from, k, left) +
+		     lagged_residuals(seg, k, to, right)) /
+		    ss;
+		r += (1 + 4 * r) / (double)n;
+	}
+	if (r < 0)
+		r = 0;
+	if (r > MAX_AUTOCORRELATION)
+		r = MAX_AUTOCORRELATION;
+	inflation = (1 + r) / (1 - r);
+	vl = nl * tau2 * inflation + seg->within[k] - seg->within[from];
+	vr = nr * tau2 * inflation + seg->within[to] - seg->within[k];
+
+	out->from = from;
+	out->k = k;
+	out->to = to;
+	out->difference = right - left;
+	out->se = sqrt(vl / (nl * nl) + vr / (nr * nr));
+	out->df = (double)n / inflation - 2;
+	if (out->df < 1)
+		out->df = 1;
+	if (out->se > 0)
+		out->t = out->difference / out->se;
+	else
+		out->t = out->difference > 0   ? INFINITY
+			 : out->difference < 0 ? -INFINITY
+					       : 0;
+}
+
+/* The p-value of a split, uncorrected. */
+static double split_p(const struct split *split)
+{
+	return isfinite(split->t) ? stats_t_two_sided(split->t, split->df) : 0;
+}
+
+/*
+ * The best test at split k over the window half-widths 2 min_segment,
+ * 4 min_segment, 8 min_segment ... and the whole segment: local windows
+ * keep the other changes of a long segment out of the test, the whole
+ * segment gives the most power to a lone change. *scales is how many
+ * were tried.
+ */
+static void split_best_scale(const struct segment *seg, size_t min_segment,
+			     size_t k, struct split *best, size_t *scales)
+{
+	size_t n = seg->b - seg->a;
+	double best_p = 2;
+
+	*scales = 0;
+	for (size_t half = 4 * min_segment;; half *= 2) {
+		bool whole = half >= n;
+		size_t from = whole || k < half ? 0 : k - half;
+		size_t to = whole || k + half > n ? n : k + half;
+		struct split split = { 0 };
+		double p;
+
+		split_at(seg, from, k, to, &split);
+		p = split_p(&split);
+		(*scales)++;
+		if (p < best_p) {
+			*best = split;
+			best_p = p;
+		}
+		if (whole)
+			break;
+	}
+}
+
+/*
+ * The split of the segment with the smallest p-value among those that
+ * leave min_segment points on each side, over every scale. *candidates is
+ * how many tests were tried: what the Bonferroni correction pays for.
+ * false when the segment is too short for any split.
  */
 static bool segment_best_split(const struct segment *seg, size_t min_segment,
 			       struct split *best, size_t *candidates)
 {
 	size_t n = seg->b - seg->a;
-	double *sum = xmalloc((n + 1) * sizeof(*sum));
-	double *var = xmalloc((n + 1) * sizeof(*var));
-	bool found = false;
+	double best_p = 2;
 
 	*candidates = 0;
-	sum[0] = var[0] = 0;
-	for (size_t i = 0; i < n; i++) {
-		sum[i + 1] = sum[i] + seg->value[i];
-		var[i + 1] = var[i] + seg->variance[i];
-	}
 	for (size_t k = min_segment; k + min_segment <= n; k++) {
-		double nl = (double)k, nr = (double)(n - k);
-		double difference = (sum[n] - sum[k]) / nr - sum[k] / nl;
-		double se = sqrt(var[k] / (nl * nl) +
-				 (var[n] - var[k]) / (nr * nr));
-		double t = split_t(difference, se);
+		struct split split = { 0 };
+		size_t scales;
+		double p;
 
-		(*candidates)++;
-		if (!found || fabs(t) > fabs(best->t)) {
-			best->k = k;
-			best->difference = difference;
-			best->se = se;
-			best->t = t;
-			found = true;
+		split_best_scale(seg, min_segment, k, &split, &scales);
+		p = split_p(&split);
+		*candidates += scales;
+		if (p < best_p ||
+		    (p == best_p && fabs(split.t) > fabs(best->t))) {
+			*best = split;
+			best_p = p;
 		}
 	}
-	free(sum);
-	free(var);
-	return found;
+	return best_p <= 1;
 }
 
-static double corrected_p(const struct split *split, double df,
-			  size_t candidates)
+static double corrected_p(const struct split *split, size_t candidates)
 {
-	double p = isfinite(split->t) ? stats_t_two_sided(split->t, df) : 0;
+	double p = split_p(split);
 
 	p *= (double)candidates;
 	return p < 1 ? p : 1;
+}
+
+/*
+ * Where in the window of the significant split the change lies: the split
+ * with the largest |t| with the window held fixed (the scales move the
+ * windows with the split, which blurs the location by a point or two).
+ */
+static void split_refine(const struct segment *seg, size_t min_segment,
+			 struct split *split)
+{
+	size_t from = split->from, to = split->to;
+	struct split best = *split;
+
+	for (size_t k = from + min_segment; k + min_segment <= to; k++) {
+		struct split candidate;
+
+		split_at(seg, from, k, to, &candidate);
+		if (fabs(candidate.t) > fabs(best.t))
+			best = candidate;
+	}
+	split->k = best.k;
 }
 
 /*
@@ -365,7 +496,7 @@ static void binary_segmentation(const struct series *s, size_t from, size_t to,
 	while (depth) {
 		size_t b = stack[--depth], a = stack[--depth], candidates;
 		struct segment seg;
-		struct split split;
+		struct split split = { 0 };
 		bool keep = false;
 
 		if (b - a < 2 * opts->min_segment)
@@ -373,8 +504,10 @@ static void binary_segmentation(const struct series *s, size_t from, size_t to,
 		segment_init(&seg, s, a, b);
 		if (segment_best_split(&seg, opts->min_segment, &split,
 				       &candidates))
-			keep = corrected_p(&split, seg.df, candidates) <
+			keep = corrected_p(&split, candidates) <
 			       opts->significance;
+		if (keep)
+			split_refine(&seg, opts->min_segment, &split);
 		segment_release(&seg);
 		if (!keep)
 			continue;
@@ -410,35 +543,22 @@ static void describe(struct changepoint *cp, const struct series *s,
 		     const struct changepoint_options *opts)
 {
 	struct segment seg;
-	double nl = (double)(at - prev), nr = (double)(next - at);
-	double left = 0, right = 0, vl = 0, vr = 0, d, margin;
-	struct split split;
-	size_t candidates = next - prev + 1 > 2 * opts->min_segment
-				    ? next - prev + 1 - 2 * opts->min_segment
-				    : 1;
+	struct split split = { 0 }, whole;
+	double d, margin;
+	size_t scales, candidates = 0;
 
 	segment_init(&seg, s, prev, next);
-	for (size_t i = prev; i < next; i++) {
-		size_t r = i - prev;
-
-		if (i < at) {
-			left += seg.value[r];
-			vl += seg.variance[r];
-		} else {
-			right += seg.value[r];
-			vr += seg.variance[r];
-		}
-	}
-	split.k = at - prev;
-	split.difference = right / nr - left / nl;
-	split.se = sqrt(vl / (nl * nl) + vr / (nr * nr));
-	split.t = split_t(split.difference, split.se);
-
+	split_best_scale(&seg, opts->min_segment, at - prev, &split, &scales);
+	split_at(&seg, 0, at - prev, next - prev, &whole);
+	if (next - prev + 1 > 2 * opts->min_segment)
+		candidates = (next - prev + 1 - 2 * opts->min_segment) * scales;
+	if (!candidates)
+		candidates = 1;
 	cp->before = stats_median(s->raw + prev, at - prev);
 	cp->after = stats_median(s->raw + at, next - at);
 	cp->index = s->index[at];
-	cp->p = corrected_p(&split, seg.df, candidates);
-	margin = stats_t_critical(opts->significance, seg.df) * split.se;
+	cp->p = corrected_p(&split, candidates);
+	margin = stats_t_critical(opts->significance, whole.df) * whole.se;
 	if (seg.logs) {
 		d = log(cp->after / cp->before);
 		cp->change = cp->after / cp->before - 1;

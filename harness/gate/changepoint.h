@@ -8,38 +8,50 @@
  * Change points in a benchmark's history: the commits where a metric's level
  * moved and stayed moved.
  *
- * The method: binary segmentation with a t-test. In a segment of the series
- * every split that leaves min_segment points on each side is a candidate;
- * the one whose two sides' mean levels differ by the most standard errors
- * is tested, its two-sided p-value multiplied by the number of candidates
- * (Bonferroni), and kept when that is below `significance`; each side is
- * then searched the same way. A last pass takes out, weakest first, the
- * splits that do not hold against their final neighbours (p at or above
- * the significance, or a change smaller than min_change), so every
- * reported change point is its own test between the levels on either side.
- * Values are the logarithms of the medians (a change is relative, as
- * timings are) in a segment whose medians are all positive, the medians
- * themselves otherwise.
+ * The method: binary segmentation with a t-test at several scales. In a
+ * segment of the series every split k that leaves min_segment points on each
+ * side is a candidate, tested between the windows [k - h, k) and [k, k + h)
+ * for the half-widths h = 16, 32, 64 ... points (4, 8, 16 ... min_segment)
+ * and once between the whole segment's two sides: a short window keeps the
+ * other changes of a long segment out of the test, the whole segment gives a
+ * lone change all its points. The smallest p-value, multiplied by the number
+ * of tests made (candidates times scales, Bonferroni), is kept when it is
+ * below `significance`; the change's position is then the split with the
+ * largest |t| in that window, and each side is searched the same way. A last
+ * pass takes out, weakest first, the splits that no longer hold between
+ * their final neighbours (p at or above the significance, or a change below
+ * min_change), so every reported change point is its own test. Values are
+ * the logarithms of the medians (a change is relative, as timings are) in a
+ * segment whose medians are all positive, the medians themselves otherwise.
  *
  * The crux is the variance. A benchmark history moves from commit to commit
  * by more than one commit's runs spread (the machine, the day, the build),
- * so a test on the pooled samples of the two sides would call nearly every
- * point a change. Each point is one observation whose variance is
- * tau^2 + w_i: w_i the variance of its median from its own samples
- * ((pi / 2) MAD^2 / n, the point's noise, which benchgate knows and the
- * peers do not) and tau^2 the commit-to-commit variance, estimated as what
- * the segment's successive differences show (MAD / sqrt 2, which a level
- * shift barely moves) beyond the mean w_i, never below 0. A point's own w_i
- * is thus a floor under its variance, a noisy night counts for less, and a
- * series of points with one value each (samples NULL: imported summaries,
- * old results) is tested on the differences alone. Degrees of freedom:
- * 0.37 (n - 1), the MAD's efficiency on n - 1 differences. A point more
- * than 3 standard deviations from the median of its five neighbours is
- * pulled in to 3 before the test: one bad night is not a level.
+ * so a test on the pooled samples of two sides would call nearly every point
+ * a change. Each point is one observation of variance tau^2 + w_i: w_i the
+ * variance of its median from its own samples ((pi / 2) MAD^2 / n, the
+ * point's noise, which benchgate knows and the peers do not), tau^2 the
+ * commit-to-commit variance, estimated as the pooled variance of the points
+ * around their side's mean beyond the mean w_i, never below 0. So a point's
+ * own w_i is a floor under its variance, a noisy night counts for less, and
+ * a series of one value per point (samples NULL: imported summaries, old
+ * results) is tested on the spread of its values alone, as Student's t.
+ * Two guards keep a smooth or quiet stretch from passing for a step:
+ * - dependence: nights that drift together (a machine's state, a trend, a
+ *   season) carry less information than their count; the lag-1
+ *   autocorrelation r of the residuals (bias-corrected, positive part, at
+ *   most 0.95) inflates tau^2 by (1 + r) / (1 - r) and takes the degrees of
+ *   freedom down to n (1 - r) / (1 + r) - 2, as compare.c's effective
+ *   sample size does for the runs of one result;
+ * - no window is taken as quieter than the segment's point-to-point jitter
+ *   (MAD of successive differences / sqrt 2; a few tied or calm values are
+ *   not the series' noise).
+ * A point more than 3 standard deviations from the median of its five
+ * neighbours is pulled in to 3 before the test: one bad night is not a
+ * level.
  *
  * Deterministic: no randomness; the same series gives the same change
  * points. Incremental: changepoint_append() re-examines only the points
- * from the last change point on. O(n log^2 n) for a series of n points.
+ * from the last change point on. About O(n log^2 n) for n points.
  */
 
 /* One point of a series, oldest first. samples may be NULL (then median is
