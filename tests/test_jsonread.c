@@ -271,8 +271,9 @@ Test(jsonread, a_key_written_with_escapes_is_found_in_the_text)
 	object = cJSON_GetObjectItemCaseSensitive(rd.root, "a\tb");
 	json_reader_push_key(&rd, "a\tb");
 	json_read_bool(&rd, object, "c\xc3\xa9", 0, &(bool){ false });
-	assert_error("doc.json:2:21: a\\x09b.c\xc3\xa9: expected true or false, "
-		     "found a string");
+	assert_error(
+		"doc.json:2:21: a\\x09b.c\xc3\xa9: expected true or false, "
+		"found a string");
 	json_reader_release(&rd);
 }
 
@@ -378,5 +379,19 @@ Test(jsonread, a_large_count_is_read_within_its_bound)
 	assert_error("doc.json:1:39: i: expected a whole number from 0 to "
 		     "9007199254740992");
 	cr_assert_eq(bytes, UINT64_C(9007199254740992));
+	json_reader_release(&rd);
+}
+
+/* Found by fuzz_suite: cJSON reads a \u escape with a bad hex digit as
+ * U+0000 (ending the key there), and finding such a key in the text once
+ * decoded the digits as they came and failed an assertion on a code point
+ * beyond U+10FFFF. */
+Test(jsonread, a_key_with_a_broken_escape_is_found_as_cjson_reads_it)
+{
+	/* line 2: `"a\udqzz": 1`, cut by cJSON to "a" */
+	parse_ok("{\"x\": 0,\n\"a\\udqzzb\": 1, \"a\": 2}");
+	cr_assert_eq(json_read_check_keys(&rd, rd.root, NULL), BG_EINPUT);
+	/* the second "a" is column 16 */
+	assert_error("doc.json:2:16: a: duplicate key 'a'");
 	json_reader_release(&rd);
 }

@@ -52,15 +52,21 @@ static int skip_string(struct cursor *c)
 	return -1;
 }
 
+/* The four hex digits at s; 0 when one is not a hex digit, which is how
+ * cJSON reads them (and so how it names the key). */
 static unsigned hex4(const char *s)
 {
 	unsigned value = 0;
 
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 4; i++) {
+		int c = (unsigned char)s[i];
+
+		if (!isxdigit(c))
+			return 0;
 		value = value << 4 |
-			(unsigned)(isdigit((unsigned char)s[i])
-					   ? s[i] - '0'
-					   : (s[i] | 0x20) - 'a' + 10);
+			(unsigned)(isdigit(c) ? c - '0'
+					      : (c | 0x20) - 'a' + 10);
+	}
 	return value;
 }
 
@@ -83,7 +89,11 @@ static bool string_equals(const char *text, size_t start, size_t end,
 		} else {
 			cp = hex4(text + i + 1);
 			i += 4;
-			if (cp >= 0xd800 && cp <= 0xdbff && i + 6 < end) {
+			/* a high surrogate and its low one: cJSON accepts no
+			 * other pairing */
+			if (cp >= 0xd800 && cp <= 0xdbff && i + 6 < end &&
+			    hex4(text + i + 3) >= 0xdc00 &&
+			    hex4(text + i + 3) <= 0xdfff) {
 				cp = 0x10000 + ((cp - 0xd800) << 10 |
 						(hex4(text + i + 3) - 0xdc00));
 				i += 6;
@@ -522,6 +532,25 @@ int json_read_string(struct json_reader *rd, const cJSON *object,
 	free(*out);
 	*out = xstrdup(item->valuestring);
 	return 1;
+}
+
+int json_read_fixed(struct json_reader *rd, const cJSON *object,
+		    const char *key, unsigned flags, char *out, size_t size,
+		    const char *what)
+{
+	char *value = NULL;
+	int found = json_read_string(rd, object, key, flags, &value);
+
+	if (found && strlen(value) >= size) {
+		json_reader_push_key(rd, key);
+		json_reader_fail(rd, "expected %s", what);
+		json_reader_pop(rd);
+		found = 0;
+	} else if (found) {
+		memcpy(out, value, strlen(value) + 1);
+	}
+	free(value);
+	return found;
 }
 
 int json_read_number(struct json_reader *rd, const cJSON *object,

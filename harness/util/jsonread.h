@@ -140,6 +140,12 @@ const cJSON *json_read_item(struct json_reader *rd, const cJSON *object,
 int json_read_string(struct json_reader *rd, const cJSON *object,
 		     const char *key, unsigned flags, char **out);
 
+/* The same into a fixed field: at most size - 1 bytes into out. A longer
+ * string is "expected <what>" at the value, never cut short. */
+int json_read_fixed(struct json_reader *rd, const cJSON *object,
+		    const char *key, unsigned flags, char *out, size_t size,
+		    const char *what);
+
 int json_read_number(struct json_reader *rd, const cJSON *object,
 		     const char *key, unsigned flags, double *out);
 
