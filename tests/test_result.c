@@ -207,3 +207,37 @@ Test(result, an_unknown_direction_is_rejected, .fini = teardown_result)
 			"r.json:4:29: cases[0].metrics.t.better: unknown "
 			"value 'up'; expected one of: lower, higher");
 }
+
+/* Found by fuzz_result: a value with a byte that is no UTF-8 was kept in a
+ * fixed field, written back with U+FFFD in its place (three bytes for one)
+ * and then no longer fitted, so the result did not survive its own
+ * document. Such fields are printable text, bounded, or refused. */
+Test(result, fixed_fields_are_printable_and_bounded, .fini = teardown_result)
+{
+	/* line 1 `..."suite": "s", "suite_sha256": "ab\xff"`: column 55 */
+	assert_rejected(
+		"{\"benchgate_result\": 1, \"suite\": \"s\", "
+		"\"suite_sha256\": \"ab\xff\", \"git\": {\"commit\": "
+		"\"unknown\"}, \"machine\": {\"id\": \"box\"}, "
+		"\"cases\": []}",
+		"r.json:1:55: suite_sha256: expected printable text (no "
+		"control characters or bidirectional overrides, not "
+		"starting with '::'), found 'ab\\xff'");
+	/* a SHA-256 longer than 64 characters was dropped without a word */
+	assert_rejected("{\"benchgate_result\": 1, \"suite\": \"s\", "
+			"\"suite_sha256\": \""
+			"0123456789abcdef0123456789abcdef"
+			"0123456789abcdef0123456789abcdef"
+			"0\", \"git\": "
+			"{\"commit\": \"unknown\"}, \"machine\": {\"id\": "
+			"\"box\"}, \"cases\": []}",
+			"r.json:1:55: suite_sha256: expected a SHA-256 of 64 "
+			"hex digits");
+	/* line 1 `"git": {"commit": "c\x80"`: column 30 */
+	assert_rejected("{\"benchgate_result\": 1, \"suite\": \"s\",\n"
+			"\"git\": {\"commit\": \"c\x80\"}, \"machine\": "
+			"{\"id\": \"box\"}, \"cases\": []}",
+			"r.json:2:19: git.commit: expected printable text (no "
+			"control characters or bidirectional overrides, not "
+			"starting with '::'), found 'c\\x80'");
+}

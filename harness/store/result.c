@@ -432,27 +432,23 @@ static const cJSON *get_object(struct json_reader *rd, const cJSON *parent,
 	return json_read_object(rd, parent, key, 0);
 }
 
-/* Copies a string of at most size - 1 bytes into out. */
+/* A fixed field (json_read_fixed()) that is printable text, since a byte
+ * that is no UTF-8 would be written back as three (U+FFFD) and no longer
+ * fit. */
 static void get_fixed(struct json_reader *rd, const cJSON *object,
-		      const char *key, char *out, size_t size, const char *what)
+		      const char *key, bool required, char *out, size_t size,
+		      const char *what)
 {
-	char *value = get_string(rd, object, key, true, 0);
-
-	if (value && strlen(value) < size) {
-		memcpy(out, value, strlen(value) + 1);
-	} else if (value) {
-		json_reader_push_key(rd, key);
-		json_reader_fail(rd, "expected %s", what);
-		json_reader_pop(rd);
-	}
-	free(value);
+	if (!required || present(rd, object, key, "a string"))
+		json_read_fixed(rd, object, key, JSON_NULLABLE | JSON_PRINTABLE,
+				out, size, what);
 }
 
 static void read_git(struct json_reader *rd, const cJSON *object,
 		     struct git_meta *git)
 {
 	json_read_check_keys(rd, object, NULL);
-	get_fixed(rd, object, "commit", git->commit, sizeof(git->commit),
+	get_fixed(rd, object, "commit", true, git->commit, sizeof(git->commit),
 		  "a commit id");
 	git->branch = get_string(rd, object, "branch", false, 0);
 	json_read_bool(rd, object, "dirty", JSON_NULLABLE, &git->dirty);
@@ -466,7 +462,7 @@ static void read_machine(struct json_reader *rd, const cJSON *object,
 			 struct machine_info *machine)
 {
 	json_read_check_keys(rd, object, NULL);
-	get_fixed(rd, object, "id", machine->id, sizeof(machine->id),
+	get_fixed(rd, object, "id", true, machine->id, sizeof(machine->id),
 		  "an id of at most 64 characters");
 	machine->hostname = get_string(rd, object, "hostname", false, 0);
 	machine->os = get_string(rd, object, "os", false, 0);
@@ -653,7 +649,6 @@ int result_parse(struct result **out, const char *text, size_t len,
 	struct json_reader rd;
 	struct result *result = NULL;
 	const cJSON *root, *version, *object;
-	char *sha;
 
 	*out = NULL;
 	if (json_reader_parse(&rd, path, text, len) < 0)
@@ -675,10 +670,8 @@ int result_parse(struct result **out, const char *text, size_t len,
 	 * one is held only to printable text, not to the suite loader's
 	 * alphabet. */
 	result->suite = get_string(&rd, root, "suite", true, JSON_PRINTABLE);
-	sha = get_string(&rd, root, "suite_sha256", false, 0);
-	if (sha && strlen(sha) < sizeof(result->suite_sha256))
-		memcpy(result->suite_sha256, sha, strlen(sha) + 1);
-	free(sha);
+	get_fixed(&rd, root, "suite_sha256", false, result->suite_sha256,
+		  sizeof(result->suite_sha256), "a SHA-256 of 64 hex digits");
 	if ((object = get_object(&rd, root, "git"))) {
 		json_reader_push_key(&rd, "git");
 		read_git(&rd, object, &result->git);
