@@ -130,3 +130,23 @@ Test(compare_json, names_and_units_are_checked, .fini = teardown_comparison)
 			"of letters, digits, '-', '_', '.' and '+', found "
 			"'x\\x0ay'");
 }
+
+/* Found by fuzz_comparison: a side's commit or machine longer than its
+ * field was cut without a word (and one with a byte that is no UTF-8 grew
+ * past it once written back); both are refused now. */
+Test(compare_json, a_side_is_printable_and_fits, .fini = teardown_comparison)
+{
+	/* line 2 `"candidate": {"commit": "...41 characters"}`: column 25 */
+	assert_rejected("{\"benchgate_comparison\": 1,\n"
+			"\"candidate\": {\"commit\": \"0123456789abcdef0123"
+			"456789abcdef012345678\"}}",
+			"c.json:2:25: candidate.commit: expected a commit id "
+			"of at most 40 characters");
+	/* `"baseline": {"machine": "m\xa1"}`: column 25 */
+	assert_rejected(
+		"{\"benchgate_comparison\": 1,\n"
+		"\"baseline\": {\"machine\": \"m\xa1\"}}",
+		"c.json:2:25: baseline.machine: expected printable text "
+		"(no control characters or bidirectional overrides, not "
+		"starting with '::'), found 'm\\xa1'");
+}

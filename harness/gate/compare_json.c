@@ -226,22 +226,22 @@ static void read_side(struct json_reader *rd, const cJSON *root,
 		      const char *key, struct comparison_side *side)
 {
 	const cJSON *object = json_read_object(rd, root, key, JSON_NULLABLE);
-	char *commit = NULL, *machine = NULL;
 
 	if (!object)
 		return;
 	json_reader_push_key(rd, key);
-	commit = get_string(rd, object, "commit", 0);
-	machine = get_string(rd, object, "machine", 0);
-	snprintf(side->commit, sizeof(side->commit), "%s",
-		 commit ? commit : "");
-	snprintf(side->machine, sizeof(side->machine), "%s",
-		 machine ? machine : "");
+	json_read_check_keys(rd, object, NULL);
+	/* printable, as a byte that is no UTF-8 would be written back as
+	 * three (U+FFFD) and no longer fit */
+	json_read_fixed(rd, object, "commit", JSON_NULLABLE | JSON_PRINTABLE,
+			side->commit, sizeof(side->commit),
+			"a commit id of at most 40 characters");
+	json_read_fixed(rd, object, "machine", JSON_NULLABLE | JSON_PRINTABLE,
+			side->machine, sizeof(side->machine),
+			"a machine id of at most 64 characters");
 	side->source = get_string(rd, object, "source", 0);
 	side->path = get_string(rd, object, "path", 0);
 	json_reader_pop(rd);
-	free(commit);
-	free(machine);
 }
 
 static int read_verdict(struct json_reader *rd, const cJSON *object)
