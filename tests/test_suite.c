@@ -237,6 +237,42 @@ Test(suite, regex_needs_exactly_one_group)
 		"metrics[0].regex", "exactly one capture group, found 0");
 }
 
+/* A suite with one metric whose regex is the argument. */
+#define REGEX_SUITE(regex)                                                  \
+	"{\"benchgate\": 1, \"suite\": \"s\", \"benchmarks\": [{\"name\": " \
+	"\"t\", \"command\": [\"true\"], \"metrics\": [{\"name\": \"w\", "  \
+	"\"from\": \"stdout\", \"regex\": \"" regex "\"}]}]}"
+
+/*
+ * Found by fuzz_suite: glibc's regcomp() copies what a '+' or an interval
+ * repeats, so stacked or nested repetitions multiply. Measured here with
+ * glibc 2.36: "v=([0-9]+" and 16 more '+' took 118 MiB to compile, 20 took
+ * 2 GiB and 2.6 s, and each '+' doubles it; so do 18 nested "(...)+" (2.5
+ * GiB). Loading such a suite must refuse it, not exhaust the machine.
+ */
+Test(suite, a_regex_whose_repetitions_multiply_is_rejected)
+{
+	REJECTS(REGEX_SUITE("v=([0-9]++++++++++++++++++++++++++++++)"),
+		"metrics[0].regex", "repetitions", "more than 4096 copies");
+	REJECTS(REGEX_SUITE("((((((((((((((((((a)+)+)+)+)+)+)+)+)+)+)+)+)+)+)+)"
+			    "+)+)+)"),
+		"metrics[0].regex", "more than 4096 copies");
+	REJECTS(REGEX_SUITE("(a{1,100}{1,100})"), "metrics[0].regex",
+		"more than 4096 copies");
+}
+
+Test(suite, a_regex_of_a_few_repetitions_loads)
+{
+	/* '+' and '{' inside a bracket expression or escaped are literal */
+	static const char text[] = REGEX_SUITE(
+		"t=([0-9.eE+-]+) ms [[:digit:]+{]+ \\\\+{2} x{1,3}");
+	struct suite *suite = NULL;
+
+	cr_assert_eq(suite_parse(&suite, "ok.json", text, strlen(text)), BG_OK,
+		     "%s", bg_error_last());
+	suite_free(suite);
+}
+
 Test(suite, key_that_does_not_apply_to_the_source_is_rejected)
 {
 	REJECTS("{\"benchgate\": 1, \"suite\": \"s\", \"benchmarks\": [{\"name\": "
@@ -274,7 +310,8 @@ Test(suite, units_must_be_printable_text)
 		"\"t\", \"command\": [\"true\"], \"metrics\": [{\"name\": \"w\", "
 		"\"from\": \"wall\",\n\"unit\": \"s\\n::add-mask::x\"}]}]}",
 		"bad.json:2:9: benchmarks[0].metrics[0].unit: expected printable "
-		"text", "found 's\\x0a::add-mask::x'");
+		"text",
+		"found 's\\x0a::add-mask::x'");
 }
 
 Test(suite, tolerance_without_exact_is_rejected)

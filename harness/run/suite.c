@@ -8,6 +8,7 @@
 
 #include <assert.h>
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <openssl/evp.h>
@@ -405,12 +406,59 @@ done:
 	return rd->error;
 }
 
+/* The copies of itself compiling pattern makes, bounded from above:
+ * glibc's regcomp() copies what a '+' or an interval {m,n} repeats (x+
+ * becomes xx*), so stacked or nested repetitions multiply (20 '+' in a row
+ * take 2 GiB). '+' and '{' in a bracket expression or escaped are literal. */
+static double regex_copies(const char *p)
+{
+	double copies = 1;
+	char *end;
+
+	for (; *p; p++) {
+		if (*p == '\\' && p[1]) {
+			p++;
+		} else if (*p == '[') {
+			/* ']' first is a member; [:class:] holds no ']' */
+			p += p[1] == '^' ? 2 : 1;
+			p += *p == ']';
+			while (*p && *p != ']')
+				p += *p == '[' && p[1] == ':' && strstr(p, ":]")
+					     ? strstr(p, ":]") - p + 2
+					     : 1;
+			if (!*p)
+				break;
+		} else if (*p == '+') {
+			copies *= 2;
+		} else if (*p == '{' && isdigit((unsigned char)p[1])) {
+			double high = strtod(p + 1, &end);
+
+			if (*end == ',' && isdigit((unsigned char)end[1]))
+				high = strtod(end + 1, &end);
+			copies *= high + 2;
+		}
+	}
+	return copies;
+}
+
+#define REGEX_COPIES_MAX 4096
+
 static int check_regex(struct json_reader *rd, const char *pattern)
 {
 	regex_t regex;
-	int rc = regcomp(&regex, pattern, REG_EXTENDED);
+	int rc;
 
 	json_reader_push_key(rd, "regex");
+	if (regex_copies(pattern) > REGEX_COPIES_MAX) {
+		json_reader_fail(rd,
+				 "its repetitions ('+', '{m,n}') nest or stack "
+				 "into more than %d copies of the expression "
+				 "when compiled; repeat less",
+				 REGEX_COPIES_MAX);
+		json_reader_pop(rd);
+		return rd->error;
+	}
+	rc = regcomp(&regex, pattern, REG_EXTENDED);
 	if (rc) {
 		char why[256];
 
