@@ -692,6 +692,8 @@ Test(cli, without_json_an_unstored_result_is_kept_in_a_fallback_file)
 		     out.err.buf);
 	cr_assert(strstr(fallback, "/benchgate-unstored-lost-"), "%s",
 		  fallback);
+	cr_assert_eq(fallback_files(tmpdir + 7, later, sizeof(later)), 0,
+		     "not also in $TMPDIR");
 	cr_assert(strstr(out.err.buf, fallback), "the message names it: %s",
 		  out.err.buf);
 	assert_kept_result(fallback, true);
