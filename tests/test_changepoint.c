@@ -83,6 +83,19 @@ static void history_free(struct history *h)
 	free(h->points);
 }
 
+/* The change points of h's first `first` points (one, the step planted at
+ * 60), then of one more night at a time through changepoint_append(), as a
+ * nightly job keeps them. */
+static void detect_then_append(struct changepoint_list *list,
+			       const struct history *h, size_t first)
+{
+	changepoint_detect(list, h->points, first, NULL);
+	cr_assert_eq(list->nr, 1);
+	cr_assert_eq(list->items[0].index, 60);
+	for (size_t nr = first + 1; nr <= h->n; nr++)
+		changepoint_append(list, h->points, nr, NULL);
+}
+
 static void assert_same_change_point(const struct changepoint *a,
 				     const struct changepoint *b)
 {
@@ -317,11 +330,7 @@ Test(changepoint, append_refreshes_the_last_change_points_numbers)
 	struct changepoint_list list = { 0 }, whole = { 0 };
 
 	history_make(&h, 150, 5, 60, 0.08, SIZE_MAX, 0);
-	changepoint_detect(&list, h.points, 80, NULL);
-	cr_assert_eq(list.nr, 1);
-	cr_assert_eq(list.items[0].index, 60);
-	for (size_t nr = 81; nr <= h.n; nr++)
-		changepoint_append(&list, h.points, nr, NULL);
+	detect_then_append(&list, &h, 80);
 	changepoint_detect(&whole, h.points, h.n, NULL);
 	cr_assert_eq(list.nr, 1);
 	cr_assert_eq(whole.nr, 1);
@@ -339,11 +348,7 @@ Test(changepoint, append_never_drops_a_reported_change_point)
 	struct changepoint_list list = { 0 };
 
 	history_make(&h, 120, 5, 60, 0.08, 90, -0.075);
-	changepoint_detect(&list, h.points, 90, NULL);
-	cr_assert_eq(list.nr, 1);
-	cr_assert_eq(list.items[0].index, 60);
-	for (size_t nr = 91; nr <= h.n; nr++)
-		changepoint_append(&list, h.points, nr, NULL);
+	detect_then_append(&list, &h, 90);
 	cr_assert_geq(list.nr, 1);
 	cr_assert_eq(list.items[0].index, 60);
 	changepoint_list_release(&list);
@@ -444,8 +449,8 @@ Test(changepoint, held_values_are_not_a_quiet_series)
 		points[i].n = 0;
 	}
 	changepoint_detect(&list, points, 600, NULL);
-	cr_assert_eq(list.nr, 0, "%zu change points, the first at %zu",
-		     list.nr, list.nr ? list.items[0].index : 0);
+	cr_assert_eq(list.nr, 0, "%zu change points, the first at %zu", list.nr,
+		     list.nr ? list.items[0].index : 0);
 	changepoint_list_release(&list);
 }
 
