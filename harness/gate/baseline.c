@@ -86,10 +86,8 @@ done:
 	return error;
 }
 
-/* The target branch's tip: the named branch (remote-tracking first, as CI
- * checkouts have no local copy), else origin/HEAD, main, master. */
-static int target_branch(git_repository *repo, const char *branch,
-			 git_object **out, struct strbuf *name)
+int baseline_target_branch(git_repository *repo, const char *branch,
+			   git_object **out, struct strbuf *name)
 {
 	const char *defaults[] = { "refs/remotes/origin/HEAD",
 				   "main",
@@ -159,7 +157,7 @@ static int start_commit(git_repository *repo,
 		error = BG_ENOTFOUND;
 		goto done;
 	}
-	error = target_branch(repo, req->branch, &target, &branch);
+	error = baseline_target_branch(repo, req->branch, &target, &branch);
 	if (error == BG_ENOTFOUND) {
 		git_oid_cpy(start, git_object_id(head));
 		strbuf_addstr(from_name, "HEAD");

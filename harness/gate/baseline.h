@@ -4,6 +4,7 @@
 #include "harness/store/result.h"
 #include "harness/store/store.h"
 
+#include <git2.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -69,6 +70,17 @@ int baseline_resolve_side(struct baseline *out, struct store *store,
 			  const char *spec, const char *suite);
 
 void baseline_release(struct baseline *baseline);
+
+/*
+ * The target branch's tip into *out (free with git_object_free()) and the
+ * name it was found by into name: `branch` as the remote-tracking
+ * origin/BRANCH first (CI checkouts have no local copy), then BRANCH;
+ * without one, origin/HEAD, main, master, origin/main, origin/master.
+ * `history` walks the same branch. BG_EINPUT naming --branch when a
+ * named branch is absent; BG_ENOTFOUND when no default exists.
+ */
+int baseline_target_branch(git_repository *repo, const char *branch,
+			   git_object **out, struct strbuf *name);
 
 /*
  * The commit a baseline measured in the session stands for (check

@@ -144,7 +144,7 @@ done:
 	return BG_OK;
 }
 
-static void read_commit(struct git_meta *out, git_commit *commit)
+void gitinfo_read_commit(struct git_meta *out, git_commit *commit)
 {
 	const char *subject = git_commit_summary(commit);
 	unsigned int i, nr = git_commit_parentcount(commit);
@@ -196,7 +196,7 @@ int gitinfo_read(struct git_meta *out, const char *start_dir)
 					 gitref_message());
 			goto done;
 		}
-		read_commit(out, commit);
+		gitinfo_read_commit(out, commit);
 	}
 	error = read_dirty(&out->dirty, repo, tree);
 done:

@@ -4,6 +4,8 @@
 #include "harness/store/result.h"
 #include "harness/util/strbuf.h"
 
+#include <git2.h>
+
 /*
  * Which commit a result belongs to: the git_meta of a result, read with
  * libgit2 from the repository that contains a directory.
@@ -54,6 +56,14 @@ void gitinfo_libgit2_init(void);
  * object; `out` is then left with commit "unknown" and no other fields.
  */
 int gitinfo_read(struct git_meta *out, const char *start_dir);
+
+/*
+ * Fills the commit, commit_time, subject and parents of `out` (the other
+ * fields untouched; release with git_meta_release()) from `commit`, as
+ * gitinfo_read() does for HEAD's. `history` reads every commit it walks
+ * so. Parent objects are not read (a shallow clone lacks them).
+ */
+void gitinfo_read_commit(struct git_meta *out, git_commit *commit);
 
 /*
  * Appends to `out` the root of the work tree containing start_dir (NULL:

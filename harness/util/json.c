@@ -2,6 +2,7 @@
 
 #include "harness/util/utf8.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 cJSON *json_string(const char *s)
@@ -28,4 +29,18 @@ void json_add_item(cJSON *object, const char *key, cJSON *item)
 
 	cJSON_AddItemToObject(object, valid, item);
 	free(valid);
+}
+
+void json_print(struct strbuf *out, const cJSON *item)
+{
+	char *text = cJSON_Print(item);
+
+	if (!text) {
+		fputs("benchgate: fatal: out of memory serialising JSON\n",
+		      stderr);
+		abort();
+	}
+	strbuf_addstr(out, text);
+	strbuf_addch(out, '\n');
+	free(text);
 }

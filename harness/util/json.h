@@ -1,6 +1,8 @@
 #ifndef BENCHGATE_JSON_H
 #define BENCHGATE_JSON_H
 
+#include "harness/util/strbuf.h"
+
 #include <cjson/cJSON.h>
 
 /*
@@ -18,5 +20,9 @@ void json_add_string(cJSON *object, const char *key, const char *s);
 
 /* object[key] = item, with the key made valid UTF-8. */
 void json_add_item(cJSON *object, const char *key, cJSON *item);
+
+/* Appends item pretty-printed (cJSON_Print()) and a newline to out; out of
+ * memory aborts, as everywhere. */
+void json_print(struct strbuf *out, const cJSON *item);
 
 #endif
