@@ -1,0 +1,512 @@
+#include "harness/gate/history.h"
+
+#include "harness/gate/baseline.h"
+#include "harness/gate/stats.h"
+#include "harness/store/gitinfo.h"
+#include "harness/store/gitref.h"
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
+#include "harness/util/isotime.h"
+
+#include <git2.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Where the walk stops: a commit made before a date, or a revision. */
+struct since {
+	bool by_date, by_commit, reached;
+	double seconds;
+	git_oid commit;
+};
+
+/*
+ * What only building needs, beside out->series[i]: the series' key for
+ * the index, and each point's samples until its change points are found.
+ */
+struct series_build {
+	char *key;
+	double **samples; /* per point, in walk order */
+	size_t samples_nr, samples_alloc;
+};
+
+struct builder {
+	struct history *out;
+	const struct history_request *req;
+	struct series_build *builds; /* parallel to out->series */
+	size_t builds_alloc;
+	size_t *slots; /* open addressing: series index + 1, 0 empty */
+	size_t slots_nr;
+};
+
+static uint64_t hash_key(const char *key)
+{
+	uint64_t hash = 0xcbf29ce484222325ULL; /* FNV-1a, 64 bits */
+
+	for (; *key; key++)
+		hash = (hash ^ (unsigned char)*key) * 0x100000001b3ULL;
+	return hash;
+}
+
+static void index_grow(struct builder *b)
+{
+	size_t nr = b->slots_nr ? 2 * b->slots_nr : 64;
+
+	free(b->slots);
+	b->slots = xcalloc(nr, sizeof(*b->slots));
+	b->slots_nr = nr;
+	for (size_t i = 0; i < b->out->series_nr; i++) {
+		size_t slot = hash_key(b->builds[i].key) & (nr - 1);
+
+		while (b->slots[slot])
+			slot = (slot + 1) & (nr - 1);
+		b->slots[slot] = i + 1;
+	}
+}
+
+/* The series of the case, machine and metric, added when new. */
+static size_t series_for(struct builder *b, const struct result *r,
+			 const struct result_case *c,
+			 const struct metric_samples *m)
+{
+	struct strbuf key = STRBUF_INIT;
+	struct history_series *s;
+	size_t slot, i;
+
+	/* Names and machine ids hold no newline (name.h, result.h). */
+	strbuf_addf(&key, "%s\n%s\n%s\n%s\n%s\n%s", r->suite, c->benchmark,
+		    c->variant, c->device, r->machine.id, m->name);
+	if (2 * (b->out->series_nr + 1) > b->slots_nr)
+		index_grow(b);
+	slot = hash_key(key.buf) & (b->slots_nr - 1);
+	for (; b->slots[slot]; slot = (slot + 1) & (b->slots_nr - 1)) {
+		i = b->slots[slot] - 1;
+		if (!strcmp(b->builds[i].key, key.buf)) {
+			strbuf_release(&key);
+			return i;
+		}
+	}
+	i = b->out->series_nr++;
+	ALLOC_GROW(b->out->series, b->out->series_nr, b->out->series_alloc);
+	ALLOC_GROW(b->builds, b->out->series_nr, b->builds_alloc);
+	b->slots[slot] = i + 1;
+	b->builds[i].key = strbuf_detach(&key, NULL);
+	s = &b->out->series[i];
+	s->suite = xstrdup(r->suite);
+	s->benchmark = xstrdup(c->benchmark);
+	s->variant = xstrdup(c->variant);
+	s->device = xstrdup(c->device);
+	s->machine = xstrdup(r->machine.id);
+	s->metric = xstrdup(m->name);
+	/* The walk goes newest first: the first result met is the newest. */
+	s->unit = xstrdup(m->unit);
+	s->better = m->better;
+	return i;
+}
+
+static bool selected(const char *filter, const char *name)
+{
+	return !filter || !strcmp(filter, name);
+}
+
+/* The points of one result at walk position `position`. */
+static void add_result(struct builder *b, const struct result *r,
+		       size_t position)
+{
+	const struct history_request *req = b->req;
+
+	for (size_t i = 0; i < r->cases_nr; i++) {
+		const struct result_case *c = &r->cases[i];
+
+		if (c->status != CASE_OK ||
+		    !selected(req->benchmark, c->benchmark) ||
+		    !selected(req->variant, c->variant) ||
+		    !selected(req->device, c->device))
+			continue;
+		for (size_t j = 0; j < c->metrics_nr; j++) {
+			const struct metric_samples *m = &c->metrics[j];
+			struct stats_interval ci = { NAN, NAN };
+			struct history_series *s;
+			struct series_build *build;
+			size_t k;
+
+			if (!m->nr || !selected(req->metric, m->name))
+				continue;
+			k = series_for(b, r, c, m);
+			s = &b->out->series[k];
+			build = &b->builds[k];
+			/* One seed for every point: a point's interval does
+			 * not depend on the window asked for. */
+			stats_bootstrap_median_ci(m->samples, m->nr,
+						  HISTORY_CONFIDENCE,
+						  STATS_BOOTSTRAP_RESAMPLES, 1,
+						  &ci);
+			ALLOC_GROW(s->points, s->points_nr + 1,
+				   s->points_alloc);
+			s->points[s->points_nr++] = (struct history_point){
+				.commit = position,
+				.n = m->nr,
+				.median = stats_median(m->samples, m->nr),
+				.ci_low = ci.low,
+				.ci_high = ci.high,
+			};
+			ALLOC_GROW(build->samples, build->samples_nr + 1,
+				   build->samples_alloc);
+			build->samples[build->samples_nr] =
+				xmalloc(m->nr * sizeof(double));
+			memcpy(build->samples[build->samples_nr++], m->samples,
+			       m->nr * sizeof(double));
+		}
+	}
+}
+
+/* Whether entries[i] is the newest of its machine and suite among the
+ * entries after it that were taken. */
+static bool newer_taken(const struct store_entry *entries, const bool *taken,
+			size_t nr, size_t i)
+{
+	for (size_t j = i + 1; j < nr; j++)
+		if (taken[j] &&
+		    !strcmp(entries[j].machine, entries[i].machine) &&
+		    !strcmp(entries[j].suite, entries[i].suite))
+			return true;
+	return false;
+}
+
+/* The newest readable result of each suite and machine at `hex`. */
+static int add_commit(struct builder *b, struct store *store, const char *hex,
+		      size_t position)
+{
+	struct store_query query = { .commit = hex,
+				     .machine = b->req->machine,
+				     .suite = b->req->suite };
+	struct store_entry *entries = NULL;
+	bool *taken = NULL;
+	size_t nr = 0;
+	int error;
+
+	if ((error = store_list(store, &query, &entries, &nr)) < 0 || !nr)
+		goto done;
+	taken = xcalloc(nr, sizeof(*taken));
+	/* Listed oldest first: the newest of each is met first backwards. */
+	for (size_t i = nr; i-- > 0;) {
+		struct result *r = NULL;
+
+		if (newer_taken(entries, taken, nr, i) ||
+		    store_load(store, &entries[i], &r) < 0)
+			continue;
+		/* Suites whose file names collide are told apart here. */
+		if (selected(b->req->suite, r->suite)) {
+			taken[i] = true;
+			add_result(b, r, position);
+		}
+		result_free(r);
+	}
+done:
+	free(taken);
+	store_entries_free(entries, nr);
+	return error;
+}
+
+/* Whether midnight UTC at `seconds` is that day: iso8601_parse() takes
+ * any day up to 31 and rolls "2026-02-30" over into March. */
+static bool names_its_day(double seconds, int year, int month, int day)
+{
+	time_t when = (time_t)seconds;
+	struct tm tm;
+
+	return gmtime_r(&when, &tm) && tm.tm_year + 1900 == year &&
+	       tm.tm_mon + 1 == month && tm.tm_mday == day;
+}
+
+static int parse_since(struct since *since, git_repository *repo,
+		       const char *text)
+{
+	struct strbuf date = STRBUF_INIT;
+	git_object *object = NULL, *commit = NULL;
+	int year, month, day, end = 0;
+	bool ok;
+
+	memset(since, 0, sizeof(*since));
+	if (!text)
+		return BG_OK;
+	if (sscanf(text, "%4d-%2d-%2d%n", &year, &month, &day, &end) == 3 &&
+	    end == 10) {
+		strbuf_addstr(&date, text);
+		if (!text[end])
+			strbuf_addstr(&date, "T00:00:00Z");
+		ok = iso8601_parse(date.buf, &since->seconds) &&
+		     (text[end] ||
+		      names_its_day(since->seconds, year, month, day));
+		strbuf_release(&date);
+		if (!ok)
+			return bg_input_error("--since: '%s' is not a valid "
+					      "date; expected YYYY-MM-DD or "
+					      "YYYY-MM-DDTHH:MM:SSZ",
+					      text);
+		since->by_date = true;
+		return BG_OK;
+	}
+	if (git_revparse_single(&object, repo, text) < 0 ||
+	    git_object_peel(&commit, object, GIT_OBJECT_COMMIT) < 0) {
+		git_object_free(object);
+		return bg_input_error("--since: '%s' is neither a date "
+				      "(YYYY-MM-DD) nor a revision of the "
+				      "repository",
+				      text);
+	}
+	git_oid_cpy(&since->commit, git_object_id(commit));
+	since->by_commit = true;
+	git_object_free(commit);
+	git_object_free(object);
+	return BG_OK;
+}
+
+/* The tip to walk from: the branch asked for, else the default branch,
+ * else HEAD. */
+static int walk_tip(git_repository *repo, const char *branch, git_oid *tip,
+		    char **name)
+{
+	struct strbuf found = STRBUF_INIT;
+	git_object *object = NULL, *commit = NULL;
+	int error = baseline_target_branch(repo, branch, &object, &found);
+
+	if (error == BG_ENOTFOUND) {
+		strbuf_addstr(&found, "HEAD");
+		if (git_revparse_single(&object, repo, "HEAD") < 0)
+			error = bg_input_error("HEAD has no commit yet and "
+					       "there is no main or master "
+					       "branch; give --branch");
+		else
+			error = BG_OK;
+	}
+	if (error == BG_OK &&
+	    git_object_peel(&commit, object, GIT_OBJECT_COMMIT) < 0)
+		error = bg_input_error("--branch: '%s' is not a commit",
+				       found.buf);
+	if (error == BG_OK) {
+		git_oid_cpy(tip, git_object_id(commit));
+		*name = strbuf_detach(&found, NULL);
+	}
+	git_object_free(commit);
+	git_object_free(object);
+	strbuf_release(&found);
+	return error;
+}
+
+/* Walks first parents from tip, newest first, into out->commits and the
+ * series (positions counted from the newest). */
+static int walk(struct builder *b, struct store *store, git_repository *repo,
+		const git_oid *tip, struct since *since)
+{
+	struct history *out = b->out;
+	git_revwalk *revwalk = NULL;
+	git_oid oid;
+	int error = BG_OK;
+
+	if (git_revwalk_new(&revwalk, repo) < 0 ||
+	    git_revwalk_push(revwalk, tip) < 0) {
+		error = bg_error("cannot walk the history of %s: %s",
+				 out->branch, gitref_message());
+		goto done;
+	}
+	git_revwalk_simplify_first_parent(revwalk);
+	/* A shallow clone simply ends the walk early: not an error. */
+	while (!since->reached && git_revwalk_next(&oid, revwalk) == 0) {
+		git_commit *commit = NULL;
+		struct git_meta *meta;
+
+		if (git_commit_lookup(&commit, repo, &oid) < 0) {
+			error = bg_error("cannot read commit %s: %s",
+					 git_oid_tostr_s(&oid),
+					 gitref_message());
+			goto done;
+		}
+		if (since->by_date &&
+		    (double)git_commit_time(commit) < since->seconds) {
+			git_commit_free(commit);
+			break;
+		}
+		since->reached = since->by_commit &&
+				 git_oid_equal(&oid, &since->commit);
+		ALLOC_GROW(out->commits, out->commits_nr + 1,
+			   out->commits_alloc);
+		meta = &out->commits[out->commits_nr];
+		gitinfo_read_commit(meta, commit);
+		git_commit_free(commit);
+		if ((error = add_commit(b, store, meta->commit,
+					out->commits_nr++)) < 0)
+			goto done;
+	}
+	if (since->by_commit && !since->reached)
+		error = bg_input_error("--since: '%s' is not on the "
+				       "first-parent history of %s",
+				       b->req->since, out->branch);
+done:
+	git_revwalk_free(revwalk);
+	return error;
+}
+
+static void reverse_points(struct history_series *s, struct series_build *sb,
+			   size_t commits_nr)
+{
+	for (size_t i = 0, j = s->points_nr; i < j--; i++) {
+		struct history_point point = s->points[i];
+		double *samples = sb->samples[i];
+
+		s->points[i] = s->points[j];
+		s->points[j] = point;
+		sb->samples[i] = sb->samples[j];
+		sb->samples[j] = samples;
+	}
+	for (size_t i = 0; i < s->points_nr; i++)
+		s->points[i].commit = commits_nr - 1 - s->points[i].commit;
+}
+
+static void find_changes(struct history_series *s,
+			 const struct series_build *sb,
+			 const struct changepoint_options *opts)
+{
+	struct changepoint_input *inputs =
+		xcalloc(s->points_nr ? s->points_nr : 1, sizeof(*inputs));
+	struct changepoint_list found = { 0 };
+
+	for (size_t i = 0; i < s->points_nr; i++)
+		inputs[i] = (struct changepoint_input){
+			.median = s->points[i].median,
+			.samples = sb->samples[i],
+			.n = s->points[i].n,
+		};
+	changepoint_detect(&found, inputs, s->points_nr, opts);
+	for (size_t i = 0; i < found.nr; i++) {
+		const struct changepoint *at = &found.items[i];
+		struct history_change *change;
+
+		if (at->index >= s->points_nr)
+			continue;
+		ALLOC_GROW(s->changes, s->changes_nr + 1, s->changes_alloc);
+		change = &s->changes[s->changes_nr++];
+		change->at = *at;
+		change->regression = s->better == BETTER_HIGHER
+					     ? at->change < 0
+					     : at->change > 0;
+		change->range_first =
+			at->index ? s->points[at->index - 1].commit + 1
+				  : s->points[0].commit;
+	}
+	changepoint_list_release(&found);
+	free(inputs);
+}
+
+static int compare_names(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+static int compare_series(const void *a, const void *b)
+{
+	const struct history_series *x = a, *y = b;
+	int order;
+
+	if ((order = compare_names(x->suite, y->suite)) ||
+	    (order = compare_names(x->machine, y->machine)) ||
+	    (order = compare_names(x->benchmark, y->benchmark)) ||
+	    (order = compare_names(x->variant, y->variant)) ||
+	    (order = compare_names(x->device, y->device)))
+		return order;
+	return compare_names(x->metric, y->metric);
+}
+
+/* Oldest first everywhere, change points found, series in order. */
+static void finish(struct builder *b)
+{
+	struct history *out = b->out;
+	struct changepoint_options defaults;
+	const struct changepoint_options *opts = b->req->changepoints;
+
+	if (!opts) {
+		changepoint_options_init(&defaults);
+		opts = &defaults;
+	}
+	for (size_t i = 0, j = out->commits_nr; i < j--; i++) {
+		struct git_meta commit = out->commits[i];
+
+		out->commits[i] = out->commits[j];
+		out->commits[j] = commit;
+	}
+	for (size_t i = 0; i < out->series_nr; i++) {
+		reverse_points(&out->series[i], &b->builds[i], out->commits_nr);
+		find_changes(&out->series[i], &b->builds[i], opts);
+	}
+	if (out->series_nr)
+		qsort(out->series, out->series_nr, sizeof(*out->series),
+		      compare_series);
+}
+
+static void builder_release(struct builder *b)
+{
+	for (size_t i = 0; i < b->out->series_nr; i++) {
+		struct series_build *sb = &b->builds[i];
+
+		for (size_t j = 0; j < sb->samples_nr; j++)
+			free(sb->samples[j]);
+		free(sb->samples);
+		free(sb->key);
+	}
+	free(b->builds);
+	free(b->slots);
+}
+
+int history_build(struct history *out, struct store *store,
+		  const struct history_request *req)
+{
+	struct builder b = { .out = out, .req = req };
+	git_repository *repo = NULL;
+	struct since since;
+	git_oid tip;
+	int error;
+
+	gitinfo_libgit2_init();
+	if (git_repository_open_ext(
+		    &repo, req->start_dir ? req->start_dir : ".", 0, NULL) < 0)
+		return bg_input_error("history: '%s' is not in a git "
+				      "repository",
+				      req->start_dir ? req->start_dir : ".");
+	if ((error = walk_tip(repo, req->branch, &tip, &out->branch)) < 0 ||
+	    (error = parse_since(&since, repo, req->since)) < 0 ||
+	    (error = walk(&b, store, repo, &tip, &since)) < 0)
+		goto done;
+	finish(&b);
+done:
+	builder_release(&b);
+	git_repository_free(repo);
+	return error;
+}
+
+static void series_release(struct history_series *s)
+{
+	free(s->suite);
+	free(s->benchmark);
+	free(s->variant);
+	free(s->device);
+	free(s->machine);
+	free(s->metric);
+	free(s->unit);
+	free(s->points);
+	free(s->changes);
+}
+
+void history_release(struct history *history)
+{
+	for (size_t i = 0; i < history->commits_nr; i++)
+		git_meta_release(&history->commits[i]);
+	for (size_t i = 0; i < history->series_nr; i++)
+		series_release(&history->series[i]);
+	free(history->commits);
+	free(history->series);
+	free(history->branch);
+	memset(history, 0, sizeof(*history));
+}

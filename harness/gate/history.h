@@ -1,0 +1,114 @@
+#ifndef BENCHGATE_HISTORY_H
+#define BENCHGATE_HISTORY_H
+
+#include "harness/gate/changepoint.h"
+#include "harness/store/result.h"
+#include "harness/store/store.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * The history of a branch (`benchgate history`): for every case, machine
+ * and metric stored along the branch, the series of its medians over the
+ * branch's first parents, and where the series changed level
+ * (changepoint.h).
+ *
+ * First parents only: a merge commit of a pull request stands for the whole
+ * pull request, as the default branch's nightly runs measured it; the
+ * commits inside the pull request were never on the branch. A commit
+ * without a stored result of a series is a gap in it, not a point.
+ *
+ * Several results of one commit, suite and machine (a rerun): the newest
+ * counts, as store_latest() picks it; a corrupt newest one is reported
+ * and passed over for the one before.
+ */
+
+struct history_request {
+	const char *branch;    /* NULL: the default branch as baseline.c finds
+				* it (origin/HEAD, main, master), else HEAD;
+				* a name: origin/NAME first, then NAME */
+	const char *since;     /* NULL: the whole history; a date
+				* ("2026-11-22", or ISO 8601 with a time):
+				* the walk stops at the first commit made
+				* before it; a revision: the walk ends with
+				* it, it included */
+	const char *start_dir; /* where to find the repository; NULL: "." */
+	/* Filters, each NULL for all, else compared exactly. */
+	const char *suite;
+	const char *benchmark;
+	const char *variant;
+	const char *device;
+	const char *metric;
+	const char *machine;
+	/* NULL: changepoint_options_init()'s defaults. */
+	const struct changepoint_options *changepoints;
+};
+
+/* The level of the interval of each point's median. */
+#define HISTORY_CONFIDENCE 0.99
+
+/* One measured commit of a series. */
+struct history_point {
+	size_t commit;		/* index into history->commits */
+	size_t n;		/* the samples measured */
+	double median;		/* of the samples */
+	double ci_low, ci_high; /* the median's bootstrap interval at
+				 * HISTORY_CONFIDENCE (stats.h) */
+};
+
+/* A change point of a series: points[at.index] starts the new level. */
+struct history_change {
+	struct changepoint at;
+	bool regression; /* the change goes the metric's worse way */
+	/* The first commit (index into history->commits) after the point
+	 * before at.index: commits from there to points[at.index].commit
+	 * are what a bisect searches; equal when nothing lies between. */
+	size_t range_first;
+};
+
+/* One case, machine and metric along the branch. */
+struct history_series {
+	char *suite;
+	char *benchmark;
+	char *variant;
+	char *device;
+	char *machine;
+	char *metric;
+	char *unit; /* NULL when the result has none; unit and better as the
+		     * newest result of the series says */
+	enum better better;
+	struct history_point *points; /* oldest first */
+	size_t points_nr, points_alloc;
+	struct history_change *changes; /* in index order */
+	size_t changes_nr, changes_alloc;
+};
+
+struct history {
+	char *branch; /* what was walked: "main", "origin/HEAD", "HEAD" */
+	/* The first-parent commits walked, oldest first: id, commit_time
+	 * and subject are set (parents are the commit's own, all of them). */
+	struct git_meta *commits;
+	size_t commits_nr, commits_alloc;
+	/* Ordered by suite, machine, benchmark, variant, device, metric. */
+	struct history_series *series;
+	size_t series_nr, series_alloc;
+};
+
+/*
+ * Walks the first parents of req->branch's tip (newest to oldest, down to
+ * req->since), reads each commit's results from store, and fills *out
+ * (released first by nothing: pass a zeroed struct; release it with
+ * history_release(), also after an error) with the series that pass the
+ * filters and their change points.
+ * BG_EINPUT, naming the option, for a --branch that names no branch, a
+ * --since that is neither a date nor a revision on the walked history,
+ * a machine id no store could hold, outside a repository and before the
+ * first commit; BG_ERROR when libgit2 or the store cannot be read.
+ */
+int history_build(struct history *out, struct store *store,
+		  const struct history_request *req);
+
+void history_release(struct history *history);
+
+#endif
