@@ -2,6 +2,9 @@
 #define BENCHGATE_REPORT_H
 
 #include "harness/gate/compare.h"
+/* A branch's history is the other model: reporters/history_view.h shows
+ * it, and reaches it only through this door. */
+#include "harness/gate/history.h"
 #include "harness/store/result.h"
 #include "harness/util/strbuf.h"
 #include "reporters/flamegraph.h"

@@ -5,6 +5,7 @@
 #include "harness/util/fileio.h"
 #include "harness/gate/compare.h"
 #include "harness/store/gitinfo.h"
+#include "harness/store/store.h"
 #include "harness/run/process.h"
 #include "harness/run/session.h"
 #include "harness/run/stacks.h"
@@ -44,6 +45,8 @@ static const struct command commands[] = {
 	  "check a suite file and print its expanded plan without running it" },
 	{ "devices", cmd_devices,
 	  "list the CPU, GPUs and IPUs found here, and what can be sampled" },
+	{ "history", cmd_history,
+	  "the series of every metric along a branch, with change points" },
 };
 
 /* The full option table; a command accepts the subset its spec names. */
@@ -85,6 +88,10 @@ enum option_id {
 	O_SAMPLE_INTERVAL,
 	O_PROFILE,
 	O_BASELINE_BUILD,
+	O_BENCHMARK,
+	O_MACHINE,
+	O_SINCE,
+	O_CSV,
 };
 
 struct option_doc {
@@ -113,11 +120,11 @@ static const struct option_doc option_docs[] = {
 	  "GLOB",
 	  "only cases whose benchmark/variant/device matches GLOB" },
 	{ { "variant", required_argument, NULL, O_VARIANT },
-	  OPT_SELECT,
+	  OPT_SELECT | OPT_SERIES,
 	  "V",
 	  "only variant V" },
 	{ { "device", required_argument, NULL, O_DEVICE },
-	  OPT_SELECT,
+	  OPT_SELECT | OPT_SERIES,
 	  "D",
 	  "only device D" },
 	{ { "shard", required_argument, NULL, O_SHARD },
@@ -144,9 +151,10 @@ static const struct option_doc option_docs[] = {
 	  "every case also runs from build DIR, interleaved with the "
 	  "candidate's runs; --baseline names its commit" },
 	{ { "branch", required_argument, NULL, O_BRANCH },
-	  OPT_BASELINE | OPT_REMOTE,
+	  OPT_BASELINE | OPT_REMOTE | OPT_SERIES,
 	  "B",
-	  "target of --baseline auto (default: the default branch), or sync's" },
+	  "target of --baseline auto, or the branch history walks (default: "
+	  "the default branch), or sync's" },
 	{ { "remote", required_argument, NULL, O_REMOTE },
 	  OPT_REMOTE,
 	  "NAME",
@@ -187,6 +195,22 @@ static const struct option_doc option_docs[] = {
 	  OPT_HISTORY,
 	  "M",
 	  "only metric M" },
+	{ { "benchmark", required_argument, NULL, O_BENCHMARK },
+	  OPT_SERIES,
+	  "B",
+	  "only benchmark B" },
+	{ { "machine", required_argument, NULL, O_MACHINE },
+	  OPT_SERIES,
+	  "ID",
+	  "only the results of machine ID" },
+	{ { "since", required_argument, NULL, O_SINCE },
+	  OPT_SERIES,
+	  "DATE|REV",
+	  "only commits from DATE (YYYY-MM-DD) or from revision REV on" },
+	{ { "csv", no_argument, NULL, O_CSV },
+	  OPT_SERIES,
+	  NULL,
+	  "print CSV, one row per point, instead of the view" },
 	{ { "force", no_argument, NULL, O_FORCE },
 	  OPT_FORCE,
 	  NULL,
@@ -392,6 +416,18 @@ static int apply_option(struct cli_options *opts, int id, const char *arg)
 	case O_METRIC:
 		opts->metric = arg;
 		break;
+	case O_BENCHMARK:
+		opts->benchmark = arg;
+		break;
+	case O_MACHINE:
+		opts->machine = arg;
+		break;
+	case O_SINCE:
+		opts->since = arg;
+		break;
+	case O_CSV:
+		opts->csv = true;
+		break;
 	case O_FORCE:
 		opts->force = true;
 		break;
@@ -558,6 +594,20 @@ void cli_draw_profiles(struct session *session)
 					sampling.buf, read_folded_stacks);
 done:
 	strbuf_release(&sampling);
+}
+
+int cli_open_store(struct store **out, const struct cli_options *opts)
+{
+	struct strbuf spec = STRBUF_INIT;
+	int error;
+
+	if (opts->store)
+		strbuf_addstr(&spec, opts->store);
+	else
+		store_default_spec(&spec, NULL);
+	error = store_open(out, spec.buf);
+	strbuf_release(&spec);
+	return error;
 }
 
 int cli_write_outputs(const struct cli_options *opts,

@@ -55,6 +55,8 @@ enum cli_option_flags {
 	OPT_DEVICES = 1 << 16,	      /* --require-devices --sample-interval */
 	OPT_PROFILE = 1 << 17,	      /* --profile */
 	OPT_BASELINE_BUILD = 1 << 18, /* --baseline-build */
+	OPT_SERIES = 1 << 19, /* --benchmark --machine --since --csv, and
+			       * --variant --device --branch (history) */
 };
 
 struct cli_options {
@@ -79,6 +81,10 @@ struct cli_options {
 	const char *to;
 	const char *suite;
 	const char *metric;
+	const char *benchmark; /* history: only this benchmark */
+	const char *machine;   /* history: only this machine id */
+	const char *since;     /* history: a date or a revision */
+	bool csv;	       /* history: CSV on stdout */
 	bool force;
 	const char *provider; /* comment: "github", "gitlab"; NULL: detect */
 	const char *body;
@@ -119,6 +125,7 @@ struct comparison;
 struct report_model;
 struct session;
 struct session_options;
+struct store;
 
 /* Fills session options (session.h) from the parsed command line; `run`
  * and `check` share it. */
@@ -134,6 +141,10 @@ void cli_session_options(struct session_options *out,
  * rewritten. Never fails: a profile never fails a case.
  */
 void cli_draw_profiles(struct session *session);
+
+/* Opens the store --store names, else the default one (store.h's
+ * store_default_spec()), into *out; errors of store_open(). */
+int cli_open_store(struct store **out, const struct cli_options *opts);
 
 /* Writes the comparison of model to --json FILE and every report into
  * --report DIR (saying so unless --quiet), when asked for. */
@@ -171,5 +182,6 @@ int cmd_comment(int argc, char **argv);
 int cmd_sync(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
+int cmd_history(int argc, char **argv);
 
 #endif

@@ -30,17 +30,12 @@ int cmd_compare(int argc, char **argv)
 	struct report_model model = { 0 };
 	struct comparison *comparison = NULL;
 	struct store *store = NULL;
-	struct strbuf store_spec = STRBUF_INIT;
 	struct cli_options opts;
 	int error;
 
 	if ((error = cli_parse(&opts, &spec, argc, argv)) != 0)
 		return error > 0 ? OUTCOME_PASS : error;
-	if (opts.store)
-		strbuf_addstr(&store_spec, opts.store);
-	else
-		store_default_spec(&store_spec, NULL);
-	if ((error = store_open(&store, store_spec.buf)) < 0 ||
+	if ((error = cli_open_store(&store, &opts)) < 0 ||
 	    (error = baseline_resolve_side(&base, store, opts.args[0],
 					   opts.suite)) < 0 ||
 	    (error = baseline_resolve_side(&cand, store, opts.args[1],
@@ -64,6 +59,5 @@ done:
 	baseline_release(&base);
 	baseline_release(&cand);
 	store_free(store);
-	strbuf_release(&store_spec);
 	return error;
 }

@@ -1,0 +1,370 @@
+/*
+ * The views of `benchgate history` (history_view.h): what a branch's
+ * series look like in a terminal, in CSV and in JSON.
+ */
+#include "reporters/history_view.h"
+
+#include "harness/util/alloc.h"
+#include "harness/util/format.h"
+#include "harness/util/json.h"
+#include "harness/util/name.h"
+#include "reporters/escape.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RED   "\033[31m"
+#define GREEN "\033[32m"
+#define BOLD  "\033[1m"
+#define RESET "\033[0m"
+
+/* A subject is context, not the news: cut where it would wrap. */
+#define SUBJECT_MAX 60
+
+static const char *const bars[] = { "\u2581", "\u2582", "\u2583", "\u2584",
+				    "\u2585", "\u2586", "\u2587", "\u2588" };
+
+static const char *paint(bool color, const char *code)
+{
+	return color ? code : "";
+}
+
+static const char *better_name(enum better better)
+{
+	return better == BETTER_HIGHER ? "higher" : "lower";
+}
+
+static const char *direction(const struct history_change *change)
+{
+	return change->regression ? "regression" : "improvement";
+}
+
+/* A cell of a sparkline: a point's median, a gap, or a new level. */
+struct cell {
+	enum {
+		CELL_POINT,
+		CELL_GAP,
+		CELL_CHANGE
+	} kind;
+	double median;
+	bool regression; /* CELL_CHANGE */
+};
+
+static size_t sparkline_cells(const struct history_series *s,
+			      struct cell *cells)
+{
+	size_t nr = 0, next_change = 0;
+
+	for (size_t i = 0; i < s->points_nr; i++) {
+		const struct history_point *p = &s->points[i];
+
+		if (i && p->commit > s->points[i - 1].commit + 1)
+			cells[nr++] = (struct cell){ .kind = CELL_GAP };
+		while (next_change < s->changes_nr &&
+		       s->changes[next_change].at.index < i)
+			next_change++;
+		if (next_change < s->changes_nr &&
+		    s->changes[next_change].at.index == i)
+			cells[nr++] = (struct cell){
+				.kind = CELL_CHANGE,
+				.regression = s->changes[next_change].regression
+			};
+		cells[nr++] = (struct cell){ .kind = CELL_POINT,
+					     .median = p->median };
+	}
+	return nr;
+}
+
+static void add_sparkline(struct strbuf *out, const struct history_series *s,
+			  bool color)
+{
+	struct cell *cells = xcalloc(3 * s->points_nr + 1, sizeof(*cells));
+	size_t nr = sparkline_cells(s, cells), first = 0;
+	double low = INFINITY, high = -INFINITY;
+
+	if (nr > HISTORY_VIEW_WIDTH) {
+		first = nr - (HISTORY_VIEW_WIDTH - 1);
+		strbuf_addstr(out, "\u2026");
+	}
+	for (size_t i = first; i < nr; i++) {
+		if (cells[i].kind != CELL_POINT)
+			continue;
+		low = fmin(low, cells[i].median);
+		high = fmax(high, cells[i].median);
+	}
+	for (size_t i = first; i < nr; i++) {
+		const struct cell *c = &cells[i];
+		int level = 0;
+
+		if (c->kind == CELL_GAP) {
+			strbuf_addch(out, ' ');
+			continue;
+		}
+		if (c->kind == CELL_CHANGE) {
+			strbuf_addf(out, "%s|%s",
+				    paint(color, c->regression ? RED : GREEN),
+				    paint(color, RESET));
+			continue;
+		}
+		if (high > low)
+			level = (int)lround((c->median - low) / (high - low) *
+					    7);
+		strbuf_addstr(out, bars[level < 0 ? 0 : level > 7 ? 7 : level]);
+	}
+	free(cells);
+}
+
+static size_t label_width(const struct history *history)
+{
+	size_t width = 0;
+
+	for (size_t i = 0; i < history->series_nr; i++) {
+		const struct history_series *s = &history->series[i];
+		size_t len = strlen(s->benchmark) + strlen(s->variant) +
+			     strlen(s->device) + strlen(s->metric) + 3;
+
+		if (len > width)
+			width = len;
+	}
+	return width > 60 ? 60 : width;
+}
+
+static void add_change(struct strbuf *out, const struct history *history,
+		       const struct history_series *s,
+		       const struct history_change *change, bool color)
+{
+	const struct history_point *p = &s->points[change->at.index];
+	const struct git_meta *commit = &history->commits[p->commit];
+	size_t span = p->commit - change->range_first + 1;
+
+	strbuf_addf(out, "      %s%s%s at %.12s: ",
+		    paint(color, change->regression ? RED : GREEN),
+		    direction(change), paint(color, RESET), commit->commit);
+	format_change(out, change->at.change);
+	strbuf_addstr(out, " [");
+	format_change(out, change->at.change_lo);
+	strbuf_addstr(out, ", ");
+	format_change(out, change->at.change_hi);
+	strbuf_addstr(out, "], ");
+	format_quantity(out, change->at.before, s->unit);
+	strbuf_addstr(out, " -> ");
+	format_quantity(out, change->at.after, s->unit);
+	if (span > 1)
+		strbuf_addf(out, ", bisect %.12s..%.12s (%zu commits)",
+			    history->commits[change->range_first].commit,
+			    commit->commit, span);
+	strbuf_addstr(out, ": \"");
+	report_add_cut(out, commit->subject, SUBJECT_MAX, name_quote);
+	strbuf_addstr(out, "\"\n");
+}
+
+static void add_series(struct strbuf *out, const struct history *history,
+		       const struct history_series *s, size_t width, bool color)
+{
+	struct strbuf label = STRBUF_INIT;
+
+	strbuf_addf(&label, "%s/%s/%s %s", s->benchmark, s->variant, s->device,
+		    s->metric);
+	strbuf_addstr(out, "  ");
+	name_quote(out, label.buf);
+	for (size_t len = label.len; len < width; len++)
+		strbuf_addch(out, ' ');
+	strbuf_addstr(out, "  ");
+	add_sparkline(out, s, color);
+	strbuf_addstr(out, "  ");
+	strbuf_addstr(out, paint(color, BOLD));
+	format_quantity(out, s->points[s->points_nr - 1].median, s->unit);
+	strbuf_addf(out, "%s (", paint(color, RESET));
+	report_add_count(out, s->points_nr, "point", "points");
+	strbuf_addstr(out, ")\n");
+	for (size_t i = 0; i < s->changes_nr; i++)
+		add_change(out, history, s, &s->changes[i], color);
+	strbuf_release(&label);
+}
+
+void history_view_terminal(struct strbuf *out, const struct history *history,
+			   bool color)
+{
+	size_t width = label_width(history), changes = 0, regressions = 0;
+
+	for (size_t i = 0; i < history->series_nr; i++) {
+		changes += history->series[i].changes_nr;
+		for (size_t j = 0; j < history->series[i].changes_nr; j++)
+			regressions += history->series[i].changes[j].regression;
+	}
+	strbuf_addstr(out, "history of ");
+	name_quote(out, history->branch);
+	strbuf_addstr(out, ": ");
+	report_add_count(out, history->commits_nr, "first-parent commit",
+			 "first-parent commits");
+	strbuf_addstr(out, ", ");
+	report_add_count(out, history->series_nr, "series", "series");
+	strbuf_addstr(out, ", ");
+	report_add_count(out, changes, "change point", "change points");
+	strbuf_addf(out, " (%zu in the worse direction)\n", regressions);
+	for (size_t i = 0; i < history->series_nr; i++) {
+		const struct history_series *s = &history->series[i];
+		const struct history_series *prev = i ? s - 1 : NULL;
+
+		if (!prev || strcmp(prev->suite, s->suite) ||
+		    strcmp(prev->machine, s->machine)) {
+			strbuf_addstr(out, paint(color, BOLD));
+			name_quote(out, s->suite);
+			strbuf_addstr(out, paint(color, RESET));
+			strbuf_addstr(out, " on machine ");
+			name_quote(out, s->machine);
+			strbuf_addch(out, '\n');
+		}
+		add_series(out, history, s, width, color);
+	}
+}
+
+static const char *const csv_columns[] = {
+	"suite",  "benchmark", "variant", "device",	 "machine", "metric",
+	"unit",	  "better",    "commit",  "commit_time", "subject", "n",
+	"median", "ci_low",    "ci_high", "change_point"
+};
+
+/* Each field after the first of a row starts with its comma. */
+static void csv_text(struct strbuf *out, const char *text)
+{
+	strbuf_addch(out, ',');
+	escape_csv(out, text);
+}
+
+static void csv_number(struct strbuf *out, double value)
+{
+	strbuf_addch(out, ',');
+	if (isfinite(value))
+		strbuf_addf(out, "%.12g", value);
+}
+
+static bool is_change_point(const struct history_series *s, size_t index)
+{
+	for (size_t i = 0; i < s->changes_nr; i++)
+		if (s->changes[i].at.index == index)
+			return true;
+	return false;
+}
+
+void history_view_csv(struct strbuf *out, const struct history *history)
+{
+	for (size_t i = 0; i < sizeof(csv_columns) / sizeof(*csv_columns); i++)
+		strbuf_addf(out, "%s%s", i ? "," : "", csv_columns[i]);
+	strbuf_addstr(out, "\r\n");
+	for (size_t i = 0; i < history->series_nr; i++) {
+		const struct history_series *s = &history->series[i];
+
+		for (size_t j = 0; j < s->points_nr; j++) {
+			const struct history_point *p = &s->points[j];
+			const struct git_meta *commit =
+				&history->commits[p->commit];
+
+			escape_csv(out, s->suite);
+			csv_text(out, s->benchmark);
+			csv_text(out, s->variant);
+			csv_text(out, s->device);
+			csv_text(out, s->machine);
+			csv_text(out, s->metric);
+			csv_text(out, s->unit);
+			csv_text(out, better_name(s->better));
+			csv_text(out, commit->commit);
+			csv_text(out, commit->commit_time);
+			csv_text(out, commit->subject);
+			strbuf_addf(out, ",%zu", p->n);
+			csv_number(out, p->median);
+			csv_number(out, p->ci_low);
+			csv_number(out, p->ci_high);
+			strbuf_addf(out, ",%d\r\n", is_change_point(s, j));
+		}
+	}
+}
+
+static void json_pair(cJSON *object, const char *key, double low, double high)
+{
+	cJSON *pair = cJSON_AddArrayToObject(object, key);
+
+	cJSON_AddItemToArray(pair, cJSON_CreateNumber(low));
+	cJSON_AddItemToArray(pair, cJSON_CreateNumber(high));
+}
+
+static cJSON *point_json(const struct history *history,
+			 const struct history_point *p)
+{
+	const struct git_meta *commit = &history->commits[p->commit];
+	cJSON *object = cJSON_CreateObject();
+
+	json_add_string(object, "commit", commit->commit);
+	json_add_string(object, "commit_time", commit->commit_time);
+	json_add_string(object, "subject", commit->subject);
+	cJSON_AddNumberToObject(object, "n", (double)p->n);
+	cJSON_AddNumberToObject(object, "median", p->median);
+	json_pair(object, "ci", p->ci_low, p->ci_high);
+	return object;
+}
+
+static cJSON *change_json(const struct history *history,
+			  const struct history_series *s,
+			  const struct history_change *change)
+{
+	const char *commit =
+		history->commits[s->points[change->at.index].commit].commit;
+	cJSON *object = cJSON_CreateObject();
+	cJSON *range;
+
+	json_add_string(object, "commit", commit);
+	cJSON_AddNumberToObject(object, "index", (double)change->at.index);
+	cJSON_AddNumberToObject(object, "before", change->at.before);
+	cJSON_AddNumberToObject(object, "after", change->at.after);
+	cJSON_AddNumberToObject(object, "change", change->at.change);
+	json_pair(object, "change_ci", change->at.change_lo,
+		  change->at.change_hi);
+	json_add_string(object, "direction", direction(change));
+	range = cJSON_AddArrayToObject(object, "range");
+	cJSON_AddItemToArray(
+		range,
+		json_string(history->commits[change->range_first].commit));
+	cJSON_AddItemToArray(range, json_string(commit));
+	return object;
+}
+
+static cJSON *series_json(const struct history *history,
+			  const struct history_series *s)
+{
+	cJSON *object = cJSON_CreateObject();
+	cJSON *points, *changes;
+
+	json_add_string(object, "suite", s->suite);
+	json_add_string(object, "benchmark", s->benchmark);
+	json_add_string(object, "variant", s->variant);
+	json_add_string(object, "device", s->device);
+	json_add_string(object, "machine", s->machine);
+	json_add_string(object, "metric", s->metric);
+	json_add_string(object, "unit", s->unit);
+	json_add_string(object, "better", better_name(s->better));
+	points = cJSON_AddArrayToObject(object, "points");
+	for (size_t i = 0; i < s->points_nr; i++)
+		cJSON_AddItemToArray(points,
+				     point_json(history, &s->points[i]));
+	changes = cJSON_AddArrayToObject(object, "change_points");
+	for (size_t i = 0; i < s->changes_nr; i++)
+		cJSON_AddItemToArray(changes,
+				     change_json(history, s, &s->changes[i]));
+	return object;
+}
+
+void history_view_json(struct strbuf *out, const struct history *history)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON *series;
+
+	cJSON_AddNumberToObject(root, "benchgate_history", 1);
+	json_add_string(root, "branch", history->branch);
+	series = cJSON_AddArrayToObject(root, "series");
+	for (size_t i = 0; i < history->series_nr; i++)
+		cJSON_AddItemToArray(series,
+				     series_json(history, &history->series[i]));
+	json_print(out, root);
+	cJSON_Delete(root);
+}

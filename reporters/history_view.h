@@ -1,0 +1,61 @@
+#ifndef BENCHGATE_HISTORY_VIEW_H
+#define BENCHGATE_HISTORY_VIEW_H
+
+#include "reporters/report.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/*
+ * What `benchgate history` shows of a branch's history
+ * (harness/gate/history.h, which reaches the reporters through
+ * reporters/report.h): a terminal view, CSV and the JSON document. They
+ * only format what the history holds; every user string in it (names,
+ * units, commit subjects) is escaped for the format.
+ */
+
+/* The width of a sparkline in cells: the newest points beyond it are
+ * kept, an ellipsis stands for the older ones. */
+#define HISTORY_VIEW_WIDTH 40
+
+/*
+ * The terminal view: a line saying what was walked, then per suite and
+ * machine a heading and per series one line: the case, the metric, a
+ * sparkline of the medians (U+2581..U+2588, scaled to the shown points'
+ * range; a space for commits without a result between two points, a '|'
+ * before the first point of each new level), the latest median with its
+ * unit, and the number of points. Beneath it each change point: its
+ * commit, the change with its interval and direction, the levels before
+ * and after, the commits a bisect would search, and the subject. Colour
+ * (ANSI: red regressions, green improvements) only with `color`.
+ */
+void history_view_terminal(struct strbuf *out, const struct history *history,
+			   bool color);
+
+/*
+ * RFC 4180 CSV with CRLF line ends, a header and one row per point:
+ * suite, benchmark, variant, device, machine, metric, unit, better,
+ * commit, commit_time, subject, n, median, ci_low, ci_high, change_point
+ * (1 on the first point of a new level, else 0). Text goes through
+ * escape_csv() (formula injection defused); numbers are written here,
+ * empty when not finite.
+ */
+void history_view_csv(struct strbuf *out, const struct history *history);
+
+/*
+ * The document `history --json` writes:
+ *   {"benchgate_history": 1, "branch": ..., "series": [{"suite",
+ *   "benchmark", "variant", "device", "machine", "metric", "unit",
+ *   "better", "points": [{"commit", "commit_time", "subject", "n",
+ *   "median", "ci": [lo, hi]}], "change_points": [{"commit", "index",
+ *   "before", "after", "change", "change_ci": [lo, hi], "direction",
+ *   "range": [first, commit]}]}]}
+ * points oldest first; a change point's index is into points and its
+ * commit the first of the new level; direction "regression" or
+ * "improvement" by the metric's better; range the commits a bisect
+ * searches, from the first after the previous point to commit. Unknown
+ * numbers are null.
+ */
+void history_view_json(struct strbuf *out, const struct history *history);
+
+#endif
