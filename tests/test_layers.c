@@ -1,0 +1,304 @@
+#include "testutil.h"
+
+#include "harness/util/alloc.h"
+#include "harness/util/strbuf.h"
+
+#include <criterion/criterion.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * The architecture as a test: the folders are layers (README "Layout"),
+ * and a file may include only from its own layer and the layers below it,
+ * so data flows one way. This reads every `#include "..."` of harness/ and
+ * reporters/ and fails on an include that goes up, or on modules (x.c and
+ * x.h together) that include each other round a cycle.
+ */
+
+struct layer_rule {
+	const char *prefix; /* a folder, or one file */
+	const char *may[7]; /* the folders its files may include from */
+};
+
+/* Most specific prefix first. The report model is the one door from the
+ * library into reporters/: only it reads comparisons, results and the
+ * process runner that draws the charts; the renderers read the model. */
+static const struct layer_rule rules[] = {
+	{ "reporters/report.",
+	  { "reporters/", "harness/util/", "harness/store/", "harness/gate/",
+	    "harness/run/process.h" } },
+	{ "reporters/", { "reporters/", "harness/util/" } },
+	{ "harness/util/", { "harness/util/" } },
+	{ "harness/store/", { "harness/store/", "harness/util/" } },
+	{ "harness/run/",
+	  { "harness/run/", "harness/store/", "harness/util/" } },
+	{ "harness/gate/",
+	  { "harness/gate/", "harness/run/", "harness/store/",
+	    "harness/util/" } },
+	{ "harness/forge/", { "harness/forge/", "harness/util/" } },
+	{ "harness/cli/", { "harness/", "reporters/" } },
+};
+
+struct include {
+	char *from; /* relative to the root: "harness/run/session.c" */
+	char *to;   /* as written: "harness/store/store.h" */
+	int line;
+};
+
+struct include_graph {
+	struct include *edges;
+	size_t nr, alloc;
+	const char *root;
+};
+
+static struct include_graph *walking;
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static void read_includes(struct include_graph *graph, const char *path,
+			  const char *relative)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	int nr = 0;
+
+	cr_assert_not_null(f, "cannot read %s", path);
+	while (fgets(line, sizeof(line), f)) {
+		char target[512];
+
+		nr++;
+		if (sscanf(line, " # include \"%511[^\"]\"", target) != 1)
+			continue;
+		ALLOC_GROW(graph->edges, graph->nr + 1, graph->alloc);
+		graph->edges[graph->nr++] = (struct include){ xstrdup(relative),
+							      xstrdup(target),
+							      nr };
+	}
+	fclose(f);
+}
+
+static int visit(const char *path, const struct stat *st, int type,
+		 struct FTW *ftw)
+{
+	size_t len = strlen(path);
+
+	(void)st;
+	(void)ftw;
+	if (type == FTW_F && len > 2 &&
+	    (strcmp(path + len - 2, ".c") == 0 ||
+	     strcmp(path + len - 2, ".h") == 0))
+		read_includes(walking, path, path + strlen(walking->root) + 1);
+	return 0;
+}
+
+static void graph_load(struct include_graph *graph, const char *root)
+{
+	static const char *const folders[] = { "harness", "reporters" };
+	struct strbuf dir = STRBUF_INIT;
+
+	*graph = (struct include_graph){ .root = root };
+	walking = graph;
+	for (size_t i = 0; i < sizeof(folders) / sizeof(*folders); i++) {
+		strbuf_reset(&dir);
+		strbuf_addf(&dir, "%s/%s", root, folders[i]);
+		nftw(dir.buf, visit, 16, FTW_PHYS);
+	}
+	walking = NULL;
+	strbuf_release(&dir);
+}
+
+static void graph_release(struct include_graph *graph)
+{
+	for (size_t i = 0; i < graph->nr; i++) {
+		free(graph->edges[i].from);
+		free(graph->edges[i].to);
+	}
+	free(graph->edges);
+}
+
+static const struct layer_rule *rule_for(const char *file)
+{
+	for (size_t i = 0; i < sizeof(rules) / sizeof(*rules); i++)
+		if (starts_with(file, rules[i].prefix))
+			return &rules[i];
+	return NULL;
+}
+
+/* Appends "file:line: includes 'x', above its layer" per upward include. */
+static void find_upward(const struct include_graph *graph, struct strbuf *found)
+{
+	for (size_t i = 0; i < graph->nr; i++) {
+		const struct include *inc = &graph->edges[i];
+		const struct layer_rule *rule = rule_for(inc->from);
+		bool allowed = false;
+
+		if (!rule)
+			continue;
+		for (size_t j = 0; j < 7 && rule->may[j]; j++)
+			allowed |= starts_with(inc->to, rule->may[j]);
+		if (!allowed)
+			strbuf_addf(found,
+				    "%s:%d: includes '%s', above its layer "
+				    "(%s)\n",
+				    inc->from, inc->line, inc->to,
+				    rule->prefix);
+	}
+}
+
+/* A module is a file's path without its extension: x.c and x.h are one. */
+static size_t module_len(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+
+	return dot ? (size_t)(dot - path) : strlen(path);
+}
+
+static bool same_module(const char *a, const char *b)
+{
+	size_t len = module_len(a);
+
+	return len == module_len(b) && strncmp(a, b, len) == 0;
+}
+
+enum {
+	UNSEEN,
+	ON_PATH,
+	DONE
+};
+
+struct cycle_search {
+	const struct include_graph *graph;
+	const char **modules; /* one representative path per module */
+	int *state;
+	size_t nr;
+	const char **path; /* the modules on the current DFS path */
+	size_t depth;
+};
+
+static size_t module_index(const struct cycle_search *search, const char *file)
+{
+	for (size_t i = 0; i < search->nr; i++)
+		if (same_module(search->modules[i], file))
+			return i;
+	return search->nr;
+}
+
+/* Depth-first from module m; an include of a module that is still on the
+ * path closes a cycle, appended as "a -> b -> a" (each back edge once). */
+static void find_cycles_from(struct cycle_search *search, size_t m,
+			     struct strbuf *found)
+{
+	search->state[m] = ON_PATH;
+	search->path[search->depth++] = search->modules[m];
+	for (size_t i = 0; i < search->graph->nr; i++) {
+		const struct include *inc = &search->graph->edges[i];
+		size_t to = module_index(search, inc->to);
+		size_t start = 0;
+
+		if (!same_module(inc->from, search->modules[m]) ||
+		    to == search->nr || to == m)
+			continue;
+		if (search->state[to] == UNSEEN) {
+			find_cycles_from(search, to, found);
+			continue;
+		}
+		if (search->state[to] != ON_PATH)
+			continue;
+		while (search->path[start] != search->modules[to])
+			start++;
+		for (size_t j = start; j < search->depth; j++)
+			strbuf_addf(found, "%.*s -> ",
+				    (int)module_len(search->path[j]),
+				    search->path[j]);
+		strbuf_addf(found, "%.*s\n",
+			    (int)module_len(search->modules[to]),
+			    search->modules[to]);
+	}
+	search->depth--;
+	search->state[m] = DONE;
+}
+
+static void find_cycles(const struct include_graph *graph, struct strbuf *found)
+{
+	struct cycle_search search = { .graph = graph };
+
+	search.modules = xcalloc(graph->nr + 1, sizeof(*search.modules));
+	search.path = xcalloc(graph->nr + 1, sizeof(*search.path));
+	search.state = xcalloc(graph->nr + 1, sizeof(*search.state));
+	for (size_t i = 0; i < graph->nr; i++)
+		if (module_index(&search, graph->edges[i].from) == search.nr)
+			search.modules[search.nr++] = graph->edges[i].from;
+	for (size_t m = 0; m < search.nr; m++)
+		if (search.state[m] == UNSEEN)
+			find_cycles_from(&search, m, found);
+	free(search.modules);
+	free(search.path);
+	free(search.state);
+}
+
+static void check_tree(const char *root, struct strbuf *found)
+{
+	struct include_graph graph;
+
+	graph_load(&graph, root);
+	cr_assert_gt(graph.nr, 0, "no includes read under %s", root);
+	find_upward(&graph, found);
+	find_cycles(&graph, found);
+	graph_release(&graph);
+}
+
+TestSuite(layers);
+
+Test(layers, no_file_includes_from_a_layer_above_and_no_module_cycles)
+{
+	struct strbuf found = STRBUF_INIT;
+
+	check_tree(BENCHGATE_SOURCE_DIR, &found);
+	cr_expect_eq(found.len, 0, "the layering is broken:\n%s", found.buf);
+	strbuf_release(&found);
+}
+
+/* The checker's own failure paths, on a small tree made here: a store
+ * module that calls up into the gate, and two util modules in a cycle. */
+Test(layers, an_upward_include_and_a_cycle_are_reported)
+{
+	char *root = test_tmpdir();
+	struct strbuf found = STRBUF_INIT;
+
+	free(test_write_file(root, "harness/gate/stats.h", "\n"));
+	free(test_write_file(root, "harness/store/result.c",
+			     "#include \"harness/store/result.h\"\n"
+			     "#include \"harness/gate/stats.h\"\n"));
+	free(test_write_file(root, "harness/store/result.h", "\n"));
+	free(test_write_file(root, "harness/util/a.h",
+			     "#include \"harness/util/b.h\"\n"));
+	free(test_write_file(root, "harness/util/b.c",
+			     "#include \"harness/util/a.h\"\n"));
+	free(test_write_file(root, "reporters/html.c",
+			     "#include \"reporters/report.h\"\n"
+			     "  #  include \"harness/store/result.h\"\n"));
+	free(test_write_file(root, "reporters/report.h",
+			     "#include \"harness/gate/stats.h\"\n"));
+	check_tree(root, &found);
+	cr_expect(strstr(found.buf, "harness/store/result.c:2: includes "
+				    "'harness/gate/stats.h', above its layer"),
+		  "%s", found.buf);
+	cr_expect(strstr(found.buf, "reporters/html.c:2: includes "
+				    "'harness/store/result.h'"),
+		  "%s", found.buf);
+	cr_expect(strstr(found.buf, "harness/util/a -> harness/util/b -> "
+				    "harness/util/a") ||
+			  strstr(found.buf, "harness/util/b -> harness/util/a "
+					    "-> harness/util/b"),
+		  "%s", found.buf);
+	cr_expect_null(strstr(found.buf, "reporters/report.h"), "%s",
+		       found.buf);
+	strbuf_release(&found);
+	test_rmtree(root);
+	free(root);
+}
