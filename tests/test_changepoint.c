@@ -478,3 +478,30 @@ Test(changepoint, rounded_values_are_not_a_quiet_series)
 			      list.items[i].index);
 	changepoint_list_release(&list);
 }
+
+/* A step with no noise at all between commits (every commit's runs are the
+ * same five values): the residuals at the true split are rounding errors,
+ * which must not pass for dependence. The step is at 14, behind two
+ * unmeasured commits (as the history tests of `benchgate history` plant
+ * it). */
+Test(changepoint, noiseless_step_is_found_where_it_is)
+{
+	struct changepoint_input points[26];
+	double runs[26][5];
+	struct changepoint_list list = { 0 };
+
+	for (size_t i = 0; i < 26; i++) {
+		double level = i < 14 ? 10 : 12;
+
+		for (size_t k = 0; k < 5; k++)
+			runs[i][k] = level + (double)k * 0.01;
+		points[i].median = i == 12 || i == 13 ? NAN : level + 0.02;
+		points[i].samples = runs[i];
+		points[i].n = 5;
+	}
+	changepoint_detect(&list, points, 26, NULL);
+	cr_assert_eq(list.nr, 1, "%zu change points", list.nr);
+	cr_assert_eq(list.items[0].index, 14, "at %zu", list.items[0].index);
+	cr_assert(fabs(list.items[0].change - 2.0 / 10.02) < 1e-12);
+	changepoint_list_release(&list);
+}

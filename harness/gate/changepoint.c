@@ -337,6 +337,7 @@ static void split_at(const struct segment *seg, size_t from, size_t k,
 		    seg->squares[to] - seg->squares[k] - nr * right * right;
 	double pooled = n > 2 && ss > 0 ? ss / (double)(n - 2) : 0;
 	double tau2, r = 0, inflation, vl, vr;
+	bool fitted = !(ss > 1e-12 * (seg->squares[to] - seg->squares[from]));
 
 	/* A few points can sit closer together than the series ever does
 	 * (ties, a calm week): no window is taken as quieter than the
@@ -347,8 +348,9 @@ static void split_at(const struct segment *seg, size_t from, size_t k,
 
 	/* Dependence: the lag-1 autocorrelation of the residuals, corrected
 	 * for its small-sample bias as compare.c does; only a positive one
-	 * counts, and it inflates the commit-to-commit part (AR(1)). */
-	if (ss > 0 && n > 4) {
+	 * counts, and it inflates the commit-to-commit part (AR(1)).
+	 * The rounding errors left by a perfect fit say nothing of it. */
+	if (!fitted && n > 4) {
 		r = (lagged_residuals(seg, from, k, left) +
 		     lagged_residuals(seg, k, to, right)) /
 		    ss;
