@@ -4,17 +4,6 @@
 #include <stdbool.h>
 #include <string.h>
 
-/* UTF-8 */
-
-/* C0, DEL and C1, never meaningful in a report and mostly forbidden; and
- * the bidirectional embeddings, overrides and isolates, with which a name
- * could display as a different one ("Trojan Source", CVE-2021-42574). */
-static bool is_control(uint32_t cp)
-{
-	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) ||
-	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
-}
-
 static bool is_ascii_alnum(int c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
@@ -69,7 +58,7 @@ static void escape_markup(struct strbuf *out, const char *s, bool attribute)
 				strbuf_addch(out, (int)cp);
 			break;
 		default:
-			if (is_control(cp) || cp == 0xfffe || cp == 0xffff)
+			if (utf8_is_control(cp) || cp == 0xfffe || cp == 0xffff)
 				cp = UTF8_REPLACEMENT;
 			utf8_encode(out, cp);
 		}
@@ -174,7 +163,7 @@ void escape_markdown(struct strbuf *out, const char *s)
 		default:
 			if (is_one_of(cp, "\\`*_[]~!$|"))
 				strbuf_addch(out, '\\');
-			else if (is_control(cp))
+			else if (utf8_is_control(cp))
 				cp = UTF8_REPLACEMENT;
 			utf8_encode(out, cp);
 		}
@@ -195,7 +184,7 @@ void escape_csv(struct strbuf *out, const char *s)
 		strbuf_addch(&field, '\'');
 	for (; *p; p += len) {
 		len = utf8_decode(p, &cp);
-		if (is_control(cp) && !is_one_of(cp, "\t\n\r"))
+		if (utf8_is_control(cp) && !is_one_of(cp, "\t\n\r"))
 			cp = UTF8_REPLACEMENT;
 		utf8_encode(&field, cp);
 	}
@@ -226,7 +215,7 @@ void escape_gnuplot(struct strbuf *out, const char *s)
 		len = utf8_decode(p, &cp);
 		if (cp == '\'')
 			strbuf_addstr(out, "''");
-		else if (is_control(cp))
+		else if (utf8_is_control(cp))
 			strbuf_addch(out, ' ');
 		else
 			utf8_encode(out, cp);

@@ -20,9 +20,11 @@
  * - input is decoded by utf8_decode(), so invalid UTF-8 comes out as
  *   U+FFFD (or percent-encoded, for the URL-like contexts) and every output
  *   is valid UTF-8;
- * - control characters are replaced as each escaper says; they include
- *   the bidirectional overrides and isolates (U+202A-U+202E,
- *   U+2066-U+2069), which could make one name display as another.
+ * - control characters are replaced as each escaper says; they are
+ *   utf8_is_control()'s, the same as a terminal's (harness/util/terminal.h):
+ *   C0, DEL, C1, the line and paragraph separators, and the bidirectional
+ *   overrides and isolates (U+202A-U+202E, U+2066-U+2069), which could
+ *   make one name display as another.
  */
 
 /* UTF-8 decoding and repair are harness/utf8.h's, shared with the JSON

@@ -1,8 +1,8 @@
 #include "harness/util/name.h"
 
+#include "harness/util/terminal.h"
 #include "harness/util/utf8.h"
 
-#include <stdint.h>
 #include <string.h>
 
 bool name_valid(const char *name)
@@ -14,50 +14,17 @@ bool name_valid(const char *name)
 				   "0123456789-_.+") == len;
 }
 
-/* The characters a terminal or a log viewer acts on rather than shows. */
-static bool is_unsafe(uint32_t cp)
-{
-	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) ||
-	       (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
-}
-
-/* The length of the character at s, or 0 when it is unsafe or no UTF-8. */
-static size_t safe_char_len(const char *s)
-{
-	uint32_t cp;
-	size_t len = utf8_decode(s, &cp);
-
-	/* a real U+FFFD takes three bytes; a lone byte read as it is not
-	 * UTF-8 */
-	if (is_unsafe(cp) || (cp == UTF8_REPLACEMENT && len == 1))
-		return 0;
-	return len;
-}
-
 bool name_printable(const char *text)
 {
 	if (!strncmp(text, "::", 2))
 		return false;
-	while (*text) {
-		size_t len = safe_char_len(text);
-
-		if (!len)
+	for (size_t len; *text; text += len)
+		if (!utf8_printable(text, &len))
 			return false;
-		text += len;
-	}
 	return true;
 }
 
 void name_quote(struct strbuf *out, const char *text)
 {
-	while (*text) {
-		size_t len = safe_char_len(text);
-
-		if (len) {
-			strbuf_add(out, text, len);
-			text += len;
-		} else {
-			strbuf_addf(out, "\\x%02x", (unsigned char)*text++);
-		}
-	}
+	terminal_escape(out, text);
 }

@@ -38,6 +38,21 @@ invalid:
 	return 1;
 }
 
+bool utf8_is_control(uint32_t cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) ||
+	       (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+bool utf8_printable(const char *s, size_t *len)
+{
+	uint32_t cp;
+
+	*len = utf8_decode(s, &cp);
+	/* a real U+FFFD takes three bytes; one byte read as it is no UTF-8 */
+	return !utf8_is_control(cp) && !(cp == UTF8_REPLACEMENT && *len == 1);
+}
+
 void utf8_encode(struct strbuf *out, uint32_t cp)
 {
 	char bytes[4];

@@ -3,6 +3,7 @@
 
 #include "harness/util/strbuf.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,22 @@
  * advances and resynchronises on the next byte.
  */
 size_t utf8_decode(const char *s, uint32_t *cp);
+
+/*
+ * Whether cp is a character that a terminal, a log viewer or a renderer
+ * acts on rather than shows: C0 controls, DEL and C1 controls; the line
+ * and paragraph separators U+2028 and U+2029; and the bidirectional
+ * embeddings, overrides and isolates U+202A-U+202E and U+2066-U+2069, with
+ * which one text could display as another ("Trojan Source",
+ * CVE-2021-42574). The one set that every escaper and checker refuses:
+ * terminal.h, name.h and the reporters' escape.h.
+ */
+bool utf8_is_control(uint32_t cp);
+
+/* Whether the character at s (not the terminating NUL) is well-formed
+ * UTF-8 and not utf8_is_control(); *len is set to its length in bytes
+ * either way (1 for a byte that is no UTF-8), as utf8_decode() reads it. */
+bool utf8_printable(const char *s, size_t *len);
 
 /* Appends cp (at most U+10FFFF, not a surrogate: asserted) as UTF-8. */
 void utf8_encode(struct strbuf *out, uint32_t cp);
