@@ -281,14 +281,6 @@ void history_view_csv(struct strbuf *out, const struct history *history)
 	}
 }
 
-static void json_pair(cJSON *object, const char *key, double low, double high)
-{
-	cJSON *pair = cJSON_AddArrayToObject(object, key);
-
-	cJSON_AddItemToArray(pair, cJSON_CreateNumber(low));
-	cJSON_AddItemToArray(pair, cJSON_CreateNumber(high));
-}
-
 static cJSON *point_json(const struct history *history,
 			 const struct history_point *p)
 {
@@ -300,7 +292,7 @@ static cJSON *point_json(const struct history *history,
 	json_add_string(object, "subject", commit->subject);
 	cJSON_AddNumberToObject(object, "n", (double)p->n);
 	cJSON_AddNumberToObject(object, "median", p->median);
-	json_pair(object, "ci", p->ci_low, p->ci_high);
+	json_add_pair(object, "ci", p->ci_low, p->ci_high);
 	return object;
 }
 
@@ -318,8 +310,8 @@ static cJSON *change_json(const struct history *history,
 	cJSON_AddNumberToObject(object, "before", change->at.before);
 	cJSON_AddNumberToObject(object, "after", change->at.after);
 	cJSON_AddNumberToObject(object, "change", change->at.change);
-	json_pair(object, "change_ci", change->at.change_lo,
-		  change->at.change_hi);
+	json_add_pair(object, "change_ci", change->at.change_lo,
+		      change->at.change_hi);
 	json_add_string(object, "direction", direction(change));
 	range = cJSON_AddArrayToObject(object, "range");
 	cJSON_AddItemToArray(

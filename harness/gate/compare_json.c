@@ -18,7 +18,6 @@
 static cJSON *summary_to_json(const struct stats_summary *s)
 {
 	cJSON *object = cJSON_CreateObject();
-	cJSON *ci;
 
 	cJSON_AddNumberToObject(object, "n", (double)s->n);
 	cJSON_AddNumberToObject(object, "median", s->median);
@@ -29,18 +28,8 @@ static cJSON *summary_to_json(const struct stats_summary *s)
 	cJSON_AddNumberToObject(object, "robust_cv", s->robust_cv);
 	cJSON_AddNumberToObject(object, "p90", s->p90);
 	cJSON_AddNumberToObject(object, "p99", s->p99);
-	ci = cJSON_AddArrayToObject(object, "ci");
-	cJSON_AddItemToArray(ci, cJSON_CreateNumber(s->ci_low));
-	cJSON_AddItemToArray(ci, cJSON_CreateNumber(s->ci_high));
+	json_add_pair(object, "ci", s->ci_low, s->ci_high);
 	return object;
-}
-
-static void add_pair(cJSON *object, const char *key, double low, double high)
-{
-	cJSON *pair = cJSON_AddArrayToObject(object, key);
-
-	cJSON_AddItemToArray(pair, cJSON_CreateNumber(low));
-	cJSON_AddItemToArray(pair, cJSON_CreateNumber(high));
 }
 
 static cJSON *item_to_json(const struct metric_comparison *mc)
@@ -69,11 +58,11 @@ static cJSON *item_to_json(const struct metric_comparison *mc)
 	else
 		cJSON_AddNullToObject(object, "candidate");
 	cJSON_AddNumberToObject(object, "change", mc->change);
-	add_pair(object, "change_ci", mc->change_low, mc->change_high);
+	json_add_pair(object, "change_ci", mc->change_low, mc->change_high);
 	cJSON_AddNumberToObject(object, "p_value", mc->p_value);
 	cJSON_AddNumberToObject(object, "p_adjusted", mc->p_adjusted);
-	add_pair(object, "n_effective", mc->n_eff_baseline,
-		 mc->n_eff_candidate);
+	json_add_pair(object, "n_effective", mc->n_eff_baseline,
+		      mc->n_eff_candidate);
 	cJSON_AddNumberToObject(object, "threshold", mc->threshold);
 	cJSON_AddNumberToObject(object, "noise", mc->noise);
 	json_add_string(object, "verdict", verdict_name(mc->verdict));
@@ -91,7 +80,7 @@ static cJSON *variant_to_json(const struct variant_comparison *vc)
 	json_add_string(object, "against", vc->against);
 	json_add_string(object, "speed_metric", vc->speed_metric);
 	cJSON_AddNumberToObject(object, "speedup", vc->speedup);
-	add_pair(object, "speedup_ci", vc->speedup_low, vc->speedup_high);
+	json_add_pair(object, "speedup_ci", vc->speedup_low, vc->speedup_high);
 	cJSON_AddNumberToObject(object, "size_ratio", vc->size_ratio);
 	cJSON_AddNumberToObject(object, "accuracy_delta", vc->accuracy_delta);
 	return object;
@@ -112,7 +101,6 @@ void comparison_to_json(const struct comparison *comparison, struct strbuf *out)
 {
 	cJSON *root = cJSON_CreateObject();
 	cJSON *items, *variants, *counts;
-	char *text;
 
 	cJSON_AddNumberToObject(root, "benchgate_comparison", 1);
 	json_add_string(root, "verdict", overall_name(comparison->overall));
@@ -132,15 +120,7 @@ void comparison_to_json(const struct comparison *comparison, struct strbuf *out)
 	for (size_t i = 0; i < comparison->variants_nr; i++)
 		cJSON_AddItemToArray(variants,
 				     variant_to_json(&comparison->variants[i]));
-	text = cJSON_Print(root);
-	if (!text) {
-		fputs("benchgate: fatal: out of memory serialising JSON\n",
-		      stderr);
-		abort();
-	}
-	strbuf_addstr(out, text);
-	strbuf_addch(out, '\n');
-	free(text);
+	json_print(out, root);
 	cJSON_Delete(root);
 }
 

@@ -345,7 +345,6 @@ void result_to_json(const struct result *result, struct strbuf *out)
 {
 	cJSON *root = cJSON_CreateObject();
 	cJSON *cases;
-	char *text;
 
 	cJSON_AddNumberToObject(root, "benchgate_result", 1);
 	json_add_string(root, "suite", result->suite);
@@ -359,15 +358,7 @@ void result_to_json(const struct result *result, struct strbuf *out)
 	for (size_t i = 0; i < result->cases_nr; i++)
 		cJSON_AddItemToArray(cases, case_to_json(&result->cases[i]));
 
-	text = cJSON_Print(root);
-	if (!text) {
-		fputs("benchgate: fatal: out of memory serialising JSON\n",
-		      stderr);
-		abort();
-	}
-	strbuf_addstr(out, text);
-	strbuf_addch(out, '\n');
-	free(text);
+	json_print(out, root);
 	cJSON_Delete(root);
 }
 

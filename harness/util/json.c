@@ -31,6 +31,15 @@ void json_add_item(cJSON *object, const char *key, cJSON *item)
 	free(valid);
 }
 
+void json_add_pair(cJSON *object, const char *key, double low, double high)
+{
+	cJSON *pair = cJSON_CreateArray();
+
+	cJSON_AddItemToArray(pair, cJSON_CreateNumber(low));
+	cJSON_AddItemToArray(pair, cJSON_CreateNumber(high));
+	json_add_item(object, key, pair);
+}
+
 void json_print(struct strbuf *out, const cJSON *item)
 {
 	char *text = cJSON_Print(item);

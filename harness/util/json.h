@@ -21,6 +21,10 @@ void json_add_string(cJSON *object, const char *key, const char *s);
 /* object[key] = item, with the key made valid UTF-8. */
 void json_add_item(cJSON *object, const char *key, cJSON *item);
 
+/* object[key] = [low, high]: an interval (NaN and infinities print as
+ * null, an unknown bound). */
+void json_add_pair(cJSON *object, const char *key, double low, double high);
+
 /* Appends item pretty-printed (cJSON_Print()) and a newline to out; out of
  * memory aborts, as everywhere. */
 void json_print(struct strbuf *out, const cJSON *item);
