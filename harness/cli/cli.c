@@ -3,6 +3,7 @@
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/util/fileio.h"
+#include "harness/util/terminal.h"
 #include "harness/gate/compare.h"
 #include "harness/store/gitinfo.h"
 #include "harness/store/store.h"
@@ -625,7 +626,8 @@ int cli_write_outputs(const struct cli_options *opts,
 		error = report_write_all(model, opts->report_dir, REPORT_ALL,
 					 &text);
 		if (!error && !opts->quiet)
-			printf("reports in %s\n", opts->report_dir);
+			terminal_print_line(stdout, "reports in %s",
+					    opts->report_dir);
 	}
 	strbuf_release(&text);
 	return error;
@@ -649,26 +651,15 @@ int cli_outcome_of_session(const struct session *session)
 	return session_failed(session) ? OUTCOME_CASE_FAILED : OUTCOME_PASS;
 }
 
-/* "benchgate: error: <line>" for each line of text. */
-static void print_error_lines(const char *text)
-{
-	while (*text) {
-		size_t len = strcspn(text, "\n");
-
-		fprintf(stderr, "benchgate: error: %.*s\n", (int)len, text);
-		text += len + (text[len] == '\n');
-	}
-}
-
 int cli_outcome_after_measuring(const struct session *session, int writing,
 				int outcome)
 {
 	bool unstored = session->unstored.len > 0;
 
 	if (writing < 0)
-		print_error_lines(bg_error_last());
+		bg_error_print(bg_error_last());
 	if (unstored)
-		print_error_lines(session->unstored.buf);
+		bg_error_print(session->unstored.buf);
 	if (outcome < 0 || (!unstored && writing >= 0))
 		return outcome;
 	return OUTCOME_NOT_SAVED;
@@ -694,7 +685,7 @@ static int exit_status(int outcome)
 {
 	if (outcome >= 0)
 		return outcome;
-	fprintf(stderr, "benchgate: error: %s\n", bg_error_last());
+	bg_error_print(bg_error_last());
 	return EXIT_INPUT;
 }
 
@@ -720,9 +711,7 @@ int cli_main(int argc, char **argv)
 		status = exit_status(commands[i].run(argc - 1, argv + 1));
 		return status;
 	}
-	fprintf(stderr,
-		"benchgate: error: unknown command '%s' (see "
-		"'benchgate --help')\n",
-		name);
+	bg_error("unknown command '%s' (see 'benchgate --help')", name);
+	bg_error_print(bg_error_last());
 	return EXIT_INPUT;
 }

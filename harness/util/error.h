@@ -32,7 +32,18 @@ const char *bg_error_last(void);
 /* Forgets the last message. */
 void bg_error_clear(void);
 
-/* Prints "benchgate: warning: <msg>" on stderr. Never fails. */
+/*
+ * Prints text, one message or several separated by newlines (such as
+ * bg_error_last()), on stderr: "benchgate: error: <line>" for each line.
+ * Messages quote what users wrote (file names, keys, values, a child's
+ * output), so each line's control characters, bidirectional overrides and
+ * bytes that are no UTF-8 are shown as \xNN and no line can be taken for a
+ * CI workflow command (harness/util/terminal.h). Never fails.
+ */
+void bg_error_print(const char *text);
+
+/* Prints "benchgate: warning: <msg>" on stderr, as bg_error_print() prints
+ * its lines. Never fails. */
 void bg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif
