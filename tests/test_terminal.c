@@ -107,8 +107,10 @@ Test(terminal, guard_escapes_controls_but_keeps_layout)
 {
 	expect_guard("a\tb\nc\x1b[31md\re\xe2\x80\xae\xff\n", 0,
 		     "a\tb\nc\\x1b[31md\\x0de\\xe2\\x80\\xae\\xff\n");
-	/* a carriage return is no line end here, so no command after it */
+	/* a carriage return is no line end here, so no command after it;
+	 * one that ends a line, as in CSV, stays */
 	expect_guard("x\r::add-mask::y\n", 0, "x\\x0d::add-mask::y\n");
+	expect_guard("a,b\r\n::c\r\n\r", 0, "a,b\r\n\\::c\r\n\\x0d");
 }
 
 Test(terminal, guard_keeps_colours_only_when_asked)

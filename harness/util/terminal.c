@@ -115,9 +115,10 @@ void terminal_guard(struct strbuf *out, const char *text, unsigned flags)
 		size_t start = out->len;
 
 		while (*p && *p != '\n') {
-			if (*p == '\t') {
+			if (*p == '\t' || (p[0] == '\r' && p[1] == '\n')) {
+				/* layout: nothing follows a CR before a LF */
 				len = 1;
-				strbuf_addch(out, '\t');
+				strbuf_addch(out, *p);
 			} else if ((flags & TERMINAL_COLOR) &&
 				   (len = sgr_len(p))) {
 				strbuf_add(out, p, len);

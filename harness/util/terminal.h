@@ -57,9 +57,10 @@ void terminal_escape(struct strbuf *out, const char *s);
 /*
  * Appends text, lines that benchgate composed (newlines are its own, and
  * tabs are layout), made safe to print: unsafe characters and invalid
- * UTF-8 as terminal_escape() writes them, except tabs, newlines and, with
- * TERMINAL_COLOR, SGR sequences; and the workflow-command forms broken
- * with a backslash as described above. A caller still escapes the user
+ * UTF-8 as terminal_escape() writes them, except tabs, newlines, a CR
+ * right before a newline (CSV's line end) and, with TERMINAL_COLOR, SGR
+ * sequences; and the workflow-command forms broken with a backslash as
+ * described above. A caller still escapes the user
  * strings it puts into text, else a newline in one would start a line of
  * its own (harmless here, but misleading).
  */
