@@ -5,22 +5,28 @@
  * property values, where ':' and ',' are separators
  * (https://docs.github.com/actions/reference/workflow-commands-for-github-actions).
  * Names are user text, so a name holding "\n::add-mask::" or "%0A" must
- * come out as literal text, never as a second command.
+ * come out as literal text, never as a second command; and an ESC or a
+ * bidirectional override in one must not reach the log, which renders
+ * ANSI sequences.
  */
 #include "reporters/report.h"
 
 #include "harness/util/format.h"
-#include "reporters/escape.h"
+#include "harness/util/terminal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Text as the runner decodes it: control characters, overrides and bytes
+ * that are no UTF-8 shown as \xNN (terminal.h), then GitHub's escapes for
+ * data (% CR LF; none of the latter two is left) and, in a property, for
+ * its separators ':' and ','. */
 static void add_escaped(struct strbuf *out, const char *s, bool property)
 {
 	struct strbuf text = STRBUF_INIT;
 
-	escape_utf8(&text, s); /* valid UTF-8, as the runner expects */
+	terminal_escape(&text, s);
 	for (const char *p = text.buf; *p; p++) {
 		if (*p == '%')
 			strbuf_addstr(out, "%25");

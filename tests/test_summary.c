@@ -80,3 +80,75 @@ Test(summary, the_hint_says_how_few_values_drifting_runs_were_worth)
 		  "%s", text);
 	free(text);
 }
+
+/* What a failure reason may hold: a carriage return and a newline before
+ * workflow commands (GitHub's runner reads both as line ends and runs a
+ * line that starts with "::", src/Runner.Common/ActionCommand.cs), the
+ * legacy "##[" form, an ESC sequence, U+202E RIGHT-TO-LEFT OVERRIDE. */
+#define HOSTILE                                                        \
+	"boom\r::add-mask::s ##[error]\x1b[2J\xe2\x80\xae\n::set-env " \
+	"name=A::1"
+
+Test(summary, a_result_shows_user_text_escaped_on_its_line)
+{
+	struct result *r = result_new();
+	struct result_case *c;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	r->suite = xstrdup("::add-mask::suite\x1b]0;t\x07");
+	snprintf(r->git.commit, sizeof(r->git.commit), "abc\x1b[2J");
+	r->git.branch = xstrdup("main\n::error::x");
+	snprintf(r->machine.id, sizeof(r->machine.id), "m\xe2\x81\xa6");
+	c = result_add_case(r, "b", "v", "cpu");
+	c->status = CASE_FAILED;
+	c->reason = xstrdup(HOSTILE);
+	summary_print_result(out, r, true);
+	fclose(out);
+
+	/* colours stay (color is on), the user's sequences do not; of a
+	 * reason, the first line is shown */
+	cr_assert_str_eq(
+		text,
+		"\x1b[1m\\::add-mask::suite\\x1b]0;t\\x07\x1b[0m at "
+		"abc\\x1b[2J (main\\x0a::error::x) on machine m\\xe2\\x81\\xa6\n"
+		"  case                                 metric                 "
+		"      median    spread     n\n"
+		"  b/v/cpu                              \x1b[31mfailed\x1b[0m: "
+		"boom\\x0d::add-mask::s ##\\[error]\\x1b[2J\\xe2\\x80\\xae\n");
+	free(text);
+	result_free(r);
+}
+
+Test(summary, a_comparison_shows_a_failure_note_escaped_on_its_line)
+{
+	struct metric_comparison item;
+	struct comparison c;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	memset(&c, 0, sizeof(c));
+	memset(&item, 0, sizeof(item));
+	item.benchmark = (char *)"b";
+	item.variant = (char *)"v";
+	item.device = (char *)"cpu";
+	item.metric = (char *)"t";
+	item.verdict = VERDICT_FAILED;
+	item.note = (char *)HOSTILE;
+	c.items = &item;
+	c.nr = 1;
+	c.counts[VERDICT_FAILED] = 1;
+	c.overall = OVERALL_FAILED;
+	summary_print_comparison(out, &c, false, true);
+	fclose(out);
+
+	cr_assert(strstr(text, "failed: boom\\x0d::add-mask::s ##\\[error]"
+			       "\\x1b[2J\\xe2\\x80\\xae\n"),
+		  "%s", text);
+	cr_assert_null(strchr(text, '\x1b'), "%s", text);
+	cr_assert_null(strchr(text, '\r'), "%s", text);
+	cr_assert_null(strstr(text, "\n::"), "%s", text);
+	free(text);
+}

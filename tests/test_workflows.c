@@ -1183,8 +1183,10 @@ Test(annotations, one_error_per_regression_with_user_text_escaped)
 	memset(&c, 0, sizeof(c));
 	items[0] = sample_item("infer-batch32", VERDICT_REGRESSION);
 	/* A name that would end the command and start another, and would
-	 * decode %0A, if it were not escaped. */
-	items[1] = sample_item("x%0A::warning::y\r\n::add-mask::z,a:b",
+	 * decode %0A, if it were not escaped; and would erase the log's
+	 * screen and reverse its text. */
+	items[1] = sample_item("x%0A::warning::y\r\n::add-mask::z,a:b"
+			       "\x1b[2J\xe2\x80\xae\xff",
 			       VERDICT_REGRESSION);
 	items[2] = sample_item("fine", VERDICT_UNCHANGED);
 	c.items = items;
@@ -1198,9 +1200,10 @@ Test(annotations, one_error_per_regression_with_user_text_escaped)
 		"::error title=benchgate regression::infer-batch32/quantized/cpu "
 		"latency +6.5%25 (1.70 ms -> 1.81 ms, threshold 3%25, "
 		"p 0.0004)\n"
-		"::error title=benchgate regression::x%250A::warning::y%0D%0A"
-		"::add-mask::z,a:b/quantized/cpu latency +6.5%25 (1.70 ms -> "
-		"1.81 ms, threshold 3%25, p 0.0004)\n");
+		"::error title=benchgate regression::x%250A::warning::y\\x0d"
+		"\\x0a::add-mask::z,a:b\\x1b[2J\\xe2\\x80\\xae\\xff/"
+		"quantized/cpu latency +6.5%25 (1.70 ms -> 1.81 ms, threshold "
+		"3%25, p 0.0004)\n");
 	strbuf_release(&out);
 }
 
