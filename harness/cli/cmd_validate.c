@@ -1,6 +1,7 @@
 #include "harness/cli/cli.h"
 
 #include "harness/util/error.h"
+#include "harness/util/terminal.h"
 #include "harness/run/plan.h"
 #include "harness/run/suite.h"
 
@@ -34,7 +35,7 @@ int cmd_validate(int argc, char **argv)
 		    0)
 		goto done;
 	error = plan_describe(plan, &out);
-	fputs(out.buf, stdout);
+	terminal_write(stdout, out.buf, 0);
 done:
 	plan_free(plan);
 	suite_free(suite);

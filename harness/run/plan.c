@@ -2,6 +2,7 @@
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
+#include "harness/util/terminal.h"
 #include "harness/run/expand.h"
 
 #include <assert.h>
@@ -279,38 +280,50 @@ static int describe_case(const struct plan *plan, const struct plan_case *pcase,
 			 struct strbuf *out)
 {
 	const struct benchmark *benchmark = pcase->benchmark;
+	struct strbuf command = STRBUF_INIT;
 	char **argv = NULL, *shell = NULL;
 	int error;
 
 	if ((error = plan_case_command(pcase, plan, 0, &argv, &shell)) < 0)
 		return error;
-	strbuf_addf(out, "  %s\n    command: ", pcase->id);
 	if (shell) {
-		strbuf_addstr(out, "/bin/sh -c ");
-		strbuf_add_shell_quoted(out, shell);
+		strbuf_addstr(&command, "/bin/sh -c ");
+		strbuf_add_shell_quoted(&command, shell);
 	}
 	for (size_t i = 0; argv && argv[i]; i++) {
 		if (i)
-			strbuf_addch(out, ' ');
-		strbuf_add_shell_quoted(out, argv[i]);
+			strbuf_addch(&command, ' ');
+		strbuf_add_shell_quoted(&command, argv[i]);
 		free(argv[i]);
 	}
+	/* vars and the environment can put anything in the command */
+	strbuf_addstr(out, "  ");
+	terminal_escape(out, pcase->id);
+	strbuf_addstr(out, "\n    command: ");
+	terminal_escape(out, command.buf);
 	strbuf_addch(out, '\n');
 	describe_settings(&benchmark->settings, out);
 	strbuf_addstr(out, "    metrics:");
 	for (size_t i = 0; i < benchmark->metrics_nr; i++) {
 		const struct metric_spec *metric = &benchmark->metrics[i];
 
-		strbuf_addf(out, " %s (%s%s%s%s%s)", metric->name,
-			    metric_source_name(metric->from),
-			    metric->unit ? ", " : "",
-			    metric->unit ? metric->unit : "",
-			    metric->per ? ", per " : "",
-			    metric->per ? metric->per : "");
+		strbuf_addch(out, ' ');
+		terminal_escape(out, metric->name);
+		strbuf_addf(out, " (%s", metric_source_name(metric->from));
+		if (metric->unit) {
+			strbuf_addstr(out, ", ");
+			terminal_escape(out, metric->unit);
+		}
+		if (metric->per) {
+			strbuf_addstr(out, ", per ");
+			terminal_escape(out, metric->per);
+		}
+		strbuf_addch(out, ')');
 	}
 	strbuf_addch(out, '\n');
 	free(argv);
 	free(shell);
+	strbuf_release(&command);
 	return BG_OK;
 }
 
@@ -319,13 +332,15 @@ int plan_describe(const struct plan *plan, struct strbuf *out)
 	const struct suite *suite = plan->suite;
 	int error = BG_OK;
 
+	strbuf_addstr(out, "suite ");
+	terminal_escape(out, suite->name);
 	strbuf_addf(out,
-		    "suite %s: valid, %zu case%s (%zu benchmark%s x %zu "
+		    ": valid, %zu case%s (%zu benchmark%s x %zu "
 		    "variant%s x %zu device%s)\n",
-		    suite->name, plan->nr, plan->nr == 1 ? "" : "s",
-		    suite->benchmarks_nr, suite->benchmarks_nr == 1 ? "" : "s",
-		    suite->variants_nr, suite->variants_nr == 1 ? "" : "s",
-		    suite->devices_nr, suite->devices_nr == 1 ? "" : "s");
+		    plan->nr, plan->nr == 1 ? "" : "s", suite->benchmarks_nr,
+		    suite->benchmarks_nr == 1 ? "" : "s", suite->variants_nr,
+		    suite->variants_nr == 1 ? "" : "s", suite->devices_nr,
+		    suite->devices_nr == 1 ? "" : "s");
 	for (size_t i = 0; i < plan->nr && !error; i++)
 		error = describe_case(plan, &plan->cases[i], out);
 	return error;

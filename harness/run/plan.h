@@ -62,8 +62,10 @@ void plan_free(struct plan *plan);
  * Appends what `validate` shows of the plan: a line naming the suite and
  * counting the cases, benchmarks, variants and devices, then for each case
  * its id, the command of its first measured run (shell-quoted), its
- * settings and its metrics. Errors of plan_case_command(), with the cases
- * before the failing one appended.
+ * settings and its metrics. What the suite's author wrote is escaped for a
+ * terminal (terminal_escape()), so each case takes its lines and no more;
+ * print it with terminal_write(). Errors of plan_case_command(), with the
+ * cases before the failing one appended.
  */
 int plan_describe(const struct plan *plan, struct strbuf *out);
 
