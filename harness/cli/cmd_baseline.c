@@ -2,6 +2,7 @@
 
 #include "harness/gate/baseline.h"
 #include "harness/util/error.h"
+#include "harness/util/terminal.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -33,7 +34,7 @@ int cmd_baseline(int argc, char **argv)
 				      opts.args[0]);
 	error = baseline_save(opts.args[1], opts.to, NULL, opts.force, &saved);
 	if (!error)
-		printf("saved %s\n", saved.buf);
+		terminal_print_line(stdout, "saved %s", saved.buf);
 	strbuf_release(&saved);
 	return error < 0 ? error : OUTCOME_PASS;
 }

@@ -1,6 +1,7 @@
 #include "harness/cli/cli.h"
 
 #include "harness/util/error.h"
+#include "harness/util/terminal.h"
 #include "harness/gate/check.h"
 #include "reporters/summary.h"
 #include "reporters/report.h"
@@ -59,7 +60,8 @@ int cmd_check(int argc, char **argv)
 		goto done;
 	}
 	if (!opts.quiet)
-		printf("baseline: %s\n", check->baseline.note);
+		terminal_print_line(stdout, "baseline: %s",
+				    check->baseline.note);
 	/* Without a baseline every metric is "new": the measurements
 	 * themselves are the news. */
 	if (!check->baseline.result && !opts.quiet)
@@ -68,7 +70,8 @@ int cmd_check(int argc, char **argv)
 	summary_print_comparison(stdout, check->comparison, opts.color, false);
 	report_annotate_ci(stdout, check->comparison);
 	if (!opts.quiet && !check->session->unstored.len)
-		printf("stored %s\n", check->session->result_path.buf);
+		terminal_print_line(stdout, "stored %s",
+				    check->session->result_path.buf);
 	model.comparison = check->comparison;
 	model.baseline = check->baseline.result;
 	model.candidate = check->session->result;

@@ -1,5 +1,6 @@
 #include "harness/cli/cli.h"
 
+#include "harness/util/terminal.h"
 #include "harness/forge/comment.h"
 
 #include <stdio.h>
@@ -47,7 +48,7 @@ int cmd_comment(int argc, char **argv)
 	};
 	error = comment_upsert(&comment, &summary);
 	if (!error && (opts.dry_run || !opts.quiet))
-		fputs(summary.buf, stdout);
+		terminal_write(stdout, summary.buf, 0);
 	strbuf_release(&summary);
 	return error < 0 ? error : OUTCOME_PASS;
 }

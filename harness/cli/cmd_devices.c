@@ -2,6 +2,7 @@
 
 #include "harness/run/devices.h"
 #include "harness/util/error.h"
+#include "harness/util/terminal.h"
 #include "harness/run/sampler.h"
 
 #include <stdio.h>
@@ -38,7 +39,7 @@ int cmd_devices(int argc, char **argv)
 	strbuf_addstr(&out, "\nsampled metric sources (field names for "
 			    "\"from\": SOURCE, \"field\": NAME):\n");
 	sampler_describe(sampler, &out);
-	fputs(out.buf, stdout);
+	terminal_write(stdout, out.buf, 0);
 	error = OUTCOME_PASS;
 done:
 	sampler_free(sampler);

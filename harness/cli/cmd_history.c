@@ -2,6 +2,7 @@
 
 #include "harness/gate/history.h"
 #include "harness/util/error.h"
+#include "harness/util/terminal.h"
 #include "harness/util/fileio.h"
 #include "reporters/history_view.h"
 
@@ -60,7 +61,8 @@ int cmd_history(int argc, char **argv)
 		history_view_csv(&text, &history);
 	else if (!opts.quiet)
 		history_view_terminal(&text, &history, opts.color);
-	fwrite(text.buf, 1, text.len, stdout);
+	terminal_write(stdout, text.buf,
+		       opts.color && !opts.csv ? TERMINAL_COLOR : 0);
 	error = OUTCOME_PASS;
 done:
 	history_release(&history);

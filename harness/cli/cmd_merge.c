@@ -1,6 +1,7 @@
 #include "harness/cli/cli.h"
 
 #include "harness/util/error.h"
+#include "harness/util/terminal.h"
 #include "harness/store/shards.h"
 
 #include <stdio.h>
@@ -48,8 +49,10 @@ int cmd_merge(int argc, char **argv)
 				       opts.store, &where, &cases_nr)) < 0)
 		goto done;
 	if (!opts.quiet)
-		printf("merged %d result%s (%zu cases) into %s\n", opts.args_nr,
-		       opts.args_nr == 1 ? "" : "s", cases_nr, where.buf);
+		terminal_print_line(stdout,
+				    "merged %d result%s (%zu cases) into %s",
+				    opts.args_nr, opts.args_nr == 1 ? "" : "s",
+				    cases_nr, where.buf);
 	error = OUTCOME_PASS;
 done:
 	strbuf_release(&where);

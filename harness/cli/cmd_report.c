@@ -2,6 +2,7 @@
 
 #include "harness/gate/compare.h"
 #include "harness/util/error.h"
+#include "harness/util/terminal.h"
 #include "harness/store/result.h"
 #include "reporters/report.h"
 
@@ -46,7 +47,7 @@ int cmd_report(int argc, char **argv)
 	if ((error = report_write_all(&model, opts.out_dir, formats,
 				      &written)) == BG_OK &&
 	    !opts.quiet)
-		fputs(written.buf, stdout);
+		terminal_write(stdout, written.buf, 0);
 done:
 	comparison_free(comparison);
 	result_free(result);

@@ -1,6 +1,7 @@
 #include "harness/cli/cli.h"
 
 #include "harness/util/error.h"
+#include "harness/util/terminal.h"
 #include "harness/util/fileio.h"
 #include "harness/gate/check.h"
 #include "harness/run/session.h"
@@ -52,9 +53,11 @@ int cmd_run(int argc, char **argv)
 	if (!opts.quiet)
 		summary_print_result(stdout, session->result, opts.color);
 	if (!session->unstored.len) {
-		printf("stored %s\n", session->result_path.buf);
+		terminal_print_line(stdout, "stored %s",
+				    session->result_path.buf);
 		if (access(session->artifact_dir.buf, F_OK) == 0)
-			printf("artifacts in %s\n", session->artifact_dir.buf);
+			terminal_print_line(stdout, "artifacts in %s",
+					    session->artifact_dir.buf);
 	}
 	error = cli_outcome_after_measuring(session, error,
 					    cli_outcome_of_session(session));

@@ -1,6 +1,7 @@
 #include "harness/cli/cli.h"
 
 #include "harness/util/error.h"
+#include "harness/util/terminal.h"
 #include "harness/store/sync.h"
 
 #include <stdio.h>
@@ -49,6 +50,7 @@ int cmd_sync(int argc, char **argv)
 	struct sync_options sync_opts = { .backoff_scale = -1 };
 	struct sync_report report;
 	struct cli_options opts;
+	struct strbuf line = STRBUF_INIT;
 	int error;
 
 	if ((error = cli_parse(&opts, &spec, argc, argv)) != 0)
@@ -58,20 +60,23 @@ int cmd_sync(int argc, char **argv)
 	if ((error = sync_run(&sync_opts, &report)) < 0)
 		return error;
 	if (!opts.quiet) {
-		printf("%s with %s: %s",
-		       opts.branch ? opts.branch : "benchgate-results",
-		       opts.remote ? opts.remote : "origin",
-		       action_text(report.action));
+		strbuf_addf(&line, "%s with %s: %s",
+			    opts.branch ? opts.branch : "benchgate-results",
+			    opts.remote ? opts.remote : "origin",
+			    action_text(report.action));
 		if (report.action == SYNC_MERGED)
-			printf(", %u file%s re-applied (%u renamed)",
-			       report.added, report.added == 1 ? "" : "s",
-			       report.renamed);
+			strbuf_addf(&line,
+				    ", %u file%s re-applied (%u renamed)",
+				    report.added, report.added == 1 ? "" : "s",
+				    report.renamed);
 		if (report.pushes > 1)
-			printf(", after %u rejected push%s", report.pushes - 1,
-			       report.pushes == 2 ? "" : "es");
+			strbuf_addf(&line, ", after %u rejected push%s",
+				    report.pushes - 1,
+				    report.pushes == 2 ? "" : "es");
 		if (report.tip[0])
-			printf(" (%.12s)", report.tip);
-		printf("\n");
+			strbuf_addf(&line, " (%.12s)", report.tip);
+		terminal_print_line(stdout, "%s", line.buf);
 	}
+	strbuf_release(&line);
 	return OUTCOME_PASS;
 }
