@@ -426,8 +426,13 @@ static bool child_exited(pid_t pid, int pidfd, const struct pollfd *pidfd_poll)
 
 static void set_timeout(struct timespec *ts, double seconds)
 {
-	if (seconds < 0)
+	/* An endless wait (INFINITY) passes no timespec to ppoll() at all,
+	 * but casting it to time_t would still be undefined (clang's
+	 * -fsanitize=float-cast-overflow stops on it): cap it. */
+	if (!(seconds > 0))
 		seconds = 0;
+	else if (seconds > 1e9)
+		seconds = 1e9;
 	ts->tv_sec = (time_t)seconds;
 	ts->tv_nsec = (long)((seconds - (double)ts->tv_sec) * 1e9);
 }
