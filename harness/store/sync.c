@@ -25,7 +25,14 @@
  * update costs one more round, no pause: it only ever takes milliseconds. */
 #define LOCAL_RACES_MAX 100
 
-#if defined(__SANITIZE_ADDRESS__)
+/* GCC says it builds with ASan by __SANITIZE_ADDRESS__, clang 14 only by
+ * __has_feature (ci/test builds with both). */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SYNC_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(SYNC_ASAN)
 /*
  * libgit2 1.5's git_regexp_match() (pcre2 builds) never frees its match
  * data; git_remote_lookup() matches every config entry against
