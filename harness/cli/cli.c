@@ -657,9 +657,9 @@ int cli_outcome_after_measuring(const struct session *session, int writing,
 	bool unstored = session->unstored.len > 0;
 
 	if (writing < 0)
-		bg_error_print(bg_error_last());
+		terminal_print_error(bg_error_last());
 	if (unstored)
-		bg_error_print(session->unstored.buf);
+		terminal_print_error(session->unstored.buf);
 	if (outcome < 0 || (!unstored && writing >= 0))
 		return outcome;
 	return OUTCOME_NOT_SAVED;
@@ -685,7 +685,7 @@ static int exit_status(int outcome)
 {
 	if (outcome >= 0)
 		return outcome;
-	bg_error_print(bg_error_last());
+	terminal_print_error(bg_error_last());
 	return EXIT_INPUT;
 }
 
@@ -712,6 +712,6 @@ int cli_main(int argc, char **argv)
 		return status;
 	}
 	bg_error("unknown command '%s' (see 'benchgate --help')", name);
-	bg_error_print(bg_error_last());
+	terminal_print_error(bg_error_last());
 	return EXIT_INPUT;
 }

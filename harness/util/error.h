@@ -33,17 +33,11 @@ const char *bg_error_last(void);
 void bg_error_clear(void);
 
 /*
- * Prints text, one message or several separated by newlines (such as
- * bg_error_last()), on stderr: "benchgate: error: <line>" for each line.
- * Messages quote what users wrote (file names, keys, values, a child's
- * output), so each line's control characters, bidirectional overrides and
- * bytes that are no UTF-8 are shown as \xNN and no line can be taken for a
- * CI workflow command (harness/util/terminal.h). Never fails.
+ * Prints "benchgate: warning: <msg>" on stderr, each line of it escaped as
+ * terminal_print_error() prints errors. Never fails. Defined with that
+ * printer in terminal.c: printing needs the terminal escaper, which needs
+ * strbuf, which records its own errors here.
  */
-void bg_error_print(const char *text);
-
-/* Prints "benchgate: warning: <msg>" on stderr, as bg_error_print() prints
- * its lines. Never fails. */
 void bg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

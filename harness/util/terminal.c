@@ -1,5 +1,6 @@
 #include "harness/util/terminal.h"
 
+#include "harness/util/error.h"
 #include "harness/util/utf8.h"
 
 #include <stdarg.h>
@@ -160,4 +161,44 @@ void terminal_print_line(FILE *to, const char *fmt, ...)
 	terminal_write(to, line.buf, 0);
 	strbuf_release(&raw);
 	strbuf_release(&line);
+}
+
+/* "benchgate: <level>: <line>" for each line of text ("" is one empty
+ * line). Every line starts with the prefix, so none starts a workflow
+ * command. */
+static void print_lines(const char *level, const char *text)
+{
+	struct strbuf out = STRBUF_INIT, line = STRBUF_INIT;
+
+	do {
+		size_t len = strcspn(text, "\n");
+
+		strbuf_reset(&line);
+		strbuf_add(&line, text, len);
+		strbuf_addf(&out, "benchgate: %s: ", level);
+		terminal_escape(&out, line.buf);
+		strbuf_addch(&out, '\n');
+		text += len + (text[len] == '\n');
+	} while (*text);
+	terminal_write(stderr, out.buf, 0);
+	strbuf_release(&line);
+	strbuf_release(&out);
+}
+
+void terminal_print_error(const char *text)
+{
+	print_lines("error", text);
+}
+
+/* declared in error.h, for every module that warns */
+void bg_warn(const char *fmt, ...)
+{
+	struct strbuf text = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&text, fmt, ap);
+	va_end(ap);
+	print_lines("warning", text.buf);
+	strbuf_release(&text);
 }

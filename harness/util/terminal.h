@@ -78,4 +78,15 @@ void terminal_write(FILE *to, const char *text, unsigned flags);
 void terminal_print_line(FILE *to, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * Prints text, one message or several separated by newlines (such as
+ * bg_error_last()), on stderr: "benchgate: error: <line>" for each line
+ * ("" is one line). Messages quote what users wrote (file names, keys,
+ * values, a server's answer), so each line is escaped as
+ * terminal_escape() does, and starts with the prefix, so none can be taken
+ * for a workflow command. Never fails. bg_warn() (error.h) prints its
+ * warnings the same way.
+ */
+void terminal_print_error(const char *text);
+
 #endif
