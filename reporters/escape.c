@@ -1,4 +1,5 @@
 #include "reporters/escape.h"
+#include "harness/util/hash.h"
 
 #include <assert.h>
 #include <stdbool.h>
@@ -223,16 +224,6 @@ void escape_gnuplot(struct strbuf *out, const char *s)
 	strbuf_addch(out, '\'');
 }
 
-/* FNV-1a, 32 bits: a stable, dependency-free hash for file names. */
-static uint32_t fnv1a(const char *s)
-{
-	uint32_t hash = 2166136261u;
-
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		hash = (hash ^ *p) * 16777619u;
-	return hash;
-}
-
 void escape_filename(struct strbuf *out, const char *s)
 {
 	struct strbuf slug = STRBUF_INIT;
@@ -257,7 +248,7 @@ void escape_filename(struct strbuf *out, const char *s)
 		/* room for "-" and 8 hex digits */
 		if (slug.len > ESCAPE_FILENAME_MAX - 9)
 			strbuf_setlen(&slug, ESCAPE_FILENAME_MAX - 9);
-		strbuf_addf(&slug, "-%08x", (unsigned)fnv1a(s ? s : ""));
+		strbuf_addf(&slug, "-%08x", (unsigned)hash_fnv1a32(s ? s : ""));
 	}
 	strbuf_add(out, slug.buf, slug.len);
 	strbuf_release(&slug);

@@ -1,6 +1,7 @@
 #include "reporters/flamegraph.h"
 
 #include "harness/util/alloc.h"
+#include "harness/util/hash.h"
 #include "harness/util/utf8.h"
 #include "reporters/escape.h"
 
@@ -92,24 +93,11 @@ static void lay_out(struct layout *layout,
 	close_frames(layout, 0, x);
 }
 
-/* FNV-1a of a name: the same on every run and machine, so the colours
- * are. */
-static uint64_t name_hash(const char *name, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)name[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
 /* flamegraph.pl's palettes, chosen by name rather than at random: "hot"
  * for user code, orange for the kernel as its "mixed" mode draws it. */
 static void add_colour(struct strbuf *out, const char *name, size_t len)
 {
-	uint64_t h = name_hash(name, len);
+	uint64_t h = hash_fnv1a64(name, len);
 	double v1 = (double)(h & 0xff) / 255;
 	double v2 = (double)((h >> 8) & 0xff) / 255;
 	double v3 = (double)((h >> 16) & 0xff) / 255;

@@ -145,12 +145,3 @@ Test(stacks, a_frame_sorts_before_longer_names_it_begins)
 	free(folded);
 	stacks_release(&stacks);
 }
-
-/* Reference values: the FNV-1a 64-bit test vectors of the FNV authors
- * (Fowler, Noll, Vo; draft-eastlake-fnv), for "", "a" and "foobar". */
-Test(stacks, hash_is_fnv1a_so_colours_never_change)
-{
-	cr_assert_eq(stacks_hash("", 0), 0xcbf29ce484222325ULL);
-	cr_assert_eq(stacks_hash("a", 1), 0xaf63dc4c8601ec8cULL);
-	cr_assert_eq(stacks_hash("foobar", 6), 0x85944171f73967e8ULL);
-}

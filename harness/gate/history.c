@@ -5,6 +5,7 @@
 #include "harness/store/gitinfo.h"
 #include "harness/store/gitref.h"
 #include "harness/util/alloc.h"
+#include "harness/util/hash.h"
 #include "harness/util/error.h"
 #include "harness/util/isotime.h"
 
@@ -42,15 +43,6 @@ struct builder {
 	size_t slots_nr;
 };
 
-static uint64_t hash_key(const char *key)
-{
-	uint64_t hash = 0xcbf29ce484222325ULL; /* FNV-1a, 64 bits */
-
-	for (; *key; key++)
-		hash = (hash ^ (unsigned char)*key) * 0x100000001b3ULL;
-	return hash;
-}
-
 static void index_grow(struct builder *b)
 {
 	size_t nr = b->slots_nr ? 2 * b->slots_nr : 64;
@@ -59,7 +51,7 @@ static void index_grow(struct builder *b)
 	b->slots = xcalloc(nr, sizeof(*b->slots));
 	b->slots_nr = nr;
 	for (size_t i = 0; i < b->out->series_nr; i++) {
-		size_t slot = hash_key(b->builds[i].key) & (nr - 1);
+		size_t slot = hash_fnv1a64(b->builds[i].key, strlen(b->builds[i].key)) & (nr - 1);
 
 		while (b->slots[slot])
 			slot = (slot + 1) & (nr - 1);
@@ -81,7 +73,7 @@ static size_t series_for(struct builder *b, const struct result *r,
 		    c->variant, c->device, r->machine.id, m->name);
 	if (2 * (b->out->series_nr + 1) > b->slots_nr)
 		index_grow(b);
-	slot = hash_key(key.buf) & (b->slots_nr - 1);
+	slot = hash_fnv1a64(key.buf, key.len) & (b->slots_nr - 1);
 	for (; b->slots[slot]; slot = (slot + 1) & (b->slots_nr - 1)) {
 		i = b->slots[slot] - 1;
 		if (!strcmp(b->builds[i].key, key.buf)) {

@@ -2,6 +2,7 @@
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
+#include "harness/util/hash.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -18,21 +19,10 @@ void stacks_release(struct stacks *stacks)
 	memset(stacks, 0, sizeof(*stacks));
 }
 
-uint64_t stacks_hash(const char *bytes, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)bytes[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
 static size_t *index_slot(const struct stacks *stacks, const char *frames)
 {
 	size_t mask = stacks->index_size - 1;
-	size_t at = (size_t)stacks_hash(frames, strlen(frames)) & mask;
+	size_t at = (size_t)hash_fnv1a64(frames, strlen(frames)) & mask;
 
 	while (stacks->index[at] &&
 	       strcmp(stacks->items[stacks->index[at] - 1].frames, frames))

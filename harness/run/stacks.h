@@ -90,9 +90,4 @@ void stacks_write_folded(const struct stacks *stacks, struct strbuf *out);
  */
 const struct stack **stacks_sorted(const struct stacks *stacks);
 
-/* FNV-1a of len bytes: the same on every run and machine, so anything
- * derived from a frame name (the index here, a flame graph's colours) is
- * too. */
-uint64_t stacks_hash(const char *bytes, size_t len);
-
 #endif

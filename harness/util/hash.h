@@ -1,0 +1,21 @@
+#ifndef BENCHGATE_HASH_H
+#define BENCHGATE_HASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * FNV-1a (Fowler, Noll, Vo): a small hash that is the same on every run and
+ * machine, which is what its users need: hash tables whose probe order must
+ * not vary, flame-graph colours that stay put between runs, and short file
+ * names derived from user text. Not for anything an attacker could choose
+ * collisions in to do harm.
+ */
+
+/* The 64-bit FNV-1a of len bytes. */
+uint64_t hash_fnv1a64(const void *bytes, size_t len);
+
+/* The 32-bit FNV-1a of a NUL-terminated string. */
+uint32_t hash_fnv1a32(const char *s);
+
+#endif
