@@ -29,7 +29,8 @@ const char *case_status_name(enum case_status status)
 	return status_names[status];
 }
 
-int case_status_parse(const char *name)
+/* The status named name; -1 when unknown. */
+static int case_status_parse(const char *name)
 {
 	for (size_t i = 0; i < sizeof(status_names) / sizeof(*status_names);
 	     i++)

@@ -28,9 +28,8 @@ enum case_status {
 	CASE_SKIPPED,
 };
 
-/* "ok", "failed", "timeout", "skipped"; and back (-1 when unknown). */
+/* "ok", "failed", "timeout", "skipped". */
 const char *case_status_name(enum case_status status);
-int case_status_parse(const char *name);
 
 /* One metric of one case: its samples in run order (pooled across runs when a
  * benchmark reports several per run). */
