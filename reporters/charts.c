@@ -44,10 +44,22 @@ static const char chart_styles[] =
 	"set grid ytics lc rgb '#dddddd' lw 1 dt 1\n"
 	"set key below horizontal height 0.6 noautotitle\n";
 
+/* The stems taken: a hash set of indexes into charts->items, 0 for an
+ * empty slot and index + 1 otherwise (open addressing, at most half
+ * full). Comparing each new stem with every chart's was quadratic. */
+struct stem_set {
+	size_t *slots;
+	size_t alloc, nr; /* alloc a power of two */
+};
+
 /* What every chart of one model is drawn with. */
 struct chart_context {
 	struct charts *charts; /* made so far: their stems are taken */
+	struct stem_set stems; /* theirs */
 	int confidence_percent;
+	/* The comparison's variants by benchmark and device, then place. */
+	const struct variant_comparison **variants;
+	size_t variants_nr;
 };
 
 #define CHART_INIT                                    \
@@ -62,6 +74,64 @@ static void chart_release(struct chart *chart)
 	strbuf_release(&chart->dat);
 }
 
+/* FNV-1a: any spread will do, the stems are ours to name. */
+static size_t stem_hash(const char *stem)
+{
+	uint64_t hash = 0xcbf29ce484222325u;
+
+	for (; *stem; stem++)
+		hash = (hash ^ (unsigned char)*stem) * 0x100000001b3u;
+	return (size_t)hash;
+}
+
+static const char *stem_of(const struct chart_context *ctx, size_t slot)
+{
+	return ctx->charts->items[slot - 1].stem.buf;
+}
+
+static bool stem_taken(const struct chart_context *ctx, const char *stem)
+{
+	const struct stem_set *set = &ctx->stems;
+	size_t mask = set->alloc - 1;
+
+	for (size_t i = set->alloc ? stem_hash(stem) & mask : 0;
+	     set->alloc && set->slots[i]; i = (i + 1) & mask)
+		if (!strcmp(stem_of(ctx, set->slots[i]), stem))
+			return true;
+	return false;
+}
+
+static void stem_insert(struct chart_context *ctx, size_t slot)
+{
+	struct stem_set *set = &ctx->stems;
+	size_t mask = set->alloc - 1;
+	size_t i = stem_hash(stem_of(ctx, slot)) & mask;
+
+	while (set->slots[i])
+		i = (i + 1) & mask;
+	set->slots[i] = slot;
+	set->nr++;
+}
+
+/* Takes the stem of charts->items[index]. */
+static void stem_add(struct chart_context *ctx, size_t index)
+{
+	struct stem_set *set = &ctx->stems;
+
+	if (2 * (set->nr + 1) > set->alloc) {
+		size_t *old = set->slots, old_alloc = set->alloc;
+
+		set->alloc = old_alloc ? 2 * old_alloc : 64;
+		set->slots = xcalloc(set->alloc, sizeof(*set->slots));
+		set->nr = 0;
+		for (size_t i = 0; i < old_alloc; i++)
+			if (old[i])
+				stem_insert(ctx, old[i]);
+		free(old);
+	}
+	stem_insert(ctx, index + 1);
+}
+
 /* Moves a finished chart into the list. */
 static void chart_done(struct chart_context *ctx, struct chart *chart)
 {
@@ -70,6 +140,7 @@ static void chart_done(struct chart_context *ctx, struct chart *chart)
 	ALLOC_GROW(charts->items, charts->nr + 1, charts->alloc);
 	charts->items[charts->nr++] = *chart;
 	*chart = (struct chart)CHART_INIT;
+	stem_add(ctx, charts->nr - 1);
 }
 
 /* Names and labels */
@@ -104,12 +175,9 @@ static void chart_name(struct chart_context *ctx, struct chart *chart,
 	}
 	strbuf_release(&joined);
 	base_len = chart->stem.len;
-	for (size_t i = 0; i < ctx->charts->nr; i++) {
-		if (strcmp(ctx->charts->items[i].stem.buf, chart->stem.buf))
-			continue;
+	while (stem_taken(ctx, chart->stem.buf)) {
 		strbuf_setlen(&chart->stem, base_len);
 		strbuf_addf(&chart->stem, "-%zu", ++count);
-		i = (size_t)-1; /* check the new name from the start */
 	}
 }
 
@@ -356,63 +424,114 @@ done:
 
 /* Groups of comparison items */
 
+static int compare_names(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
 static bool same(const char *a, const char *b)
 {
-	return !strcmp(a ? a : "", b ? b : "");
+	return !compare_names(a, b);
 }
 
-/* Whether an item before `at` has the benchmark and device of `at` (and its
- * metric, when by_metric): the group was drawn then. */
-static bool group_seen(const struct comparison *cmp, size_t at, bool by_metric)
+/* Orders elements of one array by address, their order in it. */
+static int compare_places(const void *a, const void *b)
 {
-	const struct metric_comparison *mc = &cmp->items[at];
-
-	for (size_t i = 0; i < at; i++)
-		if (same(cmp->items[i].benchmark, mc->benchmark) &&
-		    same(cmp->items[i].device, mc->device) &&
-		    (!by_metric || same(cmp->items[i].metric, mc->metric)))
-			return true;
-	return false;
+	return (const char *)a < (const char *)b   ? -1
+	       : (const char *)a > (const char *)b ? 1
+						   : 0;
 }
 
-/* The item of this case and metric with candidate numbers, or NULL. */
-static const struct metric_comparison *
-find_item(const struct comparison *cmp, const char *benchmark,
-	  const char *variant, const char *device, const char *metric)
+/* Orders items by benchmark, device and metric, then by their place in
+ * the comparison, so that the items of a variants chart (a benchmark,
+ * device and metric) and of a tradeoff chart (a benchmark and device) are
+ * runs of them: finding them by scanning every item for each group was
+ * quadratic. */
+static int compare_by_group(const void *a, const void *b)
 {
-	for (size_t i = 0; i < cmp->nr; i++) {
-		const struct metric_comparison *mc = &cmp->items[i];
+	const struct metric_comparison *x =
+		*(const struct metric_comparison *const *)a;
+	const struct metric_comparison *y =
+		*(const struct metric_comparison *const *)b;
+	int order = compare_names(x->benchmark, y->benchmark);
 
-		if (same(mc->benchmark, benchmark) &&
-		    same(mc->variant, variant) && same(mc->device, device) &&
-		    same(mc->metric, metric) && finite_summary(&mc->candidate))
-			return mc;
+	if (!order)
+		order = compare_names(x->device, y->device);
+	if (!order)
+		order = compare_names(x->metric, y->metric);
+	return order ? order : compare_places(x, y);
+}
+
+/* Orders a group's items by variant, then by place. */
+static int compare_by_variant(const void *a, const void *b)
+{
+	const struct metric_comparison *x =
+		*(const struct metric_comparison *const *)a;
+	const struct metric_comparison *y =
+		*(const struct metric_comparison *const *)b;
+	int order = compare_names(x->variant, y->variant);
+
+	return order ? order : compare_places(x, y);
+}
+
+/* The items of one chart: a run of the sorted items. */
+struct group {
+	const struct metric_comparison **items; /* in the comparison's order
+						 * within a metric */
+	size_t nr;
+	size_t first; /* the comparison's index of its first item */
+	bool charted; /* one of its items is */
+};
+
+struct groups {
+	struct group *items;
+	size_t nr, alloc;
+};
+
+static int compare_firsts(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Splits the items sorted by compare_by_group() into runs of one
+ * benchmark and device, and metric when by_metric, in the order of their
+ * first items, as the charts are drawn. */
+static void group_items(struct groups *out, const struct report_model *model,
+			const struct metric_comparison **sorted, size_t nr,
+			bool by_metric)
+{
+	const struct metric_comparison *items = model->comparison->items;
+
+	for (size_t i = 0; i < nr; i++) {
+		const struct metric_comparison *mc = sorted[i];
+		size_t at = (size_t)(mc - items);
+		struct group *group;
+
+		if (!i || !same(sorted[i - 1]->benchmark, mc->benchmark) ||
+		    !same(sorted[i - 1]->device, mc->device) ||
+		    (by_metric && !same(sorted[i - 1]->metric, mc->metric))) {
+			ALLOC_GROW(out->items, out->nr + 1, out->alloc);
+			out->items[out->nr++] =
+				(struct group){ &sorted[i], 0, at, false };
+		}
+		group = &out->items[out->nr - 1];
+		group->nr++;
+		if (at < group->first)
+			group->first = at;
+		group->charted |= model->items[at].charted;
 	}
-	return NULL;
-}
-
-/* Whether the variant of items[at] first appears at `at` in its group, so
- * each variant is drawn once. */
-static bool first_of_variant(const struct comparison *cmp, size_t at)
-{
-	const struct metric_comparison *mc = &cmp->items[at];
-
-	for (size_t i = 0; i < at; i++)
-		if (same(cmp->items[i].benchmark, mc->benchmark) &&
-		    same(cmp->items[i].device, mc->device) &&
-		    same(cmp->items[i].variant, mc->variant))
-			return false;
-	return true;
+	qsort(out->items, out->nr, sizeof(*out->items), compare_firsts);
 }
 
 /* Variants side by side */
 
-static void variants_chart(struct chart_context *ctx,
-			   const struct comparison *cmp,
-			   const struct metric_comparison *group)
+static void variants_chart(struct chart_context *ctx, const struct group *group)
 {
-	const char *names[] = { group->benchmark, group->device, NULL };
-	const char *parts[] = { group->benchmark, group->device, group->metric,
+	const struct metric_comparison *head = group->items[0];
+	const char *names[] = { head->benchmark, head->device, NULL };
+	const char *parts[] = { head->benchmark, head->device, head->metric,
 				NULL };
 	const struct metric_comparison **members = NULL;
 	struct chart chart = CHART_INIT;
@@ -420,13 +539,10 @@ static void variants_chart(struct chart_context *ctx,
 	size_t nr = 0, alloc = 0;
 	double low = 0, high = 0;
 
-	for (size_t i = 0; i < cmp->nr; i++) {
-		const struct metric_comparison *mc = &cmp->items[i];
+	for (size_t i = 0; i < group->nr; i++) {
+		const struct metric_comparison *mc = group->items[i];
 
-		if (!same(mc->benchmark, group->benchmark) ||
-		    !same(mc->device, group->device) ||
-		    !same(mc->metric, group->metric) ||
-		    !finite_summary(&mc->candidate))
+		if (!finite_summary(&mc->candidate))
 			continue;
 		ALLOC_GROW(members, nr + 1, alloc);
 		members[nr++] = mc;
@@ -459,11 +575,11 @@ static void variants_chart(struct chart_context *ctx,
 			    "# x median\n%s",
 			    baseline.buf);
 
-	metric_axis_label(&text, group->metric, group->unit);
+	metric_axis_label(&text, head->metric, head->unit);
 	strbuf_addstr(&text, " by variant");
 	set_title(&chart.gp, &text, names);
-	metric_axis_label(&text, group->metric, group->unit);
-	strbuf_addstr(&text, group->better == BETTER_LOWER
+	metric_axis_label(&text, head->metric, head->unit);
+	strbuf_addstr(&text, head->better == BETTER_LOWER
 				     ? ", lower is better"
 				     : ", higher is better");
 	set_text(&chart.gp, "ylabel", &text);
@@ -505,67 +621,129 @@ done:
 
 /* Accuracy against latency */
 
-/* The metric the variant comparisons measured speed on, else "latency". */
-static const char *speed_metric_of(const struct comparison *cmp,
+/* The metric the variant comparisons of the group measured speed on, else
+ * "latency". */
+static const char *speed_metric_of(const struct chart_context *ctx,
 				   const struct metric_comparison *group)
 {
-	for (size_t i = 0; i < cmp->variants_nr; i++)
-		if (same(cmp->variants[i].benchmark, group->benchmark) &&
-		    same(cmp->variants[i].device, group->device) &&
-		    cmp->variants[i].speed_metric)
-			return cmp->variants[i].speed_metric;
+	const struct variant_comparison *const *variants = ctx->variants;
+	size_t low = 0, high = ctx->variants_nr;
+
+	/* the first of the benchmark and device in the sorted variants */
+	while (low < high) {
+		size_t mid = low + (high - low) / 2;
+		int order = compare_names(variants[mid]->benchmark,
+					  group->benchmark);
+
+		if (!order)
+			order = compare_names(variants[mid]->device,
+					      group->device);
+		if (order < 0)
+			low = mid + 1;
+		else
+			high = mid;
+	}
+	for (; low < ctx->variants_nr &&
+	       same(variants[low]->benchmark, group->benchmark) &&
+	       same(variants[low]->device, group->device);
+	     low++)
+		if (variants[low]->speed_metric)
+			return variants[low]->speed_metric;
 	return "latency";
 }
 
-static const char *accuracy_metric_of(const struct comparison *cmp,
-				      const struct metric_comparison *group)
+static int compare_variants(const void *a, const void *b)
 {
-	for (size_t i = 0; i < cmp->nr; i++)
-		if (same(cmp->items[i].benchmark, group->benchmark) &&
-		    same(cmp->items[i].device, group->device) &&
-		    strstr(cmp->items[i].metric, "accuracy"))
-			return cmp->items[i].metric;
-	return NULL;
+	const struct variant_comparison *x =
+		*(const struct variant_comparison *const *)a;
+	const struct variant_comparison *y =
+		*(const struct variant_comparison *const *)b;
+	int order = compare_names(x->benchmark, y->benchmark);
+
+	if (!order)
+		order = compare_names(x->device, y->device);
+	return order ? order : compare_places(x, y);
 }
 
-/* The speed and accuracy items of the variant of items[at], when it is the
- * first item of its variant in group and has both. */
-static bool tradeoff_point(const struct comparison *cmp, size_t at,
-			   const struct metric_comparison *group,
-			   const char *speed, const char *accuracy,
-			   const struct metric_comparison **speed_mc,
-			   const struct metric_comparison **accuracy_mc)
+/* The first accuracy metric of the group in the comparison's order. */
+static const char *accuracy_metric_of(const struct group *group)
 {
-	const struct metric_comparison *mc = &cmp->items[at];
+	const struct metric_comparison *found = NULL;
 
-	return same(mc->benchmark, group->benchmark) &&
-	       same(mc->device, group->device) && first_of_variant(cmp, at) &&
-	       (*speed_mc = find_item(cmp, mc->benchmark, mc->variant,
-				      mc->device, speed)) &&
-	       (*accuracy_mc = find_item(cmp, mc->benchmark, mc->variant,
-					 mc->device, accuracy));
+	for (size_t i = 0; i < group->nr; i++)
+		if (strstr(group->items[i]->metric, "accuracy") &&
+		    (!found || group->items[i] < found))
+			found = group->items[i];
+	return found ? found->metric : NULL;
 }
 
-static void tradeoff_chart(struct chart_context *ctx,
-			   const struct comparison *cmp,
-			   const struct metric_comparison *group)
+/* One variant of a tradeoff chart: its first item, and its speed and
+ * accuracy with candidate numbers. */
+struct tradeoff_point {
+	const struct metric_comparison *first, *speed, *accuracy;
+};
+
+static int compare_points(const void *a, const void *b)
 {
-	const char *names[] = { group->benchmark, group->device, NULL };
-	const char *speed = speed_metric_of(cmp, group);
-	const char *accuracy = accuracy_metric_of(cmp, group);
-	const struct metric_comparison *s, *a, *first_s = NULL, *first_a = NULL;
+	const struct tradeoff_point *x = a, *y = b;
+
+	return compare_places(x->first, y->first);
+}
+
+/* The points of the group's variants that have both metrics, in the
+ * order of their first items. */
+static size_t tradeoff_points(struct tradeoff_point **out,
+			      const struct group *group, const char *speed,
+			      const char *accuracy)
+{
+	const struct metric_comparison **items =
+		xmalloc((group->nr + 1) * sizeof(*items));
+	struct tradeoff_point *points = xcalloc(group->nr + 1, sizeof(*points));
+	size_t nr = 0;
+
+	memcpy(items, group->items, group->nr * sizeof(*items));
+	qsort(items, group->nr, sizeof(*items), compare_by_variant);
+	for (size_t i = 0; i < group->nr; i++) {
+		const struct metric_comparison *mc = items[i];
+
+		/* a variant's run starts with its first item; the point
+		 * before it stays when it has both metrics */
+		if (!i || !same(items[i - 1]->variant, mc->variant)) {
+			nr += i && points[nr].speed && points[nr].accuracy;
+			points[nr] = (struct tradeoff_point){ mc, NULL, NULL };
+		}
+		if (!finite_summary(&mc->candidate))
+			continue;
+		if (!points[nr].speed && same(mc->metric, speed))
+			points[nr].speed = mc;
+		if (!points[nr].accuracy && same(mc->metric, accuracy))
+			points[nr].accuracy = mc;
+	}
+	nr += group->nr && points[nr].speed && points[nr].accuracy;
+	qsort(points, nr, sizeof(*points), compare_points);
+	free(items);
+	*out = points;
+	return nr;
+}
+
+static void tradeoff_chart(struct chart_context *ctx, const struct group *group)
+{
+	const struct metric_comparison *head = group->items[0];
+	const char *names[] = { head->benchmark, head->device, NULL };
+	const char *speed = speed_metric_of(ctx, head);
+	const char *accuracy = accuracy_metric_of(group);
+	const struct metric_comparison *first_s, *first_a;
+	struct tradeoff_point *points = NULL;
 	struct chart chart = CHART_INIT;
 	struct strbuf text = STRBUF_INIT;
 	size_t nr = 0;
 
-	for (size_t i = 0; accuracy && i < cmp->nr; i++)
-		if (tradeoff_point(cmp, i, group, speed, accuracy, &s, &a) &&
-		    !nr++) {
-			first_s = s;
-			first_a = a;
-		}
+	if (accuracy)
+		nr = tradeoff_points(&points, group, speed, accuracy);
 	if (nr < 2)
 		goto done;
+	first_s = points[0].speed;
+	first_a = points[0].accuracy;
 	chart_name(ctx, &chart, "tradeoff", names);
 	script_begin(&chart.gp, chart.stem.buf, "accuracy against latency");
 	strbuf_addstr(&text, "accuracy against ");
@@ -584,28 +762,28 @@ static void tradeoff_chart(struct chart_context *ctx,
 		    "graph 0.1, graph 0.1\nplot '%s.dat' ",
 		    chart.stem.buf);
 
-	nr = 0;
-	for (size_t i = 0; i < cmp->nr; i++) {
-		if (!tradeoff_point(cmp, i, group, speed, accuracy, &s, &a))
-			continue;
+	for (size_t i = 0; i < nr; i++) {
+		const struct metric_comparison *s = points[i].speed;
+		const struct metric_comparison *a = points[i].accuracy;
+
 		strbuf_addf(&chart.dat,
 			    "%s# index %zu: x median, y median, "
 			    "x ci_low, x ci_high\n%.9g %.9g %.9g %.9g\n",
-			    nr ? "\n\n" : "", nr, s->candidate.median,
+			    i ? "\n\n" : "", i, s->candidate.median,
 			    a->candidate.median, s->candidate.ci_low,
 			    s->candidate.ci_high);
 		strbuf_addf(&chart.gp,
 			    "%sindex %zu using 1:2:3:4 with "
 			    "xerrorbars ls %zu ps 2",
-			    nr ? ", \\\n\t'' " : "", nr, nr % STYLES_NR + 1);
-		add_label_text(&text, cmp->items[i].variant);
+			    i ? ", \\\n\t'' " : "", i, i % STYLES_NR + 1);
+		add_label_text(&text, points[i].first->variant);
 		add_title(&chart.gp, &text);
-		nr++;
 	}
 	strbuf_addch(&chart.gp, '\n');
 	script_end(&chart.gp, chart.stem.buf);
 	chart_done(ctx, &chart);
 done:
+	free(points);
 	strbuf_release(&text);
 	chart_release(&chart);
 }
@@ -711,22 +889,47 @@ void charts_render(struct charts *charts, const struct report_model *model)
 		.charts = charts,
 		.confidence_percent = (int)lround(model->confidence * 100),
 	};
+	const struct metric_comparison **sorted =
+		xmalloc((cmp->nr + 1) * sizeof(*sorted));
+	struct groups by_metric = { 0 }, by_device = { 0 };
 
 	assert(model->built);
+	for (size_t i = 0; i < charts->nr; i++)
+		stem_add(&ctx, i);
+	ctx.variants = xmalloc((cmp->variants_nr + 1) * sizeof(*ctx.variants));
+	ctx.variants_nr = cmp->variants_nr;
+	for (size_t i = 0; i < cmp->variants_nr; i++)
+		ctx.variants[i] = &cmp->variants[i];
+	qsort(ctx.variants, ctx.variants_nr, sizeof(*ctx.variants),
+	      compare_variants);
+	for (size_t i = 0; i < cmp->nr; i++)
+		sorted[i] = &cmp->items[i];
+	qsort(sorted, cmp->nr, sizeof(*sorted), compare_by_group);
+	group_items(&by_metric, model, sorted, cmp->nr, true);
+	group_items(&by_device, model, sorted, cmp->nr, false);
+
 	for (size_t i = 0; model->history_nr && model->candidate && i < cmp->nr;
 	     i++)
-		history_chart(&ctx, model, &cmp->items[i], &model->items[i]);
-	for (size_t i = 0; i < cmp->nr; i++)
-		if (!group_seen(cmp, i, true))
-			variants_chart(&ctx, cmp, &cmp->items[i]);
-	for (size_t i = 0; i < cmp->nr; i++)
-		if (!group_seen(cmp, i, false))
-			tradeoff_chart(&ctx, cmp, &cmp->items[i]);
+		if (model->items[i].charted)
+			history_chart(&ctx, model, &cmp->items[i],
+				      &model->items[i]);
+	for (size_t i = 0; i < by_metric.nr; i++)
+		if (by_metric.items[i].charted)
+			variants_chart(&ctx, &by_metric.items[i]);
+	for (size_t i = 0; i < by_device.nr; i++)
+		if (by_device.items[i].charted)
+			tradeoff_chart(&ctx, &by_device.items[i]);
 	for (size_t i = 0; model->baseline && model->candidate && i < cmp->nr;
 	     i++)
-		if (cmp->items[i].verdict == VERDICT_REGRESSION)
+		if (model->items[i].charted &&
+		    cmp->items[i].verdict == VERDICT_REGRESSION)
 			distribution_chart(&ctx, model, &cmp->items[i],
 					   &model->items[i]);
+	free(by_metric.items);
+	free(by_device.items);
+	free(sorted);
+	free(ctx.variants);
+	free(ctx.stems.slots);
 }
 
 void charts_release(struct charts *charts)

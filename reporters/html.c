@@ -884,6 +884,21 @@ static void add_head(struct strbuf *out, const struct report_model *model)
 		    html_style);
 }
 
+/* Which cases the charts beside this report leave out, when the bound
+ * left some out. */
+static void add_charts_note(struct strbuf *out,
+			    const struct report_model *model)
+{
+	struct strbuf note = STRBUF_INIT;
+
+	if (report_add_charts_note(&note, model)) {
+		strbuf_addstr(out, "<p class=\"hint\">");
+		escape_html(out, note.buf);
+		strbuf_addstr(out, ".</p>\n");
+	}
+	strbuf_release(&note);
+}
+
 void report_html(const struct report_model *model, struct strbuf *out)
 {
 	const struct comparison *c = model->comparison;
@@ -901,6 +916,7 @@ void report_html(const struct report_model *model, struct strbuf *out)
 	add_failures(out, c);
 	add_changes(out, model);
 	add_variants(out, model);
+	add_charts_note(out, model);
 	add_profiles(out, model);
 	add_all_results(out, model);
 	add_machine(out, model->candidate);

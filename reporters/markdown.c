@@ -374,6 +374,18 @@ static void add_others_summary(struct strbuf *out, const struct comparison *c,
 
 /* The document */
 
+/* Which cases the charts beside this report leave out, when the bound
+ * left some out. */
+static void add_charts_note(struct strbuf *out,
+			    const struct report_model *model)
+{
+	struct strbuf note = STRBUF_INIT;
+
+	if (report_add_charts_note(&note, model))
+		strbuf_addf(out, "_%s._\n\n", note.buf);
+	strbuf_release(&note);
+}
+
 /* The collapsed section, most telling first, so the size limit drops
  * unchanged rows before failures. */
 static const enum verdict others_order[] = {
@@ -406,6 +418,7 @@ static void render(struct strbuf *out, const struct report_model *model,
 		strbuf_addstr(out, "#### Variants against original\n\n");
 		add_table(out, VARIANTS_HEADER, variants);
 	}
+	add_charts_note(out, model);
 
 	if (others->nr) {
 		/* GitHub renders Markdown inside <details> only after a

@@ -63,17 +63,108 @@ static double relative_threshold(const struct metric_comparison *mc)
 	return level > 0 ? mc->tolerance / level : NAN;
 }
 
-/* The samples of mc's case and metric in result, when it measured them. */
-static const struct metric_samples *
-raw_metric(const struct result *result, const struct metric_comparison *mc)
+/* Names compare as strings, NULL as "". */
+static int compare_names(const char *a, const char *b)
 {
-	const struct result_case *rcase;
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+/* Orders cases by benchmark, variant and device. */
+static int compare_case_names(const char *const a[3], const char *const b[3])
+{
+	int order = 0;
+
+	for (size_t i = 0; !order && i < 3; i++)
+		order = compare_names(a[i], b[i]);
+	return order;
+}
+
+/* Orders elements of one array by address, their order in it. */
+static int compare_places(const void *a, const void *b)
+{
+	return (const char *)a < (const char *)b   ? -1
+	       : (const char *)a > (const char *)b ? 1
+						   : 0;
+}
+
+/* The cases of a result by name, each name's first case first, so that
+ * finding an item's case is a binary search that finds what
+ * result_find_case() finds: one scan per item was quadratic in the
+ * cases. */
+struct case_index {
+	const struct result_case **cases;
+	size_t nr;
+};
+
+static void rcase_names(const struct result_case *c, const char *names[3])
+{
+	names[0] = c->benchmark;
+	names[1] = c->variant;
+	names[2] = c->device;
+}
+
+static int compare_rcases(const void *a, const void *b)
+{
+	const struct result_case *x = *(const struct result_case *const *)a;
+	const struct result_case *y = *(const struct result_case *const *)b;
+	const char *xn[3], *yn[3];
+	int order;
+
+	rcase_names(x, xn);
+	rcase_names(y, yn);
+	order = compare_case_names(xn, yn);
+	return order ? order : compare_places(x, y);
+}
+
+static void case_index_build(struct case_index *index,
+			     const struct result *result)
+{
+	index->nr = result ? result->cases_nr : 0;
+	index->cases = xmalloc((index->nr + 1) * sizeof(*index->cases));
+	for (size_t i = 0; i < index->nr; i++)
+		index->cases[i] = &result->cases[i];
+	qsort(index->cases, index->nr, sizeof(*index->cases), compare_rcases);
+}
+
+static const struct result_case *
+case_index_find(const struct case_index *index,
+		const struct metric_comparison *mc)
+{
+	const char *want[3] = { mc->benchmark, mc->variant, mc->device };
+	const char *names[3];
+	size_t low = 0, high = index->nr;
+
+	/* the first case not below want */
+	while (low < high) {
+		size_t mid = low + (high - low) / 2;
+
+		rcase_names(index->cases[mid], names);
+		if (compare_case_names(names, want) < 0)
+			low = mid + 1;
+		else
+			high = mid;
+	}
+	if (low == index->nr)
+		return NULL;
+	rcase_names(index->cases[low], names);
+	return compare_case_names(names, want) ? NULL : index->cases[low];
+}
+
+/* The indexes of the model's results, for the time of its building. */
+struct model_indexes {
+	struct case_index baseline, candidate;
+	struct case_index *history; /* model->history_nr of them */
+};
+
+/* The samples of mc's case and metric in an indexed result, when it
+ * measured them. */
+static const struct metric_samples *
+raw_metric(const struct case_index *index, const struct metric_comparison *mc)
+{
+	const struct result_case *rcase = case_index_find(index, mc);
 	const struct metric_samples *metric;
 
-	if (!result ||
-	    !(rcase = result_find_case(result, mc->benchmark, mc->variant,
-				       mc->device)) ||
-	    rcase->status != CASE_OK ||
+	if (!rcase || rcase->status != CASE_OK ||
 	    !(metric = result_case_find_metric(rcase, mc->metric)) ||
 	    !metric->nr)
 		return NULL;
@@ -82,6 +173,7 @@ raw_metric(const struct result *result, const struct metric_comparison *mc)
 
 static void derive_history(struct report_item *item,
 			   const struct report_model *model,
+			   const struct model_indexes *indexes,
 			   const struct metric_comparison *mc)
 {
 	size_t alloc = 0;
@@ -94,7 +186,7 @@ static void derive_history(struct report_item *item,
 		struct report_point *point;
 
 		if (result == model->candidate ||
-		    !(metric = raw_metric(result, mc)) ||
+		    !(metric = raw_metric(&indexes->history[i], mc)) ||
 		    stats_summarize(metric->samples, metric->nr,
 				    model->confidence, (uint64_t)i + 1,
 				    &summary) < 0)
@@ -140,10 +232,11 @@ static void derive_samples(struct report_samples *out,
 
 static void derive_item(struct report_item *item,
 			const struct report_model *model,
+			const struct model_indexes *indexes,
 			const struct metric_comparison *mc)
 {
-	const struct metric_samples *base = raw_metric(model->baseline, mc);
-	const struct metric_samples *cand = raw_metric(model->candidate, mc);
+	const struct metric_samples *base = raw_metric(&indexes->baseline, mc);
+	const struct metric_samples *cand = raw_metric(&indexes->candidate, mc);
 	struct strbuf text = STRBUF_INIT;
 
 	item->compared = mc->has_baseline && mc->has_candidate;
@@ -164,7 +257,7 @@ static void derive_item(struct report_item *item,
 		item->change = strbuf_detach(&text, NULL);
 	}
 	item->threshold = relative_threshold(mc);
-	derive_history(item, model, mc);
+	derive_history(item, model, indexes, mc);
 	if (base && cand) {
 		derive_samples(&item->baseline_samples, base);
 		derive_samples(&item->candidate_samples, cand);
@@ -193,10 +286,102 @@ static void derive_case(struct report_case *out, const struct result_case *c)
 	}
 }
 
+/* Chart selection */
+
+/* One case of the comparison, as the chart bound ranks it. */
+struct case_rank {
+	size_t first; /* the index of its first item */
+	bool regression;
+	double change; /* the largest |change| of its items; -1: none */
+};
+
+static void mc_names(const struct metric_comparison *mc, const char *names[3])
+{
+	names[0] = mc->benchmark;
+	names[1] = mc->variant;
+	names[2] = mc->device;
+}
+
+static int compare_items_by_case(const void *a, const void *b)
+{
+	const struct metric_comparison *x =
+		*(const struct metric_comparison *const *)a;
+	const struct metric_comparison *y =
+		*(const struct metric_comparison *const *)b;
+	const char *xn[3], *yn[3];
+	int order;
+
+	mc_names(x, xn);
+	mc_names(y, yn);
+	order = compare_case_names(xn, yn);
+	return order ? order : compare_places(x, y);
+}
+
+/* Regressions first, then the largest change, then the comparison's
+ * order: the cases a reader looks at first. */
+static int compare_ranks(const void *a, const void *b)
+{
+	const struct case_rank *x = a, *y = b;
+
+	if (x->regression != y->regression)
+		return x->regression ? -1 : 1;
+	if (x->change != y->change)
+		return x->change > y->change ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Sets cases_nr, charted_cases_nr and each item's `charted`. */
+static void choose_charted(struct report_model *model)
+{
+	const struct comparison *c = model->comparison;
+	size_t bound = model->chart_cases ? model->chart_cases
+					  : REPORT_CHART_CASES_DEFAULT;
+	const struct metric_comparison **by_case =
+		xmalloc((c->nr + 1) * sizeof(*by_case));
+	/* the index of the first item of each item's case */
+	size_t *first_of = xmalloc((c->nr + 1) * sizeof(*first_of));
+	struct case_rank *ranks = xcalloc(c->nr + 1, sizeof(*ranks));
+	bool *charted = xcalloc(c->nr + 1, sizeof(*charted));
+	size_t nr = 0;
+
+	for (size_t i = 0; i < c->nr; i++)
+		by_case[i] = &c->items[i];
+	qsort(by_case, c->nr, sizeof(*by_case), compare_items_by_case);
+	for (size_t i = 0; i < c->nr; i++) {
+		const struct metric_comparison *mc = by_case[i];
+		size_t at = (size_t)(mc - c->items);
+		double change = fabs(mc->change);
+		const char *names[3], *before[3];
+
+		mc_names(mc, names);
+		if (i)
+			mc_names(by_case[i - 1], before);
+		if (!i || compare_case_names(before, names))
+			ranks[nr++] = (struct case_rank){ at, false, -1 };
+		first_of[at] = ranks[nr - 1].first;
+		ranks[nr - 1].regression |= mc->verdict == VERDICT_REGRESSION;
+		if (model->items[at].compared && isfinite(change) &&
+		    change > ranks[nr - 1].change)
+			ranks[nr - 1].change = change;
+	}
+	qsort(ranks, nr, sizeof(*ranks), compare_ranks);
+	for (size_t i = 0; i < nr && i < bound; i++)
+		charted[ranks[i].first] = true;
+	for (size_t i = 0; i < c->nr; i++)
+		model->items[i].charted = charted[first_of[i]];
+	model->cases_nr = nr;
+	model->charted_cases_nr = nr < bound ? nr : bound;
+	free(charted);
+	free(ranks);
+	free(first_of);
+	free(by_case);
+}
+
 void report_model_build(struct report_model *model)
 {
 	const struct comparison *c = model->comparison;
 	const struct result *candidate = model->candidate;
+	struct model_indexes indexes = { 0 };
 
 	assert(!model->built);
 	model->built = true;
@@ -204,9 +389,18 @@ void report_model_build(struct report_model *model)
 				    ? c->confidence
 				    : 0.99;
 	if (c) {
+		case_index_build(&indexes.baseline, model->baseline);
+		case_index_build(&indexes.candidate, model->candidate);
+		indexes.history = xcalloc(model->history_nr + 1,
+					  sizeof(*indexes.history));
+		for (size_t i = 0; i < model->history_nr; i++)
+			case_index_build(&indexes.history[i],
+					 model->history[i]);
 		model->items = xcalloc(c->nr + 1, sizeof(*model->items));
 		for (size_t i = 0; i < c->nr; i++)
-			derive_item(&model->items[i], model, &c->items[i]);
+			derive_item(&model->items[i], model, &indexes,
+				    &c->items[i]);
+		choose_charted(model);
 		model->variants =
 			xcalloc(c->variants_nr + 1, sizeof(*model->variants));
 		for (size_t i = 0; i < c->variants_nr; i++) {
@@ -223,6 +417,11 @@ void report_model_build(struct report_model *model)
 		for (size_t i = 0; i < candidate->cases_nr; i++)
 			derive_case(&model->cases[i], &candidate->cases[i]);
 	}
+	free(indexes.baseline.cases);
+	free(indexes.candidate.cases);
+	for (size_t i = 0; indexes.history && i < model->history_nr; i++)
+		free(indexes.history[i].cases);
+	free(indexes.history);
 }
 
 void report_model_release(struct report_model *model)
@@ -251,6 +450,7 @@ void report_model_release(struct report_model *model)
 	model->items = NULL;
 	model->variants = NULL;
 	model->cases = NULL;
+	model->cases_nr = model->charted_cases_nr = 0;
 	model->built = false;
 }
 
@@ -491,7 +691,7 @@ static int write_charts(const struct report_model *model, const char *dir,
 			struct strbuf *written)
 {
 	struct charts charts = CHARTS_INIT;
-	struct strbuf charts_dir = STRBUF_INIT;
+	struct strbuf charts_dir = STRBUF_INIT, note = STRBUF_INIT;
 	char *program = gnuplot_program();
 	int error;
 
@@ -505,10 +705,13 @@ static int write_charts(const struct report_model *model, const char *dir,
 		goto done;
 	}
 	charts_render(&charts, model);
+	if (report_add_charts_note(&note, model))
+		bg_warn("%s", note.buf);
 	error = draw_charts(program, charts_dir.buf, &charts, written);
 done:
 	charts_release(&charts);
 	strbuf_release(&charts_dir);
+	strbuf_release(&note);
 	free(program);
 	return error;
 }
@@ -735,6 +938,24 @@ void report_add_cut(struct strbuf *out, const char *text, size_t max,
 		strbuf_addstr(&cut, "\u2026");
 	escape(out, cut.buf);
 	strbuf_release(&cut);
+}
+
+bool report_add_charts_note(struct strbuf *out,
+			    const struct report_model *model)
+{
+	size_t left_out = model->cases_nr - model->charted_cases_nr;
+
+	assert(model->built);
+	if (!left_out)
+		return false;
+	strbuf_addf(out,
+		    "%zu of %zu cases have no chart: charts are drawn for ",
+		    left_out, model->cases_nr);
+	report_add_count(out, model->charted_cases_nr, "case", "cases");
+	strbuf_addstr(out, ", those with a regression first, then those with "
+			   "the largest changes (--charts N sets the bound, "
+			   "--charts all lifts it)");
+	return true;
 }
 
 void report_add_count(struct strbuf *out, size_t n, const char *singular,

@@ -84,6 +84,9 @@ struct report_item {
 	/* With model->baseline and model->candidate, when both measured the
 	 * case and metric (nr 0 otherwise). */
 	struct report_samples baseline_samples, candidate_samples;
+
+	/* Its case is one of those that get charts (model->chart_cases). */
+	bool charted;
 };
 
 /* What the model derives for comparison->variants[i]. */
@@ -123,6 +126,9 @@ struct report_model {
 	 * <machine>"). report_write_all() derives it from
 	 * comparison->candidate.path when NULL. */
 	const char *artifact_base;
+	/* Optional: at most this many cases get charts; 0 means
+	 * REPORT_CHART_CASES_DEFAULT, SIZE_MAX every case. */
+	size_t chart_cases;
 
 	/* Derived by report_model_build(); read-only to the reporters. */
 	bool built;
@@ -132,12 +138,28 @@ struct report_model {
 	struct report_item *items;	 /* comparison->nr of them */
 	struct report_variant *variants; /* comparison->variants_nr */
 	struct report_case *cases;	 /* candidate->cases_nr */
+	/* The cases (benchmark, variant, device) of the comparison, and how
+	 * many of them get charts: those with a regression first, then
+	 * those with the largest |change| of any metric, then the rest in
+	 * the comparison's order, up to the bound (chart_cases). Their
+	 * items are `charted`. */
+	size_t cases_nr, charted_cases_nr;
 };
+
+/*
+ * The cases that get charts unless the caller says otherwise. Each chart
+ * is four files and a gnuplot run of tens of milliseconds: a suite of
+ * 10,000 cases made 40,400 chart files (538 MB) in 417 s. Fifty cases are
+ * more than a reader opens one by one, and cover most suites whole.
+ */
+#define REPORT_CHART_CASES_DEFAULT 50
 
 /* Derives the model's numbers from its inputs (see above); every reporter
  * but CSV and OpenMetrics needs them. Release with report_model_release().
  * comparison may be NULL when only the candidate's measures are wanted
- * (the terminal's result table). */
+ * (the terminal's result table). The work is O(n log n) in the cases and
+ * metrics of the comparison and the results (plus the samples): finding
+ * each item's case in a result by scanning was quadratic. */
 void report_model_build(struct report_model *model);
 
 /* Frees what report_model_build() derived; the inputs stay. */
@@ -164,8 +186,10 @@ int report_parse_formats(const char *list, unsigned *mask);
  * run as an external program ($BENCHGATE_GNUPLOT, else gnuplot on PATH),
  * from the scripts and data of charts_render() in <dir>/charts/, into an
  * SVG and a PNG each: without gnuplot every other report is still written
- * and one warning says charts were skipped. Appends the paths written (of
- * the charts, the images), one per line, to written (may be NULL).
+ * and one warning says charts were skipped. When the bound leaves cases
+ * without charts, one warning says so (report_add_charts_note()). Appends
+ * the paths written (of the charts, the images), one per line, to written
+ * (may be NULL).
  * BG_ERROR when a file cannot be written or gnuplot fails, with its stderr
  * in the message. Builds the model first (report_model_build()) unless
  * model->built.
@@ -207,7 +231,11 @@ struct charts {
 /* Appends every chart of a built model to charts, in the order they are
  * drawn: history, variants side by side, accuracy against latency, the
  * sample distributions of regressions. A model with too little to show
- * (no history, a single variant) gives fewer charts or none. */
+ * (no history, a single variant) gives fewer charts or none. Only charted
+ * items (report_item.charted) have history and distribution charts, and
+ * a variants or tradeoff chart is drawn when one of its variants is
+ * charted, so a charted case brings at most three charts per metric and
+ * one tradeoff chart. O(n log n) in the items. */
 void charts_render(struct charts *charts, const struct report_model *model);
 
 /* Frees the charts and leaves none. */
@@ -271,6 +299,13 @@ bool report_has_profiles(const struct report_model *model);
  * ellipsis when cut) through the format's escape function. */
 void report_add_cut(struct strbuf *out, const char *text, size_t max,
 		    void (*escape)(struct strbuf *, const char *));
+
+/* When the bound left cases of a built model without charts, appends
+ * "450 of 500 cases have no chart: ..." (why, and the option that
+ * changes it; numbers and fixed words only, safe in any format) and
+ * returns true; else appends nothing and returns false. */
+bool report_add_charts_note(struct strbuf *out,
+			    const struct report_model *model);
 
 /* "1 case", "3 cases". */
 void report_add_count(struct strbuf *out, size_t n, const char *singular,

@@ -40,18 +40,13 @@ struct fixture {
 	struct report_model model;
 };
 
-/* One result at commit c: every variant's latency (scaled by slowdown for
- * variant `slow`), throughput and exact accuracy. `shift` rotates the noise
- * pattern so that results differ. */
-static struct result *make_result(const char *commit, const char *benchmark,
-				  const char *const *names, const char *slow,
-				  double slowdown, int shift)
+/* Adds the cases of benchmark to r: every variant's latency (scaled by
+ * slowdown for variant `slow`), throughput and exact accuracy. `shift`
+ * rotates the noise pattern so that results differ. */
+static void add_cases(struct result *r, const char *benchmark,
+		      const char *const *names, const char *slow,
+		      double slowdown, int shift)
 {
-	struct result *r = result_new();
-
-	r->suite = strdup("mlp-variants");
-	snprintf(r->git.commit, sizeof(r->git.commit), "%s", commit);
-	snprintf(r->machine.id, sizeof(r->machine.id), "m1");
 	for (size_t v = 0; v < 4; v++) {
 		struct result_case *c =
 			result_add_case(r, benchmark, names[v], "cpu");
@@ -80,6 +75,19 @@ static struct result *make_result(const char *commit, const char *benchmark,
 		metric_samples_push(acc, accuracy[v]);
 		acc->runs = 1;
 	}
+}
+
+/* A result at commit c holding add_cases(). */
+static struct result *make_result(const char *commit, const char *benchmark,
+				  const char *const *names, const char *slow,
+				  double slowdown, int shift)
+{
+	struct result *r = result_new();
+
+	r->suite = strdup("mlp-variants");
+	snprintf(r->git.commit, sizeof(r->git.commit), "%s", commit);
+	snprintf(r->machine.id, sizeof(r->machine.id), "m1");
+	add_cases(r, benchmark, names, slow, slowdown, shift);
 	return r;
 }
 
@@ -472,5 +480,379 @@ Test(charts, names_that_slug_alike_get_files_of_their_own)
 	strbuf_release(&written);
 	test_rmtree(dir);
 	free(charts);
+	free(dir);
+}
+
+/* Bounds: a suite of thousands of cases */
+
+/* Whether charts holds one named stem. */
+static bool has_chart(const struct charts *charts, const char *stem)
+{
+	for (size_t i = 0; i < charts->nr; i++)
+		if (!strcmp(charts->items[i].stem.buf, stem))
+			return true;
+	return false;
+}
+
+static size_t count_charts(const struct charts *charts, const char *prefix)
+{
+	size_t count = 0;
+
+	for (size_t i = 0; i < charts->nr; i++)
+		count += !strncmp(charts->items[i].stem.buf, prefix,
+				  strlen(prefix));
+	return count;
+}
+
+Test(charts, the_bound_charts_regressions_then_the_largest_changes)
+{
+	struct result *history[3], *baseline, *candidate;
+	struct comparison *cmp = NULL;
+	struct compare_options opts;
+	struct report_model model = { 0 };
+	struct charts charts = CHARTS_INIT;
+	struct strbuf note = STRBUF_INIT;
+	char benchmark[16];
+
+	/* 10 benchmarks of 4 variants. In the candidate, b2/quantized and
+	 * b7/quantized are 12 % slower (regressions in latency and
+	 * throughput), b5/pruned 30 % faster (an improvement, the largest
+	 * change of all), the rest move within the noise. */
+	for (int h = 0; h < 3; h++) {
+		history[h] = make_result("a11ce00", "b0", variants, NULL, 1, h);
+		for (int b = 1; b < 10; b++) {
+			snprintf(benchmark, sizeof(benchmark), "b%d", b);
+			add_cases(history[h], benchmark, variants, NULL, 1, h);
+		}
+	}
+	baseline = make_result("a11ce00", "b0", variants, NULL, 1, 3);
+	candidate = make_result("c0ffee1", "b0", variants, NULL, 1, 7);
+	for (int b = 1; b < 10; b++) {
+		snprintf(benchmark, sizeof(benchmark), "b%d", b);
+		add_cases(baseline, benchmark, variants, NULL, 1, 3);
+		add_cases(candidate, benchmark, variants,
+			  b == 5 ? "pruned" : "quantized",
+			  b == 2 || b == 7 ? 1.12
+			  : b == 5	   ? 0.7
+					   : 1,
+			  7);
+	}
+	compare_options_init(&opts);
+	cr_assert_eq(compare_results(&cmp, baseline, candidate, &opts), BG_OK);
+	cr_assert_eq(cmp->counts[VERDICT_REGRESSION], 4);
+	model.comparison = cmp;
+	model.baseline = baseline;
+	model.candidate = candidate;
+	model.history = history;
+	model.history_nr = 3;
+	model.chart_cases = 3;
+	report_model_build(&model);
+	charts_render(&charts, &model);
+
+	cr_assert_eq(model.cases_nr, 40);
+	cr_assert_eq(model.charted_cases_nr, 3);
+	/* The two regressions first, then the largest change; each of
+	 * them with a history per metric, and a distribution per regressed
+	 * metric. */
+	cr_assert(has_chart(&charts, "history-b2-quantized-cpu-latency"));
+	cr_assert(has_chart(&charts, "history-b7-quantized-cpu-accuracy"));
+	cr_assert(has_chart(&charts, "history-b5-pruned-cpu-throughput"));
+	cr_assert_eq(count_charts(&charts, "history-"), 3 * 3);
+	cr_assert(
+		has_chart(&charts, "distribution-b2-quantized-cpu-throughput"));
+	cr_assert(has_chart(&charts, "distribution-b7-quantized-cpu-latency"));
+	cr_assert_eq(count_charts(&charts, "distribution-"), 2 * 2);
+	/* Their benchmarks' variants side by side, one per metric, and
+	 * their tradeoffs; the other seven benchmarks have none. */
+	cr_assert(has_chart(&charts, "variants-b5-cpu-latency"));
+	cr_assert_eq(count_charts(&charts, "variants-"), 3 * 3);
+	cr_assert(has_chart(&charts, "tradeoff-b7-cpu"));
+	cr_assert_eq(count_charts(&charts, "tradeoff-"), 3);
+	cr_assert(report_add_charts_note(&note, &model));
+	cr_assert_str_eq(note.buf,
+			 "37 of 40 cases have no chart: charts are drawn for "
+			 "3 cases, those with a regression first, then those "
+			 "with the largest changes (--charts N sets the bound, "
+			 "--charts all lifts it)");
+	charts_release(&charts);
+	report_model_release(&model);
+
+	/* Without a bound from the caller, 50 cases: all 40 here. */
+	model.chart_cases = 0;
+	report_model_build(&model);
+	charts_render(&charts, &model);
+	cr_assert_eq(model.charted_cases_nr, 40);
+	cr_assert_eq(count_charts(&charts, "history-"), 40 * 3);
+	strbuf_reset(&note);
+	cr_assert_not(report_add_charts_note(&note, &model));
+	cr_assert_eq(note.len, 0);
+	charts_release(&charts);
+	report_model_release(&model);
+	strbuf_release(&note);
+	comparison_free(cmp);
+	result_free(baseline);
+	result_free(candidate);
+	for (int h = 0; h < 3; h++)
+		result_free(history[h]);
+}
+
+/* Runs the binary with $BENCHGATE_GNUPLOT set to gnuplot. */
+static void run_benchgate(struct test_output *out, const char *gnuplot,
+			  const char *const *args)
+{
+	struct strbuf env = STRBUF_INIT;
+	const char *envp[] = { NULL, NULL };
+
+	strbuf_addf(&env, "BENCHGATE_GNUPLOT=%s", gnuplot);
+	envp[0] = env.buf;
+	test_benchgate(out, NULL, envp, args);
+	strbuf_release(&env);
+}
+
+/* A gnuplot that draws nothing: the tests of the bound count the charts
+ * benchgate asks for (their .gp scripts), not gnuplot's work. */
+static char *fake_gnuplot(const char *dir)
+{
+	char *fake = test_write_file(dir, "fake-gnuplot", "#!/bin/sh\n");
+
+	cr_assert_eq(chmod(fake, 0755), 0);
+	return fake;
+}
+
+/* tests/perf/many-cases.sh's pair of `cases` cases in dir, every
+ * `every`-th of them (index every - 1 first) 20 % slower in the
+ * candidate, compared by `benchgate compare` into dir/cmp.json. */
+static void compare_many_cases(const char *dir, const char *cases,
+			       const char *every)
+{
+	const char *script = BENCHGATE_SOURCE_DIR "/tests/perf/many-cases.sh";
+	const char *generate[] = { "/bin/sh", script, cases, dir, every, NULL };
+	struct strbuf base = STRBUF_INIT, cand = STRBUF_INIT;
+	struct strbuf cmp = STRBUF_INIT;
+	const char *compare[] = { "compare", NULL,	NULL, "--json",
+				  NULL,	     "--quiet", NULL };
+	struct test_output out;
+
+	test_run(&out, NULL, NULL, generate);
+	cr_assert_eq(out.exit_code, 0, "%s", out.err.buf);
+	test_output_release(&out);
+	strbuf_addf(&base, "%s/baseline.json", dir);
+	strbuf_addf(&cand, "%s/candidate.json", dir);
+	strbuf_addf(&cmp, "%s/cmp.json", dir);
+	compare[1] = base.buf;
+	compare[2] = cand.buf;
+	compare[4] = cmp.buf;
+	test_benchgate(&out, NULL, NULL, compare);
+	/* exit 1: the slower cases are regressions */
+	cr_assert_eq(out.exit_code, 1, "%s", out.err.buf);
+	test_output_release(&out);
+	strbuf_release(&base);
+	strbuf_release(&cand);
+	strbuf_release(&cmp);
+}
+
+/* What `benchgate report dir/cmp.json --out dir/out [--charts bound]`
+ * wrote and said. */
+struct bounded_report {
+	struct test_output out;
+	char *charts;	 /* dir/out/charts */
+	char *md, *html; /* report.md, report.html */
+	size_t warnings; /* lines of stderr with "warning:" */
+};
+
+static void report_many_cases(struct bounded_report *report, const char *dir,
+			      const char *gnuplot, const char *bound)
+{
+	struct strbuf cmp = STRBUF_INIT, out_dir = STRBUF_INIT;
+	struct strbuf path = STRBUF_INIT;
+	const char *args[] = { "report",   NULL,  "--out", NULL,
+			       "--charts", bound, NULL };
+
+	strbuf_addf(&cmp, "%s/cmp.json", dir);
+	strbuf_addf(&out_dir, "%s/out", dir);
+	test_rmtree(out_dir.buf);
+	args[1] = cmp.buf;
+	args[3] = out_dir.buf;
+	if (!bound)
+		args[4] = NULL;
+	run_benchgate(&report->out, gnuplot, args);
+	report->charts = charts_dir(out_dir.buf);
+	strbuf_addf(&path, "%s/report.md", out_dir.buf);
+	report->md = test_read_file(path.buf);
+	strbuf_reset(&path);
+	strbuf_addf(&path, "%s/report.html", out_dir.buf);
+	report->html = test_read_file(path.buf);
+	report->warnings = 0;
+	for (const char *p = report->out.err.buf; (p = strstr(p, "warning:"));
+	     p++)
+		report->warnings++;
+	strbuf_release(&cmp);
+	strbuf_release(&out_dir);
+	strbuf_release(&path);
+}
+
+static void bounded_report_release(struct bounded_report *report)
+{
+	test_output_release(&report->out);
+	free(report->charts);
+	free(report->md);
+	free(report->html);
+}
+
+/* Whether the reports and stderr all say `note`, stderr in one warning. */
+static void assert_noted(const struct bounded_report *report, const char *note)
+{
+	cr_assert(report->md && strstr(report->md, note), "report.md: %s",
+		  note);
+	cr_assert(report->html && strstr(report->html, note), "report.html: %s",
+		  note);
+	cr_assert(strstr(report->out.err.buf, note), "%s", report->out.err.buf);
+	cr_assert_eq(report->warnings, 1, "%s", report->out.err.buf);
+}
+
+/* How many distinct benchmarks the chart scripts in dir are of (the
+ * generator's names b00000... follow the chart's kind), each marked in
+ * seen[]. */
+static size_t charted_benchmarks(const char *dir, bool *seen, size_t seen_nr)
+{
+	DIR *d = opendir(dir);
+	struct dirent *entry;
+	size_t count = 0;
+
+	memset(seen, 0, seen_nr * sizeof(*seen));
+	while (d && (entry = readdir(d))) {
+		const char *b = strstr(entry->d_name, "-b");
+		size_t len = strlen(entry->d_name);
+		unsigned long n;
+
+		if (len < 3 || strcmp(entry->d_name + len - 3, ".gp") || !b)
+			continue;
+		n = strtoul(b + 2, NULL, 10);
+		cr_assert_lt(n, seen_nr, "%s", entry->d_name);
+		count += !seen[n];
+		seen[n] = true;
+	}
+	if (d)
+		closedir(d);
+	return count;
+}
+
+/* Every regressed case of compare_many_cases() up to `cases` has its
+ * benchmark's charts. */
+static void assert_regressions_charted(const struct bounded_report *report,
+				       const bool *seen, size_t cases,
+				       size_t every)
+{
+	for (size_t c = every - 1; c < cases; c += every) {
+		char name[64];
+
+		cr_assert(seen[c / 4], "regressed case %zu has no chart", c);
+		snprintf(name, sizeof(name), "variants-b%05zu-cpu-latency.gp",
+			 c / 4);
+		cr_assert(exists(report->charts, name), "no %s", name);
+		snprintf(name, sizeof(name), "tradeoff-b%05zu-cpu.gp", c / 4);
+		cr_assert(exists(report->charts, name), "no %s", name);
+	}
+}
+
+Test(charts, a_large_suite_charts_the_regressions_first_up_to_the_default,
+     .timeout = 300)
+{
+	char *dir = test_tmpdir(), *fake = fake_gnuplot(dir);
+	struct bounded_report report;
+	bool seen[125];
+
+	/* 500 cases, 125 benchmarks of 4 variants; every 25th case, 20 in
+	 * all, regresses. */
+	compare_many_cases(dir, "500", "25");
+	report_many_cases(&report, dir, fake, NULL);
+	cr_assert_eq(report.out.exit_code, 0, "%s", report.out.err.buf);
+	/* The default bound is 50 cases: no more than 50 benchmarks have a
+	 * chart (all 125 did before), each at most a variants chart per
+	 * metric and a tradeoff chart. */
+	cr_assert_leq(charted_benchmarks(report.charts, seen, 125), 50);
+	cr_assert_leq(count_files(report.charts, "", ".gp"), 50 * (3 + 1));
+	assert_regressions_charted(&report, seen, 500, 25);
+	assert_noted(&report, "450 of 500 cases have no chart");
+	bounded_report_release(&report);
+	free(fake);
+	test_rmtree(dir);
+	free(dir);
+}
+
+Test(charts, the_charts_option_sets_the_bound, .timeout = 300)
+{
+	char *dir = test_tmpdir(), *fake = fake_gnuplot(dir);
+	struct bounded_report report;
+	bool seen[15];
+
+	/* 60 cases, 15 benchmarks; cases 19, 39 and 59 regress. */
+	compare_many_cases(dir, "60", "20");
+	report_many_cases(&report, dir, fake, "4");
+	cr_assert_eq(report.out.exit_code, 0, "%s", report.out.err.buf);
+	cr_assert_leq(charted_benchmarks(report.charts, seen, 15), 4);
+	assert_regressions_charted(&report, seen, 60, 20);
+	assert_noted(&report, "56 of 60 cases have no chart: charts are "
+			      "drawn for 4 cases");
+	bounded_report_release(&report);
+
+	/* all: every benchmark, no note, no warning */
+	report_many_cases(&report, dir, fake, "all");
+	cr_assert_eq(report.out.exit_code, 0, "%s", report.out.err.buf);
+	cr_assert_eq(charted_benchmarks(report.charts, seen, 15), 15);
+	cr_assert_null(strstr(report.md, "have no chart"));
+	cr_assert_null(strstr(report.html, "have no chart"));
+	cr_assert_eq(report.warnings, 0, "%s", report.out.err.buf);
+	bounded_report_release(&report);
+
+	report_many_cases(&report, dir, fake, "0");
+	cr_assert_eq(report.out.exit_code, 2);
+	cr_assert(strstr(report.out.err.buf,
+			 "--charts: expected a whole number of at least 1 "
+			 "or 'all', found '0'"),
+		  "%s", report.out.err.buf);
+	bounded_report_release(&report);
+	free(fake);
+	test_rmtree(dir);
+	free(dir);
+}
+
+/* `check --report` takes the bound too: a suite of three variants of
+ * /bin/true, without a baseline (every metric new). */
+Test(charts, check_takes_the_bound, .timeout = 300)
+{
+	char *dir = test_tmpdir(), *fake = fake_gnuplot(dir), *suite, *md;
+	struct strbuf store = STRBUF_INIT, out_dir = STRBUF_INIT;
+	struct strbuf path = STRBUF_INIT;
+	struct test_output out;
+
+	suite = test_write_file(
+		dir, "s.json",
+		"{\"benchgate\": 1, \"suite\": \"three\", \"defaults\": "
+		"{\"runs\": 2, \"warmup\": 0}, \"variants\": {\"a\": {}, "
+		"\"b\": {}, \"c\": {}}, \"benchmarks\": [{\"name\": \"t\", "
+		"\"command\": [\"/bin/true\"], \"metrics\": [{\"name\": "
+		"\"w\", \"from\": \"wall\"}]}]}");
+	strbuf_addf(&store, "%s/store", dir);
+	strbuf_addf(&out_dir, "%s/out", dir);
+	run_benchgate(&out, fake,
+		      (const char *const[]){ "check", suite, "--store",
+					     store.buf, "--report", out_dir.buf,
+					     "--charts", "1", NULL });
+	cr_assert_eq(out.exit_code, 0, "%s", out.err.buf);
+	cr_assert(strstr(out.err.buf, "2 of 3 cases have no chart"), "%s",
+		  out.err.buf);
+	strbuf_addf(&path, "%s/report.md", out_dir.buf);
+	md = test_read_file(path.buf);
+	cr_assert(md && strstr(md, "2 of 3 cases have no chart: charts are "
+				   "drawn for 1 case,"));
+	test_output_release(&out);
+	free(md);
+	free(suite);
+	free(fake);
+	strbuf_release(&store);
+	strbuf_release(&out_dir);
+	strbuf_release(&path);
+	test_rmtree(dir);
 	free(dir);
 }

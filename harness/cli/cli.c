@@ -93,6 +93,7 @@ enum option_id {
 	O_MACHINE,
 	O_SINCE,
 	O_CSV,
+	O_CHARTS,
 };
 
 struct option_doc {
@@ -184,6 +185,11 @@ static const struct option_doc option_docs[] = {
 	  OPT_OUT,
 	  "LIST",
 	  "comma-separated formats" },
+	{ { "charts", required_argument, NULL, O_CHARTS },
+	  OPT_REPORT | OPT_OUT,
+	  "N|all",
+	  "chart at most N cases, regressions and the largest changes "
+	  "first (default 50)" },
 	{ { "to", required_argument, NULL, O_TO },
 	  OPT_TO,
 	  "FILE",
@@ -344,6 +350,24 @@ static int parse_interval(const char *text, double *seconds)
 	return error;
 }
 
+/* "all" for every case, else a whole number of cases. */
+static int parse_chart_cases(const char *text, size_t *out)
+{
+	int n = 0;
+	int error;
+
+	if (!strcmp(text, "all")) {
+		*out = SIZE_MAX;
+		return BG_OK;
+	}
+	if ((error = parse_whole_number("charts", text, 1, &n)) < 0)
+		return bg_input_error("--charts: expected a whole number of "
+				      "at least 1 or 'all', found '%s'",
+				      text);
+	*out = (size_t)n;
+	return BG_OK;
+}
+
 static int apply_option(struct cli_options *opts, int id, const char *arg)
 {
 	switch (id) {
@@ -408,6 +432,8 @@ static int apply_option(struct cli_options *opts, int id, const char *arg)
 	case O_FORMAT:
 		opts->formats = arg;
 		break;
+	case O_CHARTS:
+		return parse_chart_cases(arg, &opts->chart_cases);
 	case O_TO:
 		opts->to = arg;
 		break;
@@ -622,9 +648,12 @@ int cli_write_outputs(const struct cli_options *opts,
 		error = write_file_atomic(opts->json_path, text.buf, text.len);
 	}
 	if (!error && opts->report_dir) {
+		struct report_model bounded = *model;
+
+		bounded.chart_cases = opts->chart_cases;
 		strbuf_reset(&text);
-		error = report_write_all(model, opts->report_dir, REPORT_ALL,
-					 &text);
+		error = report_write_all(&bounded, opts->report_dir,
+					 REPORT_ALL, &text);
 		if (!error && !opts->quiet)
 			terminal_print_line(stdout, "reports in %s",
 					    opts->report_dir);

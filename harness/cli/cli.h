@@ -45,7 +45,7 @@ enum cli_option_flags {
 	OPT_GATE = 1 << 7,     /* --threshold --confidence */
 	OPT_REPORT = 1 << 8,
 	OPT_JSON = 1 << 9,
-	OPT_OUT = 1 << 10, /* --out --format */
+	OPT_OUT = 1 << 10, /* --out --format; --charts with OPT_REPORT */
 	OPT_TO = 1 << 11,
 	OPT_HISTORY = 1 << 12, /* --suite --metric */
 	OPT_FORCE = 1 << 13,
@@ -78,6 +78,8 @@ struct cli_options {
 	const char *json_path;
 	const char *out_dir;
 	const char *formats;
+	size_t chart_cases; /* --charts: 0 the reports' default, SIZE_MAX
+			     * every case (reporters/report.h) */
 	const char *to;
 	const char *suite;
 	const char *metric;

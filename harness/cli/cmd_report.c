@@ -44,6 +44,7 @@ int cmd_report(int argc, char **argv)
 		goto done;
 	model.comparison = comparison;
 	model.candidate = result;
+	model.chart_cases = opts.chart_cases;
 	if ((error = report_write_all(&model, opts.out_dir, formats,
 				      &written)) == BG_OK &&
 	    !opts.quiet)
