@@ -38,26 +38,12 @@ static const char *const columns[] = {
 	"note",
 };
 
-/* Every field but the first of a row: a comma, then the value. */
-static void add_text(struct strbuf *out, const char *text)
-{
-	strbuf_addch(out, ',');
-	escape_csv(out, text);
-}
-
-static void add_number(struct strbuf *out, double value)
-{
-	strbuf_addch(out, ',');
-	if (isfinite(value))
-		strbuf_addf(out, "%.12g", value);
-}
-
 static void add_side(struct strbuf *out, const struct stats_summary *side)
 {
 	strbuf_addf(out, ",%zu", side->n);
-	add_number(out, side->median);
-	add_number(out, side->ci_low);
-	add_number(out, side->ci_high);
+	escape_csv_number(out, side->median);
+	escape_csv_number(out, side->ci_low);
+	escape_csv_number(out, side->ci_high);
 }
 
 static void add_row(struct strbuf *out, const struct metric_comparison *mc)
@@ -65,22 +51,22 @@ static void add_row(struct strbuf *out, const struct metric_comparison *mc)
 	bool tested = mc->has_baseline && mc->has_candidate && !mc->exact;
 
 	escape_csv(out, mc->suite);
-	add_text(out, mc->benchmark);
-	add_text(out, mc->variant);
-	add_text(out, mc->device);
-	add_text(out, mc->metric);
-	add_text(out, mc->unit);
-	add_text(out, mc->better == BETTER_HIGHER ? "higher" : "lower");
+	escape_csv_field(out, mc->benchmark);
+	escape_csv_field(out, mc->variant);
+	escape_csv_field(out, mc->device);
+	escape_csv_field(out, mc->metric);
+	escape_csv_field(out, mc->unit);
+	escape_csv_field(out, mc->better == BETTER_HIGHER ? "higher" : "lower");
 	add_side(out, &mc->baseline);
 	add_side(out, &mc->candidate);
-	add_number(out, mc->change);
-	add_number(out, mc->change_low);
-	add_number(out, mc->change_high);
-	add_number(out, tested ? mc->p_value : NAN);
-	add_number(out, tested ? mc->p_adjusted : NAN);
-	add_number(out, mc->exact ? mc->tolerance : mc->threshold);
-	add_text(out, verdict_name(mc->verdict));
-	add_text(out, mc->note);
+	escape_csv_number(out, mc->change);
+	escape_csv_number(out, mc->change_low);
+	escape_csv_number(out, mc->change_high);
+	escape_csv_number(out, tested ? mc->p_value : NAN);
+	escape_csv_number(out, tested ? mc->p_adjusted : NAN);
+	escape_csv_number(out, mc->exact ? mc->tolerance : mc->threshold);
+	escape_csv_field(out, verdict_name(mc->verdict));
+	escape_csv_field(out, mc->note);
 	strbuf_addstr(out, "\r\n");
 }
 

@@ -2,6 +2,7 @@
 #include "harness/util/hash.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -204,6 +205,19 @@ void escape_csv(struct strbuf *out, const char *s)
 		strbuf_addch(out, '"');
 	}
 	strbuf_release(&field);
+}
+
+void escape_csv_field(struct strbuf *out, const char *text)
+{
+	strbuf_addch(out, ',');
+	escape_csv(out, text);
+}
+
+void escape_csv_number(struct strbuf *out, double value)
+{
+	strbuf_addch(out, ',');
+	if (isfinite(value))
+		strbuf_addf(out, "%.12g", value);
 }
 
 void escape_gnuplot(struct strbuf *out, const char *s)

@@ -102,6 +102,11 @@ void escape_markdown(struct strbuf *out, const char *s);
  */
 void escape_csv(struct strbuf *out, const char *s);
 
+/* A field after the first of a CSV row: a comma, then escape_csv(text)
+ * or the number as "%.12g" (nothing when it is not finite). */
+void escape_csv_field(struct strbuf *out, const char *text);
+void escape_csv_number(struct strbuf *out, double value);
+
 /*
  * A complete single-quoted gnuplot string, quotes included, for titles,
  * labels and keys: ' is doubled (the only escape a single-quoted string

@@ -226,20 +226,6 @@ static const char *const csv_columns[] = {
 	"median", "ci_low",    "ci_high", "change_point"
 };
 
-/* Each field after the first of a row starts with its comma. */
-static void csv_text(struct strbuf *out, const char *text)
-{
-	strbuf_addch(out, ',');
-	escape_csv(out, text);
-}
-
-static void csv_number(struct strbuf *out, double value)
-{
-	strbuf_addch(out, ',');
-	if (isfinite(value))
-		strbuf_addf(out, "%.12g", value);
-}
-
 static bool is_change_point(const struct history_series *s, size_t index)
 {
 	for (size_t i = 0; i < s->changes_nr; i++)
@@ -262,20 +248,20 @@ void history_view_csv(struct strbuf *out, const struct history *history)
 				&history->commits[p->commit];
 
 			escape_csv(out, s->suite);
-			csv_text(out, s->benchmark);
-			csv_text(out, s->variant);
-			csv_text(out, s->device);
-			csv_text(out, s->machine);
-			csv_text(out, s->metric);
-			csv_text(out, s->unit);
-			csv_text(out, better_name(s->better));
-			csv_text(out, commit->commit);
-			csv_text(out, commit->commit_time);
-			csv_text(out, commit->subject);
+			escape_csv_field(out, s->benchmark);
+			escape_csv_field(out, s->variant);
+			escape_csv_field(out, s->device);
+			escape_csv_field(out, s->machine);
+			escape_csv_field(out, s->metric);
+			escape_csv_field(out, s->unit);
+			escape_csv_field(out, better_name(s->better));
+			escape_csv_field(out, commit->commit);
+			escape_csv_field(out, commit->commit_time);
+			escape_csv_field(out, commit->subject);
 			strbuf_addf(out, ",%zu", p->n);
-			csv_number(out, p->median);
-			csv_number(out, p->ci_low);
-			csv_number(out, p->ci_high);
+			escape_csv_number(out, p->median);
+			escape_csv_number(out, p->ci_low);
+			escape_csv_number(out, p->ci_high);
 			strbuf_addf(out, ",%d\r\n", is_change_point(s, j));
 		}
 	}
