@@ -4,6 +4,7 @@
 #include "harness/util/error.h"
 #include "harness/util/name.h"
 #include "harness/util/strbuf.h"
+#include "harness/util/terminal.h"
 #include "harness/util/utf8.h"
 
 #include <assert.h>
@@ -221,8 +222,8 @@ static void path_format(struct strbuf *out, const struct json_reader *rd,
 }
 
 /* Records an input error. Its text quotes what the document holds (keys,
- * values, the file's name): name_quote() keeps their control characters
- * from reaching a terminal or a CI log raw. */
+ * values, the file's name): terminal_escape() keeps their control
+ * characters out of the message itself, whoever prints it. */
 static int input_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 static int input_error(const char *fmt, ...)
@@ -234,7 +235,7 @@ static int input_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	strbuf_vaddf(&message, fmt, ap);
 	va_end(ap);
-	name_quote(&quoted, message.buf);
+	terminal_escape(&quoted, message.buf);
 	error = bg_input_error("%s", quoted.buf);
 	strbuf_release(&message);
 	strbuf_release(&quoted);

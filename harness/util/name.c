@@ -1,7 +1,6 @@
 #include "harness/util/name.h"
 
 #include "harness/util/terminal.h"
-#include "harness/util/utf8.h"
 
 #include <string.h>
 
@@ -16,12 +15,15 @@ bool name_valid(const char *name)
 
 bool name_printable(const char *text)
 {
-	if (!strncmp(text, "::", 2))
-		return false;
-	for (size_t len; *text; text += len)
-		if (!utf8_printable(text, &len))
-			return false;
-	return true;
+	struct strbuf escaped = STRBUF_INIT;
+	bool printable;
+
+	/* printable is what the terminal's escaper would leave as it is, so
+	 * the rule and the escaping never disagree */
+	terminal_escape(&escaped, text);
+	printable = strncmp(text, "::", 2) && !strcmp(escaped.buf, text);
+	strbuf_release(&escaped);
+	return printable;
 }
 
 void name_quote(struct strbuf *out, const char *text)

@@ -35,20 +35,15 @@ bool name_valid(const char *name);
 	"not starting with '::')"
 
 /*
- * Whether text is printable: well-formed UTF-8 without a control character
- * (C0, DEL, C1), a line or paragraph separator (U+2028, U+2029) or a
- * bidirectional override or isolate (U+202A-U+202E, U+2066-U+2069), and
+ * Whether text is printable: what terminal_escape() (terminal.h) leaves as
+ * it is, so well-formed UTF-8 without a control character (C0, DEL, C1), a
+ * line or paragraph separator or a bidirectional override or isolate; and
  * not starting with "::". "" is printable.
  */
 bool name_printable(const char *text);
 
-/*
- * Appends text for a message: every byte of what name_printable() refuses
- * in it (a control character, a separator, an override, a byte that is no
- * UTF-8) as \xNN, the rest as it is; so a message that quotes what a user
- * wrote never carries it raw to a terminal or a CI log. The leading "::"
- * is the caller's to avoid: a message starts with its position.
- */
+/* terminal_escape() under another name, for the callers that quote names.
+ * TODO(one escaper): call terminal_escape() there and drop this. */
 void name_quote(struct strbuf *out, const char *text);
 
 #endif
