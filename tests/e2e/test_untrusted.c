@@ -75,49 +75,48 @@ static void assert_refused(struct test_output *out, const char *message)
 	assert_inert(&out->err);
 }
 
-Test(untrusted, compare_refuses_a_benchmark_name_that_injects_a_line)
+/* Writes cand.json with write_result() and asserts that both `compare`
+ * and `merge` refuse it with message. */
+static void assert_candidate_refused(const char *benchmark, const char *unit,
+				     const char *runs, const char *message)
 {
 	struct test_output out;
 
-	/* line 3 `{"benchmark": "a\n::set-env...`: the value is column 15 */
-	write_result("cand.json", "a\\n::set-env name=PATH::/tmp", "ms", "3");
+	write_result("cand.json", benchmark, unit, runs);
 	RUN(&out, "compare", "base.json", "cand.json");
-	assert_refused(&out, "cand.json:3:15: cases[0].benchmark: expected a "
-			     "name of letters, digits, '-', '_', '.' and "
-			     "'+', found 'a\\x0a::set-env name=PATH::/tmp'");
-	test_output_release(&out);
-}
-
-Test(untrusted, compare_refuses_escape_sequences_in_names_and_units)
-{
-	struct test_output out;
-
-	write_result("cand.json", "\\u001b]0;pwned\\u0007", "ms", "3");
-	RUN(&out, "compare", "base.json", "cand.json");
-	assert_refused(&out, "cand.json:3:15: cases[0].benchmark: expected a "
-			     "name");
-	test_output_release(&out);
-	write_result("cand.json", "b", "\\u001b[2J", "3");
-	RUN(&out, "compare", "base.json", "cand.json");
-	assert_refused(&out, "cases[0].metrics.t.unit: expected printable "
-			     "text");
-	test_output_release(&out);
-}
-
-Test(untrusted, compare_and_merge_refuse_a_negative_run_count)
-{
-	struct test_output out;
-
-	/* `..."status": "ok", "runs": -1`: column 77 of line 3 */
-	write_result("cand.json", "b", "ms", "-1");
-	RUN(&out, "compare", "base.json", "cand.json");
-	assert_refused(&out, "cand.json:3:77: cases[0].runs: expected a whole "
-			     "number from 0 to 2147483647");
+	assert_refused(&out, message);
 	test_output_release(&out);
 	RUN(&out, "merge", "cand.json", "--out", "merged.json");
-	assert_refused(&out, "cand.json:3:77: cases[0].runs: expected a whole "
-			     "number from 0 to 2147483647");
+	assert_refused(&out, message);
 	test_output_release(&out);
+}
+
+Test(untrusted, a_benchmark_name_that_injects_a_line_is_refused)
+{
+	/* line 3 `{"benchmark": "a\n::set-env...`: the value is column 15 */
+	assert_candidate_refused(
+		"a\\n::set-env name=PATH::/tmp", "ms", "3",
+		"cand.json:3:15: cases[0].benchmark: expected "
+		"a name of letters, digits, '-', '_', '.' and "
+		"'+', found 'a\\x0a::set-env name=PATH::/tmp'");
+}
+
+Test(untrusted, escape_sequences_in_names_and_units_are_refused)
+{
+	assert_candidate_refused("\\u001b]0;pwned\\u0007", "ms", "3",
+				 "cand.json:3:15: cases[0].benchmark: expected "
+				 "a name");
+	assert_candidate_refused("b", "\\u001b[2J", "3",
+				 "cases[0].metrics.t.unit: expected printable "
+				 "text");
+}
+
+Test(untrusted, a_negative_run_count_is_refused)
+{
+	/* `..."status": "ok", "runs": -1`: column 77 of line 3 */
+	assert_candidate_refused("b", "ms", "-1",
+				 "cand.json:3:77: cases[0].runs: expected a "
+				 "whole number from 0 to 2147483647");
 }
 
 Test(untrusted, report_refuses_a_comparison_without_a_sample_count)
