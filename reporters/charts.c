@@ -522,7 +522,8 @@ static void group_items(struct groups *out, const struct report_model *model,
 			group->first = at;
 		group->charted |= model->items[at].charted;
 	}
-	qsort(out->items, out->nr, sizeof(*out->items), compare_firsts);
+	if (out->nr) /* none allocated: qsort() takes no NULL */
+		qsort(out->items, out->nr, sizeof(*out->items), compare_firsts);
 }
 
 /* Variants side by side */

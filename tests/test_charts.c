@@ -856,3 +856,19 @@ Test(charts, check_takes_the_bound, .timeout = 300)
 	test_rmtree(dir);
 	free(dir);
 }
+
+/* Found by fuzz_reporters: a comparison of no metric at all sorted an
+ * empty, unallocated list of chart groups, passing NULL to qsort(), which
+ * UBSan (nonnull-attribute) stops on. */
+Test(charts, a_comparison_of_nothing_draws_no_chart)
+{
+	struct comparison empty = { .suite = (char *)"s" };
+	struct report_model model = { .comparison = &empty };
+	struct charts charts = CHARTS_INIT;
+
+	report_model_build(&model);
+	charts_render(&charts, &model);
+	cr_assert_eq(charts.nr, 0);
+	charts_release(&charts);
+	report_model_release(&model);
+}
