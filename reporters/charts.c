@@ -442,6 +442,17 @@ static int compare_places(const void *a, const void *b)
 						   : 0;
 }
 
+/* Orders by benchmark, device and metric (NULL as ""), then by place. */
+static int compare_group_keys(const char *const x[3], const void *x_place,
+			      const char *const y[3], const void *y_place)
+{
+	int order = 0;
+
+	for (size_t i = 0; !order && i < 3; i++)
+		order = compare_names(x[i], y[i]);
+	return order ? order : compare_places(x_place, y_place);
+}
+
 /* Orders items by benchmark, device and metric, then by their place in
  * the comparison, so that the items of a variants chart (a benchmark,
  * device and metric) and of a tradeoff chart (a benchmark and device) are
@@ -453,13 +464,10 @@ static int compare_by_group(const void *a, const void *b)
 		*(const struct metric_comparison *const *)a;
 	const struct metric_comparison *y =
 		*(const struct metric_comparison *const *)b;
-	int order = compare_names(x->benchmark, y->benchmark);
 
-	if (!order)
-		order = compare_names(x->device, y->device);
-	if (!order)
-		order = compare_names(x->metric, y->metric);
-	return order ? order : compare_places(x, y);
+	return compare_group_keys(
+		(const char *[3]){ x->benchmark, x->device, x->metric }, x,
+		(const char *[3]){ y->benchmark, y->device, y->metric }, y);
 }
 
 /* Orders a group's items by variant, then by place. */
@@ -653,17 +661,17 @@ static const char *speed_metric_of(const struct chart_context *ctx,
 	return "latency";
 }
 
+/* Orders variant comparisons by benchmark and device, then by place. */
 static int compare_variants(const void *a, const void *b)
 {
 	const struct variant_comparison *x =
 		*(const struct variant_comparison *const *)a;
 	const struct variant_comparison *y =
 		*(const struct variant_comparison *const *)b;
-	int order = compare_names(x->benchmark, y->benchmark);
 
-	if (!order)
-		order = compare_names(x->device, y->device);
-	return order ? order : compare_places(x, y);
+	return compare_group_keys(
+		(const char *[3]){ x->benchmark, x->device, NULL }, x,
+		(const char *[3]){ y->benchmark, y->device, NULL }, y);
 }
 
 /* The first accuracy metric of the group in the comparison's order. */

@@ -69,6 +69,13 @@ static int compare_names(const char *a, const char *b)
 	return strcmp(a ? a : "", b ? b : "");
 }
 
+/* A case's names and what holds them (a result's case, a comparison's
+ * item), to sort by. */
+struct case_key {
+	const char *names[3]; /* benchmark, variant, device */
+	const void *place;    /* the holder: its order in its array */
+};
+
 /* Orders cases by benchmark, variant and device. */
 static int compare_case_names(const char *const a[3], const char *const b[3])
 {
@@ -79,51 +86,38 @@ static int compare_case_names(const char *const a[3], const char *const b[3])
 	return order;
 }
 
-/* Orders elements of one array by address, their order in it. */
-static int compare_places(const void *a, const void *b)
+/* By names, then each name's holders in their order. */
+static int compare_case_keys(const void *a, const void *b)
 {
-	return (const char *)a < (const char *)b   ? -1
-	       : (const char *)a > (const char *)b ? 1
-						   : 0;
+	const struct case_key *x = a, *y = b;
+	int order = compare_case_names(x->names, y->names);
+	const char *xp = x->place, *yp = y->place;
+
+	return order ? order : xp < yp ? -1 : xp > yp;
 }
 
-/* The cases of a result by name, each name's first case first, so that
- * finding an item's case is a binary search that finds what
+/* The cases of a result sorted by name, each name's first case first, so
+ * that finding an item's case is a binary search that finds what
  * result_find_case() finds: one scan per item was quadratic in the
  * cases. */
 struct case_index {
-	const struct result_case **cases;
+	struct case_key *keys;
 	size_t nr;
 };
-
-static void rcase_names(const struct result_case *c, const char *names[3])
-{
-	names[0] = c->benchmark;
-	names[1] = c->variant;
-	names[2] = c->device;
-}
-
-static int compare_rcases(const void *a, const void *b)
-{
-	const struct result_case *x = *(const struct result_case *const *)a;
-	const struct result_case *y = *(const struct result_case *const *)b;
-	const char *xn[3], *yn[3];
-	int order;
-
-	rcase_names(x, xn);
-	rcase_names(y, yn);
-	order = compare_case_names(xn, yn);
-	return order ? order : compare_places(x, y);
-}
 
 static void case_index_build(struct case_index *index,
 			     const struct result *result)
 {
 	index->nr = result ? result->cases_nr : 0;
-	index->cases = xmalloc((index->nr + 1) * sizeof(*index->cases));
-	for (size_t i = 0; i < index->nr; i++)
-		index->cases[i] = &result->cases[i];
-	qsort(index->cases, index->nr, sizeof(*index->cases), compare_rcases);
+	index->keys = xmalloc((index->nr + 1) * sizeof(*index->keys));
+	for (size_t i = 0; i < index->nr; i++) {
+		const struct result_case *c = &result->cases[i];
+
+		index->keys[i] = (struct case_key){
+			{ c->benchmark, c->variant, c->device }, c
+		};
+	}
+	qsort(index->keys, index->nr, sizeof(*index->keys), compare_case_keys);
 }
 
 static const struct result_case *
@@ -131,23 +125,21 @@ case_index_find(const struct case_index *index,
 		const struct metric_comparison *mc)
 {
 	const char *want[3] = { mc->benchmark, mc->variant, mc->device };
-	const char *names[3];
 	size_t low = 0, high = index->nr;
 
 	/* the first case not below want */
 	while (low < high) {
 		size_t mid = low + (high - low) / 2;
 
-		rcase_names(index->cases[mid], names);
-		if (compare_case_names(names, want) < 0)
+		if (compare_case_names(index->keys[mid].names, want) < 0)
 			low = mid + 1;
 		else
 			high = mid;
 	}
-	if (low == index->nr)
+	if (low == index->nr ||
+	    compare_case_names(index->keys[low].names, want))
 		return NULL;
-	rcase_names(index->cases[low], names);
-	return compare_case_names(names, want) ? NULL : index->cases[low];
+	return index->keys[low].place;
 }
 
 /* The indexes of the model's results, for the time of its building. */
@@ -295,28 +287,6 @@ struct case_rank {
 	double change; /* the largest |change| of its items; -1: none */
 };
 
-static void mc_names(const struct metric_comparison *mc, const char *names[3])
-{
-	names[0] = mc->benchmark;
-	names[1] = mc->variant;
-	names[2] = mc->device;
-}
-
-static int compare_items_by_case(const void *a, const void *b)
-{
-	const struct metric_comparison *x =
-		*(const struct metric_comparison *const *)a;
-	const struct metric_comparison *y =
-		*(const struct metric_comparison *const *)b;
-	const char *xn[3], *yn[3];
-	int order;
-
-	mc_names(x, xn);
-	mc_names(y, yn);
-	order = compare_case_names(xn, yn);
-	return order ? order : compare_places(x, y);
-}
-
 /* Regressions first, then the largest change, then the comparison's
  * order: the cases a reader looks at first. */
 static int compare_ranks(const void *a, const void *b)
@@ -336,27 +306,28 @@ static void choose_charted(struct report_model *model)
 	const struct comparison *c = model->comparison;
 	size_t bound = model->chart_cases ? model->chart_cases
 					  : REPORT_CHART_CASES_DEFAULT;
-	const struct metric_comparison **by_case =
-		xmalloc((c->nr + 1) * sizeof(*by_case));
+	struct case_key *by_case = xmalloc((c->nr + 1) * sizeof(*by_case));
 	/* the index of the first item of each item's case */
 	size_t *first_of = xmalloc((c->nr + 1) * sizeof(*first_of));
 	struct case_rank *ranks = xcalloc(c->nr + 1, sizeof(*ranks));
 	bool *charted = xcalloc(c->nr + 1, sizeof(*charted));
 	size_t nr = 0;
 
-	for (size_t i = 0; i < c->nr; i++)
-		by_case[i] = &c->items[i];
-	qsort(by_case, c->nr, sizeof(*by_case), compare_items_by_case);
 	for (size_t i = 0; i < c->nr; i++) {
-		const struct metric_comparison *mc = by_case[i];
+		const struct metric_comparison *mc = &c->items[i];
+
+		by_case[i] = (struct case_key){
+			{ mc->benchmark, mc->variant, mc->device }, mc
+		};
+	}
+	qsort(by_case, c->nr, sizeof(*by_case), compare_case_keys);
+	for (size_t i = 0; i < c->nr; i++) {
+		const struct metric_comparison *mc = by_case[i].place;
 		size_t at = (size_t)(mc - c->items);
 		double change = fabs(mc->change);
-		const char *names[3], *before[3];
 
-		mc_names(mc, names);
-		if (i)
-			mc_names(by_case[i - 1], before);
-		if (!i || compare_case_names(before, names))
+		if (!i ||
+		    compare_case_names(by_case[i - 1].names, by_case[i].names))
 			ranks[nr++] = (struct case_rank){ at, false, -1 };
 		first_of[at] = ranks[nr - 1].first;
 		ranks[nr - 1].regression |= mc->verdict == VERDICT_REGRESSION;
@@ -417,10 +388,10 @@ void report_model_build(struct report_model *model)
 		for (size_t i = 0; i < candidate->cases_nr; i++)
 			derive_case(&model->cases[i], &candidate->cases[i]);
 	}
-	free(indexes.baseline.cases);
-	free(indexes.candidate.cases);
+	free(indexes.baseline.keys);
+	free(indexes.candidate.keys);
 	for (size_t i = 0; indexes.history && i < model->history_nr; i++)
-		free(indexes.history[i].cases);
+		free(indexes.history[i].keys);
 	free(indexes.history);
 }
 
