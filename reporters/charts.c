@@ -1,6 +1,7 @@
 #include "reporters/report.h"
 
 #include "harness/util/alloc.h"
+#include "harness/util/hash.h"
 #include "harness/util/utf8.h"
 #include "reporters/escape.h"
 
@@ -74,14 +75,9 @@ static void chart_release(struct chart *chart)
 	strbuf_release(&chart->dat);
 }
 
-/* FNV-1a: any spread will do, the stems are ours to name. */
 static size_t stem_hash(const char *stem)
 {
-	uint64_t hash = 0xcbf29ce484222325u;
-
-	for (; *stem; stem++)
-		hash = (hash ^ (unsigned char)*stem) * 0x100000001b3u;
-	return (size_t)hash;
+	return (size_t)hash_fnv1a64(stem, strlen(stem));
 }
 
 static const char *stem_of(const struct chart_context *ctx, size_t slot)
