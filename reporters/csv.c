@@ -56,7 +56,7 @@ static void add_row(struct strbuf *out, const struct metric_comparison *mc)
 	escape_csv_field(out, mc->device);
 	escape_csv_field(out, mc->metric);
 	escape_csv_field(out, mc->unit);
-	escape_csv_field(out, mc->better == BETTER_HIGHER ? "higher" : "lower");
+	escape_csv_field(out, better_names[mc->better]);
 	add_side(out, &mc->baseline);
 	add_side(out, &mc->candidate);
 	escape_csv_number(out, mc->change);

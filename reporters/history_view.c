@@ -30,11 +30,6 @@ static const char *paint(bool color, const char *code)
 	return color ? code : "";
 }
 
-static const char *better_name(enum better better)
-{
-	return better == BETTER_HIGHER ? "higher" : "lower";
-}
-
 static const char *direction(const struct history_change *change)
 {
 	return change->regression ? "regression" : "improvement";
@@ -254,7 +249,7 @@ void history_view_csv(struct strbuf *out, const struct history *history)
 			escape_csv_field(out, s->machine);
 			escape_csv_field(out, s->metric);
 			escape_csv_field(out, s->unit);
-			escape_csv_field(out, better_name(s->better));
+			escape_csv_field(out, better_names[s->better]);
 			escape_csv_field(out, commit->commit);
 			escape_csv_field(out, commit->commit_time);
 			escape_csv_field(out, commit->subject);
@@ -320,7 +315,7 @@ static cJSON *series_json(const struct history *history,
 	json_add_string(object, "machine", s->machine);
 	json_add_string(object, "metric", s->metric);
 	json_add_string(object, "unit", s->unit);
-	json_add_string(object, "better", better_name(s->better));
+	json_add_string(object, "better", better_names[s->better]);
 	points = cJSON_AddArrayToObject(object, "points");
 	for (size_t i = 0; i < s->points_nr; i++)
 		cJSON_AddItemToArray(points,

@@ -42,8 +42,7 @@ static cJSON *item_to_json(const struct metric_comparison *mc)
 	json_add_string(object, "device", mc->device);
 	json_add_string(object, "metric", mc->metric);
 	json_add_string(object, "unit", mc->unit);
-	json_add_string(object, "better",
-			mc->better == BETTER_HIGHER ? "higher" : "lower");
+	json_add_string(object, "better", better_names[mc->better]);
 	cJSON_AddBoolToObject(object, "exact", mc->exact);
 	if (mc->exact)
 		cJSON_AddNumberToObject(object, "tolerance", mc->tolerance);

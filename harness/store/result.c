@@ -294,8 +294,7 @@ static cJSON *metric_to_json(const struct metric_samples *metric)
 	cJSON *samples = cJSON_AddArrayToObject(object, "samples");
 
 	json_add_string(object, "unit", metric->unit);
-	json_add_string(object, "better",
-			metric->better == BETTER_HIGHER ? "higher" : "lower");
+	json_add_string(object, "better", better_names[metric->better]);
 	if (metric->exact) {
 		cJSON_AddBoolToObject(object, "exact", true);
 		cJSON_AddNumberToObject(object, "tolerance", metric->tolerance);
