@@ -241,3 +241,48 @@ Test(result, fixed_fields_are_printable_and_bounded, .fini = teardown_result)
 			"control characters or bidirectional overrides, not "
 			"starting with '::'), found 'c\\x80'");
 }
+
+/* Issue 13: the reference variant and each metric's gate and role travel
+ * with the result, and a document without them reads as before (gated, no
+ * role, reference "original"). */
+Test(result, gate_role_and_reference_round_trip, .fini = teardown_result)
+{
+	struct strbuf text = STRBUF_INIT;
+	const struct metric_samples *m;
+
+	cr_assert_eq(parse("{\"benchgate_result\": 1, \"suite\": \"s\", "
+			   "\"reference\": \"fp32\", \"git\": {\"commit\": "
+			   "\"unknown\"},\n \"machine\": {\"id\": \"box\"}, "
+			   "\"cases\": [\n" CASE(
+				   "\"metrics\": {\"util\": {\"gate\": false, "
+				   "\"samples\": [1]}, \"acc\": {\"role\": "
+				   "\"accuracy\", \"samples\": [2]}, \"t\": "
+				   "{\"samples\": [3]}}") TAIL),
+		     BG_OK, "%s", bg_error_last());
+	result_to_json(parsed, &text);
+	cr_assert_eq(parse(text.buf), BG_OK, "%s", bg_error_last());
+	strbuf_release(&text);
+	cr_assert_str_eq(parsed->reference, "fp32");
+	m = result_case_find_metric(&parsed->cases[0], "util");
+	cr_assert(!m->gate);
+	cr_assert_null(m->role);
+	m = result_case_find_metric(&parsed->cases[0], "acc");
+	cr_assert(m->gate);
+	cr_assert_str_eq(m->role, "accuracy");
+	m = result_case_find_metric(&parsed->cases[0], "t");
+	cr_assert(m->gate);
+	cr_assert_null(m->role);
+
+	cr_assert_eq(parse(HEAD CASE("\"metrics\": {}") TAIL), BG_OK);
+	cr_assert_null(parsed->reference);
+}
+
+/* A role is one the variant table knows. */
+Test(result, an_unknown_role_is_rejected, .fini = teardown_result)
+{
+	/* line 4 `"metrics": {"t": {"role": "fast", ...`: column 27 */
+	assert_rejected(HEAD CASE("\"metrics\": {\"t\": {\"role\": \"fast\", "
+				  "\"samples\": [1]}}") TAIL,
+			"r.json:4:27: cases[0].metrics.t.role: unknown "
+			"value 'fast'; expected one of: speed, size, accuracy");
+}

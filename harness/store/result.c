@@ -17,6 +17,13 @@ const char *const better_names[] = {
 	NULL,
 };
 
+const char *const metric_role_names[] = {
+	"speed",
+	"size",
+	"accuracy",
+	NULL,
+};
+
 static const char *const status_names[] = {
 	[CASE_OK] = "ok",
 	[CASE_FAILED] = "failed",
@@ -89,6 +96,7 @@ static void metric_samples_release(struct metric_samples *metric)
 {
 	free(metric->name);
 	free(metric->unit);
+	free(metric->role);
 	free(metric->samples);
 }
 
@@ -120,6 +128,7 @@ void result_free(struct result *result)
 	free(result->started_at);
 	free(result->finished_at);
 	free(result->harness_version);
+	free(result->reference);
 	for (size_t i = 0; i < result->cases_nr; i++)
 		result_case_release(&result->cases[i]);
 	free(result->cases);
@@ -208,6 +217,7 @@ struct metric_samples *result_case_metric(struct result_case *rcase,
 	metric = &rcase->metrics[rcase->metrics_nr++];
 	memset(metric, 0, sizeof(*metric));
 	metric->name = xstrdup(name);
+	metric->gate = true;
 	return metric;
 }
 
@@ -301,6 +311,11 @@ static cJSON *metric_to_json(const struct metric_samples *metric)
 	}
 	if (metric->runs)
 		cJSON_AddNumberToObject(object, "runs", (double)metric->runs);
+	/* absent means gated and no role: older readers see what they knew */
+	if (!metric->gate)
+		cJSON_AddBoolToObject(object, "gate", false);
+	if (metric->role)
+		json_add_string(object, "role", metric->role);
 	for (size_t i = 0; i < metric->nr; i++)
 		cJSON_AddItemToArray(samples,
 				     cJSON_CreateNumber(metric->samples[i]));
@@ -354,6 +369,8 @@ void result_to_json(const struct result *result, struct strbuf *out)
 	json_add_string(root, "started_at", result->started_at);
 	json_add_string(root, "finished_at", result->finished_at);
 	json_add_string(root, "harness_version", result->harness_version);
+	if (result->reference)
+		json_add_string(root, "reference", result->reference);
 	cases = cJSON_AddArrayToObject(root, "cases");
 	for (size_t i = 0; i < result->cases_nr; i++)
 		cJSON_AddItemToArray(cases, case_to_json(&result->cases[i]));
@@ -495,6 +512,16 @@ static void read_samples(struct json_reader *rd, const cJSON *object,
 	json_reader_pop(rd);
 }
 
+static void read_role(struct json_reader *rd, const cJSON *object,
+		      struct metric_samples *metric)
+{
+	int role = -1;
+
+	if (json_read_enum(rd, object, "role", JSON_NULLABLE, metric_role_names,
+			   &role) > 0)
+		metric->role = xstrdup(metric_role_names[role]);
+}
+
 static void read_metric(struct json_reader *rd, const cJSON *object,
 			struct metric_samples *metric)
 {
@@ -513,6 +540,8 @@ static void read_metric(struct json_reader *rd, const cJSON *object,
 	json_read_bool(rd, object, "exact", JSON_NULLABLE, &metric->exact);
 	metric->tolerance = get_number(rd, object, "tolerance");
 	metric->runs = get_count(rd, object, "runs");
+	json_read_bool(rd, object, "gate", JSON_NULLABLE, &metric->gate);
+	read_role(rd, object, metric);
 	read_samples(rd, object, metric);
 }
 
@@ -677,6 +706,7 @@ int result_parse(struct result **out, const char *text, size_t len,
 	result->finished_at = get_string(&rd, root, "finished_at", false, 0);
 	result->harness_version =
 		get_string(&rd, root, "harness_version", false, 0);
+	result->reference = get_string(&rd, root, "reference", false, JSON_NAME);
 	read_cases(&rd, root, result);
 done:
 	json_reader_release(&rd);

@@ -31,6 +31,10 @@ enum case_status {
 /* "ok", "failed", "timeout", "skipped". */
 const char *case_status_name(enum case_status status);
 
+/* The roles a metric plays in the variant table (suite key "role"):
+ * "speed", "size", "accuracy", then NULL. */
+extern const char *const metric_role_names[];
+
 /* One metric of one case: its samples in run order (pooled across runs when a
  * benchmark reports several per run). */
 struct metric_samples {
@@ -42,6 +46,9 @@ struct metric_samples {
 	double *samples;
 	size_t nr, alloc;
 	size_t runs; /* measured runs that contributed samples */
+	bool gate;   /* false: recorded and reported, never fails the gate;
+			true (the default) when result_case_metric() makes it */
+	char *role;  /* one of metric_role_names, or NULL */
 };
 
 /* A file or directory a case left beside the result: a flame graph, the
@@ -112,6 +119,8 @@ struct result {
 	char *started_at; /* ISO 8601 UTC */
 	char *finished_at;
 	char *harness_version;
+	char *reference; /* the variant the others are compared with in the
+			    variant table; NULL means "original" */
 	struct result_case *cases;
 	size_t cases_nr, cases_alloc;
 };
