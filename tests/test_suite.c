@@ -409,3 +409,167 @@ Test(suite, load_reports_a_missing_file)
 	cr_assert_eq(suite_load(&suite, "/nonexistent/suite.json"), BG_ERROR);
 	cr_assert(strstr(bg_error_last(), "/nonexistent/suite.json"));
 }
+
+/* Issue 13: the suite model. A suite of two variants on three devices,
+ * line by line so that positions can be counted: MODEL_SUITE(top, metrics)
+ * puts `top` on line 2 and the metrics on line 5. */
+#define MODEL_SUITE(top, metrics)                                            \
+	"{\"benchgate\": 1, \"suite\": \"s\",\n" top                         \
+	"\"devices\": [\"cpu\", \"gpu\", \"ipu\"],\n"                        \
+	"\"variants\": {\"fp32\": {}, \"int8\": {\"devices\": [\"cpu\"]}},\n" \
+	"\"benchmarks\": [{\"name\": \"t\", \"command\": [\"true\"], "      \
+	"\"metrics\": [\n" metrics "]}]}"
+#define WALL_METRIC "{\"name\": \"w\", \"from\": \"wall\"}"
+
+static struct suite *parse_ok(const char *text)
+{
+	struct suite *suite = NULL;
+
+	cr_assert_eq(suite_parse(&suite, "s.json", text, strlen(text)), BG_OK,
+		     "%s", bg_error_last());
+	return suite;
+}
+
+Test(suite, a_variant_runs_on_its_devices_less_the_excluded_ones)
+{
+	struct suite *suite = parse_ok(
+		MODEL_SUITE("\"exclude\": [\"fp32/ipu\"],\n", WALL_METRIC));
+	const struct variant *fp32 = &suite->variants[0];
+	const struct variant *int8 = &suite->variants[1];
+
+	cr_assert(suite_case_exists(suite, fp32, "cpu"));
+	cr_assert(suite_case_exists(suite, fp32, "gpu"));
+	cr_assert(!suite_case_exists(suite, fp32, "ipu"), "excluded");
+	cr_assert(suite_case_exists(suite, int8, "cpu"));
+	cr_assert(!suite_case_exists(suite, int8, "gpu"), "not its device");
+	suite_free(suite);
+
+	/* a '*' stays within its side of the '/' */
+	suite = parse_ok(MODEL_SUITE("\"exclude\": [\"*/gpu\"],\n",
+				     WALL_METRIC));
+	cr_assert(!suite_case_exists(suite, fp32 = &suite->variants[0], "gpu"));
+	cr_assert(suite_case_exists(suite, fp32, "cpu"));
+	suite_free(suite);
+}
+
+Test(suite, an_exclude_pattern_must_name_a_pair_that_exists)
+{
+	REJECTS(MODEL_SUITE("\"exclude\": [\"fp32/tpu\"],\n", WALL_METRIC),
+		"bad.json:2:13: exclude[0]: 'fp32/tpu' matches no "
+		"variant/device pair of the suite");
+	REJECTS(MODEL_SUITE("\"exclude\": [\"fp32\"],\n", WALL_METRIC),
+		"bad.json:2:13: exclude[0]: expected a \"variant/device\" "
+		"pattern");
+}
+
+/* `tpu` or `gpu0` ran silently as CPU cases. */
+Test(suite, an_unknown_device_is_a_suite_error)
+{
+	REJECTS("{\"benchgate\": 1, \"suite\": \"s\",\n"
+		"\"devices\": [\"cpu\", \"gpu0\"]}",
+		"bad.json:2:20: devices[1]: unknown device 'gpu0'; expected "
+		"cpu, gpu (or cuda), ipu, or a name of \"declared_devices\"");
+	/* the variants' devices are the suite's */
+	REJECTS("{\"benchgate\": 1, \"suite\": \"s\",\n"
+		"\"variants\": {\"a\": {\"devices\": [\"gpu\"]}}, "
+		"\"benchmarks\": [{\"name\": \"t\", \"command\": [\"true\"], "
+		"\"metrics\": [" WALL_METRIC "]}]}",
+		"bad.json:2:32: variants.a.devices[0]: device 'gpu' is not one "
+		"of the suite's devices (cpu)");
+}
+
+Test(suite, declared_devices_and_the_cuda_alias_are_known)
+{
+	static const char text[] =
+		"{\"benchgate\": 1, \"suite\": \"s\", \"declared_devices\": "
+		"[\"npu\"], \"devices\": [\"cuda\", \"npu\"], \"benchmarks\": "
+		"[{\"name\": \"t\", \"command\": [\"true\"], \"metrics\": "
+		"[" WALL_METRIC "]}]}";
+	struct suite *suite = parse_ok(text);
+
+	cr_assert_eq(suite->devices_nr, 2);
+	suite_free(suite);
+}
+
+Test(suite, metric_devices_gate_and_role_are_read)
+{
+	struct suite *suite = parse_ok(MODEL_SUITE(
+		"\"reference\": \"fp32\",\n",
+		"{\"name\": \"peak\", \"from\": \"metrics\", \"devices\": "
+		"[\"gpu\"], \"role\": \"size\"},\n"
+		"{\"name\": \"w\", \"from\": \"wall\", \"gate\": false, "
+		"\"role\": \"speed\"},\n"
+		"{\"name\": \"util\", \"from\": \"nvml\", \"field\": "
+		"\"utilization_mean\"},\n"
+		"{\"name\": \"util_gated\", \"from\": \"system\", \"field\": "
+		"\"load\", \"gate\": true},\n"
+		"{\"name\": \"mem\", \"from\": \"nvml\", \"field\": "
+		"\"memory_peak\"}"));
+	const struct metric_spec *m = suite->benchmarks[0].metrics;
+
+	cr_assert_str_eq(suite->reference, "fp32");
+	cr_assert(metric_spec_on_device(&m[0], "gpu"));
+	cr_assert(!metric_spec_on_device(&m[0], "cpu"));
+	cr_assert(metric_spec_on_device(&m[1], "cpu"), "no list: everywhere");
+	cr_assert_str_eq(m[0].role, "size");
+	cr_assert(m[0].gate);
+	cr_assert(!m[1].gate, "gate: false");
+	cr_assert_str_eq(m[1].role, "speed");
+	cr_assert(!m[2].gate, "utilisation has no worse direction");
+	cr_assert(m[3].gate, "unless the suite says so");
+	cr_assert(m[4].gate, "a GPU's memory peak has one");
+	suite_free(suite);
+}
+
+Test(suite, metric_use_keys_are_checked)
+{
+	REJECTS(MODEL_SUITE("", "{\"name\": \"w\", \"from\": \"wall\", "
+				"\"role\": \"latency\"}"),
+		"bad.json:5:39: benchmarks[0].metrics[0].role: unknown value "
+		"'latency'; expected one of: speed, size, accuracy");
+	REJECTS(MODEL_SUITE("", "{\"name\": \"w\", \"from\": \"wall\", "
+				"\"role\": \"speed\"},\n"
+				"{\"name\": \"u\", \"from\": \"wall\", "
+				"\"role\": \"speed\"}"),
+		"bad.json:6:39: benchmarks[0].metrics[1].role: metric 'w' has "
+		"role 'speed' already");
+	REJECTS(MODEL_SUITE("", "{\"name\": \"w\", \"from\": \"wall\", "
+				"\"devices\": [\"tpu\"]}"),
+		"bad.json:5:43: benchmarks[0].metrics[0].devices[0]: device "
+		"'tpu' is not one of the suite's devices (cpu, gpu, ipu)");
+	REJECTS(MODEL_SUITE("", "{\"name\": \"w\", \"from\": \"wall\", "
+				"\"gate\": \"no\"}"),
+		"benchmarks[0].metrics[0].gate: expected true or false");
+}
+
+Test(suite, the_reference_names_a_variant)
+{
+	REJECTS(MODEL_SUITE("\"reference\": \"original\",\n", WALL_METRIC),
+		"bad.json:2:14: reference: unknown variant 'original'; "
+		"expected one of: fp32, int8");
+}
+
+/* `"PYTHONPATH": "${suite_dir}/.."` reached the child literally and
+ * "${nosuch}" passed validate. */
+Test(suite, env_values_are_checked_as_commands_are)
+{
+	struct suite *suite = parse_ok(
+		"{\"benchgate\": 1, \"suite\": \"s\", \"defaults\": {\"env\": "
+		"{\"PYTHONPATH\": \"${suite_dir}/..\"}}, \"variants\": {\"a\": "
+		"{\"vars\": {\"m\": \"x\"}}}, \"benchmarks\": [{\"name\": "
+		"\"t\", \"env\": {\"MODEL\": \"${m}-${device}\"}, \"command\": "
+		"[\"true\"], \"metrics\": [" WALL_METRIC "]}]}");
+
+	suite_free(suite);
+	REJECTS("{\"benchgate\": 1, \"suite\": \"s\",\n\"defaults\": "
+		"{\"env\": {\"P\": \"${nosuch}\"}}, \"benchmarks\": [{\"name\": "
+		"\"t\", \"command\": [\"true\"], \"metrics\": [" WALL_METRIC
+		"]}]}",
+		"bad.json:2:27: defaults.env.P: unknown variable '${nosuch}' "
+		"for variant 'default'");
+	REJECTS("{\"benchgate\": 1, \"suite\": \"s\", \"benchmarks\": [{\"name\": "
+		"\"t\",\n\"env\": {\"P\": \"${nosuch}\"}, \"command\": [\"true\"], "
+		"\"metrics\": [" WALL_METRIC "]}]}",
+		"bad.json:2:14: benchmarks[0].env.P: unknown variable "
+		"'${nosuch}'");
+}

@@ -166,15 +166,14 @@ static void push_instructions(const struct benchmark *benchmark,
 		const struct metric_spec *spec = &benchmark->metrics[i];
 		struct metric_samples *metric;
 
-		if (spec->from != SOURCE_CALLGRIND)
+		if (spec->from != SOURCE_CALLGRIND ||
+		    !metric_spec_on_device(spec, rcase->device))
 			continue;
 		metric = result_case_metric(rcase, spec->name);
 		if (!metric->unit)
 			metric->unit = xstrdup(spec->unit ? spec->unit
 							  : "instructions");
-		metric->better = spec->better;
-		metric->exact = spec->exact;
-		metric->tolerance = spec->tolerance;
+		metric_spec_stamp(spec, metric);
 		metric_samples_push(metric, (double)total);
 		metric->runs++;
 	}

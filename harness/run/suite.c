@@ -9,6 +9,7 @@
 #include <assert.h>
 #include <cjson/cJSON.h>
 #include <ctype.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <math.h>
 #include <openssl/evp.h>
@@ -32,31 +33,35 @@ static const char *const source_names[] = {
 };
 #define SOURCE_COUNT (sizeof(source_names) / sizeof(*source_names))
 
-/* The fields each harness-measured source can report, and their units. */
+/* The fields each harness-measured source can report, and their units.
+ * `undirected`: more or less of it is neither better nor worse (a slower
+ * benchmark keeps a GPU busier), so it is not gated unless the suite says
+ * "gate": true. */
 static const struct {
 	enum metric_source source;
 	const char *field;
 	const char *unit;
+	bool undirected;
 } source_fields[] = {
-	{ SOURCE_RUSAGE, "utime", "s" },
-	{ SOURCE_RUSAGE, "stime", "s" },
-	{ SOURCE_RUSAGE, "maxrss", "B" },
+	{ SOURCE_RUSAGE, "utime", "s", false },
+	{ SOURCE_RUSAGE, "stime", "s", false },
+	{ SOURCE_RUSAGE, "maxrss", "B", false },
 	/* the sampled sources: sampler.h says what each field means */
-	{ SOURCE_PERF, "instructions", NULL },
-	{ SOURCE_PERF, "cycles", NULL },
-	{ SOURCE_PERF, "task_clock", "s" },
-	{ SOURCE_NVML, "utilization_mean", "%" },
-	{ SOURCE_NVML, "utilization_peak", "%" },
-	{ SOURCE_NVML, "memory_peak", "B" },
-	{ SOURCE_NVML, "power_mean", "W" },
-	{ SOURCE_NVML, "power_peak", "W" },
-	{ SOURCE_NVML, "energy", "J" },
-	{ SOURCE_RAPL, "energy", "J" },
-	{ SOURCE_RAPL, "power_mean", "W" },
-	{ SOURCE_SYSTEM, "cpu_utilization_mean", "%" },
-	{ SOURCE_SYSTEM, "cpu_utilization_peak", "%" },
-	{ SOURCE_SYSTEM, "load", NULL },
-	{ SOURCE_SYSTEM, "disk_free", "B" },
+	{ SOURCE_PERF, "instructions", NULL, false },
+	{ SOURCE_PERF, "cycles", NULL, false },
+	{ SOURCE_PERF, "task_clock", "s", false },
+	{ SOURCE_NVML, "utilization_mean", "%", true },
+	{ SOURCE_NVML, "utilization_peak", "%", true },
+	{ SOURCE_NVML, "memory_peak", "B", false },
+	{ SOURCE_NVML, "power_mean", "W", true },
+	{ SOURCE_NVML, "power_peak", "W", true },
+	{ SOURCE_NVML, "energy", "J", false },
+	{ SOURCE_RAPL, "energy", "J", false },
+	{ SOURCE_RAPL, "power_mean", "W", true },
+	{ SOURCE_SYSTEM, "cpu_utilization_mean", "%", true },
+	{ SOURCE_SYSTEM, "cpu_utilization_peak", "%", true },
+	{ SOURCE_SYSTEM, "load", NULL, true },
+	{ SOURCE_SYSTEM, "disk_free", "B", false },
 };
 
 const char *metric_source_name(enum metric_source source)
@@ -195,6 +200,55 @@ done:
 	return !rd->error;
 }
 
+/* A non-empty array of distinct strings, each held to `rule` (JSON_NAME,
+ * JSON_PRINTABLE): device names, exclude patterns. `what` names one in
+ * messages, `example` shows a whole array. */
+static int get_names(struct json_reader *rd, const cJSON *object,
+		     const char *key, unsigned rule, const char *what,
+		     const char *example, char ***out, size_t *out_nr)
+{
+	const cJSON *array, *item;
+	int index = 0;
+
+	if (!(array = json_read_item(rd, object, key, 0)))
+		return 0;
+	json_reader_push_key(rd, key);
+	if (!cJSON_IsArray(array) || !cJSON_GetArraySize(array)) {
+		json_reader_fail(rd, "expected a non-empty array of %ss such "
+				     "as %s",
+				 what, example);
+		goto done;
+	}
+	*out = xcalloc((size_t)cJSON_GetArraySize(array) + 1, sizeof(**out));
+	cJSON_ArrayForEach(item, array)
+	{
+		json_reader_push_index(rd, index++);
+		if (!cJSON_IsString(item) || !item->valuestring[0])
+			json_reader_fail(rd, "expected a %s", what);
+		else if (json_reader_check(rd, item->valuestring, rule) ==
+			 BG_OK)
+			for (size_t i = 0; i < *out_nr; i++)
+				if (!strcmp((*out)[i], item->valuestring))
+					json_reader_fail(rd, "duplicate %s '%s'",
+							 what,
+							 item->valuestring);
+		json_reader_pop(rd);
+		if (rd->error)
+			break;
+		(*out)[(*out_nr)++] = xstrdup(item->valuestring);
+	}
+done:
+	json_reader_pop(rd);
+	return !rd->error;
+}
+
+static void names_free(char **names, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		free(names[i]);
+	free(names);
+}
+
 /* Settings */
 
 static const char *const settings_keys[] = {
@@ -330,8 +384,10 @@ static int parse_settings(struct json_reader *rd, const cJSON *object,
 /* Metrics */
 
 static const char *const metric_keys[] = {
-	"name", "from",	  "key",   "regex",	"field",       "path", "per",
-	"unit", "better", "exact", "tolerance", "description", NULL,
+	"name",	     "from",	    "key",     "regex", "field",
+	"path",	     "per",	    "unit",    "better", "exact",
+	"tolerance", "description", "devices", "gate",	 "role",
+	NULL,
 };
 
 static int parse_source(struct json_reader *rd, const char *name,
@@ -476,11 +532,37 @@ static int check_regex(struct json_reader *rd, const char *pattern)
 	return rd->error;
 }
 
+/* Whether the metric's field has no worse direction (source_fields). */
+static bool field_undirected(const struct metric_spec *metric)
+{
+	for (size_t i = 0; i < sizeof(source_fields) / sizeof(*source_fields);
+	     i++)
+		if (source_fields[i].source == metric->from && metric->field &&
+		    !strcmp(source_fields[i].field, metric->field))
+			return source_fields[i].undirected;
+	return false;
+}
+
+/* "gate", "role" and "devices": how the gate and the variant table treat
+ * the metric, and where it exists. */
+static void parse_metric_use(struct json_reader *rd, const cJSON *object,
+			     struct metric_spec *metric, bool *gate_given)
+{
+	int role;
+
+	*gate_given = json_read_bool(rd, object, "gate", 0, &metric->gate) > 0;
+	if (json_read_enum(rd, object, "role", 0, metric_role_names, &role) > 0)
+		metric->role = metric_role_names[role];
+	get_names(rd, object, "devices", JSON_NAME, "device name", "[\"gpu\"]",
+		  &metric->devices, &metric->devices_nr);
+}
+
 static int parse_metric(struct json_reader *rd, const cJSON *object,
 			struct metric_spec *metric)
 {
 	char *from = NULL, *better = NULL;
 	const char *source;
+	bool gate_given = false;
 
 	if (!cJSON_IsObject(object))
 		return json_reader_fail(rd,
@@ -504,6 +586,7 @@ static int parse_metric(struct json_reader *rd, const cJSON *object,
 	get_string(rd, object, "unit", JSON_PRINTABLE, &metric->unit);
 	get_string(rd, object, "better", 0, &better);
 	json_read_bool(rd, object, "exact", 0, &metric->exact);
+	parse_metric_use(rd, object, metric, &gate_given);
 	if (rd->error)
 		goto done;
 	if (better && strcmp(better, "lower") && strcmp(better, "higher")) {
@@ -572,6 +655,8 @@ static int parse_metric(struct json_reader *rd, const cJSON *object,
 			check_field(rd, metric);
 		break;
 	}
+	if (!gate_given)
+		metric->gate = !field_undirected(metric);
 done:
 	free(from);
 	free(better);
@@ -587,6 +672,7 @@ static void metric_spec_release(struct metric_spec *metric)
 	free(metric->path);
 	free(metric->per);
 	free(metric->unit);
+	names_free(metric->devices, metric->devices_nr);
 }
 
 /* Names of metrics, benchmarks and variants must be unique: they key the
@@ -674,6 +760,30 @@ static int check_per(struct json_reader *rd, const struct benchmark *benchmark)
 	return rd->error;
 }
 
+/* One column of the variant table per role: two speed metrics would leave
+ * it to chance which one the table shows. */
+static int check_roles(struct json_reader *rd, const struct benchmark *benchmark)
+{
+	for (size_t i = 0; i < benchmark->metrics_nr && !rd->error; i++) {
+		const struct metric_spec *metric = &benchmark->metrics[i];
+
+		for (size_t j = 0; metric->role && j < i; j++) {
+			if (benchmark->metrics[j].role != metric->role)
+				continue;
+			json_reader_push_index(rd, (int)i);
+			json_reader_push_key(rd, "role");
+			json_reader_fail(rd,
+					 "metric '%s' has role '%s' already; "
+					 "a benchmark has one metric per role",
+					 benchmark->metrics[j].name,
+					 metric->role);
+			json_reader_pop_to(rd, rd->depth - 2);
+			break;
+		}
+	}
+	return rd->error;
+}
+
 static int parse_metrics(struct json_reader *rd, const cJSON *object,
 			 struct benchmark *benchmark)
 {
@@ -708,6 +818,8 @@ static int parse_metrics(struct json_reader *rd, const cJSON *object,
 	}
 	if (!rd->error)
 		check_per(rd, benchmark);
+	if (!rd->error)
+		check_roles(rd, benchmark);
 done:
 	json_reader_pop(rd);
 	return rd->error;
@@ -846,7 +958,8 @@ done:
 
 /* Variants and devices: the other two axes of the matrix. */
 
-static const char *const variant_keys[] = { "vars", "description", NULL };
+static const char *const variant_keys[] = { "vars", "description", "devices",
+					    NULL };
 
 static int parse_variants(struct json_reader *rd, const cJSON *root,
 			  struct suite *suite)
@@ -890,6 +1003,10 @@ static int parse_variants(struct json_reader *rd, const cJSON *root,
 				 BG_OK)
 			get_name_values(rd, item, "vars", &variant->vars,
 					&variant->vars_nr);
+		if (!rd->error)
+			get_names(rd, item, "devices", JSON_NAME, "device name",
+				  "[\"cpu\"]", &variant->devices,
+				  &variant->devices_nr);
 		get_string(rd, item, "description", 0, &description);
 		free(description);
 		json_reader_pop(rd);
@@ -901,48 +1018,222 @@ done:
 	return rd->error;
 }
 
+/* The device kinds devices.h probes, by the names a suite gives them. */
+static const char *const known_devices[] = { "cpu", "gpu", "cuda", "ipu",
+					     NULL };
+
+static bool device_known(const struct suite *suite, const char *device)
+{
+	for (const char *const *known = known_devices; *known; known++)
+		if (!strcmp(*known, device))
+			return true;
+	for (size_t i = 0; i < suite->declared_devices_nr; i++)
+		if (!strcmp(suite->declared_devices[i], device))
+			return true;
+	return false;
+}
+
+/* "devices", each a known kind or one of "declared_devices": `tpu` or
+ * `gpu0` would otherwise run as a case of a device nobody probes. */
 static int parse_devices(struct json_reader *rd, const cJSON *root,
 			 struct suite *suite)
 {
-	const cJSON *array, *item;
-	int index = 0;
-
-	if (!(array = json_read_item(rd, root, "devices", 0))) {
-		suite->devices = xcalloc(1, sizeof(*suite->devices));
-		suite->devices[suite->devices_nr++] = xstrdup("cpu");
-		return BG_OK;
+	get_names(rd, root, "declared_devices", JSON_NAME, "device name",
+		  "[\"npu\"]", &suite->declared_devices,
+		  &suite->declared_devices_nr);
+	if (rd->error ||
+	    !get_names(rd, root, "devices", JSON_NAME, "device name",
+		       "[\"cpu\", \"gpu\"]", &suite->devices,
+		       &suite->devices_nr)) {
+		if (!rd->error && !suite->devices) {
+			suite->devices = xcalloc(2, sizeof(*suite->devices));
+			suite->devices[suite->devices_nr++] = xstrdup("cpu");
+		}
+		return rd->error;
 	}
 	json_reader_push_key(rd, "devices");
-	if (!cJSON_IsArray(array) || !cJSON_GetArraySize(array)) {
-		json_reader_fail(
-			rd,
-			"expected a non-empty array of device names such as "
-			"[\"cpu\", \"gpu\"]");
-		goto done;
-	}
-	suite->devices = xcalloc((size_t)cJSON_GetArraySize(array),
-				 sizeof(*suite->devices));
-	cJSON_ArrayForEach(item, array)
-	{
-		json_reader_push_index(rd, index++);
-		if (!cJSON_IsString(item) || !item->valuestring[0])
-			json_reader_fail(rd, "expected a device name");
-		else if (json_reader_check(rd, item->valuestring, JSON_NAME) ==
-			 BG_OK)
-			for (size_t i = 0; i < suite->devices_nr; i++)
-				if (!strcmp(suite->devices[i],
-					    item->valuestring))
-					json_reader_fail(
-						rd, "duplicate device '%s'",
-						item->valuestring);
+	for (size_t i = 0; i < suite->devices_nr && !rd->error; i++) {
+		if (device_known(suite, suite->devices[i]))
+			continue;
+		json_reader_push_index(rd, (int)i);
+		json_reader_fail(rd,
+				 "unknown device '%s'; expected cpu, gpu (or "
+				 "cuda), ipu, or a name of \"declared_devices\"",
+				 suite->devices[i]);
 		json_reader_pop(rd);
-		if (rd->error)
-			break;
-		suite->devices[suite->devices_nr++] =
-			xstrdup(item->valuestring);
 	}
-done:
 	json_reader_pop(rd);
+	return rd->error;
+}
+
+/* The matrix: which variant runs on which device, and the reference. */
+
+static bool has_device(char *const *devices, size_t nr, const char *device)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (!strcmp(devices[i], device))
+			return true;
+	return false;
+}
+
+bool suite_case_exists(const struct suite *suite, const struct variant *variant,
+		       const char *device)
+{
+	char pair[512];
+
+	if (variant->devices &&
+	    !has_device(variant->devices, variant->devices_nr, device))
+		return false;
+	snprintf(pair, sizeof(pair), "%s/%s", variant->name, device);
+	for (size_t i = 0; i < suite->exclude_nr; i++)
+		if (!fnmatch(suite->exclude[i], pair, FNM_PATHNAME))
+			return false;
+	return true;
+}
+
+bool metric_spec_on_device(const struct metric_spec *spec, const char *device)
+{
+	return !spec->devices ||
+	       has_device(spec->devices, spec->devices_nr, device);
+}
+
+void metric_spec_stamp(const struct metric_spec *spec,
+		       struct metric_samples *metric)
+{
+	metric->better = spec->better;
+	metric->exact = spec->exact;
+	metric->tolerance = spec->tolerance;
+	metric->gate = spec->gate;
+	if (spec->role && !metric->role)
+		metric->role = xstrdup(spec->role);
+}
+
+/* Each of devices (a variant's, a metric's: the value at the current path)
+ * is one of the suite's. */
+static int check_subset(struct json_reader *rd, const struct suite *suite,
+			char *const *devices, size_t nr)
+{
+	struct strbuf list = STRBUF_INIT;
+
+	for (size_t i = 0; i < nr && !rd->error; i++) {
+		if (has_device(suite->devices, suite->devices_nr, devices[i]))
+			continue;
+		for (size_t d = 0; d < suite->devices_nr; d++)
+			strbuf_addf(&list, "%s%s", d ? ", " : "",
+				    suite->devices[d]);
+		json_reader_push_key(rd, "devices");
+		json_reader_push_index(rd, (int)i);
+		json_reader_fail(rd,
+				 "device '%s' is not one of the suite's "
+				 "devices (%s)",
+				 devices[i], list.buf);
+		json_reader_pop_to(rd, rd->depth - 2);
+	}
+	strbuf_release(&list);
+	return rd->error;
+}
+
+/* Whether pattern matches a variant/device pair of the suite. */
+static bool exclude_matches(const struct suite *suite, const char *pattern)
+{
+	char pair[512];
+
+	for (size_t v = 0; v < suite->variants_nr; v++)
+		for (size_t d = 0; d < suite->devices_nr; d++) {
+			snprintf(pair, sizeof(pair), "%s/%s",
+				 suite->variants[v].name, suite->devices[d]);
+			if (!fnmatch(pattern, pair, FNM_PATHNAME))
+				return true;
+		}
+	return false;
+}
+
+/* "exclude": a pattern that excludes nothing is a typo that would leave
+ * the case it meant in the plan, to fail there. */
+static int parse_exclude(struct json_reader *rd, const cJSON *root,
+			 struct suite *suite)
+{
+	if (!get_names(rd, root, "exclude", JSON_PRINTABLE, "pattern",
+		       "[\"quantized/gpu\", \"*/ipu\"]", &suite->exclude,
+		       &suite->exclude_nr))
+		return rd->error;
+	json_reader_push_key(rd, "exclude");
+	for (size_t i = 0; i < suite->exclude_nr && !rd->error; i++) {
+		const char *pattern = suite->exclude[i];
+
+		json_reader_push_index(rd, (int)i);
+		if (!strchr(pattern, '/'))
+			json_reader_fail(rd,
+					 "expected a \"variant/device\" "
+					 "pattern such as \"quantized/gpu\" or "
+					 "\"*/ipu\", found '%s'",
+					 pattern);
+		else if (!exclude_matches(suite, pattern))
+			json_reader_fail(rd,
+					 "'%s' matches no variant/device pair "
+					 "of the suite",
+					 pattern);
+		json_reader_pop(rd);
+	}
+	json_reader_pop(rd);
+	return rd->error;
+}
+
+static int parse_reference(struct json_reader *rd, const cJSON *root,
+			   struct suite *suite)
+{
+	struct strbuf list = STRBUF_INIT;
+
+	if (!get_string(rd, root, "reference", JSON_NAME, &suite->reference))
+		return rd->error;
+	for (size_t v = 0; v < suite->variants_nr; v++) {
+		if (!strcmp(suite->variants[v].name, suite->reference))
+			goto done;
+		strbuf_addf(&list, "%s%s", v ? ", " : "",
+			    suite->variants[v].name);
+	}
+	json_reader_push_key(rd, "reference");
+	json_reader_fail(rd, "unknown variant '%s'; expected one of: %s",
+			 suite->reference, list.buf);
+	json_reader_pop(rd);
+done:
+	strbuf_release(&list);
+	return rd->error;
+}
+
+/* What can be checked once every axis is known: the variants' and the
+ * metrics' devices are the suite's, the reference and the exclusions name
+ * what exists. */
+static int check_matrix(struct json_reader *rd, const cJSON *root,
+			struct suite *suite)
+{
+	size_t top = rd->depth;
+
+	for (size_t v = 0; v < suite->variants_nr && !rd->error; v++) {
+		json_reader_push_key(rd, "variants");
+		json_reader_push_key(rd, suite->variants[v].name);
+		check_subset(rd, suite, suite->variants[v].devices,
+			     suite->variants[v].devices_nr);
+		json_reader_pop_to(rd, top);
+	}
+	for (size_t b = 0; b < suite->benchmarks_nr && !rd->error; b++) {
+		const struct benchmark *benchmark = &suite->benchmarks[b];
+
+		for (size_t m = 0; m < benchmark->metrics_nr && !rd->error;
+		     m++) {
+			json_reader_push_key(rd, "benchmarks");
+			json_reader_push_index(rd, (int)b);
+			json_reader_push_key(rd, "metrics");
+			json_reader_push_index(rd, (int)m);
+			check_subset(rd, suite, benchmark->metrics[m].devices,
+				     benchmark->metrics[m].devices_nr);
+			json_reader_pop_to(rd, top);
+		}
+	}
+	if (!rd->error)
+		parse_reference(rd, root, suite);
+	if (!rd->error)
+		parse_exclude(rd, root, suite);
 	return rd->error;
 }
 
@@ -1001,6 +1292,38 @@ static int check_template(struct json_reader *rd, const char *template,
 	return rd->error;
 }
 
+/* Whether benchmark's env entry i is the one it inherited from defaults,
+ * checked (and reported) there. */
+static bool env_inherited(const struct suite *suite,
+			  const struct suite_settings *settings, size_t i)
+{
+	for (size_t d = 0; d < suite->defaults.env_nr; d++)
+		if (!strcmp(suite->defaults.env[d].name, settings->env[i].name))
+			return !strcmp(suite->defaults.env[d].value,
+				       settings->env[i].value);
+	return false;
+}
+
+/* The "env" values of settings (those not inherited from defaults, unless
+ * they are the defaults), expanded as a command is. */
+static int check_env(struct json_reader *rd, const struct suite *suite,
+		     const struct suite_settings *settings,
+		     struct var_check *check)
+{
+	bool defaults = settings == &suite->defaults;
+
+	json_reader_push_key(rd, "env");
+	for (size_t i = 0; i < settings->env_nr && !rd->error; i++) {
+		if (!defaults && env_inherited(suite, settings, i))
+			continue;
+		json_reader_push_key(rd, settings->env[i].name);
+		check_template(rd, settings->env[i].value, check);
+		json_reader_pop(rd);
+	}
+	json_reader_pop(rd);
+	return rd->error;
+}
+
 static int check_variables(struct json_reader *rd, const struct suite *suite)
 {
 	for (size_t v = 0; v < suite->variants_nr && !rd->error; v++) {
@@ -1018,6 +1341,9 @@ static int check_variables(struct json_reader *rd, const struct suite *suite)
 		}
 		json_reader_pop_to(rd, top);
 		check.builtins_only = false;
+		json_reader_push_key(rd, "defaults");
+		check_env(rd, suite, &suite->defaults, &check);
+		json_reader_pop_to(rd, top);
 		for (size_t b = 0; b < suite->benchmarks_nr && !rd->error;
 		     b++) {
 			const struct benchmark *benchmark =
@@ -1025,6 +1351,7 @@ static int check_variables(struct json_reader *rd, const struct suite *suite)
 
 			json_reader_push_key(rd, "benchmarks");
 			json_reader_push_index(rd, (int)b);
+			check_env(rd, suite, &benchmark->settings, &check);
 			if (benchmark->shell) {
 				json_reader_push_key(rd, "shell");
 				check_template(rd, benchmark->shell, &check);
@@ -1057,8 +1384,9 @@ static int check_variables(struct json_reader *rd, const struct suite *suite)
 /* The whole file */
 
 static const char *const top_keys[] = {
-	"benchgate", "suite",	 "description", "defaults",
-	"devices",   "variants", "benchmarks",	NULL,
+	"benchgate", "suite",	   "description", "defaults",
+	"devices",   "variants",   "benchmarks",  "declared_devices",
+	"exclude",   "reference", NULL,
 };
 
 static void sha256_hex(const char *data, size_t len, char out[65])
@@ -1132,6 +1460,8 @@ int suite_parse(struct suite **out, const char *path, const char *text,
 	if (!rd.error)
 		parse_benchmarks(&rd, root, suite);
 	if (!rd.error)
+		check_matrix(&rd, root, suite);
+	if (!rd.error)
 		check_variables(&rd, suite);
 done:
 	json_reader_release(&rd);
@@ -1166,13 +1496,16 @@ void suite_free(struct suite *suite)
 	free(suite->name);
 	free(suite->description);
 	settings_release(&suite->defaults);
-	for (size_t i = 0; i < suite->devices_nr; i++)
-		free(suite->devices[i]);
-	free(suite->devices);
+	names_free(suite->devices, suite->devices_nr);
+	names_free(suite->declared_devices, suite->declared_devices_nr);
+	names_free(suite->exclude, suite->exclude_nr);
+	free(suite->reference);
 	for (size_t i = 0; i < suite->variants_nr; i++) {
 		free(suite->variants[i].name);
 		name_values_free(suite->variants[i].vars,
 				 suite->variants[i].vars_nr);
+		names_free(suite->variants[i].devices,
+			   suite->variants[i].devices_nr);
 	}
 	free(suite->variants);
 	for (size_t i = 0; i < suite->benchmarks_nr; i++)

@@ -55,6 +55,19 @@ struct metric_spec {
 	enum better better;
 	bool exact;
 	double tolerance;
+	/* "devices": the devices the metric exists on (a GPU's allocator
+	 * peak); on the others it is not collected, so never "missing".
+	 * NULL: every device. */
+	char **devices;
+	size_t devices_nr;
+	/* "gate": false: recorded, reported and charted, but never fails
+	 * the gate. Defaults to false for the collector fields that have no
+	 * worse direction (utilisation, power, load), else true. */
+	bool gate;
+	/* "role": one of metric_role_names (result.h), the column of the
+	 * variant table the metric fills; NULL: none. At most one metric of
+	 * a benchmark has each role. */
+	const char *role;
 };
 
 struct name_value {
@@ -84,6 +97,10 @@ struct variant {
 	char *name;
 	struct name_value *vars;
 	size_t vars_nr;
+	/* "devices": the suite's devices this variant runs on (dynamic int8
+	 * quantization is CPU-only); NULL: all of them. */
+	char **devices;
+	size_t devices_nr;
 };
 
 struct benchmark {
@@ -105,6 +122,18 @@ struct suite {
 	struct suite_settings defaults;
 	char **devices;
 	size_t devices_nr;
+	/* "declared_devices": device names besides the known kinds (cpu,
+	 * gpu or its alias cuda, ipu) that "devices" may use; benchgate
+	 * takes them as present (devices.h). */
+	char **declared_devices;
+	size_t declared_devices_nr;
+	/* "exclude": fnmatch() patterns of "variant/device" pairs that
+	 * cannot exist; each matches at least one pair. */
+	char **exclude;
+	size_t exclude_nr;
+	/* "reference": the variant the variant table compares the others
+	 * with; NULL: "original" (which then need not exist). */
+	char *reference;
 	struct variant *variants;
 	size_t variants_nr;
 	struct benchmark *benchmarks;
@@ -120,6 +149,21 @@ int suite_parse(struct suite **out, const char *path, const char *text,
 		size_t len);
 
 void suite_free(struct suite *suite);
+
+/* Whether the case of variant on device can exist: the variant's "devices"
+ * list names device (or it has none), and no "exclude" pattern matches
+ * "variant/device". plan_build() plans no other case. */
+bool suite_case_exists(const struct suite *suite, const struct variant *variant,
+		       const char *device);
+
+/* Whether the metric exists on device: its "devices" names it, or it has
+ * none. The collectors collect no other. */
+bool metric_spec_on_device(const struct metric_spec *spec, const char *device);
+
+/* Gives metric what the suite says of it: better, exact, tolerance, gate
+ * and role. Every collector that makes a metric's samples calls it. */
+void metric_spec_stamp(const struct metric_spec *spec,
+		       struct metric_samples *metric);
 
 /* The variable names a command may use besides the variant's own vars. */
 extern const char *const suite_builtin_vars[];
