@@ -61,6 +61,7 @@ static void load_suite_only(const char *metrics)
 
 	strbuf_addf(&text,
 		    "{ 'benchgate': 1, 'suite': 'collect',\n"
+		    "  'devices': ['cpu', 'gpu'],\n"
 		    "  'variants': { 'orig': {} },\n"
 		    "  'benchmarks': [ { 'name': 'bench',\n"
 		    "    'command': ['true'],\n"
@@ -99,12 +100,18 @@ static void write_metrics(const char *text)
 	free(test_write_file(dir, "metrics", text));
 }
 
-static int collect(void)
+/* Collects the run of the plan's case `index` (0: orig/cpu, 1: orig/gpu). */
+static int collect_case(size_t index)
 {
-	struct collect_run run = { plan, &plan->cases[0], 0, &outcome,
+	struct collect_run run = { plan, &plan->cases[index], 0, &outcome,
 				   metrics_path };
 
 	return collectors_collect(collectors, rcase, &run);
+}
+
+static int collect(void)
+{
+	return collect_case(0);
 }
 
 /*
@@ -756,4 +763,58 @@ Test(collectors, regex_never_matches_across_the_cut_of_the_capture)
 	cr_assert_eq(outcome.out.dropped, 4096);
 	cr_assert_eq(collect(), 0, "%s", bg_error_last());
 	assert_samples("v", v, 1);
+}
+
+/* Issue 13: peers' output formats keep their values in arrays of
+ * objects. */
+Test(collectors, key_paths_index_arrays)
+{
+	double times[] = { 3, 4 }, second[] = { 6 }, named[] = { 9 };
+
+	load_suite("[ { 'name': 'times', 'from': 'metrics',"
+		   "    'key': 'results[1].times' },"
+		   "  { 'name': 'second', 'from': 'metrics',"
+		   "    'key': 'a.b[2][1]' },"
+		   "  { 'name': 'named', 'from': 'metrics',"
+		   "    'key': 'odd[0].x' } ]");
+	write_metrics("{\"results\": [{\"times\": [1, 2]}, {\"times\": [3, 4]}],\n"
+		      " \"a\": {\"b\": [0, 1, [5, 6]]},\n"
+		      " \"odd[0]\": {\"x\": 9}}\n");
+	cr_assert_eq(collect(), 0, "%s", bg_error_last());
+	assert_samples("times", times, 2);
+	assert_samples("second", second, 1);
+	/* a member of that name is found, as a member named "a.b" is */
+	assert_samples("named", named, 1);
+}
+
+Test(collectors, an_index_past_the_end_is_a_missing_key)
+{
+	load_suite("[ { 'name': 't', 'from': 'metrics',"
+		   "    'key': 'results[2].times' } ]");
+	write_metrics("{\"results\": [{\"times\": 1}, {\"times\": 2}]}");
+	assert_fails_with("metric 't': key 'results[2].times' missing from "
+			  "the metrics file");
+}
+
+/* A metric of the GPU only (the allocator's peak) is not collected, so
+ * not missing, on the CPU; the suite's gate and role travel with the
+ * samples. */
+Test(collectors, a_device_only_metric_exists_on_its_devices)
+{
+	double peak[] = { 7 };
+
+	load_suite("[ { 'name': 'lat', 'from': 'metrics', 'role': 'speed',"
+		   "    'gate': false },"
+		   "  { 'name': 'peak', 'from': 'metrics',"
+		   "    'devices': ['gpu'] } ]");
+	write_metrics("{\"lat\": 1}");
+	cr_assert_eq(collect(), 0, "%s", bg_error_last());
+	cr_assert_null(result_case_find_metric(rcase, "peak"));
+	cr_assert(!metric("lat")->gate);
+	cr_assert_str_eq(metric("lat")->role, "speed");
+	write_metrics("{\"lat\": 1, \"peak\": 7}");
+	cr_assert_eq(collect_case(1), 0, "%s", bg_error_last());
+	assert_samples("peak", peak, 1);
+	cr_assert(metric("peak")->gate);
+	cr_assert_null(metric("peak")->role);
 }

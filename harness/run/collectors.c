@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <regex.h>
 #include <stdarg.h>
@@ -511,27 +512,56 @@ static int collect_regex(struct collect_state *state, size_t m,
 	return BG_OK;
 }
 
-/* The member at key: a member of that exact name, else a dotted path into
- * nested objects. Every split is tried, so that "a.b.c" finds {"a.b":
- * {"c": 1}} as well as {"a": {"b.c": 1}}. */
-static const cJSON *json_lookup(const cJSON *object, const char *key)
-{
-	const cJSON *found = cJSON_GetObjectItemCaseSensitive(object, key);
-	const char *dot;
+static const cJSON *json_lookup(const cJSON *item, const char *key);
 
-	if (found)
+/* "[N]" at the start of key into array item, then the rest of key. */
+static const cJSON *json_lookup_index(const cJSON *item, const char *key)
+{
+	const char *digits = key + 1;
+	char *end;
+	unsigned long index;
+
+	if (!cJSON_IsArray(item) || !isdigit((unsigned char)*digits))
+		return NULL;
+	errno = 0;
+	index = strtoul(digits, &end, 10);
+	if (*end != ']' || errno || index > INT_MAX ||
+	    !(item = cJSON_GetArrayItem(item, (int)index)))
+		return NULL;
+	if (!end[1])
+		return item;
+	return end[1] == '.' ? json_lookup(item, end + 2)
+	       : end[1] == '[' ? json_lookup_index(item, end + 1)
+			       : NULL;
+}
+
+/* The value at key: a member of that exact name, else a path of members
+ * ("a.b") and array elements ("results[0].times", "a.b[2]") into nested
+ * values. Every split is tried, so that "a.b.c" finds {"a.b": {"c": 1}}
+ * as well as {"a": {"b.c": 1}}, and "a[0]" a member named so. */
+static const cJSON *json_lookup(const cJSON *item, const char *key)
+{
+	const cJSON *found;
+	const char *split;
+
+	if (*key == '[')
+		return json_lookup_index(item, key);
+	if (!cJSON_IsObject(item))
+		return NULL;
+	if ((found = cJSON_GetObjectItemCaseSensitive(item, key)))
 		return found;
-	for (dot = strchr(key, '.'); dot; dot = strchr(dot + 1, '.')) {
+	for (split = strpbrk(key, ".["); split;
+	     split = strpbrk(split + 1, ".[")) {
+		size_t len = (size_t)(split - key);
 		const cJSON *child;
 
-		for (child = object->child; child; child = child->next) {
-			size_t len = (size_t)(dot - key);
-
-			if (!child->string || !cJSON_IsObject(child) ||
-			    strlen(child->string) != len ||
+		for (child = item->child; child; child = child->next) {
+			if (!child->string || strlen(child->string) != len ||
 			    strncmp(child->string, key, len) != 0)
 				continue;
-			if ((found = json_lookup(child, dot + 1)))
+			if ((found = json_lookup(child, *split == '.'
+								? split + 1
+								: split)))
 				return found;
 		}
 	}
@@ -988,7 +1018,8 @@ static int divide_per_counts(struct collect_state *state,
 		const struct metric_spec *spec = &benchmark->metrics[m];
 		const struct pending *count;
 
-		if (!spec->per)
+		if (!spec->per ||
+		    !metric_spec_on_device(spec, state->run->pcase->device))
 			continue;
 		state->spec = spec;
 		count = &pending[metric_index(benchmark, spec->per)];
@@ -1027,9 +1058,7 @@ static void commit(struct result_case *rcase, const struct metric_spec *spec,
 
 	if (!metric->unit && pending->unit)
 		metric->unit = xstrdup(pending->unit);
-	metric->better = spec->better;
-	metric->exact = spec->exact;
-	metric->tolerance = spec->tolerance;
+	metric_spec_stamp(spec, metric);
 	for (size_t i = 0; i < pending->nr; i++)
 		metric_samples_push(metric, pending->values[i]);
 	metric->runs++;
@@ -1055,6 +1084,9 @@ int collectors_collect(struct collectors *collectors, struct result_case *rcase,
 	for (m = 0; m < benchmark->metrics_nr; m++) {
 		state.spec = &benchmark->metrics[m];
 		state.pending = &pending[m];
+		/* a metric of other devices is no part of this case */
+		if (!metric_spec_on_device(state.spec, run->pcase->device))
+			continue;
 		pending[m].unit = state.spec->unit;
 		if ((error = collect_one(&state, m)) < 0)
 			goto done;
