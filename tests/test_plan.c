@@ -178,3 +178,43 @@ Test(plan, baseline_twins_run_from_their_own_build_before_each_case)
 	plan_free(plan);
 	suite_free(suite);
 }
+
+/* Issue 13: dynamic int8 quantization exists only on CPU, so
+ * quantized/gpu is a case that cannot exist: it is not planned at all
+ * (not skipped, not failed), sharding deals only the cases that exist, and
+ * validate's listing says how many pairs were left out. */
+Test(plan, cases_that_cannot_exist_are_not_planned)
+{
+	static const char text[] =
+		"{\"benchgate\": 1, \"suite\": \"m\", \"devices\": [\"cpu\", "
+		"\"gpu\", \"ipu\"], \"exclude\": [\"*/ipu\"], \"variants\": "
+		"{\"fp32\": {}, \"quantized\": {\"devices\": [\"cpu\"]}}, "
+		"\"benchmarks\": [{\"name\": \"infer\", \"command\": [\"b\"], "
+		"\"metrics\": [{\"name\": \"w\", \"from\": \"wall\"}]}]}";
+	struct plan_filter shard = { .shard_index = 2, .shard_count = 2 };
+	struct strbuf out = STRBUF_INIT;
+	struct suite *suite = NULL;
+	struct plan *plan = NULL;
+
+	cr_assert_eq(suite_parse(&suite, "/tmp/m.json", text, strlen(text)),
+		     BG_OK, "%s", bg_error_last());
+	cr_assert_eq(plan_build(&plan, suite, NULL, "/b"), BG_OK);
+	cr_assert_eq(plan->nr, 3);
+	cr_assert_str_eq(plan->cases[0].id, "infer/fp32/cpu");
+	cr_assert_str_eq(plan->cases[1].id, "infer/fp32/gpu");
+	cr_assert_str_eq(plan->cases[2].id, "infer/quantized/cpu");
+	cr_assert_eq(plan_describe(plan, &out), BG_OK);
+	cr_assert(strstr(out.buf, ": valid, 3 cases (1 benchmark x 2 variants "
+				  "x 3 devices, less 3 variant/device pairs "
+				  "that cannot exist)\n"),
+		  "%s", out.buf);
+	cr_assert_null(strstr(out.buf, "ipu"), "%s", out.buf);
+	plan_free(plan);
+	strbuf_release(&out);
+
+	cr_assert_eq(plan_build(&plan, suite, &shard, "/b"), BG_OK);
+	cr_assert_eq(plan->nr, 1);
+	cr_assert_str_eq(plan->cases[0].id, "infer/fp32/gpu");
+	plan_free(plan);
+	suite_free(suite);
+}

@@ -82,6 +82,11 @@ int plan_build(struct plan **out, const struct suite *suite,
 				struct strbuf id = STRBUF_INIT;
 				struct plan_case *pcase;
 
+				/* not skipped, not failed: not a case */
+				if (!suite_case_exists(suite,
+						       &suite->variants[v],
+						       suite->devices[d]))
+					continue;
 				strbuf_addf(&id, "%s/%s/%s",
 					    suite->benchmarks[b].name,
 					    suite->variants[v].name,
@@ -327,20 +332,38 @@ static int describe_case(const struct plan *plan, const struct plan_case *pcase,
 	return BG_OK;
 }
 
+/* The variant/device pairs of the suite that cannot exist (suite.h). */
+static size_t pairs_left_out(const struct suite *suite)
+{
+	size_t nr = 0;
+
+	for (size_t v = 0; v < suite->variants_nr; v++)
+		for (size_t d = 0; d < suite->devices_nr; d++)
+			nr += !suite_case_exists(suite, &suite->variants[v],
+						 suite->devices[d]);
+	return nr;
+}
+
 int plan_describe(const struct plan *plan, struct strbuf *out)
 {
 	const struct suite *suite = plan->suite;
+	size_t left_out = pairs_left_out(suite);
 	int error = BG_OK;
 
 	strbuf_addstr(out, "suite ");
 	terminal_escape(out, suite->name);
 	strbuf_addf(out,
 		    ": valid, %zu case%s (%zu benchmark%s x %zu "
-		    "variant%s x %zu device%s)\n",
+		    "variant%s x %zu device%s",
 		    plan->nr, plan->nr == 1 ? "" : "s", suite->benchmarks_nr,
 		    suite->benchmarks_nr == 1 ? "" : "s", suite->variants_nr,
 		    suite->variants_nr == 1 ? "" : "s", suite->devices_nr,
 		    suite->devices_nr == 1 ? "" : "s");
+	if (left_out)
+		strbuf_addf(out, ", less %zu variant/device pair%s that "
+				 "cannot exist",
+			    left_out, left_out == 1 ? "" : "s");
+	strbuf_addstr(out, ")\n");
 	for (size_t i = 0; i < plan->nr && !error; i++)
 		error = describe_case(plan, &plan->cases[i], out);
 	return error;
