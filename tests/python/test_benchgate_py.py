@@ -1,0 +1,122 @@
+"""Tests of python/benchgate.py, the helper for Python benchmark authors.
+
+Run by ctest (tests/CMakeLists.txt) with BENCHGATE_BIN naming the built
+benchgate, which the end-to-end test drives: what the helper writes must be
+what `benchgate run` reads.
+"""
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from unittest import mock
+
+import benchgate
+
+HELPER_DIR = os.path.dirname(os.path.abspath(benchgate.__file__))
+
+
+class Outside(unittest.TestCase):
+    def test_writes_nothing_without_benchgate(self):
+        with mock.patch.dict(os.environ, clear=True):
+            self.assertFalse(benchgate.active())
+            with benchgate.metrics() as m:
+                m.record("latency_ms", [1.5, 2.5], unit="ms")
+            self.assertIsNone(m.path)
+            self.assertEqual(m.values, {"latency_ms": [1.5, 2.5]})
+
+
+class Recording(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.path = os.path.join(self.dir, "metrics")
+        self.addCleanup(shutil.rmtree, self.dir)
+
+    def read(self):
+        with open(self.path) as f:
+            return f.read()
+
+    def test_lines_per_value_with_units(self):
+        with mock.patch.dict(os.environ, {"BENCHGATE_METRICS_FILE": self.path}):
+            with benchgate.metrics() as m:
+                m.record("latency_ms", [1.25, 0.1], unit="ms")
+                m.record("accuracy", 0.9375)
+                m.record("latency_ms", 3, unit="ms")
+        self.assertEqual(self.read(), "latency_ms 1.25 ms\nlatency_ms 0.1 ms\n"
+                         "latency_ms 3.0 ms\naccuracy 0.9375\n")
+        self.assertEqual(os.listdir(self.dir), ["metrics"])  # no temp file left
+
+    def test_nothing_written_when_the_block_fails(self):
+        with self.assertRaises(RuntimeError):
+            with benchgate.metrics(self.path) as m:
+                m.record("x", 1)
+                raise RuntimeError("benchmark failed")
+        self.assertFalse(os.path.exists(self.path))
+
+    def test_refuses_what_benchgate_would(self):
+        m = benchgate.metrics(self.path)
+        for name, value, unit, error in [
+                ("two words", 1, None, ValueError),
+                ("", 1, None, ValueError),
+                ("x", math.nan, None, ValueError),
+                ("x", [1, math.inf], None, ValueError),
+                ("x", "1.5", None, TypeError),
+                ("x", True, None, TypeError),
+                ("x", 1, "m s", ValueError)]:
+            with self.subTest(name=name, value=value, unit=unit):
+                self.assertRaises(error, m.record, name, value, unit)
+        m.record("y", 1, unit="ms")
+        self.assertRaises(ValueError, m.record, "y", 2, unit="s")
+        self.assertEqual(m.values, {"y": [1.0]})
+
+
+BENCH = """
+import benchgate
+with benchgate.metrics() as m:
+    m.record("latency_ms", [1.5, 2.5, 1e-05], unit="ms")
+    m.record("accuracy", 0.9375)
+    m.record("runs_seen", 1)
+"""
+
+SUITE = {
+    "benchgate": 1, "suite": "pyhelper",
+    "defaults": {"warmup": 1, "runs": 2, "env": {"PYTHONPATH": HELPER_DIR}},
+    "benchmarks": [{
+        "name": "bench", "command": [sys.executable, "bench.py"],
+        "metrics": [
+            {"name": "latency", "from": "metrics", "key": "latency_ms"},
+            {"name": "accuracy", "from": "metrics", "better": "higher"},
+            {"name": "runs_seen", "from": "metrics"}]}]}
+
+
+@unittest.skipUnless(os.environ.get("BENCHGATE_BIN"), "BENCHGATE_BIN not set")
+class ReadByBenchgate(unittest.TestCase):
+    def test_run_reads_the_file(self):
+        work = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, work)
+        with open(os.path.join(work, "bench.py"), "w") as f:
+            f.write(BENCH)
+        with open(os.path.join(work, "suite.json"), "w") as f:
+            json.dump(SUITE, f)
+        out = os.path.join(work, "result.json")
+        run = subprocess.run(
+            [os.environ["BENCHGATE_BIN"], "run", "suite.json", "--store",
+             os.path.join(work, "store"), "--json", out, "--quiet"],
+            cwd=work, capture_output=True, text=True, timeout=120)
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        with open(out) as f:
+            (case,) = json.load(f)["cases"]
+        self.assertEqual(case["status"], "ok")
+        metrics = case["metrics"]
+        self.assertEqual(metrics["latency"]["samples"], [1.5, 2.5, 1e-05] * 2)
+        self.assertEqual(metrics["latency"]["unit"], "ms")
+        self.assertEqual(metrics["accuracy"]["samples"], [0.9375] * 2)
+        self.assertEqual(metrics["runs_seen"]["samples"], [1, 1])
+
+
+if __name__ == "__main__":
+    unittest.main()
