@@ -63,16 +63,14 @@ struct chart_context {
 	size_t variants_nr;
 };
 
-#define CHART_INIT                                    \
-	{                                             \
-		STRBUF_INIT, STRBUF_INIT, STRBUF_INIT \
-	}
-
 static void chart_release(struct chart *chart)
 {
 	strbuf_release(&chart->stem);
 	strbuf_release(&chart->gp);
 	strbuf_release(&chart->dat);
+	free(chart->caption);
+	free(chart->svg);
+	chart->caption = chart->svg = NULL;
 }
 
 static size_t stem_hash(const char *stem)
@@ -242,6 +240,22 @@ static void set_title(struct strbuf *gp, struct strbuf *text,
 	strbuf_release(&second);
 }
 
+/* set_title() for a chart a report shows: its kind, and its caption
+ * ("latency (ms) by variant: bench / cpu"). */
+static void chart_title(struct chart *chart, const char *kind,
+			struct strbuf *text, const char *const *names)
+{
+	struct strbuf caption = STRBUF_INIT;
+
+	strbuf_addstr(&caption, text->buf);
+	strbuf_addstr(&caption, ": ");
+	case_label(&caption, names);
+	chart->kind = kind;
+	free(chart->caption);
+	chart->caption = strbuf_detach(&caption, NULL);
+	set_title(&chart->gp, text, names);
+}
+
 /* Emits `set <what> '<text>'` and empties text for the next one. */
 static void set_text(struct strbuf *gp, const char *what, struct strbuf *text)
 {
@@ -367,7 +381,7 @@ static void history_chart(struct chart_context *ctx,
 
 	metric_axis_label(&text, mc->metric, mc->unit);
 	strbuf_addstr(&text, " over commits");
-	set_title(&chart.gp, &text, names);
+	chart_title(&chart, "history", &text, names);
 	metric_axis_label(&text, mc->metric, mc->unit);
 	set_text(&chart.gp, "ylabel", &text);
 	strbuf_addstr(&text, "commit, oldest to newest");
@@ -582,7 +596,7 @@ static void variants_chart(struct chart_context *ctx, const struct group *group)
 
 	metric_axis_label(&text, head->metric, head->unit);
 	strbuf_addstr(&text, " by variant");
-	set_title(&chart.gp, &text, names);
+	chart_title(&chart, "variants", &text, names);
 	metric_axis_label(&text, head->metric, head->unit);
 	strbuf_addstr(&text, head->better == BETTER_LOWER
 				     ? ", lower is better"
@@ -731,6 +745,26 @@ static size_t tradeoff_points(struct tradeoff_point **out,
 	return nr;
 }
 
+/* Appends, for each point whose baseline measured both metrics, the
+ * baseline's place and the move from it to the candidate's ("x y dx
+ * dy"); returns whether any did. */
+static bool tradeoff_moves(struct strbuf *out,
+			   const struct tradeoff_point *points, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++) {
+		const struct metric_comparison *s = points[i].speed;
+		const struct metric_comparison *a = points[i].accuracy;
+		double x = s->baseline.median, y = a->baseline.median;
+
+		if (!s->has_baseline || !a->has_baseline || !isfinite(x) ||
+		    !isfinite(y))
+			continue;
+		strbuf_addf(out, "%.9g %.9g %.9g %.9g\n", x, y,
+			    s->candidate.median - x, a->candidate.median - y);
+	}
+	return out->len > 0;
+}
+
 static void tradeoff_chart(struct chart_context *ctx, const struct group *group)
 {
 	const struct metric_comparison *head = group->items[0];
@@ -740,7 +774,7 @@ static void tradeoff_chart(struct chart_context *ctx, const struct group *group)
 	const struct metric_comparison *first_s, *first_a;
 	struct tradeoff_point *points = NULL;
 	struct chart chart = CHART_INIT;
-	struct strbuf text = STRBUF_INIT;
+	struct strbuf text = STRBUF_INIT, moves = STRBUF_INIT;
 	size_t nr = 0;
 
 	if (accuracy)
@@ -756,7 +790,7 @@ static void tradeoff_chart(struct chart_context *ctx, const struct group *group)
 	strbuf_addf(&text, ", %s-%s is better",
 		    first_a->better == BETTER_HIGHER ? "up" : "down",
 		    first_s->better == BETTER_LOWER ? "left" : "right");
-	set_title(&chart.gp, &text, names);
+	chart_title(&chart, "tradeoff", &text, names);
 	metric_axis_label(&text, speed, first_s->unit);
 	strbuf_addf(&text, ", median and %d%% CI", ctx->confidence_percent);
 	set_text(&chart.gp, "xlabel", &text);
@@ -766,6 +800,15 @@ static void tradeoff_chart(struct chart_context *ctx, const struct group *group)
 		    "set offsets graph 0.1, graph 0.1, "
 		    "graph 0.1, graph 0.1\nplot '%s.dat' ",
 		    chart.stem.buf);
+	/* Where each variant was, drawn first so the points stay on top. */
+	if (tradeoff_moves(&moves, points, nr))
+		strbuf_addf(&chart.gp,
+			    "index %zu using 1:2:3:4 with vectors head filled "
+			    "size screen 0.012,25 lc rgb '#666666' lw 1.5 "
+			    "title 'from baseline to candidate', \\\n"
+			    "\t'' index %zu using 1:2 with points pt 6 ps 1.6 "
+			    "lc rgb '#666666' title 'baseline', \\\n\t'' ",
+			    nr, nr);
 
 	for (size_t i = 0; i < nr; i++) {
 		const struct metric_comparison *s = points[i].speed;
@@ -784,12 +827,18 @@ static void tradeoff_chart(struct chart_context *ctx, const struct group *group)
 		add_label_text(&text, points[i].first->variant);
 		add_title(&chart.gp, &text);
 	}
+	if (moves.len)
+		strbuf_addf(&chart.dat,
+			    "\n\n# index %zu: baseline x, y, and the move to "
+			    "the candidate dx, dy\n%s",
+			    nr, moves.buf);
 	strbuf_addch(&chart.gp, '\n');
 	script_end(&chart.gp, chart.stem.buf);
 	chart_done(ctx, &chart);
 done:
 	free(points);
 	strbuf_release(&text);
+	strbuf_release(&moves);
 	chart_release(&chart);
 }
 
@@ -849,7 +898,7 @@ static void distribution_chart(struct chart_context *ctx,
 		    item->relative);
 	if (item->has_interval)
 		strbuf_addf(&text, " at %d%%", ctx->confidence_percent);
-	set_title(&chart.gp, &text, names);
+	chart_title(&chart, "distribution", &text, names);
 	metric_axis_label(&text, mc->metric, mc->unit);
 	strbuf_addstr(&text, mc->better == BETTER_LOWER ? ", lower is better"
 							: ", higher is better");
@@ -887,6 +936,13 @@ done:
 
 /* All of them */
 
+/* The gate decided that the metric changed: its history tells whether
+ * the change stands out of the noise. */
+static bool decided(enum verdict verdict)
+{
+	return verdict == VERDICT_REGRESSION || verdict == VERDICT_IMPROVEMENT;
+}
+
 void charts_render(struct charts *charts, const struct report_model *model)
 {
 	const struct comparison *cmp = model->comparison;
@@ -915,18 +971,21 @@ void charts_render(struct charts *charts, const struct report_model *model)
 
 	for (size_t i = 0; model->history_nr && model->candidate && i < cmp->nr;
 	     i++)
-		if (model->items[i].charted)
+		if (model->items[i].charted && decided(cmp->items[i].verdict))
 			history_chart(&ctx, model, &cmp->items[i],
 				      &model->items[i]);
 	for (size_t i = 0; i < by_metric.nr; i++)
-		if (by_metric.items[i].charted)
+		if (by_metric.items[i].charted &&
+		    same(by_metric.items[i].items[0]->metric,
+			 speed_metric_of(&ctx, by_metric.items[i].items[0])))
 			variants_chart(&ctx, &by_metric.items[i]);
 	for (size_t i = 0; i < by_device.nr; i++)
 		if (by_device.items[i].charted)
 			tradeoff_chart(&ctx, &by_device.items[i]);
 	for (size_t i = 0; model->baseline && model->candidate && i < cmp->nr;
 	     i++)
-		if (model->items[i].charted &&
+		/* an exact metric's samples are one value */
+		if (model->items[i].charted && !cmp->items[i].exact &&
 		    cmp->items[i].verdict == VERDICT_REGRESSION)
 			distribution_chart(&ctx, model, &cmp->items[i],
 					   &model->items[i]);

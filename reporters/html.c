@@ -18,6 +18,7 @@
 #include "harness/util/format.h"
 #include "harness/util/utf8.h"
 #include "reporters/escape.h"
+#include "reporters/svg_inline.h"
 
 #include <assert.h>
 #include <math.h>
@@ -89,6 +90,12 @@ static const char html_style[] =
 	"svg .faster{fill:#3b6fb6}\n"
 	"svg .slower{fill:#fff;stroke:#c05a00;stroke-width:1.5;"
 	"stroke-dasharray:4 2}\n"
+	".figures{display:grid;gap:1rem;margin:.5rem 0 1rem;"
+	"grid-template-columns:repeat(auto-fit,minmax(min(100%,480px),1fr))}\n"
+	"figure{margin:0;padding:.5rem;border:1px solid #ddd;"
+	"border-radius:4px;min-width:0}\n"
+	"figcaption{color:#555;font-size:.85rem;overflow-wrap:anywhere}\n"
+	"svg.chart{display:block;width:100%;height:auto}\n"
 	"p.hint,footer{color:#555;font-size:.85rem}\n"
 	"details{margin:1.5rem 0}\n"
 	"summary{cursor:pointer;font-weight:600;font-size:1.05rem}\n"
@@ -585,7 +592,8 @@ static void add_failures(struct strbuf *out, const struct comparison *c)
 }
 
 /* The cells every results table starts with: verdict, case, both values,
- * the change and its bar (empty when there is nothing to compare). */
+ * the change and, when scale > 0, its bar (empty when there is nothing to
+ * compare). */
 static void add_row_head(struct strbuf *out, const struct metric_comparison *mc,
 			 const struct report_item *item, double scale)
 {
@@ -595,6 +603,8 @@ static void add_row_head(struct strbuf *out, const struct metric_comparison *mc,
 	add_value_cell(out, mc, &mc->baseline, mc->has_baseline);
 	add_value_cell(out, mc, &mc->candidate, mc->has_candidate);
 	add_change_cell(out, mc, item);
+	if (scale <= 0)
+		return;
 	strbuf_addstr(out, "<td");
 	add_sort_key(out, item->compared ? mc->change : NAN);
 	strbuf_addch(out, '>');
@@ -709,6 +719,66 @@ static void add_variants(struct strbuf *out, const struct report_model *model)
 	table_end(out);
 }
 
+/* Charts */
+
+/* Whether a chart is of one of kinds and was drawn. */
+static bool shown_chart(const struct chart *chart, const char *const *kinds)
+{
+	bool wanted = false;
+
+	for (const char *const *k = kinds; *k; k++)
+		wanted |= chart->kind && !strcmp(chart->kind, *k);
+	return wanted && chart->svg;
+}
+
+/* Above this many, the charts of the changes start folded away: the
+ * variants' story comes after them. */
+#define CHANGE_CHARTS_OPEN 4
+
+/* The charts of the given kinds that were drawn, inlined in the order
+ * they were drawn; in a <details> under `summary` when it is given. */
+static void add_figures(struct strbuf *out, const struct report_model *model,
+			const char *const *kinds, const char *summary)
+{
+	const struct charts *charts = model->charts;
+	struct strbuf prefix = STRBUF_INIT;
+	size_t nr = 0;
+	bool any = false;
+
+	for (size_t i = 0; charts && i < charts->nr; i++)
+		nr += shown_chart(&charts->items[i], kinds);
+	for (size_t i = 0; nr && i < charts->nr; i++) {
+		const struct chart *chart = &charts->items[i];
+		size_t start = out->len;
+
+		if (!shown_chart(chart, kinds))
+			continue;
+		if (!any && summary)
+			strbuf_addf(out,
+				    "<details class=\"charts\"%s><summary>%s "
+				    "(%zu)</summary>\n",
+				    nr <= CHANGE_CHARTS_OPEN ? " open" : "",
+				    summary, nr);
+		if (!any)
+			strbuf_addstr(out, "<div class=\"figures\">\n");
+		strbuf_addf(out, "<figure data-kind=\"%s\">", chart->kind);
+		strbuf_reset(&prefix);
+		strbuf_addf(&prefix, "c%zu-", i);
+		if (!svg_inline(out, chart->svg, prefix.buf, "chart",
+				chart->caption ? chart->caption : "")) {
+			strbuf_setlen(out, start);
+			continue;
+		}
+		strbuf_addstr(out, "<figcaption>");
+		escape_html(out, chart->caption ? chart->caption : "");
+		strbuf_addstr(out, "</figcaption></figure>\n");
+		any = true;
+	}
+	if (any)
+		strbuf_addstr(out, summary ? "</div></details>\n" : "</div>\n");
+	strbuf_release(&prefix);
+}
+
 /* Every result, the most telling verdicts first. */
 static const enum verdict everything[] = {
 	VERDICT_REGRESSION,   VERDICT_FAILED,	 VERDICT_IMPROVEMENT,
@@ -727,14 +797,11 @@ static void add_all_results(struct strbuf *out,
 					       "Baseline",
 					       "Candidate",
 					       "Change [interval]",
-					       "Change against threshold",
 					       "Threshold",
 					       "p (adj.)",
 					       "n (base, cand.)",
 					       "Note",
 					       NULL };
-	double scale = change_scale(model, everything, EVERYTHING_NR);
-
 	strbuf_addf(out,
 		    "<details id=\"all\"><summary>All %zu results"
 		    "</summary>\n",
@@ -746,7 +813,9 @@ static void add_all_results(struct strbuf *out,
 
 			if (mc->verdict != everything[v])
 				continue;
-			add_row_head(out, mc, &model->items[i], scale);
+			/* no bars: the table must fit a laptop's window,
+			 * and the changes table above has them */
+			add_row_head(out, mc, &model->items[i], 0);
 			add_threshold_cell(out, mc, &model->items[i]);
 			add_p_cell(out, mc, &model->items[i]);
 			strbuf_addf(out,
@@ -916,6 +985,11 @@ void report_html(const struct report_model *model, struct strbuf *out)
 	add_failures(out, c);
 	add_changes(out, model);
 	add_variants(out, model);
+	add_figures(out, model,
+		    (const char *const[]){ "tradeoff", "variants", NULL }, NULL);
+	add_figures(out, model,
+		    (const char *const[]){ "distribution", "history", NULL },
+		    "Charts of the changes: samples and history");
 	add_charts_note(out, model);
 	add_profiles(out, model);
 	add_all_results(out, model);

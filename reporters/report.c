@@ -632,23 +632,36 @@ done:
 	return error;
 }
 
-/* Writes each chart's data and script, runs gnuplot on them, and lists the
- * two images; charts/ is made for the first. */
+/* Keeps the SVG gnuplot drew for the HTML report, which inlines it. */
+static void read_svg(const char *dir, struct chart *chart)
+{
+	struct strbuf path = STRBUF_INIT, svg = STRBUF_INIT;
+
+	strbuf_addf(&path, "%s/%s.svg", dir, chart->stem.buf);
+	if (strbuf_read_file(&svg, path.buf) == BG_OK)
+		chart->svg = strbuf_detach(&svg, NULL);
+	strbuf_release(&svg);
+	strbuf_release(&path);
+}
+
+/* Writes each chart's data and script, runs gnuplot on them, keeps the
+ * SVG and lists the two images; charts/ is made for the first. */
 static int draw_charts(const char *program, const char *dir,
-		       const struct charts *charts, struct strbuf *written)
+		       struct charts *charts, struct strbuf *written)
 {
 	int error = BG_OK;
 
 	if (charts->nr && mkdir_p(dir) < 0)
 		return bg_error("cannot create directory '%s'", dir);
 	for (size_t i = 0; !error && i < charts->nr; i++) {
-		const struct chart *chart = &charts->items[i];
+		struct chart *chart = &charts->items[i];
 
 		if ((error = write_beside(dir, chart, "dat", &chart->dat)) <
 			    0 ||
 		    (error = write_beside(dir, chart, "gp", &chart->gp)) < 0 ||
 		    (error = run_gnuplot(program, dir, chart)) < 0)
 			break;
+		read_svg(dir, chart);
 		if (written)
 			strbuf_addf(written, "%s/%s.svg\n%s/%s.png\n", dir,
 				    chart->stem.buf, dir, chart->stem.buf);
@@ -656,12 +669,11 @@ static int draw_charts(const char *program, const char *dir,
 	return error;
 }
 
-/* The charts of a built model; BG_ENOTFOUND, with nothing written, when
- * gnuplot cannot be run. */
+/* The charts of a built model, drawn into charts (each chart's svg set);
+ * BG_ENOTFOUND, with nothing written, when gnuplot cannot be run. */
 static int write_charts(const struct report_model *model, const char *dir,
-			struct strbuf *written)
+			struct charts *charts, struct strbuf *written)
 {
-	struct charts charts = CHARTS_INIT;
 	struct strbuf charts_dir = STRBUF_INIT, note = STRBUF_INIT;
 	char *program = gnuplot_program();
 	int error;
@@ -675,12 +687,11 @@ static int write_charts(const struct report_model *model, const char *dir,
 				    program);
 		goto done;
 	}
-	charts_render(&charts, model);
+	charts_render(charts, model);
 	if (report_add_charts_note(&note, model))
 		bg_warn("%s", note.buf);
-	error = draw_charts(program, charts_dir.buf, &charts, written);
+	error = draw_charts(program, charts_dir.buf, charts, written);
 done:
-	charts_release(&charts);
 	strbuf_release(&charts_dir);
 	strbuf_release(&note);
 	free(program);
@@ -691,8 +702,9 @@ int report_write_all(const struct report_model *model, const char *dir,
 		     unsigned mask, struct strbuf *written)
 {
 	struct report_model local = *model;
+	struct charts charts = CHARTS_INIT;
 	struct strbuf base = STRBUF_INIT;
-	int error;
+	int error, charts_error = BG_OK;
 
 	if (!local.built)
 		report_model_build(&local);
@@ -704,24 +716,35 @@ int report_write_all(const struct report_model *model, const char *dir,
 				     dir);
 		local.artifact_base = base.len ? base.buf : NULL;
 	}
+	/* The HTML report inlines the charts: it is written after them, and
+	 * without them when they cannot be drawn. */
 	for (size_t i = 0; i < FORMATS_NR; i++) {
-		if (!formats[i].render || !(mask & formats[i].flag))
+		if (!formats[i].render || !(mask & formats[i].flag) ||
+		    formats[i].flag == REPORT_HTML)
 			continue;
 		error = write_report(&local, dir, &formats[i], written);
 		if (error < 0)
 			goto done;
 	}
 	if (mask & REPORT_CHARTS) {
-		error = write_charts(&local, dir, written);
-		if (error == BG_ENOTFOUND) {
+		charts_error = write_charts(&local, dir, &charts, written);
+		if (charts_error == BG_ENOTFOUND) {
 			bg_warn("gnuplot not found: charts skipped "
 				"(install gnuplot-nox)");
-			error = BG_OK;
+			charts_error = BG_OK;
 		}
+		local.charts = &charts;
 	}
+	for (size_t i = 0; i < FORMATS_NR; i++)
+		if (formats[i].flag == REPORT_HTML && (mask & REPORT_HTML) &&
+		    (error = write_report(&local, dir, &formats[i], written)) <
+			    0)
+			goto done;
+	error = charts_error;
 done:
 	if (!model->built)
 		report_model_release(&local);
+	charts_release(&charts);
 	strbuf_release(&base);
 	return error;
 }

@@ -129,6 +129,9 @@ struct report_model {
 	/* Optional: at most this many cases get charts; 0 means
 	 * REPORT_CHART_CASES_DEFAULT, SIZE_MAX every case. */
 	size_t chart_cases;
+	/* Optional: the drawn charts (chart.svg set) that the HTML report
+	 * embeds; report_write_all() sets it when it draws charts. */
+	const struct charts *charts;
 
 	/* Derived by report_model_build(); read-only to the reporters. */
 	bool built;
@@ -216,7 +219,20 @@ struct chart {
 	struct strbuf stem; /* unique among the charts of a model */
 	struct strbuf gp;
 	struct strbuf dat;
+	/* For a report that shows the chart (HTML): what it is, "history",
+	 * "variants", "tradeoff" or "distribution" (static; NULL for other
+	 * charts), and its title in plain text (user names unescaped, cut as
+	 * in the chart); NULL for none. */
+	const char *kind;
+	char *caption;
+	/* Its SVG once drawn (report_write_all()); NULL before. */
+	char *svg;
 };
+
+#define CHART_INIT                                                      \
+	{                                                               \
+		STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, NULL, NULL, NULL \
+	}
 
 struct charts {
 	struct chart *items;

@@ -228,8 +228,12 @@ Test(charts, every_chart_type_is_written_with_its_script_and_data)
 	 * variant's latency and throughput. */
 	cr_assert_eq(f.comparison->counts[VERDICT_REGRESSION], 2);
 	cr_assert_eq(count_files(charts, "distribution-", ".svg"), 2);
-	/* History for each of 4 variants x 3 metrics. */
-	cr_assert_eq(count_files(charts, "history-", ".png"), 12);
+	/* History only for what changed, the same two; the variants side
+	 * by side only on the speed metric: the charts a reader looks at,
+	 * not one per metric and case. */
+	cr_assert_eq(count_files(charts, "history-", ".png"), 2);
+	cr_assert_eq(count_files(charts, "variants-", ".png"), 1);
+	cr_assert_eq(count_files(charts, "", ".svg"), 2 + 2 + 1 + 1);
 	cr_assert(strstr(written.buf, "/charts/tradeoff-infer-cpu.svg\n"));
 	cr_assert(strstr(written.buf, "/charts/tradeoff-infer-cpu.png\n"));
 	cr_assert_null(strstr(written.buf, ".gp\n"), "lists images only");
@@ -326,10 +330,22 @@ Test(charts, scripts_and_data_are_made_without_gnuplot)
 	fixture_init(&f, "infer", variants);
 	report_model_build(&f.model);
 	charts_render(&charts, &f.model);
-	/* history 4 x 3, variants 3, tradeoff 1, distributions 2 */
-	cr_assert_eq(charts.nr, 12 + 3 + 1 + 2);
+	/* history 2 (the regressed metrics), variants 1 (latency),
+	 * tradeoff 1, distributions 2 */
+	cr_assert_eq(charts.nr, 2 + 1 + 1 + 2);
 	cr_assert_str_eq(charts.items[0].stem.buf,
-			 "history-infer-original-cpu-latency");
+			 "history-infer-quantized-cpu-latency");
+	cr_assert_str_eq(charts.items[0].kind, "history");
+	cr_assert_str_eq(charts.items[0].caption,
+			 "latency (ms) over commits: infer / quantized / cpu");
+	cr_assert_str_eq(charts.items[3].kind, "tradeoff");
+	/* The tradeoff shows where each variant was: an arrow from the
+	 * baseline's point to the candidate's. */
+	cr_assert(strstr(charts.items[3].gp.buf, "with vectors"), "%s",
+		  charts.items[3].gp.buf);
+	cr_assert(strstr(charts.items[3].dat.buf,
+			 "# index 4: baseline x, y, and the move"),
+		  "%s", charts.items[3].dat.buf);
 	cr_assert_str_eq(charts.items[charts.nr - 1].stem.buf,
 			 "distribution-infer-quantized-cpu-throughput");
 	for (size_t i = 0; i < charts.nr; i++) {
@@ -412,8 +428,8 @@ Test(charts, hostile_names_render_and_stay_inert, .timeout = 300)
 		     bg_error_last());
 	charts = charts_dir(dir);
 	/* The same charts as with plain names, each one rendered. */
-	cr_assert_eq(count_files(charts, "history-", ".svg"), 12);
-	cr_assert_eq(count_files(charts, "variants-", ".png"), 3);
+	cr_assert_eq(count_files(charts, "history-", ".svg"), 2);
+	cr_assert_eq(count_files(charts, "variants-", ".png"), 1);
 	cr_assert_eq(count_files(charts, "tradeoff-", ".png"), 1);
 	cr_assert_eq(count_files(charts, "distribution-", ".png"), 2);
 	for (char *line = written.buf, *end; *line; line = end + 1) {
@@ -426,7 +442,7 @@ Test(charts, hostile_names_render_and_stay_inert, .timeout = 300)
 			assert_svg_inert(line);
 		images++;
 	}
-	cr_assert_eq(images, 2 * (12 + 3 + 1 + 2));
+	cr_assert_eq(images, 2 * (2 + 1 + 1 + 2));
 	/* Backquotes in a single-quoted gnuplot string are not run. */
 	cr_assert_not(file_in(charts, "pwned", false));
 	cr_assert_not(file_in(".", "pwned", false));
@@ -552,20 +568,21 @@ Test(charts, the_bound_charts_regressions_then_the_largest_changes)
 	cr_assert_eq(model.cases_nr, 40);
 	cr_assert_eq(model.charted_cases_nr, 3);
 	/* The two regressions first, then the largest change; each of
-	 * them with a history per metric, and a distribution per regressed
-	 * metric. */
+	 * them with a history per changed metric, and a distribution per
+	 * regressed metric. */
 	cr_assert(has_chart(&charts, "history-b2-quantized-cpu-latency"));
-	cr_assert(has_chart(&charts, "history-b7-quantized-cpu-accuracy"));
+	cr_assert(has_chart(&charts, "history-b7-quantized-cpu-throughput"));
 	cr_assert(has_chart(&charts, "history-b5-pruned-cpu-throughput"));
-	cr_assert_eq(count_charts(&charts, "history-"), 3 * 3);
+	cr_assert_not(has_chart(&charts, "history-b7-quantized-cpu-accuracy"));
+	cr_assert_eq(count_charts(&charts, "history-"), 3 * 2);
 	cr_assert(
 		has_chart(&charts, "distribution-b2-quantized-cpu-throughput"));
 	cr_assert(has_chart(&charts, "distribution-b7-quantized-cpu-latency"));
 	cr_assert_eq(count_charts(&charts, "distribution-"), 2 * 2);
-	/* Their benchmarks' variants side by side, one per metric, and
+	/* Their benchmarks' variants side by side on the speed metric, and
 	 * their tradeoffs; the other seven benchmarks have none. */
 	cr_assert(has_chart(&charts, "variants-b5-cpu-latency"));
-	cr_assert_eq(count_charts(&charts, "variants-"), 3 * 3);
+	cr_assert_eq(count_charts(&charts, "variants-"), 3);
 	cr_assert(has_chart(&charts, "tradeoff-b7-cpu"));
 	cr_assert_eq(count_charts(&charts, "tradeoff-"), 3);
 	cr_assert(report_add_charts_note(&note, &model));
@@ -582,7 +599,8 @@ Test(charts, the_bound_charts_regressions_then_the_largest_changes)
 	report_model_build(&model);
 	charts_render(&charts, &model);
 	cr_assert_eq(model.charted_cases_nr, 40);
-	cr_assert_eq(count_charts(&charts, "history-"), 40 * 3);
+	cr_assert_eq(count_charts(&charts, "history-"), 3 * 2);
+	cr_assert_eq(count_charts(&charts, "variants-"), 10);
 	strbuf_reset(&note);
 	cr_assert_not(report_add_charts_note(&note, &model));
 	cr_assert_eq(note.len, 0);
