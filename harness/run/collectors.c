@@ -3,6 +3,8 @@
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/util/jsonread.h"
+#include "harness/bridge/bridge.h"
+#include "harness/run/extractor.h"
 #include "harness/run/sampler.h"
 
 #include <assert.h>
@@ -55,7 +57,6 @@ struct watch {
 };
 
 struct collectors {
-	const struct suite *suite;
 	struct benchmark_collectors *benchmarks;
 	size_t nr;
 	const struct sampler *sampler; /* NULL: nothing sampled */
@@ -70,6 +71,7 @@ struct pending {
 	size_t nr, alloc;
 	const char *unit; /* borrowed from the spec or the lines */
 	bool collected;
+	size_t independent; /* a bridge's count of its values (bridge.h) */
 };
 
 struct metric_line {
@@ -93,30 +95,65 @@ struct json_file {
 	cJSON *json;
 };
 
+/* A peer's document of a bridge source, read once per run. */
+struct bridge_file {
+	char *path;
+	struct bridge_doc doc;
+};
+
+/* What one extractor printed in this run (extractor.h): metrics with the
+ * same command share one run of it. */
+struct extracted {
+	const struct metric_spec *first; /* the metric that ran it */
+	struct metrics_file output;
+};
+
 struct collect_state {
 	struct collectors *collectors;
 	const struct collect_run *run;
 	const struct metric_spec *spec; /* the metric being collected */
 	struct pending *pending;	/* ... and its samples */
 	struct metrics_file metrics;
+	struct extracted *extracted;
+	size_t extracted_nr, extracted_alloc;
 	struct json_file *files;
 	size_t files_nr, files_alloc;
+	struct bridge_file *bridges;
+	size_t bridges_nr, bridges_alloc;
 };
 
 int collectors_new(struct collectors **out, const struct suite *suite)
 {
 	struct collectors *collectors = xcalloc(1, sizeof(*collectors));
-	int error = BG_OK;
+	int error;
 
-	collectors->suite = suite;
 	strbuf_init(&collectors->watch.streams[0].partial, 0);
 	strbuf_init(&collectors->watch.streams[1].partial, 0);
-	collectors->nr = suite->benchmarks_nr;
-	collectors->benchmarks = xcalloc(suite->benchmarks_nr + 1,
-					 sizeof(*collectors->benchmarks));
+	if ((error = collectors_add_suite(collectors, suite)) < 0) {
+		collectors_free(collectors);
+		return error;
+	}
+	*out = collectors;
+	return BG_OK;
+}
+
+int collectors_add_suite(struct collectors *collectors,
+			 const struct suite *suite)
+{
+	size_t first = collectors->nr;
+	int error = BG_OK;
+
+	collectors->benchmarks =
+		xrealloc(collectors->benchmarks,
+			 (first + suite->benchmarks_nr + 1) *
+				 sizeof(*collectors->benchmarks));
+	memset(&collectors->benchmarks[first], 0,
+	       (suite->benchmarks_nr + 1) * sizeof(*collectors->benchmarks));
+	collectors->nr = first + suite->benchmarks_nr;
 	for (size_t b = 0; b < suite->benchmarks_nr && !error; b++) {
 		const struct benchmark *benchmark = &suite->benchmarks[b];
-		struct benchmark_collectors *bc = &collectors->benchmarks[b];
+		struct benchmark_collectors *bc =
+			&collectors->benchmarks[first + b];
 
 		bc->benchmark = benchmark;
 		bc->regexes = xcalloc(benchmark->metrics_nr + 1,
@@ -164,12 +201,7 @@ int collectors_new(struct collectors **out, const struct suite *suite)
 			}
 		}
 	}
-	if (error) {
-		collectors_free(collectors);
-		return error;
-	}
-	*out = collectors;
-	return BG_OK;
+	return error;
 }
 
 /* Empties the watch, keeping the buffers of its lines for the next. */
@@ -672,10 +704,11 @@ static int parse_json(struct collect_state *state, const struct strbuf *text,
 	return BG_ERROR;
 }
 
-/* Splits the "name value [unit]" lines in place. */
-static int parse_metric_lines(struct collect_state *state)
+/* Splits the "name value [unit]" lines of metrics (read from `what`) in
+ * place. */
+static int parse_metric_lines(struct collect_state *state,
+			      struct metrics_file *metrics, const char *what)
 {
-	struct metrics_file *metrics = &state->metrics;
 	char *line = metrics->text.buf;
 	int line_nr = 0;
 
@@ -713,9 +746,9 @@ static int parse_metric_lines(struct collect_state *state)
 				add_quoted(&quoted, copy.buf, copy.len);
 				error = metric_error(
 					state,
-					"metrics file line %d: expected "
+					"%s line %d: expected "
 					"'name value [unit]', found '%s'",
-					line_nr, quoted.buf);
+					what, line_nr, quoted.buf);
 				strbuf_release(&quoted);
 				strbuf_release(&copy);
 				return error;
@@ -794,11 +827,33 @@ done:
 	return error;
 }
 
+/* Parses metrics->text, one JSON object or "name value [unit]" lines;
+ * `what` and `lines_of` name it in messages. */
+static int parse_metrics_text(struct collect_state *state,
+			      struct metrics_file *metrics, const char *what,
+			      const char *lines_of)
+{
+	const char *first = metrics->text.buf;
+
+	metrics->loaded = true;
+	while (isspace((unsigned char)*first))
+		first++;
+	if (*first == '{' || *first == '[')
+		return parse_json(state, &metrics->text, what, &metrics->json);
+	return parse_metric_lines(state, metrics, lines_of);
+}
+
+static void metrics_file_release(struct metrics_file *metrics)
+{
+	cJSON_Delete(metrics->json);
+	free(metrics->lines);
+	strbuf_release(&metrics->text);
+}
+
 static int load_metrics_file(struct collect_state *state)
 {
 	struct metrics_file *metrics = &state->metrics;
 	const char *path = state->run->metrics_path;
-	const char *first;
 
 	if (metrics->loaded)
 		return BG_OK;
@@ -815,28 +870,22 @@ static int load_metrics_file(struct collect_state *state)
 					   "file ($BENCHGATE_METRICS_FILE)");
 	if (error < 0)
 		return error;
-	metrics->loaded = true;
-	first = metrics->text.buf;
-	while (isspace((unsigned char)*first))
-		first++;
-	if (*first == '{' || *first == '[')
-		return parse_json(state, &metrics->text, "the metrics file",
-				  &metrics->json);
-	return parse_metric_lines(state);
+	return parse_metrics_text(state, metrics, "the metrics file",
+				  "metrics file");
 }
 
-static int collect_metrics_file(struct collect_state *state)
+/* The metric's samples from a parsed metrics file, or an extractor's
+ * output read as one (`what` names it). */
+static int collect_from_metrics(struct collect_state *state,
+				const struct metrics_file *metrics,
+				const char *what)
 {
-	struct metrics_file *metrics;
 	const char *key = state->spec->key ? state->spec->key
 					   : state->spec->name;
 	int error;
 
-	if ((error = load_metrics_file(state)) < 0)
-		return error;
-	metrics = &state->metrics;
 	if (metrics->json)
-		return collect_json(state, metrics->json, "the metrics file");
+		return collect_json(state, metrics->json, what);
 	for (size_t i = 0; i < metrics->lines_nr; i++) {
 		const struct metric_line *line = &metrics->lines[i];
 
@@ -849,11 +898,90 @@ static int collect_metrics_file(struct collect_state *state)
 			state->pending->unit = line->unit;
 	}
 	if (!state->pending->nr)
-		return metric_error(state,
-				    "key '%s' missing from the metrics "
-				    "file",
-				    key);
+		return metric_error(state, "key '%s' missing from %s", key,
+				    what);
 	return BG_OK;
+}
+
+static int collect_metrics_file(struct collect_state *state)
+{
+	int error = load_metrics_file(state);
+
+	return error < 0 ? error
+			 : collect_from_metrics(state, &state->metrics,
+						"the metrics file");
+}
+
+static bool same_argv(char *const *a, char *const *b)
+{
+	while (*a && *b && !strcmp(*a, *b))
+		a++, b++;
+	return !*a && !*b;
+}
+
+/* The output of the metric's extractor in this run, run on first use. */
+static int extracted_output(struct collect_state *state,
+			    const struct metrics_file **out)
+{
+	const struct collect_run *run = state->run;
+	const struct metric_spec *spec = state->spec;
+	struct extracted *e;
+	struct strbuf what = STRBUF_INIT;
+	int error;
+
+	for (size_t i = 0; i < state->extracted_nr; i++)
+		if (same_argv(state->extracted[i].first->command,
+			      spec->command)) {
+			*out = &state->extracted[i].output;
+			return BG_OK;
+		}
+	if (!run->run_dir)
+		return metric_error(state, "an extractor needs the run's "
+					   "directory, and this run has none");
+	ALLOC_GROW(state->extracted, state->extracted_nr + 1,
+		   state->extracted_alloc);
+	e = &state->extracted[state->extracted_nr++];
+	e->first = spec;
+	strbuf_init(&e->output.text, 0);
+	if ((error = extractor_run(
+		     &(struct extractor_run){
+			     .plan = run->plan,
+			     .pcase = run->pcase,
+			     .run = run->run,
+			     .argv_templates =
+				     (const char *const *)spec->command,
+			     .run_dir = run->run_dir,
+			     .metrics_path = run->metrics_path,
+			     .outcome = run->outcome,
+			     .max_output = COLLECT_FILE_MAX,
+		     },
+		     &e->output.text)) < 0) {
+		char *why = xstrdup(bg_error_last());
+
+		error = metric_error(state, "%s", why);
+		free(why);
+		return error;
+	}
+	strbuf_addf(&what, "the output of extractor '%s'", spec->command[0]);
+	error = parse_metrics_text(state, &e->output, what.buf, what.buf);
+	strbuf_release(&what);
+	*out = &e->output;
+	return error;
+}
+
+static int collect_command(struct collect_state *state)
+{
+	const struct metrics_file *output;
+	struct strbuf what = STRBUF_INIT;
+	int error;
+
+	if ((error = extracted_output(state, &output)) < 0)
+		return error;
+	strbuf_addf(&what, "the output of extractor '%s'",
+		    state->spec->command[0]);
+	error = collect_from_metrics(state, output, what.buf);
+	strbuf_release(&what);
+	return error;
 }
 
 /* The parsed JSON file at path, read on first use in this run. */
@@ -891,30 +1019,106 @@ static int load_json_file(struct collect_state *state, const char *path,
 	return BG_OK;
 }
 
-static int collect_file(struct collect_state *state)
+/* The spec's path template expanded for the run, relative to where the
+ * benchmark ran (the suite's directory) unless absolute. */
+static int run_file_path(struct collect_state *state, struct strbuf *path)
 {
 	const struct collect_run *run = state->run;
 	struct strbuf expanded = STRBUF_INIT;
+	int error;
+
+	if ((error = plan_case_expand(run->pcase, run->plan, run->run,
+				      state->spec->path, &expanded)) == BG_OK) {
+		if (expanded.buf[0] != '/')
+			strbuf_addf(path, "%s/", run->pcase->suite->dir);
+		strbuf_addstr(path, expanded.buf);
+	}
+	strbuf_release(&expanded);
+	return error;
+}
+
+static int collect_file(struct collect_state *state)
+{
 	struct strbuf path = STRBUF_INIT;
 	struct strbuf where = STRBUF_INIT;
 	const cJSON *json = NULL;
 	int error;
 
-	if ((error = plan_case_expand(run->pcase, run->plan, run->run,
-				      state->spec->path, &expanded)) < 0)
+	if ((error = run_file_path(state, &path)) < 0)
 		goto done;
-	/* relative to where the benchmark ran */
-	if (expanded.buf[0] != '/')
-		strbuf_addf(&path, "%s/", run->plan->suite->dir);
-	strbuf_addstr(&path, expanded.buf);
 	strbuf_addf(&where, "'%s'", path.buf);
 	if ((error = load_json_file(state, path.buf, where.buf, &json)) < 0)
 		goto done;
 	error = collect_json(state, json, where.buf);
 done:
-	strbuf_release(&expanded);
 	strbuf_release(&path);
 	strbuf_release(&where);
+	return error;
+}
+
+/* The peer's document at path, read on first use in this run. */
+static int load_bridge(struct collect_state *state, enum bridge_format format,
+		       const char *path, const struct bridge_doc **out)
+{
+	struct strbuf text = STRBUF_INIT, where = STRBUF_INIT;
+	struct bridge_file *file;
+	int error;
+
+	for (size_t i = 0; i < state->bridges_nr; i++) {
+		if (!strcmp(state->bridges[i].path, path) &&
+		    state->bridges[i].doc.format == format) {
+			*out = &state->bridges[i].doc;
+			return BG_OK;
+		}
+	}
+	strbuf_addf(&where, "the %s document '%s'",
+		    bridge_format_names[format], path);
+	error = read_bounded(state, path, where.buf, &text);
+	if (error == BG_ENOTFOUND)
+		error = metric_error(state, "cannot open %s: %s", where.buf,
+				     strerror(ENOENT));
+	if (error < 0)
+		goto done;
+	ALLOC_GROW(state->bridges, state->bridges_nr + 1,
+		   state->bridges_alloc);
+	file = &state->bridges[state->bridges_nr++];
+	file->path = xstrdup(path);
+	if (bridge_parse(&file->doc, format, text.buf, text.len, path) < 0)
+		error = metric_error(state, "%s", bg_error_last());
+	*out = &file->doc;
+done:
+	strbuf_release(&text);
+	strbuf_release(&where);
+	return error;
+}
+
+/* A peer's document (bridge.h): its series of the spec's key (the
+ * peer's benchmark) and field (the peer's metric). */
+static int collect_bridge(struct collect_state *state)
+{
+	const struct bridge_series *series;
+	const struct bridge_doc *doc;
+	struct strbuf path = STRBUF_INIT;
+	enum bridge_format format = BRIDGE_GBENCH;
+	int error;
+
+	metric_source_bridge(state->spec->from, &format);
+	if ((error = run_file_path(state, &path)) < 0 ||
+	    (error = load_bridge(state, format, path.buf, &doc)) < 0)
+		goto done;
+	if (bridge_find(doc, state->spec->key, state->spec->field, &series) <
+	    0) {
+		error = metric_error(state, "%s: %s", path.buf,
+				     bg_error_last());
+		goto done;
+	}
+	for (size_t i = 0; i < series->nr; i++)
+		push_value(state->pending, series->values[i]);
+	if (!state->pending->unit)
+		state->pending->unit = series->unit;
+	state->pending->independent += series->independent;
+done:
+	strbuf_release(&path);
 	return error;
 }
 
@@ -978,6 +1182,14 @@ static int collect_one(struct collect_state *state, size_t m)
 		return collect_regex(state, m, PROCESS_STDERR);
 	case SOURCE_FILE:
 		return collect_file(state);
+	case SOURCE_COMMAND:
+		return collect_command(state);
+	case SOURCE_GBENCH:
+	case SOURCE_HYPERFINE:
+	case SOURCE_PYTEST_BENCHMARK:
+	case SOURCE_GAB_SMALLER:
+	case SOURCE_GAB_BIGGER:
+		return collect_bridge(state);
 	case SOURCE_PERF:
 	case SOURCE_NVML:
 	case SOURCE_RAPL:
@@ -1062,6 +1274,9 @@ static void commit(struct result_case *rcase, const struct metric_spec *spec,
 	for (size_t i = 0; i < pending->nr; i++)
 		metric_samples_push(metric, pending->values[i]);
 	metric->runs++;
+	/* a bridge's values are each measured on its own (hyperfine's
+	 * runs), or a summary that counts one */
+	metric->independent += pending->independent;
 }
 
 int collectors_collect(struct collectors *collectors, struct result_case *rcase,
@@ -1107,8 +1322,14 @@ done:
 		cJSON_Delete(state.files[i].json);
 	}
 	free(state.files);
-	cJSON_Delete(state.metrics.json);
-	free(state.metrics.lines);
-	strbuf_release(&state.metrics.text);
+	for (size_t i = 0; i < state.bridges_nr; i++) {
+		free(state.bridges[i].path);
+		bridge_doc_release(&state.bridges[i].doc);
+	}
+	free(state.bridges);
+	for (size_t i = 0; i < state.extracted_nr; i++)
+		metrics_file_release(&state.extracted[i].output);
+	free(state.extracted);
+	metrics_file_release(&state.metrics);
 	return error;
 }

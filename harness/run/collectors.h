@@ -86,6 +86,8 @@ struct collect_run {
 	int run; /* the ${run} the command was given */
 	const struct process_outcome *outcome;
 	const char *metrics_path; /* $BENCHGATE_METRICS_FILE of the run */
+	const char *run_dir;	  /* $BENCHGATE_RUN_DIR of the run; NULL:
+				   * none, and no extractor can run */
 };
 
 /*
@@ -96,6 +98,12 @@ struct collect_run {
  * collectors_free().
  */
 int collectors_new(struct collectors **out, const struct suite *suite);
+
+/* Prepares the collectors for every benchmark of one more suite, as
+ * collectors_new() does: check --baseline-tree runs the baseline tree's
+ * suite beside the candidate's. Borrowed like the first; its errors. */
+int collectors_add_suite(struct collectors *collectors,
+			 const struct suite *suite);
 
 void collectors_free(struct collectors *collectors);
 

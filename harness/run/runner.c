@@ -12,7 +12,6 @@
 
 #include <assert.h>
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -20,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* A failure reason quotes this much of the end of the output. */
@@ -166,26 +166,32 @@ static int make_tmp_dir(struct runner *runner)
 /* Removes the temporary directory and what benchmarks left in it. */
 static void remove_tmp_dir(struct runner *runner)
 {
-	struct strbuf path = STRBUF_INIT;
-	struct dirent *entry;
-	DIR *dir;
+	if (runner->tmp_dir)
+		remove_tree(runner->tmp_dir);
+}
 
-	if (!runner->tmp_dir)
-		return;
-	if ((dir = opendir(runner->tmp_dir))) {
-		while ((entry = readdir(dir))) {
-			if (!strcmp(entry->d_name, ".") ||
-			    !strcmp(entry->d_name, ".."))
-				continue;
-			strbuf_reset(&path);
-			strbuf_addf(&path, "%s/%s", runner->tmp_dir,
-				    entry->d_name);
-			unlink(path.buf);
-		}
-		closedir(dir);
-	}
-	rmdir(runner->tmp_dir);
-	strbuf_release(&path);
+/* The scratch of one run: the path of its metrics file (made by the
+ * benchmark) and its directory, made empty ($BENCHGATE_RUN_DIR). */
+static int make_run_scratch(struct runner *runner, struct strbuf *metrics_path,
+			    struct strbuf *run_dir)
+{
+	unsigned long seq = ++runner->metrics_seq;
+
+	strbuf_addf(metrics_path, "%s/metrics-%lu", runner->tmp_dir, seq);
+	strbuf_addf(run_dir, "%s/run-%lu", runner->tmp_dir, seq);
+	if (mkdir(run_dir->buf, 0700) < 0)
+		return bg_error("cannot create the run directory '%s': %s",
+				run_dir->buf, strerror(errno));
+	return BG_OK;
+}
+
+static void remove_run_scratch(const struct strbuf *metrics_path,
+			       const struct strbuf *run_dir)
+{
+	if (metrics_path->len)
+		unlink(metrics_path->buf);
+	if (run_dir->len)
+		remove_tree(run_dir->buf);
 }
 
 /* The sources of the benchmark's metrics that the sampler measures. */
@@ -444,9 +450,9 @@ static void log_run(struct runner *runner, struct case_state *cs,
 	strbuf_release(&block);
 }
 
-static void build_env(struct env_list *env, const struct runner *runner,
-		      const struct plan_case *pcase, bool warmup, int index,
-		      const char *metrics_path)
+static void build_env(struct env_list *env, const struct plan_case *pcase,
+		      bool warmup, int index, const char *metrics_path,
+		      const char *run_dir)
 {
 	const struct suite_settings *settings = &pcase->benchmark->settings;
 
@@ -455,7 +461,8 @@ static void build_env(struct env_list *env, const struct runner *runner,
 			settings->env[i].value);
 	/* after the suite's entries: the protocol's own values win */
 	env_add(env, "BENCHGATE_METRICS_FILE=%s", metrics_path);
-	env_add(env, "BENCHGATE_SUITE=%s", runner->plan->suite->name);
+	env_add(env, "BENCHGATE_RUN_DIR=%s", run_dir);
+	env_add(env, "BENCHGATE_SUITE=%s", pcase->suite->name);
 	env_add(env, "BENCHGATE_BENCHMARK=%s", pcase->benchmark->name);
 	env_add(env, "BENCHGATE_VARIANT=%s", pcase->variant->name);
 	env_add(env, "BENCHGATE_DEVICE=%s", pcase->device);
@@ -483,11 +490,13 @@ bool runner_wants_launcher(const struct plan *plan)
 	return false;
 }
 
-/* What every run of a benchmark shares, measured or not. */
+/* What every run of a benchmark shares, measured or not: it runs in its
+ * suite's directory (a baseline twin's in the baseline tree). */
 static void set_process_options(struct process_options *process,
-				const struct runner *runner, double timeout_s)
+				const struct runner *runner,
+				const struct plan_case *pcase, double timeout_s)
 {
-	process->cwd = runner->plan->suite->dir;
+	process->cwd = pcase->suite->dir;
 	process->timeout_s = timeout_s;
 	process->grace_s = runner->options->grace_s;
 	process->capture_cap = runner->options->capture_cap;
@@ -513,7 +522,7 @@ static int run_next(struct runner *runner, struct case_state *cs)
 	struct process_options process = PROCESS_OPTIONS_INIT;
 	bool warmup = cs->warmups_done < cs->warmup;
 	int index = warmup ? cs->warmups_done : cs->runs_done;
-	struct strbuf metrics_path = STRBUF_INIT;
+	struct strbuf metrics_path = STRBUF_INIT, run_dir = STRBUF_INIT;
 	struct strbuf which = STRBUF_INIT;
 	struct strbuf what = STRBUF_INIT;
 	struct process_outcome outcome;
@@ -528,14 +537,14 @@ static int run_next(struct runner *runner, struct case_state *cs)
 		fail_case(runner, cs, CASE_FAILED, what.buf, which.buf, NULL);
 		goto done;
 	}
-	strbuf_addf(&metrics_path, "%s/metrics-%lu", runner->tmp_dir,
-		    ++runner->metrics_seq);
-	build_env(&env, runner, pcase, warmup, index, metrics_path.buf);
+	if ((error = make_run_scratch(runner, &metrics_path, &run_dir)) < 0)
+		goto done;
+	build_env(&env, pcase, warmup, index, metrics_path.buf, run_dir.buf);
 
 	process.argv = (const char *const *)argv;
 	process.shell = shell;
 	process.env = (const char *const *)env.items;
-	set_process_options(&process, runner, settings->timeout_s);
+	set_process_options(&process, runner, pcase, settings->timeout_s);
 	/* warmups too: they run exactly as the measured runs do */
 	if (measures_maxrss(pcase->benchmark))
 		process.launcher = options->launcher;
@@ -546,7 +555,7 @@ static int run_next(struct runner *runner, struct case_state *cs)
 	if (!warmup && cs->sampled)
 		sampler_start(runner->sampler, cs->sampled,
 			      devices_cuda_visible(pcase->benchmark),
-			      runner->plan->suite->dir);
+			      pcase->suite->dir);
 	error = process_run(&outcome, &process);
 	if (!warmup && cs->sampled)
 		sampler_stop(runner->sampler);
@@ -563,7 +572,7 @@ static int run_next(struct runner *runner, struct case_state *cs)
 			  what.buf, which.buf, &outcome);
 	} else if (!warmup) {
 		struct collect_run run = { runner->plan, pcase, index, &outcome,
-					   metrics_path.buf };
+					   metrics_path.buf, run_dir.buf };
 		struct result_case *rcase = case_result(runner, cs);
 
 		if (collectors_collect(runner->collectors, rcase, &run) < 0) {
@@ -577,13 +586,13 @@ static int run_next(struct runner *runner, struct case_state *cs)
 	}
 
 done:
-	if (metrics_path.len)
-		unlink(metrics_path.buf);
+	remove_run_scratch(&metrics_path, &run_dir);
 	process_outcome_release(&outcome);
 	env_release(&env);
 	free_argv(argv);
 	free(shell);
 	strbuf_release(&metrics_path);
+	strbuf_release(&run_dir);
 	strbuf_release(&which);
 	strbuf_release(&what);
 	return error;
@@ -638,7 +647,7 @@ static int run_extra(struct runner *runner, struct case_state *cs,
 {
 	const struct plan_case *pcase = cs->pcase;
 	struct process_options process = PROCESS_OPTIONS_INIT;
-	struct strbuf metrics_path = STRBUF_INIT;
+	struct strbuf metrics_path = STRBUF_INIT, run_dir = STRBUF_INIT;
 	struct env_list env = { NULL, 0, 0 };
 	const char **full = NULL;
 	char **argv = NULL, *shell = NULL;
@@ -673,14 +682,14 @@ static int run_extra(struct runner *runner, struct case_state *cs,
 	ALLOC_GROW(full, nr + 1, alloc);
 	full[nr] = NULL;
 
-	strbuf_addf(&metrics_path, "%s/metrics-%lu", runner->tmp_dir,
-		    ++runner->metrics_seq);
-	build_env(&env, runner, pcase, false, index, metrics_path.buf);
+	if ((error = make_run_scratch(runner, &metrics_path, &run_dir)) < 0)
+		goto done;
+	build_env(&env, pcase, false, index, metrics_path.buf, run_dir.buf);
 	for (size_t i = 0; extra->env && extra->env[i]; i++)
 		env_add(&env, "%s", extra->env[i]);
 	process.argv = full;
 	process.env = (const char *const *)env.items;
-	set_process_options(&process, runner,
+	set_process_options(&process, runner, pcase,
 			    pcase->benchmark->settings.timeout_s *
 				    extra->timeout_factor);
 	if ((error = process_run(outcome, &process)) < 0)
@@ -688,13 +697,13 @@ static int run_extra(struct runner *runner, struct case_state *cs,
 	log_run(runner, cs, extra->which, index, false, (char *const *)full,
 		NULL, outcome);
 done:
-	if (metrics_path.len)
-		unlink(metrics_path.buf);
+	remove_run_scratch(&metrics_path, &run_dir);
 	env_release(&env);
 	free(full);
 	free_argv(argv);
 	free(shell);
 	strbuf_release(&metrics_path);
+	strbuf_release(&run_dir);
 	return error;
 }
 
@@ -877,6 +886,9 @@ int runner_new(struct runner **out, struct result *result,
 					   : RUNNER_LOG_CAP_DEFAULT;
 	runner->start = now_s();
 	if ((error = collectors_new(&runner->collectors, plan->suite)) < 0 ||
+	    (plan->baseline_suite &&
+	     (error = collectors_add_suite(runner->collectors,
+					   plan->baseline_suite)) < 0) ||
 	    (error = make_tmp_dir(runner)) < 0 ||
 	    (error = setup_cases(runner)) < 0)
 		return error;

@@ -29,7 +29,12 @@ static const char *const source_names[] = {
 	[SOURCE_RAPL] = "rapl",		  [SOURCE_SYSTEM] = "system",
 	[SOURCE_CALLGRIND] = "callgrind", [SOURCE_METRICS] = "metrics",
 	[SOURCE_STDOUT] = "stdout",	  [SOURCE_STDERR] = "stderr",
-	[SOURCE_FILE] = "file",
+	[SOURCE_FILE] = "file",		  [SOURCE_COMMAND] = "command",
+	/* bridge_format_names' */
+	[SOURCE_GBENCH] = "gbench",	  [SOURCE_HYPERFINE] = "hyperfine",
+	[SOURCE_PYTEST_BENCHMARK] = "pytest-benchmark",
+	[SOURCE_GAB_SMALLER] = "customSmallerIsBetter",
+	[SOURCE_GAB_BIGGER] = "customBiggerIsBetter",
 };
 #define SOURCE_COUNT (sizeof(source_names) / sizeof(*source_names))
 
@@ -67,6 +72,15 @@ static const struct {
 const char *metric_source_name(enum metric_source source)
 {
 	return source_names[source];
+}
+
+bool metric_source_bridge(enum metric_source source,
+			  enum bridge_format *format)
+{
+	if (source < SOURCE_GBENCH)
+		return false;
+	*format = (enum bridge_format)(source - SOURCE_GBENCH);
+	return true;
 }
 
 /* Every reader below takes the json_reader (jsonread.h) at the value it
@@ -381,13 +395,56 @@ static int parse_settings(struct json_reader *rd, const cJSON *object,
 	return rd->error;
 }
 
+/* Commands */
+
+/* The strings of a non-empty array (rd at its key) as a NULL-terminated
+ * argv of templates. */
+static int parse_argv(struct json_reader *rd, const cJSON *array, char ***argv,
+		      size_t *nr)
+{
+	const cJSON *item;
+	int index = 0;
+
+	*argv = xcalloc((size_t)cJSON_GetArraySize(array) + 1, sizeof(**argv));
+	cJSON_ArrayForEach(item, array)
+	{
+		json_reader_push_index(rd, index++);
+		if (!cJSON_IsString(item))
+			json_reader_fail(rd, "expected a string, found %s",
+					 json_type_name(item));
+		json_reader_pop(rd);
+		if (rd->error)
+			break;
+		(*argv)[(*nr)++] = xstrdup(item->valuestring);
+	}
+	return rd->error;
+}
+
 /* Metrics */
+
+/* The extractor's argv of a `command` metric. */
+static void parse_extractor(struct json_reader *rd, const cJSON *object,
+			    struct metric_spec *metric)
+{
+	const cJSON *command =
+		json_read_item(rd, object, "command", JSON_REQUIRED);
+
+	if (!command)
+		return;
+	json_reader_push_key(rd, "command");
+	if (!cJSON_IsArray(command) || !cJSON_GetArraySize(command))
+		json_reader_fail(rd, "expected a non-empty array of strings "
+				     "(the extractor's argv)");
+	else
+		parse_argv(rd, command, &metric->command, &metric->command_nr);
+	json_reader_pop(rd);
+}
 
 static const char *const metric_keys[] = {
 	"name",	     "from",	    "key",     "regex", "field",
 	"path",	     "per",	    "unit",    "better", "exact",
 	"tolerance", "description", "devices", "gate",	 "role",
-	NULL,
+	"command",   NULL,
 };
 
 static int parse_source(struct json_reader *rd, const char *name,
@@ -614,7 +671,30 @@ static int parse_metric(struct json_reader *rd, const cJSON *object,
 		json_reader_pop(rd);
 	}
 
+	if (metric->from != SOURCE_COMMAND)
+		forbid_key(rd, object, "command", source);
 	switch (metric->from) {
+	case SOURCE_COMMAND:
+		if (!metric->key)
+			metric->key = xstrdup(metric->name);
+		parse_extractor(rd, object, metric);
+		forbid_key(rd, object, "regex", source);
+		forbid_key(rd, object, "path", source);
+		forbid_key(rd, object, "field", source);
+		break;
+	case SOURCE_GBENCH:
+	case SOURCE_HYPERFINE:
+	case SOURCE_PYTEST_BENCHMARK:
+	case SOURCE_GAB_SMALLER:
+	case SOURCE_GAB_BIGGER:
+		/* key: the peer's benchmark, field: its metric; both may be
+		 * left to the document (bridge_find()) */
+		if (!metric->path)
+			json_read_item(rd, object, "path", JSON_REQUIRED);
+		if (!better && metric->from == SOURCE_GAB_BIGGER)
+			metric->better = BETTER_HIGHER;
+		forbid_key(rd, object, "regex", source);
+		break;
 	case SOURCE_STDOUT:
 	case SOURCE_STDERR:
 		if (!metric->regex) {
@@ -672,6 +752,9 @@ static void metric_spec_release(struct metric_spec *metric)
 	free(metric->path);
 	free(metric->per);
 	free(metric->unit);
+	for (size_t i = 0; i < metric->command_nr; i++)
+		free(metric->command[i]);
+	free(metric->command);
 	names_free(metric->devices, metric->devices_nr);
 }
 
@@ -834,8 +917,7 @@ static const char *const benchmark_own_keys[] = {
 static int parse_command(struct json_reader *rd, const cJSON *object,
 			 struct benchmark *benchmark)
 {
-	const cJSON *command, *item;
-	int index = 0;
+	const cJSON *command;
 
 	get_string(rd, object, "shell", 0, &benchmark->shell);
 	if (!(command = json_read_item(rd, object, "command",
@@ -850,23 +932,9 @@ static int parse_command(struct json_reader *rd, const cJSON *object,
 		json_reader_fail(
 			rd, "expected a non-empty array of strings (argv; use "
 			    "\"shell\" to opt in to a shell command line)");
-	if (rd->error)
-		goto done;
-	benchmark->command = xcalloc((size_t)cJSON_GetArraySize(command) + 1,
-				     sizeof(*benchmark->command));
-	cJSON_ArrayForEach(item, command)
-	{
-		json_reader_push_index(rd, index++);
-		if (!cJSON_IsString(item))
-			json_reader_fail(rd, "expected a string, found %s",
-					 json_type_name(item));
-		json_reader_pop(rd);
-		if (rd->error)
-			break;
-		benchmark->command[benchmark->command_nr++] =
-			xstrdup(item->valuestring);
-	}
-done:
+	if (!rd->error)
+		parse_argv(rd, command, &benchmark->command,
+			   &benchmark->command_nr);
 	json_reader_pop(rd);
 	return rd->error;
 }
@@ -1367,12 +1435,23 @@ static int check_variables(struct json_reader *rd, const struct suite *suite)
 			json_reader_pop(rd);
 			json_reader_push_key(rd, "metrics");
 			for (size_t i = 0; i < benchmark->metrics_nr; i++) {
-				if (!benchmark->metrics[i].path)
-					continue;
+				const struct metric_spec *metric =
+					&benchmark->metrics[i];
+
 				json_reader_push_index(rd, (int)i);
-				json_reader_push_key(rd, "path");
-				check_template(rd, benchmark->metrics[i].path,
-					       &check);
+				if (metric->path) {
+					json_reader_push_key(rd, "path");
+					check_template(rd, metric->path, &check);
+				}
+				json_reader_pop_to(rd, top + 3);
+				json_reader_push_index(rd, (int)i);
+				json_reader_push_key(rd, "command");
+				for (size_t a = 0; a < metric->command_nr; a++) {
+					json_reader_push_index(rd, (int)a);
+					check_template(rd, metric->command[a],
+						       &check);
+					json_reader_pop(rd);
+				}
 				json_reader_pop_to(rd, top + 3);
 			}
 			json_reader_pop_to(rd, top);

@@ -1,6 +1,7 @@
 #ifndef BENCHGATE_SUITE_H
 #define BENCHGATE_SUITE_H
 
+#include "harness/bridge/bridge.h"
 #include "harness/store/result.h"
 
 #include <stdbool.h>
@@ -33,7 +34,22 @@ enum metric_source {
 	SOURCE_STDOUT,	  /* benchmark: regex with one capture group */
 	SOURCE_STDERR,
 	SOURCE_FILE, /* benchmark: a JSON file and a key path */
+	SOURCE_COMMAND, /* an extractor command run after each measured
+			   run, its stdout read as a metrics file */
+	/* benchmark: a peer tool's result document (harness/bridge/), in
+	 * the order of enum bridge_format: path template, key (the peer's
+	 * benchmark; default its only one), field (the peer's metric;
+	 * default its main one) */
+	SOURCE_GBENCH,
+	SOURCE_HYPERFINE,
+	SOURCE_PYTEST_BENCHMARK,
+	SOURCE_GAB_SMALLER,
+	SOURCE_GAB_BIGGER,
 };
+
+/* Whether source reads a peer's document; its format into *format. */
+bool metric_source_bridge(enum metric_source source,
+			  enum bridge_format *format);
 
 const char *metric_source_name(enum metric_source source);
 
@@ -45,6 +61,8 @@ struct metric_spec {
 	char *regex; /* stdout / stderr: POSIX extended, one group */
 	char *field; /* rusage / perf / nvml / rapl / system field */
 	char *path;  /* file: path template (may use ${variables}) */
+	char **command; /* command: argv templates, NULL-terminated */
+	size_t command_nr;
 	/* "per": the name of another metric of the benchmark whose value in
 	 * a run counts the samples (inference items) that run processed;
 	 * each value of this metric is divided by it (collectors.h). NULL:

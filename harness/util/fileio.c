@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,4 +86,22 @@ done:
 	strbuf_release(&tmp);
 	strbuf_release(&dir);
 	return error;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type,
+			struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	/* keep going past one that resists: remove what can be */
+	(void)(type == FTW_DP ? rmdir(path) : unlink(path));
+	return 0;
+}
+
+int remove_tree(const char *path)
+{
+	struct stat st;
+
+	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return lstat(path, &st) == 0 || errno != ENOENT ? -1 : 0;
 }

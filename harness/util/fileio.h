@@ -39,4 +39,10 @@ int write_file_temporary(struct strbuf *tmp, const void *data, size_t len);
  * half-written one. BG_ERROR on failure, the temporary removed. */
 int write_file_atomic(const char *path, const void *data, size_t len);
 
+/* Removes path and, for a directory, everything below it, without
+ * following symbolic links (a link is removed, not what it points to).
+ * Best effort, for scratch directories benchgate made: 0, or -1 when
+ * something could not be removed. */
+int remove_tree(const char *path);
+
 #endif
