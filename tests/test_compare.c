@@ -571,3 +571,103 @@ Test(compare, gate_settings_are_the_command_lines_over_the_suites)
 	cr_assert_eq(compare_confidence(&opts, "b"), 0.8);
 	cr_assert_eq(compare_confidence(&opts, NULL), 0.8);
 }
+
+/* Issue 13: a metric with gate: false (GPU utilisation, a Python
+ * benchmark's wall time) keeps its verdict, for the reports, but neither
+ * the counts nor the overall verdict, nor a comparison read back, count
+ * it. */
+Test(compare, an_ungated_regression_is_shown_and_never_fails)
+{
+	struct result *base = new_result("a"), *cand = new_result("b");
+	struct strbuf text = STRBUF_INIT;
+	struct comparison *c, *back = NULL;
+
+	add(base, "original", "latency", 10.0, 1, BETTER_LOWER);
+	add(cand, "original", "latency", 10.0, -1, BETTER_LOWER);
+	add(base, "original", "wall", 10.0, 1, BETTER_LOWER);
+	result_case_metric(add(cand, "original", "wall", 12.0, -1,
+			       BETTER_LOWER),
+			   "wall")
+		->gate = false;
+	c = run_compare(base, cand);
+	cr_assert_eq(item(c, "original", "wall")->verdict, VERDICT_REGRESSION);
+	cr_assert(!item(c, "original", "wall")->gate);
+	cr_assert(item(c, "original", "latency")->gate);
+	cr_assert_eq(c->counts[VERDICT_REGRESSION], 0);
+	cr_assert_eq(c->counts[VERDICT_UNCHANGED], 1);
+	cr_assert_eq(c->overall, OVERALL_PASS);
+	comparison_to_json(c, &text);
+	cr_assert_eq(comparison_parse(&back, text.buf, text.len, "c.json"),
+		     BG_OK, "%s", bg_error_last());
+	cr_assert(!item(back, "original", "wall")->gate);
+	cr_assert(item(back, "original", "latency")->gate);
+	cr_assert_eq(back->counts[VERDICT_REGRESSION], 0);
+	comparison_free(back);
+	comparison_free(c);
+	strbuf_release(&text);
+	result_free(base);
+	result_free(cand);
+}
+
+/* A failed case fails the gate whatever its metrics' gate says. */
+Test(compare, a_failed_case_of_ungated_metrics_still_fails)
+{
+	struct result *base = new_result("a"), *cand = new_result("b");
+	struct result_case *rc;
+	struct comparison *c;
+
+	add(base, "original", "wall", 10.0, 1, BETTER_LOWER)->metrics[0].gate =
+		false;
+	rc = add(cand, "original", "wall", 10.0, 1, BETTER_LOWER);
+	rc->metrics[0].gate = false;
+	result_case_fail(rc, CASE_FAILED, "exit 1");
+	c = run_compare(base, cand);
+	cr_assert_eq(c->counts[VERDICT_FAILED], 1);
+	cr_assert_eq(c->overall, OVERALL_FAILED);
+	comparison_free(c);
+	result_free(base);
+	result_free(cand);
+}
+
+/* The variant table compares with the result's reference variant, in the
+ * columns its metrics' roles say: a suite that names them otherwise than
+ * original, latency, model_size and accuracy still gets every column. */
+Test(compare, variants_use_the_named_reference_and_the_roles)
+{
+	struct result *cand = new_result("b");
+	struct result_case *c;
+	struct comparison *cmp;
+	struct metric_samples *m;
+	const char *variants[] = { "fp32", "int8", "original" };
+	double sizes[] = { 400000, 100000, 1 }, acc[] = { 0.95, 0.945, 0 };
+
+	cand->reference = strdup("fp32");
+	for (int v = 0; v < 3; v++) {
+		/* a timing metric first that is not the speed column */
+		add(cand, variants[v], "startup", 1.0, 1, BETTER_LOWER);
+		c = add(cand, variants[v], "batch_time", v == 1 ? 4.0 : 10.0,
+			1, BETTER_LOWER);
+		result_case_metric(c, "batch_time")->role = strdup("speed");
+		m = result_case_metric(c, "bytes_on_disk");
+		m->role = strdup("size");
+		metric_samples_push(m, sizes[v]);
+		m = result_case_metric(c, "top1");
+		m->role = strdup("accuracy");
+		m->better = BETTER_HIGHER;
+		metric_samples_push(m, acc[v]);
+		/* a name the old rule took for the size column */
+		metric_samples_push(result_case_metric(c, "size_hint"), 7);
+	}
+	cmp = run_compare(NULL, cand);
+	cr_assert_eq(cmp->variants_nr, 2);
+	cr_assert_str_eq(cmp->variants[0].against, "fp32");
+	cr_assert_str_eq(cmp->variants[0].variant, "int8");
+	cr_assert_str_eq(cmp->variants[0].speed_metric, "batch_time");
+	cr_assert_float_eq(cmp->variants[0].speedup, 2.5, 0.01);
+	cr_assert_float_eq(cmp->variants[0].size_ratio, 0.25, 1e-9);
+	cr_assert_float_eq(cmp->variants[0].accuracy_delta, -0.005, 1e-9);
+	cr_assert_str_eq(cmp->variants[1].variant, "original",
+			 "a variant named original is one like any other");
+	comparison_free(cmp);
+	result_free(cand);
+}

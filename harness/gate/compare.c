@@ -416,7 +416,9 @@ bool compare_case_decided(const struct result_case *base,
 		struct metric_comparison mc = { .better = cm->better,
 						.threshold = threshold };
 
-		if (cm->exact || !bm)
+		/* an ungated metric cannot change the verdict: no reason to
+		 * measure on for it */
+		if (cm->exact || !cm->gate || !bm)
 			continue;
 		compare_metric_stats(&mc, bm->samples, bm->nr, bm->runs,
 				     cm->samples, cm->nr, cm->runs, confidence,
@@ -481,6 +483,7 @@ static struct metric_comparison *add_item(struct comparison *comparison,
 	mc->change = mc->change_low = mc->change_high = NAN;
 	mc->p_value = mc->p_adjusted = 1;
 	mc->verdict = VERDICT_NEW;
+	mc->gate = true;
 	summary_empty(&mc->baseline);
 	summary_empty(&mc->candidate);
 	return mc;
@@ -493,6 +496,7 @@ static void describe_metric(struct metric_comparison *mc,
 	mc->better = metric->better;
 	mc->exact = metric->exact;
 	mc->tolerance = metric->tolerance;
+	mc->gate = metric->gate;
 }
 
 /* A case that did not produce numbers on one side gets one item per metric
@@ -597,6 +601,12 @@ static void compare_case(struct comparison *comparison,
 	}
 }
 
+bool compare_item_gated(const struct metric_comparison *mc)
+{
+	return mc->gate || mc->verdict == VERDICT_FAILED ||
+	       mc->verdict == VERDICT_SKIPPED;
+}
+
 static void copy_side(struct comparison_side *side, const struct result *r)
 {
 	memcpy(side->commit, r->git.commit, sizeof(side->commit));
@@ -629,7 +639,8 @@ static void decide_all(struct comparison *comparison, double confidence)
 		    mc->verdict != VERDICT_SKIPPED &&
 		    mc->verdict != VERDICT_MISSING)
 			compare_decide(mc, confidence);
-		comparison->counts[mc->verdict]++;
+		if (compare_item_gated(mc))
+			comparison->counts[mc->verdict]++;
 	}
 	comparison->overall =
 		comparison->counts[VERDICT_FAILED]	 ? OVERALL_FAILED
@@ -639,7 +650,8 @@ static void decide_all(struct comparison *comparison, double confidence)
 	free(index);
 }
 
-/* Variants inside the candidate, each against "original" */
+/* Variants inside the candidate, each against the reference variant
+ * (result->reference, "original" by default) */
 
 static bool is_time_unit(const char *unit)
 {
@@ -651,13 +663,37 @@ static bool is_time_unit(const char *unit)
 	return false;
 }
 
-/* The metric a speed-up is measured on: "latency" when there is one, else
- * the first timing metric where lower is better. */
+/* The case's metric of that role (suite key "role"), with samples. */
+static const struct metric_samples *
+metric_of_role(const struct result_case *c, const char *role)
+{
+	for (size_t i = 0; i < c->metrics_nr; i++)
+		if (c->metrics[i].role && !strcmp(c->metrics[i].role, role))
+			return c->metrics[i].nr ? &c->metrics[i] : NULL;
+	return NULL;
+}
+
+/* Whether the suite gave the case's metrics roles: then the roles alone
+ * say which metric fills each column. A result from before roles existed
+ * has none, and the names it was written for still fill them. */
+static bool has_roles(const struct result_case *c)
+{
+	for (size_t i = 0; i < c->metrics_nr; i++)
+		if (c->metrics[i].role)
+			return true;
+	return false;
+}
+
+/* The metric a speed-up is measured on: the one of role "speed"; without
+ * roles "latency" when there is one, else the first timing metric where
+ * lower is better. */
 static const struct metric_samples *speed_metric(const struct result_case *c)
 {
-	const struct metric_samples *found =
-		result_case_find_metric(c, "latency");
+	const struct metric_samples *found;
 
+	if (has_roles(c))
+		return metric_of_role(c, "speed");
+	found = result_case_find_metric(c, "latency");
 	for (size_t i = 0; !found && i < c->metrics_nr; i++)
 		if (!c->metrics[i].exact &&
 		    c->metrics[i].better == BETTER_LOWER &&
@@ -666,11 +702,15 @@ static const struct metric_samples *speed_metric(const struct result_case *c)
 	return found && found->nr ? found : NULL;
 }
 
+/* The metric of role "size" or "accuracy"; without roles the first whose
+ * name holds that word. */
 static const struct metric_samples *
-metric_named_like(const struct result_case *c, const char *fragment)
+column_metric(const struct result_case *c, const char *role)
 {
+	if (has_roles(c))
+		return metric_of_role(c, role);
 	for (size_t i = 0; i < c->metrics_nr; i++)
-		if (strstr(c->metrics[i].name, fragment) && c->metrics[i].nr)
+		if (strstr(c->metrics[i].name, role) && c->metrics[i].nr)
 			return &c->metrics[i];
 	return NULL;
 }
@@ -712,11 +752,11 @@ static void compare_variant(struct comparison *comparison,
 		vc->speedup_low = interval.low;
 		vc->speedup_high = interval.high;
 	}
-	os = metric_named_like(original, "size");
-	vs = metric_named_like(variant, "size");
+	os = column_metric(original, "size");
+	vs = column_metric(variant, "size");
 	vc->size_ratio = os && vs ? median_of(vs) / median_of(os) : NAN;
-	oa = metric_named_like(original, "accuracy");
-	va = metric_named_like(variant, "accuracy");
+	oa = column_metric(original, "accuracy");
+	va = column_metric(variant, "accuracy");
 	vc->accuracy_delta = oa && va ? median_of(va) - median_of(oa) : NAN;
 }
 
@@ -724,10 +764,13 @@ static void compare_variants(struct comparison *comparison,
 			     const struct result *candidate, double confidence,
 			     uint64_t seed)
 {
+	const char *reference =
+		candidate->reference ? candidate->reference : "original";
+
 	for (size_t i = 0; i < candidate->cases_nr; i++) {
 		const struct result_case *original = &candidate->cases[i];
 
-		if (strcmp(original->variant, "original") ||
+		if (strcmp(original->variant, reference) ||
 		    original->status != CASE_OK)
 			continue;
 		for (size_t j = 0; j < candidate->cases_nr; j++) {

@@ -38,7 +38,10 @@
  *   worse / better direction; inconclusive: |change| > threshold but not
  *   significant; unchanged otherwise;
  * - exact metrics (accuracy, size) compare medians against the absolute
- *   tolerance, without statistics.
+ *   tolerance, without statistics;
+ * - a metric with "gate": false (suite.h) gets its verdict like any other,
+ *   which reports show as "not gated", but neither counts[] nor the
+ *   overall verdict counts it (compare_item_gated()).
  */
 
 enum verdict {
@@ -63,6 +66,9 @@ struct metric_comparison {
 	enum better better;
 	bool exact;
 	double tolerance; /* exact metrics */
+	/* The metric's "gate" (result.h): false, its verdict is for
+	 * information only. */
+	bool gate;
 	/* Set by the caller: run i of the baseline ran next to run i of the
 	 * candidate (check --baseline-build), so their ratio cancels what
 	 * the machine did meanwhile when the runs rise and fall together. */
@@ -82,10 +88,15 @@ struct metric_comparison {
 	char *note; /* why, for failed/skipped/missing */
 };
 
-/* Inside one result: each variant against "original". */
+/* Inside one result: each variant against the reference variant
+ * (result->reference, "original" by default), in the columns the metrics'
+ * roles say (speed, size, accuracy; a result without roles: the metric
+ * "latency" or the first timing one, and those whose names hold "size"
+ * and "accuracy"). */
 struct variant_comparison {
-	char *benchmark, *device, *variant, *against;
-	double speedup; /* time(original) / time(variant) */
+	char *benchmark, *device, *variant;
+	char *against; /* the reference variant */
+	double speedup; /* time(reference) / time(variant) */
 	double speedup_low, speedup_high;
 	char *speed_metric;    /* the metric the speed-up is of */
 	double size_ratio;     /* NAN when no size metric */
@@ -116,6 +127,12 @@ struct comparison {
 };
 
 const char *overall_name(enum verdict_overall overall);
+
+/* Whether the gate counts mc (counts[], the overall verdict, a report's
+ * failures): every item but those of a metric with gate: false, whose
+ * verdict is information; a failed or skipped case counts whatever its
+ * metrics. */
+bool compare_item_gated(const struct metric_comparison *mc);
 
 /* The historical noise (robust CV of the metric's medians over recent
  * baseline-branch results) of a case and metric; 0 when unknown. */

@@ -46,6 +46,9 @@ static cJSON *item_to_json(const struct metric_comparison *mc)
 	cJSON_AddBoolToObject(object, "exact", mc->exact);
 	if (mc->exact)
 		cJSON_AddNumberToObject(object, "tolerance", mc->tolerance);
+	/* absent means gated, as in a result */
+	if (!mc->gate)
+		cJSON_AddBoolToObject(object, "gate", false);
 	if (mc->has_baseline)
 		json_add_item(object, "baseline",
 			      summary_to_json(&mc->baseline));
@@ -279,6 +282,8 @@ static void read_item(struct json_reader *rd, const cJSON *object,
 	mc->better = (enum better)better;
 	json_read_bool(rd, object, "exact", JSON_NULLABLE, &mc->exact);
 	mc->tolerance = get_number(rd, object, "tolerance");
+	mc->gate = true;
+	json_read_bool(rd, object, "gate", JSON_NULLABLE, &mc->gate);
 	mc->has_baseline = read_summary(rd, object, "baseline", &mc->baseline);
 	mc->has_candidate =
 		read_summary(rd, object, "candidate", &mc->candidate);
@@ -292,7 +297,8 @@ static void read_item(struct json_reader *rd, const cJSON *object,
 	mc->noise = get_number(rd, object, "noise");
 	mc->verdict = (enum verdict)verdict;
 	mc->note = get_string(rd, object, "note", 0);
-	comparison->counts[mc->verdict]++;
+	if (compare_item_gated(mc))
+		comparison->counts[mc->verdict]++;
 }
 
 static void read_variant(struct json_reader *rd, const cJSON *object,
