@@ -164,8 +164,8 @@ static void add_comparison_row(struct strbuf *text,
 		    base.buf, cand.buf, item->relative, p.buf,
 		    paint(color, verdict_color(mc->verdict)),
 		    verdict_name(mc->verdict), paint(color, RESET));
-	if (mc->note &&
-	    (mc->verdict == VERDICT_FAILED || mc->verdict == VERDICT_SKIPPED)) {
+	if (mc->note && (mc->verdict == VERDICT_FAILED ||
+			 mc->verdict == VERDICT_SKIPPED || mc->one_value)) {
 		strbuf_addstr(text, ": ");
 		add_first_line(text, mc->note);
 	}
@@ -200,7 +200,8 @@ static void add_inconclusive_hint(struct strbuf *text,
 			mc->n_eff_candidate < (double)mc->n_tested_candidate;
 	}
 	strbuf_addstr(text, "  note: inconclusive changes need more runs to "
-			    "decide (--runs auto samples until they are)");
+			    "decide (--runs auto samples until they are; "
+			    "an imported result, more runs of its tool)");
 	if (dependent)
 		strbuf_addf(text,
 			    "; their runs drift from one to the next, so they "

@@ -48,6 +48,8 @@ static const struct command commands[] = {
 	  "list the CPU, GPUs and IPUs found here, and what can be sampled" },
 	{ "history", cmd_history,
 	  "the series of every metric along a branch, with change points" },
+	{ "import", cmd_import,
+	  "store a peer tool's results (Google Benchmark, hyperfine, ...)" },
 };
 
 /* The full option table; a command accepts the subset its spec names. */
@@ -182,9 +184,9 @@ static const struct option_doc option_docs[] = {
 	  "DIR",
 	  "output directory" },
 	{ { "format", required_argument, NULL, O_FORMAT },
-	  OPT_OUT,
+	  OPT_OUT | OPT_IMPORT,
 	  "LIST",
-	  "comma-separated formats" },
+	  "comma-separated formats (import: the one format of the files)" },
 	{ { "charts", required_argument, NULL, O_CHARTS },
 	  OPT_REPORT | OPT_OUT,
 	  "N|all",
@@ -195,9 +197,9 @@ static const struct option_doc option_docs[] = {
 	  "FILE",
 	  "destination file" },
 	{ { "suite", required_argument, NULL, O_SUITE },
-	  OPT_HISTORY,
+	  OPT_HISTORY | OPT_IMPORT,
 	  "S",
-	  "only suite S" },
+	  "only suite S (import: the suite the result is of)" },
 	{ { "metric", required_argument, NULL, O_METRIC },
 	  OPT_HISTORY,
 	  "M",

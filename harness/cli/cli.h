@@ -57,6 +57,7 @@ enum cli_option_flags {
 	OPT_BASELINE_BUILD = 1 << 18, /* --baseline-build */
 	OPT_SERIES = 1 << 19, /* --benchmark --machine --since --csv, and
 			       * --variant --device --branch (history) */
+	OPT_IMPORT = 1 << 23, /* --format FMT --suite S (import) */
 };
 
 struct cli_options {
@@ -185,5 +186,6 @@ int cmd_sync(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_history(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 
 #endif

@@ -374,6 +374,14 @@ void compare_decide(struct metric_comparison *mc, double confidence)
 							  : VERDICT_IMPROVEMENT;
 		return;
 	}
+	if (mc->one_value) {
+		/* one value has no spread to test: the threshold decides */
+		mc->verdict = fabs(mc->change) <= mc->threshold
+				      ? VERDICT_UNCHANGED
+			      : is_worse(mc, mc->change) ? VERDICT_REGRESSION
+							 : VERDICT_IMPROVEMENT;
+		return;
+	}
 	significant = mc->p_adjusted < 1 - confidence;
 	large = fabs(mc->change) > mc->threshold;
 	if (!large)
@@ -403,6 +411,13 @@ bool compare_is_decided(const struct metric_comparison *mc)
 	       mc->n_tested_candidate >= COMPARE_MIN_DECISIVE_RUNS;
 }
 
+/* The independent values of a metric's samples, as the tests count them:
+ * what a bridge declared (an imported summary is one), else one a run. */
+static size_t independent_units(const struct metric_samples *metric)
+{
+	return metric->independent ? metric->independent : metric->runs;
+}
+
 bool compare_case_decided(const struct result_case *base,
 			  const struct result_case *cand, double threshold,
 			  double confidence)
@@ -420,8 +435,9 @@ bool compare_case_decided(const struct result_case *base,
 		 * measure on for it */
 		if (cm->exact || !cm->gate || !bm)
 			continue;
-		compare_metric_stats(&mc, bm->samples, bm->nr, bm->runs,
-				     cm->samples, cm->nr, cm->runs, confidence,
+		compare_metric_stats(&mc, bm->samples, bm->nr,
+				     independent_units(bm), cm->samples, cm->nr,
+				     independent_units(cm), confidence,
 				     1);
 		compare_decide(&mc, confidence);
 		if (!compare_is_decided(&mc))
@@ -569,8 +585,10 @@ static void compare_case(struct comparison *comparison,
 		describe_metric(mc, cm);
 		mc->paired_runs = opts->baseline_measured;
 		compare_metric_stats(mc, bm ? bm->samples : NULL,
-				     bm ? bm->nr : 0, bm ? bm->runs : 0,
-				     cm->samples, cm->nr, cm->runs, confidence,
+				     bm ? bm->nr : 0,
+				     bm ? independent_units(bm) : 0,
+				     cm->samples, cm->nr, independent_units(cm),
+				     confidence,
 				     seed + comparison->nr * 7919);
 		mc->noise = opts->noise
 				    ? opts->noise(cand->benchmark,
@@ -578,6 +596,12 @@ static void compare_case(struct comparison *comparison,
 						  cm->name, opts->noise_payload)
 				    : 0;
 		mc->threshold = fmax(threshold, noise_k * mc->noise);
+		if (bm && (bm->independent == 1 || cm->independent == 1)) {
+			mc->one_value = true;
+			mc->note = xstrdup("judged from one value: a summary "
+					   "has no spread to test, so the "
+					   "threshold alone decides");
+		}
 		if (!bm)
 			mc->note =
 				xstrdup(!base ? "no baseline for this case"
@@ -594,7 +618,8 @@ static void compare_case(struct comparison *comparison,
 		mc = add_item(comparison, cand, base->metrics[i].name);
 		describe_metric(mc, &base->metrics[i]);
 		compare_metric_stats(mc, base->metrics[i].samples,
-				     base->metrics[i].nr, base->metrics[i].runs,
+				     base->metrics[i].nr,
+				     independent_units(&base->metrics[i]),
 				     NULL, 0, 0, confidence, seed);
 		mc->verdict = VERDICT_MISSING;
 		mc->note = xstrdup("metric not in the candidate");

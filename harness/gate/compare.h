@@ -85,7 +85,12 @@ struct metric_comparison {
 	double threshold; /* practical threshold used */
 	double noise;	  /* historical robust CV, 0: unknown */
 	enum verdict verdict;
-	char *note; /* why, for failed/skipped/missing */
+	char *note; /* why, for failed/skipped/missing, and one_value's */
+	/* A side holds a single independent value (an imported summary,
+	 * result.h's metric_samples.independent == 1): no test can be made,
+	 * the threshold alone decides, and the note says "judged from one
+	 * value". Not in the comparison document; the note is. */
+	bool one_value;
 };
 
 /* Inside one result: each variant against the reference variant

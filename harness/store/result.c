@@ -316,6 +316,9 @@ static cJSON *metric_to_json(const struct metric_samples *metric)
 		cJSON_AddBoolToObject(object, "gate", false);
 	if (metric->role)
 		json_add_string(object, "role", metric->role);
+	if (metric->independent)
+		cJSON_AddNumberToObject(object, "independent",
+					(double)metric->independent);
 	for (size_t i = 0; i < metric->nr; i++)
 		cJSON_AddItemToArray(samples,
 				     cJSON_CreateNumber(metric->samples[i]));
@@ -540,6 +543,7 @@ static void read_metric(struct json_reader *rd, const cJSON *object,
 	json_read_bool(rd, object, "exact", JSON_NULLABLE, &metric->exact);
 	metric->tolerance = get_number(rd, object, "tolerance");
 	metric->runs = get_count(rd, object, "runs");
+	metric->independent = get_count(rd, object, "independent");
 	json_read_bool(rd, object, "gate", JSON_NULLABLE, &metric->gate);
 	read_role(rd, object, metric);
 	read_samples(rd, object, metric);

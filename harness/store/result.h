@@ -49,6 +49,11 @@ struct metric_samples {
 	bool gate;   /* false: recorded and reported, never fails the gate;
 			true (the default) when result_case_metric() makes it */
 	char *role;  /* one of metric_role_names, or NULL */
+	/* How many independent values the samples hold: 0, every run is
+	 * one (as the runner measures); else that many, as a bridge
+	 * (harness/bridge/) knows it: 1 for a peer's summary, one per run
+	 * for each of a peer's runs. The gate counts no more (compare.h). */
+	size_t independent;
 };
 
 /* A file or directory a case left beside the result: a flame graph, the

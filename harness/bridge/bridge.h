@@ -1,0 +1,134 @@
+#ifndef BENCHGATE_BRIDGE_H
+#define BENCHGATE_BRIDGE_H
+
+#include "harness/store/result.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * Bridges: the result documents of peer tools, read into benchgate's
+ * terms (README "Bridges"). `benchgate import` turns a document into a
+ * stored result; a suite's metric of source "gbench", "hyperfine",
+ * "pytest-benchmark", "customSmallerIsBetter" or "customBiggerIsBetter"
+ * reads one after each run (collectors.h).
+ *
+ * A document becomes a list of (benchmark, metric) series, each knowing
+ * how many independent values it holds: the repetitions, runs or rounds
+ * the peer measured one by one count one each, while a summary the peer
+ * computed (a mean, a median) is one value however many runs it came
+ * from. The gate treats a series as that many values, never more
+ * (compare.h).
+ *
+ *  - gbench (Google Benchmark --benchmark_format=json or --benchmark_out):
+ *    the "iteration" entries of a benchmark (run_name) are its samples,
+ *    its aggregates (mean, median, stddev, cv, BigO) are ignored; only
+ *    when it has no iteration entry (--benchmark_report_aggregates_only)
+ *    its median aggregate, else its mean, is one value. Metrics real_time
+ *    and cpu_time in the entries' time_unit (ns, us, ms, s; one unit per
+ *    benchmark, the first entry's, others converted), and each counter
+ *    (any other number of an entry): "*_per_second" ones higher-better
+ *    in "/s", the others recorded but not gated (a counter says nothing
+ *    of its direction). An entry with error_occurred fails its benchmark.
+ *  - hyperfine (--export-json): per command, "times" are the samples of
+ *    metric time (s), "memory_usage_byte" of metric memory (B), one
+ *    value per run each; "user" and "system" are means, one value each,
+ *    recorded but not gated. A run with a non-zero exit code (or none,
+ *    when a signal killed it) fails the command's benchmark.
+ *  - pytest-benchmark (--benchmark-json, or a --benchmark-save file):
+ *    per benchmark, stats.data (present in --benchmark-json output and in
+ *    saves made with --benchmark-save-data) are the samples of metric
+ *    time (s); without them, the median of stats is one value, and the
+ *    document's note says the gate can judge it only as one value. The
+ *    benchmark is named by "name", or by "fullname" where two share a
+ *    name.
+ *  - customSmallerIsBetter / customBiggerIsBetter (github-action-benchmark):
+ *    an array of {"name", "unit", "value"}; each value is one value of
+ *    metric "value" of benchmark "name", lower / higher better.
+ *
+ * Errors are input errors with the document's position ("out.json:12:7:
+ * benchmarks[3].real_time: expected a number, found a string", jsonread.h).
+ * Keys the bridge does not use are ignored: peers add keys over releases.
+ */
+
+enum bridge_format {
+	BRIDGE_GBENCH,
+	BRIDGE_HYPERFINE,
+	BRIDGE_PYTEST_BENCHMARK,
+	BRIDGE_GAB_SMALLER,
+	BRIDGE_GAB_BIGGER,
+};
+
+/* "gbench", "hyperfine", "pytest-benchmark", "customSmallerIsBetter",
+ * "customBiggerIsBetter" by value, then NULL: the --format names of
+ * `import`, and the names of the suite's metric sources. */
+extern const char *const bridge_format_names[];
+
+/* The format of that name into *out; BG_EINPUT listing the names. */
+int bridge_format_parse(const char *name, enum bridge_format *out);
+
+/* One series: a metric of a benchmark, as the peer named them. */
+struct bridge_series {
+	char *benchmark; /* the peer's name, printable (name.h) */
+	char *metric;	 /* "real_time", "time", a counter's name, ... */
+	char *unit;	 /* printable, or NULL */
+	enum better better;
+	bool gate; /* false: recorded and reported, never gated */
+	double *values;
+	size_t nr, alloc;
+	size_t independent; /* independent values: nr, or 1 for a summary */
+};
+
+/* A benchmark the peer reports as broken, with why. */
+struct bridge_failure {
+	char *benchmark;
+	char *reason;
+};
+
+struct bridge_doc {
+	enum bridge_format format;
+	struct bridge_series *series; /* in the document's order */
+	size_t nr, alloc;
+	struct bridge_failure *failures;
+	size_t failures_nr, failures_alloc;
+	struct strbuf notes; /* lines worth telling the user; may be empty */
+};
+
+/*
+ * Reads len bytes of text (no NUL needed after them) as a document of
+ * `format`, named path in messages, into *doc (bridge_doc_release() it,
+ * also after an error). BG_EINPUT with the position and what was expected
+ * when the text is not such a document, or holds no benchmark.
+ */
+int bridge_parse(struct bridge_doc *doc, enum bridge_format format,
+		 const char *text, size_t len, const char *path);
+
+void bridge_doc_release(struct bridge_doc *doc);
+
+/*
+ * The series of `metric` (NULL: the format's main one: real_time, time,
+ * time, value) of `benchmark` (the peer's name as written, or as
+ * bridge_name() maps it; NULL: the document's only benchmark) into *out,
+ * borrowed from doc. BG_ERROR naming what the document holds when there is
+ * no such series, or with the peer's reason when the benchmark failed.
+ */
+int bridge_find(const struct bridge_doc *doc, const char *benchmark,
+		const char *metric, const struct bridge_series **out);
+
+/* Appends a peer's name in benchgate's name alphabet (name.h): every run of
+ * other bytes becomes one '_', none at either end ("BM_sum/1000" ->
+ * "BM_sum_1000", "sleep 0.1" -> "sleep_0.1"). "_" for a name of none. */
+void bridge_name(struct strbuf *out, const char *peer);
+
+/*
+ * Adds the doc's benchmarks to result as cases (variant "original",
+ * device "cpu", names by bridge_name()), one metric per series with its
+ * samples, runs and independent count; a failure becomes a failed case.
+ * `path` names the document in messages. BG_EINPUT when a case is
+ * already in result (two peer names mapping to one, or a benchmark in two
+ * imported files); result is then left as it was.
+ */
+int bridge_add_to_result(const struct bridge_doc *doc, struct result *result,
+			 const char *path);
+
+#endif

@@ -1,0 +1,52 @@
+#ifndef BENCHGATE_BRIDGE_FORMATS_H
+#define BENCHGATE_BRIDGE_FORMATS_H
+
+#include "harness/bridge/bridge.h"
+#include "harness/util/jsonread.h"
+
+/*
+ * What the readers of each peer format share (inside harness/bridge/
+ * only): each reads rd->root into doc, with the key path of rd pushed and
+ * popped as it goes so that every message has its position, and returns
+ * rd->error. bridge_parse() dispatches to them.
+ */
+
+int bridge_read_gbench(struct bridge_doc *doc, struct json_reader *rd);
+int bridge_read_hyperfine(struct bridge_doc *doc, struct json_reader *rd);
+int bridge_read_pytest(struct bridge_doc *doc, struct json_reader *rd);
+int bridge_read_gab(struct bridge_doc *doc, struct json_reader *rd,
+		    enum better better);
+
+/* The series (benchmark, metric) of doc, added with these properties and
+ * no values when absent (strings copied). Borrowed from doc. */
+struct bridge_series *bridge_series_get(struct bridge_doc *doc,
+					const char *benchmark,
+					const char *metric, const char *unit,
+					enum better better, bool gate);
+
+/* Appends a value measured on its own (independent grows with it). */
+void bridge_series_push(struct bridge_series *series, double value);
+
+/* Records that the peer reports benchmark as broken (strings copied). */
+void bridge_fail(struct bridge_doc *doc, const char *benchmark,
+		 const char *reason);
+
+/* The array object[key] (required), its elements pushed as indexes by
+ * the caller; NULL after an error. */
+const cJSON *bridge_read_list(struct json_reader *rd, const cJSON *object,
+			      const char *key);
+
+/* A finite number at the current path (an array element): 1 and *out, or
+ * 0 after recording "expected a finite number". */
+int bridge_read_finite(struct json_reader *rd, const cJSON *item, double *out);
+
+/* object[key] as a finite number: json_read_number()'s 1 or 0, with
+ * "expected a finite number" for one beyond a double's range. */
+int bridge_read_number(struct json_reader *rd, const cJSON *object,
+		       const char *key, unsigned flags, double *out);
+
+/* object[key] as a printable, non-empty string, copied into *out. */
+int bridge_read_name(struct json_reader *rd, const cJSON *object,
+		     const char *key, unsigned flags, char **out);
+
+#endif

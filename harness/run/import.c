@@ -1,0 +1,68 @@
+#include "harness/run/import.h"
+
+#include "harness/run/machine.h"
+#include "harness/store/gitinfo.h"
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
+#include "harness/util/isotime.h"
+#include "harness/util/name.h"
+
+#include <string.h>
+
+static int import_file(struct result *result, enum bridge_format format,
+		       const char *path)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct bridge_doc doc;
+	int error;
+
+	memset(&doc, 0, sizeof(doc));
+	strbuf_init(&doc.notes, 0);
+	if ((error = strbuf_read_file(&text, path)) < 0 ||
+	    (error = bridge_parse(&doc, format, text.buf, text.len, path)) <
+		    0 ||
+	    (error = bridge_add_to_result(&doc, result, path)) < 0)
+		goto done;
+	for (char *line = doc.notes.buf, *end; *line; line = end + 1) {
+		end = strchr(line, '\n');
+		*end = '\0';
+		bg_warn("%s: %s", path, line);
+	}
+done:
+	bridge_doc_release(&doc);
+	strbuf_release(&text);
+	return error;
+}
+
+int import_files(struct result **out, enum bridge_format format,
+		 char *const *paths, size_t nr, const char *suite)
+{
+	struct result *result = result_new();
+	struct strbuf now = STRBUF_INIT;
+	int error = BG_OK;
+
+	*out = NULL;
+	if (!name_valid(suite)) {
+		error = bg_input_error("--suite: expected a name of "
+				       NAME_ALPHABET ", found '%s'",
+				       suite);
+		goto done;
+	}
+	result->suite = xstrdup(suite);
+	result->harness_version = xstrdup(BENCHGATE_VERSION);
+	for (size_t i = 0; i < nr && !error; i++)
+		error = import_file(result, format, paths[i]);
+	if (error < 0 || (error = gitinfo_read(&result->git, NULL)) < 0 ||
+	    (error = machine_describe(&result->machine)) < 0)
+		goto done;
+	iso8601_now(&now);
+	result->started_at = xstrdup(now.buf);
+	result->finished_at = strbuf_detach(&now, NULL);
+done:
+	if (error < 0)
+		result_free(result);
+	else
+		*out = result;
+	strbuf_release(&now);
+	return error;
+}
