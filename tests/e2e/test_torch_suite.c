@@ -1,0 +1,165 @@
+/*
+ * End to end: the PyTorch example suite (suites/torch-variants), prepared
+ * with its own script and run through the built binary on the CPU. Needs
+ * an interpreter that has torch (Debian's python3-torch, which CI
+ * installs): /usr/bin/python3 first, as python3 on PATH may be another
+ * one; $BENCHGATE_TORCH_PYTHON names one explicitly. Skipped, saying so,
+ * only when none has it. Training is cached outside the build
+ * (prepare.py), so only the first run on a machine trains.
+ */
+#include "harness/util/error.h"
+#include "harness/store/result.h"
+
+#include "testutil.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SUITE_DIR  BENCHGATE_SOURCE_DIR "/suites/torch-variants"
+#define MODELS_DIR BENCHGATE_BUILD_DIR "/suites/torch-variants"
+
+static char *dir;
+
+static void setup(void)
+{
+	dir = test_tmpdir();
+}
+
+static void teardown(void)
+{
+	test_rmtree(dir);
+	free(dir);
+}
+
+TestSuite(torch_suite, .init = setup, .fini = teardown);
+
+/* The first candidate interpreter that imports torch, or NULL. */
+static const char *python_with_torch(void)
+{
+	const char *candidates[] = { getenv("BENCHGATE_TORCH_PYTHON"),
+				     "/usr/bin/python3",
+				     "/usr/local/bin/python3" };
+
+	for (size_t i = 0; i < sizeof(candidates) / sizeof(*candidates); i++) {
+		struct test_output out;
+		int code;
+
+		if (!candidates[i] || access(candidates[i], X_OK))
+			continue;
+		test_run(&out, NULL, NULL,
+			 (const char *const[]){ candidates[i], "-c",
+						"import torch", NULL });
+		code = out.exit_code;
+		test_output_release(&out);
+		if (!code)
+			return candidates[i];
+	}
+	return NULL;
+}
+
+static const struct metric_samples *
+metric(const struct result_case *rcase, const char *name)
+{
+	const struct metric_samples *m = result_case_find_metric(rcase, name);
+
+	cr_assert_not_null(m, "%s/%s lacks %s", rcase->variant, rcase->device,
+			   name);
+	cr_assert_gt(m->nr, 0, "%s: no samples", name);
+	return m;
+}
+
+static const char *const every_metric[] = {
+	"latency", "latency_p90", "latency_p99", "preprocess",
+	"throughput", "accuracy", "model_size", "params",
+	"nonzero_params", "peak_rss", "wall_time"
+};
+
+Test(torch_suite, every_variant_runs_on_the_cpu_and_no_impossible_case_is_planned)
+{
+	static const char *const variants[] = { "fp32", "quantized", "pruned",
+						"distilled" };
+	const char *python = python_with_torch();
+	struct strbuf store = STRBUF_INIT, json = STRBUF_INIT;
+	const struct result_case *rcase;
+	struct result *result = NULL;
+	struct test_output out;
+
+	if (!python)
+		cr_skip_test("no interpreter with torch (tried "
+			     "$BENCHGATE_TORCH_PYTHON, /usr/bin/python3, "
+			     "/usr/local/bin/python3): apt-get install "
+			     "python3-torch");
+
+	test_run(&out, NULL, NULL,
+		 (const char *const[]){ python, SUITE_DIR "/prepare.py",
+					"--out", MODELS_DIR, "--quiet", NULL });
+	cr_assert_eq(out.exit_code, 0, "prepare.py: %s%s", out.out.buf,
+		     out.err.buf);
+	test_output_release(&out);
+
+	strbuf_addf(&store, "%s/store", dir);
+	strbuf_addf(&json, "%s/result.json", dir);
+	test_benchgate(&out, dir, NULL,
+		       (const char *const[]){ "run", SUITE_DIR "/suite.json",
+					      "--build-dir",
+					      BENCHGATE_BUILD_DIR, "--store",
+					      store.buf, "--json", json.buf,
+					      "--runs", "2", "--warmup", "0",
+					      "--no-color", NULL });
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	cr_assert_eq(result_load(&result, json.buf), BG_OK, "%s",
+		     bg_error_last());
+	cr_assert_str_eq(result->reference, "fp32");
+
+	for (size_t v = 0; v < sizeof(variants) / sizeof(*variants); v++) {
+		rcase = result_find_case(result, "serve-batch64", variants[v],
+					 "cpu");
+		cr_assert_not_null(rcase, "no %s/cpu case", variants[v]);
+		cr_assert_eq(rcase->status, CASE_OK, "%s/cpu: %s",
+			     variants[v], rcase->reason);
+		for (size_t m = 0; m < sizeof(every_metric) /
+					       sizeof(*every_metric);
+		     m++)
+			metric(rcase, every_metric[m]);
+		cr_assert_gt(metric(rcase, "accuracy")->samples[0], 0.85,
+			     "%s learnt nothing", variants[v]);
+		/* a GPU-only metric is no "missing" one on the CPU */
+		cr_assert_null(result_case_find_metric(rcase, "gpu_memory"));
+	}
+	/* the variants are what their tools make of the model */
+	rcase = result_find_case(result, "serve-batch64", "pruned", "cpu");
+	cr_assert_lt(metric(rcase, "nonzero_params")->samples[0],
+		     0.3 * metric(rcase, "params")->samples[0]);
+	cr_assert_lt(metric(result_find_case(result, "serve-batch64",
+					     "quantized", "cpu"),
+			    "model_size")
+			     ->samples[0],
+		     0.5 * metric(result_find_case(result, "serve-batch64",
+						   "fp32", "cpu"),
+				  "model_size")
+				   ->samples[0]);
+
+	/* dynamic int8 is CPU only and fp16 GPU only: those cases do not
+	 * exist at all, neither run nor skipped */
+	cr_assert_null(result_find_case(result, "serve-batch64", "quantized",
+					"gpu"));
+	cr_assert_null(result_find_case(result, "serve-batch64", "fp16",
+					"cpu"));
+	cr_assert_null(strstr(out.out.buf, "quantized/gpu"), "%s",
+		       out.out.buf);
+	/* the other variants have GPU cases: run on CUDA, else skipped */
+	rcase = result_find_case(result, "serve-batch64", "fp32", "gpu");
+	cr_assert_not_null(rcase, "no fp32/gpu case");
+	if (rcase->status == CASE_OK)
+		metric(rcase, "gpu_memory");
+	else
+		cr_assert_eq(rcase->status, CASE_SKIPPED, "%s", rcase->reason);
+
+	result_free(result);
+	test_output_release(&out);
+	strbuf_release(&store);
+	strbuf_release(&json);
+}
