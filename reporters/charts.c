@@ -1003,3 +1003,141 @@ void charts_release(struct charts *charts)
 	free(charts->items);
 	*charts = (struct charts)CHARTS_INIT;
 }
+
+/* The dashboard's series chart */
+
+/* A series chart shows the newest points only: ten thousand commits are
+ * no more readable than five hundred, and cost gnuplot twenty times as
+ * long on every republish. */
+#define SERIES_CHART_POINTS 500
+
+static void series_levels_data(struct strbuf *dat,
+			       const struct history_series *s,
+			       const struct report_level *levels,
+			       size_t first)
+{
+	strbuf_addstr(dat, "\n\n# index 1: levels between change points\n"
+			   "# x low high center\n");
+	for (size_t i = 0; i <= s->changes_nr; i++) {
+		const struct report_level *level = &levels[i];
+		double x0, x1;
+
+		if (level->end <= first || !isfinite(level->center))
+			continue;
+		x0 = (double)s->points[level->first > first ? level->first
+							    : first]
+			     .commit -
+		     0.5;
+		x1 = (double)s->points[level->end - 1].commit + 0.5;
+		strbuf_addf(dat, "%.9g %.9g %.9g %.9g\n%.9g %.9g %.9g %.9g\n\n",
+			    x0, level->center - level->spread,
+			    level->center + level->spread, level->center, x1,
+			    level->center - level->spread,
+			    level->center + level->spread, level->center);
+	}
+}
+
+/* Marks each change point in view; returns how many are regressions
+ * (index 2 of the data) and improvements (index 3). */
+static void series_changes_data(struct strbuf *gp, struct strbuf *dat,
+				const struct history_series *s, size_t first,
+				size_t counts[2])
+{
+	for (int regression = 1; regression >= 0; regression--) {
+		strbuf_addf(dat, "\n\n# index %d: %s\n# x median\n",
+			    regression ? 2 : 3,
+			    regression ? "regressions" : "improvements");
+		for (size_t i = 0; i < s->changes_nr; i++) {
+			const struct history_change *c = &s->changes[i];
+			const struct history_point *p = &s->points[c->at.index];
+
+			if (c->at.index < first || c->regression != regression)
+				continue;
+			strbuf_addf(dat, "%zu %.9g\n", p->commit, p->median);
+			strbuf_addf(gp,
+				    "set arrow from %g, graph 0 to %g, graph 1 "
+				    "nohead lc rgb '%s' lw 1 dt 2\n",
+				    (double)p->commit - 0.5,
+				    (double)p->commit - 0.5,
+				    regression ? "#c0392b" : "#1b9e77");
+			counts[regression ? 0 : 1]++;
+		}
+	}
+}
+
+void charts_series(struct chart *chart, const char *stem,
+		   const struct history *history,
+		   const struct history_series *s,
+		   const struct report_level *levels)
+{
+	const char *names[] = { s->benchmark, s->variant, s->device, NULL };
+	struct strbuf text = STRBUF_INIT;
+	size_t first = s->points_nr > SERIES_CHART_POINTS
+			       ? s->points_nr - SERIES_CHART_POINTS
+			       : 0;
+	size_t shown = s->points_nr - first, step, counts[2] = { 0, 0 };
+	bool first_tic = true;
+
+	strbuf_addstr(&chart->stem, stem);
+	strbuf_addstr(&chart->gp, "reset\n");
+	strbuf_addf(&chart->gp,
+		    "# benchgate chart: history of a series.\n"
+		    "# Redraw with `gnuplot %s.gp` in this directory.\n"
+		    "set encoding utf8\n"
+		    "set terminal svg size %d,%d font '%s' noenhanced "
+		    "background '#ffffff'\n"
+		    "set output '%s.svg'\n%s",
+		    stem, CHART_WIDTH, CHART_HEIGHT, CHART_FONT, stem,
+		    chart_styles);
+	strbuf_addstr(&chart->dat, "# index 0: points, oldest first\n"
+				   "# commit median ci_low ci_high\n");
+	for (size_t i = first; i < s->points_nr; i++)
+		strbuf_addf(&chart->dat, "%zu %.9g %.9g %.9g\n",
+			    s->points[i].commit, s->points[i].median,
+			    s->points[i].ci_low, s->points[i].ci_high);
+	series_levels_data(&chart->dat, s, levels, first);
+	series_changes_data(&chart->gp, &chart->dat, s, first, counts);
+
+	metric_axis_label(&text, s->metric, s->unit);
+	if (first)
+		strbuf_addf(&text, ", the newest %zu of %zu points", shown,
+			    s->points_nr);
+	set_title(&chart->gp, &text, names);
+	metric_axis_label(&text, s->metric, s->unit);
+	set_text(&chart->gp, "ylabel", &text);
+	strbuf_addstr(&text, "commit, oldest to newest");
+	set_text(&chart->gp, "xlabel", &text);
+	step = (shown + HISTORY_TICKS_MAX - 1) / HISTORY_TICKS_MAX;
+	strbuf_addstr(&chart->gp, "set xtics rotate by 30 right (");
+	for (size_t i = first; i < s->points_nr; i++) {
+		if ((s->points_nr - 1 - i) % (step ? step : 1))
+			continue;
+		short_commit(&text, history->commits[s->points[i].commit].commit);
+		add_tic(&chart->gp, first_tic, &text,
+			(double)s->points[i].commit);
+		first_tic = false;
+	}
+	strbuf_addf(&chart->gp,
+		    ")\nset xrange [%g:%g]\n"
+		    "set offsets 0, 0, graph 0.08, graph 0.08\n"
+		    "set style fill transparent solid 0.35 noborder\n"
+		    "plot '%s.dat' index 1 using 1:2:3 with filledcurves "
+		    "fc rgb '#bbbbbb' title 'level \u00b1 robust SD', \\\n"
+		    "\t'' index 1 using 1:4 with lines lc rgb '#555555' lw 1 "
+		    "dt 2 notitle, \\\n"
+		    "\t'' index 0 using 1:2:3:4 with yerrorlines ls 1 "
+		    "title 'median, %g%% CI'",
+		    (double)s->points[first].commit - 0.5,
+		    (double)s->points[s->points_nr - 1].commit + 0.5, stem,
+		    HISTORY_CONFIDENCE * 100);
+	if (counts[0])
+		strbuf_addstr(&chart->gp,
+			      ", \\\n\t'' index 2 using 1:2 with points pt 9 "
+			      "ps 2.2 lc rgb '#c0392b' title 'regression'");
+	if (counts[1])
+		strbuf_addstr(&chart->gp,
+			      ", \\\n\t'' index 3 using 1:2 with points pt 11 "
+			      "ps 2.2 lc rgb '#1b9e77' title 'improvement'");
+	strbuf_addstr(&chart->gp, "\nunset output\n");
+	strbuf_release(&text);
+}

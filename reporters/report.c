@@ -202,6 +202,29 @@ static void derive_history(struct report_item *item,
 	free(medians);
 }
 
+void report_series_levels(const struct history_series *series,
+			  struct report_level *levels)
+{
+	double *medians = xmalloc((series->points_nr + 1) * sizeof(*medians));
+
+	for (size_t i = 0; i <= series->changes_nr; i++) {
+		struct report_level *level = &levels[i];
+		size_t nr;
+
+		level->first = i ? series->changes[i - 1].at.index : 0;
+		level->end = i < series->changes_nr
+				     ? series->changes[i].at.index
+				     : series->points_nr;
+		nr = level->end - level->first;
+		for (size_t j = 0; j < nr; j++)
+			medians[j] = series->points[level->first + j].median;
+		level->center = nr ? stats_median(medians, nr) : NAN;
+		/* As derive_history(): below 3 points no spread to speak of. */
+		level->spread = nr >= 3 ? stats_mad_scaled(medians, nr) : 0;
+	}
+	free(medians);
+}
+
 static void derive_samples(struct report_samples *out,
 			   const struct metric_samples *metric)
 {
@@ -598,19 +621,18 @@ static int write_beside(const char *dir, const struct chart *chart,
 	return error;
 }
 
-static int run_gnuplot(const char *program, const char *dir,
-		       const struct chart *chart)
+/* Runs one gnuplot on scripts[0..nr), in order, in dir. */
+static int run_gnuplot_scripts(const char *program, const char *dir,
+			       const char *const *scripts, size_t nr)
 {
 	struct process_options options = PROCESS_OPTIONS_INIT;
 	struct process_outcome outcome;
-	struct strbuf script = STRBUF_INIT, why = STRBUF_INIT;
-	const char *argv[3];
+	struct strbuf why = STRBUF_INIT;
+	const char **argv = xcalloc(nr + 2, sizeof(*argv));
 	int error = BG_OK;
 
-	strbuf_addf(&script, "%s.gp", chart->stem.buf);
 	argv[0] = program;
-	argv[1] = script.buf;
-	argv[2] = NULL;
+	memcpy(argv + 1, scripts, nr * sizeof(*scripts));
 	options.argv = argv;
 	options.cwd = dir;
 	options.timeout_s = GNUPLOT_TIMEOUT_S;
@@ -620,15 +642,52 @@ static int run_gnuplot(const char *program, const char *dir,
 	if (process_outcome_failed(&outcome)) {
 		process_outcome_describe(&outcome, &why);
 		strbuf_rtrim(&outcome.err.text);
-		error = bg_error("gnuplot failed on '%s/%s': %s%s%s", dir,
-				 script.buf, why.buf,
-				 outcome.err.text.len ? ": " : "",
+		error = bg_error("gnuplot failed on '%s/%s'%s: %s%s%s", dir,
+				 scripts[0], nr > 1 ? " or a script after it" : "",
+				 why.buf, outcome.err.text.len ? ": " : "",
 				 outcome.err.text.buf);
 	}
 done:
 	process_outcome_release(&outcome);
-	strbuf_release(&script);
 	strbuf_release(&why);
+	free(argv);
+	return error;
+}
+
+static int run_gnuplot(const char *program, const char *dir,
+		       const struct chart *chart)
+{
+	struct strbuf script = STRBUF_INIT;
+	const char *scripts[1];
+	int error;
+
+	strbuf_addf(&script, "%s.gp", chart->stem.buf);
+	scripts[0] = script.buf;
+	error = run_gnuplot_scripts(program, dir, scripts, 1);
+	strbuf_release(&script);
+	return error;
+}
+
+/* Scripts per gnuplot process: far below the argument list's limit, and
+ * a failure still names a script near the one at fault. */
+#define GNUPLOT_BATCH 64
+
+int report_run_gnuplot(const char *dir, const char *const *scripts,
+		       size_t nr)
+{
+	char *program = gnuplot_program();
+	int error = BG_OK;
+
+	if (nr && !program_runs(program))
+		error = bg_notfound("gnuplot not found (tried '%s'): charts "
+				    "skipped",
+				    program);
+	for (size_t i = 0; !error && i < nr; i += GNUPLOT_BATCH)
+		error = run_gnuplot_scripts(program, dir, scripts + i,
+					    nr - i < GNUPLOT_BATCH
+						    ? nr - i
+						    : GNUPLOT_BATCH);
+	free(program);
 	return error;
 }
 

@@ -258,6 +258,46 @@ void charts_render(struct charts *charts, const struct report_model *model);
 void charts_release(struct charts *charts);
 
 /*
+ * The dashboard's chart of one series of a branch's history (`benchgate
+ * publish`): each point's median and interval over the commits, the band
+ * of each level (report_series_levels()) and a mark at each change point,
+ * red for a regression, green for an improvement; the x axis is the
+ * commit, labelled with short ids. Fills chart (empty, CHART_INIT-like)
+ * under `stem`: an SVG only (the site shows no PNG), and the script starts
+ * with `reset`, so several scripts can share one gnuplot process
+ * (report_run_gnuplot()). The same series always gives the same bytes.
+ */
+struct report_level;
+void charts_series(struct chart *chart, const char *stem,
+		   const struct history *history,
+		   const struct history_series *series,
+		   const struct report_level *levels);
+
+/* A level of a history series: the points [first, end) between two
+ * change points (or an end), their medians' median and robust spread
+ * (the scaled MAD: the noise a change had to stand out from; 0 below 3
+ * points). */
+struct report_level {
+	size_t first, end;
+	double center, spread;
+};
+
+/* The series' levels into levels[0 .. series->changes_nr] (the caller
+ * allocates changes_nr + 1 of them): the model of the dashboard's noise
+ * bands. O(n log n) in the points. */
+void report_series_levels(const struct history_series *series,
+			  struct report_level *levels);
+
+/*
+ * Runs gnuplot ($BENCHGATE_GNUPLOT, else gnuplot on PATH) in dir on the
+ * scripts (names relative to dir), several per process: starting gnuplot
+ * costs more than drawing a chart. BG_ENOTFOUND, nothing run, when
+ * gnuplot cannot be run; BG_ERROR with its stderr when a script fails.
+ */
+int report_run_gnuplot(const char *dir, const char *const *scripts,
+		       size_t nr);
+
+/*
  * Reads the folded stacks file at path into the empty stacks, in drawing
  * order (flamegraph.h); a BG_* code, with the message recorded, when it
  * cannot. Reading profiles is the run layer's (harness/run/stacks.h), so

@@ -1,6 +1,9 @@
 #include "testutil.h"
 
+#include "harness/store/result.h"
+#include "harness/store/store.h"
 #include "harness/util/alloc.h"
+#include "harness/util/error.h"
 #include "harness/util/fileio.h"
 
 #include <criterion/criterion.h>
@@ -245,4 +248,29 @@ const char *test_oid_hex(const git_oid *oid, int slot)
 	cr_assert(slot >= 0 && slot < 4);
 	git_oid_tostr(buffers[slot], sizeof(buffers[slot]), oid);
 	return buffers[slot];
+}
+
+void test_store_series_at(struct store *store, const git_oid *commit,
+			  const char *machine, double level)
+{
+	struct result *r = result_new();
+	struct result_case *c;
+	struct metric_samples *latency, *throughput;
+
+	r->suite = xstrdup("s");
+	r->started_at = xstrdup("2026-01-01T00:00:00Z");
+	git_oid_tostr(r->git.commit, sizeof(r->git.commit), commit);
+	snprintf(r->machine.id, sizeof(r->machine.id), "%s", machine);
+	c = result_add_case(r, "b", "original", "cpu");
+	latency = result_case_metric(c, "latency");
+	latency->unit = xstrdup("ms");
+	throughput = result_case_metric(c, "throughput");
+	throughput->better = BETTER_HIGHER;
+	for (int k = 0; k < 5; k++) {
+		metric_samples_push(latency, level + k * 0.01);
+		metric_samples_push(throughput, 1000 / level);
+	}
+	cr_assert_eq(store_write(store, r, NULL, NULL), BG_OK, "%s",
+		     bg_error_last());
+	result_free(r);
 }

@@ -61,3 +61,11 @@ void test_git_commit(git_repository *repo, const char *ref, const char *message,
 
 /* The 40-hex id, in a static buffer per call slot (0..3). */
 const char *test_oid_hex(const git_oid *oid, int slot);
+
+/* History fixtures: one result of suite "s" on `machine` at commit, in
+ * store: case b/original/cpu with latency samples level, level + 0.01,
+ * ..., level + 0.04 ms (lower is better) and throughput 1000 / level
+ * (higher is better), 5 of each. */
+struct store;
+void test_store_series_at(struct store *store, const git_oid *commit,
+			  const char *machine, double level);

@@ -48,6 +48,8 @@ static const struct command commands[] = {
 	  "list the CPU, GPUs and IPUs found here, and what can be sampled" },
 	{ "history", cmd_history,
 	  "the series of every metric along a branch, with change points" },
+	{ "export", cmd_export,
+	  "send a result or comparison to an experiment tracker (MLflow)" },
 	{ "import", cmd_import,
 	  "store a peer tool's results (Google Benchmark, hyperfine, ...)" },
 };
@@ -96,6 +98,8 @@ enum option_id {
 	O_SINCE,
 	O_CSV,
 	O_CHARTS,
+	O_MLFLOW,
+	O_EXPERIMENT,
 };
 
 struct option_doc {
@@ -220,6 +224,15 @@ static const struct option_doc option_docs[] = {
 	  OPT_SERIES,
 	  NULL,
 	  "print CSV, one row per point, instead of the view" },
+	{ { "mlflow", required_argument, NULL, O_MLFLOW },
+	  OPT_EXPORT,
+	  "URI",
+	  "the MLflow tracking server, such as http://mlflow:5000" },
+	{ { "experiment", required_argument, NULL, O_EXPERIMENT },
+	  OPT_EXPORT,
+	  "NAME",
+	  "the MLflow experiment (default $MLFLOW_EXPERIMENT_NAME, else the "
+	  "suite's name)" },
 	{ { "force", no_argument, NULL, O_FORCE },
 	  OPT_FORCE,
 	  NULL,
@@ -456,6 +469,12 @@ static int apply_option(struct cli_options *opts, int id, const char *arg)
 		break;
 	case O_CSV:
 		opts->csv = true;
+		break;
+	case O_MLFLOW:
+		opts->mlflow = arg;
+		break;
+	case O_EXPERIMENT:
+		opts->experiment = arg;
 		break;
 	case O_FORCE:
 		opts->force = true;

@@ -58,6 +58,7 @@ enum cli_option_flags {
 	OPT_SERIES = 1 << 19, /* --benchmark --machine --since --csv, and
 			       * --variant --device --branch (history) */
 	OPT_IMPORT = 1 << 23, /* --format FMT --suite S (import) */
+	OPT_EXPORT = 1 << 24, /* --mlflow --experiment (export) */
 };
 
 struct cli_options {
@@ -88,6 +89,8 @@ struct cli_options {
 	const char *machine;   /* history: only this machine id */
 	const char *since;     /* history: a date or a revision */
 	bool csv;	       /* history: CSV on stdout */
+	const char *mlflow;     /* export: the tracking server */
+	const char *experiment; /* export: the MLflow experiment */
 	bool force;
 	const char *provider; /* comment: "github", "gitlab"; NULL: detect */
 	const char *body;
@@ -187,5 +190,6 @@ int cmd_merge(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_import(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif

@@ -1,5 +1,6 @@
 #include "harness/cli/cli.h"
 
+#include "harness/gate/alert.h"
 #include "harness/gate/history.h"
 #include "harness/util/error.h"
 #include "harness/util/terminal.h"
@@ -20,12 +21,41 @@ static const struct cli_command_spec spec = {
 		"as gaps. Several results of one commit, suite and machine:\n"
 		"the newest counts. A series is one case, machine and metric; "
 		"a change point\nis the first commit of a new level. --json "
-		"FILE writes the\n\"benchgate_history\": 1 document. Exit "
-		"status 0, or 2 for a bad option, branch\nor --since.",
-	.options = OPT_STORE | OPT_HISTORY | OPT_SERIES | OPT_JSON,
+		"FILE writes the\n\"benchgate_history\": 1 document. "
+		"--alert --published DIR prints only the\nworse-direction "
+		"change points that DIR's benchgate-state.json (from\n"
+		"`benchgate publish --out DIR`) does not list, and exits 1 "
+		"when there is one;\nwithout a state file, those among the "
+		"newest 10 commits. Exit status 0,\n1 on such an alert, or 2 "
+		"for a bad option, branch, --since or state file.",
+	.options = OPT_STORE | OPT_HISTORY | OPT_SERIES | OPT_JSON | OPT_ALERT,
 	.min_args = 0,
 	.max_args = 0,
 };
+
+/* --alert: the regressions the published site does not show yet. */
+static int alert(const struct history *history, const char *published,
+		 bool quiet)
+{
+	struct alerts alerts = { 0 };
+	struct strbuf text = STRBUF_INIT;
+	int error;
+
+	if ((error = alert_find(&alerts, history, published)) < 0)
+		return error;
+	alert_describe(&text, history, &alerts);
+	if (!alerts.nr && !quiet)
+		strbuf_addf(&text, "no new regression on %s%s\n",
+			    history->branch,
+			    alerts.first_run ? " among the newest 10 commits "
+					       "(no published state yet)"
+					     : " since the published state");
+	terminal_write(stdout, text.buf, 0);
+	error = alerts.nr ? OUTCOME_REGRESSION : OUTCOME_PASS;
+	alerts_release(&alerts);
+	strbuf_release(&text);
+	return error;
+}
 
 int cmd_history(int argc, char **argv)
 {
@@ -37,6 +67,9 @@ int cmd_history(int argc, char **argv)
 
 	if ((error = cli_parse(&opts, &spec, argc, argv)) != 0)
 		return error > 0 ? OUTCOME_PASS : error;
+	if (opts.alert != !!opts.published)
+		return bg_input_error("history: --alert and --published DIR "
+				      "go together");
 	if ((error = cli_open_store(&store, &opts)) < 0 ||
 	    (error = history_build(&history, store,
 				   &(struct history_request){
@@ -56,6 +89,10 @@ int cmd_history(int argc, char **argv)
 					       text.len)) < 0)
 			goto done;
 		strbuf_reset(&text);
+	}
+	if (opts.alert) {
+		error = alert(&history, opts.published, opts.quiet);
+		goto done;
 	}
 	if (opts.csv)
 		history_view_csv(&text, &history);

@@ -48,31 +48,10 @@ static double median_at(size_t i)
 	return level_at(i) + 2 * 0.01;
 }
 
-/* One result at commit: latency samples level, level + 0.01, ...,
- * level + 0.04 ms; throughput 1000 / level (higher is better). */
+/* One result at commit (testutil's history fixture, on machine "box"). */
 static void store_at(struct store *store, const git_oid *commit, double level)
 {
-	struct result *r = result_new();
-	struct result_case *c;
-	struct metric_samples *latency, *throughput;
-
-	r->suite = strdup("s");
-	r->started_at = strdup("2026-01-01T00:00:00Z");
-	snprintf(r->git.commit, sizeof(r->git.commit), "%s",
-		 test_oid_hex(commit, 0));
-	snprintf(r->machine.id, sizeof(r->machine.id), "box");
-	c = result_add_case(r, "b", "original", "cpu");
-	latency = result_case_metric(c, "latency");
-	latency->unit = strdup("ms");
-	throughput = result_case_metric(c, "throughput");
-	throughput->better = BETTER_HIGHER;
-	for (int k = 0; k < 5; k++) {
-		metric_samples_push(latency, level + k * 0.01);
-		metric_samples_push(throughput, 1000 / level);
-	}
-	cr_assert_eq(store_write(store, r, NULL, NULL), BG_OK, "%s",
-		     bg_error_last());
-	result_free(r);
+	test_store_series_at(store, commit, "box", level);
 }
 
 /* main: c0 .. c25 and a side branch merged in at c8 whose own commit has

@@ -1,0 +1,65 @@
+#ifndef BENCHGATE_ALERT_H
+#define BENCHGATE_ALERT_H
+
+#include "harness/gate/history.h"
+#include "harness/util/strbuf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * `benchgate history --alert --published DIR`: the regressions of a
+ * branch's history that its published dashboard does not show yet, for
+ * the nightly job that opens an issue. The dashboard's state file
+ * (DIR/benchgate-state.json, reporters/publish.h) lists the change points
+ * it was published with.
+ *
+ * A change point is "already published" when the state lists one of the
+ * same series (suite, machine, benchmark, variant, device, metric) and
+ * direction whose commit is within ALERT_MARGIN first-parent commits of
+ * its own: a detector may place a step one or two commits later once the
+ * nights after it are in, and the regression is still the one the team
+ * was told of.
+ *
+ * Without a state file (the first nightly, or a site wiped) there is
+ * nothing to compare with, and alerting on every regression of the
+ * branch's past would drown the one of last night: only regressions whose
+ * commit is among the newest ALERT_FIRST_RUN_COMMITS first-parent commits
+ * are new then.
+ */
+
+#define ALERT_MARGIN 5
+#define ALERT_FIRST_RUN_COMMITS 10
+
+/* A new regression: history->series[series].changes[change]. */
+struct alert {
+	size_t series, change;
+};
+
+struct alerts {
+	struct alert *items; /* newest commit first */
+	size_t nr, alloc;
+	bool first_run; /* DIR had no state file */
+};
+
+/*
+ * Finds the worse-direction change points of history that the state in
+ * published_dir does not list (above) into *out (zeroed by the caller;
+ * release with alerts_release()). A missing directory or state file is
+ * the first run. BG_EINPUT naming the file, line and column for a state
+ * file that is not one; BG_ERROR when it cannot be read.
+ */
+int alert_find(struct alerts *out, const struct history *history,
+	       const char *published_dir);
+
+/* Appends one line per alert: "regression: SUITE BENCH/VARIANT/DEVICE
+ * METRIC on MACHINE: +20.0% [+18.1%, +22.0%] (10.02 ms -> 12.02 ms) at
+ * COMMIT12 \"subject\"", and ", bisect A..B (N commits)" when commits in
+ * between were not measured; names and subjects quoted as a terminal
+ * shows them (name_quote()). */
+void alert_describe(struct strbuf *out, const struct history *history,
+		    const struct alerts *alerts);
+
+void alerts_release(struct alerts *alerts);
+
+#endif

@@ -1,0 +1,603 @@
+/*
+ * The pages of `benchgate publish` (dashboard.h): HTML made from a
+ * branch's history, every user string through escape_html().
+ */
+#include "reporters/dashboard.h"
+
+#include "harness/util/alloc.h"
+#include "harness/util/format.h"
+#include "harness/util/hash.h"
+#include "reporters/escape.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The slug part of a series' name: long enough to read, short enough for
+ * any file system. */
+#define SLUG_MAX 60
+
+#define SPARK_WIDTH  160
+#define SPARK_HEIGHT 28
+
+/* Nothing may load or run: only the site's own images. */
+static const char page_head[] =
+	"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
+	"'none'; style-src 'unsafe-inline'; img-src 'self' data:\">\n"
+	"<meta name=\"viewport\" content=\"width=device-width, "
+	"initial-scale=1\">\n";
+
+static const char page_style[] =
+	"<style>\n"
+	"body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;"
+	"max-width:1100px;padding:0 1em;color:#222}\n"
+	"nav{margin:1em 0;padding-bottom:.5em;border-bottom:1px solid #ddd}\n"
+	"nav a{margin-right:1.2em}\n"
+	"table{border-collapse:collapse;margin:.5em 0 1.5em}\n"
+	"th,td{padding:.25em .6em;border-bottom:1px solid #eee;"
+	"text-align:left;vertical-align:middle}\n"
+	"td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
+	".scroll{overflow-x:auto}\n"
+	".regression{color:#c0392b;font-weight:600}\n"
+	".improvement{color:#1b7e5f;font-weight:600}\n"
+	"svg.spark polyline{fill:none;stroke:#1f4e9c;stroke-width:1.5}\n"
+	"svg.spark .regression{fill:#c0392b}\n"
+	"svg.spark .improvement{fill:#1b9e77}\n"
+	"img.chart{max-width:100%;height:auto;border:1px solid #eee}\n"
+	"code{font-size:92%}\n"
+	"</style>\n";
+
+static void add_file(struct dashboard *d, const char *path,
+		     struct strbuf *text)
+{
+	struct dashboard_file *file;
+
+	ALLOC_GROW(d->files, d->files_nr + 1, d->files_alloc);
+	file = &d->files[d->files_nr++];
+	file->path = xstrdup(path);
+	file->text = *text;
+	strbuf_init(text, 0);
+}
+
+/* depth: "" for the site's top, "../" for series/. */
+static void page_begin(struct strbuf *out, const char *title,
+		       const char *depth)
+{
+	strbuf_addstr(out, page_head);
+	strbuf_addstr(out, "<title>");
+	escape_html(out, title);
+	strbuf_addf(out,
+		    "</title>\n<link rel=\"alternate\" "
+		    "type=\"application/atom+xml\" title=\"Change points\" "
+		    "href=\"%sfeed.xml\">\n%s</head>\n<body>\n<nav><a "
+		    "href=\"%sindex.html\">Index</a><a "
+		    "href=\"%sregressions.html\">Regressions</a><a "
+		    "href=\"%sfeed.xml\">Atom feed</a></nav>\n",
+		    depth, page_style, depth, depth, depth);
+}
+
+static void page_end(struct strbuf *out)
+{
+	strbuf_addstr(out, "<p><small>Made by benchgate publish.</small></p>\n"
+			   "</body>\n</html>\n");
+}
+
+static const char *direction(const struct history_change *c)
+{
+	return c->regression ? "regression" : "improvement";
+}
+
+void dashboard_series_name(struct strbuf *out, const struct history_series *s)
+{
+	const char *parts[] = { s->machine, s->benchmark, s->variant,
+				s->device, s->metric };
+	struct strbuf key = STRBUF_INIT, slug = STRBUF_INIT;
+
+	strbuf_addf(&key, "%s\n%s\n%s\n%s\n%s\n%s", s->suite, s->machine,
+		    s->benchmark, s->variant, s->device, s->metric);
+	for (size_t i = 0; i < 5; i++) {
+		if (i)
+			strbuf_addch(&slug, '_');
+		escape_filename(&slug, parts[i]);
+	}
+	/* A slug is ASCII: cut anywhere. */
+	strbuf_add(out, slug.buf, slug.len < SLUG_MAX ? slug.len : SLUG_MAX);
+	strbuf_addf(out, "-%016llx",
+		    (unsigned long long)hash_fnv1a64(key.buf, key.len));
+	strbuf_release(&key);
+	strbuf_release(&slug);
+}
+
+static void add_case(struct strbuf *out, const struct history_series *s)
+{
+	escape_html(out, s->benchmark);
+	strbuf_addstr(out, "/");
+	escape_html(out, s->variant);
+	strbuf_addstr(out, "/");
+	escape_html(out, s->device);
+}
+
+/* A link to the commit on the forge, else its id in <code>. */
+static void add_commit(struct strbuf *out, const char *commit,
+		       const struct dashboard_options *opts)
+{
+	struct strbuf url = STRBUF_INIT;
+	bool linked = report_commit_url(&url, commit, opts->repo_url);
+
+	if (linked) {
+		strbuf_addstr(out, "<a href=\"");
+		escape_html(out, url.buf);
+		strbuf_addstr(out, "\">");
+	}
+	strbuf_addstr(out, "<code title=\"");
+	escape_html(out, commit);
+	strbuf_addstr(out, "\">");
+	/* The short id: 12 of the 40, as the terminal view shows it. */
+	strbuf_reset(&url);
+	strbuf_add(&url, commit, strnlen(commit, 12));
+	escape_html(out, url.buf);
+	strbuf_addstr(out, linked ? "</code></a>" : "</code>");
+	strbuf_release(&url);
+}
+
+static void add_change_text(struct strbuf *out, const struct history_change *c)
+{
+	struct strbuf text = STRBUF_INIT;
+
+	format_change(&text, c->at.change);
+	strbuf_addf(out, "<span class=\"%s\">", direction(c));
+	escape_html(out, text.buf);
+	strbuf_addstr(out, "</span>");
+	strbuf_release(&text);
+}
+
+static void add_quantity(struct strbuf *out, double value, const char *unit)
+{
+	struct strbuf text = STRBUF_INIT;
+
+	format_quantity(&text, value, unit);
+	escape_html(out, text.buf);
+	strbuf_release(&text);
+}
+
+static void add_series_link(struct strbuf *out, const struct history_series *s,
+			    const char *depth)
+{
+	strbuf_addf(out, "<a href=\"%sseries/", depth);
+	dashboard_series_name(out, s);
+	strbuf_addstr(out, ".html\">");
+	add_case(out, s);
+	strbuf_addstr(out, " ");
+	escape_html(out, s->metric);
+	strbuf_addstr(out, "</a>");
+}
+
+/* The sparkline: the newest points, scaled to their range, a dot at each
+ * change point in its direction's colour. Numbers only. */
+static void add_sparkline(struct strbuf *out, const struct history_series *s)
+{
+	size_t first = s->points_nr > DASHBOARD_SPARK_POINTS
+			       ? s->points_nr - DASHBOARD_SPARK_POINTS
+			       : 0;
+	size_t nr = s->points_nr - first;
+	double low = INFINITY, high = -INFINITY, dx;
+
+	for (size_t i = first; i < s->points_nr; i++) {
+		low = fmin(low, s->points[i].median);
+		high = fmax(high, s->points[i].median);
+	}
+	dx = nr > 1 ? (SPARK_WIDTH - 4.0) / (double)(nr - 1) : 0;
+	strbuf_addf(out,
+		    "<svg class=\"spark\" width=\"%d\" height=\"%d\" "
+		    "viewBox=\"0 0 %d %d\" role=\"img\"><title>%zu "
+		    "points</title><polyline points=\"",
+		    SPARK_WIDTH, SPARK_HEIGHT, SPARK_WIDTH, SPARK_HEIGHT,
+		    s->points_nr);
+	for (size_t i = first; i < s->points_nr; i++) {
+		double y = high > low ? (s->points[i].median - low) /
+						(high - low)
+				      : 0.5;
+
+		strbuf_addf(out, "%s%.1f,%.1f", i > first ? " " : "",
+			    2 + dx * (double)(i - first),
+			    SPARK_HEIGHT - 3 - y * (SPARK_HEIGHT - 6));
+	}
+	strbuf_addstr(out, "\"/>");
+	for (size_t i = 0; i < s->changes_nr; i++) {
+		const struct history_change *c = &s->changes[i];
+		double y;
+
+		if (c->at.index < first)
+			continue;
+		y = high > low ? (s->points[c->at.index].median - low) /
+					 (high - low)
+			       : 0.5;
+		strbuf_addf(out,
+			    "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" "
+			    "r=\"3\"/>",
+			    direction(c), 2 + dx * (double)(c->at.index - first),
+			    SPARK_HEIGHT - 3 - y * (SPARK_HEIGHT - 6));
+	}
+	strbuf_addstr(out, "</svg>");
+}
+
+/* Change points, newest first */
+
+static const struct history *sorting;
+
+static int compare_newest_first(const void *a, const void *b)
+{
+	const struct dashboard_change_ref *x = a, *y = b;
+	const struct history_series *sx = &sorting->series[x->series];
+	const struct history_series *sy = &sorting->series[y->series];
+	size_t cx = sx->points[sx->changes[x->change].at.index].commit;
+	size_t cy = sy->points[sy->changes[y->change].at.index].commit;
+
+	if (cx != cy)
+		return cx > cy ? -1 : 1;
+	if (x->series != y->series)
+		return x->series < y->series ? -1 : 1;
+	return x->change < y->change ? -1 : x->change > y->change;
+}
+
+size_t dashboard_changes_newest_first(const struct history *history,
+				      struct dashboard_change_ref **out)
+{
+	size_t nr = 0, alloc = 0;
+
+	*out = NULL;
+	for (size_t i = 0; i < history->series_nr; i++)
+		for (size_t j = 0; j < history->series[i].changes_nr; j++) {
+			ALLOC_GROW(*out, nr + 1, alloc);
+			(*out)[nr++] = (struct dashboard_change_ref){ i, j };
+		}
+	sorting = history;
+	if (nr)
+		qsort(*out, nr, sizeof(**out), compare_newest_first);
+	sorting = NULL;
+	return nr;
+}
+
+const struct git_meta *
+dashboard_change_commit(const struct history *history,
+			const struct dashboard_change_ref *ref)
+{
+	const struct history_series *s = &history->series[ref->series];
+
+	return &history->commits[s->points[s->changes[ref->change].at.index]
+					 .commit];
+}
+
+static void add_change_row(struct strbuf *out, const struct history *history,
+			   const struct dashboard_change_ref *ref,
+			   const struct dashboard_options *opts,
+			   bool with_series)
+{
+	const struct history_series *s = &history->series[ref->series];
+	const struct history_change *c = &s->changes[ref->change];
+	const struct git_meta *commit = dashboard_change_commit(history, ref);
+
+	strbuf_addstr(out, "<tr class=\"change\"><td>");
+	add_commit(out, commit->commit, opts);
+	strbuf_addstr(out, "</td>");
+	if (with_series) {
+		strbuf_addstr(out, "<td>");
+		add_series_link(out, s, "");
+		strbuf_addstr(out, "</td>");
+	}
+	strbuf_addstr(out, "<td class=\"num\">");
+	add_change_text(out, c);
+	strbuf_addstr(out, "</td><td class=\"num\">");
+	add_quantity(out, c->at.before, s->unit);
+	strbuf_addstr(out, " \u2192 ");
+	add_quantity(out, c->at.after, s->unit);
+	strbuf_addstr(out, "</td><td>");
+	report_add_cut(out, commit->subject, 80, escape_html);
+	strbuf_addstr(out, "</td></tr>\n");
+}
+
+/* The index */
+
+static void add_latest_changes(struct strbuf *out,
+			       const struct history *history,
+			       const struct dashboard_options *opts)
+{
+	struct dashboard_change_ref *refs;
+	size_t nr = dashboard_changes_newest_first(history, &refs);
+
+	strbuf_addstr(out, "<h2 id=\"latest\">Latest change points</h2>\n");
+	if (!nr)
+		strbuf_addstr(out, "<p>None found.</p>\n");
+	else
+		strbuf_addstr(out, "<div class=\"scroll\"><table><tr><th>"
+				   "Commit</th><th>Series</th><th>Change</th>"
+				   "<th>Level</th><th>Subject</th></tr>\n");
+	for (size_t i = 0; i < nr && i < DASHBOARD_LATEST_CHANGES; i++)
+		add_change_row(out, history, &refs[i], opts, true);
+	if (nr)
+		strbuf_addstr(out, "</table></div>\n");
+	free(refs);
+}
+
+static void add_index_row(struct strbuf *out, const struct history *history,
+			  const struct history_series *s,
+			  const struct dashboard_options *opts)
+{
+	const struct history_point *last = &s->points[s->points_nr - 1];
+
+	strbuf_addstr(out, "<tr><td>");
+	add_series_link(out, s, "");
+	strbuf_addstr(out, "</td><td>");
+	add_sparkline(out, s);
+	strbuf_addstr(out, "</td><td class=\"num\">");
+	add_quantity(out, last->median, s->unit);
+	strbuf_addf(out, "</td><td class=\"num\">%zu</td><td>",
+		    s->points_nr);
+	if (s->changes_nr) {
+		const struct history_change *c = &s->changes[s->changes_nr - 1];
+
+		add_change_text(out, c);
+		strbuf_addstr(out, " at ");
+		add_commit(out,
+			   history->commits[s->points[c->at.index].commit]
+				   .commit,
+			   opts);
+	} else {
+		strbuf_addstr(out, "none");
+	}
+	strbuf_addstr(out, "</td></tr>\n");
+}
+
+static void render_index(struct dashboard *d, const struct history *history,
+			 const struct dashboard_options *opts)
+{
+	struct strbuf out = STRBUF_INIT, title = STRBUF_INIT;
+
+	strbuf_addf(&title, "Benchmarks of %s", history->branch);
+	page_begin(&out, title.buf, "");
+	strbuf_addstr(&out, "<h1>");
+	escape_html(&out, title.buf);
+	strbuf_addstr(&out, "</h1>\n<p>");
+	report_add_count(&out, history->commits_nr, "first-parent commit",
+			 "first-parent commits");
+	strbuf_addstr(&out, ", ");
+	report_add_count(&out, history->series_nr, "series", "series");
+	if (history->commits_nr) {
+		strbuf_addstr(&out, "; newest ");
+		add_commit(&out,
+			   history->commits[history->commits_nr - 1].commit,
+			   opts);
+	}
+	strbuf_addstr(&out, ".</p>\n");
+	add_latest_changes(&out, history, opts);
+	for (size_t i = 0; i < history->series_nr; i++) {
+		const struct history_series *s = &history->series[i];
+		const struct history_series *prev = i ? s - 1 : NULL;
+
+		if (!prev || strcmp(prev->suite, s->suite) ||
+		    strcmp(prev->machine, s->machine)) {
+			if (prev)
+				strbuf_addstr(&out, "</table></div>\n");
+			strbuf_addstr(&out, "<h2>");
+			escape_html(&out, s->suite);
+			strbuf_addstr(&out, " on machine ");
+			escape_html(&out, s->machine);
+			strbuf_addstr(&out,
+				      "</h2>\n<div class=\"scroll\"><table>"
+				      "<tr><th>Series</th><th>History</th>"
+				      "<th>Latest</th><th>Points</th>"
+				      "<th>Last change point</th></tr>\n");
+		}
+		add_index_row(&out, history, s, opts);
+	}
+	if (history->series_nr)
+		strbuf_addstr(&out, "</table></div>\n");
+	else
+		strbuf_addstr(&out, "<p>No results on this branch yet.</p>\n");
+	page_end(&out);
+	add_file(d, "index.html", &out);
+	strbuf_release(&title);
+}
+
+/* The regressions page: worse-direction change points by commit. */
+static void render_regressions(struct dashboard *d,
+			       const struct history *history,
+			       const struct dashboard_options *opts)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct dashboard_change_ref *refs;
+	size_t nr = dashboard_changes_newest_first(history, &refs), shown = 0;
+	const struct git_meta *open = NULL;
+
+	page_begin(&out, "Regressions", "");
+	strbuf_addstr(&out, "<h1>Regressions</h1>\n<p>Every change point in "
+			    "the worse direction, newest first, grouped by "
+			    "the commit that starts the new level.</p>\n");
+	for (size_t i = 0; i < nr; i++) {
+		const struct history_series *s = &history->series[refs[i].series];
+		const struct git_meta *commit;
+
+		if (!s->changes[refs[i].change].regression)
+			continue;
+		commit = dashboard_change_commit(history, &refs[i]);
+		if (commit != open) {
+			if (open)
+				strbuf_addstr(&out, "</table></div>\n");
+			strbuf_addstr(&out, "<h2 class=\"commit\">");
+			add_commit(&out, commit->commit, opts);
+			strbuf_addstr(&out, " ");
+			report_add_cut(&out, commit->subject, 100,
+				       escape_html);
+			strbuf_addstr(&out, "</h2>\n<div class=\"scroll\">"
+					    "<table><tr><th>Commit</th><th>"
+					    "Series</th><th>Change</th><th>"
+					    "Level</th><th>Subject</th></tr>\n");
+			open = commit;
+		}
+		add_change_row(&out, history, &refs[i], opts, true);
+		shown++;
+	}
+	strbuf_addstr(&out, shown ? "</table></div>\n"
+				  : "<p>No regressions found.</p>\n");
+	page_end(&out);
+	add_file(d, "regressions.html", &out);
+	free(refs);
+}
+
+/* A series page */
+
+static void add_series_changes(struct strbuf *out,
+			       const struct history *history,
+			       const struct history_series *s,
+			       const struct dashboard_options *opts)
+{
+	strbuf_addstr(out, "<h2>Change points</h2>\n");
+	if (!s->changes_nr) {
+		strbuf_addstr(out, "<p>None found.</p>\n");
+		return;
+	}
+	strbuf_addstr(out, "<div class=\"scroll\"><table><tr><th>Commit</th>"
+			   "<th>Change</th><th>Interval</th><th>Level</th>"
+			   "<th>Bisect range</th><th>Subject</th></tr>\n");
+	for (size_t i = s->changes_nr; i-- > 0;) {
+		const struct history_change *c = &s->changes[i];
+		const struct git_meta *commit =
+			&history->commits[s->points[c->at.index].commit];
+		struct strbuf text = STRBUF_INIT;
+
+		strbuf_addstr(out, "<tr class=\"change\"><td>");
+		add_commit(out, commit->commit, opts);
+		strbuf_addstr(out, "</td><td class=\"num\">");
+		add_change_text(out, c);
+		strbuf_addstr(out, "</td><td class=\"num\">[");
+		format_change(&text, c->at.change_lo);
+		strbuf_addstr(&text, ", ");
+		format_change(&text, c->at.change_hi);
+		escape_html(out, text.buf);
+		strbuf_addstr(out, "]</td><td class=\"num\">");
+		add_quantity(out, c->at.before, s->unit);
+		strbuf_addstr(out, " \u2192 ");
+		add_quantity(out, c->at.after, s->unit);
+		strbuf_addstr(out, "</td><td>");
+		if (c->range_first < s->points[c->at.index].commit) {
+			add_commit(out, history->commits[c->range_first].commit,
+				   opts);
+			strbuf_addf(out, " .. (%zu commits)",
+				    s->points[c->at.index].commit -
+					    c->range_first + 1);
+		} else {
+			strbuf_addstr(out, "this commit");
+		}
+		strbuf_addstr(out, "</td><td>");
+		report_add_cut(out, commit->subject, 80, escape_html);
+		strbuf_addstr(out, "</td></tr>\n");
+		strbuf_release(&text);
+	}
+	strbuf_addstr(out, "</table></div>\n");
+}
+
+static void add_series_points(struct strbuf *out,
+			      const struct history *history,
+			      const struct history_series *s,
+			      const struct dashboard_options *opts)
+{
+	size_t shown = 0;
+
+	strbuf_addstr(out, "<h2>Newest points</h2>\n<div class=\"scroll\">"
+			   "<table><tr><th>Commit</th><th>Time</th><th>n</th>"
+			   "<th>Median</th><th>99% interval</th><th>"
+			   "Subject</th></tr>\n");
+	for (size_t i = s->points_nr; i-- > 0 && shown < DASHBOARD_TABLE_POINTS;
+	     shown++) {
+		const struct history_point *p = &s->points[i];
+		const struct git_meta *commit = &history->commits[p->commit];
+
+		strbuf_addstr(out, "<tr><td>");
+		add_commit(out, commit->commit, opts);
+		strbuf_addstr(out, "</td><td>");
+		escape_html(out, commit->commit_time);
+		strbuf_addf(out, "</td><td class=\"num\">%zu</td>"
+				 "<td class=\"num\">",
+			    p->n);
+		add_quantity(out, p->median, s->unit);
+		strbuf_addstr(out, "</td><td class=\"num\">");
+		add_quantity(out, p->ci_low, s->unit);
+		strbuf_addstr(out, " \u2013 ");
+		add_quantity(out, p->ci_high, s->unit);
+		strbuf_addstr(out, "</td><td>");
+		report_add_cut(out, commit->subject, 80, escape_html);
+		strbuf_addstr(out, "</td></tr>\n");
+	}
+	strbuf_addstr(out, "</table></div>\n");
+}
+
+static void render_series(struct dashboard *d, const struct history *history,
+			  const struct history_series *s,
+			  const struct dashboard_options *opts)
+{
+	struct strbuf out = STRBUF_INIT, title = STRBUF_INIT;
+	struct strbuf name = STRBUF_INIT, path = STRBUF_INIT;
+	struct report_level *levels =
+		xcalloc(s->changes_nr + 1, sizeof(*levels));
+	struct chart chart = CHART_INIT;
+
+	dashboard_series_name(&name, s);
+	strbuf_addf(&title, "%s/%s/%s %s", s->benchmark, s->variant,
+		    s->device, s->metric);
+	page_begin(&out, title.buf, "../");
+	strbuf_addstr(&out, "<h1>");
+	escape_html(&out, title.buf);
+	strbuf_addstr(&out, "</h1>\n<p>Suite ");
+	escape_html(&out, s->suite);
+	strbuf_addstr(&out, " on machine ");
+	escape_html(&out, s->machine);
+	strbuf_addf(&out, "; %s is better; ",
+		    s->better == BETTER_HIGHER ? "higher" : "lower");
+	report_add_count(&out, s->points_nr, "point", "points");
+	strbuf_addstr(&out, ".</p>\n<p><img class=\"chart\" src=\"../charts/");
+	escape_html(&out, name.buf);
+	strbuf_addstr(&out, ".svg\" width=\"800\" height=\"500\" alt=\"History "
+			    "chart of ");
+	escape_html(&out, title.buf);
+	strbuf_addstr(&out, "\"></p>\n");
+	add_series_changes(&out, history, s, opts);
+	add_series_points(&out, history, s, opts);
+	page_end(&out);
+	strbuf_addf(&path, "series/%s.html", name.buf);
+	add_file(d, path.buf, &out);
+
+	report_series_levels(s, levels);
+	charts_series(&chart, name.buf, history, s, levels);
+	ALLOC_GROW(d->charts.items, d->charts.nr + 1, d->charts.alloc);
+	d->charts.items[d->charts.nr++] = chart;
+
+	free(levels);
+	strbuf_release(&title);
+	strbuf_release(&name);
+	strbuf_release(&path);
+}
+
+void dashboard_render(struct dashboard *out, const struct history *history,
+		      const struct dashboard_options *opts)
+{
+	struct strbuf feed = STRBUF_INIT;
+
+	render_index(out, history, opts);
+	render_regressions(out, history, opts);
+	dashboard_feed(&feed, history, opts);
+	add_file(out, "feed.xml", &feed);
+	for (size_t i = 0; i < history->series_nr; i++)
+		render_series(out, history, &history->series[i], opts);
+}
+
+void dashboard_release(struct dashboard *dashboard)
+{
+	for (size_t i = 0; i < dashboard->files_nr; i++) {
+		free(dashboard->files[i].path);
+		strbuf_release(&dashboard->files[i].text);
+	}
+	free(dashboard->files);
+	charts_release(&dashboard->charts);
+	memset(dashboard, 0, sizeof(*dashboard));
+}

@@ -1,0 +1,98 @@
+#ifndef BENCHGATE_DASHBOARD_H
+#define BENCHGATE_DASHBOARD_H
+
+#include "reporters/report.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * The static dashboard `benchgate publish` writes: the pages of a branch's
+ * history (harness/gate/history.h, through reporters/report.h), made in
+ * memory as text, so that publish.h can write only the ones that changed.
+ * Nothing in a page loads from the network or runs a script: the pages
+ * carry a Content-Security-Policy that forbids both, their style inline,
+ * their small charts as inline SVG and their big charts as SVG files of
+ * the site. Every user string (names, units, subjects, the repository
+ * address) is escaped for HTML or XML (escape.h).
+ *
+ * The site, relative to its directory:
+ *   index.html         suites and metrics, each with a sparkline, its
+ *                      latest value and last change point; the latest
+ *                      change points of all series
+ *   regressions.html   every worse-direction change point, newest first,
+ *                      grouped by commit (one regression, not forty)
+ *   feed.xml           Atom feed of the change points, newest first
+ *   series/NAME.html   one page per series: its chart, change points and
+ *                      newest points
+ *   charts/NAME.gp/dat the series' gnuplot chart (charts_series()), drawn
+ *                      into charts/NAME.svg
+ */
+
+struct dashboard_options {
+	/* The repository's web address (https://host/owner/name), which
+	 * links each commit; NULL links none. */
+	const char *repo_url;
+};
+
+/* One file of the site: its path relative to the site, its content. */
+struct dashboard_file {
+	char *path;
+	struct strbuf text;
+};
+
+struct dashboard {
+	struct dashboard_file *files; /* the pages and the feed */
+	size_t files_nr, files_alloc;
+	/* One per series: charts/STEM.gp draws charts/STEM.dat into
+	 * charts/STEM.svg, which the series page shows. */
+	struct charts charts;
+};
+
+/* The sparkline of the index: the newest points at most. */
+#define DASHBOARD_SPARK_POINTS 60
+/* The change points listed on the index and in the feed. */
+#define DASHBOARD_LATEST_CHANGES 20
+#define DASHBOARD_FEED_ENTRIES 100
+/* The newest points a series page lists in its table. */
+#define DASHBOARD_TABLE_POINTS 100
+
+/*
+ * Renders every file of the site of history into *out (zeroed by the
+ * caller; release with dashboard_release()). Deterministic: the same
+ * history gives the same bytes, so an unchanged page is known by its
+ * content; no page holds the time it was made. Never fails.
+ */
+void dashboard_render(struct dashboard *out, const struct history *history,
+		      const struct dashboard_options *opts);
+
+void dashboard_release(struct dashboard *dashboard);
+
+/*
+ * The path of a series' page and its chart's stem, "series/NAME.html"
+ * and "NAME": a readable slug of its machine, case and metric and a hash of its
+ * whole key (suite, machine, case, metric), so two series never share a
+ * page and a series keeps its page from one publish to the next.
+ */
+void dashboard_series_name(struct strbuf *out, const struct history_series *s);
+
+/* The Atom feed (feed.c): the change points of history, newest first, at
+ * most DASHBOARD_FEED_ENTRIES; each entry links its series page. */
+void dashboard_feed(struct strbuf *out, const struct history *history,
+		    const struct dashboard_options *opts);
+
+/* The change points of history ordered newest first (by the commit that
+ * starts the new level, then by series): entries of {series, change}
+ * indices. Shared by the index, the regressions page and the feed. */
+struct dashboard_change_ref {
+	size_t series, change;
+};
+size_t dashboard_changes_newest_first(const struct history *history,
+				      struct dashboard_change_ref **out);
+
+/* The commit that starts the new level of a change point. */
+const struct git_meta *
+dashboard_change_commit(const struct history *history,
+			const struct dashboard_change_ref *ref);
+
+#endif

@@ -1,0 +1,403 @@
+/*
+ * Writing a dashboard incrementally (publish.h): a content hash per file
+ * in the state file decides what is written and what gnuplot draws.
+ */
+#include "reporters/publish.h"
+
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
+#include "harness/util/fileio.h"
+#include "harness/util/hash.h"
+#include "harness/util/json.h"
+#include "harness/util/jsonread.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A file of the state: its path in the site and its content's hash. */
+struct state_entry {
+	char *path;
+	char hash[17];
+};
+
+/* The files of the previous publish, sorted by path for bsearch. */
+struct old_state {
+	struct state_entry *entries;
+	size_t nr, alloc;
+};
+
+static int compare_entries(const void *a, const void *b)
+{
+	return strcmp(((const struct state_entry *)a)->path,
+		      ((const struct state_entry *)b)->path);
+}
+
+static const struct state_entry *old_find(const struct old_state *old,
+					  const char *path)
+{
+	struct state_entry key = { .path = (char *)path };
+
+	return old->nr ? bsearch(&key, old->entries, old->nr,
+				 sizeof(*old->entries), compare_entries)
+		       : NULL;
+}
+
+static void old_release(struct old_state *old)
+{
+	for (size_t i = 0; i < old->nr; i++)
+		free(old->entries[i].path);
+	free(old->entries);
+}
+
+static bool is_hex16(const char *s)
+{
+	size_t n = strspn(s, "0123456789abcdef");
+
+	return n == 16 && !s[n];
+}
+
+/* Only what publish writes may be removed on its word: a state file
+ * edited to name "../x" or ".git/config" names nothing to remove. */
+static bool site_path(const char *path)
+{
+	static const char *const tops[] = { "index.html", "regressions.html",
+					    "feed.xml", NULL };
+	const char *name = strchr(path, '/');
+
+	for (size_t i = 0; tops[i]; i++)
+		if (!strcmp(path, tops[i]))
+			return true;
+	if (!name || strchr(name + 1, '/') || name[1] == '.' || !name[1])
+		return false;
+	return (!strncmp(path, "series/", 7) || !strncmp(path, "charts/", 7)) &&
+	       !strstr(path, "..");
+}
+
+static int read_files(struct old_state *old, struct json_reader *rd)
+{
+	const cJSON *files = json_read_object(rd, rd->root, "files",
+					      JSON_REQUIRED);
+	const cJSON *item;
+
+	json_reader_push_key(rd, "files");
+	cJSON_ArrayForEach(item, files)
+	{
+		json_reader_push_key(rd, item->string);
+		if (!cJSON_IsString(item) || !is_hex16(item->valuestring)) {
+			json_reader_fail(rd, "expected a hash of 16 hex "
+					     "digits, found %s",
+					 json_type_name(item));
+		} else if (site_path(item->string)) {
+			ALLOC_GROW(old->entries, old->nr + 1, old->alloc);
+			old->entries[old->nr].path = xstrdup(item->string);
+			memcpy(old->entries[old->nr++].hash,
+			       item->valuestring, 17);
+		}
+		json_reader_pop(rd);
+	}
+	json_reader_pop(rd);
+	return rd->error;
+}
+
+/* The previous publish's files; none when dir has no state file. */
+static int read_old_state(struct old_state *old, const char *path)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct json_reader rd;
+	int version = 0, error;
+
+	if (access(path, F_OK) < 0 && errno == ENOENT)
+		return BG_OK;
+	if ((error = strbuf_read_file(&text, path)) < 0)
+		return error;
+	if ((error = json_reader_parse(&rd, path, text.buf, text.len)) == 0) {
+		if (!cJSON_IsObject(rd.root))
+			json_reader_fail(&rd, "expected the object benchgate "
+					      "publish writes");
+		else if (json_read_int(&rd, rd.root, "benchgate_dashboard",
+				       JSON_REQUIRED, 1, 1, &version))
+			read_files(old, &rd);
+		error = rd.error;
+	}
+	json_reader_release(&rd);
+	strbuf_reset(&text);
+	if (error < 0) {
+		/* The message is formatted into the buffer it is read from. */
+		strbuf_addstr(&text, bg_error_last());
+		error = bg_input_error("%s (remove it to publish afresh)",
+				       text.buf);
+		strbuf_release(&text);
+		return error;
+	}
+	strbuf_release(&text);
+	if (old->nr)
+		qsort(old->entries, old->nr, sizeof(*old->entries),
+		      compare_entries);
+	return BG_OK;
+}
+
+static void hash_text(char out[17], const void *data, size_t len)
+{
+	snprintf(out, 17, "%016llx",
+		 (unsigned long long)hash_fnv1a64(data, len));
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The run of one publish. */
+struct publisher {
+	const char *dir;
+	struct old_state old;
+	struct old_state now; /* the files of this publish */
+	struct publish_counts *counts;
+	struct strbuf path;
+};
+
+/* Whether path (in the site) is there with the content hash. */
+static void record(struct publisher *p, const char *path, const char *hash)
+{
+	ALLOC_GROW(p->now.entries, p->now.nr + 1, p->now.alloc);
+	p->now.entries[p->now.nr].path = xstrdup(path);
+	memcpy(p->now.entries[p->now.nr++].hash, hash, 17);
+}
+
+static bool unchanged(struct publisher *p, const char *path, const char *hash)
+{
+	const struct state_entry *entry = old_find(&p->old, path);
+
+	strbuf_reset(&p->path);
+	strbuf_addf(&p->path, "%s/%s", p->dir, path);
+	return entry && !strcmp(entry->hash, hash) && exists(p->path.buf);
+}
+
+/* Writes text as path of the site unless it is there already. */
+static int write_site_file(struct publisher *p, const char *path,
+			   const struct strbuf *text)
+{
+	char hash[17];
+	int error = BG_OK;
+
+	hash_text(hash, text->buf, text->len);
+	record(p, path, hash);
+	if (unchanged(p, path, hash)) {
+		p->counts->kept++;
+		return BG_OK;
+	}
+	if ((error = write_file_atomic(p->path.buf, text->buf, text->len)) ==
+	    0)
+		p->counts->written++;
+	return error;
+}
+
+/* Writes a chart's script and data; *hash is theirs together, what its
+ * SVG is drawn from. */
+static int write_chart_inputs(struct publisher *p, const struct chart *chart,
+			      char hash[17], struct strbuf *scratch)
+{
+	uint64_t both;
+	int error;
+
+	strbuf_reset(scratch);
+	strbuf_addf(scratch, "charts/%s.gp", chart->stem.buf);
+	if ((error = write_site_file(p, scratch->buf, &chart->gp)) < 0)
+		return error;
+	strbuf_reset(scratch);
+	strbuf_addf(scratch, "charts/%s.dat", chart->stem.buf);
+	if ((error = write_site_file(p, scratch->buf, &chart->dat)) < 0)
+		return error;
+	both = hash_fnv1a64(chart->gp.buf, chart->gp.len) * 31 +
+	       hash_fnv1a64(chart->dat.buf, chart->dat.len);
+	snprintf(hash, 17, "%016llx", (unsigned long long)both);
+	return BG_OK;
+}
+
+static int draw_charts(struct publisher *p, const struct dashboard *site)
+{
+	const struct charts *charts = &site->charts;
+	const char **scripts = xcalloc(charts->nr + 1, sizeof(*scripts));
+	char(*hashes)[17] = xcalloc(charts->nr + 1, sizeof(*hashes));
+	size_t *offsets = xcalloc(charts->nr + 1, sizeof(*offsets));
+	size_t *drawn = xcalloc(charts->nr + 1, sizeof(*drawn));
+	struct strbuf names = STRBUF_INIT, svg = STRBUF_INIT;
+	size_t nr = 0;
+	int error = BG_OK;
+
+	for (size_t i = 0; !error && i < charts->nr; i++) {
+		const char *stem = charts->items[i].stem.buf;
+
+		if ((error = write_chart_inputs(p, &charts->items[i],
+						hashes[i], &svg)) < 0)
+			break;
+		strbuf_reset(&svg);
+		strbuf_addf(&svg, "charts/%s.svg", stem);
+		if (unchanged(p, svg.buf, hashes[i])) {
+			record(p, svg.buf, hashes[i]);
+			p->counts->kept++;
+			continue;
+		}
+		offsets[nr] = names.len;
+		drawn[nr++] = i;
+		strbuf_addf(&names, "%s.gp", stem);
+		strbuf_addch(&names, '\0');
+	}
+	for (size_t i = 0; i < nr; i++)
+		scripts[i] = names.buf + offsets[i];
+	if (!error) {
+		strbuf_reset(&svg);
+		strbuf_addf(&svg, "%s/charts", p->dir);
+		error = report_run_gnuplot(svg.buf, scripts, nr);
+	}
+	if (error == BG_ENOTFOUND) {
+		/* Not recorded: the next publish with gnuplot draws them. */
+		p->counts->charts_skipped = true;
+		error = BG_OK;
+		nr = 0;
+	}
+	for (size_t i = 0; !error && i < nr; i++) {
+		strbuf_reset(&svg);
+		strbuf_addf(&svg, "charts/%s.svg",
+			    charts->items[drawn[i]].stem.buf);
+		record(p, svg.buf, hashes[drawn[i]]);
+		p->counts->written++;
+		p->counts->charts_drawn++;
+	}
+	free(scripts);
+	free(hashes);
+	free(offsets);
+	free(drawn);
+	strbuf_release(&names);
+	strbuf_release(&svg);
+	return error;
+}
+
+/* Removes the files of the old state that the new one does not list. */
+static void remove_stale(struct publisher *p)
+{
+	for (size_t i = 0; i < p->old.nr; i++) {
+		const char *path = p->old.entries[i].path;
+
+		if (old_find(&p->now, path))
+			continue;
+		strbuf_reset(&p->path);
+		strbuf_addf(&p->path, "%s/%s", p->dir, path);
+		if (unlink(p->path.buf) == 0)
+			p->counts->removed++;
+	}
+}
+
+static cJSON *change_points_json(const struct history *history)
+{
+	cJSON *list = cJSON_CreateArray();
+
+	for (size_t i = 0; i < history->series_nr; i++) {
+		const struct history_series *s = &history->series[i];
+
+		for (size_t j = 0; j < s->changes_nr; j++) {
+			const struct history_change *c = &s->changes[j];
+			cJSON *item = cJSON_CreateObject();
+
+			json_add_string(item, "suite", s->suite);
+			json_add_string(item, "benchmark", s->benchmark);
+			json_add_string(item, "variant", s->variant);
+			json_add_string(item, "device", s->device);
+			json_add_string(item, "machine", s->machine);
+			json_add_string(item, "metric", s->metric);
+			json_add_string(
+				item, "commit",
+				history->commits[s->points[c->at.index].commit]
+					.commit);
+			json_add_string(item, "direction",
+					c->regression ? "regression"
+						      : "improvement");
+			cJSON_AddNumberToObject(item, "change", c->at.change);
+			cJSON_AddItemToArray(list, item);
+		}
+	}
+	return list;
+}
+
+static int write_state(struct publisher *p, const struct history *history)
+{
+	cJSON *root = cJSON_CreateObject(), *files;
+	struct strbuf text = STRBUF_INIT;
+	int error;
+
+	cJSON_AddNumberToObject(root, "benchgate_dashboard", 1);
+	json_add_string(root, "branch", history->branch);
+	json_add_string(root, "tip",
+			history->commits_nr
+				? history->commits[history->commits_nr - 1]
+					  .commit
+				: NULL);
+	files = cJSON_AddObjectToObject(root, "files");
+	for (size_t i = 0; i < p->now.nr; i++)
+		json_add_string(files, p->now.entries[i].path,
+				p->now.entries[i].hash);
+	json_add_item(root, "change_points", change_points_json(history));
+	json_print(&text, root);
+	strbuf_reset(&p->path);
+	strbuf_addf(&p->path, "%s/%s", p->dir, PUBLISH_STATE_FILE);
+	error = write_file_atomic(p->path.buf, text.buf, text.len);
+	cJSON_Delete(root);
+	strbuf_release(&text);
+	return error;
+}
+
+static int make_dirs(const char *dir)
+{
+	static const char *const subdirs[] = { "", "/series", "/charts" };
+	struct strbuf path = STRBUF_INIT;
+	int error = BG_OK;
+
+	for (size_t i = 0; !error && i < 3; i++) {
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s%s", dir, subdirs[i]);
+		if (mkdir_p(path.buf) < 0)
+			error = bg_error("cannot create directory '%s': %s",
+					 path.buf, strerror(errno));
+	}
+	strbuf_release(&path);
+	return error;
+}
+
+int publish_site(struct publish_counts *counts, const char *dir,
+		 const struct dashboard *site, const struct history *history)
+{
+	struct publisher p = { .dir = dir, .counts = counts };
+	struct strbuf state = STRBUF_INIT;
+	int error;
+
+	memset(counts, 0, sizeof(*counts));
+	strbuf_init(&p.path, 0);
+	strbuf_addf(&state, "%s/%s", dir, PUBLISH_STATE_FILE);
+	if ((error = read_old_state(&p.old, state.buf)) < 0 ||
+	    (error = make_dirs(dir)) < 0)
+		goto done;
+	for (size_t i = 0; !error && i < site->files_nr; i++)
+		error = write_site_file(&p, site->files[i].path,
+					&site->files[i].text);
+	if (!error)
+		error = draw_charts(&p, site);
+	if (error)
+		goto done;
+	if (p.now.nr)
+		qsort(p.now.entries, p.now.nr, sizeof(*p.now.entries),
+		      compare_entries);
+	remove_stale(&p);
+	error = write_state(&p, history);
+done:
+	old_release(&p.now);
+	old_release(&p.old);
+	strbuf_release(&p.path);
+	strbuf_release(&state);
+	return error;
+}

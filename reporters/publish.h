@@ -1,0 +1,54 @@
+#ifndef BENCHGATE_PUBLISH_H
+#define BENCHGATE_PUBLISH_H
+
+#include "reporters/dashboard.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * Writing a dashboard (dashboard.h) into a directory, incrementally: the
+ * site's state file remembers a content hash of every file benchgate
+ * wrote there, so a republish after one new commit writes only the files
+ * whose content changed and runs gnuplot only on the charts whose script
+ * or data changed; the others are not touched (their mtimes stay, and a
+ * static host uploads nothing for them). Files of the directory that
+ * benchgate did not write (a CNAME, a README, a .nojekyll) are never
+ * removed or overwritten unless the site has a file of that name; a file
+ * benchgate wrote on an earlier publish and no longer makes (a series
+ * filtered out) is removed.
+ *
+ * The state file, DIR/benchgate-state.json:
+ *   {"benchgate_dashboard": 1, "branch": "main", "tip": "<commit>",
+ *    "files": {"index.html": "<hash>", "charts/NAME.svg": "<hash>", ...},
+ *    "change_points": [{"suite", "benchmark", "variant", "device",
+ *      "machine", "metric", "commit", "direction", "change"}]}
+ * files maps each path benchgate wrote to the FNV-1a 64 hash (16 hex) of
+ * its content (for an SVG, of the script and data it was drawn from);
+ * change_points lists every change point the site shows, the regressions
+ * that `benchgate history --alert --published DIR` (harness/gate/alert.h)
+ * has already told of.
+ */
+
+#define PUBLISH_STATE_FILE "benchgate-state.json"
+
+struct publish_counts {
+	size_t written, kept; /* files of the site, charts' SVGs included */
+	size_t removed;	      /* files of an earlier publish gone now */
+	size_t charts_drawn;  /* SVGs gnuplot drew this time */
+	bool charts_skipped;  /* gnuplot could not be run: no SVG drawn */
+};
+
+/*
+ * Writes site, the dashboard of history, into dir (created if missing)
+ * as above, each file atomically and the state file last, so a publish
+ * cut short leaves the old state and the next one redoes what it missed.
+ * Without gnuplot the pages are still written and counts->charts_skipped
+ * says so. BG_EINPUT naming the file, line and column when dir holds a
+ * state file that is not one; BG_ERROR when a file cannot be written or
+ * gnuplot fails.
+ */
+int publish_site(struct publish_counts *counts, const char *dir,
+		 const struct dashboard *site, const struct history *history);
+
+#endif

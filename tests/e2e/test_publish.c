@@ -1,0 +1,452 @@
+/*
+ * End to end: `benchgate publish` and `benchgate history --alert` over a
+ * repository whose main branch has a planted 20 % slowdown (as
+ * test_history_cli.c), with a second machine whose results stopped
+ * earlier: publishing, republishing after one new commit (only what
+ * changed is written, the rest keeps its mtime), alerting against the
+ * published state, and the site in headless Chromium.
+ */
+#include "harness/util/error.h"
+#include "harness/store/store.h"
+
+#include "testutil.h"
+
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#define RUN(out, ...)                    \
+	test_benchgate((out), dir, NULL, \
+		       (const char *const[]){ __VA_ARGS__, NULL })
+
+#define COMMITS 26
+#define STEP	14 /* the first commit at 12 ms; c12, c13 unmeasured */
+#define NIGHTS  8 /* at the second step's level */
+#define HOSTILE "<script>alert(1)</script>&\"'"
+
+static char *dir;
+static git_repository *repo;
+static git_oid commits[COMMITS + 32];
+static size_t commits_nr;
+
+/* Commit i's latency on "box": 10 ms, 12 ms from STEP on, wandering by
+ * 0.6 % (test_history_cli.c). */
+static double level_at(size_t i)
+{
+	return (i < STEP ? 10 : 12) *
+	       (1 + 0.003 * (double)((int)(i * 7 % 5) - 2));
+}
+
+static void store_spec(const char *spec, size_t i, const char *machine,
+		       double level)
+{
+	struct store *store = NULL;
+
+	cr_assert_eq(store_open(&store, spec), BG_OK, "%s", bg_error_last());
+	test_store_series_at(store, &commits[i], machine, level);
+	store_free(store);
+}
+
+/* Appends commit commits_nr to main, subject `subject`. */
+static void add_commit(const char *subject)
+{
+	size_t i = commits_nr++;
+
+	test_git_commit(repo, "refs/heads/main", subject, i ? 1 : 0,
+			i ? &commits[i - 1] : NULL, &commits[i]);
+}
+
+/* main: c0 .. c25, the subject of c14 hostile HTML; "box" measured all
+ * but c12 and c13, "old" only c0 .. c9, in .benchgate/results and in
+ * git:bench-results; origin is a GitHub remote. */
+static void setup(void)
+{
+	git_remote *origin = NULL;
+	char message[64];
+
+	dir = test_tmpdir();
+	repo = test_git_init(dir);
+	commits_nr = 0;
+	for (size_t i = 0; i < COMMITS; i++) {
+		snprintf(message, sizeof(message), "c%zu", i);
+		add_commit(i == STEP ? "c14 " HOSTILE : message);
+	}
+	cr_assert_eq(git_repository_set_head(repo, "refs/heads/main"), 0);
+	cr_assert_eq(git_remote_create(&origin, repo, "origin",
+				       "git@github.com:o/r.git"),
+		     0);
+	git_remote_free(origin);
+	cr_assert_eq(chdir(dir), 0);
+	for (size_t i = 0; i < COMMITS; i++) {
+		if (i == 12 || i == 13)
+			continue;
+		store_spec(".benchgate/results", i, "box", level_at(i));
+		store_spec("git:bench-results", i, "box", level_at(i));
+		if (i < 10)
+			store_spec(".benchgate/results", i, "old", 20);
+	}
+}
+
+static void teardown(void)
+{
+	git_repository_free(repo);
+	test_rmtree(dir);
+	free(dir);
+}
+
+TestSuite(publish, .init = setup, .fini = teardown, .timeout = 300);
+
+static char *site_file(const char *name)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/site/%s", dir, name);
+	return test_read_file(path);
+}
+
+static const char *hex(size_t i)
+{
+	return test_oid_hex(&commits[i], 1);
+}
+
+static void publish(struct test_output *out, const char *expect)
+{
+	RUN(out, "publish", "--out", "site");
+	cr_assert_eq(out->exit_code, 0, "%s%s", out->out.buf, out->err.buf);
+	if (expect)
+		cr_assert(strstr(out->out.buf, expect), "expected '%s' in %s",
+			  expect, out->out.buf);
+}
+
+Test(publish, writes_the_site_its_state_and_leaves_user_files)
+{
+	struct test_output out;
+	struct strbuf link = STRBUF_INIT, tree = STRBUF_INIT;
+	char *index, *state, *feed, *cname, path[4096];
+	cJSON *root, *changes, *cp;
+
+	snprintf(path, sizeof(path), "%s/site", dir);
+	free(test_write_file(path, "CNAME", "bench.example.org\n"));
+	/* 3 series pages would be wrong: box and old, latency and
+	 * throughput: 4 pages, 4 charts of 3 files, index, regressions,
+	 * feed. */
+	publish(&out, "published 4 series of main into site: 19 files "
+		      "written, 0 kept, 0 removed (4 charts drawn)\n");
+	test_output_release(&out);
+
+	test_list_tree(&tree, path);
+	cr_assert(strstr(tree.buf, "CNAME"), "%s", tree.buf);
+	index = site_file("index.html");
+	cr_assert_not_null(index);
+	cr_assert(strstr(index, "Content-Security-Policy"));
+	strbuf_addf(&link, "<a href=\"https://github.com/o/r/commit/%s\">",
+		    hex(STEP));
+	cr_assert(strstr(index, link.buf), "no commit link in\n%s", index);
+	cr_assert(strstr(index, "<svg class=\"spark\""));
+	cr_assert(strstr(index, "c14 &lt;script&gt;alert(1)&lt;/script&gt;"
+				"&amp;&quot;&#39;"),
+		  "the subject escaped");
+	cr_assert_null(strstr(index, "<script"));
+	cname = site_file("CNAME");
+	cr_assert_str_eq(cname, "bench.example.org\n");
+
+	feed = site_file("feed.xml");
+	cr_assert(strstr(feed, "<feed xmlns=\"http://www.w3.org/2005/Atom\">"));
+	cr_assert(strstr(feed, "<title>Regression +"), "%s", feed);
+	cr_assert_null(strstr(feed, "<script"));
+
+	state = site_file("benchgate-state.json");
+	root = cJSON_Parse(state);
+	cr_assert_not_null(root, "%s", state);
+	cr_assert_eq(cJSON_GetObjectItem(root, "benchgate_dashboard")->valueint,
+		     1);
+	cr_assert_str_eq(cJSON_GetObjectItem(root, "tip")->valuestring,
+			 hex(COMMITS - 1));
+	cr_assert_not_null(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(root, "files"), "index.html"));
+	cr_assert_null(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "files"),
+					   "CNAME"));
+	changes = cJSON_GetObjectItem(root, "change_points");
+	cr_assert_eq(cJSON_GetArraySize(changes), 2, "latency, throughput");
+	cp = cJSON_GetArrayItem(changes, 0);
+	cr_assert_str_eq(cJSON_GetObjectItem(cp, "commit")->valuestring,
+			 hex(STEP));
+	cr_assert_str_eq(cJSON_GetObjectItem(cp, "direction")->valuestring,
+			 "regression");
+	cr_assert_str_eq(cJSON_GetObjectItem(cp, "machine")->valuestring,
+			 "box");
+	cJSON_Delete(root);
+	free(index);
+	free(state);
+	free(feed);
+	free(cname);
+	strbuf_release(&link);
+	strbuf_release(&tree);
+}
+
+/* Sets every file of the site to an old mtime, so a rewrite shows. */
+static void age_site(void)
+{
+	struct strbuf tree = STRBUF_INIT;
+	struct timeval old[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+	char site[4096];
+
+	snprintf(site, sizeof(site), "%s/site", dir);
+	test_list_tree(&tree, site);
+	for (char *name = strtok(tree.buf, " "); name;
+	     name = strtok(NULL, " ")) {
+		char path[8192];
+
+		snprintf(path, sizeof(path), "%s/%s", site, name);
+		utimes(path, old);
+	}
+	strbuf_release(&tree);
+}
+
+static bool rewritten(const char *name)
+{
+	char path[4096];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/site/%s", dir, name);
+	cr_assert_eq(stat(path, &st), 0, "no %s", path);
+	return st.st_mtime != 1000000000;
+}
+
+/* The file under site/dir whose name contains part. */
+static void find_file(struct strbuf *out, const char *subdir, const char *part,
+		      const char *ext)
+{
+	struct strbuf tree = STRBUF_INIT;
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/site/%s", dir, subdir);
+	test_list_tree(&tree, path);
+	for (char *name = strtok(tree.buf, " "); name;
+	     name = strtok(NULL, " "))
+		if (strstr(name, part) && strstr(name, ext)) {
+			strbuf_addf(out, "%s/%s", subdir, name);
+			break;
+		}
+	cr_assert(out->len, "no %s*%s in site/%s", part, ext, subdir);
+	strbuf_release(&tree);
+}
+
+Test(publish, republishing_after_one_commit_rewrites_only_what_changed)
+{
+	struct strbuf old_page = STRBUF_INIT, old_svg = STRBUF_INIT;
+	struct strbuf new_page = STRBUF_INIT, new_svg = STRBUF_INIT;
+	struct test_output out;
+
+	publish(&out, NULL);
+	test_output_release(&out);
+	age_site();
+	publish(&out, ": 0 files written, 19 kept, 0 removed (0 charts "
+		      "drawn)\n");
+	test_output_release(&out);
+
+	add_commit("c26");
+	store_spec(".benchgate/results", COMMITS, "box", 12.0);
+	/* "old" measured nothing new: its 2 pages and 2 charts (8 files)
+	 * stay; box's 2 pages and 2 charts (8) and the index are written.
+	 * The regressions page and the feed show the change points' levels
+	 * to 3 digits, which a night at the level does not move: kept. */
+	publish(&out, ": 9 files written, 10 kept, 0 removed (2 charts "
+		      "drawn)\n");
+	test_output_release(&out);
+	find_file(&old_page, "series", "old_b_original_cpu_latency", ".html");
+	find_file(&old_svg, "charts", "old_b_original_cpu_latency", ".svg");
+	find_file(&new_page, "series", "box_b_original_cpu_latency", ".html");
+	find_file(&new_svg, "charts", "box_b_original_cpu_latency", ".svg");
+	cr_assert_not(rewritten(old_page.buf));
+	cr_assert_not(rewritten(old_svg.buf));
+	cr_assert(rewritten(new_page.buf));
+	cr_assert(rewritten(new_svg.buf));
+	cr_assert(rewritten("index.html"));
+	cr_assert_not(rewritten("regressions.html"));
+	cr_assert_not(rewritten("feed.xml"));
+	cr_assert(rewritten("benchgate-state.json"));
+	strbuf_release(&old_page);
+	strbuf_release(&old_svg);
+	strbuf_release(&new_page);
+	strbuf_release(&new_svg);
+}
+
+Test(publish, a_series_gone_takes_its_files_and_only_those)
+{
+	struct test_output out;
+	char path[4096];
+
+	publish(&out, NULL);
+	test_output_release(&out);
+	snprintf(path, sizeof(path), "%s/site/series", dir);
+	free(test_write_file(path, "mine.html", "kept"));
+	RUN(&out, "publish", "--out", "site", "--machine", "box");
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.out.buf, "removed"), "%s", out.out.buf);
+	cr_assert(strstr(out.out.buf, ", 8 removed"), "%s", out.out.buf);
+	test_output_release(&out);
+	free(test_read_file(path));
+	snprintf(path, sizeof(path), "%s/site/series/mine.html", dir);
+	cr_assert_not_null(test_read_file(path), "a user's file removed");
+}
+
+Test(publish, a_git_store_publishes_the_same_pages)
+{
+	struct test_output out;
+	char *from_dir, *from_git;
+
+	RUN(&out, "publish", "--out", "site", "--machine", "box");
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	test_output_release(&out);
+	from_dir = site_file("index.html");
+	RUN(&out, "publish", "--out", "site", "--machine", "box", "--store",
+	    "git:bench-results");
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.out.buf, ": 0 files written"), "%s", out.out.buf);
+	test_output_release(&out);
+	from_git = site_file("index.html");
+	cr_assert_str_eq(from_git, from_dir);
+	free(from_dir);
+	free(from_git);
+}
+
+Test(publish, bad_input_exits_2)
+{
+	struct test_output out;
+	char path[4096];
+
+	RUN(&out, "publish");
+	cr_assert_eq(out.exit_code, 2);
+	cr_assert(strstr(out.err.buf, "--out DIR is required"), "%s",
+		  out.err.buf);
+	test_output_release(&out);
+	snprintf(path, sizeof(path), "%s/site", dir);
+	free(test_write_file(path, "benchgate-state.json",
+			     "{\"benchgate_dashboard\": 1,\n \"files\": "
+			     "{\"index.html\": 7}}"));
+	RUN(&out, "publish", "--out", "site");
+	cr_assert_eq(out.exit_code, 2, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.err.buf, "benchgate-state.json:2:26: "
+				      "files.index.html: expected a hash"),
+		  "%s", out.err.buf);
+	test_output_release(&out);
+	RUN(&out, "publish", "--help");
+	cr_assert_eq(out.exit_code, 0);
+	cr_assert(strstr(out.out.buf, "--out DIR"), "%s", out.out.buf);
+	cr_assert_null(strstr(out.out.buf, "--format"), "%s", out.out.buf);
+	test_output_release(&out);
+	RUN(&out, "--help");
+	cr_assert(strstr(out.out.buf, "\n  publish "), "%s", out.out.buf);
+	test_output_release(&out);
+}
+
+/* Alerts */
+
+static void alert(struct test_output *out, const char *published,
+		  int status)
+{
+	RUN(out, "history", "--alert", "--published", published);
+	cr_assert_eq(out->exit_code, status, "%s%s", out->out.buf,
+		     out->err.buf);
+}
+
+Test(publish, alert_names_a_regression_the_site_does_not_show)
+{
+	struct test_output out;
+	struct strbuf line = STRBUF_INIT;
+	char *state, path[4096];
+
+	/* The first run: the step at c14 is older than the newest 10. */
+	alert(&out, "site", 0);
+	cr_assert(strstr(out.out.buf, "no new regression on main among the "
+				      "newest 10 commits"),
+		  "%s", out.out.buf);
+	test_output_release(&out);
+
+	publish(&out, NULL);
+	test_output_release(&out);
+	alert(&out, "site", 0);
+	cr_assert(strstr(out.out.buf, "since the published state"), "%s",
+		  out.out.buf);
+	test_output_release(&out);
+
+	/* A state published before the step knew none of it. */
+	state = site_file("benchgate-state.json");
+	snprintf(path, sizeof(path), "%s/before", dir);
+	*strstr(state, "\"change_points\"") = '\0';
+	strcat(state, "\"change_points\": []}");
+	free(test_write_file(path, "benchgate-state.json", state));
+	free(state);
+	alert(&out, "before", 1);
+	strbuf_addstr(&line, "regression: s b/original/cpu latency on box: +20.");
+	cr_assert(strstr(out.out.buf, line.buf), "%s", out.out.buf);
+	strbuf_reset(&line);
+	strbuf_addf(&line, "at %.12s \"c14 " HOSTILE "\", bisect %.12s..",
+		    hex(STEP), test_oid_hex(&commits[12], 2));
+	cr_assert(strstr(out.out.buf, line.buf), "%s", out.out.buf);
+	cr_assert(strstr(out.out.buf, "b/original/cpu throughput on box: "
+				      "-16."),
+		  "%s", out.out.buf);
+	test_output_release(&out);
+	strbuf_release(&line);
+}
+
+Test(publish, alert_on_a_new_step_then_quiet_once_published)
+{
+	struct test_output out;
+	char message[32];
+
+	publish(&out, NULL);
+	test_output_release(&out);
+	/* Ten more nights at 12 ms, then eight 25 % slower still: a second
+	 * step, a plateau apart from the first (the detector's shortest
+	 * window is 16 points; changepoint.h). */
+	for (size_t i = 0; i < 10 + NIGHTS; i++) {
+		snprintf(message, sizeof(message), "%s %zu",
+			 i < 10 ? "same" : "slow", i < 10 ? i : i - 10);
+		add_commit(message);
+		store_spec(".benchgate/results", commits_nr - 1, "box",
+			   (i < 10 ? 12 : 15) *
+				   (1 + 0.003 * (double)((int)(i * 7 % 5) - 2)));
+	}
+	alert(&out, "site", 1);
+	cr_assert(strstr(out.out.buf, "\"slow 0\""), "%s", out.out.buf);
+	cr_assert_null(strstr(out.out.buf, "c14"), "the old step was told");
+	test_output_release(&out);
+	/* A site never published: the new step is among the newest 10. */
+	alert(&out, "nowhere", 1);
+	test_output_release(&out);
+	publish(&out, NULL);
+	test_output_release(&out);
+	alert(&out, "site", 0);
+	test_output_release(&out);
+}
+
+Test(publish, alert_input_errors_exit_2)
+{
+	struct test_output out;
+	char path[4096];
+
+	RUN(&out, "history", "--alert");
+	cr_assert_eq(out.exit_code, 2);
+	cr_assert(strstr(out.err.buf, "--alert and --published DIR go "
+				      "together"),
+		  "%s", out.err.buf);
+	test_output_release(&out);
+	snprintf(path, sizeof(path), "%s/bad", dir);
+	free(test_write_file(path, "benchgate-state.json",
+			     "{\"benchgate_dashboard\": 1, \"files\": {},\n"
+			     " \"change_points\": [{\"suite\": \"s\"}]}"));
+	alert(&out, "bad", 2);
+	cr_assert(strstr(out.err.buf, "benchgate-state.json:2:20: "
+				      "change_points[0]: missing required "
+				      "key 'machine'"),
+		  "%s", out.err.buf);
+	test_output_release(&out);
+}
