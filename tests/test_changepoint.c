@@ -226,9 +226,9 @@ Test(changepoint, values_not_all_positive_are_tested_as_they_are)
 	uint64_t seed = 3;
 
 	for (size_t i = 0; i < 40; i++) {
-		points[i].median =
-			(i < 20 ? -10 : -8) + 0.1 * test_normal(&seed);
-		points[i].samples = NULL;
+		points[i] = (struct changepoint_input){
+			.median = (i < 20 ? -10 : -8) + 0.1 * test_normal(&seed),
+		};
 	}
 	changepoint_detect(&list, points, 40, NULL);
 	cr_assert_eq(list.nr, 1);
@@ -418,9 +418,9 @@ Test(changepoint, drifting_nights_are_not_steps)
 
 		for (size_t i = 0; i < 1000; i++) {
 			drift = 0.6 * drift + 0.8 * 0.02 * test_normal(&seed);
-			points[i].median = 100 * exp(drift);
-			points[i].samples = NULL;
-			points[i].n = 0;
+			points[i] = (struct changepoint_input){
+				.median = 100 * exp(drift),
+			};
 		}
 		changepoint_detect(&list, points, 1000, NULL);
 		cr_assert_eq(list.nr, 0,

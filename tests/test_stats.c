@@ -767,3 +767,34 @@ Test(stats, tailweight_of_a_small_sample)
 	cr_assert(isnan(stats_tailweight(v, 3)));
 	cr_assert(isnan(stats_tailweight((double[]){ 2, 2, 2, 2 }, 4)));
 }
+
+/* Order statistics by hand: P(Binomial(20, 1/2) <= k) is 0.0207, 0.0577
+ * and 0.1316 for k = 5, 6, 7, and each tail may hold half of 1 - level:
+ * at 90 % (0.05 a tail) the interval is the 6th and 15th values, at 80 %
+ * (0.1) the 7th and 14th;
+ * n = 10 at 99 % reaches only the extremes (2 / 1024 <= 0.01 < 22 /
+ * 1024); n = 5 cannot reach 99 % and gives [min, max]. */
+Test(stats, median_order_interval)
+{
+	double v[20];
+	struct stats_interval ci;
+
+	for (int i = 0; i < 20; i++)
+		v[i] = (double)((i * 7) % 20) + 1; /* 1..20, shuffled */
+	cr_assert_eq(stats_median_order_ci(v, 20, 0.90, &ci), BG_OK);
+	cr_assert_eq(ci.low, 6);
+	cr_assert_eq(ci.high, 15);
+	cr_assert_eq(stats_median_order_ci(v, 20, 0.80, &ci), BG_OK);
+	cr_assert_eq(ci.low, 7);
+	cr_assert_eq(ci.high, 14);
+	cr_assert_eq(stats_median_order_ci(v, 10, 0.99, &ci), BG_OK);
+	cr_assert_eq(ci.low, stats_min(v, 10));
+	cr_assert_eq(ci.high, stats_max(v, 10));
+	cr_assert_eq(stats_median_order_ci(v, 5, 0.99, &ci), BG_OK);
+	cr_assert_eq(ci.low, stats_min(v, 5));
+	cr_assert_eq(ci.high, stats_max(v, 5));
+	cr_assert_eq(stats_median_order_ci(v, 1, 0.99, &ci), BG_OK);
+	cr_assert(ci.low == v[0] && ci.high == v[0]);
+	cr_assert_eq(stats_median_order_ci(v, 0, 0.99, &ci), BG_EINPUT);
+	bg_error_clear();
+}

@@ -75,23 +75,37 @@ struct series {
 	double *within;
 };
 
-/* (pi / 2) MAD^2 / n of the finite samples: the variance of their median,
- * robust to a stray run. NAN for fewer than 2 finite samples. */
-static double median_variance(const struct changepoint_input *point,
-			      double *scratch)
+/* The finite samples' variance of the median, scratch holding n. */
+static double finite_median_variance(const double *samples, size_t nr,
+				     double *scratch)
 {
 	size_t n = 0;
 	double mad;
 
-	if (!point->samples)
-		return NAN;
-	for (size_t i = 0; i < point->n; i++)
-		if (isfinite(point->samples[i]))
-			scratch[n++] = point->samples[i];
+	for (size_t i = 0; i < nr; i++)
+		if (isfinite(samples[i]))
+			scratch[n++] = samples[i];
 	if (n < 2)
 		return NAN;
 	mad = stats_mad_scaled(scratch, n);
 	return MEDIAN_VARIANCE_FACTOR * mad * mad / (double)n;
+}
+
+double changepoint_median_variance(const double *samples, size_t n)
+{
+	double *scratch = xmalloc((n ? n : 1) * sizeof(*scratch));
+	double variance = finite_median_variance(samples, n, scratch);
+
+	free(scratch);
+	return variance;
+}
+
+static double median_variance(const struct changepoint_input *point,
+			      double *scratch)
+{
+	if (!point->samples)
+		return point->variance_known ? point->variance : NAN;
+	return finite_median_variance(point->samples, point->n, scratch);
 }
 
 static void series_build(struct series *s,

@@ -58,12 +58,23 @@
  */
 
 /* One point of a series, oldest first. samples may be NULL (then median is
- * the point's one value); samples are borrowed for the call. */
+ * the point's one value); samples are borrowed for the call. Fields added
+ * later default to 0: set a point with a designated initializer. */
 struct changepoint_input {
 	double median;
 	const double *samples;
 	size_t n;
+	/* Without samples, what they would give, when variance_known: the
+	 * variance of the median, changepoint_median_variance() of them (a
+	 * caller that keeps summaries, not samples: history_index.h). */
+	bool variance_known;
+	double variance;
 };
+
+/* The variance of the median of samples[0..n) that the test takes for a
+ * point's own noise: (pi / 2) MAD^2 / n of the finite samples, robust to a
+ * stray run; NAN for fewer than 2 finite samples. */
+double changepoint_median_variance(const double *samples, size_t n);
 
 struct changepoint_options {
 	double significance; /* the bound on the Bonferroni-corrected p-value,

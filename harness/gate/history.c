@@ -1,7 +1,7 @@
 #include "harness/gate/history.h"
 
 #include "harness/gate/baseline.h"
-#include "harness/gate/stats.h"
+#include "harness/gate/history_index.h"
 #include "harness/store/gitinfo.h"
 #include "harness/store/gitref.h"
 #include "harness/util/alloc.h"
@@ -25,23 +25,34 @@ struct since {
 };
 
 /*
- * What only building needs, beside out->series[i]: the series' key for
- * the index, and each point's samples until its change points are found.
+ * What only building needs, beside out->series[i]: the series' key (ids
+ * of the history index: suite, machine, benchmark, variant, device,
+ * metric), and each point's own variance until its change points are
+ * found.
  */
+#define SERIES_KEY_NR 6
+
 struct series_build {
-	char *key;
-	double **samples; /* per point, in walk order */
-	size_t samples_nr, samples_alloc;
+	uint32_t key[SERIES_KEY_NR];
+	double *variances; /* per point, in walk order */
+	size_t variances_alloc;
 };
 
 struct builder {
 	struct history *out;
 	const struct history_request *req;
+	struct history_index *index; /* the summaries of the results */
 	struct series_build *builds; /* parallel to out->series */
 	size_t builds_alloc;
 	size_t *slots; /* open addressing: series index + 1, 0 empty */
 	size_t slots_nr;
 };
+
+static size_t key_slot(const uint32_t *key, size_t slots_nr)
+{
+	return hash_fnv1a64(key, SERIES_KEY_NR * sizeof(*key)) &
+	       (slots_nr - 1);
+}
 
 static void index_grow(struct builder *b)
 {
@@ -51,7 +62,7 @@ static void index_grow(struct builder *b)
 	b->slots = xcalloc(nr, sizeof(*b->slots));
 	b->slots_nr = nr;
 	for (size_t i = 0; i < b->out->series_nr; i++) {
-		size_t slot = hash_fnv1a64(b->builds[i].key, strlen(b->builds[i].key)) & (nr - 1);
+		size_t slot = key_slot(b->builds[i].key, nr);
 
 		while (b->slots[slot])
 			slot = (slot + 1) & (nr - 1);
@@ -59,99 +70,90 @@ static void index_grow(struct builder *b)
 	}
 }
 
-/* The series of the case, machine and metric, added when new. */
-static size_t series_for(struct builder *b, const struct result *r,
-			 const struct result_case *c,
-			 const struct metric_samples *m)
+static char *index_strdup(const struct history_index *index, uint32_t id)
 {
-	struct strbuf key = STRBUF_INIT;
+	return id == HISTORY_INDEX_NONE
+		       ? NULL
+		       : xstrdup(history_index_string(index, id));
+}
+
+/* The series of the case, machine and metric, added when new. */
+static size_t series_for(struct builder *b, const struct history_index_result *r,
+			 const struct history_index_metric *m)
+{
+	const uint32_t key[SERIES_KEY_NR] = { r->suite,	  r->machine,
+					      m->benchmark, m->variant,
+					      m->device,	  m->metric };
 	struct history_series *s;
 	size_t slot, i;
 
-	/* Names and machine ids hold no newline (name.h, result.h). */
-	strbuf_addf(&key, "%s\n%s\n%s\n%s\n%s\n%s", r->suite, c->benchmark,
-		    c->variant, c->device, r->machine.id, m->name);
 	if (2 * (b->out->series_nr + 1) > b->slots_nr)
 		index_grow(b);
-	slot = hash_fnv1a64(key.buf, key.len) & (b->slots_nr - 1);
+	slot = key_slot(key, b->slots_nr);
 	for (; b->slots[slot]; slot = (slot + 1) & (b->slots_nr - 1)) {
 		i = b->slots[slot] - 1;
-		if (!strcmp(b->builds[i].key, key.buf)) {
-			strbuf_release(&key);
+		if (!memcmp(b->builds[i].key, key, sizeof(key)))
 			return i;
-		}
 	}
 	i = b->out->series_nr++;
 	ALLOC_GROW(b->out->series, b->out->series_nr, b->out->series_alloc);
 	ALLOC_GROW(b->builds, b->out->series_nr, b->builds_alloc);
 	b->slots[slot] = i + 1;
-	b->builds[i].key = strbuf_detach(&key, NULL);
+	b->builds[i] = (struct series_build){ .variances = NULL };
+	memcpy(b->builds[i].key, key, sizeof(key));
 	s = &b->out->series[i];
-	s->suite = xstrdup(r->suite);
-	s->benchmark = xstrdup(c->benchmark);
-	s->variant = xstrdup(c->variant);
-	s->device = xstrdup(c->device);
-	s->machine = xstrdup(r->machine.id);
-	s->metric = xstrdup(m->name);
+	memset(s, 0, sizeof(*s));
+	s->suite = index_strdup(b->index, r->suite);
+	s->benchmark = index_strdup(b->index, m->benchmark);
+	s->variant = index_strdup(b->index, m->variant);
+	s->device = index_strdup(b->index, m->device);
+	s->machine = index_strdup(b->index, r->machine);
+	s->metric = index_strdup(b->index, m->metric);
 	/* The walk goes newest first: the first result met is the newest. */
-	s->unit = xstrdup(m->unit);
-	s->better = m->better;
+	s->unit = index_strdup(b->index, m->unit);
+	s->better = (enum better)m->better;
 	return i;
 }
 
-static bool selected(const char *filter, const char *name)
+static bool selected(const char *filter, const struct history_index *index,
+		     uint32_t name)
 {
-	return !filter || !strcmp(filter, name);
+	return !filter || !strcmp(filter, history_index_string(index, name));
 }
 
 /* The points of one result at walk position `position`. */
-static void add_result(struct builder *b, const struct result *r,
+static void add_result(struct builder *b, const struct history_index_result *r,
 		       size_t position)
 {
 	const struct history_request *req = b->req;
 
-	for (size_t i = 0; i < r->cases_nr; i++) {
-		const struct result_case *c = &r->cases[i];
+	for (size_t i = 0; i < r->points_nr; i++) {
+		const struct history_index_point *p = &r->points[i];
+		const struct history_index_metric *m =
+			history_index_metric_at(b->index, p->metric);
+		struct history_series *s;
+		struct series_build *build;
+		size_t k;
 
-		if (c->status != CASE_OK ||
-		    !selected(req->benchmark, c->benchmark) ||
-		    !selected(req->variant, c->variant) ||
-		    !selected(req->device, c->device))
+		if (!selected(req->benchmark, b->index, m->benchmark) ||
+		    !selected(req->variant, b->index, m->variant) ||
+		    !selected(req->device, b->index, m->device) ||
+		    !selected(req->metric, b->index, m->metric))
 			continue;
-		for (size_t j = 0; j < c->metrics_nr; j++) {
-			const struct metric_samples *m = &c->metrics[j];
-			struct stats_interval ci = { NAN, NAN };
-			struct history_series *s;
-			struct series_build *build;
-			size_t k;
-
-			if (!m->nr || !selected(req->metric, m->name))
-				continue;
-			k = series_for(b, r, c, m);
-			s = &b->out->series[k];
-			build = &b->builds[k];
-			/* One seed for every point: a point's interval does
-			 * not depend on the window asked for. */
-			stats_bootstrap_median_ci(m->samples, m->nr,
-						  HISTORY_CONFIDENCE,
-						  STATS_BOOTSTRAP_RESAMPLES, 1,
-						  &ci);
-			ALLOC_GROW(s->points, s->points_nr + 1,
-				   s->points_alloc);
-			s->points[s->points_nr++] = (struct history_point){
-				.commit = position,
-				.n = m->nr,
-				.median = stats_median(m->samples, m->nr),
-				.ci_low = ci.low,
-				.ci_high = ci.high,
-			};
-			ALLOC_GROW(build->samples, build->samples_nr + 1,
-				   build->samples_alloc);
-			build->samples[build->samples_nr] =
-				xmalloc(m->nr * sizeof(double));
-			memcpy(build->samples[build->samples_nr++], m->samples,
-			       m->nr * sizeof(double));
-		}
+		k = series_for(b, r, m);
+		s = &b->out->series[k];
+		build = &b->builds[k];
+		ALLOC_GROW(s->points, s->points_nr + 1, s->points_alloc);
+		ALLOC_GROW(build->variances, s->points_nr + 1,
+			   build->variances_alloc);
+		build->variances[s->points_nr] = p->variance;
+		s->points[s->points_nr++] = (struct history_point){
+			.commit = position,
+			.n = p->n,
+			.median = p->median,
+			.ci_low = p->ci_low,
+			.ci_high = p->ci_high,
+		};
 	}
 }
 
@@ -185,17 +187,16 @@ static int add_commit(struct builder *b, struct store *store, const char *hex,
 	taken = xcalloc(nr, sizeof(*taken));
 	/* Listed oldest first: the newest of each is met first backwards. */
 	for (size_t i = nr; i-- > 0;) {
-		struct result *r = NULL;
+		struct history_index_result r;
 
 		if (newer_taken(entries, taken, nr, i) ||
-		    store_load(store, &entries[i], &r) < 0)
+		    history_index_lookup(b->index, store, &entries[i], &r) < 0)
 			continue;
 		/* Suites whose file names collide are told apart here. */
-		if (selected(b->req->suite, r->suite)) {
+		if (selected(b->req->suite, b->index, r.suite)) {
 			taken[i] = true;
-			add_result(b, r, position);
+			add_result(b, &r, position);
 		}
-		result_free(r);
 	}
 done:
 	free(taken);
@@ -347,12 +348,12 @@ static void reverse_points(struct history_series *s, struct series_build *sb,
 {
 	for (size_t i = 0, j = s->points_nr; i < j--; i++) {
 		struct history_point point = s->points[i];
-		double *samples = sb->samples[i];
+		double variance = sb->variances[i];
 
 		s->points[i] = s->points[j];
 		s->points[j] = point;
-		sb->samples[i] = sb->samples[j];
-		sb->samples[j] = samples;
+		sb->variances[i] = sb->variances[j];
+		sb->variances[j] = variance;
 	}
 	for (size_t i = 0; i < s->points_nr; i++)
 		s->points[i].commit = commits_nr - 1 - s->points[i].commit;
@@ -369,8 +370,9 @@ static void find_changes(struct history_series *s,
 	for (size_t i = 0; i < s->points_nr; i++)
 		inputs[i] = (struct changepoint_input){
 			.median = s->points[i].median,
-			.samples = sb->samples[i],
 			.n = s->points[i].n,
+			.variance_known = true,
+			.variance = sb->variances[i],
 		};
 	changepoint_detect(&found, inputs, s->points_nr, opts);
 	for (size_t i = 0; i < found.nr; i++) {
@@ -440,16 +442,11 @@ static void finish(struct builder *b)
 
 static void builder_release(struct builder *b)
 {
-	for (size_t i = 0; i < b->out->series_nr; i++) {
-		struct series_build *sb = &b->builds[i];
-
-		for (size_t j = 0; j < sb->samples_nr; j++)
-			free(sb->samples[j]);
-		free(sb->samples);
-		free(sb->key);
-	}
+	for (size_t i = 0; i < b->out->series_nr; i++)
+		free(b->builds[i].variances);
 	free(b->builds);
 	free(b->slots);
+	history_index_free(b->index);
 }
 
 int history_build(struct history *out, struct store *store,
@@ -467,10 +464,12 @@ int history_build(struct history *out, struct store *store,
 		return bg_input_error("history: '%s' is not in a git "
 				      "repository",
 				      req->start_dir ? req->start_dir : ".");
+	b.index = history_index_open(store, HISTORY_CONFIDENCE);
 	if ((error = walk_tip(repo, req->branch, &tip, &out->branch)) < 0 ||
 	    (error = parse_since(&since, repo, req->since)) < 0 ||
 	    (error = walk(&b, store, repo, &tip, &since)) < 0)
 		goto done;
+	history_index_save(b.index);
 	finish(&b);
 done:
 	builder_release(&b);

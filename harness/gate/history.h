@@ -22,6 +22,10 @@
  * Several results of one commit, suite and machine (a rerun): the newest
  * counts, as store_latest() picks it; a corrupt newest one is reported
  * and passed over for the one before.
+ *
+ * Results are read through the store's history index (history_index.h):
+ * each file is read and summarised once, and later calls read the
+ * summaries.
  */
 
 struct history_request {
@@ -53,8 +57,9 @@ struct history_point {
 	size_t commit;		/* index into history->commits */
 	size_t n;		/* the samples measured */
 	double median;		/* of the samples */
-	double ci_low, ci_high; /* the median's bootstrap interval at
-				 * HISTORY_CONFIDENCE (stats.h) */
+	double ci_low, ci_high; /* the median's order-statistic interval
+				 * at HISTORY_CONFIDENCE,
+				 * stats_median_order_ci() */
 };
 
 /* A change point of a series: points[at.index] starts the new level. */

@@ -100,6 +100,19 @@ int stats_bootstrap_median_ci(const double *v, size_t n, double confidence,
 			      struct stats_interval *out);
 
 /*
+ * The distribution-free `confidence` interval of the median of v from its
+ * order statistics: [v_(j), v_(n+1-j)] (1-based, sorted) for the largest j
+ * with 2 P(Binomial(n, 1/2) < j) <= 1 - confidence, which holds the median
+ * of any continuous distribution with probability >= confidence. When even
+ * [min, max] falls short (n < 8 at 0.99) it is [min, max]; n == 1 gives
+ * [v[0], v[0]]. No resampling: O(n log n), for the many points of a
+ * history (history.h), where a bootstrap per point would cost thousands of
+ * medians each. BG_EINPUT as stats_bootstrap_median_ci().
+ */
+int stats_median_order_ci(const double *v, size_t n, double confidence,
+			  struct stats_interval *out);
+
+/*
  * The interval of median(cand) / median(base), resampling both samples
  * independently (baseline first, then candidate, in each resample). Subtract
  * 1 from the bounds for the interval of the relative change.

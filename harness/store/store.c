@@ -96,12 +96,18 @@ void store_free(struct store *store)
 		free(store->warned[i]);
 	free(store->warned);
 	free(store->location);
+	free(store->cache_dir);
 	free(store);
 }
 
 const char *store_location(const struct store *store)
 {
 	return store->location;
+}
+
+const char *store_cache_dir(const struct store *store)
+{
+	return store->cache_dir;
 }
 
 void store_default_spec(struct strbuf *out, const char *start_dir)

@@ -77,6 +77,16 @@ void store_free(struct store *store);
 const char *store_location(const struct store *store);
 
 /*
+ * Where readers may keep caches of what the store holds (history_index.h):
+ * files named ".<something>" in this directory, which the store never
+ * lists and never needs; each can be deleted at any time. A directory
+ * store's own directory; "<git common dir>/benchgate/<branch>" for a git
+ * store (beside its scratch, outside the branch). It may not exist yet.
+ * Borrowed.
+ */
+const char *store_cache_dir(const struct store *store);
+
+/*
  * Appends the default store spec for a run started in start_dir (NULL: the
  * current directory): ".benchgate/results" at the root of the repository's
  * work tree, or under start_dir itself outside any repository.
@@ -173,6 +183,10 @@ struct store_entry {
 	char timestamp[17];    /* "20261122T073422Z" */
 	unsigned seq;	       /* the "-N" suffix, 0 without */
 	struct result *result; /* with query.load; else NULL */
+	/* git store: the id of the result's blob, which changes with its
+	 * content (caches key on it); "" in a directory store, whose
+	 * files a cache tells apart by size, mtime and inode */
+	char content_id[41];
 };
 
 /*

@@ -45,6 +45,7 @@ struct store_backend {
 struct store {
 	const struct store_backend *backend;
 	char *location;	    /* for messages: the directory, "git:BRANCH" */
+	char *cache_dir;    /* store_cache_dir(); the backend's open sets it */
 	void *backend_data; /* the backend's own state, or NULL */
 	char **warned;	    /* what was already reported, by key */
 	size_t warned_nr, warned_alloc;

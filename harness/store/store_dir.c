@@ -483,5 +483,6 @@ int store_dir_open(struct store **out, const char *path)
 		return BG_EINPUT;
 	}
 	*out = store_new(&dir_backend, strbuf_detach(&location, NULL), NULL);
+	(*out)->cache_dir = xstrdup((*out)->location);
 	return BG_OK;
 }

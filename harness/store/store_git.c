@@ -200,7 +200,7 @@ static void list_machine(struct store *store, git_tree *tree,
 {
 	struct git_store *gs = git_store_of(store);
 	struct strbuf path = STRBUF_INIT;
-	size_t i, count = git_tree_entrycount(tree);
+	size_t i, before, count = git_tree_entrycount(tree);
 
 	for (i = 0; i < count; i++) {
 		const git_tree_entry *te = git_tree_entry_byindex(tree, i);
@@ -212,8 +212,13 @@ static void list_machine(struct store *store, git_tree *tree,
 		strbuf_reset(&path);
 		strbuf_addf(&path, "%s:%s/%s/%s", gs->branch, commit, machine,
 			    file);
+		before = list->nr;
 		store_list_add(store, list, path.buf, file, commit, machine,
 			       suite);
+		if (list->nr > before)
+			git_oid_tostr(list->items[before].content_id,
+				      sizeof(list->items[before].content_id),
+				      git_tree_entry_id(te));
 	}
 	strbuf_release(&path);
 }
@@ -1259,6 +1264,7 @@ int store_git_open(struct store **out, const char *branch)
 	gs->objects = strbuf_detach(&objects, NULL);
 	gs->random_state = (unsigned)getpid() ^ (unsigned)time(NULL);
 	*out = store_new(&git_backend, strbuf_detach(&location, NULL), gs);
+	(*out)->cache_dir = xstrdup(gs->scratch);
 done:
 	git_repository_free(repo);
 	strbuf_release(&ref);

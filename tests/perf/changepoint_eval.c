@@ -369,9 +369,7 @@ static struct changepoint_input *read_series(const char *dir, const char *name,
 			exit(2);
 		}
 		ALLOC_GROW(points, *n + 1, alloc);
-		points[*n].median = v;
-		points[*n].samples = NULL;
-		points[*n].n = 0;
+		points[*n] = (struct changepoint_input){ .median = v };
 		(*n)++;
 		while (*end == '\n' || *end == '\r')
 			end++;
@@ -600,9 +598,11 @@ static void history_generate(struct history *h, struct stats_rng *rng,
 		for (size_t j = 0; j < SAMPLES; j++)
 			run[j] =
 				level * exp(u + opts->cv / 2 * rng_normal(rng));
-		h->points[i].samples = run;
-		h->points[i].n = SAMPLES;
-		h->points[i].median = stats_median(run, SAMPLES);
+		h->points[i] = (struct changepoint_input){
+			.median = stats_median(run, SAMPLES),
+			.samples = run,
+			.n = SAMPLES,
+		};
 	}
 }
 

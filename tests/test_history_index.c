@@ -1,0 +1,274 @@
+#include "harness/gate/history.h"
+#include "harness/store/store.h"
+#include "harness/util/error.h"
+
+#include "testutil.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/*
+ * The history index (history_index.h) is a cache: whatever state it is in
+ * (absent, current, stale, damaged), history_build() must give the
+ * history the store holds, and a later call must read it instead of the
+ * results.
+ */
+
+static char *dir;
+static git_repository *repo;
+static struct store *store;
+static char index_path[4200];
+static git_oid commits[30];
+
+/* One result of suite "s" on machine m1 at commit: case b/original/cpu
+ * with latency samples level, level + 0.01, ..., level + 0.04 ms. */
+static void store_level(const git_oid *commit, double level)
+{
+	struct result *r = result_new();
+	struct result_case *c = result_add_case(r, "b", "original", "cpu");
+	struct metric_samples *latency = result_case_metric(c, "latency");
+
+	r->suite = strdup("s");
+	r->started_at = strdup("2026-01-01T00:00:00Z");
+	snprintf(r->git.commit, sizeof(r->git.commit), "%s",
+		 test_oid_hex(commit, 3));
+	snprintf(r->machine.id, sizeof(r->machine.id), "m1");
+	latency->unit = strdup("ms");
+	for (int i = 0; i < 5; i++)
+		metric_samples_push(latency, level + i * 0.01);
+	cr_assert_eq(store_write(store, r, NULL, NULL), BG_OK, "%s",
+		     bg_error_last());
+	result_free(r);
+}
+
+/* 30 commits on main, each measured; latency steps from 10 to 12 ms at
+ * commit 15 (and wobbles by 0.05 ms on the way). */
+static void setup(void)
+{
+	char path[4096], message[32];
+
+	dir = test_tmpdir();
+	repo = test_git_init(dir);
+	snprintf(path, sizeof(path), "%s/.benchgate/results", dir);
+	snprintf(index_path, sizeof(index_path), "%s/.history-index", path);
+	cr_assert_eq(store_open(&store, path), BG_OK);
+	for (size_t i = 0; i < 30; i++) {
+		snprintf(message, sizeof(message), "c%zu", i);
+		test_git_commit(repo, "refs/heads/main", message, i ? 1 : 0,
+				i ? &commits[i - 1] : NULL, &commits[i]);
+		store_level(&commits[i],
+			    (i < 15 ? 10 : 12) + 0.05 * (double)(i % 3));
+	}
+}
+
+static void teardown(void)
+{
+	store_free(store);
+	git_repository_free(repo);
+	test_rmtree(dir);
+	free(dir);
+}
+
+TestSuite(history_index, .init = setup, .fini = teardown);
+
+static void build(struct history *h)
+{
+	memset(h, 0, sizeof(*h));
+	cr_assert_eq(history_build(h, store,
+				   &(struct history_request){
+					   .start_dir = dir,
+					   .branch = "main" }),
+		     BG_OK, "%s", bg_error_last());
+}
+
+/* Every point and change point of a and b agree. */
+static void assert_same(const struct history *a, const struct history *b)
+{
+	cr_assert_eq(a->series_nr, b->series_nr);
+	for (size_t i = 0; i < a->series_nr; i++) {
+		const struct history_series *x = &a->series[i],
+					    *y = &b->series[i];
+
+		cr_assert_str_eq(x->metric, y->metric);
+		cr_assert_eq(x->points_nr, y->points_nr);
+		for (size_t j = 0; j < x->points_nr; j++) {
+			cr_assert_eq(x->points[j].commit, y->points[j].commit);
+			cr_assert_eq(x->points[j].n, y->points[j].n);
+			cr_assert_eq(x->points[j].median, y->points[j].median);
+			cr_assert_eq(x->points[j].ci_low, y->points[j].ci_low);
+			cr_assert_eq(x->points[j].ci_high,
+				     y->points[j].ci_high);
+		}
+		cr_assert_eq(x->changes_nr, y->changes_nr);
+		for (size_t j = 0; j < x->changes_nr; j++)
+			cr_assert_eq(x->changes[j].at.index,
+				     y->changes[j].at.index);
+	}
+}
+
+static const struct history_series *latency(const struct history *h)
+{
+	for (size_t i = 0; i < h->series_nr; i++)
+		if (!strcmp(h->series[i].metric, "latency"))
+			return &h->series[i];
+	cr_assert_fail("no latency series");
+	return NULL;
+}
+
+static off_t file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+Test(history_index, is_written_once_and_gives_the_same_history)
+{
+	struct history cold, warm;
+	struct stat before, after;
+
+	build(&cold);
+	cr_assert_eq(stat(index_path, &before), 0, "no index at %s",
+		     index_path);
+	cr_assert_eq(latency(&cold)->points_nr, 30);
+	cr_assert_eq(latency(&cold)->changes_nr, 1);
+	cr_assert_eq(latency(&cold)->changes[0].at.index, 15);
+	/* the median's interval: min and max of 5 samples at 99 % */
+	cr_assert_float_eq(latency(&cold)->points[0].ci_low, 10.0, 1e-12);
+	cr_assert_float_eq(latency(&cold)->points[0].ci_high, 10.04, 1e-12);
+	build(&warm);
+	assert_same(&cold, &warm);
+	cr_assert_eq(stat(index_path, &after), 0);
+	cr_assert(before.st_ino == after.st_ino &&
+			  before.st_mtim.tv_nsec == after.st_mtim.tv_nsec &&
+			  before.st_mtim.tv_sec == after.st_mtim.tv_sec,
+		  "an index that held every result was written again");
+	history_release(&cold);
+	history_release(&warm);
+}
+
+/* The index never holds the only copy: a result file that changed is
+ * read again. */
+Test(history_index, a_result_file_that_changed_is_read_again)
+{
+	struct store_query q = { .commit = test_oid_hex(&commits[3], 0) };
+	struct store_entry *entries = NULL;
+	struct result *r = NULL;
+	struct strbuf json = STRBUF_INIT;
+	struct history first, second;
+	size_t nr = 0;
+	FILE *f;
+
+	build(&first);
+	cr_assert_float_eq(latency(&first)->points[3].median, 10.02, 1e-9);
+	cr_assert_eq(store_list(store, &q, &entries, &nr), BG_OK);
+	cr_assert_eq(nr, 1);
+	cr_assert_eq(store_load(store, &entries[0], &r), BG_OK);
+	for (size_t i = 0; i < r->cases[0].metrics_nr; i++)
+		if (!strcmp(r->cases[0].metrics[i].name, "latency"))
+			for (size_t j = 0; j < r->cases[0].metrics[i].nr; j++)
+				r->cases[0].metrics[i].samples[j] += 100;
+	result_to_json(r, &json);
+	cr_assert(f = fopen(entries[0].path, "w"));
+	fwrite(json.buf, 1, json.len, f);
+	fclose(f);
+	build(&second);
+	cr_assert_float_eq(latency(&second)->points[3].median, 110.02, 1e-9);
+	history_release(&first);
+	history_release(&second);
+	result_free(r);
+	strbuf_release(&json);
+	store_entries_free(entries, nr);
+}
+
+/* A damaged index (cut short, or a header that claims more than the file
+ * holds) is ignored and replaced. */
+Test(history_index, a_damaged_index_is_ignored_and_rebuilt)
+{
+	struct history good, again;
+	off_t size;
+	FILE *f;
+
+	build(&good);
+	size = file_size(index_path);
+	cr_assert_gt(size, 64);
+	cr_assert_eq(truncate(index_path, size / 2), 0);
+	build(&again);
+	assert_same(&good, &again);
+	cr_assert_eq(file_size(index_path), size, "the index was rebuilt");
+	history_release(&again);
+
+	/* the header of a valid file, then counts far beyond its size */
+	cr_assert(f = fopen(index_path, "r+b"));
+	fseek(f, 24, SEEK_SET);
+	fwrite("\xff\xff\xff\xff\xff\xff\xff\x0f", 1, 8, f);
+	fclose(f);
+	build(&again);
+	assert_same(&good, &again);
+	history_release(&again);
+
+	/* not an index at all */
+	free(test_write_file(dir, ".benchgate/results/.history-index",
+			     "not an index"));
+	build(&again);
+	assert_same(&good, &again);
+	cr_assert_eq(file_size(index_path), size);
+	history_release(&again);
+	history_release(&good);
+}
+
+/* The built binary on a generated store, a directory and a git branch:
+ * the second call reads the index and writes the same document. */
+Test(history_index, the_binary_indexes_both_store_kinds)
+{
+	const char *gen[] = { BENCHGATE_SOURCE_DIR
+			      "/tests/perf/gen-history-store",
+			      NULL,
+			      "--commits",
+			      "60",
+			      "--benchmarks",
+			      "2",
+			      "--metrics",
+			      "3",
+			      "--git-store",
+			      "results",
+			      NULL };
+	const char *names[] = { "cold.json", "warm.json", "git-cold.json",
+				"git-warm.json" };
+	char repo_dir[4096], path[8192];
+	char *texts[4];
+	struct test_output out;
+
+	snprintf(repo_dir, sizeof(repo_dir), "%s/gen", dir);
+	gen[1] = repo_dir;
+	test_run(&out, NULL, NULL, gen);
+	cr_assert_eq(out.exit_code, 0, "%s", out.err.buf);
+	test_output_release(&out);
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		test_benchgate(&out, repo_dir, NULL,
+			       (const char *[]){ "history", "--store",
+						 i < 2 ? ".benchgate/results"
+						       : "git:results",
+						 "--json", path, NULL });
+		cr_assert_eq(out.exit_code, 0, "%s", out.err.buf);
+		test_output_release(&out);
+		texts[i] = test_read_file(path);
+	}
+	cr_assert(strstr(texts[0], "\"m02\""), "%.300s", texts[0]);
+	for (size_t i = 1; i < 4; i++)
+		cr_assert_str_eq(texts[i], texts[0], "%s differs", names[i]);
+	snprintf(path, sizeof(path), "%s/.benchgate/results/.history-index",
+		 repo_dir);
+	cr_assert_gt(file_size(path), 64);
+	snprintf(path, sizeof(path), "%s/.git/benchgate/results/.history-index",
+		 repo_dir);
+	cr_assert_gt(file_size(path), 64);
+	for (size_t i = 0; i < 4; i++)
+		free(texts[i]);
+}
