@@ -86,7 +86,8 @@ void report_github_annotations(const struct comparison *comparison,
 	for (size_t i = 0; i < comparison->nr; i++) {
 		const struct metric_comparison *mc = &comparison->items[i];
 
-		if (mc->verdict != VERDICT_REGRESSION)
+		if (mc->verdict != VERDICT_REGRESSION ||
+		    !compare_item_gated(mc))
 			continue;
 		strbuf_addstr(out, "::error title=");
 		add_escaped(out, "benchgate regression", true);

@@ -189,6 +189,8 @@ static void add_outcome(struct strbuf *out, const struct metric_comparison *mc,
 
 	switch (mc->verdict) {
 	case VERDICT_REGRESSION:
+		if (!compare_item_gated(mc))
+			goto done; /* information, never a failure */
 		element = "failure", type = "regression";
 		add_failure_message(&message, mc, item);
 		break;
@@ -300,7 +302,8 @@ static void add_testsuite(struct strbuf *out, const struct report_model *model,
 
 	for (size_t i = 0; i < c->nr; i++)
 		if (in_suite(&c->items[i], suite)) {
-			counts[c->items[i].verdict]++;
+			counts[c->items[i].verdict] +=
+				compare_item_gated(&c->items[i]);
 			tests++;
 		}
 	strbuf_addstr(out, "  <testsuite");

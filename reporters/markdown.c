@@ -189,7 +189,7 @@ static void add_other_row(struct table *table,
 	strbuf_addch(&row, '|');
 	add_case_cell(&row, mc, c);
 	add_cell(&row, mc->metric);
-	add_cell(&row, verdict_name(mc->verdict));
+	add_cell(&row, report_verdict_text(mc));
 	add_value_cell(&row, mc, &mc->baseline, mc->has_baseline);
 	add_value_cell(&row, mc, &mc->candidate, mc->has_candidate);
 	add_own_cell(&row, item->change);

@@ -1026,6 +1026,7 @@ void report_add_counts(struct strbuf *out, const struct comparison *c)
 		VERDICT_SKIPPED,
 	};
 	const size_t *n = c->counts;
+	size_t ungated = 0;
 
 	if (n[VERDICT_REGRESSION])
 		report_add_count(out, n[VERDICT_REGRESSION], "regression",
@@ -1041,4 +1042,23 @@ void report_add_counts(struct strbuf *out, const struct comparison *c)
 		if (n[others[i]])
 			strbuf_addf(out, ", %zu %s", n[others[i]],
 				    verdict_name(others[i]));
+	for (size_t i = 0; i < c->nr; i++)
+		ungated += !compare_item_gated(&c->items[i]);
+	if (ungated)
+		strbuf_addf(out, ", %zu not gated", ungated);
+}
+
+const char *report_verdict_text(const struct metric_comparison *mc)
+{
+	static const char *const ungated[VERDICT_COUNT] = {
+		[VERDICT_REGRESSION] = "regression, not gated",
+		[VERDICT_IMPROVEMENT] = "improvement, not gated",
+		[VERDICT_UNCHANGED] = "unchanged, not gated",
+		[VERDICT_INCONCLUSIVE] = "inconclusive, not gated",
+		[VERDICT_NEW] = "new, not gated",
+		[VERDICT_MISSING] = "missing, not gated",
+	};
+
+	return compare_item_gated(mc) ? verdict_name(mc->verdict)
+				      : ungated[mc->verdict];
 }

@@ -372,6 +372,11 @@ void report_add_count(struct strbuf *out, size_t n, const char *singular,
  * numbers and verdict names, safe in any format. */
 void report_add_counts(struct strbuf *out, const struct comparison *c);
 
+/* The verdict as a report shows it: its name, or for a metric with gate:
+ * false (compare_item_gated()) "regression, not gated", ...: never a
+ * failure. Fixed words only, safe in any format. */
+const char *report_verdict_text(const struct metric_comparison *mc);
+
 /* Each reporter renders a built model into a buffer (the caller writes the
  * file); CSV and OpenMetrics read only the comparison and take an unbuilt
  * one too. */

@@ -162,8 +162,10 @@ static void add_comparison_row(struct strbuf *text,
 		format_p_value(&p, mc->p_adjusted);
 	strbuf_addf(text, "  %-44s %12s %12s %-26s %8s %s%s%s", id.buf,
 		    base.buf, cand.buf, item->relative, p.buf,
-		    paint(color, verdict_color(mc->verdict)),
-		    verdict_name(mc->verdict), paint(color, RESET));
+		    paint(color, compare_item_gated(mc)
+					 ? verdict_color(mc->verdict)
+					 : ""),
+		    report_verdict_text(mc), paint(color, RESET));
 	if (mc->note && (mc->verdict == VERDICT_FAILED ||
 			 mc->verdict == VERDICT_SKIPPED || mc->one_value)) {
 		strbuf_addstr(text, ": ");

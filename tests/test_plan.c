@@ -218,3 +218,34 @@ Test(plan, cases_that_cannot_exist_are_not_planned)
 	plan_free(plan);
 	suite_free(suite);
 }
+
+/* `"PYTHONPATH": "${suite_dir}/.."` reached the child literally: env
+ * values are expanded as the command is. */
+Test(plan, env_values_expand_as_the_command_does)
+{
+	static const char text[] =
+		"{\"benchgate\": 1, \"suite\": \"m\", \"defaults\": {\"env\": "
+		"{\"PYTHONPATH\": \"${suite_dir}/..\", \"COST\": \"$$5\"}}, "
+		"\"variants\": {\"fp32\": {\"vars\": {\"model\": "
+		"\"${device}-f\"}}}, \"benchmarks\": [{\"name\": \"infer\", "
+		"\"env\": {\"MODEL\": \"${model}@${run}\"}, \"command\": "
+		"[\"b\"], \"metrics\": [{\"name\": \"w\", \"from\": "
+		"\"wall\"}]}]}";
+	struct suite *suite = NULL;
+	struct plan *plan = NULL;
+	char **env = NULL;
+
+	cr_assert_eq(suite_parse(&suite, "/tmp/m.json", text, strlen(text)),
+		     BG_OK, "%s", bg_error_last());
+	cr_assert_eq(plan_build(&plan, suite, NULL, "/b"), BG_OK);
+	cr_assert_eq(plan_case_env(&plan->cases[0], plan, 3, &env), BG_OK);
+	cr_assert_str_eq(env[0], "PYTHONPATH=/tmp/..");
+	cr_assert_str_eq(env[1], "COST=$5");
+	cr_assert_str_eq(env[2], "MODEL=cpu-f@3");
+	cr_assert_null(env[3]);
+	for (size_t i = 0; env[i]; i++)
+		free(env[i]);
+	free(env);
+	plan_free(plan);
+	suite_free(suite);
+}

@@ -266,6 +266,34 @@ done:
 	return error;
 }
 
+int plan_case_env(const struct plan_case *pcase, const struct plan *plan,
+		  int run, char ***env)
+{
+	const struct suite_settings *settings = &pcase->benchmark->settings;
+	struct strbuf entry = STRBUF_INIT;
+	int error = BG_OK;
+
+	*env = NULL;
+	if (!settings->env_nr)
+		return BG_OK;
+	*env = xcalloc(settings->env_nr + 1, sizeof(**env));
+	for (size_t i = 0; i < settings->env_nr && !error; i++) {
+		strbuf_reset(&entry);
+		strbuf_addf(&entry, "%s=", settings->env[i].name);
+		error = plan_case_expand(pcase, plan, run,
+					 settings->env[i].value, &entry);
+		(*env)[i] = xstrdup(entry.buf);
+	}
+	strbuf_release(&entry);
+	if (error) {
+		for (size_t i = 0; (*env)[i]; i++)
+			free((*env)[i]);
+		free(*env);
+		*env = NULL;
+	}
+	return error;
+}
+
 static void describe_settings(const struct suite_settings *settings,
 			      struct strbuf *out)
 {

@@ -76,6 +76,14 @@ int plan_describe(const struct plan *plan, struct strbuf *out);
 int plan_case_command(const struct plan_case *pcase, const struct plan *plan,
 		      int run, char ***argv, char **shell);
 
+/* The case's "env" (its benchmark's settings) for measured run `run`, each
+ * value expanded as the command is (${suite_dir}, the variant's vars...):
+ * "NAME=VALUE" strings in a NULL-terminated array (caller frees each and
+ * the array), *env NULL when there are none. Errors as
+ * plan_case_command(). */
+int plan_case_env(const struct plan_case *pcase, const struct plan *plan,
+		  int run, char ***env);
+
 /* Expands one template string for the case and run. */
 int plan_case_expand(const struct plan_case *pcase, const struct plan *plan,
 		     int run, const char *template, struct strbuf *out);

@@ -450,15 +450,13 @@ static void log_run(struct runner *runner, struct case_state *cs,
 	strbuf_release(&block);
 }
 
-static void build_env(struct env_list *env, const struct plan_case *pcase,
-		      bool warmup, int index, const char *metrics_path,
-		      const char *run_dir)
+/* suite_env: the suite's entries, expanded (plan_case_env()). */
+static void build_env(struct env_list *env, char *const *suite_env,
+		      const struct plan_case *pcase, bool warmup, int index,
+		      const char *metrics_path, const char *run_dir)
 {
-	const struct suite_settings *settings = &pcase->benchmark->settings;
-
-	for (size_t i = 0; i < settings->env_nr; i++)
-		env_add(env, "%s=%s", settings->env[i].name,
-			settings->env[i].value);
+	for (size_t i = 0; suite_env && suite_env[i]; i++)
+		env_add(env, "%s", suite_env[i]);
 	/* after the suite's entries: the protocol's own values win */
 	env_add(env, "BENCHGATE_METRICS_FILE=%s", metrics_path);
 	env_add(env, "BENCHGATE_RUN_DIR=%s", run_dir);
@@ -527,19 +525,21 @@ static int run_next(struct runner *runner, struct case_state *cs)
 	struct strbuf what = STRBUF_INIT;
 	struct process_outcome outcome;
 	struct env_list env = { NULL, 0, 0 };
-	char **argv = NULL, *shell = NULL;
+	char **argv = NULL, *shell = NULL, **suite_env = NULL;
 	int error = BG_OK;
 
 	process_outcome_init(&outcome);
 	describe_run(&which, cs, warmup, index);
-	if (plan_case_command(pcase, runner->plan, index, &argv, &shell) < 0) {
+	if (plan_case_command(pcase, runner->plan, index, &argv, &shell) < 0 ||
+	    plan_case_env(pcase, runner->plan, index, &suite_env) < 0) {
 		strbuf_addstr(&what, bg_error_last());
 		fail_case(runner, cs, CASE_FAILED, what.buf, which.buf, NULL);
 		goto done;
 	}
 	if ((error = make_run_scratch(runner, &metrics_path, &run_dir)) < 0)
 		goto done;
-	build_env(&env, pcase, warmup, index, metrics_path.buf, run_dir.buf);
+	build_env(&env, suite_env, pcase, warmup, index, metrics_path.buf,
+		  run_dir.buf);
 
 	process.argv = (const char *const *)argv;
 	process.shell = shell;
@@ -590,6 +590,7 @@ done:
 	process_outcome_release(&outcome);
 	env_release(&env);
 	free_argv(argv);
+	free_argv(suite_env);
 	free(shell);
 	strbuf_release(&metrics_path);
 	strbuf_release(&run_dir);
@@ -650,11 +651,12 @@ static int run_extra(struct runner *runner, struct case_state *cs,
 	struct strbuf metrics_path = STRBUF_INIT, run_dir = STRBUF_INIT;
 	struct env_list env = { NULL, 0, 0 };
 	const char **full = NULL;
-	char **argv = NULL, *shell = NULL;
+	char **argv = NULL, *shell = NULL, **suite_env = NULL;
 	size_t nr = 0, alloc = 0;
 	int index = cs->runs_done, error = BG_OK;
 
-	if (plan_case_command(pcase, runner->plan, index, &argv, &shell) < 0) {
+	if (plan_case_command(pcase, runner->plan, index, &argv, &shell) < 0 ||
+	    plan_case_env(pcase, runner->plan, index, &suite_env) < 0) {
 		struct strbuf what = STRBUF_INIT;
 
 		strbuf_addstr(&what, bg_error_last());
@@ -684,7 +686,8 @@ static int run_extra(struct runner *runner, struct case_state *cs,
 
 	if ((error = make_run_scratch(runner, &metrics_path, &run_dir)) < 0)
 		goto done;
-	build_env(&env, pcase, false, index, metrics_path.buf, run_dir.buf);
+	build_env(&env, suite_env, pcase, false, index, metrics_path.buf,
+		  run_dir.buf);
 	for (size_t i = 0; extra->env && extra->env[i]; i++)
 		env_add(&env, "%s", extra->env[i]);
 	process.argv = full;
@@ -701,6 +704,7 @@ done:
 	env_release(&env);
 	free(full);
 	free_argv(argv);
+	free_argv(suite_env);
 	free(shell);
 	strbuf_release(&metrics_path);
 	strbuf_release(&run_dir);

@@ -75,6 +75,8 @@ static int describe(struct result *result, const struct suite *suite)
 	result->suite = xstrdup(suite->name);
 	memcpy(result->suite_sha256, suite->sha256, sizeof(suite->sha256));
 	result->harness_version = xstrdup(BENCHGATE_VERSION);
+	if (suite->reference)
+		result->reference = xstrdup(suite->reference);
 	if ((error = gitinfo_read(&result->git, NULL)) < 0 ||
 	    (error = machine_describe(&result->machine)) < 0)
 		return error;
