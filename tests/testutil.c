@@ -1,11 +1,13 @@
 #include "testutil.h"
 
+#include "harness/run/process.h"
 #include "harness/store/result.h"
 #include "harness/store/store.h"
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/util/fileio.h"
 
+#include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
@@ -273,4 +275,148 @@ void test_store_series_at(struct store *store, const git_oid *commit,
 	cr_assert_eq(store_write(store, r, NULL, NULL), BG_OK, "%s",
 		     bg_error_last());
 	result_free(r);
+}
+
+/* Headless Chromium */
+
+/* The browser the test drives: $BENCHGATE_CHROMIUM, else chromium on
+ * PATH (CI installs it; a missing browser fails the test, it does not
+ * skip it). */
+static const char *chromium(void)
+{
+	const char *program = getenv("BENCHGATE_CHROMIUM");
+
+	return program && *program ? program : "chromium";
+}
+
+/* Runs the browser headless on file://path with extra, and returns its
+ * stdout; stderr goes to err. Fails the test when it cannot run. */
+void test_browser_run(const char *path, const char *profile,
+			const char *const *extra, struct strbuf *out,
+			struct strbuf *err)
+{
+	struct process_options options = PROCESS_OPTIONS_INIT;
+	struct process_outcome outcome;
+	struct strbuf user_data = STRBUF_INIT, url = STRBUF_INIT;
+	const char *argv[32];
+	size_t n = 0;
+
+	strbuf_addf(&user_data, "--user-data-dir=%s", profile);
+	strbuf_addf(&url, "file://%s", path);
+	argv[n++] = chromium();
+	argv[n++] = "--headless";
+	argv[n++] = "--no-sandbox";
+	argv[n++] = "--disable-gpu";
+	argv[n++] = "--disable-quic";
+	argv[n++] = "--no-first-run";
+	argv[n++] = "--disable-background-networking";
+	argv[n++] = "--disable-component-update";
+	argv[n++] = "--disable-sync";
+	argv[n++] = user_data.buf;
+	while (*extra && n < 30)
+		argv[n++] = *extra++;
+	argv[n++] = url.buf;
+	argv[n] = NULL;
+	options.argv = argv;
+	options.timeout_s = 60;
+	process_outcome_init(&outcome);
+	cr_assert_eq(process_run(&outcome, &options), BG_OK, "%s",
+		     bg_error_last());
+	cr_assert_neq(outcome.status, PROCESS_SPAWN_FAILED,
+		      "cannot run the browser: %s. The HTML test needs "
+		      "headless Chromium: apt-get install chromium, or set "
+		      "BENCHGATE_CHROMIUM",
+		      outcome.spawn_error);
+	cr_assert(!outcome.timed_out,
+		  "%s timed out on %s: an alert() "
+		  "blocks a headless browser, did a name run as script?",
+		  chromium(), url.buf);
+	strbuf_add(out, outcome.out.text.buf, outcome.out.text.len);
+	strbuf_add(err, outcome.err.text.buf, outcome.err.text.len);
+	process_outcome_release(&outcome);
+	strbuf_release(&user_data);
+	strbuf_release(&url);
+}
+
+/*
+ * What the page did wrong in the browser, one line each, into problems:
+ * console messages from the page (a CSP violation, a script error, a
+ * failed load all land there) and network requests the page started
+ * (from the NetLog: the ones whose network isolation key is the file://
+ * page; the browser's own update and time pings have another key).
+ */
+static void page_problems(const char *netlog_path, const char *stderr_text,
+			  const char *page_url, struct strbuf *problems)
+{
+	char *text = test_read_file(netlog_path);
+	struct strbuf json = STRBUF_INIT;
+	cJSON *root, *events, *event;
+
+	for (const char *line = stderr_text; line && *line;) {
+		const char *end = line + strcspn(line, "\n");
+		struct strbuf one = STRBUF_INIT;
+
+		strbuf_add(&one, line, (size_t)(end - line));
+		if (strstr(one.buf, ":CONSOLE") && strstr(one.buf, page_url))
+			strbuf_addf(problems, "console: %s\n", one.buf);
+		strbuf_release(&one);
+		line = *end ? end + 1 : end;
+	}
+
+	cr_assert_not_null(text, "no NetLog at %s", netlog_path);
+	strbuf_addstr(&json, text);
+	root = cJSON_Parse(json.buf);
+	if (!root) {
+		/* A log cut short by the exit misses its closing brackets. */
+		strbuf_addstr(&json, "]}");
+		root = cJSON_Parse(json.buf);
+	}
+	cr_assert_not_null(root, "unreadable NetLog %s", netlog_path);
+	events = cJSON_GetObjectItemCaseSensitive(root, "events");
+	cJSON_ArrayForEach(event, events)
+	{
+		cJSON *params =
+			cJSON_GetObjectItemCaseSensitive(event, "params");
+		const char *url = cJSON_GetStringValue(
+			cJSON_GetObjectItemCaseSensitive(params, "url"));
+		const char *key =
+			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+				params, "network_isolation_key"));
+
+		if (url && key && strstr(key, "file://") &&
+		    strncmp(url, "file:", 5) && strncmp(url, "data:", 5))
+			strbuf_addf(problems, "request: %s\n", url);
+	}
+	cJSON_Delete(root);
+	strbuf_release(&json);
+	free(text);
+}
+
+/* Loads path in the browser and returns its DOM after scripts ran, with
+ * the page's problems (see page_problems()). */
+void test_browser_load(const char *dir, const char *path, struct strbuf *dom,
+		      struct strbuf *problems)
+{
+	struct strbuf err = STRBUF_INIT, netlog = STRBUF_INIT;
+	struct strbuf profile = STRBUF_INIT, netlog_arg = STRBUF_INIT;
+	struct strbuf page_url = STRBUF_INIT;
+	const char *extra[] = { "--enable-logging=stderr",
+				"--v=0",
+				NULL /* netlog */,
+				"--net-log-capture-mode=Default",
+				"--dump-dom",
+				NULL };
+
+	strbuf_addf(&profile, "%s/profile-dom", dir);
+	strbuf_addf(&netlog, "%s/netlog.json", dir);
+	strbuf_addf(&netlog_arg, "--log-net-log=%s", netlog.buf);
+	strbuf_addf(&page_url, "file://%s", path);
+	extra[2] = netlog_arg.buf;
+	test_browser_run(path, profile.buf, extra, dom, &err);
+	page_problems(netlog.buf, err.buf, page_url.buf, problems);
+	strbuf_release(&err);
+	strbuf_release(&netlog);
+	strbuf_release(&profile);
+	strbuf_release(&netlog_arg);
+	strbuf_release(&page_url);
 }

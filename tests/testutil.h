@@ -69,3 +69,21 @@ const char *test_oid_hex(const git_oid *oid, int slot);
 struct store;
 void test_store_series_at(struct store *store, const git_oid *commit,
 			  const char *machine, double level);
+
+/* Headless Chromium ($BENCHGATE_CHROMIUM, else chromium on PATH; a missing
+ * browser fails the test, CI installs it). */
+
+/* Runs the browser headless on file://path with the extra arguments
+ * (NULL-terminated) and a fresh profile directory, appending its stdout
+ * to out and its stderr to err. Fails the test when it cannot run. */
+void test_browser_run(const char *path, const char *profile,
+		      const char *const *extra, struct strbuf *out,
+		      struct strbuf *err);
+
+/* Loads path (absolute) in the browser, using dir for its profile and
+ * NetLog; appends the DOM after scripts ran to dom and one line per
+ * problem to problems: a console message of the page (a CSP violation, a
+ * script error, a failed load) or a request it started for anything but
+ * file: and data: URLs. */
+void test_browser_load(const char *dir, const char *path, struct strbuf *dom,
+		       struct strbuf *problems);

@@ -450,3 +450,53 @@ Test(publish, alert_input_errors_exit_2)
 		  "%s", out.err.buf);
 	test_output_release(&out);
 }
+
+/* In a real browser */
+
+static void load_site_page(const char *page, struct strbuf *dom)
+{
+	struct strbuf problems = STRBUF_INIT, path = STRBUF_INIT;
+	char scratch[4096];
+
+	snprintf(scratch, sizeof(scratch), "%s/browser", dir);
+	cr_assert_eq(mkdir(scratch, 0777), 0);
+	strbuf_addf(&path, "%s/site/%s", dir, page);
+	test_browser_load(scratch, path.buf, dom, &problems);
+	cr_assert_eq(problems.len, 0, "%s misbehaved:\n%s", page,
+		     problems.buf);
+	test_rmtree(scratch);
+	strbuf_release(&problems);
+	strbuf_release(&path);
+}
+
+Test(publish, the_site_renders_offline_with_its_change_points_visible)
+{
+	struct strbuf dom = STRBUF_INIT, page = STRBUF_INIT, row = STRBUF_INIT;
+	struct test_output out;
+
+	publish(&out, NULL);
+	test_output_release(&out);
+
+	load_site_page("index.html", &dom);
+	strbuf_addf(&row, "<code title=\"%s\">%.12s</code>", hex(STEP),
+		    hex(STEP));
+	cr_assert(strstr(dom.buf, "<h2 id=\"latest\">Latest change points"),
+		  "%s", dom.buf);
+	cr_assert(strstr(dom.buf, "<tr class=\"change\">"), "%s", dom.buf);
+	cr_assert(strstr(dom.buf, row.buf), "%s", dom.buf);
+	cr_assert(strstr(dom.buf, "<circle class=\"regression\""));
+	cr_assert_null(strstr(dom.buf, "<script"), "a subject became markup");
+
+	strbuf_reset(&dom);
+	find_file(&page, "series", "box_b_original_cpu_latency", ".html");
+	load_site_page(page.buf, &dom);
+	cr_assert(strstr(dom.buf, "<img class=\"chart\" src=\"../charts/"),
+		  "%s", dom.buf);
+	cr_assert(strstr(dom.buf, "<h2>Change points</h2>"));
+	cr_assert(strstr(dom.buf, row.buf), "%s", dom.buf);
+	cr_assert(strstr(dom.buf, "<span class=\"regression\">+20."), "%s",
+		  dom.buf);
+	strbuf_release(&dom);
+	strbuf_release(&page);
+	strbuf_release(&row);
+}
