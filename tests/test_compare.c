@@ -671,3 +671,74 @@ Test(compare, variants_use_the_named_reference_and_the_roles)
 	comparison_free(cmp);
 	result_free(cand);
 }
+
+/* One value a side (result.h's independent == 1, an imported summary):
+ * no test can be made, so the threshold alone decides, and says so. */
+static struct comparison *compare_one_values(double base_value,
+					     double cand_value)
+{
+	struct result *base = new_result("a"), *cand = new_result("b");
+	struct metric_samples *m;
+	struct comparison *c;
+
+	m = result_case_metric(result_add_case(base, "b", "original", "cpu"),
+			       "time");
+	metric_samples_push(m, base_value);
+	m->runs = m->independent = 1;
+	m = result_case_metric(result_add_case(cand, "b", "original", "cpu"),
+			       "time");
+	metric_samples_push(m, cand_value);
+	m->runs = m->independent = 1;
+	c = run_compare(base, cand);
+	result_free(base);
+	result_free(cand);
+	return c;
+}
+
+Test(compare, one_value_a_side_is_judged_by_the_threshold_and_says_so)
+{
+	struct comparison *c = compare_one_values(10.0, 12.0);
+
+	cr_assert(c->items[0].one_value);
+	cr_assert_eq(c->items[0].verdict, VERDICT_REGRESSION);
+	cr_assert(strstr(c->items[0].note, "judged from one value"), "%s",
+		  c->items[0].note);
+	cr_assert_eq(c->overall, OVERALL_REGRESSION);
+	comparison_free(c);
+	c = compare_one_values(10.0, 10.1);
+	cr_assert_eq(c->items[0].verdict, VERDICT_UNCHANGED);
+	comparison_free(c);
+}
+
+/* hyperfine's ten runs inside one benchgate run: ten independent values,
+ * not one run's pooled samples (the issue: +20 % came out inconclusive). */
+static enum verdict verdict_of_ten_in_one_run(size_t independent)
+{
+	struct result *base = new_result("a"), *cand = new_result("b");
+	struct metric_samples *mb, *mc;
+	struct comparison *c;
+	enum verdict verdict;
+
+	mb = result_case_metric(add(base, "original", "time", 10, 1,
+				    BETTER_LOWER),
+				"time");
+	mc = result_case_metric(add(cand, "original", "time", 12, -1,
+				    BETTER_LOWER),
+				"time");
+	mb->runs = mc->runs = 1;
+	mb->independent = mc->independent = independent;
+	c = run_compare(base, cand);
+	verdict = item(c, "original", "time")->verdict;
+	cr_assert_not(item(c, "original", "time")->one_value);
+	comparison_free(c);
+	result_free(base);
+	result_free(cand);
+	return verdict;
+}
+
+Test(compare, a_peers_independent_runs_count_each)
+{
+	cr_assert_eq(verdict_of_ten_in_one_run(10), VERDICT_REGRESSION);
+	/* the same samples as one benchgate run's pool are one value */
+	cr_assert_eq(verdict_of_ten_in_one_run(0), VERDICT_INCONCLUSIVE);
+}

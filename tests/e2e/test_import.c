@@ -1,0 +1,385 @@
+/*
+ * End to end: the peers' real output through `benchgate import` and
+ * `benchgate compare`, and a suite that runs hyperfine as its benchmark
+ * (README "Bridges"). Each tool measures twice more after a baseline:
+ * unchanged, which must pass, and with a planted slowdown (SPIN_SLOWDOWN,
+ * SLOW), which must be caught, or judged from one value and then caught
+ * by the threshold, saying so. The tools are the Debian packages
+ * libbenchmark-dev (a program of tests/peers/), hyperfine and
+ * python3-pytest-benchmark; a test whose tool is missing skips and says
+ * which package to install. Slowdowns are large (4x) and the threshold
+ * 50 %: these tests check the wiring on a busy machine, whose wall times
+ * wander; that +20 % is caught from independent runs is test_compare's.
+ */
+#include "harness/util/error.h"
+#include "harness/store/result.h"
+
+#include "testutil.h"
+
+#include <criterion/criterion.h>
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SPIN	  TEST_WORKLOAD_DIR "/spin"
+#define THRESHOLD "50%"
+
+static char *dir;
+
+static void setup(void)
+{
+	dir = test_tmpdir();
+}
+
+static void teardown(void)
+{
+	test_rmtree(dir);
+	free(dir);
+}
+
+TestSuite(import, .init = setup, .fini = teardown, .timeout = 300);
+
+/* The program `name` on $PATH into out; false when there is none. */
+static bool find_program(const char *name, struct strbuf *out)
+{
+	const char *path = getenv("PATH");
+
+	while (path && *path) {
+		size_t len = strcspn(path, ":");
+
+		strbuf_reset(out);
+		strbuf_addf(out, "%.*s/%s", (int)len, path, name);
+		if (len && access(out->buf, X_OK) == 0)
+			return true;
+		path += len + (path[len] == ':');
+	}
+	return false;
+}
+
+/* dir/name, in a buffer per slot (0..3). */
+static const char *at(const char *name, int slot)
+{
+	static struct strbuf paths[4];
+
+	strbuf_reset(&paths[slot]);
+	strbuf_addf(&paths[slot], "%s/%s", dir, name);
+	return paths[slot].buf;
+}
+
+static void run_ok(const char *const *env, const char *const *argv)
+{
+	struct test_output out;
+
+	test_run(&out, dir, env, argv);
+	cr_assert_eq(out.exit_code, 0, "%s: %s%s", argv[0], out.out.buf,
+		     out.err.buf);
+	test_output_release(&out);
+}
+
+/* Imports file as a result written to json (and the store). */
+static void import(const char *format, const char *file, const char *json)
+{
+	static const char *const env[] = { "BENCHGATE_MACHINE_ID=import-test",
+					   NULL };
+	struct test_output out;
+
+	test_benchgate(&out, dir, env,
+		       (const char *const[]){ "import", "--format", format,
+					      file, "--store", at("store", 3),
+					      "--json", json, NULL });
+	cr_assert_eq(out.exit_code, 0, "import %s: %s%s", file, out.out.buf,
+		     out.err.buf);
+	cr_assert(strstr(out.out.buf, "stored "), "%s", out.out.buf);
+	test_output_release(&out);
+}
+
+/* `compare base cand`: its exit status, its output into out. */
+static int compare(const char *base, const char *cand, struct strbuf *out)
+{
+	struct test_output output;
+	int status;
+
+	test_benchgate(&output, dir, NULL,
+		       (const char *const[]){ "compare", base, cand,
+					      "--threshold", THRESHOLD,
+					      "--no-color", NULL });
+	strbuf_reset(out);
+	strbuf_addf(out, "%s%s", output.out.buf, output.err.buf);
+	status = output.exit_code;
+	test_output_release(&output);
+	return status;
+}
+
+/* Baseline, unchanged and slowed results (at base.json, same.json,
+ * slow.json) through compare: unchanged passes, slowed is a regression of
+ * `metric`, judged from one value exactly when `one_value` says so. */
+static void assert_gate(const char *metric, bool one_value)
+{
+	struct strbuf out = STRBUF_INIT, what = STRBUF_INIT;
+	const char *found;
+	char *line;
+
+	cr_assert_eq(compare(at("base.json", 0), at("same.json", 1), &out), 0,
+		     "unchanged: %s", out.buf);
+	cr_assert_eq(compare(at("base.json", 0), at("slow.json", 1), &out), 1,
+		     "slowed: %s", out.buf);
+	strbuf_addf(&what, "/cpu %s ", metric);
+	found = strstr(out.buf, what.buf);
+	cr_assert_not_null(found, "no %s in %s", metric, out.buf);
+	line = strndup(found, strcspn(found, "\n"));
+	cr_assert(strstr(line, "regression"), "%s", out.buf);
+	cr_assert_eq(strstr(line, "judged from one value") != NULL, one_value,
+		     "%s", out.buf);
+	free(line);
+	strbuf_release(&out);
+	strbuf_release(&what);
+}
+
+Test(import, google_benchmark_repetitions_gate)
+{
+	static const char *const slow[] = { "SPIN_SLOWDOWN=3", NULL };
+	static const char *const outputs[][2] = { { "gb-base.json",
+						    "base.json" },
+						  { "gb-same.json",
+						    "same.json" },
+						  { "gb-slow.json",
+						    "slow.json" } };
+	struct strbuf flag = STRBUF_INIT;
+	char *text;
+
+	if (!*TEST_GBENCH_BIN)
+		cr_skip_test("no Google Benchmark program was built: install "
+			     "g++ and libbenchmark-dev, and configure again");
+	for (size_t i = 0; i < 3; i++) {
+		strbuf_reset(&flag);
+		strbuf_addf(&flag, "--benchmark_out=%s", at(outputs[i][0], 0));
+		run_ok(i == 2 ? slow : NULL,
+		       (const char *const[]){ TEST_GBENCH_BIN,
+					      "--benchmark_repetitions=10",
+					      "--benchmark_min_time=0.01",
+					      "--benchmark_out_format=json",
+					      flag.buf, NULL });
+		import("gbench", at(outputs[i][0], 0), at(outputs[i][1], 1));
+	}
+	text = test_read_file(at("base.json", 0));
+	/* ten repetitions, and not the mean, median, stddev and cv */
+	cr_assert(strstr(text, "\"independent\":\t10"), "%s", text);
+	cr_assert(strstr(text, "\"BM_spin_20000\""), "%s", text);
+	free(text);
+	/* real_time is the wall's, which a busy machine stretches */
+	assert_gate("cpu_time", false);
+	strbuf_release(&flag);
+}
+
+/* hyperfine's runs of the spin workload, exported to dir/name. */
+static void hyperfine(const char *program, const char *const *env,
+		      const char *name)
+{
+	run_ok(env, (const char *const[]){ program, "-N", "--runs", "10",
+					   "--warmup", "1", "--command-name",
+					   "spin", "--export-json", at(name, 0),
+					   SPIN " --ms 10",
+					   NULL });
+}
+
+Test(import, hyperfine_runs_gate)
+{
+	static const char *const slow[] = { "SPIN_SLOWDOWN=3", NULL };
+	struct strbuf program = STRBUF_INIT;
+
+	if (!find_program("hyperfine", &program))
+		cr_skip_test("no hyperfine on $PATH: apt-get install "
+			     "hyperfine");
+	hyperfine(program.buf, NULL, "hf-base.json");
+	hyperfine(program.buf, NULL, "hf-same.json");
+	hyperfine(program.buf, slow, "hf-slow.json");
+	import("hyperfine", at("hf-base.json", 0), at("base.json", 1));
+	import("hyperfine", at("hf-same.json", 0), at("same.json", 1));
+	import("hyperfine", at("hf-slow.json", 0), at("slow.json", 1));
+	assert_gate("time", false);
+	strbuf_release(&program);
+}
+
+/* An interpreter that has pytest-benchmark: /usr/bin/python3 (where
+ * Debian installs it), else python3 on $PATH. */
+static bool find_pytest_benchmark(struct strbuf *python)
+{
+	struct test_output out;
+	bool found = false;
+
+	for (int i = 0; i < 2 && !found; i++) {
+		if (i == 0) {
+			strbuf_reset(python);
+			strbuf_addstr(python, "/usr/bin/python3");
+		} else if (!find_program("python3", python)) {
+			break;
+		}
+		if (access(python->buf, X_OK))
+			continue;
+		test_run(&out, dir, NULL,
+			 (const char *const[]){ python->buf, "-c",
+						"import pytest_benchmark",
+						NULL });
+		found = out.exit_code == 0;
+		test_output_release(&out);
+	}
+	return found;
+}
+
+#define PYTEST_FILE                                                  \
+	"import os\n\n"                                              \
+	"def work():\n"                                              \
+	"    n = int(20000 * (1 + float(os.environ.get('SLOW', 0))))\n" \
+	"    return sum(range(n))\n\n"                               \
+	"def test_sum(benchmark):\n"                                 \
+	"    benchmark(work)\n"
+
+/* pytest on the test file in dir with SLOW as given and one or two more
+ * arguments (second may be NULL). */
+static void pytest(const char *python, const char *slow, const char *arg,
+		   const char *arg2)
+{
+	struct strbuf env = STRBUF_INIT;
+
+	strbuf_addf(&env, "SLOW=%s", slow);
+	run_ok((const char *const[]){ env.buf, NULL },
+	       (const char *const[]){ python, "-m", "pytest", "-q", "-p",
+				      "no:cacheprovider",
+				      "--benchmark-min-rounds=20",
+				      "--benchmark-max-time=0.2",
+				      at("test_work.py", 1), arg, arg2,
+				      NULL });
+	strbuf_release(&env);
+}
+
+static struct strbuf python = STRBUF_INIT;
+
+static void need_pytest_benchmark(void)
+{
+	if (!find_pytest_benchmark(&python))
+		cr_skip_test("no interpreter with pytest-benchmark (tried "
+			     "/usr/bin/python3 and python3 on $PATH): "
+			     "apt-get install python3-pytest-benchmark");
+	free(test_write_file(dir, "test_work.py", PYTEST_FILE));
+}
+
+Test(import, pytest_benchmark_rounds_gate)
+{
+	static const char *const names[][3] = {
+		{ "0", "pb-base.json", "base.json" },
+		{ "0", "pb-same.json", "same.json" },
+		{ "3", "pb-slow.json", "slow.json" },
+	};
+	struct strbuf flag = STRBUF_INIT;
+
+	need_pytest_benchmark();
+	for (size_t i = 0; i < 3; i++) {
+		strbuf_reset(&flag);
+		strbuf_addf(&flag, "--benchmark-json=%s", at(names[i][1], 0));
+		pytest(python.buf, names[i][0], flag.buf, NULL);
+		import("pytest-benchmark", at(names[i][1], 0),
+		       at(names[i][2], 1));
+	}
+	assert_gate("time", false);
+	strbuf_release(&flag);
+}
+
+/* The one file pytest-benchmark saved as `name` (storage/<machine and
+ * python>/0001_<name>.json) into out. */
+static void saved_file(const char *name, struct strbuf *out)
+{
+	struct strbuf pattern = STRBUF_INIT;
+	glob_t found;
+
+	strbuf_addf(&pattern, "%s/storage/*/*_%s.json", dir, name);
+	cr_assert_eq(glob(pattern.buf, 0, NULL, &found), 0, "no %s",
+		     pattern.buf);
+	cr_assert_eq(found.gl_pathc, 1);
+	strbuf_reset(out);
+	strbuf_addstr(out, found.gl_pathv[0]);
+	globfree(&found);
+	strbuf_release(&pattern);
+}
+
+Test(import, pytest_benchmark_summary_is_judged_from_one_value)
+{
+	static const char *const names[][3] = {
+		{ "0", "base", "base.json" },
+		{ "0", "same", "same.json" },
+		{ "3", "slow", "slow.json" },
+	};
+	struct strbuf storage = STRBUF_INIT, save = STRBUF_INIT;
+	struct strbuf saved = STRBUF_INIT;
+	char *text;
+
+	need_pytest_benchmark();
+	strbuf_addf(&storage, "--benchmark-storage=file://%s/storage", dir);
+	for (size_t i = 0; i < 3; i++) {
+		/* a save without --benchmark-save-data keeps no data */
+		strbuf_reset(&save);
+		strbuf_addf(&save, "--benchmark-save=%s", names[i][1]);
+		pytest(python.buf, names[i][0], storage.buf, save.buf);
+		saved_file(names[i][1], &saved);
+		import("pytest-benchmark", saved.buf, at(names[i][2], 1));
+	}
+	text = test_read_file(at("base.json", 0));
+	cr_assert(strstr(text, "\"independent\":\t1"), "%s", text);
+	free(text);
+	assert_gate("time", true);
+	strbuf_release(&storage);
+	strbuf_release(&save);
+	strbuf_release(&saved);
+}
+
+/* A suite whose benchmark is hyperfine and whose metrics its export. */
+static const char hyperfine_suite[] =
+	"{ \"benchgate\": 1, \"suite\": \"hf\",\n"
+	"  \"defaults\": { \"warmup\": 0, \"runs\": 1 },\n"
+	"  \"benchmarks\": [ { \"name\": \"spin\",\n"
+	"    \"command\": [\"%s\", \"-N\", \"--runs\", \"10\",\n"
+	"      \"--export-json\", \"${suite_dir}/hf.json\",\n"
+	"      \"" SPIN " --ms 10\"],\n"
+	"    \"metrics\": [\n"
+	"      { \"name\": \"time\", \"from\": \"hyperfine\",\n"
+	"        \"path\": \"hf.json\" },\n"
+	"      { \"name\": \"user\", \"from\": \"hyperfine\",\n"
+	"        \"path\": \"hf.json\", \"field\": \"user\",\n"
+	"        \"gate\": false } ] } ] }\n";
+
+static void run_suite(const char *suite, const char *const *env,
+		      const char *json)
+{
+	struct test_output out;
+
+	test_benchgate(&out, dir, env,
+		       (const char *const[]){ "run", suite, "--store",
+					      at("store", 2), "--json", json,
+					      NULL });
+	cr_assert_eq(out.exit_code, 0, "run: %s%s", out.out.buf, out.err.buf);
+	test_output_release(&out);
+}
+
+Test(import, a_suite_runs_hyperfine_and_gates_on_its_runs)
+{
+	static const char *const slow[] = { "SPIN_SLOWDOWN=3", NULL };
+	struct strbuf program = STRBUF_INIT, text = STRBUF_INIT;
+	char *suite, *result;
+
+	if (!find_program("hyperfine", &program))
+		cr_skip_test("no hyperfine on $PATH: apt-get install "
+			     "hyperfine");
+	strbuf_addf(&text, hyperfine_suite, program.buf);
+	suite = test_write_file(dir, "suite/suite.json", text.buf);
+	run_suite(suite, NULL, at("base.json", 1));
+	run_suite(suite, NULL, at("same.json", 1));
+	run_suite(suite, slow, at("slow.json", 1));
+	result = test_read_file(at("base.json", 0));
+	/* one benchgate run, ten independent runs of hyperfine */
+	cr_assert(strstr(result, "\"independent\":\t10"), "%s", result);
+	free(result);
+	assert_gate("time", false);
+	free(suite);
+	strbuf_release(&program);
+	strbuf_release(&text);
+}
