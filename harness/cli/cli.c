@@ -759,6 +759,8 @@ int cli_main(int argc, char **argv)
 		gitinfo_libgit2_init();
 		process_forward_termination();
 		status = exit_status(commands[i].run(argc - 1, argv + 1));
+		/* said why above; now end as the signal would have */
+		process_end_if_interrupted();
 		return status;
 	}
 	bg_error("unknown command '%s' (see 'benchgate --help')", name);

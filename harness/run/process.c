@@ -738,6 +738,8 @@ done:
 	return error;
 }
 
+static volatile sig_atomic_t catching, caught;
+
 static void kill_running_group(int sig)
 {
 	pid_t group = (pid_t)running_group;
@@ -745,8 +747,30 @@ static void kill_running_group(int sig)
 	/* only async-signal-safe calls from here on */
 	if (group > 0)
 		kill(-group, SIGKILL);
+	if (catching && !caught) {
+		caught = sig;
+		return;
+	}
 	signal(sig, SIG_DFL);
 	raise(sig);
+}
+
+void process_catch_interrupts(bool on)
+{
+	catching = on;
+}
+
+int process_interrupted(void)
+{
+	return caught;
+}
+
+void process_end_if_interrupted(void)
+{
+	if (!caught)
+		return;
+	signal(caught, SIG_DFL);
+	raise(caught);
 }
 
 void process_forward_termination(void)

@@ -187,6 +187,23 @@ int process_run(struct process_outcome *outcome,
  */
 void process_forward_termination(void);
 
+/*
+ * While a measurement runs (on: true), the first such signal kills the
+ * child's group but does not end benchgate: it is remembered, for the
+ * measurement to stop at its next step and leave the store as it was
+ * (session.h); a second one ends benchgate at once. Off again, a signal
+ * ends benchgate as above.
+ */
+void process_catch_interrupts(bool on);
+
+/* The signal caught while interrupts were caught, or 0. */
+int process_interrupted(void);
+
+/* Ends benchgate by the caught signal, as it would have ended without
+ * catching it (exit status 128 + signal for the shell); returns when none
+ * was caught. */
+void process_end_if_interrupted(void);
+
 /* True when the run did not end with exit status 0 on its own. */
 bool process_outcome_failed(const struct process_outcome *outcome);
 

@@ -7,6 +7,7 @@
 #include "harness/util/isotime.h"
 #include "harness/store/gitinfo.h"
 #include "harness/run/machine.h"
+#include "harness/run/process.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -178,6 +179,7 @@ int session_start(struct session *session)
 	if ((error = store_reserve(session->store, session->result,
 				   &state->slot)) < 0)
 		return error;
+	process_catch_interrupts(true);
 	slot = state->slot;
 	session->result_dir = slot->dir;
 	*runner = (struct runner_options)RUNNER_OPTIONS_INIT;
@@ -206,8 +208,40 @@ int session_start(struct session *session)
 			  runner);
 }
 
+/* After Ctrl-C: the runner's scratch, the lock, the slot and its logs
+ * go, and nothing is stored. */
+static int session_abandon(struct session *session)
+{
+	struct session_state *state = session->state;
+	int sig = process_interrupted();
+
+	runner_finish(state->runner);
+	runner_free(state->runner);
+	state->runner = NULL;
+	if (session->artifact_dir.len) {
+		char *slash = strrchr(session->artifact_dir.buf, '/');
+
+		remove_tree(session->artifact_dir.buf);
+		/* artifacts/, when this run made it */
+		if (slash) {
+			*slash = '\0';
+			rmdir(session->artifact_dir.buf);
+			*slash = '/';
+		}
+	}
+	store_slot_abandon(state->slot);
+	state->slot = NULL;
+	session->result_dir = NULL;
+	process_catch_interrupts(false);
+	return bg_error("interrupted by %s: the run stopped, nothing was "
+			"stored, and the store is as it was",
+			strsignal(sig));
+}
+
 int session_step(struct session *session, size_t *asking)
 {
+	if (process_interrupted())
+		return session_abandon(session);
 	return runner_step(session->state->runner, asking);
 }
 
@@ -222,6 +256,9 @@ int session_finish(struct session *session)
 	struct strbuf now = STRBUF_INIT;
 	int error;
 
+	if (process_interrupted())
+		return session_abandon(session);
+	process_catch_interrupts(false);
 	/* done with the runner: its temporary files go now */
 	error = runner_finish(state->runner);
 	runner_free(state->runner);

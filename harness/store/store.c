@@ -8,11 +8,13 @@
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
+#include "harness/util/fileio.h"
 #include "harness/store/gitinfo.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define SUITE_FILENAME_MAX 200
 
@@ -123,6 +125,34 @@ int store_reserve(struct store *store, const struct result *r,
 		  struct store_slot **out)
 {
 	return store->backend->reserve(store, r, out);
+}
+
+/* rmdir of path's parent, which fails harmlessly unless it is empty;
+ * path is left as its parent. */
+static void remove_parent_if_empty(struct strbuf *path)
+{
+	char *slash = strrchr(path->buf, '/');
+
+	if (!slash || slash == path->buf)
+		return;
+	strbuf_setlen(path, (size_t)(slash - path->buf));
+	rmdir(path->buf);
+}
+
+void store_slot_abandon(struct store_slot *slot)
+{
+	struct strbuf path = STRBUF_INIT;
+
+	if (!slot)
+		return;
+	remove_tree(slot->log_dir);
+	/* logs/, then <machine>/ and <commit>/ (or the git store's scratch
+	 * twins) when this run made them */
+	strbuf_addstr(&path, slot->log_dir);
+	for (int level = 0; level < 3; level++)
+		remove_parent_if_empty(&path);
+	strbuf_release(&path);
+	store_slot_free(slot);
 }
 
 void store_slot_free(struct store_slot *slot)

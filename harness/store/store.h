@@ -134,6 +134,14 @@ int store_reserve(struct store *store, const struct result *r,
 void store_slot_free(struct store_slot *slot);
 
 /*
+ * Gives up a slot whose result will never be written (an interrupted
+ * run): removes its log directory with what the run wrote there, and each
+ * directory above it that the slot made and that is now empty, so that
+ * the store is as it was; then frees the slot. NULL-safe.
+ */
+void store_slot_abandon(struct store_slot *slot);
+
+/*
  * Writes `r` into the store, atomically and never over an existing file
  * (see above), and appends the new file's path to path_out (may be NULL).
  * With a slot from store_reserve() for this result, the file is
