@@ -28,6 +28,9 @@
 /* Notes hold log tails: the JSON report has them whole. */
 #define NOTE_MAX 2000
 
+/* The cases a shared reason to skip names; the rest are counted. */
+#define SKIPPED_NAMES_MAX 6
+
 /* Width in pixels of the change and speed-up bars. */
 #define BAR_WIDTH  220
 #define BAR_HEIGHT 22
@@ -91,11 +94,13 @@ static const char html_style[] =
 	"svg .slower{fill:#fff;stroke:#c05a00;stroke-width:1.5;"
 	"stroke-dasharray:4 2}\n"
 	".figures{display:grid;gap:1rem;margin:.5rem 0 1rem;"
-	"grid-template-columns:repeat(auto-fit,minmax(min(100%,480px),1fr))}\n"
+	"grid-template-columns:repeat(auto-fill,minmax(min(100%,480px),1fr))}\n"
 	"figure{margin:0;padding:.5rem;border:1px solid #ddd;"
 	"border-radius:4px;min-width:0}\n"
 	"figcaption{color:#555;font-size:.85rem;overflow-wrap:anywhere}\n"
 	"svg.chart{display:block;width:100%;height:auto}\n"
+	"pre.tail{margin:.3rem 0 0;white-space:pre-wrap;"
+	"overflow-wrap:anywhere;font-size:.95em}\n"
 	"p.hint,footer{color:#555;font-size:.85rem}\n"
 	"details{margin:1.5rem 0}\n"
 	"summary{cursor:pointer;font-weight:600;font-size:1.05rem}\n"
@@ -572,9 +577,37 @@ static size_t count_verdicts(const struct comparison *c,
 	return count;
 }
 
-static void add_failures(struct strbuf *out, const struct comparison *c)
+/* A failed case's log, linked when the report knows where the result
+ * file is from here. */
+static void add_log_cell(struct strbuf *out, const struct report_model *model,
+			 const struct metric_comparison *mc)
 {
-	static const char *const headers[] = { "Case", "Metric", "Why", NULL };
+	struct strbuf url = STRBUF_INIT;
+
+	strbuf_addstr(out, "<td class=\"name\">");
+	if (mc->log && report_artifact_url(&url, model, mc->log)) {
+		strbuf_addstr(out, "<a href=\"");
+		escape_html(out, url.buf);
+		strbuf_addstr(out, "\"><code>");
+		escape_html(out, mc->log);
+		strbuf_addstr(out, "</code></a>");
+	} else if (mc->log) {
+		strbuf_addstr(out, "<code>");
+		escape_html(out, mc->log);
+		strbuf_addstr(out, "</code>");
+	}
+	strbuf_addstr(out, "</td>");
+	strbuf_release(&url);
+}
+
+/* Each failed case once (not once per metric): why, the last lines of
+ * its stderr, and its log. */
+static void add_failures(struct strbuf *out, const struct report_model *model)
+{
+	static const char *const headers[] = {
+		"Case", "Why, and the last lines of its stderr", "Log", NULL
+	};
+	const struct comparison *c = model->comparison;
 
 	if (!c->counts[VERDICT_FAILED])
 		return;
@@ -582,16 +615,85 @@ static void add_failures(struct strbuf *out, const struct comparison *c)
 	table_begin(out, "failures", headers);
 	for (size_t i = 0; i < c->nr; i++) {
 		const struct metric_comparison *mc = &c->items[i];
+		const char *names[] = { mc->benchmark, mc->variant, mc->device,
+					NULL };
+		struct strbuf why = STRBUF_INIT;
+		size_t why_len;
+		const char *tail;
 
-		if (mc->verdict != VERDICT_FAILED)
+		if (mc->verdict != VERDICT_FAILED || !report_case_starts(c, i))
 			continue;
+		tail = report_note_tail(mc->note, &why_len, REPORT_TAIL_LINES);
+		strbuf_add(&why, mc->note ? mc->note : "", why_len);
 		strbuf_addstr(out, "<tr>");
-		add_case_cells(out, mc);
+		add_names_cell(out, names);
 		strbuf_addstr(out, "<td class=\"note\">");
-		report_add_cut(out, mc->note, NOTE_MAX, escape_html);
+		report_add_cut(out, why.buf, NOTE_MAX, escape_html);
+		if (*tail) {
+			strbuf_addstr(out, "<pre class=\"tail\">");
+			report_add_cut(out, tail, NOTE_MAX, escape_html);
+			strbuf_addstr(out, "</pre>");
+		}
+		strbuf_addstr(out, "</td>");
+		add_log_cell(out, model, mc);
+		strbuf_addstr(out, "</tr>\n");
+		strbuf_release(&why);
+	}
+	table_end(out);
+}
+
+/* Each reason to skip once, with the cases it covers. */
+static void add_skips(struct strbuf *out, const struct report_model *model)
+{
+	static const char *const headers[] = { "Reason", "Why", "Cases",
+					       NULL };
+
+	if (!model->skips_nr)
+		return;
+	strbuf_addstr(out, "<h2>Skipped cases</h2>\n");
+	table_begin(out, "skipped", headers);
+	for (size_t g = 0; g < model->skips_nr; g++) {
+		strbuf_addf(out,
+			    "<tr><td class=\"num\" data-sort=\"%zu\">%zu</td>"
+			    "<td class=\"note\">",
+			    g + 1, g + 1);
+		report_add_cut(out, model->skips[g].reason, NOTE_MAX,
+			       escape_html);
+		strbuf_addf(out, "</td><td class=\"note\" data-sort=\"%zu\">",
+			    model->skips[g].cases_nr);
+		report_add_count(out, model->skips[g].cases_nr, "case",
+				 "cases");
+		strbuf_addstr(out, ": ");
+		report_add_skipped_cases(out, model, g, SKIPPED_NAMES_MAX,
+					 escape_html);
 		strbuf_addstr(out, "</td></tr>\n");
 	}
 	table_end(out);
+}
+
+/* The note of a row of every result: a failure's first line (its tail
+ * is in the failed cases), a skip's reason by its number there. */
+static void add_row_note(struct strbuf *out, const struct report_model *model,
+			 size_t i)
+{
+	const struct metric_comparison *mc = &model->comparison->items[i];
+	size_t why_len;
+
+	strbuf_addstr(out, "<td class=\"note\">");
+	if (model->items[i].skip) {
+		strbuf_addf(out, "skipped cases, reason %zu",
+			    model->items[i].skip);
+	} else if (mc->verdict == VERDICT_FAILED) {
+		struct strbuf why = STRBUF_INIT;
+
+		report_note_tail(mc->note, &why_len, 0);
+		strbuf_add(&why, mc->note ? mc->note : "", why_len);
+		report_add_cut(out, why.buf, NOTE_MAX, escape_html);
+		strbuf_release(&why);
+	} else {
+		report_add_cut(out, mc->note, NOTE_MAX, escape_html);
+	}
+	strbuf_addstr(out, "</td>");
 }
 
 /* The cells every results table starts with: verdict, case, both values,
@@ -823,11 +925,11 @@ static void add_all_results(struct strbuf *out,
 			add_p_cell(out, mc, &model->items[i]);
 			strbuf_addf(out,
 				    "<td class=\"num\" data-sort=\"%zu\">"
-				    "%zu, %zu</td><td class=\"note\">",
+				    "%zu, %zu</td>",
 				    mc->candidate.n, mc->baseline.n,
 				    mc->candidate.n);
-			report_add_cut(out, mc->note, NOTE_MAX, escape_html);
-			strbuf_addstr(out, "</td></tr>\n");
+			add_row_note(out, model, i);
+			strbuf_addstr(out, "</tr>\n");
 		}
 	table_end(out);
 	strbuf_addstr(out, "</details>\n");
@@ -985,7 +1087,8 @@ void report_html(const struct report_model *model, struct strbuf *out)
 		strbuf_addstr(out, "Benchmark comparison");
 	strbuf_addstr(out, "</h1>\n");
 	add_sides(out, model);
-	add_failures(out, c);
+	add_failures(out, model);
+	add_skips(out, model);
 	add_changes(out, model);
 	add_variants(out, model);
 	add_figures(out, model,

@@ -167,8 +167,9 @@ static void add_readable(struct strbuf *out, const struct metric_comparison *mc,
 		format_p_value(out, mc->p_adjusted);
 		strbuf_addstr(out, ")\n");
 	}
-	/* A failure's note is the body of its <error> already. */
-	if (mc->note && mc->verdict != VERDICT_FAILED)
+	/* A failure's note is the body of its <error> already, a skip's
+	 * reason a property. */
+	if (mc->note && mc->verdict != VERDICT_FAILED && !item->skip)
 		strbuf_addf(out, "note: %s\n", mc->note);
 }
 
@@ -180,10 +181,16 @@ static void add_first_line(struct strbuf *out, const char *note)
 	strbuf_add(out, text, strcspn(text, "\n"));
 }
 
+/*
+ * A failed case is an error on the testcase of each of its metrics; the
+ * first carries why, the last lines of its stderr and its log, the others
+ * point there. A skipped one names its reason by number: the reasons are
+ * the suite's properties skipped.reason.N, each said once.
+ */
 static void add_outcome(struct strbuf *out, const struct metric_comparison *mc,
-			const struct report_item *item)
+			const struct report_item *item, bool case_first)
 {
-	struct strbuf message = STRBUF_INIT;
+	struct strbuf message = STRBUF_INIT, text = STRBUF_INIT;
 	const char *element = NULL, *type = NULL;
 	const char *body = NULL;
 
@@ -197,9 +204,26 @@ static void add_outcome(struct strbuf *out, const struct metric_comparison *mc,
 	case VERDICT_FAILED:
 		element = "error", type = "failed";
 		add_first_line(&message, mc->note ? mc->note : "case failed");
-		body = mc->note;
+		if (case_first) {
+			strbuf_addstr(&text, mc->note ? mc->note : "");
+			if (mc->log)
+				strbuf_addf(&text, "\nlog: %s", mc->log);
+		} else {
+			strbuf_addstr(&text, "the case failed: its first "
+					     "metric's testcase has why");
+		}
+		body = text.buf;
 		break;
 	case VERDICT_SKIPPED:
+		element = "skipped";
+		if (item->skip)
+			strbuf_addf(&message,
+				    "skipped: reason %zu (the testsuite's "
+				    "property skipped.reason.%zu)",
+				    item->skip, item->skip);
+		else
+			add_first_line(&message, mc->note);
+		break;
 	case VERDICT_MISSING:
 		element = "skipped";
 		strbuf_addf(&message, "%s: ", verdict_name(mc->verdict));
@@ -221,10 +245,11 @@ static void add_outcome(struct strbuf *out, const struct metric_comparison *mc,
 	}
 done:
 	strbuf_release(&message);
+	strbuf_release(&text);
 }
 
 static void add_testcase(struct strbuf *out, const struct metric_comparison *mc,
-			 const struct report_item *item)
+			 const struct report_item *item, bool case_first)
 {
 	struct strbuf text = STRBUF_INIT;
 
@@ -233,7 +258,7 @@ static void add_testcase(struct strbuf *out, const struct metric_comparison *mc,
 	add_case_id(&text, mc, true);
 	add_attr(out, "classname", text.buf);
 	strbuf_addstr(out, ">\n");
-	add_outcome(out, mc, item);
+	add_outcome(out, mc, item, case_first);
 	strbuf_reset(&text);
 	add_readable(&text, mc, item);
 	strbuf_addstr(out, "      <system-out>");
@@ -281,6 +306,20 @@ static void add_run_properties(struct strbuf *out, const struct comparison *c)
 	strbuf_release(&text);
 }
 
+/* Each reason to skip once: "skipped.reason.1". */
+static void add_skip_properties(struct strbuf *out,
+				const struct report_model *model)
+{
+	struct strbuf name = STRBUF_INIT;
+
+	for (size_t g = 0; g < model->skips_nr; g++) {
+		strbuf_reset(&name);
+		strbuf_addf(&name, "skipped.reason.%zu", g + 1);
+		add_property(out, "", name.buf, model->skips[g].reason);
+	}
+	strbuf_release(&name);
+}
+
 static bool in_suite(const struct metric_comparison *mc, const char *suite)
 {
 	return !strcmp(mc->suite ? mc->suite : "", suite);
@@ -316,13 +355,15 @@ static void add_testsuite(struct strbuf *out, const struct report_model *model,
 	add_suite_timing(out, model->candidate);
 	strbuf_addstr(out, ">\n    <properties>\n");
 	add_run_properties(out, c);
+	add_skip_properties(out, model);
 	for (size_t i = 0; i < c->nr; i++)
 		if (in_suite(&c->items[i], suite))
 			add_case_properties(out, &c->items[i]);
 	strbuf_addstr(out, "    </properties>\n");
 	for (size_t i = 0; i < c->nr; i++)
 		if (in_suite(&c->items[i], suite))
-			add_testcase(out, &c->items[i], &model->items[i]);
+			add_testcase(out, &c->items[i], &model->items[i],
+				     report_case_starts(c, i));
 	strbuf_addstr(out, "  </testsuite>\n");
 }
 

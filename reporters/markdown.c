@@ -1,7 +1,8 @@
 /*
  * GitHub-flavoured Markdown: the pull-request comment and the CI step
  * summary. In order: the marker the comment upserter looks for, the
- * verdict, the commits compared, the regressions and improvements, the
+ * verdict, the commits compared, the failed and skipped cases (each
+ * once), the regressions and improvements, the
  * variants against original, everything else collapsed in <details>, and
  * the candidate's profiles (links to flame graphs beside its result file),
  * collapsed too.
@@ -172,6 +173,62 @@ static void add_change_row(struct table *table,
 	add_p_cell(&row, mc);
 	strbuf_addch(&row, '\n');
 	table_add(table, &row);
+}
+
+/* Failed and skipped cases, each failed case once (not once per
+ * metric) with the last lines of its stderr and its log (relative to the
+ * candidate's result file), each reason to skip once with its cases. */
+#define PROBLEMS_HEADER                                              \
+	"| Case | Verdict | Why, and the last lines of its stderr | Log " \
+	"|\n|---|---|---|---|"
+
+/* Cases a shared reason to skip names; the rest are counted. */
+#define SKIPPED_NAMES_MAX 6
+
+static void add_problem_rows(struct table *table,
+			     const struct report_model *model)
+{
+	const struct comparison *c = model->comparison;
+	struct strbuf row = STRBUF_INIT, why = STRBUF_INIT;
+
+	for (size_t i = 0; i < c->nr; i++) {
+		const struct metric_comparison *mc = &c->items[i];
+		size_t why_len;
+		const char *tail;
+
+		if (mc->verdict != VERDICT_FAILED || !report_case_starts(c, i))
+			continue;
+		tail = report_note_tail(mc->note, &why_len, REPORT_TAIL_LINES);
+		strbuf_reset(&why);
+		strbuf_add(&why, mc->note ? mc->note : "", why_len);
+		strbuf_addch(&row, '|');
+		add_case_cell(&row, mc, c);
+		add_own_cell(&row, "failed");
+		strbuf_addstr(&row, " ");
+		report_add_cut(&row, why.buf, NOTE_MAX, escape_markdown);
+		if (*tail) {
+			strbuf_addstr(&row, "<br>");
+			report_add_cut(&row, tail, NOTE_MAX, escape_markdown);
+		}
+		strbuf_addstr(&row, " |");
+		add_cell(&row, mc->log ? mc->log : "");
+		strbuf_addch(&row, '\n');
+		table_add(table, &row);
+	}
+	for (size_t g = 0; g < model->skips_nr; g++) {
+		strbuf_addstr(&row, "| ");
+		report_add_count(&row, model->skips[g].cases_nr, "case",
+				 "cases");
+		strbuf_addstr(&row, ": ");
+		report_add_skipped_cases(&row, model, g, SKIPPED_NAMES_MAX,
+					 escape_markdown);
+		strbuf_addstr(&row, " | skipped |");
+		add_note_cell(&row, model->skips[g].reason);
+		strbuf_addstr(&row, " |\n");
+		table_add(table, &row);
+	}
+	strbuf_release(&row);
+	strbuf_release(&why);
 }
 
 #define OTHERS_HEADER                                       \
@@ -389,15 +446,17 @@ static void add_charts_note(struct strbuf *out,
 /* The collapsed section, most telling first, so the size limit drops
  * unchanged rows before failures. */
 static const enum verdict others_order[] = {
-	VERDICT_FAILED,	 VERDICT_INCONCLUSIVE, VERDICT_MISSING,
-	VERDICT_SKIPPED, VERDICT_NEW,	       VERDICT_UNCHANGED,
+	VERDICT_INCONCLUSIVE,
+	VERDICT_MISSING,
+	VERDICT_NEW,
+	VERDICT_UNCHANGED,
 };
 #define OTHERS_ORDER_NR (sizeof(others_order) / sizeof(others_order[0]))
 
 static void render(struct strbuf *out, const struct report_model *model,
-		   const struct table *changes, const struct table *variants,
-		   const struct table *others, const struct table *profiles,
-		   size_t omitted)
+		   const struct table *problems, const struct table *changes,
+		   const struct table *variants, const struct table *others,
+		   const struct table *profiles, size_t omitted)
 {
 	const struct comparison *c = model->comparison;
 
@@ -407,6 +466,11 @@ static void render(struct strbuf *out, const struct report_model *model,
 	add_verdict_line(out, c);
 	strbuf_addch(out, '\n');
 	add_commits_line(out, model);
+
+	if (problems->nr) {
+		strbuf_addstr(out, "#### Failed and skipped cases\n\n");
+		add_table(out, PROBLEMS_HEADER, problems);
+	}
 
 	strbuf_addstr(out, "#### Regressions and improvements\n\n");
 	if (changes->nr)
@@ -456,7 +520,7 @@ void report_markdown(const struct report_model *model, struct strbuf *out)
 {
 	const struct comparison *c = model->comparison;
 	struct table changes = { 0 }, variants = { 0 }, others = { 0 };
-	struct table profiles = { 0 };
+	struct table profiles = { 0 }, problems = { 0 };
 	struct strbuf document = STRBUF_INIT;
 	size_t omitted = 0;
 
@@ -472,6 +536,7 @@ void report_markdown(const struct report_model *model, struct strbuf *out)
 	for (size_t i = 0; i < c->variants_nr; i++)
 		add_variant_row(&variants, &c->variants[i],
 				&model->variants[i]);
+	/* failed and skipped cases are listed on their own, once each */
 	for (size_t v = 0; v < OTHERS_ORDER_NR; v++)
 		for (size_t i = 0; i < c->nr; i++)
 			if (c->items[i].verdict == others_order[v])
@@ -485,7 +550,10 @@ void report_markdown(const struct report_model *model, struct strbuf *out)
 			add_profile_row(&profiles, model, rcase);
 	}
 
-	render(&document, model, &changes, &variants, &others, &profiles, 0);
+	add_problem_rows(&problems, model);
+
+	render(&document, model, &problems, &changes, &variants, &others,
+	       &profiles, 0);
 	if (document.len > MARKDOWN_BUDGET) {
 		size_t excess =
 			document.len - MARKDOWN_BUDGET + OMISSION_NOTE_ROOM;
@@ -493,12 +561,14 @@ void report_markdown(const struct report_model *model, struct strbuf *out)
 		excess = table_shrink(&others, excess);
 		excess = table_shrink(&profiles, excess);
 		excess = table_shrink(&variants, excess);
-		table_shrink(&changes, excess);
+		excess = table_shrink(&changes, excess);
+		table_shrink(&problems, excess);
 		omitted = hidden(&others) + hidden(&profiles) +
-			  hidden(&variants) + hidden(&changes);
+			  hidden(&variants) + hidden(&changes) +
+			  hidden(&problems);
 		strbuf_reset(&document);
-		render(&document, model, &changes, &variants, &others,
-		       &profiles, omitted);
+		render(&document, model, &problems, &changes, &variants,
+		       &others, &profiles, omitted);
 	}
 	strbuf_add(out, document.buf, document.len);
 	strbuf_release(&document);
@@ -506,4 +576,5 @@ void report_markdown(const struct report_model *model, struct strbuf *out)
 	table_release(&variants);
 	table_release(&others);
 	table_release(&profiles);
+	table_release(&problems);
 }

@@ -11,6 +11,7 @@
 
 #include <assert.h>
 #include <limits.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -371,6 +372,87 @@ static void choose_charted(struct report_model *model)
 	free(by_case);
 }
 
+/* Skipped cases by reason */
+
+struct text_key {
+	const char *text;
+	size_t at;
+};
+
+static int compare_text_keys(const void *a, const void *b)
+{
+	const struct text_key *x = a, *y = b;
+	int order = strcmp(x->text, y->text);
+
+	return order ? order : x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* A run of equal texts among the sorted keys, with its first place. */
+struct text_run {
+	size_t first, start, end;
+};
+
+static int compare_text_runs(const void *a, const void *b)
+{
+	const struct text_run *x = a, *y = b;
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+size_t report_group_texts(const char *const *texts, size_t nr,
+			  size_t *group_of)
+{
+	struct text_key *keys = xmalloc((nr + 1) * sizeof(*keys));
+	struct text_run *runs;
+	size_t keys_nr = 0, runs_nr = 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		group_of[i] = SIZE_MAX;
+		if (texts[i])
+			keys[keys_nr++] = (struct text_key){ texts[i], i };
+	}
+	qsort(keys, keys_nr, sizeof(*keys), compare_text_keys);
+	runs = xmalloc((keys_nr + 1) * sizeof(*runs));
+	for (size_t k = 0; k < keys_nr; k++) {
+		if (!k || strcmp(keys[k].text, keys[k - 1].text))
+			runs[runs_nr++] = (struct text_run){ keys[k].at, k, k };
+		runs[runs_nr - 1].end = k + 1;
+	}
+	qsort(runs, runs_nr, sizeof(*runs), compare_text_runs);
+	for (size_t g = 0; g < runs_nr; g++)
+		for (size_t k = runs[g].start; k < runs[g].end; k++)
+			group_of[keys[k].at] = g;
+	free(runs);
+	free(keys);
+	return runs_nr;
+}
+
+static void derive_skips(struct report_model *model)
+{
+	const struct comparison *c = model->comparison;
+	const char **reasons = xcalloc(c->nr + 1, sizeof(*reasons));
+	size_t *group_of = xcalloc(c->nr + 1, sizeof(*group_of));
+
+	for (size_t i = 0; i < c->nr; i++)
+		if (c->items[i].verdict == VERDICT_SKIPPED)
+			reasons[i] = c->items[i].note ? c->items[i].note : "";
+	model->skips_nr = report_group_texts(reasons, c->nr, group_of);
+	model->skips = xcalloc(model->skips_nr + 1, sizeof(*model->skips));
+	for (size_t i = 0; i < c->nr; i++) {
+		struct report_skip *skip;
+
+		if (group_of[i] == SIZE_MAX)
+			continue;
+		skip = &model->skips[group_of[i]];
+		if (!skip->reason)
+			*skip = (struct report_skip){ reasons[i], i, 0 };
+		skip->cases_nr += report_case_starts(c, i);
+		model->items[i].skip = group_of[i] + 1;
+	}
+	free(reasons);
+	free(group_of);
+}
+
 void report_model_build(struct report_model *model)
 {
 	const struct comparison *c = model->comparison;
@@ -395,6 +477,7 @@ void report_model_build(struct report_model *model)
 			derive_item(&model->items[i], model, &indexes,
 				    &c->items[i]);
 		choose_charted(model);
+		derive_skips(model);
 		model->variants =
 			xcalloc(c->variants_nr + 1, sizeof(*model->variants));
 		for (size_t i = 0; i < c->variants_nr; i++) {
@@ -441,6 +524,9 @@ void report_model_release(struct report_model *model)
 	free(model->items);
 	free(model->variants);
 	free(model->cases);
+	free(model->skips);
+	model->skips = NULL;
+	model->skips_nr = 0;
 	model->items = NULL;
 	model->variants = NULL;
 	model->cases = NULL;
@@ -1061,4 +1147,77 @@ const char *report_verdict_text(const struct metric_comparison *mc)
 
 	return compare_item_gated(mc) ? verdict_name(mc->verdict)
 				      : ungated[mc->verdict];
+}
+
+bool report_same_case(const struct metric_comparison *a,
+		      const struct metric_comparison *b)
+{
+	return !compare_names(a->benchmark, b->benchmark) &&
+	       !compare_names(a->variant, b->variant) &&
+	       !compare_names(a->device, b->device);
+}
+
+bool report_case_starts(const struct comparison *c, size_t i)
+{
+	return !i || c->items[i - 1].verdict != c->items[i].verdict ||
+	       !report_same_case(&c->items[i - 1], &c->items[i]);
+}
+
+const char *report_note_tail(const char *note, size_t *why_len,
+			     size_t max_lines)
+{
+	static const char marker[] = "last lines of stderr:\n";
+	const char *text = note ? note : "", *tail, *p;
+	size_t lines = 0;
+
+	*why_len = strcspn(text, "\n");
+	tail = text[*why_len] ? text + *why_len + 1 : text + *why_len;
+	if (!strncmp(tail, marker, strlen(marker)))
+		tail += strlen(marker);
+	/* back from the end, past max_lines line breaks */
+	for (p = tail + strlen(tail); p > tail; p--)
+		if (p[-1] == '\n' && p[0] && ++lines == max_lines)
+			break;
+	return p;
+}
+
+bool report_log_path(struct strbuf *out, const struct comparison *c,
+		     const struct metric_comparison *mc)
+{
+	const char *path = c->candidate.path, *slash;
+
+	if (!mc->log || !*mc->log)
+		return false;
+	slash = path && mc->log[0] != '/' ? strrchr(path, '/') : NULL;
+	if (slash)
+		strbuf_add(out, path, (size_t)(slash - path + 1));
+	strbuf_addstr(out, mc->log);
+	return true;
+}
+
+void report_add_skipped_cases(struct strbuf *out,
+			      const struct report_model *model, size_t skip,
+			      size_t max,
+			      void (*escape)(struct strbuf *, const char *))
+{
+	const struct comparison *c = model->comparison;
+	const struct report_skip *s = &model->skips[skip];
+	size_t named = 0;
+
+	/* from its first item on, until enough are named */
+	for (size_t i = s->first; i < c->nr && named < max; i++) {
+		const struct metric_comparison *mc = &c->items[i];
+
+		if (model->items[i].skip != skip + 1 ||
+		    !report_case_starts(c, i))
+			continue;
+		strbuf_addstr(out, named++ ? ", " : "");
+		escape(out, mc->benchmark);
+		strbuf_addstr(out, " / ");
+		escape(out, mc->variant);
+		strbuf_addstr(out, " / ");
+		escape(out, mc->device);
+	}
+	if (s->cases_nr > named)
+		strbuf_addf(out, " and %zu more", s->cases_nr - named);
 }

@@ -87,6 +87,10 @@ struct report_item {
 
 	/* Its case is one of those that get charts (model->chart_cases). */
 	bool charted;
+
+	/* A skipped item's reason, 1 + its index in model->skips; 0 for
+	 * an item that was not skipped. */
+	size_t skip;
 };
 
 /* What the model derives for comparison->variants[i]. */
@@ -147,6 +151,19 @@ struct report_model {
 	 * the comparison's order, up to the bound (chart_cases). Their
 	 * items are `charted`. */
 	size_t cases_nr, charted_cases_nr;
+	/* The distinct reasons why cases were skipped, in the order they
+	 * first appear: a report says each once, with the cases it
+	 * covers, not once per case and metric (a device's absence can
+	 * take a long line). */
+	struct report_skip *skips;
+	size_t skips_nr;
+};
+
+/* One reason to skip, model->skips[i]. */
+struct report_skip {
+	const char *reason; /* borrowed from the comparison */
+	size_t first;	    /* the index of its first item */
+	size_t cases_nr;    /* the cases (not items) it covers */
 };
 
 /*
@@ -362,6 +379,49 @@ void report_add_cut(struct strbuf *out, const char *text, size_t max,
  * returns true; else appends nothing and returns false. */
 bool report_add_charts_note(struct strbuf *out,
 			    const struct report_model *model);
+
+/* Whether two items are of one case (benchmark, variant and device). A
+ * failed or skipped case has one item per metric, one after another: the
+ * reports show such a case once, at its first item. */
+bool report_same_case(const struct metric_comparison *a,
+		      const struct metric_comparison *b);
+
+/* Whether comparison item i is the first of its case's run of items of
+ * one verdict (see report_same_case()). */
+bool report_case_starts(const struct comparison *c, size_t i);
+
+/* A failed case's note is why it failed, a first line such as "exited
+ * with status 1 (warmup run 1/1)", then maybe "last lines of stderr:"
+ * and that tail. Sets *why (length *why_len) to the first line and
+ * returns the tail, cut to its last max_lines lines; "" when it has
+ * none. */
+const char *report_note_tail(const char *note, size_t *why_len,
+			     size_t max_lines);
+
+/* Groups equal texts, so that what many share is said once: sets
+ * group_of[i] to the group of texts[i], the groups numbered in the order
+ * they first appear (SIZE_MAX for a NULL text), and returns how many
+ * there are. O(n log n). */
+size_t report_group_texts(const char *const *texts, size_t nr,
+			  size_t *group_of);
+
+/* The lines of a failed case's stderr tail the reports show. */
+#define REPORT_TAIL_LINES 8
+
+/* Appends where a failed case's log is, as seen from where the
+ * comparison's candidate result file is (its directory joined with the
+ * item's relative log path) and returns true; false, appending
+ * nothing, when the item has no log. */
+bool report_log_path(struct strbuf *out, const struct comparison *c,
+		     const struct metric_comparison *mc);
+
+/* Appends the cases skipped for model->skips[skip], each name passed
+ * through escape: "a / b / cpu, a / c / cpu and 3 more" (at most max
+ * named). */
+void report_add_skipped_cases(struct strbuf *out,
+			      const struct report_model *model, size_t skip,
+			      size_t max,
+			      void (*escape)(struct strbuf *, const char *));
 
 /* "1 case", "3 cases". */
 void report_add_count(struct strbuf *out, size_t n, const char *singular,

@@ -1,9 +1,12 @@
 #include "reporters/summary.h"
 
+#include "harness/util/alloc.h"
 #include "harness/util/format.h"
 #include "harness/util/terminal.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define RED    "\033[31m"
@@ -76,10 +79,196 @@ static void add_metric_row(struct strbuf *text, const char *case_id,
 	strbuf_release(&name);
 }
 
+/* Failed and skipped cases */
+
+/* Under a failed case: the last lines of its stderr, then its log. */
+static void add_failure_detail(struct strbuf *text, const char *note,
+			       const char *log)
+{
+	size_t why_len;
+	const char *tail = report_note_tail(note, &why_len, REPORT_TAIL_LINES);
+
+	for (const char *line = tail; *line;) {
+		struct strbuf one = STRBUF_INIT;
+		size_t len = strcspn(line, "\n");
+
+		strbuf_add(&one, line, len);
+		strbuf_addstr(text, "      | ");
+		terminal_escape(text, one.buf);
+		strbuf_addch(text, '\n');
+		strbuf_release(&one);
+		line += len + (line[len] == '\n');
+	}
+	if (log) {
+		strbuf_addstr(text, "      log: ");
+		terminal_escape(text, log);
+		strbuf_addch(text, '\n');
+	}
+}
+
+/* "  bad/original/cpu  failed: <why>", then the detail. */
+static void add_failed_case(struct strbuf *text, const char *case_id,
+			    const char *status, const char *note,
+			    const char *log, bool color)
+{
+	strbuf_addf(text, "  %-36s %s%s%s: ", case_id, paint(color, RED),
+		    status, paint(color, RESET));
+	add_first_line(text, note ? note : "no reason given");
+	strbuf_addch(text, '\n');
+	add_failure_detail(text, note, log);
+}
+
+/* Each failed case once, not once per metric. */
+static void add_failed_cases(struct strbuf *text,
+			     const struct comparison *comparison, bool color)
+{
+	struct strbuf id = STRBUF_INIT, log = STRBUF_INIT;
+
+	for (size_t i = 0; i < comparison->nr; i++) {
+		const struct metric_comparison *mc = &comparison->items[i];
+
+		if (mc->verdict != VERDICT_FAILED ||
+		    !report_case_starts(comparison, i))
+			continue;
+		strbuf_reset(&id);
+		strbuf_reset(&log);
+		add_case_id(&id, mc->benchmark, mc->variant, mc->device);
+		add_failed_case(text, id.buf, "failed", mc->note,
+				report_log_path(&log, comparison, mc) ? log.buf
+								      : NULL,
+				color);
+	}
+	strbuf_release(&id);
+	strbuf_release(&log);
+}
+
+/* The cases listed with a shared reason, the rest counted. */
+#define SKIPPED_NAMES_MAX 3
+
+/* "skipped 4 cases (a, b, c and 1 more): <reason>" for each of groups:
+ * entry i (a case) is in group group_of[i] (SIZE_MAX: none), named
+ * names[i] (escaped), skipped for reasons[i]. */
+static void add_skip_lines(struct strbuf *text, size_t groups,
+			   const size_t *group_of, char *const *names,
+			   const char *const *reasons, size_t nr, bool color)
+{
+	size_t *counts = xcalloc(groups + 1, sizeof(*counts));
+	struct strbuf *listed = xcalloc(groups + 1, sizeof(*listed));
+	const char **reason = xcalloc(groups + 1, sizeof(*reason));
+
+	for (size_t g = 0; g < groups; g++)
+		strbuf_init(&listed[g], 0);
+	for (size_t i = 0; i < nr; i++) {
+		size_t g = group_of[i];
+
+		if (g == SIZE_MAX || counts[g]++ >= SKIPPED_NAMES_MAX)
+			continue;
+		strbuf_addstr(&listed[g], counts[g] > 1 ? ", " : "");
+		strbuf_addstr(&listed[g], names[i]);
+		reason[g] = reasons[i];
+	}
+	for (size_t g = 0; g < groups; g++) {
+		strbuf_addf(text, "  %sskipped%s ", paint(color, YELLOW),
+			    paint(color, RESET));
+		report_add_count(text, counts[g], "case", "cases");
+		strbuf_addf(text, " (%s", listed[g].buf);
+		if (counts[g] > SKIPPED_NAMES_MAX)
+			strbuf_addf(text, " and %zu more",
+				    counts[g] - SKIPPED_NAMES_MAX);
+		strbuf_addstr(text, "): ");
+		add_first_line(text, reason[g] ? reason[g] : "");
+		strbuf_addch(text, '\n');
+		strbuf_release(&listed[g]);
+	}
+	free(counts);
+	free(listed);
+	free(reason);
+}
+
+/* Each reason to skip a case of the comparison once. */
+static void add_skipped_cases(struct strbuf *text,
+			      const struct report_model *model, bool color)
+{
+	const struct comparison *c = model->comparison;
+	size_t *group_of = xcalloc(c->nr + 1, sizeof(*group_of));
+	char **names = xcalloc(c->nr + 1, sizeof(*names));
+	const char **reasons = xcalloc(c->nr + 1, sizeof(*reasons));
+
+	for (size_t i = 0; i < c->nr; i++) {
+		const struct metric_comparison *mc = &c->items[i];
+		struct strbuf id = STRBUF_INIT;
+
+		group_of[i] = SIZE_MAX;
+		if (!model->items[i].skip || !report_case_starts(c, i))
+			continue;
+		group_of[i] = model->items[i].skip - 1;
+		add_case_id(&id, mc->benchmark, mc->variant, mc->device);
+		names[i] = strbuf_detach(&id, NULL);
+		reasons[i] = mc->note;
+	}
+	add_skip_lines(text, model->skips_nr, group_of, names, reasons, c->nr,
+		       color);
+	for (size_t i = 0; i < c->nr; i++)
+		free(names[i]);
+	free(names);
+	free(reasons);
+	free(group_of);
+}
+
+/* Appends the log of a failed case of the result at result_path. */
+static const char *case_log(struct strbuf *out, const struct result_case *c,
+			    const char *result_path)
+{
+	const char *slash = result_path && c->log && c->log[0] != '/'
+				    ? strrchr(result_path, '/')
+				    : NULL;
+
+	if (!c->log)
+		return NULL;
+	if (slash)
+		strbuf_add(out, result_path, (size_t)(slash - result_path + 1));
+	strbuf_addstr(out, c->log);
+	return out->buf;
+}
+
+/* The result's skipped cases, each reason once with its cases. */
+static void add_skipped_result_cases(struct strbuf *text,
+				     const struct result *result, bool color)
+{
+	size_t nr = result->cases_nr, groups;
+	const char **reasons = xcalloc(nr + 1, sizeof(*reasons));
+	size_t *group_of = xcalloc(nr + 1, sizeof(*group_of));
+	char **names = xcalloc(nr + 1, sizeof(*names));
+
+	for (size_t i = 0; i < nr; i++) {
+		const struct result_case *c = &result->cases[i];
+		struct strbuf id = STRBUF_INIT;
+
+		if (c->status != CASE_SKIPPED)
+			continue;
+		reasons[i] = c->reason ? c->reason : "";
+		add_case_id(&id, c->benchmark, c->variant, c->device);
+		names[i] = strbuf_detach(&id, NULL);
+	}
+	groups = report_group_texts(reasons, nr, group_of);
+	add_skip_lines(text, groups, group_of, names, reasons, nr, color);
+	for (size_t i = 0; i < nr; i++)
+		free(names[i]);
+	free(names);
+	free(reasons);
+	free(group_of);
+}
+
 void summary_print_result(FILE *to, const struct result *result, bool color)
 {
+	summary_print_result_at(to, result, NULL, color);
+}
+
+void summary_print_result_at(FILE *to, const struct result *result,
+			     const char *result_path, bool color)
+{
 	struct report_model model = { .candidate = result };
-	struct strbuf text = STRBUF_INIT, id = STRBUF_INIT;
+	struct strbuf text = STRBUF_INIT, id = STRBUF_INIT, log = STRBUF_INIT;
 
 	report_model_build(&model);
 	strbuf_addstr(&text, paint(color, BOLD));
@@ -102,25 +291,25 @@ void summary_print_result(FILE *to, const struct result *result, bool color)
 
 		strbuf_reset(&id);
 		add_case_id(&id, c->benchmark, c->variant, c->device);
-		if (c->status != CASE_OK) {
-			strbuf_addf(&text, "  %-36s %s%s%s: ", id.buf,
-				    paint(color, c->status == CASE_SKIPPED
-							 ? YELLOW
-							 : RED),
-				    case_status_name(c->status),
-				    paint(color, RESET));
-			add_first_line(&text, c->reason ? c->reason : "");
-			strbuf_addch(&text, '\n');
-			continue;
+		/* skipped cases are said below, each reason once */
+		if (c->status != CASE_OK && c->status != CASE_SKIPPED) {
+			strbuf_reset(&log);
+			add_failed_case(&text, id.buf,
+					case_status_name(c->status), c->reason,
+					case_log(&log, c, result_path), color);
 		}
+		if (c->status != CASE_OK)
+			continue;
 		for (size_t j = 0; j < c->metrics_nr; j++)
 			add_metric_row(&text, j ? "" : id.buf, &c->metrics[j],
 				       &model.cases[i].metrics[j]);
 	}
+	add_skipped_result_cases(&text, result, color);
 	write_text(to, &text, color);
 	report_model_release(&model);
 	strbuf_release(&text);
 	strbuf_release(&id);
+	strbuf_release(&log);
 }
 
 static const char *verdict_color(enum verdict verdict)
@@ -247,6 +436,16 @@ static void add_variants(struct strbuf *text,
 	strbuf_release(&id);
 }
 
+void summary_print_variants(FILE *to, const struct comparison *comparison,
+			    bool color)
+{
+	struct strbuf text = STRBUF_INIT;
+
+	add_variants(&text, comparison);
+	write_text(to, &text, color);
+	strbuf_release(&text);
+}
+
 void summary_print_comparison(FILE *to, const struct comparison *comparison,
 			      bool color, bool all)
 {
@@ -256,7 +455,7 @@ void summary_print_comparison(FILE *to, const struct comparison *comparison,
 		VERDICT_NEW,	      VERDICT_UNCHANGED,
 	};
 	struct report_model model = { .comparison = comparison };
-	struct strbuf text = STRBUF_INIT;
+	struct strbuf text = STRBUF_INIT, rows = STRBUF_INIT;
 	const size_t *n = comparison->counts;
 	size_t hidden = 0;
 
@@ -281,9 +480,7 @@ void summary_print_comparison(FILE *to, const struct comparison *comparison,
 				       : "file");
 	strbuf_addstr(&text, ") vs candidate ");
 	add_commit(&text, comparison->candidate.commit);
-	strbuf_addf(&text, "\n  %-44s %12s %12s %-26s %8s %s\n", "case metric",
-		    "baseline", "candidate", "change [interval]", "p",
-		    "verdict");
+	strbuf_addch(&text, '\n');
 	for (size_t o = 0; o < sizeof(order) / sizeof(*order); o++) {
 		bool quiet = order[o] == VERDICT_UNCHANGED ||
 			     order[o] == VERDICT_NEW;
@@ -292,15 +489,25 @@ void summary_print_comparison(FILE *to, const struct comparison *comparison,
 			const struct metric_comparison *mc =
 				&comparison->items[i];
 
-			if (mc->verdict != order[o])
+			/* failed and skipped cases are said once, below */
+			if (mc->verdict != order[o] ||
+			    mc->verdict == VERDICT_FAILED ||
+			    mc->verdict == VERDICT_SKIPPED)
 				continue;
 			if (quiet && !all)
 				hidden++;
 			else
-				add_comparison_row(&text, mc, &model.items[i],
+				add_comparison_row(&rows, mc, &model.items[i],
 						   color);
 		}
 	}
+	/* a PASS with nothing to list shows no empty table */
+	if (rows.len)
+		strbuf_addf(&text, "  %-44s %12s %12s %-26s %8s %s\n%s",
+			    "case metric", "baseline", "candidate",
+			    "change [interval]", "p", "verdict", rows.buf);
+	add_failed_cases(&text, comparison, color);
+	add_skipped_cases(&text, &model, color);
 	if (hidden)
 		strbuf_addf(&text,
 			    "  ... and %zu unchanged or new (--json or a "
@@ -311,4 +518,5 @@ void summary_print_comparison(FILE *to, const struct comparison *comparison,
 	write_text(to, &text, color);
 	report_model_release(&model);
 	strbuf_release(&text);
+	strbuf_release(&rows);
 }

@@ -17,6 +17,20 @@
  * failed cases with the first line of their reason. */
 void summary_print_result(FILE *to, const struct result *result, bool color);
 
+/* The same, for a result stored at result_path: a failed case shows the
+ * last lines of its stderr and where its log is (the result's log paths
+ * are relative to its file). Skipped cases come after the table, each
+ * reason once with the cases it covers. */
+void summary_print_result_at(FILE *to, const struct result *result,
+			     const char *result_path, bool color);
+
+/* The variant table of a comparison (speed-up against the reference
+ * variant, size and accuracy), as summary_print_comparison() ends:
+ * `run` prints it for a result compared with nothing. Nothing when the
+ * comparison has no variants. */
+void summary_print_variants(FILE *to, const struct comparison *comparison,
+			    bool color);
+
 /* The verdict line, then the comparisons: regressions first, then
  * failures, improvements, inconclusive; unchanged and the rest only when
  * `all` is set (else counted). Then the variant comparison table. */

@@ -611,8 +611,13 @@ Test(reporters, junit_validates_and_counts_the_verdicts)
 	free(message);
 	cr_assert(strstr(xml.buf, "Segmentation fault</error>"),
 		  "the error holds the output tail");
-	cr_assert(strstr(xml.buf, "message=\"skipped: device &#39;gpu&#39; "
-				  "not present\""));
+	/* A reason to skip is said once, as a property of the suite. */
+	cr_assert(strstr(xml.buf, "message=\"skipped: reason 1 (the "
+				  "testsuite&#39;s property skipped.reason.1)"),
+		  "%s", xml.buf);
+	cr_assert(strstr(xml.buf, "name=\"skipped.reason.1\" value=\"device "
+				  "&#39;gpu&#39; not present\""));
+	cr_assert_eq(count(xml.buf, "not present"), 1, "%s", xml.buf);
 	cr_assert(strstr(xml.buf, "name=\"infer.original.cpu.latency."
 				  "baseline_median\" value=\"10"));
 	strbuf_release(&xml);
@@ -706,10 +711,17 @@ Test(reporters, markdown_leads_with_the_verdict_and_renders_tables)
 	assert_markdown_rows_intact(md.buf);
 
 	render_markdown(&md, &html);
-	cr_assert_eq(count(html.buf, "<table>"), 3, "%s", html.buf);
-	cr_assert_eq(table_rows(html.buf, 0), 1 + 2, "regression, improvement");
-	cr_assert_eq(table_rows(html.buf, 1), 1 + 2, "quantized, distilled");
-	cr_assert_eq(table_rows(html.buf, 2), 1 + c->nr - 2, "the rest");
+	cr_assert_eq(count(html.buf, "<table>"), 4, "%s", html.buf);
+	/* the failed case and the reason to skip, each once, not once per
+	 * metric */
+	cr_assert_eq(table_rows(html.buf, 0), 1 + 2, "failed, skipped");
+	cr_assert_eq(count(md.buf, "not present"), 1, "%s", md.buf);
+	cr_assert_eq(table_rows(html.buf, 1), 1 + 2, "regression, improvement");
+	cr_assert_eq(table_rows(html.buf, 2), 1 + 2, "quantized, distilled");
+	cr_assert_eq(table_rows(html.buf, 3),
+		     1 + c->nr - 2 - c->counts[VERDICT_FAILED] -
+			     c->counts[VERDICT_SKIPPED],
+		     "the rest");
 	cr_assert_lt(strstr(html.buf, "<details><summary>"),
 		     strstr(html.buf, "<table>\n<thead>\n<tr>\n<th>Case</th>\n"
 				      "<th>Metric</th>\n<th>Verdict</th>"),
@@ -835,10 +847,14 @@ Test(reporters, hostile_names_stay_inert_in_markdown)
 
 	render_markdown(&md, &html);
 	cr_assert_null(strstr(html.buf, "<script"), "%s", html.buf);
-	cr_assert_eq(count(html.buf, "<table>"), 3, "%s", html.buf);
+	cr_assert_eq(count(html.buf, "<table>"), 4, "%s", html.buf);
 	cr_assert_eq(table_rows(html.buf, 0), 1 + 2, "%s", html.buf);
-	cr_assert_eq(table_rows(html.buf, 1), 1 + 1, "%s", html.buf);
-	cr_assert_eq(table_rows(html.buf, 2), 1 + c->nr - 2, "%s", html.buf);
+	cr_assert_eq(table_rows(html.buf, 1), 1 + 2, "%s", html.buf);
+	cr_assert_eq(table_rows(html.buf, 2), 1 + 1, "%s", html.buf);
+	cr_assert_eq(table_rows(html.buf, 3),
+		     1 + c->nr - 2 - c->counts[VERDICT_FAILED] -
+			     c->counts[VERDICT_SKIPPED],
+		     "%s", html.buf);
 	cr_assert(strstr(html.buf, "&lt;script&gt;alert(1)&lt;/script&gt;"),
 		  "shown as text");
 	cr_assert(strstr(html.buf, "]]&gt;&quot;|<br>lat`ency"),

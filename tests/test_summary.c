@@ -108,7 +108,8 @@ Test(summary, a_result_shows_user_text_escaped_on_its_line)
 	fclose(out);
 
 	/* colours stay (color is on), the user's sequences do not; of a
-	 * reason, the first line is shown */
+	 * reason, the first line is shown, and the lines after it (the
+	 * tail of stderr) below, indented so none reads as a command */
 	cr_assert_str_eq(
 		text,
 		"\x1b[1m\\::add-mask::suite\\x1b]0;t\\x07\x1b[0m at "
@@ -116,7 +117,8 @@ Test(summary, a_result_shows_user_text_escaped_on_its_line)
 		"  case                                 metric                 "
 		"      median    spread     n\n"
 		"  b/v/cpu                              \x1b[31mfailed\x1b[0m: "
-		"boom\\x0d::add-mask::s ##\\[error]\\x1b[2J\\xe2\\x80\\xae\n");
+		"boom\\x0d::add-mask::s ##\\[error]\\x1b[2J\\xe2\\x80\\xae\n"
+		"      | ::set-env name=A::1\n");
 	free(text);
 	result_free(r);
 }

@@ -28,6 +28,21 @@ static const struct cli_command_spec spec = {
 	.max_args = 1,
 };
 
+/* The variants compared inside the run (README): what check prints
+ * below its comparison. */
+static void print_variants(const struct session *session, bool color)
+{
+	struct compare_options options;
+	struct comparison *comparison = NULL;
+
+	compare_options_init(&options);
+	options.suite = session->suite;
+	if (compare_results(&comparison, NULL, session->result, &options) ==
+	    BG_OK)
+		summary_print_variants(stdout, comparison, color);
+	comparison_free(comparison);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct session_options session_opts;
@@ -50,8 +65,11 @@ int cmd_run(int argc, char **argv)
 		result_to_json(session->result, &json);
 		error = write_file_atomic(opts.json_path, json.buf, json.len);
 	}
-	if (!opts.quiet)
-		summary_print_result(stdout, session->result, opts.color);
+	if (!opts.quiet) {
+		summary_print_result_at(stdout, session->result,
+					session->result_path.buf, opts.color);
+		print_variants(session, opts.color);
+	}
 	if (!session->unstored.len) {
 		terminal_print_line(stdout, "stored %s",
 				    session->result_path.buf);

@@ -517,6 +517,15 @@ static void describe_metric(struct metric_comparison *mc,
 
 /* A case that did not produce numbers on one side gets one item per metric
  * the other side knows of (or a single "status" item), so reports show it. */
+/* Where to read why a case failed: its log, when the case itself (not
+ * its baseline) failed. */
+static char *failed_log(const struct result_case *c, enum verdict verdict)
+{
+	return verdict == VERDICT_FAILED && c->status != CASE_OK && c->log
+		       ? xstrdup(c->log)
+		       : NULL;
+}
+
 static void add_status_items(struct comparison *comparison,
 			     const struct result_case *shown,
 			     const struct result_case *other,
@@ -532,6 +541,7 @@ static void add_status_items(struct comparison *comparison,
 		describe_metric(mc, &names->metrics[i]);
 		mc->verdict = verdict;
 		mc->note = xstrdup(note);
+		mc->log = failed_log(shown, verdict);
 	}
 	if (!names->metrics_nr) {
 		struct metric_comparison *mc =
@@ -539,6 +549,7 @@ static void add_status_items(struct comparison *comparison,
 
 		mc->verdict = verdict;
 		mc->note = xstrdup(note);
+		mc->log = failed_log(shown, verdict);
 	}
 }
 
@@ -892,6 +903,7 @@ void comparison_free(struct comparison *comparison)
 		free(mc->metric);
 		free(mc->unit);
 		free(mc->note);
+		free(mc->log);
 	}
 	free(comparison->items);
 	for (size_t i = 0; i < comparison->variants_nr; i++) {

@@ -86,6 +86,9 @@ struct metric_comparison {
 	double noise;	  /* historical robust CV, 0: unknown */
 	enum verdict verdict;
 	char *note; /* why, for failed/skipped/missing, and one_value's */
+	/* A failed case's log, as its result gives it (relative to the
+	 * result file); NULL for none. */
+	char *log;
 	/* A side holds a single independent value (an imported summary,
 	 * result.h's metric_samples.independent == 1): no test can be made,
 	 * the threshold alone decides, and the note says "judged from one

@@ -69,6 +69,8 @@ static cJSON *item_to_json(const struct metric_comparison *mc)
 	cJSON_AddNumberToObject(object, "noise", mc->noise);
 	json_add_string(object, "verdict", verdict_name(mc->verdict));
 	json_add_string(object, "note", mc->note);
+	if (mc->log)
+		json_add_string(object, "log", mc->log);
 	return object;
 }
 
@@ -297,6 +299,7 @@ static void read_item(struct json_reader *rd, const cJSON *object,
 	mc->noise = get_number(rd, object, "noise");
 	mc->verdict = (enum verdict)verdict;
 	mc->note = get_string(rd, object, "note", 0);
+	mc->log = get_string(rd, object, "log", 0);
 	if (compare_item_gated(mc))
 		comparison->counts[mc->verdict]++;
 }
