@@ -368,13 +368,15 @@ static bool split_at(const struct segment *seg, size_t from, size_t k,
 	 * z is below |t|: a split that cannot beat `beat` even without it is
 	 * not worth the rest (most splits of a long segment). */
 	if (beat >= 0) {
-		double se =
-			sqrt((nl * tau2 + seg->within[k] - seg->within[from]) /
-				     (nl * nl) +
-			     (nr * tau2 + seg->within[to] - seg->within[k]) /
-				     (nr * nr));
+		double var =
+			(nl * tau2 + seg->within[k] - seg->within[from]) /
+				(nl * nl) +
+			(nr * tau2 + seg->within[to] - seg->within[k]) /
+				(nr * nr);
+		double d = right - left;
 
-		if (se > 0 && fabs(right - left) / se <= beat)
+		/* |d| / se <= beat, without the square root */
+		if (var > 0 && d * d <= beat * beat * var)
 			return false;
 	}
 
@@ -447,7 +449,7 @@ static double split_best_scale(const struct segment *seg, size_t min_segment,
 			       size_t k, double beat, struct split *best,
 			       size_t *scales)
 {
-	size_t n = seg->b - seg->a;
+	size_t n = seg->b - seg->a, last_from = 0, last_to = 0;
 	double best_z = beat;
 
 	*scales = 0;
@@ -457,7 +459,17 @@ static double split_best_scale(const struct segment *seg, size_t min_segment,
 		size_t to = whole || k + half > n ? n : k + half;
 		struct split split = { 0 };
 
+		/* A scale whose window the segment's ends cut to the last
+		 * one's is the same test: counted (the correction paid for
+		 * it), not made again. */
 		(*scales)++;
+		if (*scales > 1 && from == last_from && to == last_to) {
+			if (whole)
+				break;
+			continue;
+		}
+		last_from = from;
+		last_to = to;
 		if (split_at(seg, from, k, to, best_z, &split) &&
 		    split_z(&split) > best_z) {
 			*best = split;

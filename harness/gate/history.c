@@ -11,11 +11,18 @@
 
 #include <git2.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+/* Threads that find change points: no more than a history of 100 series
+ * on a CI machine can use. */
+#define DETECT_THREADS_MAX 8
 
 /* Where the walk stops: a commit made before a date, or a revision. */
 struct since {
@@ -415,6 +422,49 @@ static int compare_series(const void *a, const void *b)
 }
 
 /* Oldest first everywhere, change points found, series in order. */
+/* The series shared out among the threads of detect_all(). */
+struct detect_work {
+	struct builder *b;
+	const struct changepoint_options *opts;
+	atomic_size_t next;
+};
+
+static void *detect_worker(void *arg)
+{
+	struct detect_work *w = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&w->next, 1)) < w->b->out->series_nr)
+		find_changes(&w->b->out->series[i], &w->b->builds[i],
+			     w->opts);
+	return NULL;
+}
+
+/*
+ * The change points of every series, one thread per online CPU: each
+ * series is detected on its own (changepoint_detect() shares nothing),
+ * so the result does not depend on the threads, and detection is most
+ * of an indexed history's time. A thread that cannot be started leaves
+ * its share to the others.
+ */
+static void detect_all(struct builder *b, const struct changepoint_options *opts)
+{
+	struct detect_work w = { .b = b, .opts = opts };
+	pthread_t threads[DETECT_THREADS_MAX - 1];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t wanted = cpus > 1 ? (size_t)cpus : 1, started = 0;
+
+	atomic_init(&w.next, 0);
+	if (wanted > DETECT_THREADS_MAX)
+		wanted = DETECT_THREADS_MAX;
+	while (started + 1 < wanted && started + 1 < b->out->series_nr &&
+	       !pthread_create(&threads[started], NULL, detect_worker, &w))
+		started++;
+	detect_worker(&w);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+}
+
 static void finish(struct builder *b)
 {
 	struct history *out = b->out;
@@ -431,10 +481,9 @@ static void finish(struct builder *b)
 		out->commits[i] = out->commits[j];
 		out->commits[j] = commit;
 	}
-	for (size_t i = 0; i < out->series_nr; i++) {
+	for (size_t i = 0; i < out->series_nr; i++)
 		reverse_points(&out->series[i], &b->builds[i], out->commits_nr);
-		find_changes(&out->series[i], &b->builds[i], opts);
-	}
+	detect_all(b, opts);
 	if (out->series_nr)
 		qsort(out->series, out->series_nr, sizeof(*out->series),
 		      compare_series);
