@@ -48,10 +48,14 @@ static const struct command commands[] = {
 	  "list the CPU, GPUs and IPUs found here, and what can be sampled" },
 	{ "history", cmd_history,
 	  "the series of every metric along a branch, with change points" },
-	{ "export", cmd_export,
-	  "send a result or comparison to an experiment tracker (MLflow)" },
+	{ "bisect", cmd_bisect,
+	  "measure commits between a good and a bad one: the first bad one" },
 	{ "import", cmd_import,
 	  "store a peer tool's results (Google Benchmark, hyperfine, ...)" },
+	{ "export", cmd_export,
+	  "send a result or comparison to an experiment tracker (MLflow)" },
+	{ "publish", cmd_publish,
+	  "write the static dashboard of a branch's history (site, feed)" },
 };
 
 /* The full option table; a command accepts the subset its spec names. */
@@ -92,7 +96,8 @@ enum option_id {
 	O_REQUIRE_DEVICES,
 	O_SAMPLE_INTERVAL,
 	O_PROFILE,
-	O_BASELINE_BUILD,
+	O_NO_WAIT,
+	O_BASELINE_TREE,
 	O_BENCHMARK,
 	O_MACHINE,
 	O_SINCE,
@@ -100,6 +105,11 @@ enum option_id {
 	O_CHARTS,
 	O_MLFLOW,
 	O_EXPERIMENT,
+	O_ALERT,
+	O_PUBLISHED,
+	O_GOOD,
+	O_BAD,
+	O_BUILD,
 };
 
 struct option_doc {
@@ -152,17 +162,27 @@ static const struct option_doc option_docs[] = {
 	  OPT_BASELINE,
 	  "auto|REF|FILE",
 	  "what to compare against (default auto)" },
-	{ { "baseline-build", required_argument, NULL, O_BASELINE_BUILD },
-	  OPT_BASELINE_BUILD,
+	{ { "baseline-tree", required_argument, NULL, O_BASELINE_TREE },
+	  OPT_BASELINE_TREE,
 	  "DIR",
-	  "measure the baseline in this session: "
-	  "every case also runs from build DIR, interleaved with the "
-	  "candidate's runs; --baseline names its commit" },
+	  "measure the baseline in this session from DIR, a work tree of "
+	  "the baseline commit with its build: every case also runs as the "
+	  "suite there says, interleaved with the candidate's runs" },
 	{ { "branch", required_argument, NULL, O_BRANCH },
-	  OPT_BASELINE | OPT_REMOTE | OPT_SERIES,
+	  OPT_BASELINE,
 	  "B",
-	  "target of --baseline auto, or the branch history walks (default: "
-	  "the default branch), or sync's" },
+	  "the target branch of --baseline auto: compare against its merge "
+	  "base (default: the default branch)" },
+	{ { "branch", required_argument, NULL, O_BRANCH },
+	  OPT_REMOTE,
+	  "B",
+	  "the results branch to sync, the B of --store git:B (default "
+	  "benchgate-results)" },
+	{ { "branch", required_argument, NULL, O_BRANCH },
+	  OPT_SERIES,
+	  "B",
+	  "the branch whose first parents are walked (default: the default "
+	  "branch)" },
 	{ { "remote", required_argument, NULL, O_REMOTE },
 	  OPT_REMOTE,
 	  "NAME",
@@ -186,13 +206,27 @@ static const struct option_doc option_docs[] = {
 	{ { "out", required_argument, NULL, O_OUT },
 	  OPT_OUT,
 	  "DIR",
-	  "output directory" },
+	  "write the reports into DIR (created if missing)" },
+	{ { "out", required_argument, NULL, O_OUT },
+	  OPT_PUBLISH,
+	  "DIR",
+	  "the site's directory: pages that did not change are kept" },
+	{ { "out", required_argument, NULL, O_OUT },
+	  OPT_OUT_FILE,
+	  "FILE",
+	  "write the merged result to FILE instead of the store" },
 	{ { "format", required_argument, NULL, O_FORMAT },
-	  OPT_OUT | OPT_IMPORT,
+	  OPT_FORMAT,
 	  "LIST",
-	  "comma-separated formats (import: the one format of the files)" },
+	  "comma-separated formats: junit, markdown, html, json, csv, "
+	  "openmetrics, charts (default all)" },
+	{ { "format", required_argument, NULL, O_FORMAT },
+	  OPT_IMPORT,
+	  "FMT",
+	  "the format of the files: gbench, hyperfine, pytest-benchmark, "
+	  "gab-smaller, gab-bigger" },
 	{ { "charts", required_argument, NULL, O_CHARTS },
-	  OPT_REPORT | OPT_OUT,
+	  OPT_REPORT | OPT_FORMAT,
 	  "N|all",
 	  "chart at most N cases, regressions and the largest changes "
 	  "first (default 50)" },
@@ -201,9 +235,18 @@ static const struct option_doc option_docs[] = {
 	  "FILE",
 	  "destination file" },
 	{ { "suite", required_argument, NULL, O_SUITE },
-	  OPT_HISTORY | OPT_IMPORT,
+	  OPT_HISTORY,
 	  "S",
-	  "only suite S (import: the suite the result is of)" },
+	  "only suite S" },
+	{ { "suite", required_argument, NULL, O_SUITE },
+	  OPT_COMPARE_SUITE,
+	  "S",
+	  "the suite whose stored results BASE and CAND name, when they are "
+	  "revisions" },
+	{ { "suite", required_argument, NULL, O_SUITE },
+	  OPT_IMPORT,
+	  "S",
+	  "the suite the result is of (default: the format's name)" },
 	{ { "metric", required_argument, NULL, O_METRIC },
 	  OPT_HISTORY,
 	  "M",
@@ -221,9 +264,31 @@ static const struct option_doc option_docs[] = {
 	  "DATE|REV",
 	  "only commits from DATE (YYYY-MM-DD) or from revision REV on" },
 	{ { "csv", no_argument, NULL, O_CSV },
-	  OPT_SERIES,
+	  OPT_CSV,
 	  NULL,
 	  "print CSV, one row per point, instead of the view" },
+	{ { "alert", no_argument, NULL, O_ALERT },
+	  OPT_ALERT,
+	  NULL,
+	  "exit 1 naming each worse-direction change point that the site "
+	  "of --published does not have yet" },
+	{ { "published", required_argument, NULL, O_PUBLISHED },
+	  OPT_ALERT,
+	  "DIR",
+	  "the directory `benchgate publish --out` wrote (for --alert)" },
+	{ { "good", required_argument, NULL, O_GOOD },
+	  OPT_BISECT,
+	  "REV",
+	  "a commit without the regression (bisect)" },
+	{ { "bad", required_argument, NULL, O_BAD },
+	  OPT_BISECT,
+	  "REV",
+	  "a later commit with it, --good on its first-parent history" },
+	{ { "build", required_argument, NULL, O_BUILD },
+	  OPT_BISECT,
+	  "CMD",
+	  "the build command, run by /bin/sh in each commit's checkout "
+	  "(failure: the commit is skipped)" },
 	{ { "mlflow", required_argument, NULL, O_MLFLOW },
 	  OPT_EXPORT,
 	  "URI",
@@ -280,6 +345,12 @@ static const struct option_doc option_docs[] = {
 	  NULL,
 	  "one more run per case under a profiler (perf flame graph, Poplar "
 	  "reports, $BENCHGATE_PROFILE_DIR), never a sample" },
+	{ { "no-wait", no_argument, NULL, O_NO_WAIT },
+	  OPT_NO_WAIT,
+	  NULL,
+	  "fail (exit 2) instead of waiting when another benchgate holds "
+	  "the machine lock ($BENCHGATE_LOCK, default "
+	  "/tmp/benchgate.lock)" },
 	{ { "quiet", no_argument, NULL, O_QUIET },
 	  0,
 	  NULL,
@@ -296,6 +367,26 @@ static const struct option_doc option_docs[] = {
 };
 #define OPTION_COUNT (sizeof(option_docs) / sizeof(*option_docs))
 
+/* Whether the command takes the option as doc describes it. */
+static bool accepts(const struct cli_command_spec *spec,
+		    const struct option_doc *doc)
+{
+	return !doc->flag || (doc->flag & spec->options);
+}
+
+/* Whether an option of the same name that the command takes comes before
+ * docs[i]: one name may mean different things to different commands (an
+ * entry each), but a command takes it in one meaning. */
+static bool named_before(const struct option_doc *doc, size_t i,
+			 const struct cli_command_spec *spec)
+{
+	while (i--)
+		if (accepts(spec, &option_docs[i]) &&
+		    !strcmp(option_docs[i].option.name, doc->option.name))
+			return true;
+	return false;
+}
+
 static void print_command_help(const struct cli_command_spec *spec)
 {
 	printf("usage: benchgate %s %s\n\n%s\n", spec->name, spec->usage,
@@ -307,7 +398,7 @@ static void print_command_help(const struct cli_command_spec *spec)
 		const struct option_doc *doc = &option_docs[i];
 		char left[64];
 
-		if (doc->flag && !(doc->flag & spec->options))
+		if (!accepts(spec, doc) || named_before(doc, i, spec))
 			continue;
 		snprintf(left, sizeof(left), "--%s%s%s", doc->option.name,
 			 doc->arg ? " " : "", doc->arg ? doc->arg : "");
@@ -422,8 +513,8 @@ static int apply_option(struct cli_options *opts, int id, const char *arg)
 	case O_BASELINE:
 		opts->baseline = arg;
 		break;
-	case O_BASELINE_BUILD:
-		opts->baseline_build = arg;
+	case O_BASELINE_TREE:
+		opts->baseline_tree = arg;
 		break;
 	case O_BRANCH:
 		opts->branch = arg;
@@ -476,6 +567,21 @@ static int apply_option(struct cli_options *opts, int id, const char *arg)
 	case O_EXPERIMENT:
 		opts->experiment = arg;
 		break;
+	case O_ALERT:
+		opts->alert = true;
+		break;
+	case O_PUBLISHED:
+		opts->published = arg;
+		break;
+	case O_GOOD:
+		opts->good = arg;
+		break;
+	case O_BAD:
+		opts->bad = arg;
+		break;
+	case O_BUILD:
+		opts->build = arg;
+		break;
 	case O_FORCE:
 		opts->force = true;
 		break;
@@ -506,6 +612,9 @@ static int apply_option(struct cli_options *opts, int id, const char *arg)
 	case O_PROFILE:
 		opts->profile = true;
 		break;
+	case O_NO_WAIT:
+		opts->no_wait = true;
+		break;
 	case O_SAMPLE_INTERVAL:
 		return parse_interval(arg, &opts->sample_interval_s);
 	case O_QUIET:
@@ -534,16 +643,47 @@ static void options_init(struct cli_options *opts)
 	opts->color = isatty(STDOUT_FILENO) && !(no_color && *no_color);
 }
 
+/* Options that are gone, and what took their place: a CI script written
+ * for an older benchgate learns what to write instead. */
+static const struct {
+	const char *option;
+	const char *replacement;
+} replaced_options[] = {
+	{ "--baseline-build",
+	  "--baseline-tree DIR (DIR: a work tree of the baseline commit with "
+	  "its build; README \"Baselines\")" },
+};
+
+/* The replacement of an option that is gone ("--opt" or "--opt=value"),
+ * or NULL. */
+static const char *replacement_of(const char *option)
+{
+	for (size_t i = 0;
+	     i < sizeof(replaced_options) / sizeof(replaced_options[0]); i++) {
+		size_t len = strlen(replaced_options[i].option);
+
+		if (!strncmp(option, replaced_options[i].option, len) &&
+		    (!option[len] || option[len] == '='))
+			return replaced_options[i].replacement;
+	}
+	return NULL;
+}
+
 int cli_parse(struct cli_options *opts, const struct cli_command_spec *spec,
 	      int argc, char **argv)
 {
 	struct option longopts[OPTION_COUNT + 1];
+	size_t nr = 0;
 	int id;
 
 	options_init(opts);
+	/* only the command's own: any other is unknown to getopt, which then
+	 * names it, never the value after it */
 	for (size_t i = 0; i < OPTION_COUNT; i++)
-		longopts[i] = option_docs[i].option;
-	memset(&longopts[OPTION_COUNT], 0, sizeof(*longopts));
+		if (accepts(spec, &option_docs[i]) &&
+		    !named_before(&option_docs[i], i, spec))
+			longopts[nr++] = option_docs[i].option;
+	memset(&longopts[nr], 0, sizeof(*longopts));
 	optind = 1;
 	opterr = 0;
 	/* GNU argument permutation: options may follow the suite path, as
@@ -552,13 +692,18 @@ int cli_parse(struct cli_options *opts, const struct cli_command_spec *spec,
 		const struct option_doc *doc = NULL;
 		int error;
 
-		for (size_t i = 0; i < OPTION_COUNT; i++)
-			if (option_docs[i].option.val == id)
+		for (size_t i = 0; i < OPTION_COUNT && !doc; i++)
+			if (option_docs[i].option.val == id &&
+			    accepts(spec, &option_docs[i]))
 				doc = &option_docs[i];
-		if (id == '?' || id == ':' || !doc ||
-		    (doc->flag && !(doc->flag & spec->options))) {
+		if (id == '?' || id == ':' || !doc) {
 			const char *bad = argv[optind - 1];
 
+			if (replacement_of(bad))
+				return bg_input_error("%s: '%s' was replaced "
+						      "by %s",
+						      spec->name, bad,
+						      replacement_of(bad));
 			return bg_input_error("%s: %s '%s' (see 'benchgate %s "
 					      "--help')",
 					      spec->name,
@@ -602,7 +747,8 @@ void cli_session_options(struct session_options *out,
 		.require_devices = opts->require_devices,
 		.sample_interval_s = opts->sample_interval_s,
 		.profile = opts->profile,
-		.baseline_build_dir = opts->baseline_build,
+		.no_wait = opts->no_wait,
+		.baseline_tree = opts->baseline_tree,
 	};
 }
 
@@ -636,7 +782,7 @@ void cli_draw_profiles(struct session *session)
 		goto done;
 	report_draw_flamegraphs(session->result, session->result_dir,
 				sampling.buf, read_folded_stacks);
-	/* the baseline build's profiles lie beside the candidate's */
+	/* the baseline tree's profiles lie beside the candidate's */
 	if (session->baseline)
 		report_draw_flamegraphs(session->baseline, session->result_dir,
 					sampling.buf, read_folded_stacks);

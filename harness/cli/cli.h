@@ -54,11 +54,19 @@ enum cli_option_flags {
 	OPT_REMOTE = 1 << 15,	      /* --remote --branch (sync) */
 	OPT_DEVICES = 1 << 16,	      /* --require-devices --sample-interval */
 	OPT_PROFILE = 1 << 17,	      /* --profile */
-	OPT_BASELINE_BUILD = 1 << 18, /* --baseline-build */
+	OPT_BASELINE_TREE = 1 << 18, /* --baseline-tree */
 	OPT_SERIES = 1 << 19, /* --benchmark --machine --since --csv, and
 			       * --variant --device --branch (history) */
-	OPT_IMPORT = 1 << 23, /* --format FMT --suite S (import) */
-	OPT_EXPORT = 1 << 24, /* --mlflow --experiment (export) */
+	OPT_PUBLISH = 1 << 20, /* --out (publish) */
+	OPT_ALERT = 1 << 21,   /* --alert --published (history) */
+	OPT_BISECT = 1 << 22,  /* --good --bad --build (bisect) */
+	OPT_IMPORT = 1 << 23,  /* --format FMT --suite S (import) */
+	OPT_EXPORT = 1 << 24,  /* --mlflow --experiment (export) */
+	OPT_NO_WAIT = 1 << 25, /* --no-wait (the machine lock) */
+	OPT_FORMAT = 1 << 26,  /* --format LIST; --charts with OPT_REPORT */
+	OPT_OUT_FILE = 1 << 27,	     /* --out FILE (merge) */
+	OPT_COMPARE_SUITE = 1 << 28, /* --suite (compare) */
+	OPT_CSV = 1 << 29,	     /* --csv (history) */
 };
 
 struct cli_options {
@@ -70,8 +78,9 @@ struct cli_options {
 	bool sequential;
 	const char *build_dir;
 	const char *baseline;	    /* "auto", a revspec or a file */
-	const char *baseline_build; /* check: measure this build as the
-				     * baseline in the session; NULL: none */
+	const char *baseline_tree; /* check: measure the suite in this work
+				    * tree as the baseline in the session;
+				    * NULL: none */
 	const char *branch;
 	const char *remote; /* sync: the remote's name */
 	double threshold;   /* < 0: the suite's */
@@ -91,6 +100,11 @@ struct cli_options {
 	bool csv;	       /* history: CSV on stdout */
 	const char *mlflow;     /* export: the tracking server */
 	const char *experiment; /* export: the MLflow experiment */
+	bool alert;	       /* history: exit 1 on unpublished regressions */
+	const char *published; /* history --alert: the published site's DIR */
+	const char *good;      /* bisect: the revisions of the two ends */
+	const char *bad;
+	const char *build;     /* bisect: the build command (/bin/sh) */
 	bool force;
 	const char *provider; /* comment: "github", "gitlab"; NULL: detect */
 	const char *body;
@@ -101,6 +115,7 @@ struct cli_options {
 	bool dry_run;
 	bool require_devices;	  /* an absent device fails its cases */
 	bool profile;		  /* a profiling run per case (profile.h) */
+	bool no_wait; /* fail when the machine lock is held (lock.h) */
 	double sample_interval_s; /* 0: the sampler's default */
 	bool quiet;
 	bool color;    /* stdout is a TTY, no --no-color, no NO_COLOR */
@@ -140,7 +155,7 @@ void cli_session_options(struct session_options *out,
 
 /*
  * Draws the flame graphs of the session's profiling runs, the baseline
- * build's too (reporters/report.h), once it is finished
+ * tree's too (reporters/report.h), once it is finished
  * (session_finish()) and before it is stored, so that the result lists
  * them and the store keeps them: a git store takes the files below the
  * result's directory in with the result, and a stored result is never
@@ -189,7 +204,9 @@ int cmd_sync(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_history(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_publish(int argc, char **argv);
 
 #endif

@@ -16,9 +16,11 @@ static const struct cli_command_spec spec = {
 		   "revisions).",
 	.help = "BASE and CAND are result files, or revisions (\"main\", "
 		"\"HEAD~1\", a commit) whose\nnearest stored result for this "
-		"machine is used; revisions need --suite.\nExit status 1 on a "
-		"regression, 3 when a case failed, 0 otherwise.",
-	.options = OPT_STORE | OPT_GATE | OPT_JSON | OPT_HISTORY,
+		"machine is used; revisions need --suite. --report DIR writes "
+		"the reports\nas `check` does. Exit status 1 on a regression, 3 "
+		"when a case failed, 0\notherwise.",
+	.options = OPT_STORE | OPT_GATE | OPT_JSON | OPT_REPORT |
+		   OPT_COMPARE_SUITE,
 	.min_args = 2,
 	.max_args = 2,
 };
@@ -36,9 +38,9 @@ int cmd_compare(int argc, char **argv)
 	if ((error = cli_parse(&opts, &spec, argc, argv)) != 0)
 		return error > 0 ? OUTCOME_PASS : error;
 	if ((error = cli_open_store(&store, &opts)) < 0 ||
-	    (error = baseline_resolve_side(&base, store, opts.args[0],
+	    (error = baseline_resolve_side(&base, store, opts.args[0], "BASE",
 					   opts.suite)) < 0 ||
-	    (error = baseline_resolve_side(&cand, store, opts.args[1],
+	    (error = baseline_resolve_side(&cand, store, opts.args[1], "CAND",
 					   opts.suite)) < 0)
 		goto done;
 	compare_options_init(&compare_opts);

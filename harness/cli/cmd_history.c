@@ -28,7 +28,8 @@ static const struct cli_command_spec spec = {
 		"when there is one;\nwithout a state file, those among the "
 		"newest 10 commits. Exit status 0,\n1 on such an alert, or 2 "
 		"for a bad option, branch, --since or state file.",
-	.options = OPT_STORE | OPT_HISTORY | OPT_SERIES | OPT_JSON | OPT_ALERT,
+	.options = OPT_STORE | OPT_HISTORY | OPT_SERIES | OPT_CSV | OPT_JSON |
+		   OPT_ALERT,
 	.min_args = 0,
 	.max_args = 0,
 };

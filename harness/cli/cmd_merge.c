@@ -24,7 +24,7 @@ static const struct cli_command_spec spec = {
 		"files); give the stored shard files,\nnot `run --json` "
 		"copies, whose files are elsewhere: merge warns about what\n"
 		"it cannot carry.",
-	.options = OPT_OUT | OPT_STORE,
+	.options = OPT_OUT_FILE | OPT_STORE,
 	.min_args = 1,
 	.max_args = 4096,
 };
@@ -38,9 +38,6 @@ int cmd_merge(int argc, char **argv)
 
 	if ((error = cli_parse(&opts, &spec, argc, argv)) != 0)
 		return error > 0 ? OUTCOME_PASS : error;
-	if (opts.formats)
-		return bg_input_error("merge: --format does not apply; the "
-				      "merged result is a result file");
 	if (opts.out_dir && opts.store)
 		return bg_input_error("merge: give --out FILE or --store, not "
 				      "both");

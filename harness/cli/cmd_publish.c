@@ -42,12 +42,9 @@ int cmd_publish(int argc, char **argv)
 
 	if ((error = cli_parse(&opts, &spec, argc, argv)) != 0)
 		return error > 0 ? OUTCOME_PASS : error;
-	if (!opts.out_dir || opts.csv)
-		return bg_input_error("publish: %s (see 'benchgate publish "
-				      "--help')",
-				      opts.csv ? "--csv is history's, not "
-						 "publish's"
-					       : "--out DIR is required");
+	if (!opts.out_dir)
+		return bg_input_error("publish: --out DIR is required (see "
+				      "'benchgate publish --help')");
 	if ((error = cli_open_store(&store, &opts)) < 0 ||
 	    (error = history_build(&history, store,
 				   &(struct history_request){

@@ -18,7 +18,7 @@ static const struct cli_command_spec spec = {
 		"markdown, html, json, csv, openmetrics, charts\n(default all). "
 		"Files: junit.xml report.md report.html comparison.json\n"
 		"comparison.csv metrics.txt charts/.",
-	.options = OPT_OUT,
+	.options = OPT_OUT | OPT_FORMAT,
 	.min_args = 1,
 	.max_args = 1,
 };

@@ -11,7 +11,8 @@ static const struct cli_command_spec spec = {
 	.usage = "[--remote NAME] [--branch B]",
 	.summary = "Fetch the results branch from a remote, merge, and push "
 		   "it back.",
-	.help = "Shares a `--store git:B` store (B default benchgate-results) "
+	.help = "Shares a `--store git:B` store (--branch B, default "
+		"benchgate-results) "
 		"between CI runners:\nfetches the remote's branch; when both "
 		"sides have new results, commits them\ntogether on top of the "
 		"remote's (each runner writes only its machine's paths, so\n"

@@ -121,11 +121,12 @@ int baseline_target_branch(git_repository *repo, const char *branch,
 	return error;
 }
 
-static int not_a_revision(const char *spec)
+static int not_a_revision(const struct baseline_request *req)
 {
-	return bg_input_error("--baseline: '%s' is neither a result file nor "
-			      "a revision of the repository",
-			      spec);
+	return bg_input_error("%s: '%s' is neither a result file nor a "
+			      "revision of the repository",
+			      req->spec_name ? req->spec_name : "--baseline",
+			      req->spec);
 }
 
 /*
@@ -146,7 +147,7 @@ static int start_commit(git_repository *repo,
 	if (req->spec && strcmp(req->spec, "auto")) {
 		if (git_revparse_single(&object, repo, req->spec) < 0 ||
 		    git_object_peel(&head, object, GIT_OBJECT_COMMIT) < 0) {
-			error = not_a_revision(req->spec);
+			error = not_a_revision(req);
 			goto done;
 		}
 		git_oid_cpy(start, git_object_id(head));
@@ -189,7 +190,7 @@ static int resolve_history(struct baseline *out, struct store *store,
 	int error;
 
 	if (!repo)
-		return automatic ? BG_OK : not_a_revision(req->spec);
+		return automatic ? BG_OK : not_a_revision(req);
 	error = start_commit(repo, req, &start, &from_name);
 	if (error == BG_OK && store)
 		error = walk_first_parents(out, store, repo, &start, req,
@@ -291,20 +292,23 @@ done:
 }
 
 int baseline_resolve_side(struct baseline *out, struct store *store,
-			  const char *spec, const char *suite)
+			  const char *spec, const char *spec_name,
+			  const char *suite)
 {
 	struct machine_info machine = { 0 };
-	struct baseline_request req = { .spec = spec, .suite = suite };
+	struct baseline_request req = { .spec = spec,
+					.suite = suite,
+					.spec_name = spec_name };
 	struct stat st;
 	bool exists = stat(spec, &st) == 0;
 	int error;
 
 	memset(out, 0, sizeof(*out));
 	if (!exists && !suite)
-		return bg_input_error("compare: '%s' is not a file; give "
+		return bg_input_error("compare: %s '%s' is not a file; give "
 				      "--suite to look a revision up in the "
 				      "store",
-				      spec);
+				      spec_name, spec);
 	/* A file says where it was measured; only a revision is looked up
 	 * by this machine, whose id takes probing its accelerators. */
 	if (!exists || !S_ISREG(st.st_mode) || !strcmp(spec, "auto")) {
@@ -315,9 +319,9 @@ int baseline_resolve_side(struct baseline *out, struct store *store,
 	error = baseline_resolve(out, store, &req);
 	if (!error && (!out->result || (strcmp(out->source, "ref") &&
 					strcmp(out->source, "file"))))
-		error = bg_input_error("compare: no stored result of suite "
+		error = bg_input_error("compare: %s: no stored result of suite "
 				       "'%s' for this machine at or below '%s'",
-				       suite ? suite : "?", spec);
+				       spec_name, suite ? suite : "?", spec);
 	machine_info_release(&machine);
 	return error;
 }

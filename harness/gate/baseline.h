@@ -37,6 +37,8 @@ struct baseline_request {
 	const char *start_dir; /* where to find the repository; NULL: "." */
 	const char *suite;
 	const char *machine;
+	/* how messages name spec: "--baseline" (NULL), or compare's "BASE" */
+	const char *spec_name;
 };
 
 struct baseline {
@@ -59,7 +61,8 @@ int baseline_resolve(struct baseline *out, struct store *store,
 		     const struct baseline_request *req);
 
 /*
- * One side of `compare`: the result file `spec` names, else the nearest
+ * One side of `compare`: the result file `spec` (called spec_name in
+ * messages: "BASE", "CAND") names, else the nearest
  * stored result of suite for this machine at or below revision spec (found
  * as for a --baseline revision; the machine is described, its accelerators
  * probed, only then: its id keys the store). BG_EINPUT when spec is no
@@ -67,7 +70,8 @@ int baseline_resolve(struct baseline *out, struct store *store,
  * baseline_resolve(). Release *out with baseline_release().
  */
 int baseline_resolve_side(struct baseline *out, struct store *store,
-			  const char *spec, const char *suite);
+			  const char *spec, const char *spec_name,
+			  const char *suite);
 
 void baseline_release(struct baseline *baseline);
 
