@@ -321,3 +321,21 @@ Test(bridge, two_peer_names_for_one_case_are_refused)
 	result_free(result);
 	bridge_doc_release(&doc);
 }
+
+/* Found by fuzz_bridge: a counter named "~" made a result that benchgate
+ * then refused to read back. */
+Test(bridge, counter_names_keep_to_the_alphabet)
+{
+	struct result *result = result_new();
+	const struct result_case *rcase;
+
+	parse_ok(BRIDGE_GBENCH,
+		 "{\"benchmarks\": [{\"name\": \"BM_x\", \"real_time\": 1,"
+		 " \"cpu_time\": 1, \"bytes/op\": 12, \"~\": 3}]}");
+	cr_assert_eq(bridge_add_to_result(&doc, result, "in.json"), BG_OK);
+	rcase = &result->cases[0];
+	cr_assert_not_null(result_case_find_metric(rcase, "bytes_op"));
+	cr_assert_not_null(result_case_find_metric(rcase, "_"));
+	result_free(result);
+	bridge_doc_release(&doc);
+}

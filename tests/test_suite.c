@@ -573,3 +573,35 @@ Test(suite, env_values_are_checked_as_commands_are)
 		"bad.json:2:14: benchmarks[0].env.P: unknown variable "
 		"'${nosuch}'");
 }
+
+/* A suite with one benchmark whose only metric is `metric`. */
+#define ONE_METRIC(metric)                                                 \
+	"{ \"benchgate\": 1, \"suite\": \"s\", \"benchmarks\": [\n"        \
+	"  { \"name\": \"b\", \"command\": [\"hyperfine\"],\n"             \
+	"    \"metrics\": [ " metric " ] } ] }\n"
+
+Test(suite, a_peers_document_is_a_metric_source)
+{
+	static const char text[] = ONE_METRIC(
+		"{ \"name\": \"score\", \"from\": \"customBiggerIsBetter\","
+		" \"path\": \"out.json\", \"key\": \"My bench\" }");
+	struct suite *suite = NULL;
+	const struct metric_spec *metric;
+	enum bridge_format format;
+
+	cr_assert_eq(suite_parse(&suite, "s.json", text, strlen(text)), BG_OK,
+		     "%s", bg_error_last());
+	metric = &suite->benchmarks[0].metrics[0];
+	cr_assert(metric_source_bridge(metric->from, &format));
+	cr_assert_eq(format, BRIDGE_GAB_BIGGER);
+	cr_assert_eq(metric->better, BETTER_HIGHER,
+		     "the format's direction, unless the suite says one");
+	cr_assert_str_eq(metric->key, "My bench");
+	suite_free(suite);
+	REJECTS(ONE_METRIC("{ \"name\": \"t\", \"from\": \"hyperfine\" }"),
+		"bad.json:3:18: benchmarks[0].metrics[0]: missing required "
+		"key 'path'");
+	REJECTS(ONE_METRIC("{ \"name\": \"t\", \"from\": \"gbench\", "
+			   "\"path\": \"x\", \"regex\": \"(x)\" }"),
+		"benchmarks[0].metrics[0].regex", "gbench");
+}

@@ -361,21 +361,56 @@ static int check_unique(const char **names, size_t nr,
 	return error;
 }
 
+/* BG_EINPUT when two metrics of one benchmark map to one name (counters
+ * "a b" and "a/b"). */
+static int check_metrics_unique(const struct bridge_doc *doc, const char *path)
+{
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	int error = BG_OK;
+
+	for (size_t i = 0; i < doc->nr && !error; i++) {
+		strbuf_reset(&a);
+		bridge_name(&a, doc->series[i].metric);
+		for (size_t j = i + 1; j < doc->nr && !error; j++) {
+			if (strcmp(doc->series[i].benchmark,
+				   doc->series[j].benchmark))
+				continue;
+			strbuf_reset(&b);
+			bridge_name(&b, doc->series[j].metric);
+			if (!strcmp(a.buf, b.buf))
+				error = bg_input_error(
+					"%s: metrics '%s' and '%s' of benchmark "
+					"'%s' both become '%s' in benchgate's "
+					"names",
+					path, doc->series[i].metric,
+					doc->series[j].metric,
+					doc->series[i].benchmark, a.buf);
+		}
+	}
+	strbuf_release(&a);
+	strbuf_release(&b);
+	return error;
+}
+
 int bridge_add_to_result(const struct bridge_doc *doc, struct result *result,
 			 const char *path)
 {
+	struct strbuf name = STRBUF_INIT;
 	size_t nr;
 	const char **names = distinct_benchmarks(doc, &nr);
 	int error = check_unique(names, nr, result, path);
 
 	free(names);
-	if (error < 0)
+	if (error < 0 || (error = check_metrics_unique(doc, path)) < 0)
 		return error;
 	for (size_t i = 0; i < doc->nr; i++) {
 		const struct bridge_series *s = &doc->series[i];
 		struct result_case *rcase = case_for(result, s->benchmark);
-		struct metric_samples *metric =
-			result_case_metric(rcase, s->metric);
+		struct metric_samples *metric;
+
+		strbuf_reset(&name);
+		bridge_name(&name, s->metric);
+		metric = result_case_metric(rcase, name.buf);
 
 		metric->unit = xstrdup(s->unit);
 		metric->better = s->better;
@@ -390,5 +425,6 @@ int bridge_add_to_result(const struct bridge_doc *doc, struct result *result,
 	for (size_t i = 0; i < doc->failures_nr; i++)
 		result_case_fail(case_for(result, doc->failures[i].benchmark),
 				 CASE_FAILED, doc->failures[i].reason);
+	strbuf_release(&name);
 	return BG_OK;
 }

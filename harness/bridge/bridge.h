@@ -122,11 +122,12 @@ void bridge_name(struct strbuf *out, const char *peer);
 
 /*
  * Adds the doc's benchmarks to result as cases (variant "original",
- * device "cpu", names by bridge_name()), one metric per series with its
- * samples, runs and independent count; a failure becomes a failed case.
- * `path` names the document in messages. BG_EINPUT when a case is
- * already in result (two peer names mapping to one, or a benchmark in two
- * imported files); result is then left as it was.
+ * device "cpu"), one metric per series with its samples, runs and
+ * independent count, benchmark and metric named by bridge_name(); a
+ * failure becomes a failed case. `path` names the document in messages.
+ * BG_EINPUT when a case is already in result (two peer names mapping to
+ * one, or a benchmark in two imported files) or two metrics of a
+ * benchmark map to one name; result is then left as it was.
  */
 int bridge_add_to_result(const struct bridge_doc *doc, struct result *result,
 			 const char *path);

@@ -224,7 +224,7 @@ static const struct option_doc option_docs[] = {
 	  OPT_IMPORT,
 	  "FMT",
 	  "the format of the files: gbench, hyperfine, pytest-benchmark, "
-	  "gab-smaller, gab-bigger" },
+	  "customSmallerIsBetter, customBiggerIsBetter" },
 	{ { "charts", required_argument, NULL, O_CHARTS },
 	  OPT_REPORT | OPT_FORMAT,
 	  "N|all",

@@ -383,3 +383,67 @@ Test(import, a_suite_runs_hyperfine_and_gates_on_its_runs)
 	strbuf_release(&program);
 	strbuf_release(&text);
 }
+
+Test(import, a_bad_document_is_named_at_its_position_and_nothing_stored)
+{
+	struct strbuf listing = STRBUF_INIT;
+	struct test_output out;
+	char *bad = test_write_file(dir, "bad.json",
+				    "{\"results\": [\n"
+				    "  {\"command\": \"x\", \"times\": [1, \"a\"]}]}");
+
+	test_benchgate(&out, dir, NULL,
+		       (const char *const[]){ "import", "--format",
+					      "hyperfine", bad, "--store",
+					      at("store", 0), NULL });
+	cr_assert_eq(out.exit_code, 2, "%s", out.err.buf);
+	/* line 2, column 33: the "a" */
+	cr_assert(strstr(out.err.buf, "bad.json:2:33: results[0].times[1]: "
+				      "expected a finite number, found a "
+				      "string"),
+		  "%s", out.err.buf);
+	test_list_tree(&listing, at("store", 0));
+	cr_assert_str_empty(listing.buf, "stored: %s", listing.buf);
+	test_output_release(&out);
+
+	test_benchgate(&out, dir, NULL,
+		       (const char *const[]){ "import", bad, NULL });
+	cr_assert_eq(out.exit_code, 2);
+	cr_assert(strstr(out.err.buf, "--format FMT is required"), "%s",
+		  out.err.buf);
+	test_output_release(&out);
+
+	test_benchgate(&out, dir, NULL,
+		       (const char *const[]){ "import", "--format", "junit",
+					      bad, NULL });
+	cr_assert_eq(out.exit_code, 2);
+	cr_assert(strstr(out.err.buf, "unknown format 'junit'; expected one "
+				      "of: gbench, hyperfine, "
+				      "pytest-benchmark, customSmallerIsBetter, "
+				      "customBiggerIsBetter"),
+		  "%s", out.err.buf);
+	test_output_release(&out);
+	strbuf_release(&listing);
+	free(bad);
+}
+
+Test(import, a_failed_benchmark_is_a_failed_case)
+{
+	struct test_output out;
+	char *file = test_write_file(
+		dir, "hf.json",
+		"{\"results\": [{\"command\": \"false\", \"times\": [0.001],"
+		" \"exit_codes\": [1]}]}");
+
+	test_benchgate(&out, dir, NULL,
+		       (const char *const[]){ "import", "--format",
+					      "hyperfine", file, "--store",
+					      at("store", 0), "--no-color",
+					      NULL });
+	cr_assert_eq(out.exit_code, 3, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.out.buf, "1 of 1 runs failed under hyperfine"),
+		  "%s", out.out.buf);
+	cr_assert(strstr(out.out.buf, "stored "), "%s", out.out.buf);
+	test_output_release(&out);
+	free(file);
+}
