@@ -178,6 +178,61 @@ static void add_series(struct strbuf *out, const struct history *history,
 	strbuf_release(&label);
 }
 
+/* One block per cause (attribution.h): the commit to blame, what a
+ * bisect would search, and every series that moved there. */
+static void add_incident(struct strbuf *out, const struct history *history,
+			 const struct history_incident *incident, bool color)
+{
+	const struct git_meta *last = &history->commits[incident->range_last];
+	const char *author = history->authors
+				     ? history->authors[incident->range_last]
+				     : NULL;
+	size_t span = incident->range_last - incident->range_first + 1;
+
+	strbuf_addf(out, "%sregression%s at %.12s", paint(color, RED),
+		    paint(color, RESET), last->commit);
+	if (author) {
+		strbuf_addstr(out, " by ");
+		report_add_cut(out, author, SUBJECT_MAX, name_quote);
+	}
+	strbuf_addstr(out, ": \"");
+	report_add_cut(out, last->subject, SUBJECT_MAX, name_quote);
+	strbuf_addstr(out, "\"\n");
+	if (span > 1)
+		/* the commit before the range held the old level */
+		strbuf_addf(out,
+			    "  one of %zu commits: benchgate bisect SUITE "
+			    "--good %.12s --bad %.12s\n",
+			    span,
+			    incident->range_first
+				    ? history->commits[incident->range_first - 1]
+					      .commit
+				    : history->commits[0].commit,
+			    last->commit);
+	strbuf_addstr(out, "  ");
+	report_add_count(out, incident->moves_nr, "series moved",
+			 "series moved");
+	strbuf_addf(out, " (%zu in the worse direction):\n",
+		    incident->regressions);
+	for (size_t i = 0; i < incident->moves_nr; i++) {
+		const struct history_move *move = &incident->moves[i];
+		const struct history_series *s = &history->series[move->series];
+		const struct history_change *change = &s->changes[move->change];
+		struct strbuf label = STRBUF_INIT;
+
+		strbuf_addf(&label, "%s on %s: %s/%s/%s %s", s->suite,
+			    s->machine, s->benchmark, s->variant, s->device,
+			    s->metric);
+		strbuf_addstr(out, "    ");
+		name_quote(out, label.buf);
+		strbuf_addf(out, " %s", paint(color, change->regression ? RED
+								   : GREEN));
+		format_change(out, change->at.change);
+		strbuf_addf(out, "%s\n", paint(color, RESET));
+		strbuf_release(&label);
+	}
+}
+
 void history_view_terminal(struct strbuf *out, const struct history *history,
 			   bool color)
 {
@@ -213,6 +268,8 @@ void history_view_terminal(struct strbuf *out, const struct history *history,
 		}
 		add_series(out, history, s, width, color);
 	}
+	for (size_t i = 0; i < history->incidents_nr; i++)
+		add_incident(out, history, &history->incidents[i], color);
 }
 
 static const char *const csv_columns[] = {
@@ -277,6 +334,11 @@ static cJSON *point_json(const struct history *history,
 	return object;
 }
 
+static const char *author_of(const struct history *history, size_t commit)
+{
+	return history->authors ? history->authors[commit] : NULL;
+}
+
 static cJSON *change_json(const struct history *history,
 			  const struct history_series *s,
 			  const struct history_change *change)
@@ -299,6 +361,63 @@ static cJSON *change_json(const struct history *history,
 		range,
 		json_string(history->commits[change->range_first].commit));
 	cJSON_AddItemToArray(range, json_string(commit));
+	json_add_string(object, "author",
+			author_of(history,
+				  s->points[change->at.index].commit));
+	if (change->incident == HISTORY_NO_INCIDENT)
+		cJSON_AddNullToObject(object, "incident");
+	else
+		cJSON_AddNumberToObject(object, "incident",
+					(double)change->incident);
+	return object;
+}
+
+static cJSON *move_json(const struct history *history,
+			const struct history_move *move)
+{
+	const struct history_series *s = &history->series[move->series];
+	const struct history_change *change = &s->changes[move->change];
+	cJSON *object = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(object, "series", (double)move->series);
+	cJSON_AddNumberToObject(object, "change_point", (double)move->change);
+	json_add_string(object, "suite", s->suite);
+	json_add_string(object, "benchmark", s->benchmark);
+	json_add_string(object, "variant", s->variant);
+	json_add_string(object, "device", s->device);
+	json_add_string(object, "machine", s->machine);
+	json_add_string(object, "metric", s->metric);
+	json_add_string(object, "direction", direction(change));
+	cJSON_AddNumberToObject(object, "change", change->at.change);
+	return object;
+}
+
+static cJSON *incident_json(const struct history *history,
+			    const struct history_incident *incident)
+{
+	const struct git_meta *last = &history->commits[incident->range_last];
+	cJSON *object = cJSON_CreateObject();
+	cJSON *range, *moves;
+
+	json_add_string(object, "commit", last->commit);
+	json_add_string(object, "commit_time", last->commit_time);
+	json_add_string(object, "subject", last->subject);
+	json_add_string(object, "author",
+			author_of(history, incident->range_last));
+	range = cJSON_AddArrayToObject(object, "range");
+	cJSON_AddItemToArray(
+		range,
+		json_string(history->commits[incident->range_first].commit));
+	cJSON_AddItemToArray(range, json_string(last->commit));
+	cJSON_AddNumberToObject(
+		object, "range_commits",
+		(double)(incident->range_last - incident->range_first + 1));
+	cJSON_AddNumberToObject(object, "regressions",
+				(double)incident->regressions);
+	moves = cJSON_AddArrayToObject(object, "moves");
+	for (size_t i = 0; i < incident->moves_nr; i++)
+		cJSON_AddItemToArray(moves,
+				     move_json(history, &incident->moves[i]));
 	return object;
 }
 
@@ -330,7 +449,7 @@ static cJSON *series_json(const struct history *history,
 void history_view_json(struct strbuf *out, const struct history *history)
 {
 	cJSON *root = cJSON_CreateObject();
-	cJSON *series;
+	cJSON *series, *incidents;
 
 	cJSON_AddNumberToObject(root, "benchgate_history", 1);
 	json_add_string(root, "branch", history->branch);
@@ -338,6 +457,11 @@ void history_view_json(struct strbuf *out, const struct history *history)
 	for (size_t i = 0; i < history->series_nr; i++)
 		cJSON_AddItemToArray(series,
 				     series_json(history, &history->series[i]));
+	incidents = cJSON_AddArrayToObject(root, "incidents");
+	for (size_t i = 0; i < history->incidents_nr; i++)
+		cJSON_AddItemToArray(
+			incidents,
+			incident_json(history, &history->incidents[i]));
 	json_print(out, root);
 	cJSON_Delete(root);
 }

@@ -520,6 +520,8 @@ int history_build(struct history *out, struct store *store,
 		goto done;
 	history_index_save(b.index);
 	finish(&b);
+	attribution_group(out);
+	error = attribution_read_authors(out, repo);
 done:
 	builder_release(&b);
 	git_repository_free(repo);
@@ -541,6 +543,7 @@ static void series_release(struct history_series *s)
 
 void history_release(struct history *history)
 {
+	attribution_release(history);
 	for (size_t i = 0; i < history->commits_nr; i++)
 		git_meta_release(&history->commits[i]);
 	for (size_t i = 0; i < history->series_nr; i++)

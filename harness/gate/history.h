@@ -1,6 +1,7 @@
 #ifndef BENCHGATE_HISTORY_H
 #define BENCHGATE_HISTORY_H
 
+#include "harness/gate/attribution.h"
 #include "harness/gate/changepoint.h"
 #include "harness/store/result.h"
 #include "harness/store/store.h"
@@ -70,7 +71,12 @@ struct history_change {
 	 * before at.index: commits from there to points[at.index].commit
 	 * are what a bisect searches; equal when nothing lies between. */
 	size_t range_first;
+	/* index into history->incidents (attribution.h), or
+	 * HISTORY_NO_INCIDENT: an improvement that met no regression */
+	size_t incident;
 };
+
+#define HISTORY_NO_INCIDENT ((size_t)-1)
 
 /* One case, machine and metric along the branch. */
 struct history_series {
@@ -98,6 +104,12 @@ struct history {
 	/* Ordered by suite, machine, benchmark, variant, device, metric. */
 	struct history_series *series;
 	size_t series_nr, series_alloc;
+	/* The causes of the change points, oldest first (attribution.h). */
+	struct history_incident *incidents;
+	size_t incidents_nr, incidents_alloc;
+	/* Parallel to commits: "Name <email>" of the commits a change point
+	 * or an incident names, NULL for the others. */
+	char **authors;
 };
 
 /*

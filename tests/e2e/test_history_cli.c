@@ -170,7 +170,7 @@ static const char *hex(size_t i)
 static void check_document(const cJSON *root)
 {
 	static const char *const top[] = { "benchgate_history", "branch",
-					   "series", NULL };
+					   "series", "incidents", NULL };
 	static const char *const series_keys[] = {
 		"suite",   "benchmark",	    "variant", "device",
 		"machine", "metric",	    "unit",    "better",
@@ -181,9 +181,15 @@ static void check_document(const cJSON *root)
 	};
 	static const char *const change_keys[] = {
 		"commit",    "index",	  "before", "after", "change",
-		"change_ci", "direction", "range",  NULL
+		"change_ci", "direction", "range",  "author", "incident", NULL
+	};
+	static const char *const incident_keys[] = {
+		"commit", "commit_time",   "subject",	  "author",
+		"range",  "range_commits", "regressions", "moves",
+		NULL
 	};
 	const cJSON *series, *latency, *points, *p, *changes, *cp, *range;
+	const cJSON *incidents, *incident, *moves;
 
 	assert_keys(root, top);
 	cr_assert_eq(num(root, "benchgate_history"), 1);
@@ -245,6 +251,31 @@ static void check_document(const cJSON *root)
 				       0),
 		    "direction"),
 		"regression", "less throughput is worse too");
+
+	/* latency and throughput moved at the same commit: one incident,
+	 * whose range is what the gap left open */
+	cr_assert_str_eq(str(cp, "author"), "Test <test@example.invalid>",
+			 "testutil.c signs every commit so");
+	cr_assert_eq(num(cp, "incident"), 0);
+	incidents = get(root, "incidents");
+	cr_assert_eq(cJSON_GetArraySize(incidents), 1, "one cause");
+	incident = cJSON_GetArrayItem(incidents, 0);
+	assert_keys(incident, incident_keys);
+	cr_assert_str_eq(str(incident, "commit"), hex(STEP));
+	cr_assert_str_eq(str(incident, "author"),
+			 "Test <test@example.invalid>");
+	cr_assert_str_eq(
+		cJSON_GetArrayItem(get(incident, "range"), 0)->valuestring,
+		hex(12));
+	cr_assert_eq(num(incident, "range_commits"), STEP - 12 + 1);
+	cr_assert_eq(num(incident, "regressions"), 2);
+	moves = get(incident, "moves");
+	cr_assert_eq(cJSON_GetArraySize(moves), 2);
+	cr_assert_str_eq(str(cJSON_GetArrayItem(moves, 0), "metric"),
+			 "latency");
+	cr_assert_eq(num(cJSON_GetArrayItem(moves, 1), "series"), 1);
+	cr_assert_str_eq(str(cJSON_GetArrayItem(moves, 1), "metric"),
+			 "throughput");
 }
 
 Test(history_cli, json_of_a_directory_store)
@@ -365,6 +396,18 @@ Test(history_cli, terminal_view_sparkline_and_change_points)
 		 test_oid_hex(&commits[12], 1),
 		 test_oid_hex(&commits[STEP], 2));
 	cr_assert(strstr(out.out.buf, at), "%s", out.out.buf);
+	/* the incident: who to ask, what to bisect, what moved */
+	strbuf_addf(&line,
+		    "regression at %.12s by Test <test@example.invalid>: "
+		    "\"c14\"\n"
+		    "  one of 3 commits: benchgate bisect SUITE --good %.12s "
+		    "--bad %.12s\n"
+		    "  1 series moved (1 in the worse direction):\n"
+		    "    s on box: b/original/cpu latency +",
+		    hex(STEP), test_oid_hex(&commits[11], 2), hex(STEP));
+	cr_assert(strstr(out.out.buf, line.buf), "%s\nin\n%s", line.buf,
+		  out.out.buf);
+	strbuf_release(&line);
 	cr_assert_null(strchr(out.out.buf, '\033'), "no colour off a TTY");
 	test_output_release(&out);
 }
