@@ -145,6 +145,22 @@ void plan_add_baseline(struct plan *plan, const char *build_dir)
 	plan->baseline_build_dir = absolute_path(build_dir);
 }
 
+void plan_retain(struct plan *plan,
+		 bool (*keep)(const struct plan_case *pcase, void *payload),
+		 void *payload)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < plan->nr; i++) {
+		if (!keep(&plan->cases[i], payload)) {
+			free(plan->cases[i].id);
+			continue;
+		}
+		plan->cases[kept++] = plan->cases[i];
+	}
+	plan->nr = kept;
+}
+
 void plan_free(struct plan *plan)
 {
 	if (!plan)

@@ -56,6 +56,15 @@ int plan_build(struct plan **out, const struct suite *suite,
  */
 void plan_add_baseline(struct plan *plan, const char *build_dir);
 
+/*
+ * Keeps the cases for which keep() is true, in their order, and drops the
+ * others (`bisect` measures only the cases whose metrics it bisects).
+ * Call it before the plan runs, before plan_add_baseline().
+ */
+void plan_retain(struct plan *plan,
+		 bool (*keep)(const struct plan_case *pcase, void *payload),
+		 void *payload);
+
 void plan_free(struct plan *plan);
 
 /*

@@ -1,0 +1,234 @@
+#include "harness/store/checkout.h"
+
+#include "harness/store/gitinfo.h"
+#include "harness/store/gitref.h"
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct checkout_area {
+	char *dir;
+};
+
+/*
+ * The areas alive, for the termination handler: a fixed table, so the
+ * handler reads no heap structure that could be halfway through a change.
+ */
+#define AREAS_MAX 4
+static char *volatile live_areas[AREAS_MAX];
+static struct sigaction previous[3];
+static const int terminating[] = { SIGINT, SIGTERM, SIGHUP };
+static bool handlers_installed;
+
+static int remove_entry(const char *path, const struct stat *st, int flag,
+			struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+void checkout_remove(const char *dir)
+{
+	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	rmdir(dir);
+}
+
+/*
+ * Ends benchgate as the signal would have, with the scratch areas gone:
+ * the previous handler first (process.h's kills the benchmark's or the
+ * build's group; with the signal blocked here its re-raise waits), then
+ * the removal, then the signal's own way out. The removal is not strictly
+ * async-signal-safe (nftw), which a process about to end can afford.
+ */
+static void remove_areas_and_end(int sig)
+{
+	size_t which = 0;
+
+	while (terminating[which] != sig)
+		which++;
+	if (previous[which].sa_handler != SIG_DFL &&
+	    previous[which].sa_handler != SIG_IGN &&
+	    !(previous[which].sa_flags & SA_SIGINFO))
+		previous[which].sa_handler(sig);
+	for (size_t i = 0; i < AREAS_MAX; i++)
+		if (live_areas[i])
+			checkout_remove(live_areas[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void install_handlers(void)
+{
+	struct sigaction action;
+
+	if (handlers_installed)
+		return;
+	handlers_installed = true;
+	memset(&action, 0, sizeof(action));
+	action.sa_handler = remove_areas_and_end;
+	sigemptyset(&action.sa_mask);
+	for (size_t i = 0; i < 3; i++) {
+		/* a signal benchgate ignores (nohup) stays ignored */
+		if (sigaction(terminating[i], NULL, &previous[i]) < 0 ||
+		    previous[i].sa_handler == SIG_IGN)
+			continue;
+		sigaction(terminating[i], &action, NULL);
+	}
+}
+
+int checkout_area_new(struct checkout_area **out, const char *label)
+{
+	struct checkout_area *area = xcalloc(1, sizeof(*area));
+	const char *tmpdir = getenv("TMPDIR");
+	struct strbuf path = STRBUF_INIT;
+	size_t slot;
+
+	*out = area;
+	if (!tmpdir || !*tmpdir)
+		tmpdir = "/tmp";
+	strbuf_addf(&path, "%s/benchgate-%s-XXXXXX", tmpdir, label);
+	if (!mkdtemp(path.buf)) {
+		int error = bg_error("cannot make a scratch directory '%s': %s",
+				     path.buf, strerror(errno));
+
+		strbuf_release(&path);
+		return error;
+	}
+	area->dir = realpath(path.buf, NULL);
+	if (!area->dir)
+		area->dir = xstrdup(path.buf);
+	strbuf_release(&path);
+	for (slot = 0; slot < AREAS_MAX && live_areas[slot]; slot++)
+		;
+	if (slot == AREAS_MAX)
+		return bg_error("more than %d scratch areas at once",
+				AREAS_MAX);
+	install_handlers();
+	live_areas[slot] = area->dir;
+	return BG_OK;
+}
+
+const char *checkout_area_dir(const struct checkout_area *area)
+{
+	return area->dir;
+}
+
+int checkout_commit(struct checkout_area *area, git_repository *repo,
+		    git_commit *commit, const char *name, struct strbuf *dir)
+{
+	git_checkout_options opts;
+	struct strbuf path = STRBUF_INIT;
+	git_tree *tree = NULL;
+	int error = BG_OK;
+
+	strbuf_addf(&path, "%s/%s", area->dir, name);
+	if (mkdir(path.buf, 0777) < 0) {
+		error = bg_error("cannot make the checkout directory '%s': %s",
+				 path.buf, strerror(errno));
+		goto done;
+	}
+	git_checkout_options_init(&opts, GIT_CHECKOUT_OPTIONS_VERSION);
+	/* no index or HEAD of the repository is read or written: the
+	 * target directory gets the commit's files and nothing else */
+	opts.checkout_strategy = GIT_CHECKOUT_FORCE |
+				 GIT_CHECKOUT_DONT_UPDATE_INDEX;
+	opts.target_directory = path.buf;
+	if (git_commit_tree(&tree, commit) < 0 ||
+	    git_checkout_tree(repo, (const git_object *)tree, &opts) < 0) {
+		error = bg_error("cannot check out %s into '%s': %s",
+				 git_oid_tostr_s(git_commit_id(commit)),
+				 path.buf, gitref_message());
+		checkout_remove(path.buf);
+		goto done;
+	}
+	strbuf_add(dir, path.buf, path.len);
+done:
+	git_tree_free(tree);
+	strbuf_release(&path);
+	return error;
+}
+
+void checkout_area_free(struct checkout_area *area)
+{
+	if (!area)
+		return;
+	for (size_t i = 0; i < AREAS_MAX; i++)
+		if (live_areas[i] == area->dir)
+			live_areas[i] = NULL;
+	if (area->dir)
+		checkout_remove(area->dir);
+	free(area->dir);
+	free(area);
+}
+
+static bool is_directory(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int checkout_place(struct strbuf *out, const char *path, const char *tree)
+{
+	struct strbuf found = STRBUF_INIT, resolved = STRBUF_INIT;
+	char *copy = xstrdup(path), *copy2 = xstrdup(path), *copy3;
+	char *full = realpath(path, NULL), *root = NULL;
+	int error = BG_OK;
+	size_t len;
+
+	if (full) {
+		strbuf_addstr(&resolved, full);
+	} else {
+		/* a build directory not made yet: its parent decides */
+		char *parent = realpath(dirname(copy), NULL);
+
+		if (parent)
+			strbuf_addf(&resolved, "%s/%s", parent,
+				    basename(copy2));
+		free(parent);
+	}
+	copy3 = xstrdup(resolved.buf);
+	/* found from the directory itself, or a file's (or a directory
+	 * still to be made) from its parent */
+	if (!resolved.len ||
+	    gitinfo_repo_root(full && is_directory(full) ? full
+							 : dirname(copy3),
+			      &found) < 0 ||
+	    !(root = realpath(found.buf, NULL))) {
+		error = bg_notfound("'%s' is not in a git work tree", path);
+		goto done;
+	}
+	len = strlen(root);
+	if (strncmp(resolved.buf, root, len) ||
+	    (resolved.buf[len] && resolved.buf[len] != '/')) {
+		error = bg_notfound("'%s' is outside the work tree '%s'", path,
+				    root);
+		goto done;
+	}
+	strbuf_addf(out, "%s%s", tree, resolved.buf + len);
+done:
+	free(full);
+	free(root);
+	free(copy);
+	free(copy2);
+	free(copy3);
+	strbuf_release(&found);
+	strbuf_release(&resolved);
+	return error;
+}

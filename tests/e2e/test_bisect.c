@@ -1,0 +1,241 @@
+/*
+ * End to end: `benchgate bisect` on a generated repository of 64 commits
+ * on main whose benchmark sleeps as long as the file `delay` of the tree
+ * says, made slow by one planted commit; one commit between cannot be
+ * built. The repository is made with the git program. The benchmark
+ * sleeps rather than computes, so the test costs little CPU and the
+ * machine's load hardly moves what it measures.
+ */
+#include "harness/util/strbuf.h"
+
+#include "testutil.h"
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COMMITS 64
+#define PLANTED 37 /* the first slow commit: c37 */
+#define BROKEN	39 /* its tree cannot be built: the search meets it */
+
+static char *dir;
+static char repo[4096], scratch[4096], tmpdir_env[4200], lock_env[4200];
+static char hex[COMMITS][41];
+
+static void shell(const char *script)
+{
+	struct test_output out;
+
+	test_run(&out, dir, NULL,
+		 (const char *const[]){ "/bin/sh", "-ec", script, NULL });
+	cr_assert_eq(out.exit_code, 0, "%s:\n%s%s", script, out.out.buf,
+		     out.err.buf);
+	test_output_release(&out);
+}
+
+/*
+ * repo/: c0 .. c63 on main, each changing `counter`; c37 "slow" (by
+ * Planter) makes `delay` 0.05 s from 0.004 s; c39 adds a file `broken`
+ * that c40 removes, and the build command fails while it is there.
+ */
+static void setup(void)
+{
+	struct strbuf script = STRBUF_INIT;
+	char *ids;
+
+	dir = test_tmpdir();
+	snprintf(repo, sizeof(repo), "%s/repo", dir);
+	snprintf(scratch, sizeof(scratch), "%s/scratch", dir);
+	snprintf(tmpdir_env, sizeof(tmpdir_env), "TMPDIR=%s", scratch);
+	/* a machine lock of its own: other tests' runs do not hold it */
+	snprintf(lock_env, sizeof(lock_env), "BENCHGATE_LOCK=%s/lock", dir);
+	strbuf_addf(
+		&script,
+		"mkdir scratch repo && cd repo\n"
+		"export GIT_AUTHOR_NAME=Dev GIT_AUTHOR_EMAIL=dev@example.invalid\n"
+		"export GIT_COMMITTER_NAME=Dev GIT_COMMITTER_EMAIL=dev@example.invalid\n"
+		"git init -q -b main .\n"
+		"cat > suite.json <<'EOF'\n"
+		"{ \"benchgate\": 1, \"suite\": \"naps\",\n"
+		"  \"defaults\": { \"warmup\": 0, \"runs\": 8, "
+		"\"threshold\": \"20%%\" },\n"
+		"  \"benchmarks\": [ { \"name\": \"nap\",\n"
+		"    \"shell\": \"sleep $(cat ${suite_dir}/delay)\",\n"
+		"    \"metrics\": [ { \"name\": \"wall_time\", "
+		"\"from\": \"wall\" } ] } ] }\n"
+		"EOF\n"
+		"echo build/ > .gitignore\n"
+		"echo 0.004 > delay\n"
+		"i=0\n"
+		"while [ $i -lt %d ]; do\n"
+		"  echo $i > counter\n"
+		"  if [ $i = %d ]; then touch broken; fi\n"
+		"  if [ $i = %d ]; then rm broken; fi\n"
+		"  if [ $i = %d ]; then\n"
+		"    echo 0.05 > delay\n"
+		"    git add -A && GIT_AUTHOR_NAME=Planter "
+		"GIT_AUTHOR_EMAIL=planter@example.invalid git commit -qm slow\n"
+		"  else\n"
+		"    git add -A && git commit -qm c$i\n"
+		"  fi\n"
+		"  i=$((i + 1))\n"
+		"done\n"
+		"git log --first-parent --reverse --format=%%H > ../ids\n",
+		COMMITS, BROKEN, BROKEN + 1, PLANTED);
+	shell(script.buf);
+	strbuf_release(&script);
+	strbuf_addf(&script, "%s/ids", dir);
+	ids = test_read_file(script.buf);
+	cr_assert_not_null(ids);
+	for (size_t i = 0; i < COMMITS; i++)
+		memcpy(hex[i], ids + 41 * i, 40);
+	free(ids);
+	strbuf_release(&script);
+}
+
+static void teardown(void)
+{
+	test_rmtree(dir);
+	free(dir);
+}
+
+TestSuite(bisect, .init = setup, .fini = teardown, .timeout = 180);
+
+/* How many entries a directory has whose names are `len` long (0: any),
+ * . and .. aside (the store's own, .lock and .tmp, are shorter than a
+ * commit id); -1 when absent. */
+static int entries_named(const char *path, size_t len)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int nr = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		nr += strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		      (!len || strlen(e->d_name) == len);
+	closedir(d);
+	return nr;
+}
+
+static int entries(const char *path)
+{
+	return entries_named(path, 0);
+}
+
+static void bisect(struct test_output *out, const char *good, const char *bad,
+		   const char *build)
+{
+	const char *env[] = { tmpdir_env, lock_env, NULL };
+
+	test_benchgate(out, repo, env,
+		       (const char *const[]){ "bisect", "suite.json", "--good",
+					      good, "--bad", bad, "--build",
+					      build, NULL });
+}
+
+Test(bisect, names_the_planted_commit_and_skips_the_one_that_fails_to_build)
+{
+	struct test_output out;
+	char expected[256], path[4600];
+
+	bisect(&out, hex[0], hex[COMMITS - 1], "test ! -e broken");
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	snprintf(expected, sizeof(expected),
+		 "first bad commit: %s \"slow\" by Planter "
+		 "<planter@example.invalid>, ",
+		 hex[PLANTED]);
+	cr_assert(strstr(out.out.buf, expected), "%s\n%s", expected,
+		  out.out.buf);
+	snprintf(expected, sizeof(expected),
+		 "  %.12s skipped the build exited with status 1", hex[BROKEN]);
+	cr_assert(strstr(out.out.buf, expected), "%s\n%s", expected,
+		  out.out.buf);
+	cr_assert(strstr(out.out.buf, "nap/default/cpu wall_time: "),
+		  "%s", out.out.buf);
+	/* the two ends and log2(64) = 6 between, the skipped one aside:
+	 * each measured commit's result is in the store under its id */
+	cr_assert(strstr(out.out.buf, "(the ends included), 8 measured, "
+				      "1 skipped"),
+		  "%s", out.out.buf);
+	snprintf(path, sizeof(path), "%s/.benchgate/results", repo);
+	cr_assert_eq(entries_named(path, 40), 8,
+		     "one result per measured commit");
+	snprintf(path, sizeof(path), "%s/.benchgate/results/%s", repo,
+		 hex[PLANTED]);
+	cr_assert_eq(entries(path), 1, "the planted commit's result");
+	cr_assert(strstr(out.err.buf, "bisect: 64 commits from good"),
+		  "progress on stderr: %s", out.err.buf);
+	cr_assert_eq(entries(scratch), 0, "the checkouts are gone");
+	test_output_release(&out);
+}
+
+Test(bisect, bad_input_exits_2_naming_it)
+{
+	struct test_output out;
+
+	bisect(&out, hex[5], hex[2], "true");
+	cr_assert_eq(out.exit_code, 2);
+	cr_assert(strstr(out.err.buf, "is not on the first-parent history"),
+		  "%s", out.err.buf);
+	test_output_release(&out);
+
+	bisect(&out, "no-such-rev", hex[2], "true");
+	cr_assert_eq(out.exit_code, 2);
+	cr_assert(strstr(out.err.buf, "--good: 'no-such-rev' names no commit"),
+		  "%s", out.err.buf);
+	test_output_release(&out);
+
+	/* nothing regressed between two fast commits */
+	bisect(&out, hex[0], hex[3], "true");
+	cr_assert_eq(out.exit_code, 2);
+	cr_assert(strstr(out.err.buf, "nothing to bisect"), "%s", out.err.buf);
+	test_output_release(&out);
+
+	/* the bad end cannot be built */
+	bisect(&out, hex[0], hex[BROKEN], "test ! -e broken");
+	cr_assert_eq(out.exit_code, 2);
+	cr_assert(strstr(out.err.buf, "cannot be measured: the build exited "
+				      "with status 1"),
+		  "%s", out.err.buf);
+	test_output_release(&out);
+
+	test_benchgate(&out, repo, NULL,
+		       (const char *const[]){ "bisect", "suite.json", "--good",
+					      hex[0], NULL });
+	cr_assert_eq(out.exit_code, 2);
+	cr_assert(strstr(out.err.buf, "--good, --bad and --build are "
+				      "required"),
+		  "%s", out.err.buf);
+	test_output_release(&out);
+	cr_assert_eq(entries(scratch), 0, "the checkouts are gone");
+}
+
+Test(bisect, an_interrupted_bisect_leaves_no_checkout)
+{
+	struct test_output out;
+
+	/* the build's shell is benchgate's child: it interrupts benchgate */
+	bisect(&out, hex[0], hex[COMMITS - 1], "kill -INT $PPID; sleep 5");
+	cr_assert_eq(out.exit_code, -1, "ended by the signal: %s%s",
+		     out.out.buf, out.err.buf);
+	cr_assert_eq(entries(scratch), 0, "the checkouts are gone");
+	test_output_release(&out);
+}
+
+Test(bisect, listed_by_help)
+{
+	struct test_output out;
+
+	test_benchgate(&out, NULL, NULL, (const char *const[]){ "--help", NULL });
+	cr_assert(strstr(out.out.buf, "  bisect "), "%s", out.out.buf);
+	test_output_release(&out);
+	test_benchgate(&out, NULL, NULL,
+		       (const char *const[]){ "bisect", "--help", NULL });
+	cr_assert_eq(out.exit_code, 0);
+	cr_assert(strstr(out.out.buf, "--good REV"), "%s", out.out.buf);
+	test_output_release(&out);
+}
