@@ -1016,6 +1016,10 @@ static void series_levels_data(struct strbuf *dat,
 			       const struct report_level *levels,
 			       size_t first)
 {
+	bool first_level = true;
+
+	/* One blank line between two levels (two separate curves); two
+	 * would start another index. */
 	strbuf_addstr(dat, "\n\n# index 1: levels between change points\n"
 			   "# x low high center\n");
 	for (size_t i = 0; i <= s->changes_nr; i++) {
@@ -1024,12 +1028,15 @@ static void series_levels_data(struct strbuf *dat,
 
 		if (level->end <= first || !isfinite(level->center))
 			continue;
+		if (!first_level)
+			strbuf_addch(dat, '\n');
+		first_level = false;
 		x0 = (double)s->points[level->first > first ? level->first
 							    : first]
 			     .commit -
 		     0.5;
 		x1 = (double)s->points[level->end - 1].commit + 0.5;
-		strbuf_addf(dat, "%.9g %.9g %.9g %.9g\n%.9g %.9g %.9g %.9g\n\n",
+		strbuf_addf(dat, "%.9g %.9g %.9g %.9g\n%.9g %.9g %.9g %.9g\n",
 			    x0, level->center - level->spread,
 			    level->center + level->spread, level->center, x1,
 			    level->center - level->spread,

@@ -192,8 +192,9 @@ static int write_site_file(struct publisher *p, const char *path,
 		p->counts->kept++;
 		return BG_OK;
 	}
-	if ((error = write_file_atomic(p->path.buf, text->buf, text->len)) ==
-	    0)
+	/* Made durable all at once before the state records it. */
+	if ((error = write_file_atomic_unsynced(p->path.buf, text->buf,
+						text->len)) == 0)
 		p->counts->written++;
 	return error;
 }
@@ -393,6 +394,9 @@ int publish_site(struct publish_counts *counts, const char *dir,
 		qsort(p.now.entries, p.now.nr, sizeof(*p.now.entries),
 		      compare_entries);
 	remove_stale(&p);
+	/* Pages and charts on the disk first: a state that outlives them
+	 * would keep an empty page forever. */
+	fsync_filesystem(dir);
 	error = write_state(&p, history);
 done:
 	old_release(&p.now);

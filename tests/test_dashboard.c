@@ -138,6 +138,10 @@ Test(dashboard, one_page_and_chart_per_series_and_the_three_pages)
 	find(d.charts.items[0].gp.buf, "set output '");
 	find(d.charts.items[0].gp.buf, "title 'regression'");
 	find(d.charts.items[0].dat.buf, "# index 1: levels");
+	/* Two blank lines start a gnuplot index: exactly the four named. */
+	cr_assert_eq(count(d.charts.items[0].dat.buf, "\n\n\n"), 3,
+		     "%s", d.charts.items[0].dat.buf);
+	cr_assert_null(strstr(d.charts.items[0].dat.buf, "\n\n\n\n"));
 	cr_assert_null(strstr(d.charts.items[0].gp.buf, "png"), "SVG only");
 	dashboard_release(&d);
 	history_release(&h);

@@ -1,8 +1,11 @@
+/* syncfs(2) is Linux's. */
+#define _GNU_SOURCE
 #include "harness/util/fileio.h"
 
 #include "harness/util/error.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -38,7 +41,18 @@ void fsync_dir(const char *dir)
 	}
 }
 
-int write_file_temporary(struct strbuf *tmp, const void *data, size_t len)
+void fsync_filesystem(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		syncfs(fd);
+		close(fd);
+	}
+}
+
+static int write_temporary(struct strbuf *tmp, const void *data, size_t len,
+			   bool sync)
 {
 	int fd, error = BG_OK;
 
@@ -49,7 +63,7 @@ int write_file_temporary(struct strbuf *tmp, const void *data, size_t len)
 		return error;
 	}
 	if (write_in_full(fd, data, len) < 0 || fchmod(fd, 0644) < 0 ||
-	    fsync(fd) < 0)
+	    (sync && fsync(fd) < 0))
 		error = bg_error("cannot write '%s': %s", tmp->buf,
 				 strerror(errno));
 	if (close(fd) < 0 && !error)
@@ -62,14 +76,20 @@ int write_file_temporary(struct strbuf *tmp, const void *data, size_t len)
 	return error;
 }
 
-int write_file_atomic(const char *path, const void *data, size_t len)
+int write_file_temporary(struct strbuf *tmp, const void *data, size_t len)
+{
+	return write_temporary(tmp, data, len, true);
+}
+
+static int write_replacing(const char *path, const void *data, size_t len,
+			   bool sync)
 {
 	struct strbuf tmp = STRBUF_INIT, dir = STRBUF_INIT;
 	const char *slash = strrchr(path, '/');
 	int error;
 
 	strbuf_addf(&tmp, "%s.tmp-XXXXXX", path);
-	if ((error = write_file_temporary(&tmp, data, len)) < 0)
+	if ((error = write_temporary(&tmp, data, len, sync)) < 0)
 		goto done;
 	if (rename(tmp.buf, path) < 0) {
 		error = bg_error("cannot rename '%s' to '%s': %s", tmp.buf,
@@ -77,6 +97,8 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 		unlink(tmp.buf);
 		goto done;
 	}
+	if (!sync)
+		goto done;
 	if (slash)
 		strbuf_add(&dir, path, (size_t)(slash - path) + 1);
 	else
@@ -86,6 +108,16 @@ done:
 	strbuf_release(&tmp);
 	strbuf_release(&dir);
 	return error;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len)
+{
+	return write_replacing(path, data, len, true);
+}
+
+int write_file_atomic_unsynced(const char *path, const void *data, size_t len)
+{
+	return write_replacing(path, data, len, false);
 }
 
 static int remove_entry(const char *path, const struct stat *st, int type,

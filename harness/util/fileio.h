@@ -39,6 +39,17 @@ int write_file_temporary(struct strbuf *tmp, const void *data, size_t len);
  * half-written one. BG_ERROR on failure, the temporary removed. */
 int write_file_atomic(const char *path, const void *data, size_t len);
 
+/* The same without fsync of the file or its directory: a reader still
+ * sees the old file or the new, but a crash may lose the new one. For many
+ * files made durable at once by one fsync_filesystem() before the write
+ * that records them (publish writes hundreds of pages: an fsync each cost
+ * two seconds). */
+int write_file_atomic_unsynced(const char *path, const void *data, size_t len);
+
+/* syncfs(2) of the file system holding path: every write to it reaches
+ * the disk. Best effort, as fsync_dir(). */
+void fsync_filesystem(const char *path);
+
 /* Removes path and, for a directory, everything below it, without
  * following symbolic links (a link is removed, not what it points to).
  * Best effort, for scratch directories benchgate made: 0, or -1 when

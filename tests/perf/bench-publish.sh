@@ -1,0 +1,82 @@
+#!/bin/sh
+# How long an incremental `benchgate publish` takes after one new commit
+# on a long history, against what it cannot do without: reading the
+# history (README "Dashboard", figures in "Performance of history").
+#
+#   tests/perf/bench-publish.sh BENCHGATE [COMMITS] [RUNS]
+#
+# generates (once, cached in $BENCH_PUBLISH_DIR, default
+# /tmp/benchgate-publish-COMMITS) a repository of COMMITS first-parent
+# commits with one result per commit of 10 benchmarks x 10 metrics x 10
+# samples (tests/perf/gen-history-store), copies it to a scratch
+# directory, and there measures, wall seconds and peak RSS
+# (/usr/bin/time), medians of RUNS (default 5):
+#
+# - first: the first `publish --out site` (every page, 100 charts);
+# - again: `publish` once more with nothing new (every file kept);
+# - one more commit: gen-history-store appends one commit and its result,
+#   then `publish` (RUNS times, a commit each): what a nightly job pays;
+# - the floor: `history` (terminal view) on the same store, warm index:
+#   the walk, the store read and the change points that publish needs too.
+#
+# Prints publish's own line (files written and kept) of the last
+# incremental run. Needs python3, git, gnuplot and GNU time. A Release
+# build gives the README's figures.
+set -eu
+
+if [ $# -lt 1 ] || [ $# -gt 3 ]; then
+	echo "usage: $0 BENCHGATE [COMMITS] [RUNS]" >&2
+	exit 2
+fi
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+commits=${2:-10000}
+runs=${3:-5}
+here=$(cd "$(dirname "$0")" && pwd)
+base=${BENCH_PUBLISH_DIR:-/tmp/benchgate-publish-$commits}
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+if [ ! -f "$base/planted.json" ]; then
+	echo "generating $base ..." >&2
+	"$here/gen-history-store" "$base" --commits "$commits" >&2
+fi
+# Appending changes the store: work on a copy, keep the cache as made.
+cp -a "$base" "$scratch/repo"
+cd "$scratch/repo"
+
+timed() {
+	name=$1
+	shift
+	/usr/bin/time -f "%e %M" -o "$scratch/time" "$@" >"$scratch/out"
+	cat "$scratch/time" >>"$scratch/$name"
+}
+
+median() {
+	cut -d' ' -f"$2" "$scratch/$1" | sort -n |
+		awk '{ v[NR] = $1 }
+		END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		      print m }'
+}
+
+"$bin" history >/dev/null # builds the history index (not timed here)
+timed first "$bin" publish --out "$scratch/site"
+for i in $(seq "$runs"); do
+	timed again "$bin" publish --out "$scratch/site"
+done
+for i in $(seq "$runs"); do
+	"$here/gen-history-store" . --commits $((commits + i)) >/dev/null
+	timed one-more "$bin" publish --out "$scratch/site"
+	cp "$scratch/out" "$scratch/last"
+	timed floor "$bin" history
+done
+
+printf 'publish, %s commits, 100 series, medians of %s runs:\n' \
+	"$commits" "$runs"
+printf '| | seconds | peak RSS MB |\n|---|---|---|\n'
+for what in first again one-more floor; do
+	printf '| %s | %s | %s |\n' $what "$(median $what 1)" \
+		"$(median $what 2 | awk '{ printf "%.0f", $1 / 1024 }')"
+done
+cat "$scratch/last"
+awk -v p="$(median one-more 1)" -v f="$(median floor 1)" 'BEGIN {
+	printf "ratio: one more commit / history %.2f\n", (f > 0 ? p / f : 0) }'
