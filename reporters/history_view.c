@@ -364,7 +364,7 @@ static cJSON *change_json(const struct history *history,
 	json_add_string(object, "author",
 			author_of(history,
 				  s->points[change->at.index].commit));
-	if (change->incident == HISTORY_NO_INCIDENT)
+	if (change->incident >= history->incidents_nr)
 		cJSON_AddNullToObject(object, "incident");
 	else
 		cJSON_AddNumberToObject(object, "incident",

@@ -26,7 +26,10 @@
  * before the first point of each new level), the latest median with its
  * unit, and the number of points. Beneath it each change point: its
  * commit, the change with its interval and direction, the levels before
- * and after, the commits a bisect would search, and the subject. Colour
+ * and after, the commits a bisect would search, and the subject. Then a
+ * block per incident (attribution.h): the commit to blame with its author
+ * and subject, the `benchgate bisect` range when it is more than one
+ * commit, and every series that moved there with its change. Colour
  * (ANSI: red regressions, green improvements) only with `color`.
  */
 void history_view_terminal(struct strbuf *out, const struct history *history,
@@ -49,11 +52,18 @@ void history_view_csv(struct strbuf *out, const struct history *history);
  *   "better", "points": [{"commit", "commit_time", "subject", "n",
  *   "median", "ci": [lo, hi]}], "change_points": [{"commit", "index",
  *   "before", "after", "change", "change_ci": [lo, hi], "direction",
- *   "range": [first, commit]}]}]}
+ *   "range": [first, commit], "author", "incident"}]}],
+ *   "incidents": [{"commit", "commit_time", "subject", "author",
+ *   "range": [first, last], "range_commits", "regressions", "moves":
+ *   [{"series", "change_point", "suite", "benchmark", "variant",
+ *   "device", "machine", "metric", "direction", "change"}]}]}
  * points oldest first; a change point's index is into points and its
  * commit the first of the new level; direction "regression" or
  * "improvement" by the metric's better; range the commits a bisect
- * searches, from the first after the previous point to commit. Unknown
+ * searches, from the first after the previous point to commit; author
+ * "Name <email>" (null unless attribution_find() read it), incident an
+ * index into incidents (null: none). An incident's commit is the last of
+ * its range; its moves index series and their change_points. Unknown
  * numbers are null.
  */
 void history_view_json(struct strbuf *out, const struct history *history);

@@ -1,6 +1,7 @@
 #include "harness/cli/cli.h"
 
 #include "harness/gate/alert.h"
+#include "harness/gate/attribution.h"
 #include "harness/gate/history.h"
 #include "harness/util/error.h"
 #include "harness/util/terminal.h"
@@ -82,7 +83,8 @@ int cmd_history(int argc, char **argv)
 					   .device = opts.filter.device,
 					   .metric = opts.metric,
 					   .machine = opts.machine,
-				   })) < 0)
+				   })) < 0 ||
+	    (error = attribution_find(&history, NULL)) < 0)
 		goto done;
 	if (opts.json_path) {
 		history_view_json(&text, &history);

@@ -1,6 +1,6 @@
 #include "harness/gate/attribution.h"
 
-#include "harness/gate/history.h"
+#include "harness/store/gitinfo.h"
 #include "harness/store/gitref.h"
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
@@ -204,12 +204,18 @@ int attribution_read_authors(struct history *history, git_repository *repo)
 	return error;
 }
 
-void attribution_release(struct history *history)
+int attribution_find(struct history *history, const char *start_dir)
 {
-	release_incidents(history);
-	if (history->authors)
-		for (size_t i = 0; i < history->commits_nr; i++)
-			free(history->authors[i]);
-	free(history->authors);
-	history->authors = NULL;
+	const char *dir = start_dir ? start_dir : ".";
+	git_repository *repo = NULL;
+	int error;
+
+	attribution_group(history);
+	gitinfo_libgit2_init();
+	if (git_repository_open_ext(&repo, dir, 0, NULL) < 0)
+		return bg_error("cannot open the repository of '%s': %s", dir,
+				gitref_message());
+	error = attribution_read_authors(history, repo);
+	git_repository_free(repo);
+	return error;
 }

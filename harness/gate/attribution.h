@@ -1,9 +1,9 @@
 #ifndef BENCHGATE_ATTRIBUTION_H
 #define BENCHGATE_ATTRIBUTION_H
 
+#include "harness/gate/history.h"
+
 #include <git2.h>
-#include <stdbool.h>
-#include <stddef.h>
 
 /*
  * Attribution: which commit to blame for the change points of a history
@@ -30,35 +30,12 @@
  * incidents. Deterministic; O(change points x incidents).
  */
 
-struct history;
-
-/* A change point of an incident: history->series[series].changes[change]. */
-struct history_move {
-	size_t series;
-	size_t change;
-	bool regression; /* as the change says */
-};
-
-/* One cause: the commits a bisect searches and the change points there. */
-struct history_incident {
-	/* indices into history->commits, first <= last: the commits every
-	 * move's range holds; last is the commit to blame when they are
-	 * equal, else the end of what a bisect searches */
-	size_t range_first, range_last;
-	struct history_move *moves; /* regressions first, then in series
-				     * order */
-	size_t moves_nr, moves_alloc;
-	size_t regressions; /* how many moves go the worse way (>= 1) */
-};
-
 /*
  * Groups the change points of history (as history_build() leaves them:
  * series in order, changes in index order) into history->incidents,
- * ordered by range_last then range_first, oldest first (replacing any
- * there), and sets each change's `incident` (an index into them, or
- * HISTORY_NO_INCIDENT for an improvement that met no regression).
- * Reads no git: history_build() calls it, then
- * attribution_read_authors().
+ * ordered by range_last, oldest first (replacing any there), and sets each
+ * change's `incident` (an index into them, or HISTORY_NO_INCIDENT for an
+ * improvement that met no regression). Reads no git.
  */
 void attribution_group(struct history *history);
 
@@ -70,7 +47,12 @@ void attribution_group(struct history *history);
  */
 int attribution_read_authors(struct history *history, git_repository *repo);
 
-/* Frees the incidents and authors (history_release() calls it). */
-void attribution_release(struct history *history);
+/*
+ * Both, for a history that history_build() made from the repository
+ * containing start_dir (NULL: the current directory), as `history` does
+ * before it shows it. BG_ERROR when the repository cannot be opened or
+ * read.
+ */
+int attribution_find(struct history *history, const char *start_dir);
 
 #endif

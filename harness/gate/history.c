@@ -520,8 +520,6 @@ int history_build(struct history *out, struct store *store,
 		goto done;
 	history_index_save(b.index);
 	finish(&b);
-	attribution_group(out);
-	error = attribution_read_authors(out, repo);
 done:
 	builder_release(&b);
 	git_repository_free(repo);
@@ -543,7 +541,12 @@ static void series_release(struct history_series *s)
 
 void history_release(struct history *history)
 {
-	attribution_release(history);
+	for (size_t i = 0; i < history->incidents_nr; i++)
+		free(history->incidents[i].moves);
+	for (size_t i = 0; history->authors && i < history->commits_nr; i++)
+		free(history->authors[i]);
+	free(history->incidents);
+	free(history->authors);
 	for (size_t i = 0; i < history->commits_nr; i++)
 		git_meta_release(&history->commits[i]);
 	for (size_t i = 0; i < history->series_nr; i++)

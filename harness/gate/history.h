@@ -1,7 +1,6 @@
 #ifndef BENCHGATE_HISTORY_H
 #define BENCHGATE_HISTORY_H
 
-#include "harness/gate/attribution.h"
 #include "harness/gate/changepoint.h"
 #include "harness/store/result.h"
 #include "harness/store/store.h"
@@ -72,11 +71,32 @@ struct history_change {
 	 * are what a bisect searches; equal when nothing lies between. */
 	size_t range_first;
 	/* index into history->incidents (attribution.h), or
-	 * HISTORY_NO_INCIDENT: an improvement that met no regression */
+	 * HISTORY_NO_INCIDENT: an improvement that met no regression; valid
+	 * only below incidents_nr */
 	size_t incident;
 };
 
 #define HISTORY_NO_INCIDENT ((size_t)-1)
+
+/* A change point of an incident: history->series[series].changes[change]. */
+struct history_move {
+	size_t series;
+	size_t change;
+	bool regression; /* as the change says */
+};
+
+/* One cause (attribution.h): the commits a bisect searches and the change
+ * points there. */
+struct history_incident {
+	/* indices into history->commits, first <= last: the commits every
+	 * move's range holds; last is the commit to blame when they are
+	 * equal, else the end of what a bisect searches */
+	size_t range_first, range_last;
+	struct history_move *moves; /* regressions first, then in series
+				     * order */
+	size_t moves_nr, moves_alloc;
+	size_t regressions; /* how many moves go the worse way (>= 1) */
+};
 
 /* One case, machine and metric along the branch. */
 struct history_series {
@@ -104,7 +124,8 @@ struct history {
 	/* Ordered by suite, machine, benchmark, variant, device, metric. */
 	struct history_series *series;
 	size_t series_nr, series_alloc;
-	/* The causes of the change points, oldest first (attribution.h). */
+	/* The causes of the change points, oldest first, once
+	 * attribution_find() grouped them (history_build() leaves none). */
 	struct history_incident *incidents;
 	size_t incidents_nr, incidents_alloc;
 	/* Parallel to commits: "Name <email>" of the commits a change point
