@@ -82,6 +82,13 @@ struct git_store {
 	char *objects;	       /* the repository's objects directory */
 	unsigned random_state; /* for the retry jitter */
 	bool reclaimed;	       /* dead writers' scratch removed */
+	/* The tree of the tip last read through repo, kept between reads:
+	 * a branch of thousands of commits' results has a root tree of as
+	 * many entries, beyond libgit2's object cache, and `history` lists
+	 * and loads once per commit (re-reading it each time was
+	 * quadratic). Reads still look the tip up each time. */
+	git_oid root_tip;
+	git_tree *root;
 	struct held_claim *held;
 	size_t held_nr, held_alloc;
 };
@@ -159,11 +166,23 @@ static int read_tip(struct git_store *gs, git_repository *repo, git_oid *tip,
 	if (error < 0)
 		return bg_error("cannot read branch '%s': %s", gs->branch,
 				gitref_message());
+	if (repo == gs->repo && gs->root && git_oid_equal(tip, &gs->root_tip))
+		return git_tree_dup(tree, gs->root) < 0
+			       ? bg_error("cannot read the tip of branch '%s': "
+					  "%s",
+					  gs->branch, gitref_message())
+			       : BG_OK;
 	if (git_commit_lookup(&commit, repo, tip) < 0 ||
 	    git_commit_tree(tree, commit) < 0)
 		error = bg_error("cannot read the tip of branch '%s': %s",
 				 gs->branch, gitref_message());
 	git_commit_free(commit);
+	if (error >= 0 && repo == gs->repo) {
+		git_tree_free(gs->root);
+		gs->root = NULL;
+		if (git_tree_dup(&gs->root, *tree) == 0)
+			git_oid_cpy(&gs->root_tip, tip);
+	}
 	return error < 0 ? error : BG_OK;
 }
 
@@ -1198,6 +1217,7 @@ static void git_free(struct store *store)
 		free(claim);
 	}
 	free(gs->held);
+	git_tree_free(gs->root);
 	git_repository_free(gs->repo);
 	free(gs->branch);
 	free(gs->ref);
