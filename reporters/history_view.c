@@ -334,6 +334,16 @@ static cJSON *point_json(const struct history *history,
 	return object;
 }
 
+/* "range": [first, last], commits a bisect searches. */
+static void add_range(cJSON *object, const struct history *history,
+		      size_t first, size_t last)
+{
+	cJSON *range = cJSON_AddArrayToObject(object, "range");
+
+	cJSON_AddItemToArray(range, json_string(history->commits[first].commit));
+	cJSON_AddItemToArray(range, json_string(history->commits[last].commit));
+}
+
 static const char *author_of(const struct history *history, size_t commit)
 {
 	return history->authors ? history->authors[commit] : NULL;
@@ -343,12 +353,10 @@ static cJSON *change_json(const struct history *history,
 			  const struct history_series *s,
 			  const struct history_change *change)
 {
-	const char *commit =
-		history->commits[s->points[change->at.index].commit].commit;
+	size_t commit = s->points[change->at.index].commit;
 	cJSON *object = cJSON_CreateObject();
-	cJSON *range;
 
-	json_add_string(object, "commit", commit);
+	json_add_string(object, "commit", history->commits[commit].commit);
 	cJSON_AddNumberToObject(object, "index", (double)change->at.index);
 	cJSON_AddNumberToObject(object, "before", change->at.before);
 	cJSON_AddNumberToObject(object, "after", change->at.after);
@@ -356,20 +364,26 @@ static cJSON *change_json(const struct history *history,
 	json_add_pair(object, "change_ci", change->at.change_lo,
 		      change->at.change_hi);
 	json_add_string(object, "direction", direction(change));
-	range = cJSON_AddArrayToObject(object, "range");
-	cJSON_AddItemToArray(
-		range,
-		json_string(history->commits[change->range_first].commit));
-	cJSON_AddItemToArray(range, json_string(commit));
-	json_add_string(object, "author",
-			author_of(history,
-				  s->points[change->at.index].commit));
+	add_range(object, history, change->range_first, commit);
+	json_add_string(object, "author", author_of(history, commit));
 	if (change->incident >= history->incidents_nr)
 		cJSON_AddNullToObject(object, "incident");
 	else
 		cJSON_AddNumberToObject(object, "incident",
 					(double)change->incident);
 	return object;
+}
+
+/* What names a series: suite, benchmark, variant, device, machine,
+ * metric. */
+static void add_series_names(cJSON *object, const struct history_series *s)
+{
+	json_add_string(object, "suite", s->suite);
+	json_add_string(object, "benchmark", s->benchmark);
+	json_add_string(object, "variant", s->variant);
+	json_add_string(object, "device", s->device);
+	json_add_string(object, "machine", s->machine);
+	json_add_string(object, "metric", s->metric);
 }
 
 static cJSON *move_json(const struct history *history,
@@ -381,12 +395,7 @@ static cJSON *move_json(const struct history *history,
 
 	cJSON_AddNumberToObject(object, "series", (double)move->series);
 	cJSON_AddNumberToObject(object, "change_point", (double)move->change);
-	json_add_string(object, "suite", s->suite);
-	json_add_string(object, "benchmark", s->benchmark);
-	json_add_string(object, "variant", s->variant);
-	json_add_string(object, "device", s->device);
-	json_add_string(object, "machine", s->machine);
-	json_add_string(object, "metric", s->metric);
+	add_series_names(object, s);
 	json_add_string(object, "direction", direction(change));
 	cJSON_AddNumberToObject(object, "change", change->at.change);
 	return object;
@@ -397,18 +406,15 @@ static cJSON *incident_json(const struct history *history,
 {
 	const struct git_meta *last = &history->commits[incident->range_last];
 	cJSON *object = cJSON_CreateObject();
-	cJSON *range, *moves;
+	cJSON *moves;
 
 	json_add_string(object, "commit", last->commit);
 	json_add_string(object, "commit_time", last->commit_time);
 	json_add_string(object, "subject", last->subject);
 	json_add_string(object, "author",
 			author_of(history, incident->range_last));
-	range = cJSON_AddArrayToObject(object, "range");
-	cJSON_AddItemToArray(
-		range,
-		json_string(history->commits[incident->range_first].commit));
-	cJSON_AddItemToArray(range, json_string(last->commit));
+	add_range(object, history, incident->range_first,
+		  incident->range_last);
 	cJSON_AddNumberToObject(
 		object, "range_commits",
 		(double)(incident->range_last - incident->range_first + 1));
@@ -427,12 +433,7 @@ static cJSON *series_json(const struct history *history,
 	cJSON *object = cJSON_CreateObject();
 	cJSON *points, *changes;
 
-	json_add_string(object, "suite", s->suite);
-	json_add_string(object, "benchmark", s->benchmark);
-	json_add_string(object, "variant", s->variant);
-	json_add_string(object, "device", s->device);
-	json_add_string(object, "machine", s->machine);
-	json_add_string(object, "metric", s->metric);
+	add_series_names(object, s);
 	json_add_string(object, "unit", s->unit);
 	json_add_string(object, "better", better_names[s->better]);
 	points = cJSON_AddArrayToObject(object, "points");

@@ -181,6 +181,17 @@ void test_output_release(struct test_output *output)
 	strbuf_release(&output->err);
 }
 
+void test_shell(const char *dir, const char *script)
+{
+	struct test_output out;
+
+	test_run(&out, dir, NULL,
+		 (const char *const[]){ "/bin/sh", "-ec", script, NULL });
+	cr_assert_eq(out.exit_code, 0, "%s:\n%s%s", script, out.out.buf,
+		     out.err.buf);
+	test_output_release(&out);
+}
+
 git_repository *test_git_init(const char *dir)
 {
 	git_repository_init_options opts;

@@ -44,6 +44,11 @@ void test_benchgate(struct test_output *output, const char *cwd,
 
 void test_output_release(struct test_output *output);
 
+/* Runs script with "/bin/sh -ec" in dir (fixtures made with the git
+ * program, as a CI job makes them); the test fails, showing the script
+ * and its output, when the script does. */
+void test_shell(const char *dir, const char *script);
+
 #endif
 
 /* Git fixtures, made with libgit2 (never the git program). */

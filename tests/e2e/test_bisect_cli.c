@@ -24,17 +24,6 @@ static char *dir;
 static char repo[4096], scratch[4096], tmpdir_env[4200], lock_env[4200];
 static char hex[COMMITS][41];
 
-static void shell(const char *script)
-{
-	struct test_output out;
-
-	test_run(&out, dir, NULL,
-		 (const char *const[]){ "/bin/sh", "-ec", script, NULL });
-	cr_assert_eq(out.exit_code, 0, "%s:\n%s%s", script, out.out.buf,
-		     out.err.buf);
-	test_output_release(&out);
-}
-
 /*
  * repo/: c0 .. c63 on main, each changing `counter`; c37 "slow" (by
  * Planter) makes `delay` 0.05 s from 0.004 s; c39 adds a file `broken`
@@ -84,7 +73,7 @@ static void setup(void)
 		"done\n"
 		"git log --first-parent --reverse --format=%%H > ../ids\n",
 		COMMITS, BROKEN, BROKEN + 1, PLANTED);
-	shell(script.buf);
+	test_shell(dir, script.buf);
 	strbuf_release(&script);
 	strbuf_addf(&script, "%s/ids", dir);
 	ids = test_read_file(script.buf);
