@@ -66,15 +66,17 @@ static const char html_style[] =
 	"font-variant-numeric:tabular-nums}\n"
 	"th,td{padding:.35rem .55rem;border-bottom:1px solid #e2e2e2;"
 	"text-align:left;vertical-align:middle}\n"
-	"thead th{background:#f3f3f3;white-space:nowrap;position:sticky;"
+	"thead th{background:#f3f3f3;position:sticky;"
 	"top:0}\n"
 	"th.sortable{cursor:pointer;user-select:none}\n"
 	"th.sortable::after{content:' \\2195';color:#888}\n"
 	"th[aria-sort=ascending]::after{content:' \\25B2';color:#000}\n"
 	"th[aria-sort=descending]::after{content:' \\25BC';color:#000}\n"
 	"td.num{text-align:right;white-space:nowrap}\n"
-	"td.name{max-width:32ch;overflow-wrap:break-word}\n"
-	"td.note{min-width:20ch;max-width:60ch;white-space:pre-wrap;"
+	/* an interval may break before its bracket: the tables fit 1280 px */
+	"td.change{white-space:normal;min-width:13ch}\n"
+	"td.name{min-width:14ch;max-width:32ch;overflow-wrap:break-word}\n"
+	"td.note{min-width:12ch;max-width:60ch;white-space:pre-wrap;"
 	"overflow-wrap:anywhere;font-size:.85em}\n"
 	"td.verdict{white-space:nowrap;font-weight:600}\n"
 	".v-regression,.v-failed{color:#a1221b}\n"
@@ -91,6 +93,7 @@ static const char html_style[] =
 	"svg .m-improvement{fill:#fff;stroke:#1d6b30;stroke-width:2.2}\n"
 	"svg .m-other{fill:#888}\n"
 	"svg .faster{fill:#3b6fb6}\n"
+	"svg .was{stroke:#b3261e;stroke-width:3}\n"
 	"svg .slower{fill:#fff;stroke:#c05a00;stroke-width:1.5;"
 	"stroke-dasharray:4 2}\n"
 	".figures{display:grid;gap:1rem;margin:.5rem 0 1rem;"
@@ -230,7 +233,7 @@ static void add_change_cell(struct strbuf *out,
 			    const struct metric_comparison *mc,
 			    const struct report_item *item)
 {
-	strbuf_addstr(out, "<td class=\"num\"");
+	strbuf_addstr(out, "<td class=\"num change\"");
 	add_sort_key(out, item->compared ? mc->change : NAN);
 	strbuf_addch(out, '>');
 	strbuf_addstr(out, item->change);
@@ -258,12 +261,9 @@ static void add_threshold_cell(struct strbuf *out,
 	strbuf_addstr(out, "<td class=\"num\"");
 	add_sort_key(out, threshold);
 	strbuf_addch(out, '>');
-	if (mc->exact)
-		strbuf_addf(out, "\u00b1%g", mc->tolerance);
-	else if (isfinite(threshold))
-		strbuf_addf(out, "\u00b1%.1f%%", threshold * 100);
-	else
-		strbuf_addch(out, '-');
+	/* an exact metric's tolerance in its own terms, as in the change */
+	strbuf_addstr(out, mc->exact || isfinite(threshold) ? item->limit
+							     : "-");
 	strbuf_addstr(out, "</td>");
 }
 
@@ -382,6 +382,8 @@ static double speedup_scale(const struct comparison *c)
 			scale = fmax(scale, vc->speedup);
 		if (isfinite(vc->speedup_high))
 			scale = fmax(scale, vc->speedup_high);
+		if (isfinite(vc->baseline_speedup))
+			scale = fmax(scale, vc->baseline_speedup);
 	}
 	return fmin(scale * 1.1, 1000);
 }
@@ -408,8 +410,8 @@ static void add_speedup_bar(struct strbuf *out,
 		    "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\""
 		    "speed-up %s against 1\u00d7\"><title>speed-up %s against "
 		    "1\u00d7</title>",
-		    BAR_WIDTH, BAR_HEIGHT, BAR_WIDTH, BAR_HEIGHT, text->speedup,
-		    text->speedup);
+		    BAR_WIDTH, BAR_HEIGHT, BAR_WIDTH, BAR_HEIGHT, text->speedup_move,
+		    text->speedup_move);
 	if (isfinite(vc->speedup))
 		strbuf_addf(out,
 			    "<rect class=\"%s\" x=\"%.1f\" y=\"5\" "
@@ -423,6 +425,14 @@ static void add_speedup_bar(struct strbuf *out,
 			    speedup_x(vc->speedup_low, scale),
 			    speedup_x(vc->speedup_high, scale), BAR_HEIGHT / 2,
 			    BAR_HEIGHT / 2);
+	/* where the variant was: a tick at the baseline's speed-up */
+	if (isfinite(vc->baseline_speedup))
+		strbuf_addf(out,
+			    "<line class=\"was\" x1=\"%.1f\" x2=\"%.1f\" "
+			    "y1=\"1\" y2=\"%d\"/>",
+			    speedup_x(vc->baseline_speedup, scale),
+			    speedup_x(vc->baseline_speedup, scale),
+			    BAR_HEIGHT - 1);
 	strbuf_addf(out,
 		    "<line class=\"one\" x1=\"%.1f\" x2=\"%.1f\" "
 		    "y1=\"0\" y2=\"%d\"/><line class=\"axis\" x1=\"%.1f\" "
@@ -763,37 +773,41 @@ static void add_changes(struct strbuf *out, const struct report_model *model)
 	table_end(out);
 }
 
-/* "0.26×" for a ratio, "-0.004" for a delta; "-" for none. */
-static void add_number_cell(struct strbuf *out, double value, bool ratio)
+/* A text the model derived from numbers ("0.25× → 0.26×"), sorted by
+ * the candidate's value. */
+static void add_move_cell(struct strbuf *out, double value, const char *text)
 {
 	strbuf_addstr(out, "<td class=\"num\"");
 	add_sort_key(out, value);
 	strbuf_addch(out, '>');
-	if (!isfinite(value))
-		strbuf_addch(out, '-');
-	else if (ratio)
-		strbuf_addf(out, "%.3g\u00d7", value);
-	else
-		strbuf_addf(out, "%+.3g", value);
+	strbuf_addstr(out, text);
 	strbuf_addstr(out, "</td>");
 }
 
 static void add_variants(struct strbuf *out, const struct report_model *model)
 {
 	const struct comparison *c = model->comparison;
-	static const char *const headers[] = { "Benchmark / device",
-					       "Variant",
-					       "Measured on",
-					       "Speed-up [interval]",
-					       "Speed-up (dashed line: 1\u00d7)",
-					       "Size ratio",
-					       "Accuracy \u0394",
-					       NULL };
+	static const char *const headers[] = {
+		"Benchmark / device",
+		"Variant",
+		"Speed-up, baseline \u2192 candidate",
+		"Speed-up",
+		"Size ratio",
+		"Accuracy \u0394",
+		NULL
+	};
 	double scale = speedup_scale(c);
 
 	if (!c->variants_nr)
 		return;
-	strbuf_addstr(out, "<h2>Variants against original</h2>\n");
+	strbuf_addstr(out, "<h2>Variants against ");
+	escape_html(out, c->variants[0].against);
+	strbuf_addstr(out, "</h2>\n<p class=\"hint\">Each variant where it "
+			   "was in the baseline \u2192 where it is in the "
+			   "candidate, against the same reference. The bar is "
+			   "the candidate's speed-up and its interval, the "
+			   "dashed line 1\u00d7, the red tick the "
+			   "baseline's.</p>\n");
 	table_begin(out, "variants", headers);
 	for (size_t i = 0; i < c->variants_nr; i++) {
 		const struct variant_comparison *vc = &c->variants[i];
@@ -807,18 +821,22 @@ static void add_variants(struct strbuf *out, const struct report_model *model)
 		strbuf_addstr(out, " <small>vs ");
 		escape_html(out, vc->against);
 		strbuf_addstr(out, "</small></td>");
-		add_text_cell(out, "name", vc->speed_metric);
+		/* "10.0× → 3.57×", then what it is of and the interval */
 		strbuf_addstr(out, "<td class=\"num\"");
 		add_sort_key(out, vc->speedup);
-		strbuf_addch(out, '>');
-		strbuf_addstr(out, model->variants[i].speedup);
-		strbuf_addstr(out, "</td><td");
+		strbuf_addf(out, "><strong>%s</strong><br><small>",
+			    model->variants[i].speedup_move);
+		escape_html(out, vc->speed_metric);
+		strbuf_addf(out, ", %s</small></td>",
+			    model->variants[i].speedup);
+		strbuf_addstr(out, "<td");
 		add_sort_key(out, vc->speedup);
 		strbuf_addch(out, '>');
 		add_speedup_bar(out, vc, &model->variants[i], scale);
 		strbuf_addstr(out, "</td>");
-		add_number_cell(out, vc->size_ratio, true);
-		add_number_cell(out, vc->accuracy_delta, false);
+		add_move_cell(out, vc->size_ratio, model->variants[i].size);
+		add_move_cell(out, vc->accuracy_delta,
+			      model->variants[i].accuracy);
 		strbuf_addstr(out, "</tr>\n");
 	}
 	table_end(out);

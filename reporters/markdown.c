@@ -299,15 +299,9 @@ static void add_profile_row(struct table *table,
 }
 
 #define VARIANTS_HEADER                                                      \
-	"| Benchmark / device | Variant | Speed-up [interval] | Size ratio " \
-	"| Accuracy \u0394 |\n|---|---|--:|--:|--:|"
-
-static void add_ratio(struct strbuf *text, double ratio)
-{
-	format_quantity(text, ratio, NULL);
-	if (!isnan(ratio))
-		strbuf_addstr(text, "\u00d7");
-}
+	"| Benchmark / device | Variant | Speed-up, baseline \u2192 candidate " \
+	"| Candidate [interval] | Size ratio | Accuracy \u0394 |\n"        \
+	"|---|---|--:|--:|--:|--:|"
 
 static void add_variant_row(struct table *table,
 			    const struct variant_comparison *vc,
@@ -323,21 +317,13 @@ static void add_variant_row(struct table *table,
 	strbuf_addf(&text, "%s vs %s", vc->variant, vc->against);
 	add_cell(&row, text.buf);
 
-	/* "2.7× [2.55×, 2.86×] (latency)" */
-	strbuf_addf(&row, " %s (", derived->speedup);
+	/* "15.3× → 3.95× (latency)", then the candidate's interval */
+	strbuf_addf(&row, " %s (", derived->speedup_move);
 	escape_markdown(&row, vc->speed_metric);
 	strbuf_addstr(&row, ") |");
-
-	strbuf_reset(&text);
-	add_ratio(&text, vc->size_ratio);
-	add_own_cell(&row, text.buf);
-
-	strbuf_reset(&text);
-	if (isnan(vc->accuracy_delta))
-		strbuf_addch(&text, '-');
-	else
-		strbuf_addf(&text, "%+.3g", vc->accuracy_delta);
-	add_own_cell(&row, text.buf);
+	add_own_cell(&row, derived->speedup);
+	add_own_cell(&row, derived->size);
+	add_own_cell(&row, derived->accuracy);
 	strbuf_addch(&row, '\n');
 	table_add(table, &row);
 	strbuf_release(&text);
@@ -479,7 +465,10 @@ static void render(struct strbuf *out, const struct report_model *model,
 		strbuf_addstr(out, "None beyond the threshold.\n\n");
 
 	if (variants->nr) {
-		strbuf_addstr(out, "#### Variants against original\n\n");
+		strbuf_addstr(out, "#### Variants against ");
+		report_add_cut(out, c->variants[0].against, HEAD_TEXT_MAX,
+			       escape_markdown);
+		strbuf_addstr(out, "\n\n");
 		add_table(out, VARIANTS_HEADER, variants);
 	}
 	add_charts_note(out, model);

@@ -246,6 +246,55 @@ static void derive_samples(struct report_samples *out,
 	out->box.median = stats_median(v, n);
 }
 
+/* Whether mc's values are accuracies as fractions (no unit), whose
+ * differences read in percentage points; a result without roles keeps
+ * the name the variant table goes by (compare.c). */
+static bool is_accuracy(const struct metric_comparison *mc)
+{
+	return (mc->role ? !strcmp(mc->role, "accuracy")
+			 : strstr(mc->metric, "accuracy") != NULL) &&
+	       (!mc->unit || !*mc->unit);
+}
+
+/* A difference of mc's values, as every report shows it: "-0.34 pts"
+ * for an accuracy, "+61.7 KiB" with the unit otherwise; signed when
+ * `sign`, else the size of a tolerance. */
+static void add_difference(struct strbuf *out,
+			   const struct metric_comparison *mc, double value,
+			   bool sign)
+{
+	struct strbuf text = STRBUF_INIT;
+
+	if (is_accuracy(mc)) {
+		format_points(&text, value);
+	} else {
+		if (value > 0)
+			strbuf_addch(&text, '+');
+		format_quantity(&text, value, mc->unit);
+	}
+	strbuf_addstr(out, !sign && text.buf[0] == '+' ? text.buf + 1
+						       : text.buf);
+	strbuf_release(&text);
+}
+
+/* "±3.0%", "±0.20 pts": the threshold both ways, in the change's terms. */
+static char *limit_text(const struct metric_comparison *mc)
+{
+	struct strbuf text = STRBUF_INIT, number = STRBUF_INIT;
+
+	if (mc->exact)
+		add_difference(&number, mc, mc->tolerance, false);
+	else if (isfinite(mc->threshold))
+		format_change(&number, fabs(mc->threshold));
+	if (number.len)
+		strbuf_addf(&text, "\u00b1%s",
+			    number.buf + (number.buf[0] == '+'));
+	else
+		strbuf_addch(&text, '-');
+	strbuf_release(&number);
+	return strbuf_detach(&text, NULL);
+}
+
 static void derive_item(struct report_item *item,
 			const struct report_model *model,
 			const struct model_indexes *indexes,
@@ -262,17 +311,22 @@ static void derive_item(struct report_item *item,
 		item->difference = xstrdup("-");
 		item->change = xstrdup("-");
 	} else {
-		strbuf_addf(&text, "%+.4g",
-			    mc->candidate.median - mc->baseline.median);
+		add_difference(&text, mc,
+			       mc->candidate.median - mc->baseline.median,
+			       true);
 		item->difference = strbuf_detach(&text, NULL);
-		if (mc->exact)
-			strbuf_addf(&text, "%s (tolerance %g)",
-				    item->difference, mc->tolerance);
-		else
+		if (mc->exact) {
+			strbuf_addf(&text, "%s (tolerance ",
+				    item->difference);
+			add_difference(&text, mc, mc->tolerance, false);
+			strbuf_addch(&text, ')');
+		} else {
 			strbuf_addstr(&text, item->relative);
+		}
 		item->change = strbuf_detach(&text, NULL);
 	}
 	item->threshold = relative_threshold(mc);
+	item->limit = limit_text(mc);
 	derive_history(item, model, indexes, mc);
 	if (base && cand) {
 		derive_samples(&item->baseline_samples, base);
@@ -280,13 +334,27 @@ static void derive_item(struct report_item *item,
 	}
 }
 
-/* "2.7×", or "-" for none. */
-static void add_ratio(struct strbuf *out, double ratio)
+/* "15.3× → 3.95×": how a variant's number moved from the baseline. */
+static char *move_text(void (*format)(struct strbuf *, double), double before,
+		       double after)
 {
-	if (isfinite(ratio))
-		strbuf_addf(out, "%.3g\u00d7", ratio);
-	else
-		strbuf_addch(out, '-');
+	struct strbuf text = STRBUF_INIT;
+
+	format_move(&text, format, before, after);
+	return strbuf_detach(&text, NULL);
+}
+
+static void derive_variant(struct report_variant *out,
+			   const struct variant_comparison *vc)
+{
+	out->speedup = interval_text(format_ratio, vc->speedup,
+				     vc->speedup_low, vc->speedup_high);
+	out->speedup_move =
+		move_text(format_ratio, vc->baseline_speedup, vc->speedup);
+	out->size = move_text(format_ratio, vc->baseline_size_ratio,
+			      vc->size_ratio);
+	out->accuracy = move_text(format_points, vc->baseline_accuracy_delta,
+				  vc->accuracy_delta);
 }
 
 static void derive_case(struct report_case *out, const struct result_case *c)
@@ -480,13 +548,8 @@ void report_model_build(struct report_model *model)
 		derive_skips(model);
 		model->variants =
 			xcalloc(c->variants_nr + 1, sizeof(*model->variants));
-		for (size_t i = 0; i < c->variants_nr; i++) {
-			const struct variant_comparison *vc = &c->variants[i];
-
-			model->variants[i].speedup = interval_text(
-				add_ratio, vc->speedup, vc->speedup_low,
-				vc->speedup_high);
-		}
+		for (size_t i = 0; i < c->variants_nr; i++)
+			derive_variant(&model->variants[i], &c->variants[i]);
 	}
 	if (candidate) {
 		model->cases =
@@ -511,12 +574,17 @@ void report_model_release(struct report_model *model)
 		free(item->relative);
 		free(item->difference);
 		free(item->change);
+		free(item->limit);
 		free(item->history);
 		free(item->baseline_samples.values);
 		free(item->candidate_samples.values);
 	}
-	for (size_t i = 0; c && model->variants && i < c->variants_nr; i++)
+	for (size_t i = 0; c && model->variants && i < c->variants_nr; i++) {
 		free(model->variants[i].speedup);
+		free(model->variants[i].speedup_move);
+		free(model->variants[i].size);
+		free(model->variants[i].accuracy);
+	}
 	for (size_t i = 0;
 	     model->candidate && model->cases && i < model->candidate->cases_nr;
 	     i++)

@@ -72,6 +72,9 @@ struct report_item {
 	/* The threshold as a relative change: an exact metric's tolerance
 	 * against the baseline's level; NAN when that level is zero. */
 	double threshold;
+	/* The threshold as a table shows it: "±3.0%", or an exact metric's
+	 * tolerance in its own terms, "±0.20 pts", "±0 B"; "-" for none. */
+	char *limit;
 
 	/* With model->history: the case and metric in each result of the
 	 * history that measured them, oldest first, the candidate left
@@ -101,6 +104,12 @@ struct report_variant {
 	 * (vc->against) and its interval, "2.7× [2.55×, 2.86×]", each
 	 * number "-" when it is not finite. */
 	char *speedup;
+	/* Where the variant was in the baseline and where it is, each
+	 * number as util/format.h writes it, the baseline's left out when
+	 * it lacks one: the speed-up "15.3× → 3.95×", the size ratio
+	 * "0.25× → 0.26×", the accuracy difference "+0.05 pts → -0.75 pts"
+	 * (percentage points). Every report shows these texts. */
+	char *speedup_move, *size, *accuracy;
 };
 
 /* One metric of a candidate's case as measured, model->cases[i].metrics[j]

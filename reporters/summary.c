@@ -3,6 +3,7 @@
 #include "harness/util/alloc.h"
 #include "harness/util/format.h"
 #include "harness/util/terminal.h"
+#include "harness/util/utf8.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -329,8 +330,9 @@ static const char *verdict_color(enum verdict verdict)
 	}
 }
 
-/* The change column is item->relative for exact metrics too, where the
- * reports show the difference against the tolerance. */
+/* The change column is the relative change, or for an exact metric the
+ * difference ("-0.30 pts", "+61.7 KiB") as the reports show it, without
+ * its tolerance, for the width. */
 static void add_comparison_row(struct strbuf *text,
 			       const struct metric_comparison *mc,
 			       const struct report_item *item, bool color)
@@ -350,7 +352,10 @@ static void add_comparison_row(struct strbuf *text,
 	if (!mc->exact && item->compared)
 		format_p_value(&p, mc->p_adjusted);
 	strbuf_addf(text, "  %-44s %12s %12s %-26s %8s %s%s%s", id.buf,
-		    base.buf, cand.buf, item->relative, p.buf,
+		    base.buf, cand.buf,
+		    mc->exact && item->compared ? item->difference
+						: item->relative,
+		    p.buf,
 		    paint(color, compare_item_gated(mc)
 					 ? verdict_color(mc->verdict)
 					 : ""),
@@ -402,36 +407,59 @@ static void add_inconclusive_hint(struct strbuf *text,
 	strbuf_addch(text, '\n');
 }
 
-/* ASCII and fixed decimals, unlike the reports' "2.7× [2.55×, 2.86×]"
- * (report.h): printf pads by bytes, and a × is two. */
-static void add_variants(struct strbuf *text,
-			 const struct comparison *comparison)
+/* Appends s padded to width columns, on the left when `right`: the
+ * model's texts hold × and →, one column and two or three bytes each,
+ * where printf's widths count bytes. */
+static void add_padded(struct strbuf *out, const char *s, size_t width,
+		       bool right)
 {
+	size_t columns = 0, len;
+	uint32_t cp;
+
+	for (const char *p = s; *p; p += len) {
+		len = utf8_decode(p, &cp);
+		columns++;
+	}
+	for (size_t i = columns; right && i < width; i++)
+		strbuf_addch(out, ' ');
+	strbuf_addstr(out, s);
+	for (size_t i = columns; !right && i < width; i++)
+		strbuf_addch(out, ' ');
+}
+
+/* The reports' texts (report.h), so a speed-up or an accuracy reads the
+ * same here: "15.3× → 3.95×", "+0.05 pts → -0.75 pts". */
+static void add_variants(struct strbuf *text, const struct report_model *model)
+{
+	const struct comparison *comparison = model->comparison;
 	struct strbuf id = STRBUF_INIT;
 
 	if (!comparison->variants_nr)
 		return;
-	strbuf_addf(text, "\n  %-40s %22s %10s %14s\n", "variant vs original",
-		    "speed-up [interval]", "size", "accuracy");
+	/* one reference per result: the first row names it for all */
+	strbuf_addstr(&id, "variant vs ");
+	terminal_escape(&id, comparison->variants[0].against);
+	strbuf_addstr(text, "\n  ");
+	add_padded(text, id.buf, 36, false);
+	strbuf_addf(text, " %16s %22s %17s %22s\n", "speed-up",
+		    "[interval]", "size", "accuracy");
 	for (size_t i = 0; i < comparison->variants_nr; i++) {
 		const struct variant_comparison *vc = &comparison->variants[i];
-		char speed[64], size[32], acc[32];
+		const struct report_variant *texts = &model->variants[i];
 
 		strbuf_reset(&id);
 		add_case_id(&id, vc->benchmark, vc->variant, vc->device);
-		snprintf(speed, sizeof(speed), "%.2fx [%.2f, %.2f]",
-			 vc->speedup, vc->speedup_low, vc->speedup_high);
-		if (isnan(vc->size_ratio))
-			snprintf(size, sizeof(size), "-");
-		else
-			snprintf(size, sizeof(size), "%.2fx", vc->size_ratio);
-		if (isnan(vc->accuracy_delta))
-			snprintf(acc, sizeof(acc), "-");
-		else
-			snprintf(acc, sizeof(acc), "%+.2f pts",
-				 vc->accuracy_delta * 100);
-		strbuf_addf(text, "  %-40s %22s %10s %14s\n", id.buf, speed,
-			    size, acc);
+		strbuf_addstr(text, "  ");
+		add_padded(text, id.buf, 36, false);
+		strbuf_addch(text, ' ');
+		add_padded(text, texts->speedup_move, 16, true);
+		strbuf_addch(text, ' ');
+		add_padded(text, texts->speedup, 22, true);
+		strbuf_addch(text, ' ');
+		add_padded(text, texts->size, 17, true);
+		strbuf_addch(text, ' ');
+		add_padded(text, texts->accuracy, 22, true);
+		strbuf_addch(text, '\n');
 	}
 	strbuf_release(&id);
 }
@@ -439,10 +467,13 @@ static void add_variants(struct strbuf *text,
 void summary_print_variants(FILE *to, const struct comparison *comparison,
 			    bool color)
 {
+	struct report_model model = { .comparison = comparison };
 	struct strbuf text = STRBUF_INIT;
 
-	add_variants(&text, comparison);
+	report_model_build(&model);
+	add_variants(&text, &model);
 	write_text(to, &text, color);
+	report_model_release(&model);
 	strbuf_release(&text);
 }
 
@@ -514,7 +545,7 @@ void summary_print_comparison(FILE *to, const struct comparison *comparison,
 			    "report lists them)\n",
 			    hidden);
 	add_inconclusive_hint(&text, comparison);
-	add_variants(&text, comparison);
+	add_variants(&text, &model);
 	write_text(to, &text, color);
 	report_model_release(&model);
 	strbuf_release(&text);

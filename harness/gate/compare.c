@@ -513,10 +513,9 @@ static void describe_metric(struct metric_comparison *mc,
 	mc->exact = metric->exact;
 	mc->tolerance = metric->tolerance;
 	mc->gate = metric->gate;
+	mc->role = xstrdup(metric->role);
 }
 
-/* A case that did not produce numbers on one side gets one item per metric
- * the other side knows of (or a single "status" item), so reports show it. */
 /* Where to read why a case failed: its log, when the case itself (not
  * its baseline) failed. */
 static char *failed_log(const struct result_case *c, enum verdict verdict)
@@ -525,6 +524,9 @@ static char *failed_log(const struct result_case *c, enum verdict verdict)
 		       ? xstrdup(c->log)
 		       : NULL;
 }
+
+/* A case that did not produce numbers on one side gets one item per metric
+ * the other side knows of (or a single "status" item), so reports show it. */
 
 static void add_status_items(struct comparison *comparison,
 			     const struct result_case *shown,
@@ -756,13 +758,56 @@ static double median_of(const struct metric_samples *m)
 	return m ? stats_median(m->samples, m->nr) : NAN;
 }
 
+/* The variant's size ratio and accuracy difference against the
+ * reference case. */
+static void variant_columns(const struct result_case *original,
+			    const struct result_case *variant, double *size_ratio,
+			    double *accuracy_delta)
+{
+	const struct metric_samples *os = column_metric(original, "size");
+	const struct metric_samples *vs = column_metric(variant, "size");
+	const struct metric_samples *oa = column_metric(original, "accuracy");
+	const struct metric_samples *va = column_metric(variant, "accuracy");
+
+	*size_ratio = os && vs ? median_of(vs) / median_of(os) : NAN;
+	*accuracy_delta = oa && va ? median_of(va) - median_of(oa) : NAN;
+}
+
+/* Where the variant was: the baseline's numbers of vc's variant and
+ * reference, on the candidate's speed metric. */
+static void baseline_variant(struct variant_comparison *vc,
+			     const struct result *baseline)
+{
+	const struct result_case *original =
+		baseline ? result_find_case(baseline, vc->benchmark,
+					    vc->against, vc->device)
+			 : NULL;
+	const struct result_case *variant =
+		baseline ? result_find_case(baseline, vc->benchmark,
+					    vc->variant, vc->device)
+			 : NULL;
+	const struct metric_samples *os, *vs;
+
+	vc->baseline_speedup = vc->baseline_size_ratio =
+		vc->baseline_accuracy_delta = NAN;
+	if (!original || !variant || original->status != CASE_OK ||
+	    variant->status != CASE_OK)
+		return;
+	os = result_case_find_metric(original, vc->speed_metric);
+	vs = result_case_find_metric(variant, vc->speed_metric);
+	if (os && os->nr && vs && vs->nr)
+		vc->baseline_speedup = median_of(os) / median_of(vs);
+	variant_columns(original, variant, &vc->baseline_size_ratio,
+			&vc->baseline_accuracy_delta);
+}
+
 static void compare_variant(struct comparison *comparison,
 			    const struct result_case *original,
 			    const struct result_case *variant,
 			    double confidence, uint64_t seed)
 {
 	const struct metric_samples *orig_speed = speed_metric(original);
-	const struct metric_samples *var_speed, *os, *vs, *oa, *va;
+	const struct metric_samples *var_speed;
 	struct variant_comparison *vc;
 	struct stats_interval interval;
 
@@ -788,15 +833,12 @@ static void compare_variant(struct comparison *comparison,
 		vc->speedup_low = interval.low;
 		vc->speedup_high = interval.high;
 	}
-	os = column_metric(original, "size");
-	vs = column_metric(variant, "size");
-	vc->size_ratio = os && vs ? median_of(vs) / median_of(os) : NAN;
-	oa = column_metric(original, "accuracy");
-	va = column_metric(variant, "accuracy");
-	vc->accuracy_delta = oa && va ? median_of(va) - median_of(oa) : NAN;
+	variant_columns(original, variant, &vc->size_ratio,
+			&vc->accuracy_delta);
 }
 
 static void compare_variants(struct comparison *comparison,
+			     const struct result *baseline,
 			     const struct result *candidate, double confidence,
 			     uint64_t seed)
 {
@@ -819,6 +861,8 @@ static void compare_variants(struct comparison *comparison,
 						confidence, seed + j);
 		}
 	}
+	for (size_t i = 0; i < comparison->variants_nr; i++)
+		baseline_variant(&comparison->variants[i], baseline);
 }
 
 int compare_results(struct comparison **out, const struct result *baseline,
@@ -856,7 +900,7 @@ int compare_results(struct comparison **out, const struct result *baseline,
 					 "case not in the candidate");
 	}
 	decide_all(comparison, confidence);
-	compare_variants(comparison, candidate, confidence, seed);
+	compare_variants(comparison, baseline, candidate, confidence, seed);
 	*out = comparison;
 	return BG_OK;
 }
@@ -904,6 +948,7 @@ void comparison_free(struct comparison *comparison)
 		free(mc->unit);
 		free(mc->note);
 		free(mc->log);
+		free(mc->role);
 	}
 	free(comparison->items);
 	for (size_t i = 0; i < comparison->variants_nr; i++) {

@@ -89,6 +89,9 @@ struct metric_comparison {
 	/* A failed case's log, as its result gives it (relative to the
 	 * result file); NULL for none. */
 	char *log;
+	/* The metric's role (result.h: speed, size, accuracy), NULL for
+	 * none: an accuracy's difference reads in percentage points. */
+	char *role;
 	/* A side holds a single independent value (an imported summary,
 	 * result.h's metric_samples.independent == 1): no test can be made,
 	 * the threshold alone decides, and the note says "judged from one
@@ -109,6 +112,10 @@ struct variant_comparison {
 	char *speed_metric;    /* the metric the speed-up is of */
 	double size_ratio;     /* NAN when no size metric */
 	double accuracy_delta; /* NAN when no accuracy metric */
+	/* The same three in the baseline, the same variant against the same
+	 * reference on the same metrics: where the variant was before the
+	 * change ("15.3x -> 3.95x"). NAN where the baseline lacks them. */
+	double baseline_speedup, baseline_size_ratio, baseline_accuracy_delta;
 };
 
 struct comparison_side {

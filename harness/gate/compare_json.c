@@ -71,6 +71,8 @@ static cJSON *item_to_json(const struct metric_comparison *mc)
 	json_add_string(object, "note", mc->note);
 	if (mc->log)
 		json_add_string(object, "log", mc->log);
+	if (mc->role)
+		json_add_string(object, "role", mc->role);
 	return object;
 }
 
@@ -87,6 +89,12 @@ static cJSON *variant_to_json(const struct variant_comparison *vc)
 	json_add_pair(object, "speedup_ci", vc->speedup_low, vc->speedup_high);
 	cJSON_AddNumberToObject(object, "size_ratio", vc->size_ratio);
 	cJSON_AddNumberToObject(object, "accuracy_delta", vc->accuracy_delta);
+	cJSON_AddNumberToObject(object, "baseline_speedup",
+				vc->baseline_speedup);
+	cJSON_AddNumberToObject(object, "baseline_size_ratio",
+				vc->baseline_size_ratio);
+	cJSON_AddNumberToObject(object, "baseline_accuracy_delta",
+				vc->baseline_accuracy_delta);
 	return object;
 }
 
@@ -300,6 +308,7 @@ static void read_item(struct json_reader *rd, const cJSON *object,
 	mc->verdict = (enum verdict)verdict;
 	mc->note = get_string(rd, object, "note", 0);
 	mc->log = get_string(rd, object, "log", 0);
+	mc->role = get_string(rd, object, "role", 0);
 	if (compare_item_gated(mc))
 		comparison->counts[mc->verdict]++;
 }
@@ -329,6 +338,12 @@ static void read_variant(struct json_reader *rd, const cJSON *object,
 		  &vc->speedup_high);
 	vc->size_ratio = get_number(rd, object, "size_ratio");
 	vc->accuracy_delta = get_number(rd, object, "accuracy_delta");
+	/* absent in comparisons from before they were written: NAN */
+	vc->baseline_speedup = get_number(rd, object, "baseline_speedup");
+	vc->baseline_size_ratio =
+		get_number(rd, object, "baseline_size_ratio");
+	vc->baseline_accuracy_delta =
+		get_number(rd, object, "baseline_accuracy_delta");
 }
 
 /* Reads each element of root[key] (an array, absent: none) with `read`. */

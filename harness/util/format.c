@@ -65,3 +65,30 @@ void format_p_value(struct strbuf *out, double p)
 	else
 		strbuf_addf(out, "%.1e", p);
 }
+
+void format_ratio(struct strbuf *out, double ratio)
+{
+	if (isfinite(ratio)) {
+		add_number(out, ratio);
+		strbuf_addstr(out, "\u00d7");
+	} else
+		strbuf_addstr(out, "-");
+}
+
+void format_points(struct strbuf *out, double delta)
+{
+	if (isnan(delta))
+		strbuf_addstr(out, "-");
+	else
+		strbuf_addf(out, "%+.2f pts", delta * 100);
+}
+
+void format_move(struct strbuf *out, void (*format)(struct strbuf *, double),
+		 double before, double after)
+{
+	if (!isnan(before)) {
+		format(out, before);
+		strbuf_addstr(out, " \u2192 ");
+	}
+	format(out, after);
+}

@@ -18,4 +18,17 @@ void format_change(struct strbuf *out, double change);
 /* A p-value: "0.0004", "3.1e-07", "1"; "-" for NaN. */
 void format_p_value(struct strbuf *out, double p);
 
+/* A ratio, such as a speed-up or a size against the reference: "2.7×",
+ * "0.259×"; "-" for NaN or an infinity. */
+void format_ratio(struct strbuf *out, double ratio);
+
+/* A difference of two fractions (accuracies) in percentage points:
+ * "-1.05 pts", "+0.05 pts"; "-" for NaN. */
+void format_points(struct strbuf *out, double delta);
+
+/* How one quantity moved, each number as `format` writes it: "15.3× →
+ * 3.95×"; `after` alone when `before` is NaN. */
+void format_move(struct strbuf *out, void (*format)(struct strbuf *, double),
+		 double before, double after);
+
 #endif
