@@ -304,6 +304,25 @@ done:
 	return error;
 }
 
+/*
+ * Ctrl-C (SIGINT, SIGTERM, SIGHUP) is caught between measurements and
+ * while a commit builds, as the session catches it while it measures
+ * (process.h): it kills what runs, and bisect stops at its next step, so
+ * that the checkouts are removed on the way out; benchgate then ends by
+ * the signal (cli.c).
+ */
+static int stop_if_interrupted(void)
+{
+	int sig = process_interrupted();
+
+	process_catch_interrupts(true);
+	if (!sig)
+		return BG_OK;
+	return bg_error("interrupted by %s: bisect stopped, its checkouts "
+			"removed",
+			strsignal(sig));
+}
+
 /* Checks out, builds and measures commits[index]: 0 measured, 1 skipped
  * (why says why), < 0 failed. */
 static int try_commit(struct bisector *b, size_t index, struct result **result,
@@ -313,7 +332,7 @@ static int try_commit(struct bisector *b, size_t index, struct result **result,
 	struct strbuf tree = STRBUF_INIT;
 	git_commit *commit = NULL;
 	git_oid oid;
-	int error;
+	int error, built;
 
 	progress(b, "%.12s \"%s\": checking out, building, measuring",
 		 c->git.commit, c->git.subject ? c->git.subject : "");
@@ -323,9 +342,11 @@ static int try_commit(struct bisector *b, size_t index, struct result **result,
 				 gitref_message());
 		goto done;
 	}
-	if ((error = checkout_commit(b->area, b->repo, commit, c->git.commit,
+	if ((error = stop_if_interrupted()) < 0 ||
+	    (error = checkout_commit(b->area, b->repo, commit, c->git.commit,
 				     &tree)) < 0 ||
-	    (error = build(b, tree.buf, why)) != 0 ||
+	    (error = built = build(b, tree.buf, why)) < 0 ||
+	    (error = stop_if_interrupted()) < 0 || (error = built) > 0 ||
 	    (error = measure(b, index, commit, tree.buf, result, why)) != 0)
 		goto done;
 	b->out->measured++;
@@ -575,6 +596,7 @@ int bisect_run(struct bisect **out, const struct bisect_options *opts)
 	error = bisect_search(b.out->nr, test_commit, &b, &b.out->first,
 			      &b.out->last);
 done:
+	process_catch_interrupts(false);
 	checkout_area_free(b.area);
 	git_repository_free(b.repo);
 	suite_free(b.suite);

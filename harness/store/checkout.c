@@ -9,7 +9,6 @@
 #include <ftw.h>
 #include <libgen.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,16 +19,6 @@
 struct checkout_area {
 	char *dir;
 };
-
-/*
- * The areas alive, for the termination handler: a fixed table, so the
- * handler reads no heap structure that could be halfway through a change.
- */
-#define AREAS_MAX 4
-static char *volatile live_areas[AREAS_MAX];
-static struct sigaction previous[3];
-static const int terminating[] = { SIGINT, SIGTERM, SIGHUP };
-static bool handlers_installed;
 
 static int remove_entry(const char *path, const struct stat *st, int flag,
 			struct FTW *ftw)
@@ -49,55 +38,11 @@ void checkout_remove(const char *dir)
 	rmdir(dir);
 }
 
-/*
- * Ends benchgate as the signal would have, with the scratch areas gone:
- * the previous handler first (process.h's kills the benchmark's or the
- * build's group; with the signal blocked here its re-raise waits), then
- * the removal, then the signal's own way out. The removal is not strictly
- * async-signal-safe (nftw), which a process about to end can afford.
- */
-static void remove_areas_and_end(int sig)
-{
-	size_t which = 0;
-
-	while (terminating[which] != sig)
-		which++;
-	if (previous[which].sa_handler != SIG_DFL &&
-	    previous[which].sa_handler != SIG_IGN &&
-	    !(previous[which].sa_flags & SA_SIGINFO))
-		previous[which].sa_handler(sig);
-	for (size_t i = 0; i < AREAS_MAX; i++)
-		if (live_areas[i])
-			checkout_remove(live_areas[i]);
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void install_handlers(void)
-{
-	struct sigaction action;
-
-	if (handlers_installed)
-		return;
-	handlers_installed = true;
-	memset(&action, 0, sizeof(action));
-	action.sa_handler = remove_areas_and_end;
-	sigemptyset(&action.sa_mask);
-	for (size_t i = 0; i < 3; i++) {
-		/* a signal benchgate ignores (nohup) stays ignored */
-		if (sigaction(terminating[i], NULL, &previous[i]) < 0 ||
-		    previous[i].sa_handler == SIG_IGN)
-			continue;
-		sigaction(terminating[i], &action, NULL);
-	}
-}
-
 int checkout_area_new(struct checkout_area **out, const char *label)
 {
 	struct checkout_area *area = xcalloc(1, sizeof(*area));
 	const char *tmpdir = getenv("TMPDIR");
 	struct strbuf path = STRBUF_INIT;
-	size_t slot;
 
 	*out = area;
 	if (!tmpdir || !*tmpdir)
@@ -114,13 +59,6 @@ int checkout_area_new(struct checkout_area **out, const char *label)
 	if (!area->dir)
 		area->dir = xstrdup(path.buf);
 	strbuf_release(&path);
-	for (slot = 0; slot < AREAS_MAX && live_areas[slot]; slot++)
-		;
-	if (slot == AREAS_MAX)
-		return bg_error("more than %d scratch areas at once",
-				AREAS_MAX);
-	install_handlers();
-	live_areas[slot] = area->dir;
 	return BG_OK;
 }
 
@@ -168,9 +106,6 @@ void checkout_area_free(struct checkout_area *area)
 {
 	if (!area)
 		return;
-	for (size_t i = 0; i < AREAS_MAX; i++)
-		if (live_areas[i] == area->dir)
-			live_areas[i] = NULL;
 	if (area->dir)
 		checkout_remove(area->dir);
 	free(area->dir);

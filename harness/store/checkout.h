@@ -18,10 +18,9 @@
  * checkout never disturbs the user's work tree, and removing it leaves
  * nothing behind. Submodules are not checked out.
  *
- * The scratch area is removed by checkout_area_free(), and also when
- * benchgate is ended by SIGINT, SIGTERM or SIGHUP while it exists: the
- * signal's handler removes it, then does what the signal did before
- * (process.h's forwarding to the benchmark's group, or the default).
+ * The scratch area is removed by checkout_area_free(); a caller that can
+ * be interrupted catches the signal and ends through it (`bisect` does,
+ * with process.h's process_catch_interrupts()).
  */
 
 struct checkout_area;
