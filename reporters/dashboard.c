@@ -400,6 +400,17 @@ static void render_index(struct dashboard *d, const struct history *history,
 	strbuf_release(&title);
 }
 
+/* " by Name <email>" when attribution read the commit's author. */
+static void add_author(struct strbuf *out, const struct history *history,
+		       size_t commit)
+{
+	if (!history->authors || !history->authors[commit])
+		return;
+	strbuf_addstr(out, " <small>by ");
+	escape_html(out, history->authors[commit]);
+	strbuf_addstr(out, "</small>");
+}
+
 /* The regressions page: worse-direction change points by commit. */
 static void render_regressions(struct dashboard *d,
 			       const struct history *history,
@@ -429,6 +440,8 @@ static void render_regressions(struct dashboard *d,
 			strbuf_addstr(&out, " ");
 			report_add_cut(&out, commit->subject, 100,
 				       escape_html);
+			add_author(&out, history,
+				   (size_t)(commit - history->commits));
 			strbuf_addstr(&out, "</h2>\n<div class=\"scroll\">"
 					    "<table><tr><th>Commit</th><th>"
 					    "Series</th><th>Change</th><th>"

@@ -272,6 +272,29 @@ void history_view_terminal(struct strbuf *out, const struct history *history,
 		add_incident(out, history, &history->incidents[i], color);
 }
 
+void history_view_alerts(struct strbuf *out, const struct history *history,
+			 const struct alerts *alerts, bool color)
+{
+	for (size_t i = 0; i < alerts->nr; i++) {
+		const struct history_series *s =
+			&history->series[alerts->items[i].series];
+		struct strbuf label = STRBUF_INIT;
+
+		strbuf_addf(&label, "%s/%s/%s %s", s->benchmark, s->variant,
+			    s->device, s->metric);
+		strbuf_addstr(out, "new regression in ");
+		name_quote(out, s->suite);
+		strbuf_addstr(out, " on ");
+		name_quote(out, s->machine);
+		strbuf_addstr(out, ": ");
+		name_quote(out, label.buf);
+		strbuf_addch(out, '\n');
+		add_change(out, history, s, &s->changes[alerts->items[i].change],
+			   color);
+		strbuf_release(&label);
+	}
+}
+
 static const char *const csv_columns[] = {
 	"suite",  "benchmark", "variant", "device",	 "machine", "metric",
 	"unit",	  "better",    "commit",  "commit_time", "subject", "n",
@@ -378,12 +401,7 @@ static cJSON *change_json(const struct history *history,
  * metric. */
 static void add_series_names(cJSON *object, const struct history_series *s)
 {
-	json_add_string(object, "suite", s->suite);
-	json_add_string(object, "benchmark", s->benchmark);
-	json_add_string(object, "variant", s->variant);
-	json_add_string(object, "device", s->device);
-	json_add_string(object, "machine", s->machine);
-	json_add_string(object, "metric", s->metric);
+	history_view_json_names(object, s);
 }
 
 static cJSON *move_json(const struct history *history,
@@ -425,6 +443,16 @@ static cJSON *incident_json(const struct history *history,
 		cJSON_AddItemToArray(moves,
 				     move_json(history, &incident->moves[i]));
 	return object;
+}
+
+void history_view_json_names(cJSON *object, const struct history_series *s)
+{
+	json_add_string(object, "suite", s->suite);
+	json_add_string(object, "benchmark", s->benchmark);
+	json_add_string(object, "variant", s->variant);
+	json_add_string(object, "device", s->device);
+	json_add_string(object, "machine", s->machine);
+	json_add_string(object, "metric", s->metric);
 }
 
 static cJSON *series_json(const struct history *history,

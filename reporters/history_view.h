@@ -3,6 +3,8 @@
 
 #include "reporters/report.h"
 
+#include <cjson/cJSON.h>
+
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -67,5 +69,19 @@ void history_view_csv(struct strbuf *out, const struct history *history);
  * numbers are null.
  */
 void history_view_json(struct strbuf *out, const struct history *history);
+
+/* Adds the "suite", "benchmark", "variant", "device", "machine" and
+ * "metric" of s to the JSON object: how the history document, and the
+ * dashboard's state (publish.h), name a series. */
+void history_view_json_names(cJSON *object, const struct history_series *s);
+
+/*
+ * `history --alert`'s lines: per new regression (alert.h), newest commit
+ * first, "new regression in SUITE on MACHINE: CASE METRIC" and beneath it
+ * the change point as the terminal view shows it (commit, change and
+ * interval, levels, bisect range, subject). Colour only with `color`.
+ */
+void history_view_alerts(struct strbuf *out, const struct history *history,
+			 const struct alerts *alerts, bool color);
 
 #endif

@@ -4,6 +4,8 @@
  */
 #include "reporters/publish.h"
 
+#include "reporters/history_view.h"
+
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/util/fileio.h"
@@ -306,12 +308,7 @@ static cJSON *change_points_json(const struct history *history)
 			const struct history_change *c = &s->changes[j];
 			cJSON *item = cJSON_CreateObject();
 
-			json_add_string(item, "suite", s->suite);
-			json_add_string(item, "benchmark", s->benchmark);
-			json_add_string(item, "variant", s->variant);
-			json_add_string(item, "device", s->device);
-			json_add_string(item, "machine", s->machine);
-			json_add_string(item, "metric", s->metric);
+			history_view_json_names(item, s);
 			json_add_string(
 				item, "commit",
 				history->commits[s->points[c->at.index].commit]

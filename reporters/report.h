@@ -5,6 +5,8 @@
 /* A branch's history is the other model: reporters/history_view.h shows
  * it, and reaches it only through this door. */
 #include "harness/gate/history.h"
+/* And the regressions a published dashboard lacks (`history --alert`). */
+#include "harness/gate/alert.h"
 /* So is a bisect's outcome, for reporters/bisect_view.h. */
 #include "harness/gate/bisect.h"
 #include "harness/store/result.h"

@@ -5,6 +5,8 @@
 #include "harness/util/fileio.h"
 #include "harness/util/terminal.h"
 #include "harness/gate/compare.h"
+#include "harness/gate/attribution.h"
+#include "harness/gate/history.h"
 #include "harness/store/gitinfo.h"
 #include "harness/store/store.h"
 #include "harness/run/process.h"
@@ -802,6 +804,27 @@ int cli_open_store(struct store **out, const struct cli_options *opts)
 	error = store_open(out, spec.buf);
 	strbuf_release(&spec);
 	return error;
+}
+
+int cli_build_history(struct history *out, struct store **store,
+		      const struct cli_options *opts)
+{
+	int error;
+
+	if ((error = cli_open_store(store, opts)) < 0 ||
+	    (error = history_build(out, *store,
+				   &(struct history_request){
+					   .branch = opts->branch,
+					   .since = opts->since,
+					   .suite = opts->suite,
+					   .benchmark = opts->benchmark,
+					   .variant = opts->filter.variant,
+					   .device = opts->filter.device,
+					   .metric = opts->metric,
+					   .machine = opts->machine,
+				   })) < 0)
+		return error;
+	return attribution_find(out, NULL);
 }
 
 int cli_write_outputs(const struct cli_options *opts,

@@ -167,6 +167,15 @@ void cli_draw_profiles(struct session *session);
  * store_default_spec()), into *out; errors of store_open(). */
 int cli_open_store(struct store **out, const struct cli_options *opts);
 
+struct history;
+/* Opens the store (cli_open_store()) into *store and builds into *out
+ * (zeroed) the history that --branch, --since and the series filters
+ * select, its change points attributed (attribution_find()): `history`
+ * and `publish` read the same one. The caller releases both, also after
+ * an error; errors of history_build() and attribution_find(). */
+int cli_build_history(struct history *out, struct store **store,
+		      const struct cli_options *opts);
+
 /* Writes the comparison of model to --json FILE and every report into
  * --report DIR (saying so unless --quiet), when asked for. */
 int cli_write_outputs(const struct cli_options *opts,

@@ -1,7 +1,6 @@
 #include "harness/cli/cli.h"
 
 #include "harness/gate/alert.h"
-#include "harness/gate/attribution.h"
 #include "harness/gate/history.h"
 #include "harness/util/error.h"
 #include "harness/util/terminal.h"
@@ -37,7 +36,7 @@ static const struct cli_command_spec spec = {
 
 /* --alert: the regressions the published site does not show yet. */
 static int alert(const struct history *history, const char *published,
-		 bool quiet)
+		 bool quiet, bool color)
 {
 	struct alerts alerts = { 0 };
 	struct strbuf text = STRBUF_INIT;
@@ -45,14 +44,14 @@ static int alert(const struct history *history, const char *published,
 
 	if ((error = alert_find(&alerts, history, published)) < 0)
 		return error;
-	alert_describe(&text, history, &alerts);
+	history_view_alerts(&text, history, &alerts, color);
 	if (!alerts.nr && !quiet)
 		strbuf_addf(&text, "no new regression on %s%s\n",
 			    history->branch,
 			    alerts.first_run ? " among the newest 10 commits "
 					       "(no published state yet)"
 					     : " since the published state");
-	terminal_write(stdout, text.buf, 0);
+	terminal_write(stdout, text.buf, color ? TERMINAL_COLOR : 0);
 	error = alerts.nr ? OUTCOME_REGRESSION : OUTCOME_PASS;
 	alerts_release(&alerts);
 	strbuf_release(&text);
@@ -72,19 +71,7 @@ int cmd_history(int argc, char **argv)
 	if (opts.alert != !!opts.published)
 		return bg_input_error("history: --alert and --published DIR "
 				      "go together");
-	if ((error = cli_open_store(&store, &opts)) < 0 ||
-	    (error = history_build(&history, store,
-				   &(struct history_request){
-					   .branch = opts.branch,
-					   .since = opts.since,
-					   .suite = opts.suite,
-					   .benchmark = opts.benchmark,
-					   .variant = opts.filter.variant,
-					   .device = opts.filter.device,
-					   .metric = opts.metric,
-					   .machine = opts.machine,
-				   })) < 0 ||
-	    (error = attribution_find(&history, NULL)) < 0)
+	if ((error = cli_build_history(&history, &store, &opts)) < 0)
 		goto done;
 	if (opts.json_path) {
 		history_view_json(&text, &history);
@@ -94,7 +81,8 @@ int cmd_history(int argc, char **argv)
 		strbuf_reset(&text);
 	}
 	if (opts.alert) {
-		error = alert(&history, opts.published, opts.quiet);
+		error = alert(&history, opts.published, opts.quiet,
+			      opts.color);
 		goto done;
 	}
 	if (opts.csv)

@@ -45,18 +45,7 @@ int cmd_publish(int argc, char **argv)
 	if (!opts.out_dir)
 		return bg_input_error("publish: --out DIR is required (see "
 				      "'benchgate publish --help')");
-	if ((error = cli_open_store(&store, &opts)) < 0 ||
-	    (error = history_build(&history, store,
-				   &(struct history_request){
-					   .branch = opts.branch,
-					   .since = opts.since,
-					   .suite = opts.suite,
-					   .benchmark = opts.benchmark,
-					   .variant = opts.filter.variant,
-					   .device = opts.filter.device,
-					   .metric = opts.metric,
-					   .machine = opts.machine,
-				   })) < 0)
+	if ((error = cli_build_history(&history, &store, &opts)) < 0)
 		goto done;
 	weburl_of_repository(&repo_url, NULL, NULL);
 	dashboard_render(&site, &history,

@@ -2,9 +2,7 @@
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
-#include "harness/util/format.h"
 #include "harness/util/jsonread.h"
-#include "harness/util/name.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -210,48 +208,6 @@ done:
 	strbuf_release(&path);
 	strbuf_release(&key);
 	return error;
-}
-
-void alert_describe(struct strbuf *out, const struct history *history,
-		    const struct alerts *alerts)
-{
-	for (size_t i = 0; i < alerts->nr; i++) {
-		const struct history_series *s =
-			&history->series[alerts->items[i].series];
-		const struct history_change *c =
-			&s->changes[alerts->items[i].change];
-		size_t at = s->points[c->at.index].commit;
-		const struct git_meta *commit = &history->commits[at];
-		struct strbuf label = STRBUF_INIT;
-
-		strbuf_addf(&label, "%s/%s/%s %s", s->benchmark, s->variant,
-			    s->device, s->metric);
-		strbuf_addstr(out, "regression: ");
-		name_quote(out, s->suite);
-		strbuf_addch(out, ' ');
-		name_quote(out, label.buf);
-		strbuf_addstr(out, " on ");
-		name_quote(out, s->machine);
-		strbuf_addstr(out, ": ");
-		format_change(out, c->at.change);
-		strbuf_addstr(out, " [");
-		format_change(out, c->at.change_lo);
-		strbuf_addstr(out, ", ");
-		format_change(out, c->at.change_hi);
-		strbuf_addstr(out, "] (");
-		format_quantity(out, c->at.before, s->unit);
-		strbuf_addstr(out, " -> ");
-		format_quantity(out, c->at.after, s->unit);
-		strbuf_addf(out, ") at %.12s \"", commit->commit);
-		name_quote(out, commit->subject ? commit->subject : "");
-		strbuf_addch(out, '"');
-		if (c->range_first < at)
-			strbuf_addf(out, ", bisect %.12s..%.12s (%zu commits)",
-				    history->commits[c->range_first].commit,
-				    commit->commit, at - c->range_first + 1);
-		strbuf_addch(out, '\n');
-		strbuf_release(&label);
-	}
 }
 
 void alerts_release(struct alerts *alerts)

@@ -2,7 +2,6 @@
 #define BENCHGATE_ALERT_H
 
 #include "harness/gate/history.h"
-#include "harness/util/strbuf.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -20,6 +19,8 @@
  * its own: a detector may place a step one or two commits later once the
  * nights after it are in, and the regression is still the one the team
  * was told of.
+ *
+ * reporters/history_view.h shows them.
  *
  * Without a state file (the first nightly, or a site wiped) there is
  * nothing to compare with, and alerting on every regression of the
@@ -51,14 +52,6 @@ struct alerts {
  */
 int alert_find(struct alerts *out, const struct history *history,
 	       const char *published_dir);
-
-/* Appends one line per alert: "regression: SUITE BENCH/VARIANT/DEVICE
- * METRIC on MACHINE: +20.0% [+18.1%, +22.0%] (10.02 ms -> 12.02 ms) at
- * COMMIT12 \"subject\"", and ", bisect A..B (N commits)" when commits in
- * between were not measured; names and subjects quoted as a terminal
- * shows them (name_quote()). */
-void alert_describe(struct strbuf *out, const struct history *history,
-		    const struct alerts *alerts);
 
 void alerts_release(struct alerts *alerts);
 

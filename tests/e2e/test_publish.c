@@ -127,7 +127,7 @@ Test(publish, writes_the_site_its_state_and_leaves_user_files)
 {
 	struct test_output out;
 	struct strbuf link = STRBUF_INIT, tree = STRBUF_INIT;
-	char *index, *state, *feed, *cname, path[4096];
+	char *index, *state, *feed, *cname, *regressions, path[4096];
 	cJSON *root, *changes, *cp;
 
 	snprintf(path, sizeof(path), "%s/site", dir);
@@ -155,6 +155,11 @@ Test(publish, writes_the_site_its_state_and_leaves_user_files)
 	cname = site_file("CNAME");
 	cr_assert_str_eq(cname, "bench.example.org\n");
 
+	regressions = site_file("regressions.html");
+	cr_assert(strstr(regressions, "<small>by Test &lt;test@example.invalid"
+				      "&gt;</small>"),
+		  "the author, as attribution read it: %s", regressions);
+	free(regressions);
 	feed = site_file("feed.xml");
 	cr_assert(strstr(feed, "<feed xmlns=\"http://www.w3.org/2005/Atom\">"));
 	cr_assert(strstr(feed, "<title>Regression +"), "%s", feed);
@@ -384,15 +389,21 @@ Test(publish, alert_names_a_regression_the_site_does_not_show)
 	free(test_write_file(path, "benchgate-state.json", state));
 	free(state);
 	alert(&out, "before", 1);
-	strbuf_addstr(&line, "regression: s b/original/cpu latency on box: +20.");
+	/* The series, then its change point as `history` shows one. */
+	strbuf_addf(&line, "new regression in s on box: b/original/cpu "
+			   "latency\n      regression at %.12s: +20.",
+		    hex(STEP));
 	cr_assert(strstr(out.out.buf, line.buf), "%s", out.out.buf);
 	strbuf_reset(&line);
-	strbuf_addf(&line, "at %.12s \"c14 " HOSTILE "\", bisect %.12s..",
-		    hex(STEP), test_oid_hex(&commits[12], 2));
+	strbuf_addf(&line, ", bisect %.12s..%.12s (3 commits): \"c14 " HOSTILE
+			   "\"\n",
+		    test_oid_hex(&commits[12], 2), hex(STEP));
 	cr_assert(strstr(out.out.buf, line.buf), "%s", out.out.buf);
-	cr_assert(strstr(out.out.buf, "b/original/cpu throughput on box: "
-				      "-16."),
+	cr_assert(strstr(out.out.buf, "new regression in s on box: "
+				      "b/original/cpu throughput\n      "
+				      "regression at "),
 		  "%s", out.out.buf);
+	cr_assert_null(strstr(out.out.buf, " on old:"), "%s", out.out.buf);
 	test_output_release(&out);
 	strbuf_release(&line);
 }

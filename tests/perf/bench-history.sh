@@ -42,14 +42,7 @@ if [ ! -f "$dir/planted.json" ]; then
 fi
 cd "$dir"
 
-# timed NAME CMD...: appends "seconds kilobytes" of one run to
-# $scratch/NAME; the command's output is thrown away.
-timed() {
-	name=$1
-	shift
-	/usr/bin/time -f "%e %M" -o "$scratch/time" "$@" >/dev/null
-	cat "$scratch/time" >>"$scratch/$name"
-}
+. "$here/timing.sh" # timed, median
 
 # timed_tenth NAME CMD...: as timed, the tenth of ten runs' seconds.
 timed_tenth() {
@@ -62,14 +55,6 @@ timed_tenth() {
 	end=$(date +%s%N)
 	echo "$(((end - start) / 10000000)) 0" |
 		awk '{ printf "%.3f %d\n", $1 / 1000, $2 }' >>"$scratch/$name"
-}
-
-# median NAME FIELD: the median of column FIELD (1 seconds, 2 KB).
-median() {
-	cut -d' ' -f"$2" "$scratch/$1" | sort -n |
-		awk '{ v[NR] = $1 }
-		END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		      print m }'
 }
 
 for kind in dir git; do

@@ -44,19 +44,7 @@ fi
 cp -a "$base" "$scratch/repo"
 cd "$scratch/repo"
 
-timed() {
-	name=$1
-	shift
-	/usr/bin/time -f "%e %M" -o "$scratch/time" "$@" >"$scratch/out"
-	cat "$scratch/time" >>"$scratch/$name"
-}
-
-median() {
-	cut -d' ' -f"$2" "$scratch/$1" | sort -n |
-		awk '{ v[NR] = $1 }
-		END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		      print m }'
-}
+. "$here/timing.sh"
 
 "$bin" history >/dev/null # builds the history index (not timed here)
 timed first "$bin" publish --out "$scratch/site"
