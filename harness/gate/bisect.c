@@ -136,6 +136,13 @@ static void add_commit(struct bisect *bisect, git_commit *commit)
 	c->author = strbuf_detach(&ident, NULL);
 }
 
+static int not_on_history(const struct bisect_options *opts)
+{
+	return bg_input_error("--good: '%s' is not on the first-parent "
+			      "history of --bad '%s'",
+			      opts->good, opts->bad);
+}
+
 /* The first parents from bad back to good, into out->commits good
  * first. */
 static int find_range(struct bisector *b)
@@ -148,14 +155,18 @@ static int find_range(struct bisector *b)
 	if ((error = lookup_commit(&good, b->repo, "good", opts->good)) < 0 ||
 	    (error = lookup_commit(&commit, b->repo, "bad", opts->bad)) < 0)
 		goto done;
+	/* not an ancestor at all: said without walking to the root */
+	if (!git_oid_equal(git_commit_id(commit), git_commit_id(good)) &&
+	    git_graph_descendant_of(b->repo, git_commit_id(commit),
+				    git_commit_id(good)) != 1) {
+		error = not_on_history(opts);
+		goto done;
+	}
 	while (!git_oid_equal(git_commit_id(commit), git_commit_id(good))) {
 		add_commit(out, commit);
 		if (git_commit_parentcount(commit) == 0 ||
 		    git_commit_parent(&parent, commit, 0) < 0) {
-			error = bg_input_error("--good: '%s' is not on the "
-					       "first-parent history of "
-					       "--bad '%s'",
-					       opts->good, opts->bad);
+			error = not_on_history(opts);
 			goto done;
 		}
 		git_commit_free(commit);
