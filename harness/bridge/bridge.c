@@ -5,7 +5,6 @@
 #include "harness/util/error.h"
 #include "harness/util/name.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,101 +47,6 @@ int bridge_format_parse(const char *name, enum bridge_format *out)
 		       known.buf);
 	strbuf_release(&known);
 	return BG_EINPUT;
-}
-
-struct bridge_series *bridge_series_get(struct bridge_doc *doc,
-					const char *benchmark,
-					const char *metric, const char *unit,
-					enum better better, bool gate)
-{
-	struct bridge_series *series;
-
-	for (size_t i = 0; i < doc->nr; i++)
-		if (!strcmp(doc->series[i].benchmark, benchmark) &&
-		    !strcmp(doc->series[i].metric, metric))
-			return &doc->series[i];
-	ALLOC_GROW(doc->series, doc->nr + 1, doc->alloc);
-	series = &doc->series[doc->nr++];
-	memset(series, 0, sizeof(*series));
-	series->benchmark = xstrdup(benchmark);
-	series->metric = xstrdup(metric);
-	series->unit = xstrdup(unit);
-	series->better = better;
-	series->gate = gate;
-	return series;
-}
-
-void bridge_series_push(struct bridge_series *series, double value)
-{
-	ALLOC_GROW(series->values, series->nr + 1, series->alloc);
-	series->values[series->nr++] = value;
-	series->independent++;
-}
-
-void bridge_fail(struct bridge_doc *doc, const char *benchmark,
-		 const char *reason)
-{
-	ALLOC_GROW(doc->failures, doc->failures_nr + 1, doc->failures_alloc);
-	doc->failures[doc->failures_nr++] = (struct bridge_failure){
-		xstrdup(benchmark), xstrdup(reason)
-	};
-}
-
-const cJSON *bridge_read_list(struct json_reader *rd, const cJSON *object,
-			      const char *key)
-{
-	return json_read_array(rd, object, key, JSON_REQUIRED);
-}
-
-int bridge_read_finite(struct json_reader *rd, const cJSON *item, double *out)
-{
-	if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble)) {
-		json_reader_fail(rd, "expected a finite number, found %s",
-				 json_type_name(item));
-		return 0;
-	}
-	*out = item->valuedouble;
-	return 1;
-}
-
-int bridge_read_number(struct json_reader *rd, const cJSON *object,
-		       const char *key, unsigned flags, double *out)
-{
-	double value;
-	int read = json_read_number(rd, object, key, flags, &value);
-
-	if (read != 1)
-		return read;
-	json_reader_push_key(rd, key);
-	read = bridge_read_finite(rd, cJSON_GetObjectItemCaseSensitive(object, key), out);
-	json_reader_pop(rd);
-	return read;
-}
-
-int bridge_read_name(struct json_reader *rd, const cJSON *object,
-		     const char *key, unsigned flags, char **out)
-{
-	return json_read_string(rd, object, key,
-				flags | JSON_NONEMPTY | JSON_PRINTABLE, out);
-}
-
-void bridge_doc_release(struct bridge_doc *doc)
-{
-	for (size_t i = 0; i < doc->nr; i++) {
-		free(doc->series[i].benchmark);
-		free(doc->series[i].metric);
-		free(doc->series[i].unit);
-		free(doc->series[i].values);
-	}
-	free(doc->series);
-	for (size_t i = 0; i < doc->failures_nr; i++) {
-		free(doc->failures[i].benchmark);
-		free(doc->failures[i].reason);
-	}
-	free(doc->failures);
-	strbuf_release(&doc->notes);
-	memset(doc, 0, sizeof(*doc));
-	strbuf_init(&doc->notes, 0);
 }
 
 int bridge_parse(struct bridge_doc *doc, enum bridge_format format,

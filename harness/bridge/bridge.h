@@ -1,6 +1,7 @@
 #ifndef BENCHGATE_BRIDGE_H
 #define BENCHGATE_BRIDGE_H
 
+#include "harness/bridge/doc.h"
 #include "harness/store/result.h"
 
 #include <stdbool.h>
@@ -51,14 +52,6 @@
  * Keys the bridge does not use are ignored: peers add keys over releases.
  */
 
-enum bridge_format {
-	BRIDGE_GBENCH,
-	BRIDGE_HYPERFINE,
-	BRIDGE_PYTEST_BENCHMARK,
-	BRIDGE_GAB_SMALLER,
-	BRIDGE_GAB_BIGGER,
-};
-
 /* "gbench", "hyperfine", "pytest-benchmark", "customSmallerIsBetter",
  * "customBiggerIsBetter" by value, then NULL: the --format names of
  * `import`, and the names of the suite's metric sources. */
@@ -66,33 +59,6 @@ extern const char *const bridge_format_names[];
 
 /* The format of that name into *out; BG_EINPUT listing the names. */
 int bridge_format_parse(const char *name, enum bridge_format *out);
-
-/* One series: a metric of a benchmark, as the peer named them. */
-struct bridge_series {
-	char *benchmark; /* the peer's name, printable (name.h) */
-	char *metric;	 /* "real_time", "time", a counter's name, ... */
-	char *unit;	 /* printable, or NULL */
-	enum better better;
-	bool gate; /* false: recorded and reported, never gated */
-	double *values;
-	size_t nr, alloc;
-	size_t independent; /* independent values: nr, or 1 for a summary */
-};
-
-/* A benchmark the peer reports as broken, with why. */
-struct bridge_failure {
-	char *benchmark;
-	char *reason;
-};
-
-struct bridge_doc {
-	enum bridge_format format;
-	struct bridge_series *series; /* in the document's order */
-	size_t nr, alloc;
-	struct bridge_failure *failures;
-	size_t failures_nr, failures_alloc;
-	struct strbuf notes; /* lines worth telling the user; may be empty */
-};
 
 /*
  * Reads len bytes of text (no NUL needed after them) as a document of
@@ -102,8 +68,6 @@ struct bridge_doc {
  */
 int bridge_parse(struct bridge_doc *doc, enum bridge_format format,
 		 const char *text, size_t len, const char *path);
-
-void bridge_doc_release(struct bridge_doc *doc);
 
 /*
  * The series of `metric` (NULL: the format's main one: real_time, time,

@@ -1,14 +1,15 @@
 #ifndef BENCHGATE_BRIDGE_FORMATS_H
 #define BENCHGATE_BRIDGE_FORMATS_H
 
-#include "harness/bridge/bridge.h"
+#include "harness/bridge/doc.h"
 #include "harness/util/jsonread.h"
 
 /*
  * What the readers of each peer format share (inside harness/bridge/
  * only): each reads rd->root into doc, with the key path of rd pushed and
  * popped as it goes so that every message has its position, and returns
- * rd->error. bridge_parse() dispatches to them.
+ * rd->error. bridge_parse() dispatches to them; formats.c holds the
+ * reading helpers they share.
  */
 
 int bridge_read_gbench(struct bridge_doc *doc, struct json_reader *rd);
@@ -16,20 +17,6 @@ int bridge_read_hyperfine(struct bridge_doc *doc, struct json_reader *rd);
 int bridge_read_pytest(struct bridge_doc *doc, struct json_reader *rd);
 int bridge_read_gab(struct bridge_doc *doc, struct json_reader *rd,
 		    enum better better);
-
-/* The series (benchmark, metric) of doc, added with these properties and
- * no values when absent (strings copied). Borrowed from doc. */
-struct bridge_series *bridge_series_get(struct bridge_doc *doc,
-					const char *benchmark,
-					const char *metric, const char *unit,
-					enum better better, bool gate);
-
-/* Appends a value measured on its own (independent grows with it). */
-void bridge_series_push(struct bridge_series *series, double value);
-
-/* Records that the peer reports benchmark as broken (strings copied). */
-void bridge_fail(struct bridge_doc *doc, const char *benchmark,
-		 const char *reason);
 
 /* The array object[key] (required), its elements pushed as indexes by
  * the caller; NULL after an error. */

@@ -1,0 +1,41 @@
+#include "harness/bridge/formats.h"
+
+#include <math.h>
+
+const cJSON *bridge_read_list(struct json_reader *rd, const cJSON *object,
+			      const char *key)
+{
+	return json_read_array(rd, object, key, JSON_REQUIRED);
+}
+
+int bridge_read_finite(struct json_reader *rd, const cJSON *item, double *out)
+{
+	if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble)) {
+		json_reader_fail(rd, "expected a finite number, found %s",
+				 json_type_name(item));
+		return 0;
+	}
+	*out = item->valuedouble;
+	return 1;
+}
+
+int bridge_read_number(struct json_reader *rd, const cJSON *object,
+		       const char *key, unsigned flags, double *out)
+{
+	double value;
+	int read = json_read_number(rd, object, key, flags, &value);
+
+	if (read != 1)
+		return read;
+	json_reader_push_key(rd, key);
+	read = bridge_read_finite(rd, cJSON_GetObjectItemCaseSensitive(object, key), out);
+	json_reader_pop(rd);
+	return read;
+}
+
+int bridge_read_name(struct json_reader *rd, const cJSON *object,
+		     const char *key, unsigned flags, char **out)
+{
+	return json_read_string(rd, object, key,
+				flags | JSON_NONEMPTY | JSON_PRINTABLE, out);
+}
