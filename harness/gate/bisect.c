@@ -551,17 +551,24 @@ static int measure_end(struct bisector *b, size_t index, const char *option,
 static int find_places(struct bisector *b)
 {
 	const struct session_options *s = &b->opts->session;
+	struct strbuf why = STRBUF_INIT;
+	int error = BG_OK;
 
-	if (checkout_place(&b->suite_place, s->suite_path, "") < 0)
-		return bg_input_error("bisect: the suite %s, so its place in "
-				      "the commits is unknown",
-				      bg_error_last());
-	if (checkout_place(&b->build_place, s->build_dir, "") < 0)
-		return bg_input_error("bisect: the build directory %s, so its "
-				      "place in the commits is unknown; build "
-				      "inside the work tree",
-				      bg_error_last());
-	return BG_OK;
+	/* the message is copied: bg_input_error() reuses its buffer */
+	if (checkout_place(&b->suite_place, s->suite_path, "") < 0) {
+		strbuf_addstr(&why, bg_error_last());
+		error = bg_input_error("bisect: the suite %s, so its place in "
+				       "the commits is unknown",
+				       why.buf);
+	} else if (checkout_place(&b->build_place, s->build_dir, "") < 0) {
+		strbuf_addstr(&why, bg_error_last());
+		error = bg_input_error("bisect: the build directory %s, so "
+				       "its place in the commits is unknown; "
+				       "build inside the work tree",
+				       why.buf);
+	}
+	strbuf_release(&why);
+	return error;
 }
 
 static int open_repository(struct bisector *b)
