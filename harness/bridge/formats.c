@@ -19,6 +19,27 @@ int bridge_read_finite(struct json_reader *rd, const cJSON *item, double *out)
 	return 1;
 }
 
+void bridge_read_values(struct json_reader *rd, const cJSON *list,
+			const char *key, struct bridge_series *series)
+{
+	const cJSON *item;
+	int index = 0;
+
+	json_reader_push_key(rd, key);
+	cJSON_ArrayForEach(item, list)
+	{
+		double value;
+
+		json_reader_push_index(rd, index++);
+		if (bridge_read_finite(rd, item, &value))
+			bridge_series_push(series, value);
+		json_reader_pop(rd);
+		if (rd->error)
+			break;
+	}
+	json_reader_pop(rd);
+}
+
 int bridge_read_number(struct json_reader *rd, const cJSON *object,
 		       const char *key, unsigned flags, double *out)
 {

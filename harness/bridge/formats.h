@@ -23,6 +23,11 @@ int bridge_read_gab(struct bridge_doc *doc, struct json_reader *rd,
 const cJSON *bridge_read_list(struct json_reader *rd, const cJSON *object,
 			      const char *key);
 
+/* Pushes each element of list, the array at object key `key` (a finite
+ * number each), to series as a value of its own. */
+void bridge_read_values(struct json_reader *rd, const cJSON *list,
+			const char *key, struct bridge_series *series);
+
 /* A finite number at the current path (an array element): 1 and *out, or
  * 0 after recording "expected a finite number". */
 int bridge_read_finite(struct json_reader *rd, const cJSON *item, double *out);

@@ -11,27 +11,11 @@ static void read_runs(struct bridge_doc *doc, struct json_reader *rd,
 		      const char *key, const char *metric, const char *unit)
 {
 	const cJSON *list = json_read_array(rd, result, key, 0);
-	const cJSON *item;
-	struct bridge_series *series;
-	int index = 0;
 
-	if (!list)
-		return;
-	series = bridge_series_get(doc, command, metric, unit, BETTER_LOWER,
-				   true);
-	json_reader_push_key(rd, key);
-	cJSON_ArrayForEach(item, list)
-	{
-		double value;
-
-		json_reader_push_index(rd, index++);
-		if (bridge_read_finite(rd, item, &value))
-			bridge_series_push(series, value);
-		json_reader_pop(rd);
-		if (rd->error)
-			break;
-	}
-	json_reader_pop(rd);
+	if (list)
+		bridge_read_values(rd, list, key,
+				   bridge_series_get(doc, command, metric, unit,
+						     BETTER_LOWER, true));
 }
 
 /* A mean over the runs: one value, recorded but not gated. */

@@ -25,29 +25,14 @@ static size_t count_named(const cJSON *list, const char *name)
 
 /* stats.data, every round's time (s): the samples. */
 static void read_data(struct bridge_doc *doc, struct json_reader *rd,
-		      const cJSON *data, const char *name)
+		      const cJSON *stats, const char *name)
 {
-	struct bridge_series *series =
-		bridge_series_get(doc, name, "time", "s", BETTER_LOWER, true);
-	const cJSON *items = cJSON_IsArray(data) ? data : NULL, *item;
-	int index = 0;
+	const cJSON *data = json_read_array(rd, stats, "data", 0);
 
-	json_reader_push_key(rd, "data");
-	if (!cJSON_IsArray(data))
-		json_reader_fail(rd, "expected an array, found %s",
-				 json_type_name(data));
-	cJSON_ArrayForEach(item, items)
-	{
-		double value;
-
-		json_reader_push_index(rd, index++);
-		if (bridge_read_finite(rd, item, &value))
-			bridge_series_push(series, value);
-		json_reader_pop(rd);
-		if (rd->error)
-			break;
-	}
-	json_reader_pop(rd);
+	if (data)
+		bridge_read_values(rd, data, "data",
+				   bridge_series_get(doc, name, "time", "s",
+						     BETTER_LOWER, true));
 }
 
 /* No data (a --benchmark-save without --benchmark-save-data): the
@@ -75,7 +60,7 @@ static void read_benchmark(struct bridge_doc *doc, struct json_reader *rd,
 			   const cJSON *list, const cJSON *benchmark)
 {
 	char *name = NULL;
-	const cJSON *stats, *data;
+	const cJSON *stats;
 
 	if (!cJSON_IsObject(benchmark)) {
 		json_reader_fail(rd, "expected an object, found %s",
@@ -91,9 +76,8 @@ static void read_benchmark(struct bridge_doc *doc, struct json_reader *rd,
 	stats = json_read_object(rd, benchmark, "stats", JSON_REQUIRED);
 	if (stats) {
 		json_reader_push_key(rd, "stats");
-		data = cJSON_GetObjectItemCaseSensitive(stats, "data");
-		if (data)
-			read_data(doc, rd, data, name);
+		if (cJSON_GetObjectItemCaseSensitive(stats, "data"))
+			read_data(doc, rd, stats, name);
 		else
 			read_summary(doc, rd, stats, name);
 		json_reader_pop(rd);
