@@ -7,6 +7,7 @@
 #include "harness/store/gitref.h"
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
+#include "harness/util/fileio.h"
 #include "harness/util/format.h"
 #include "harness/util/terminal.h"
 
@@ -363,7 +364,7 @@ static int try_commit(struct bisector *b, size_t index, struct result **result,
 	b->out->measured++;
 done:
 	if (tree.len)
-		checkout_remove(tree.buf);
+		remove_tree(tree.buf);
 	git_commit_free(commit);
 	strbuf_release(&tree);
 	return error;

@@ -4,9 +4,9 @@
 #include "harness/store/gitref.h"
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
+#include "harness/util/fileio.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -19,24 +19,6 @@
 struct checkout_area {
 	char *dir;
 };
-
-static int remove_entry(const char *path, const struct stat *st, int flag,
-			struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
-
-void checkout_remove(const char *dir)
-{
-	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-	rmdir(dir);
-}
 
 int checkout_area_new(struct checkout_area **out, const char *label)
 {
@@ -92,7 +74,7 @@ int checkout_commit(struct checkout_area *area, git_repository *repo,
 		error = bg_error("cannot check out %s into '%s': %s",
 				 git_oid_tostr_s(git_commit_id(commit)),
 				 path.buf, gitref_message());
-		checkout_remove(path.buf);
+		remove_tree(path.buf);
 		goto done;
 	}
 	strbuf_add(dir, path.buf, path.len);
@@ -107,7 +89,7 @@ void checkout_area_free(struct checkout_area *area)
 	if (!area)
 		return;
 	if (area->dir)
-		checkout_remove(area->dir);
+		remove_tree(area->dir);
 	free(area->dir);
 	free(area);
 }

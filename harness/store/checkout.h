@@ -37,13 +37,11 @@ const char *checkout_area_dir(const struct checkout_area *area);
  * Writes the tree of `commit` into the new directory "<area>/<name>" and
  * appends that directory's path to *dir. BG_ERROR with libgit2's message
  * when the directory exists already or the tree cannot be read or
- * written (what was written is removed).
+ * written (what was written is removed). Remove the directory with
+ * remove_tree() (util/fileio.h) when done with it.
  */
 int checkout_commit(struct checkout_area *area, git_repository *repo,
 		    git_commit *commit, const char *name, struct strbuf *dir);
-
-/* Removes a directory that checkout_commit() made, and all below it. */
-void checkout_remove(const char *dir);
 
 /* Removes the scratch area and everything in it; NULL-safe. */
 void checkout_area_free(struct checkout_area *area);
