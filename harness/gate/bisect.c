@@ -253,13 +253,21 @@ static bool bisected_case(const struct plan_case *pcase, void *payload)
 	return false;
 }
 
-static bool any_case_failed(const struct result *result)
+/* "case nap/default/cpu failed: exited with status 1" */
+static void add_failed_case(struct strbuf *why, const struct result *result)
 {
-	for (size_t i = 0; i < result->cases_nr; i++)
-		if (result->cases[i].status == CASE_FAILED ||
-		    result->cases[i].status == CASE_TIMEOUT)
-			return true;
-	return false;
+	for (size_t i = 0; i < result->cases_nr; i++) {
+		const struct result_case *rcase = &result->cases[i];
+		const char *reason = rcase->reason ? rcase->reason : "";
+
+		if (rcase->status != CASE_FAILED &&
+		    rcase->status != CASE_TIMEOUT)
+			continue;
+		strbuf_addf(why, "case %s/%s/%s failed: %.*s", rcase->benchmark,
+			    rcase->variant, rcase->device,
+			    (int)strcspn(reason, "\n"), reason);
+		return;
+	}
 }
 
 /*
@@ -301,9 +309,8 @@ static int measure(struct bisector *b, size_t index, git_commit *commit,
 		bg_warn("%s", session->unstored.buf);
 	bg_error_clear();
 	c->result_path = xstrdup(session->result_path.buf);
-	if (any_case_failed(session->result)) {
-		strbuf_addstr(why, "a case failed (see its log beside the "
-				   "result)");
+	if (session_failed(session)) {
+		add_failed_case(why, session->result);
 		error = 1;
 		goto done;
 	}
