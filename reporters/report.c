@@ -43,7 +43,9 @@ static char *interval_text(void (*add)(struct strbuf *, double), double value,
 	return strbuf_detach(&text, NULL);
 }
 
-/* "+6.5% [+4.8%, +8.1%]": the one place a change becomes text. */
+/* "+6.5% [+4.8%, +8.1%]": the one place a change becomes text. An
+ * interval too few runs could bound says so in words, not as
+ * [-100.0%, +inf%]. */
 static char *relative_text(const struct metric_comparison *mc, bool interval)
 {
 	struct strbuf text = STRBUF_INIT;
@@ -52,6 +54,9 @@ static char *relative_text(const struct metric_comparison *mc, bool interval)
 		return interval_text(format_change, mc->change, mc->change_low,
 				     mc->change_high);
 	format_change(&text, mc->change);
+	if (!mc->exact && mc->has_baseline && mc->has_candidate &&
+	    !compare_is_bounded(mc))
+		strbuf_addstr(&text, " (too few runs to bound)");
 	return strbuf_detach(&text, NULL);
 }
 

@@ -80,6 +80,32 @@ static void add_metric_row(struct strbuf *text, const char *case_id,
 	strbuf_release(&name);
 }
 
+/* When the machine was busy as the measurement started: what else ran. */
+static void add_load_warning(struct strbuf *text, const struct result *result,
+			     bool color)
+{
+	const struct machine_load *load = &result->load;
+
+	if (!load->busy_nr)
+		return;
+	strbuf_addf(text,
+		    "%swarning: the machine was not quiet when the "
+		    "measurement started%s (load %.2f %.2f %.2f): ",
+		    paint(color, YELLOW), paint(color, RESET),
+		    load->loadavg[0], load->loadavg[1], load->loadavg[2]);
+	for (size_t i = 0; i < load->busy_nr; i++) {
+		strbuf_addf(text, "%spid %d ", i ? ", " : "",
+			    load->busy[i].pid);
+		terminal_escape(text, load->busy[i].command
+					      ? load->busy[i].command
+					      : "?");
+		strbuf_addf(text, " at %.0f%% of a core",
+			    load->busy[i].cpu * 100);
+	}
+	strbuf_addstr(text, "; its numbers may be off, and the result "
+			    "should not become a baseline\n");
+}
+
 /* Failed and skipped cases */
 
 /* Under a failed case: the last lines of its stderr, then its log. */
@@ -260,13 +286,9 @@ static void add_skipped_result_cases(struct strbuf *text,
 	free(group_of);
 }
 
-void summary_print_result(FILE *to, const struct result *result, bool color)
-{
-	summary_print_result_at(to, result, NULL, color);
-}
-
-void summary_print_result_at(FILE *to, const struct result *result,
-			     const char *result_path, bool color)
+/* The result table; the failed and skipped cases too when `problems`. */
+static void print_result(FILE *to, const struct result *result,
+			 const char *result_path, bool color, bool problems)
 {
 	struct report_model model = { .candidate = result };
 	struct strbuf text = STRBUF_INIT, id = STRBUF_INIT, log = STRBUF_INIT;
@@ -293,7 +315,8 @@ void summary_print_result_at(FILE *to, const struct result *result,
 		strbuf_reset(&id);
 		add_case_id(&id, c->benchmark, c->variant, c->device);
 		/* skipped cases are said below, each reason once */
-		if (c->status != CASE_OK && c->status != CASE_SKIPPED) {
+		if (problems && c->status != CASE_OK &&
+		    c->status != CASE_SKIPPED) {
 			strbuf_reset(&log);
 			add_failed_case(&text, id.buf,
 					case_status_name(c->status), c->reason,
@@ -305,12 +328,40 @@ void summary_print_result_at(FILE *to, const struct result *result,
 			add_metric_row(&text, j ? "" : id.buf, &c->metrics[j],
 				       &model.cases[i].metrics[j]);
 	}
-	add_skipped_result_cases(&text, result, color);
+	if (problems)
+		add_skipped_result_cases(&text, result, color);
+	add_load_warning(&text, result, color);
 	write_text(to, &text, color);
 	report_model_release(&model);
 	strbuf_release(&text);
 	strbuf_release(&id);
 	strbuf_release(&log);
+}
+
+void summary_print_result(FILE *to, const struct result *result, bool color)
+{
+	print_result(to, result, NULL, color, true);
+}
+
+void summary_print_result_at(FILE *to, const struct result *result,
+			     const char *result_path, bool color)
+{
+	print_result(to, result, result_path, color, true);
+}
+
+void summary_print_measures(FILE *to, const struct result *result, bool color)
+{
+	print_result(to, result, NULL, color, false);
+}
+
+void summary_print_load_warning(FILE *to, const struct result *result,
+				bool color)
+{
+	struct strbuf text = STRBUF_INIT;
+
+	add_load_warning(&text, result, color);
+	write_text(to, &text, color);
+	strbuf_release(&text);
 }
 
 static const char *verdict_color(enum verdict verdict)

@@ -24,12 +24,24 @@ void summary_print_result(FILE *to, const struct result *result, bool color);
 void summary_print_result_at(FILE *to, const struct result *result,
 			     const char *result_path, bool color);
 
+/* The result table without its failed and skipped cases: what check
+ * prints above a comparison, which lists those once. */
+void summary_print_measures(FILE *to, const struct result *result,
+			    bool color);
+
 /* The variant table of a comparison (speed-up against the reference
  * variant, size and accuracy), as summary_print_comparison() ends:
  * `run` prints it for a result compared with nothing. Nothing when the
  * comparison has no variants. */
 void summary_print_variants(FILE *to, const struct comparison *comparison,
 			    bool color);
+
+/* A warning, printed by summary_print_result() too, when other processes
+ * were busy on the machine as the result's measurement started
+ * (result->load): which, how busy, and the load average. Nothing when the
+ * machine was quiet or the result does not say. */
+void summary_print_load_warning(FILE *to, const struct result *result,
+				bool color);
 
 /* The verdict line, then the comparisons: regressions first, then
  * failures, improvements, inconclusive; unchanged and the rest only when

@@ -151,32 +151,58 @@ Test(plan, command_expands_variant_vars_and_builtins)
 	suite_free(suite);
 }
 
-Test(plan, baseline_twins_run_from_their_own_build_before_each_case)
+/* The baseline tree's suite: `infer` runs its own script from its own
+ * directory, and it has no `load` benchmark yet. */
+static const char baseline_matrix[] =
+	"{\"benchgate\": 1, \"suite\": \"m\", \"devices\": [\"cpu\", \"gpu\"],"
+	" \"variants\": {\"original\": {\"vars\": {\"model\": \"${device}-fp32\"}},"
+	" \"quantized\": {\"vars\": {\"model\": \"q\"}},"
+	" \"pruned\": {\"vars\": {\"model\": \"p\"}}},"
+	" \"benchmarks\": ["
+	"  {\"name\": \"infer\", \"command\": [\"python3\", \"${suite_dir}/b.py\","
+	"   \"${build_dir}\", \"${model}\"],"
+	"   \"metrics\": [{\"name\": \"w\", \"from\": \"wall\"}]}]}";
+
+Test(plan, baseline_twins_run_from_their_own_tree_before_each_case)
 {
-	struct suite *suite = load_matrix();
+	struct suite *suite = load_matrix(), *old = NULL;
 	struct plan *plan = NULL;
 	char **argv = NULL, *shell = NULL;
 
+	cr_assert_eq(suite_parse(&old, "/usr/share/m.json", baseline_matrix,
+				 strlen(baseline_matrix)),
+		     BG_OK, "%s", bg_error_last());
 	cr_assert_eq(plan_build(&plan, suite, NULL, "/opt/new"), BG_OK);
-	plan_add_baseline(plan, "/opt/old");
-	cr_assert_eq(plan->nr, 24);
+	plan_add_baseline(plan, old, NULL, "/base/build");
+	/* 6 infer cases with twins, 6 load cases without */
+	cr_assert_eq(plan->nr, 18);
 	cr_assert_str_eq(plan->cases[0].id, "infer/original/cpu@baseline");
 	cr_assert(plan->cases[0].baseline);
+	cr_assert_eq(plan->cases[0].suite, old);
 	cr_assert_str_eq(plan->cases[1].id, "infer/original/cpu");
 	cr_assert_not(plan->cases[1].baseline);
-	cr_assert_str_eq(plan->cases[23].id, "load/pruned/gpu");
-	for (size_t i = 0; i < 2; i++) {
-		cr_assert_eq(plan_case_command(&plan->cases[i], plan, 0, &argv,
-					       &shell),
-			     BG_OK);
-		cr_assert_str_eq(argv[0], i ? "/opt/new/b" : "/opt/old/b");
-		cr_assert_str_eq(argv[2], "cpu-fp32");
-		for (size_t j = 0; argv[j]; j++)
-			free(argv[j]);
-		free(argv);
-	}
+	cr_assert_eq(plan->cases[1].suite, suite);
+	cr_assert_str_eq(plan->cases[12].id, "load/original/cpu");
+	cr_assert_str_eq(plan->cases[17].id, "load/pruned/gpu");
+	cr_assert_eq(plan_case_command(&plan->cases[0], plan, 0, &argv,
+				       &shell),
+		     BG_OK);
+	cr_assert_str_eq(argv[1], "/usr/share/b.py");
+	cr_assert_str_eq(argv[2], "/base/build");
+	cr_assert_str_eq(argv[3], "cpu-fp32");
+	for (size_t j = 0; argv[j]; j++)
+		free(argv[j]);
+	free(argv);
+	cr_assert_eq(plan_case_command(&plan->cases[1], plan, 0, &argv,
+				       &shell),
+		     BG_OK);
+	cr_assert_str_eq(argv[0], "/opt/new/b");
+	for (size_t j = 0; argv[j]; j++)
+		free(argv[j]);
+	free(argv);
 	plan_free(plan);
 	suite_free(suite);
+	suite_free(old);
 }
 
 /* Issue 13: dynamic int8 quantization exists only on CPU, so

@@ -20,6 +20,62 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/*
+ * Test programs run benchgate side by side (ctest -j, Criterion's jobs,
+ * other checkouts on the machine), and some time what it does: each test
+ * gets a machine lock of its own (harness/run/lock.h) in a directory of
+ * the program's, so that none waits for another's benchmarks. test_lock
+ * names its own to test the lock itself.
+ */
+static char test_lock_dir[64];
+static pid_t test_lock_owner;
+
+__attribute__((constructor)) static void isolate_machine_lock(void)
+{
+	char path[96];
+
+	if (getenv("BENCHGATE_LOCK"))
+		return;
+	snprintf(test_lock_dir, sizeof(test_lock_dir),
+		 "/tmp/benchgate-test-locks-XXXXXX");
+	if (!mkdtemp(test_lock_dir)) {
+		test_lock_dir[0] = '\0';
+		return;
+	}
+	test_lock_owner = getpid();
+	snprintf(path, sizeof(path), "%s/main.lock", test_lock_dir);
+	setenv("BENCHGATE_LOCK", path, 1);
+}
+
+/* In a child test_run() started: the lock of the test that started it. */
+static void use_test_lock(void)
+{
+	char path[96];
+
+	if (!test_lock_dir[0])
+		return;
+	snprintf(path, sizeof(path), "%s/%ld.lock", test_lock_dir,
+		 (long)getppid());
+	setenv("BENCHGATE_LOCK", path, 1);
+}
+
+static int remove_lock_file(const char *path, const struct stat *st,
+			    int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)type;
+	(void)ftw;
+	return remove(path);
+}
+
+__attribute__((destructor)) static void remove_test_locks(void)
+{
+	/* the forked tests exit through here too: only the program that
+	 * made the directory removes it */
+	if (test_lock_dir[0] && test_lock_owner == getpid())
+		nftw(test_lock_dir, remove_lock_file, 8, FTW_DEPTH | FTW_PHYS);
+}
+
 char *test_tmpdir(void)
 {
 	const char *base = getenv("TMPDIR");
@@ -136,6 +192,7 @@ void test_run(struct test_output *output, const char *cwd,
 		close(err_pipe[0]);
 		if (cwd && chdir(cwd) < 0)
 			_exit(126);
+		use_test_lock();
 		for (; env && *env; env++)
 			putenv((char *)*env);
 		execv(argv[0], (char *const *)argv);
@@ -430,4 +487,22 @@ void test_browser_load(const char *dir, const char *path, struct strbuf *dom,
 	strbuf_release(&profile);
 	strbuf_release(&netlog_arg);
 	strbuf_release(&page_url);
+}
+
+struct result *test_only_result(const char *store_dir)
+{
+	struct store *store = NULL;
+	struct store_entry *entries = NULL;
+	struct result *result = NULL;
+	size_t nr = 0;
+
+	cr_assert_eq(store_open(&store, store_dir), BG_OK);
+	cr_assert_eq(store_list(store, NULL, &entries, &nr), BG_OK);
+	cr_assert_eq(nr, 1, "expected one result in %s, found %zu", store_dir,
+		     nr);
+	cr_assert_eq(result_load(&result, entries[0].path), BG_OK, "%s",
+		     bg_error_last());
+	store_entries_free(entries, nr);
+	store_free(store);
+	return result;
 }

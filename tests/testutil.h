@@ -49,6 +49,11 @@ void test_output_release(struct test_output *output);
  * and its output, when the script does. */
 void test_shell(const char *dir, const char *script);
 
+/* The one result stored at store_dir (a directory store), loaded; free
+ * it with result_free(). Asserts there is exactly one. */
+struct result;
+struct result *test_only_result(const char *store_dir);
+
 #endif
 
 /* Git fixtures, made with libgit2 (never the git program). */

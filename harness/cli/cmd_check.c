@@ -18,12 +18,13 @@ static const struct cli_command_spec spec = {
 		"origin/HEAD, main or master), else\nbaselines/<suite>/<machine>"
 		".json, else none (every metric \"new\", exit 0).\nWith --runs "
 		"auto a case stops sampling once its comparison is decided.\n"
-		"With --baseline-build DIR the baseline is measured here "
-		"instead: every case also\nruns from DIR (a build of the "
-		"baseline commit), next to the candidate's runs\nin every "
-		"round, so drift of the machine during the job reaches both "
-		"sides alike;\n--baseline (auto or a revision) then only "
-		"names the commit DIR was built from.\n"
+		"With --baseline-tree DIR the baseline is measured here "
+		"instead: DIR is a work tree\nof the baseline commit with its "
+		"build, and every case also runs as the suite file\nat the "
+		"same place in DIR says (its directory, ${suite_dir}, env), "
+		"with ${build_dir}\nat the same place in DIR as --build-dir, "
+		"next to the candidate's runs in every\nround, so drift of the "
+		"machine reaches both sides alike.\n"
 		"Exit status 1 on a regression, 3 when a case failed, 2 on bad "
 		"input (nothing run),\n4 when the result could not be stored "
 		"(it is then kept in a benchgate-unstored-*.json\nfile in the "
@@ -31,7 +32,8 @@ static const struct cli_command_spec spec = {
 		"compared)\nor a report could not be written.",
 	.options = OPT_STORE | OPT_RUNS | OPT_WARMUP | OPT_SELECT | OPT_ORDER |
 		   OPT_BUILD_DIR | OPT_BASELINE | OPT_GATE | OPT_REPORT |
-		   OPT_JSON | OPT_PROFILE | OPT_DEVICES | OPT_BASELINE_BUILD,
+		   OPT_JSON | OPT_PROFILE | OPT_DEVICES | OPT_BASELINE_TREE |
+		   OPT_NO_WAIT,
 	.min_args = 1,
 	.max_args = 1,
 };
@@ -65,8 +67,11 @@ int cmd_check(int argc, char **argv)
 	/* Without a baseline every metric is "new": the measurements
 	 * themselves are the news. */
 	if (!check->baseline.result && !opts.quiet)
-		summary_print_result(stdout, check->session->result,
-				     opts.color);
+		summary_print_measures(stdout, check->session->result,
+				       opts.color);
+	else
+		summary_print_load_warning(stdout, check->session->result,
+					   opts.color);
 	summary_print_comparison(stdout, check->comparison, opts.color, false);
 	report_annotate_ci(stdout, check->comparison);
 	if (!opts.quiet && !check->session->unstored.len)

@@ -23,7 +23,8 @@ static const struct cli_command_spec spec = {
 		"benchgate-unstored-*.json file in the current directory (or "
 		"$TMPDIR),\nand the message names it.",
 	.options = OPT_STORE | OPT_RUNS | OPT_WARMUP | OPT_SELECT | OPT_ORDER |
-		   OPT_BUILD_DIR | OPT_JSON | OPT_PROFILE | OPT_DEVICES,
+		   OPT_BUILD_DIR | OPT_JSON | OPT_PROFILE | OPT_DEVICES |
+		   OPT_NO_WAIT,
 	.min_args = 1,
 	.max_args = 1,
 };

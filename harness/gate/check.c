@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* The gate's settings of one plan case. */
 struct case_gate {
@@ -20,60 +19,46 @@ struct check_state {
 	struct check_options opts;
 	struct compare_options compare;
 	struct case_gate *gates; /* one per plan case */
-	char build_commit[41]; /* --baseline-build: the commit it stands for */
 };
 
 /*
- * --baseline-build: the baseline is measured in the session, so nothing is
- * looked up in the store; only the commit the build stands for (for the
- * reports) is found in git, and not finding it is no error. Nor is there
- * a history: between-session noise is what measuring both sides together
- * takes out, so the threshold is the configured minimum effect.
+ * --baseline-tree: the baseline is measured in the session, so nothing is
+ * looked up in the store; the commit it stands for is the tree's own.
+ * Nor is there a history: between-session noise is what measuring both
+ * sides together takes out, so the threshold is the configured minimum
+ * effect.
  */
-static int describe_build(struct check *check,
-			  const struct baseline_request *req)
+static int describe_tree(struct check *check)
 {
 	const struct check_options *opts = &check->state->opts;
-	const char *build = opts->session.baseline_build_dir;
-	char *commit = check->state->build_commit;
-	struct strbuf note = STRBUF_INIT, from = STRBUF_INIT;
-	struct stat st;
-	int error;
+	const struct session *session = check->session;
+	const char *tree = opts->session.baseline_tree;
+	const struct git_meta *git = &session->baseline_git;
+	struct strbuf note = STRBUF_INIT;
 
 	if (opts->session.sequential)
-		return bg_input_error("--baseline-build measures both builds "
+		return bg_input_error("--baseline-tree measures both sides "
 				      "in alternating rounds; it cannot be "
 				      "combined with --order sequential");
-	if (stat(opts->baseline, &st) == 0 && S_ISREG(st.st_mode))
-		return bg_input_error("--baseline-build: --baseline '%s' is a "
-				      "file; with a build it names the build's "
-				      "commit (auto or a revision)",
-				      opts->baseline);
-	if (stat(build, &st) < 0 || !S_ISDIR(st.st_mode))
-		return bg_input_error("--baseline-build: '%s' is not a "
-				      "directory",
-				      build);
-	error = baseline_commit(req, commit, &from);
-	if (error == BG_ENOTFOUND) {
-		snprintf(commit, sizeof(check->state->build_commit), "unknown");
-		strbuf_addf(&note,
-			    "build %s measured in this session, "
-			    "interleaved with the candidate (commit unknown: "
-			    "%s)",
-			    build, bg_error_last());
-		bg_error_clear();
-		error = BG_OK;
-	} else if (!error) {
-		strbuf_addf(&note,
-			    "build %s measured in this session, "
-			    "interleaved with the candidate, as %.12s (%s)",
-			    build, commit, from.buf);
-	}
-	check->baseline.source = xstrdup("build");
-	check->baseline.path = xstrdup(build);
+	if (strcmp(opts->baseline, "auto"))
+		return bg_input_error("--baseline-tree: the baseline is the "
+				      "commit checked out in '%s'; it cannot "
+				      "be combined with --baseline '%s'",
+				      tree, opts->baseline);
+	strbuf_addf(&note,
+		    "tree %s measured in this session, interleaved with the "
+		    "candidate, ",
+		    tree);
+	if (strcmp(git->commit, "unknown"))
+		strbuf_addf(&note, "at %.12s%s%s", git->commit,
+			    git->subject ? " " : "",
+			    git->subject ? git->subject : "");
+	else
+		strbuf_addstr(&note, "commit unknown");
+	check->baseline.source = xstrdup("tree");
+	check->baseline.path = xstrdup(tree);
 	check->baseline.note = strbuf_detach(&note, NULL);
-	strbuf_release(&from);
-	return error;
+	return BG_OK;
 }
 
 /* Between preparing and measuring: the new result is not in the store. */
@@ -88,8 +73,8 @@ static int resolve_baseline(struct check *check)
 		.machine = session->result->machine.id,
 	};
 
-	if (opts->session.baseline_build_dir)
-		return describe_build(check, &req);
+	if (opts->session.baseline_tree)
+		return describe_tree(check);
 	return baseline_resolve(&check->baseline, session->store, &req);
 }
 
@@ -106,7 +91,7 @@ static void resolve_gates(struct check *check)
 	state->compare.noise = baseline_noise;
 	state->compare.noise_payload = &check->baseline;
 	state->compare.baseline_measured =
-		state->opts.session.baseline_build_dir != NULL;
+		state->opts.session.baseline_tree != NULL;
 	state->gates = xcalloc(plan->nr + 1, sizeof(*state->gates));
 	for (size_t i = 0; i < plan->nr; i++) {
 		const char *name = plan->cases[i].benchmark->name;
@@ -191,19 +176,6 @@ int check_run(struct check **out, const struct check_options *opts)
 	return check_measure(check->session, check);
 }
 
-/* The baseline measured in the session becomes the check's, labelled with
- * the commit it stands for rather than the candidate's. */
-static void take_measured_baseline(struct check *check)
-{
-	struct result *measured = check->session->baseline;
-
-	check->session->baseline = NULL;
-	git_meta_release(&measured->git);
-	memcpy(measured->git.commit, check->state->build_commit,
-	       sizeof(measured->git.commit));
-	check->baseline.result = measured;
-}
-
 int check_conclude(struct check *check)
 {
 	struct session *session = check->session;
@@ -215,8 +187,12 @@ int check_conclude(struct check *check)
 	if (session_store(session) < 0)
 		session_keep(session, NULL);
 	bg_error_clear();
-	if (session->baseline)
-		take_measured_baseline(check);
+	/* the baseline measured in the session, labelled with the tree's
+	 * commit (session_finish()), becomes the check's */
+	if (session->baseline) {
+		check->baseline.result = session->baseline;
+		session->baseline = NULL;
+	}
 	if ((error = compare_results(&check->comparison, check->baseline.result,
 				     session->result, &check->state->compare)) <
 	    0)

@@ -15,8 +15,8 @@
  *     check_run()       prepare the session; find the baseline (store,
  *                       file or committed baseline, baseline.h) before
  *                       anything runs, so the new result cannot be its
- *                       own; or, with a baseline build, name the commit
- *                       the build stands for; then measure (below)
+ *                       own; or, with a baseline tree, describe the
+ *                       tree's commit; then measure (below)
  *     (the caller)      the result is complete and not stored: the
  *                       command layer draws its flame graphs
  *     check_conclude()  store the result (or keep it aside when the
@@ -35,12 +35,12 @@
  */
 
 struct check_options {
-	/* What to run; its baseline_build_dir is --baseline-build: the
-	 * baseline is measured in the session, interleaved with the
-	 * candidate, instead of looked up. */
+	/* What to run; its baseline_tree is --baseline-tree: the baseline
+	 * is measured in the session from that work tree, interleaved with
+	 * the candidate, instead of looked up. */
 	struct session_options session;
 	/* --baseline: "auto", a revision or a result file; with a baseline
-	 * build, "auto" or the revision the build was made from. */
+	 * tree only "auto" (the tree names its commit). */
 	const char *baseline;
 	const char *branch; /* --branch: the target of auto; NULL: default */
 	double threshold;   /* --threshold; < 0: the suite's */
@@ -49,11 +49,11 @@ struct check_options {
 
 struct check {
 	struct session *session;
-	/* What the candidate is compared against. With a baseline build:
-	 * source "build", no history (measuring both sides together takes
-	 * out the between-session noise a history would estimate), and the
-	 * result measured in the session, labelled with the commit the
-	 * build stands for, once check_conclude() took it. */
+	/* What the candidate is compared against. With a baseline tree:
+	 * source "tree", path the tree, no history (measuring both sides
+	 * together takes out the between-session noise a history would
+	 * estimate), and the result measured in the session, labelled with
+	 * the tree's commit, once check_conclude() took it. */
 	struct baseline baseline;
 	struct comparison *comparison; /* set by check_conclude() */
 	struct check_state *state;     /* check.c's own */
@@ -65,9 +65,9 @@ struct check {
  * (check_measure()); the result is then complete, not stored. opts and
  * what it points to are borrowed until check_free(). BG_EINPUT for bad
  * suites and options (a baseline that is no result file nor revision; a
- * baseline build that is not a directory, combined with --order
- * sequential, or with --baseline naming a file), BG_ERROR when the
- * harness cannot run or git fails.
+ * baseline tree session_prepare() refuses, or combined with --order
+ * sequential or a --baseline other than auto), BG_ERROR when the harness
+ * cannot run or git fails.
  */
 int check_run(struct check **out, const struct check_options *opts);
 

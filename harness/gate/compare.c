@@ -199,7 +199,7 @@ static void test_change(struct metric_comparison *mc, const double *base,
 {
 	double *values = xmalloc((nb + nc) * sizeof(*values));
 	struct stats_welch test;
-	double trim, margin;
+	double trim;
 
 	for (size_t i = 0; i < nb + nc; i++) {
 		double v = i < nb ? base[i] : cand[i - nb];
@@ -207,20 +207,16 @@ static void test_change(struct metric_comparison *mc, const double *base,
 		values[i] = positive ? log(v) : v;
 	}
 	trim = pooled_tailweight(values, nb, nc) > HEAVY_TAILWEIGHT ? TRIM : 0;
-	mc->change_low = -INFINITY;
-	mc->change_high = INFINITY;
+	mc->test.log_scale = positive;
+	mc->test.level = level;
 	if (!stats_yuen_eff(values, nb, values + nb, nc, mc->n_eff_baseline,
 			    mc->n_eff_candidate, trim, &test)) {
 		mc->p_value = test.p_value;
-		margin = stats_t_critical(1 - confidence, test.df) * test.se;
-		if (positive) {
-			mc->change_low = exp(test.difference - margin) - 1;
-			mc->change_high = exp(test.difference + margin) - 1;
-		} else if (level > 0) {
-			mc->change_low = (test.difference - margin) / level;
-			mc->change_high = (test.difference + margin) / level;
-		}
+		mc->test.difference = test.difference;
+		mc->test.se = test.se;
+		mc->test.df = test.df;
 	}
+	compare_set_interval(mc, confidence);
 	mc->p_adjusted = mc->p_value;
 	free(values);
 }
@@ -266,7 +262,7 @@ static bool runs_pair_up(const struct metric_comparison *mc, const double *base,
 static void test_pairs(struct metric_comparison *mc, const double *base,
 		       const double *cand, size_t n, double confidence)
 {
-	double *ratios = xmalloc(n * sizeof(*ratios)), r, n_eff, trim, margin;
+	double *ratios = xmalloc(n * sizeof(*ratios)), r, n_eff, trim;
 	struct stats_welch test;
 
 	for (size_t i = 0; i < n; i++)
@@ -277,15 +273,15 @@ static void test_pairs(struct metric_comparison *mc, const double *base,
 	/* Hogg's Q2 does not move with the location: no centring needed. */
 	trim = stats_tailweight(ratios, n) > HEAVY_TAILWEIGHT ? TRIM : 0;
 	mc->change = exp(stats_median(ratios, n)) - 1;
-	mc->change_low = -INFINITY;
-	mc->change_high = INFINITY;
+	mc->test.log_scale = true;
 	if (!stats_yuen_one_sample(ratios, n, n_eff, trim, &test)) {
-		margin = stats_t_critical(1 - confidence, test.df) * test.se;
 		mc->change = exp(test.difference) - 1;
-		mc->change_low = exp(test.difference - margin) - 1;
-		mc->change_high = exp(test.difference + margin) - 1;
 		mc->p_value = test.p_value;
+		mc->test.difference = test.difference;
+		mc->test.se = test.se;
+		mc->test.df = test.df;
 	}
+	compare_set_interval(mc, confidence);
 	mc->p_adjusted = mc->p_value;
 	free(ratios);
 }
@@ -313,6 +309,8 @@ void compare_metric_stats(struct metric_comparison *mc, const double *base,
 		summary_empty(&mc->candidate);
 	mc->change = mc->change_low = mc->change_high = NAN;
 	mc->p_value = mc->p_adjusted = 1;
+	memset(&mc->test, 0, sizeof(mc->test));
+	mc->interval_confidence = confidence;
 	if (!nbase || !ncand)
 		return;
 	base = per_run(base, nbase, runs_base, &base_owned, &nb, &cap_base);
@@ -351,12 +349,48 @@ done:
 	free(cand_owned);
 }
 
+void compare_set_interval(struct metric_comparison *mc, double confidence)
+{
+	const struct metric_test *test = &mc->test;
+	double low = -INFINITY, high = INFINITY, margin;
+
+	if (mc->exact)
+		return;
+	mc->interval_confidence = confidence;
+	if (test->df > 0) {
+		margin = stats_t_critical(1 - confidence, test->df) * test->se;
+		if (test->log_scale) {
+			low = exp(test->difference - margin) - 1;
+			high = exp(test->difference + margin) - 1;
+		} else if (test->level > 0) {
+			low = (test->difference - margin) / test->level;
+			high = (test->difference + margin) / test->level;
+		}
+	}
+	/* [-100.0%, +inf%] bounds nothing; one that excludes no change
+	 * must stay, however wide, as it is what makes it significant */
+	if (!(low > 0 || high < 0) &&
+	    (!isfinite(low) || !isfinite(high) ||
+	     (test->log_scale && (low <= -0.9999 || high >= 9999)))) {
+		low = -INFINITY;
+		high = INFINITY;
+	}
+	mc->change_low = low;
+	mc->change_high = high;
+}
+
+bool compare_is_bounded(const struct metric_comparison *mc)
+{
+	return !mc->exact && mc->has_baseline && mc->has_candidate &&
+	       isfinite(mc->change_low) && isfinite(mc->change_high);
+}
+
 static bool is_worse(const struct metric_comparison *mc, double change)
 {
 	return mc->better == BETTER_LOWER ? change > 0 : change < 0;
 }
 
-void compare_decide(struct metric_comparison *mc, double confidence)
+void compare_decide(struct metric_comparison *mc)
 {
 	bool significant, large;
 
@@ -382,7 +416,9 @@ void compare_decide(struct metric_comparison *mc, double confidence)
 							 : VERDICT_IMPROVEMENT;
 		return;
 	}
-	significant = mc->p_adjusted < 1 - confidence;
+	/* the interval is at the adjusted level: excluding no change is the
+	 * adjusted p-value below 1 - confidence */
+	significant = mc->change_low > 0 || mc->change_high < 0;
 	large = fabs(mc->change) > mc->threshold;
 	if (!large)
 		mc->verdict = VERDICT_UNCHANGED;
@@ -439,7 +475,7 @@ bool compare_case_decided(const struct result_case *base,
 				     independent_units(bm), cm->samples, cm->nr,
 				     independent_units(cm), confidence,
 				     1);
-		compare_decide(&mc, confidence);
+		compare_decide(&mc);
 		if (!compare_is_decided(&mc))
 			return false;
 	}
@@ -579,7 +615,7 @@ static void compare_case(struct comparison *comparison,
 	    (base->status == CASE_FAILED || base->status == CASE_TIMEOUT)) {
 		struct strbuf note = STRBUF_INIT;
 
-		strbuf_addf(&note, "the baseline build's case failed: %s",
+		strbuf_addf(&note, "the baseline tree's case failed: %s",
 			    base->reason ? base->reason : "no reason");
 		add_status_items(comparison, cand, NULL, VERDICT_FAILED,
 				 note.buf);
@@ -651,6 +687,28 @@ static void copy_side(struct comparison_side *side, const struct result *r)
 	memcpy(side->machine, r->machine.id, sizeof(side->machine));
 }
 
+/*
+ * The intervals at the level Benjamini-Hochberg leaves: with k of the m
+ * tested metrics significant (adjusted p below alpha = 1 - confidence),
+ * exactly those have p below k alpha / m, so the intervals at that level
+ * (at least alpha / m) exclude no change exactly for them (Benjamini and
+ * Yekutieli's false coverage-rate intervals).
+ */
+static void adjust_intervals(struct comparison *comparison,
+			     const size_t *index, size_t tested,
+			     double confidence)
+{
+	double alpha = 1 - confidence;
+	size_t significant = 0;
+
+	for (size_t i = 0; i < tested; i++)
+		significant += comparison->items[index[i]].p_adjusted < alpha;
+	for (size_t i = 0; i < tested; i++)
+		compare_set_interval(&comparison->items[index[i]],
+				     1 - (double)(significant ? significant : 1) *
+						 alpha / (double)tested);
+}
+
 static void decide_all(struct comparison *comparison, double confidence)
 {
 	double *p = xcalloc(comparison->nr + 1, sizeof(*p));
@@ -670,13 +728,14 @@ static void decide_all(struct comparison *comparison, double confidence)
 	stats_bh_adjust(p, tested, p);
 	for (size_t i = 0; i < tested; i++)
 		comparison->items[index[i]].p_adjusted = p[i];
+	adjust_intervals(comparison, index, tested, confidence);
 	for (size_t i = 0; i < comparison->nr; i++) {
 		struct metric_comparison *mc = &comparison->items[i];
 
 		if (mc->verdict != VERDICT_FAILED &&
 		    mc->verdict != VERDICT_SKIPPED &&
 		    mc->verdict != VERDICT_MISSING)
-			compare_decide(mc, confidence);
+			compare_decide(mc);
 		if (compare_item_gated(mc))
 			comparison->counts[mc->verdict]++;
 	}

@@ -15,12 +15,17 @@
  * - the change is the Hodges-Lehmann estimate of candidate / baseline - 1
  *   (more efficient than the ratio of medians for near-normal timings and
  *   as robust to outliers); its interval is the significance test's own
- *   (below), so the interval excludes no change exactly when the test is
- *   significant before the FDR adjustment;
+ *   (below) at the level the FDR adjustment leaves (compare_results()),
+ *   and the decision reads it: significant is the interval excluding no
+ *   change, so the two never disagree;
  * - the test sees one value per run (samples pooled from several per run
  *   are reduced to the run's median): the run is the unit of replication;
  * - it is significant when the p-value, adjusted by Benjamini-Hochberg
- *   across every metric of the comparison, is below 1 - confidence. The
+ *   across every metric of the comparison, is below 1 - confidence; the
+ *   same as the test's interval at confidence 1 - k (1 - confidence) / m
+ *   excluding no change, for the m tested metrics of which k are
+ *   significant (at least 1): Benjamini and Yekutieli's (2005) false
+ *   coverage-rate intervals, the interval a comparison shows. The
  *   test is chosen from the data's shape, never from the shift (Hogg's
  *   adaptive tests): Welch's t on the logarithms (timings are
  *   multiplicative), the efficient test on near-normal runs, or Yuen's
@@ -76,7 +81,20 @@ struct metric_comparison {
 	bool has_baseline, has_candidate;
 	struct stats_summary baseline, candidate;
 	double change;			/* relative, candidate vs baseline */
-	double change_low, change_high; /* interval at the confidence level */
+	/* The change's interval at interval_confidence: the test's, at the
+	 * level the FDR adjustment leaves; excluding 0 is being significant.
+	 * [-inf, inf] when too few runs bound it (compare_is_bounded()); a
+	 * point for an exact metric. */
+	double change_low, change_high;
+	double interval_confidence;
+	/* The test behind p_value, to set the interval at another level:
+	 * its estimate on its own scale (the log ratio, or on values that
+	 * are not all positive the raw difference, scaled by `level`), its
+	 * standard error and degrees of freedom (0: no test ran). */
+	struct metric_test {
+		double difference, se, df, level;
+		bool log_scale;
+	} test;
 	double p_value;			/* raw two-sided, of the test chosen */
 	double p_adjusted;		/* after Benjamini-Hochberg */
 	size_t n_tested_baseline;	/* values the test saw: per-run */
@@ -172,7 +190,7 @@ struct compare_options {
 	void *noise_payload;
 	uint64_t seed; /* bootstrap seed; 0: a fixed one */
 	/* The baseline was measured in this session (check
-	 * --baseline-build): a baseline case that failed is a failure of
+	 * --baseline-tree): a baseline case that failed is a failure of
 	 * this run, not a stored result missing. */
 	bool baseline_measured;
 };
@@ -231,9 +249,22 @@ void compare_metric_stats(struct metric_comparison *mc, const double *base,
 			  size_t ncand, size_t runs_cand, double confidence,
 			  uint64_t seed);
 
-/* Decides mc->verdict from its statistics, mc->threshold and the adjusted
- * p-value at `confidence`. */
-void compare_decide(struct metric_comparison *mc, double confidence);
+/* Decides mc->verdict from its statistics, mc->threshold and its
+ * interval: significant when the interval excludes no change. */
+void compare_decide(struct metric_comparison *mc);
+
+/*
+ * Sets mc's interval from its test at `confidence`: compare_results()
+ * moves it to the adjusted level once every metric was tested. An interval
+ * that includes no change and is infinite or spans more than a factor of
+ * 10,000 (a test at one or two effective values) becomes [-inf, inf]:
+ * too few runs to bound the change (compare_is_bounded()).
+ */
+void compare_set_interval(struct metric_comparison *mc, double confidence);
+
+/* Whether mc has an interval that bounds its change: a test ran and its
+ * interval is finite. Reports say "too few runs to bound" otherwise. */
+bool compare_is_bounded(const struct metric_comparison *mc);
 
 /* Whether more samples could still change mc's verdict: false once the
  * change interval lies wholly beyond the threshold (and the test is

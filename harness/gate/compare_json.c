@@ -61,6 +61,9 @@ static cJSON *item_to_json(const struct metric_comparison *mc)
 		cJSON_AddNullToObject(object, "candidate");
 	cJSON_AddNumberToObject(object, "change", mc->change);
 	json_add_pair(object, "change_ci", mc->change_low, mc->change_high);
+	if (!mc->exact && mc->has_baseline && mc->has_candidate)
+		cJSON_AddNumberToObject(object, "change_ci_confidence",
+					mc->interval_confidence);
 	cJSON_AddNumberToObject(object, "p_value", mc->p_value);
 	cJSON_AddNumberToObject(object, "p_adjusted", mc->p_adjusted);
 	json_add_pair(object, "n_effective", mc->n_eff_baseline,
@@ -299,6 +302,8 @@ static void read_item(struct json_reader *rd, const cJSON *object,
 		read_summary(rd, object, "candidate", &mc->candidate);
 	mc->change = get_number(rd, object, "change");
 	read_pair(rd, object, "change_ci", &mc->change_low, &mc->change_high);
+	mc->interval_confidence =
+		get_number(rd, object, "change_ci_confidence");
 	mc->p_value = get_number(rd, object, "p_value");
 	mc->p_adjusted = get_number(rd, object, "p_adjusted");
 	read_pair(rd, object, "n_effective", &mc->n_eff_baseline,

@@ -971,7 +971,7 @@ static int extracted_output(struct collect_state *state,
 
 static int collect_command(struct collect_state *state)
 {
-	const struct metrics_file *output;
+	const struct metrics_file *output = NULL;
 	struct strbuf what = STRBUF_INIT;
 	int error;
 

@@ -102,6 +102,7 @@ int plan_build(struct plan **out, const struct suite *suite,
 				}
 				ALLOC_GROW(plan->cases, plan->nr + 1, alloc);
 				pcase = &plan->cases[plan->nr++];
+				pcase->suite = suite;
 				pcase->benchmark = &suite->benchmarks[b];
 				pcase->variant = &suite->variants[v];
 				pcase->device = suite->devices[d];
@@ -125,23 +126,51 @@ int plan_build(struct plan **out, const struct suite *suite,
 	return BG_OK;
 }
 
-void plan_add_baseline(struct plan *plan, const char *build_dir)
+/* The case of the baseline plan with that id; NULL: none. */
+static const struct plan_case *find_twin(const struct plan *baseline,
+					 const char *id)
 {
-	struct plan_case *cases = xcalloc(2 * plan->nr, sizeof(*cases));
+	for (size_t i = 0; baseline && i < baseline->nr; i++)
+		if (!strcmp(baseline->cases[i].id, id))
+			return &baseline->cases[i];
+	return NULL;
+}
 
-	assert(!plan->baseline_build_dir);
-	for (size_t i = 0; i < plan->nr; i++) {
-		struct strbuf id = STRBUF_INIT;
+void plan_add_baseline(struct plan *plan, const struct suite *suite,
+		       const struct plan_filter *filter, const char *build_dir)
+{
+	struct plan_case *cases = xcalloc(2 * plan->nr + 1, sizeof(*cases));
+	struct plan_filter unsharded = { 0 };
+	struct plan *baseline = NULL;
+	size_t nr = 0;
 
-		strbuf_addf(&id, "%s@baseline", plan->cases[i].id);
-		cases[2 * i] = plan->cases[i];
-		cases[2 * i].id = strbuf_detach(&id, NULL);
-		cases[2 * i].baseline = true;
-		cases[2 * i + 1] = plan->cases[i];
+	assert(!plan->baseline_suite);
+	if (filter) {
+		unsharded = *filter;
+		unsharded.shard_index = unsharded.shard_count = 0;
 	}
+	/* a baseline with none of the cases is no error: all are "new" */
+	if (plan_build(&baseline, suite, &unsharded, build_dir) < 0)
+		bg_error_clear();
+	for (size_t i = 0; i < plan->nr; i++) {
+		const struct plan_case *twin =
+			find_twin(baseline, plan->cases[i].id);
+
+		if (twin) {
+			struct strbuf id = STRBUF_INIT;
+
+			strbuf_addf(&id, "%s@baseline", twin->id);
+			cases[nr] = *twin;
+			cases[nr].id = strbuf_detach(&id, NULL);
+			cases[nr++].baseline = true;
+		}
+		cases[nr++] = plan->cases[i];
+	}
+	plan_free(baseline);
 	free(plan->cases);
 	plan->cases = cases;
-	plan->nr *= 2;
+	plan->nr = nr;
+	plan->baseline_suite = suite;
 	plan->baseline_build_dir = absolute_path(build_dir);
 }
 
@@ -192,9 +221,9 @@ static const char *builtin_value(const char *name, struct case_vars *vars)
 	if (!strcmp(name, "benchmark"))
 		return pcase->benchmark->name;
 	if (!strcmp(name, "suite"))
-		return vars->plan->suite->name;
+		return pcase->suite->name;
 	if (!strcmp(name, "suite_dir"))
-		return vars->plan->suite->dir;
+		return pcase->suite->dir;
 	if (!strcmp(name, "build_dir"))
 		return pcase->baseline ? vars->plan->baseline_build_dir
 				       : vars->plan->build_dir;
@@ -241,7 +270,7 @@ int plan_case_expand(const struct plan_case *pcase, const struct plan *plan,
 	snprintf(vars.run, sizeof(vars.run), "%d", run);
 	if (expand_vars(out, template, case_lookup, &vars, &bad) < 0)
 		error = bg_input_error("%s: case %s: cannot expand '${%s}'",
-				       plan->suite->path, pcase->id, bad);
+				       pcase->suite->path, pcase->id, bad);
 	free(bad);
 	strbuf_release(&vars.scratch);
 	return error;

@@ -13,18 +13,25 @@
  */
 
 struct plan_case {
-	const struct benchmark *benchmark; /* borrowed from the suite */
+	/* The suite the case is from (borrowed): plan->suite, or for a
+	 * baseline twin plan->baseline_suite. Its directory is where the
+	 * case runs and its ${suite_dir}. */
+	const struct suite *suite;
+	const struct benchmark *benchmark; /* borrowed from that suite */
 	const struct variant *variant;
 	const char *device;
 	char *id;      /* "benchmark/variant/device", with
 					    * "@baseline" for a baseline twin */
-	bool baseline; /* runs from plan->baseline_build_dir */
+	bool baseline; /* a twin: runs from the baseline tree */
 };
 
 struct plan {
 	const struct suite *suite; /* borrowed: outlive the plan */
 	char *build_dir;	   /* absolute */
-	char *baseline_build_dir;  /* absolute; NULL: no twins */
+	/* The baseline tree's suite and build (plan_add_baseline());
+	 * NULL: no twins. */
+	const struct suite *baseline_suite;
+	char *baseline_build_dir; /* absolute */
 	struct plan_case *cases;
 	size_t nr;
 };
@@ -48,13 +55,19 @@ int plan_build(struct plan **out, const struct suite *suite,
 	       const struct plan_filter *filter, const char *build_dir);
 
 /*
- * Prepares an A/B comparison in one session (check --baseline-build):
- * puts before every case a baseline twin, the same benchmark, variant and
- * device run from `build_dir` (its ${build_dir}), marked `baseline`. The
- * runner's interleaving then measures each twin next to its candidate in
- * every round, so drift of the machine reaches both sides alike.
+ * Prepares an A/B comparison in one session (check --baseline-tree): puts
+ * before every case its baseline twin, the case of the same id planned
+ * from `suite` (the baseline tree's, borrowed: it must outlive the plan)
+ * with the same filter (sharding aside: the candidate's shard decides
+ * which cases run) and `build_dir` as its ${build_dir}, marked
+ * `baseline`. A twin runs as the baseline tree's suite says: its command,
+ * env, working directory and ${suite_dir}. A case the baseline suite
+ * does not have gets no twin (its metrics are "new"). The runner's
+ * interleaving then measures each twin next to its candidate in every
+ * round, so drift of the machine reaches both sides alike.
  */
-void plan_add_baseline(struct plan *plan, const char *build_dir);
+void plan_add_baseline(struct plan *plan, const struct suite *suite,
+		       const struct plan_filter *filter, const char *build_dir);
 
 /*
  * Keeps the cases for which keep() is true, in their order, and drops the

@@ -6,14 +6,17 @@
 #include "harness/util/fileio.h"
 #include "harness/util/isotime.h"
 #include "harness/store/gitinfo.h"
+#include "harness/run/lock.h"
 #include "harness/run/machine.h"
 #include "harness/run/process.h"
+#include "harness/run/quiet.h"
 
 #include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct session_state {
@@ -23,6 +26,7 @@ struct session_state {
 	struct runner *runner;
 	char *launcher;
 	struct devices *devices; /* probed at the first case */
+	struct machine_lock *lock; /* held from start to finish */
 	struct strbuf skip_reason;
 };
 
@@ -133,6 +137,88 @@ static int split_baseline(struct session *session)
 	return error;
 }
 
+/*
+ * Appends to out the place in `tree` of `path`, a file or directory of the
+ * work tree `root` (both absolute, resolved): "<tree>/<path less root>".
+ * BG_ENOTFOUND when path is not inside root.
+ */
+static int place_in_tree(struct strbuf *out, const char *root,
+			 const char *path, const char *tree)
+{
+	size_t len = strlen(root);
+
+	if (strncmp(path, root, len) || (path[len] && path[len] != '/'))
+		return BG_ENOTFOUND;
+	strbuf_addf(out, "%s%s", tree, path + len);
+	return BG_OK;
+}
+
+/*
+ * check --baseline-tree: the baseline side is the suite as it is in the
+ * tree, found at the same place relative to the repository root as the
+ * candidate's, and so is its build directory, so that the code the
+ * benchmarks import, run or load comes from that side.
+ */
+static int plan_baseline_tree(struct session *session)
+{
+	const struct session_options *opts = &session->state->opts;
+	const char *tree = opts->baseline_tree;
+	struct strbuf found = STRBUF_INIT, suite_path = STRBUF_INIT;
+	struct strbuf build_dir = STRBUF_INIT, why = STRBUF_INIT;
+	char *root = NULL, *suite_file = NULL, *tree_dir = NULL;
+	struct stat st;
+	int error;
+
+	if (stat(tree, &st) < 0 || !S_ISDIR(st.st_mode) ||
+	    !(tree_dir = realpath(tree, NULL))) {
+		error = bg_input_error("--baseline-tree: '%s' is not a "
+				       "directory",
+				       tree);
+		goto done;
+	}
+	if (gitinfo_repo_root(session->suite->dir, &found) < 0 ||
+	    !(root = realpath(found.buf, NULL)) ||
+	    !(suite_file = realpath(opts->suite_path, NULL)) ||
+	    place_in_tree(&suite_path, root, suite_file, tree_dir) < 0) {
+		bg_error_clear();
+		error = bg_input_error("--baseline-tree: the suite '%s' is "
+				       "not in a git work tree, so its place "
+				       "in '%s' is unknown",
+				       opts->suite_path, tree);
+		goto done;
+	}
+	if (place_in_tree(&build_dir, root, session->plan->build_dir,
+			  tree_dir) < 0) {
+		error = bg_input_error("--baseline-tree: the build directory "
+				       "'%s' is outside the work tree '%s', "
+				       "so its place in '%s' is unknown; "
+				       "build inside the work tree",
+				       session->plan->build_dir, root, tree);
+		goto done;
+	}
+	if ((error = suite_load(&session->baseline_suite, suite_path.buf)) <
+	    0) {
+		strbuf_addstr(&why, bg_error_last());
+		error = bg_input_error("--baseline-tree: %s", why.buf);
+		goto done;
+	}
+	if (opts->runs_auto)
+		apply_runs_auto(session->baseline_suite);
+	if ((error = gitinfo_read(&session->baseline_git, tree_dir)) < 0)
+		goto done;
+	plan_add_baseline(session->plan, session->baseline_suite, opts->filter,
+			  build_dir.buf);
+done:
+	free(root);
+	free(suite_file);
+	free(tree_dir);
+	strbuf_release(&found);
+	strbuf_release(&suite_path);
+	strbuf_release(&build_dir);
+	strbuf_release(&why);
+	return error;
+}
+
 int session_prepare(struct session **out, const struct session_options *opts)
 {
 	struct session *session = xcalloc(1, sizeof(*session));
@@ -152,10 +238,10 @@ int session_prepare(struct session **out, const struct session_options *opts)
 	    (error = plan_build(&session->plan, session->suite, opts->filter,
 				opts->build_dir)) < 0)
 		goto done;
-	if (opts->baseline_build_dir)
-		plan_add_baseline(session->plan, opts->baseline_build_dir);
 	if (opts->runs_auto)
 		apply_runs_auto(session->suite);
+	if (opts->baseline_tree && (error = plan_baseline_tree(session)) < 0)
+		goto done;
 	if (opts->store_spec)
 		strbuf_addstr(&spec, opts->store_spec);
 	else
@@ -174,8 +260,17 @@ int session_start(struct session *session)
 	const struct session_options *opts = &state->opts;
 	struct runner_options *runner = &state->runner_opts;
 	struct store_slot *slot;
+	struct strbuf now = STRBUF_INIT;
 	int error;
 
+	if ((error = machine_lock_take(&state->lock, !opts->no_wait,
+				       stderr)) < 0)
+		return error;
+	/* the measurement starts now, however long it waited */
+	iso8601_now(&now);
+	free(session->result->started_at);
+	session->result->started_at = strbuf_detach(&now, NULL);
+	quiet_observe(&session->result->load);
 	if ((error = store_reserve(session->store, session->result,
 				   &state->slot)) < 0)
 		return error;
@@ -218,6 +313,8 @@ static int session_abandon(struct session *session)
 	runner_finish(state->runner);
 	runner_free(state->runner);
 	state->runner = NULL;
+	machine_lock_release(state->lock);
+	state->lock = NULL;
 	if (session->artifact_dir.len) {
 		char *slash = strrchr(session->artifact_dir.buf, '/');
 
@@ -263,14 +360,22 @@ int session_finish(struct session *session)
 	error = runner_finish(state->runner);
 	runner_free(state->runner);
 	state->runner = NULL;
+	machine_lock_release(state->lock);
+	state->lock = NULL;
 	if (error < 0)
 		return error;
 	if (state->opts.require_devices)
 		fail_skipped_cases(session->result);
 	iso8601_now(&now);
 	session->result->finished_at = strbuf_detach(&now, NULL);
-	if (state->opts.baseline_build_dir)
-		error = split_baseline(session);
+	if (state->opts.baseline_tree &&
+	    (error = split_baseline(session)) == BG_OK) {
+		/* the tree's commit, not the candidate's */
+		git_meta_release(&session->baseline->git);
+		session->baseline->git = session->baseline_git;
+		memset(&session->baseline_git, 0,
+		       sizeof(session->baseline_git));
+	}
 	return error;
 }
 
@@ -415,6 +520,7 @@ void session_free(struct session *session)
 		return;
 	state = session->state;
 	runner_free(state->runner);
+	machine_lock_release(state->lock);
 	free(state->launcher);
 	devices_free(state->devices);
 	strbuf_release(&state->skip_reason);
@@ -424,6 +530,8 @@ void session_free(struct session *session)
 	result_free(session->result);
 	result_free(session->baseline);
 	plan_free(session->plan);
+	suite_free(session->baseline_suite);
+	git_meta_release(&session->baseline_git);
 	suite_free(session->suite);
 	store_free(session->store);
 	strbuf_release(&session->result_path);

@@ -19,8 +19,11 @@
  *                         the machine, open the store: nothing runs, and
  *                         nothing is written (check resolves its baseline
  *                         here, so the new result cannot be its own)
- *     session_start()     claim the result's place in the store (the logs
- *                         land beside it while it runs), set up the runner
+ *     session_start()     take the machine lock (lock.h; held until
+ *                         session_finish()), record how quiet the machine
+ *                         is (quiet.h), claim the result's place in the
+ *                         store (the logs land beside it while it runs),
+ *                         set up the runner
  *     session_step()      one run at a time; an adaptive case asks whether
  *                         it has enough samples (the gate answers, check.h)
  *     session_finish()    the runs outside the measurement, the end time;
@@ -51,11 +54,17 @@ struct session_options {
 	double sample_interval_s;
 	/* --profile: a profiling run per case (profile.h) */
 	bool profile;
-	/* check --baseline-build: every case also runs from this build,
-	 * next to the candidate's runs (plan_add_baseline()); those cases
-	 * end up in session->baseline, not in the stored result. NULL:
-	 * none. */
-	const char *baseline_build_dir;
+	/* --no-wait: session_start() fails when another process holds the
+	 * machine lock (lock.h) instead of waiting for it. */
+	bool no_wait;
+	/* check --baseline-tree: a work tree of the baseline commit with
+	 * its build. Every case also runs as the suite file at the same
+	 * place in that tree says (the same path relative to the
+	 * repository root as suite_path), in that suite's directory, with
+	 * the build directory at the same place in that tree as build_dir
+	 * (plan_add_baseline()); those cases end up in session->baseline,
+	 * not in the stored result. NULL: none. */
+	const char *baseline_tree;
 };
 
 struct session {
@@ -63,10 +72,15 @@ struct session {
 	struct plan *plan;
 	struct store *store;
 	struct result *result;
-	/* The baseline build's cases, measured in this session with the
-	 * same metadata (opts.baseline_build_dir), split off the result by
-	 * session_finish(); NULL without one. */
+	/* The baseline tree's cases, measured in this session with the
+	 * same metadata but the tree's commit (opts.baseline_tree), split
+	 * off the result by session_finish(); NULL without one. */
 	struct result *baseline;
+	/* The baseline tree's suite and the commit checked out there
+	 * (commit "unknown" outside a repository), set by
+	 * session_prepare(); NULL and empty without a tree. */
+	struct suite *baseline_suite;
+	struct git_meta baseline_git;
 	/* The directory the result's relative log and artifact paths are
 	 * relative to: the one the result file goes into (session_start()
 	 * claims it; "" before). */
@@ -90,19 +104,25 @@ struct session {
 };
 
 /*
- * Loads and plans the suite (with the baseline build's twins), opens the
+ * Loads and plans the suite (with the baseline tree's twins), opens the
  * store and describes the commit and the machine into session->result,
  * into *out (free with session_free(), also after an error: what was built
  * so far is there). Nothing runs and nothing is written. opts and what it
  * points to are borrowed until session_free(). BG_EINPUT for bad suites
- * and options, BG_ERROR when the harness cannot run.
+ * and options (a baseline tree that is no directory, a suite outside any
+ * git work tree or a build directory outside the suite's work tree, so
+ * that their places in the tree are unknown, the tree's suite missing or
+ * bad), BG_ERROR when the harness cannot run.
  */
 int session_prepare(struct session **out, const struct session_options *opts);
 
 /*
- * Claims the result's place in the store and sets up the runner (runner.h:
- * runner_new()), the profiler and the launcher; runs nothing. Errors of
- * store_reserve() and runner_new().
+ * Takes the machine lock, waiting for it unless opts.no_wait, records the
+ * start time and the machine's load (result->load), claims the result's
+ * place in the store and sets up the runner (runner.h: runner_new()), the
+ * profiler and the launcher; runs nothing. Errors of machine_lock_take()
+ * (BG_EINPUT when the lock is held and opts.no_wait), store_reserve() and
+ * runner_new().
  */
 int session_start(struct session *session);
 
@@ -119,8 +139,9 @@ void session_stop_case(struct session *session, size_t index);
 
 /*
  * Once session_step() returned 0: the callgrind and profiling runs, the
- * --require-devices failures, the result's end time, and the baseline
- * twins' cases moved from the result into session->baseline. The result is
+ * machine lock released, the --require-devices failures, the result's end
+ * time, and the baseline twins' cases moved from the result into
+ * session->baseline, which takes session->baseline_git. The result is
  * then complete, not yet stored.
  */
 int session_finish(struct session *session);

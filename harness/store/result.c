@@ -118,6 +118,14 @@ static void result_case_release(struct result_case *rcase)
 	free(rcase->profile_note);
 }
 
+void machine_load_release(struct machine_load *load)
+{
+	for (size_t i = 0; i < load->busy_nr; i++)
+		free(load->busy[i].command);
+	free(load->busy);
+	memset(load, 0, sizeof(*load));
+}
+
 void result_free(struct result *result)
 {
 	if (!result)
@@ -129,6 +137,7 @@ void result_free(struct result *result)
 	free(result->finished_at);
 	free(result->harness_version);
 	free(result->reference);
+	machine_load_release(&result->load);
 	for (size_t i = 0; i < result->cases_nr; i++)
 		result_case_release(&result->cases[i]);
 	free(result->cases);
@@ -359,6 +368,26 @@ static cJSON *case_to_json(const struct result_case *rcase)
 	return object;
 }
 
+static cJSON *load_to_json(const struct machine_load *load)
+{
+	cJSON *object = cJSON_CreateObject();
+	cJSON *loadavg = cJSON_AddArrayToObject(object, "loadavg");
+	cJSON *busy = cJSON_AddArrayToObject(object, "busy");
+
+	for (size_t i = 0; i < 3; i++)
+		cJSON_AddItemToArray(loadavg,
+				     cJSON_CreateNumber(load->loadavg[i]));
+	for (size_t i = 0; i < load->busy_nr; i++) {
+		cJSON *process = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(process, "pid", load->busy[i].pid);
+		json_add_string(process, "command", load->busy[i].command);
+		cJSON_AddNumberToObject(process, "cpu", load->busy[i].cpu);
+		cJSON_AddItemToArray(busy, process);
+	}
+	return object;
+}
+
 void result_to_json(const struct result *result, struct strbuf *out)
 {
 	cJSON *root = cJSON_CreateObject();
@@ -374,6 +403,9 @@ void result_to_json(const struct result *result, struct strbuf *out)
 	json_add_string(root, "harness_version", result->harness_version);
 	if (result->reference)
 		json_add_string(root, "reference", result->reference);
+	if (result->load.observed)
+		json_add_item(root, "load_at_start",
+			      load_to_json(&result->load));
 	cases = cJSON_AddArrayToObject(root, "cases");
 	for (size_t i = 0; i < result->cases_nr; i++)
 		cJSON_AddItemToArray(cases, case_to_json(&result->cases[i]));
@@ -486,6 +518,65 @@ static void read_machine(struct json_reader *rd, const cJSON *object,
 			  &machine->gpus_nr);
 	json_read_strings(rd, object, "ipus", 0, &machine->ipus,
 			  &machine->ipus_nr);
+}
+
+static void read_busy_process(struct json_reader *rd, const cJSON *object,
+			      struct busy_process *process)
+{
+	static const char *const keys[] = { "pid", "command", "cpu", NULL };
+
+	json_read_check_keys(rd, object, keys);
+	json_read_int(rd, object, "pid", 0, 0, INT_MAX, &process->pid);
+	/* a process names itself: printable, or the file is refused */
+	process->command =
+		get_string(rd, object, "command", false, JSON_PRINTABLE);
+	process->cpu = get_number(rd, object, "cpu");
+}
+
+static void read_load(struct json_reader *rd, const cJSON *object,
+		      struct machine_load *load)
+{
+	static const char *const keys[] = { "loadavg", "busy", NULL };
+	const cJSON *loadavg, *busy, *item;
+	size_t index = 0;
+
+	load->observed = true;
+	json_read_check_keys(rd, object, keys);
+	if ((loadavg = json_read_array(rd, object, "loadavg", 0))) {
+		json_reader_push_key(rd, "loadavg");
+		if (cJSON_GetArraySize(loadavg) != 3)
+			json_reader_fail(rd, "expected 3 numbers (over 1, 5 "
+					     "and 15 minutes)");
+		cJSON_ArrayForEach(item, loadavg) {
+			json_reader_push_index(rd, (int)index);
+			if (!cJSON_IsNumber(item))
+				json_reader_fail(rd, "expected a number, "
+						     "found %s",
+						 json_type_name(item));
+			else if (index < 3)
+				load->loadavg[index] = item->valuedouble;
+			json_reader_pop(rd);
+			index++;
+		}
+		json_reader_pop(rd);
+	}
+	if (!(busy = json_read_array(rd, object, "busy", 0)))
+		return;
+	json_reader_push_key(rd, "busy");
+	load->busy = xcalloc((size_t)cJSON_GetArraySize(busy) + 1,
+			     sizeof(*load->busy));
+	cJSON_ArrayForEach(item, busy) {
+		json_reader_push_index(rd, (int)load->busy_nr);
+		if (!cJSON_IsObject(item))
+			json_reader_fail(rd, "expected an object, found %s",
+					 json_type_name(item));
+		else
+			read_busy_process(rd, item,
+					  &load->busy[load->busy_nr]);
+		load->busy_nr++;
+		json_reader_pop(rd);
+	}
+	json_reader_pop(rd);
 }
 
 static void read_samples(struct json_reader *rd, const cJSON *object,
@@ -711,6 +802,11 @@ int result_parse(struct result **out, const char *text, size_t len,
 	result->harness_version =
 		get_string(&rd, root, "harness_version", false, 0);
 	result->reference = get_string(&rd, root, "reference", false, JSON_NAME);
+	if ((object = json_read_object(&rd, root, "load_at_start", 0))) {
+		json_reader_push_key(&rd, "load_at_start");
+		read_load(&rd, object, &result->load);
+		json_reader_pop(&rd);
+	}
 	read_cases(&rd, root, result);
 done:
 	json_reader_release(&rd);

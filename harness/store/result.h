@@ -116,6 +116,26 @@ struct machine_info {
  */
 bool result_machine_id_valid(const char *id);
 
+/* Another process busy on the machine when a measurement started. */
+struct busy_process {
+	int pid;
+	char *command; /* its /proc/PID/comm, NULL when unknown */
+	double cpu;    /* cores it kept busy meanwhile: 0.5 is half of one */
+};
+
+/* How quiet the machine was when the measurement started, as `run` and
+ * `check` saw it once they held the machine lock (harness/run/quiet.h).
+ * observed is false in results made before benchgate recorded it. */
+struct machine_load {
+	bool observed;
+	double loadavg[3]; /* /proc/loadavg: over 1, 5 and 15 minutes */
+	struct busy_process *busy;
+	size_t busy_nr;
+};
+
+/* Frees what load holds and clears it. */
+void machine_load_release(struct machine_load *load);
+
 struct result {
 	char *suite;
 	char suite_sha256[65];
@@ -126,6 +146,7 @@ struct result {
 	char *harness_version;
 	char *reference; /* the variant the others are compared with in the
 			    variant table; NULL means "original" */
+	struct machine_load load; /* "load_at_start" */
 	struct result_case *cases;
 	size_t cases_nr, cases_alloc;
 };

@@ -37,24 +37,6 @@ static void teardown(void)
 
 TestSuite(cli, .init = setup, .fini = teardown);
 
-/* The only result file in a store, loaded. */
-static struct result *only_result(const char *store_dir)
-{
-	struct store *store = NULL;
-	struct store_entry *entries = NULL;
-	struct result *result = NULL;
-	size_t nr = 0;
-
-	cr_assert_eq(store_open(&store, store_dir), BG_OK);
-	cr_assert_eq(store_list(store, NULL, &entries, &nr), BG_OK);
-	cr_assert_eq(nr, 1, "expected one stored result, found %zu", nr);
-	cr_assert_eq(result_load(&result, entries[0].path), BG_OK, "%s",
-		     bg_error_last());
-	store_entries_free(entries, nr);
-	store_free(store);
-	return result;
-}
-
 Test(cli, help_version_and_unknown_command)
 {
 	struct test_output out;
@@ -125,7 +107,7 @@ Test(cli, example_suite_stores_four_variants_with_every_metric)
 	    "--build-dir", BENCHGATE_BUILD_DIR, "--store", store);
 	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
 	cr_assert(strstr(out.out.buf, "stored "), "%s", out.out.buf);
-	result = only_result(store);
+	result = test_only_result(store);
 	cr_assert_str_eq(result->suite, "mlp-variants");
 	cr_assert_eq(result->cases_nr, 4);
 	for (size_t v = 0; v < 4; v++) {
@@ -173,7 +155,7 @@ Test(cli, failing_cases_are_recorded_and_the_others_still_run)
 	RUN(&out, dir, NULL, "run", "s.json", "--store", store);
 	cr_assert_eq(out.exit_code, 3, "a crashed case is exit 3: %s%s",
 		     out.out.buf, out.err.buf);
-	result = only_result(store);
+	result = test_only_result(store);
 	c = result_find_case(result, "segv", "default", "cpu");
 	cr_assert_eq(c->status, CASE_FAILED);
 	cr_assert(strstr(c->reason, "signal 11"), "%s", c->reason);
@@ -246,15 +228,27 @@ Test(cli, check_passes_unchanged_code_and_fails_a_20_percent_slowdown)
 	test_output_release(&out);
 }
 
-/* Two builds of the spin workload for --baseline-build: old/spin is the
- * workload, new/spin the same 20 % slower when `slower`. */
+/* The suite of make_spin_builds(), in the work tree and in base/. */
+#define SPIN_AB_SUITE                                                         \
+	"{\"benchgate\": 1, \"suite\": \"spin\","                             \
+	" \"defaults\": {\"runs\": 10, \"warmup\": 1, \"threshold\": \"10%\"}," \
+	" \"benchmarks\": [{\"name\": \"spin\", \"command\":"                  \
+	" [\"${build_dir}/spin\", \"--ms\", \"15\"],"                            \
+	" \"metrics\": [{\"name\": \"latency\", \"from\": \"metrics\","         \
+	"  \"key\": \"latency_ms\", \"unit\": \"ms\"}]}]}"
+
+/* Two trees of the spin workload for --baseline-tree: the work tree's
+ * build new/spin is the workload 20 % slower when `slower`; base/ is the
+ * baseline's tree, with the same suite and its build base/new/spin the
+ * workload itself. */
 static void make_spin_builds(bool slower)
 {
 	char *script, path[4096];
 
-	snprintf(path, sizeof(path), "%s/old", dir);
+	free(test_write_file(dir, "base/ab.json", SPIN_AB_SUITE));
+	snprintf(path, sizeof(path), "%s/base/new", dir);
 	cr_assert_eq(mkdir(path, 0755), 0);
-	snprintf(path, sizeof(path), "%s/old/spin", dir);
+	snprintf(path, sizeof(path), "%s/base/new/spin", dir);
 	cr_assert_eq(symlink(TEST_WORKLOAD_DIR "/spin", path), 0);
 	script = test_write_file(
 		dir, "new/spin",
@@ -263,17 +257,10 @@ static void make_spin_builds(bool slower)
 		       : "#!/bin/sh\nexec " TEST_WORKLOAD_DIR "/spin \"$@\"\n");
 	cr_assert_eq(chmod(script, 0755), 0);
 	free(script);
-	free(test_write_file(
-		dir, "ab.json",
-		"{\"benchgate\": 1, \"suite\": \"spin\","
-		" \"defaults\": {\"runs\": 10, \"warmup\": 1, \"threshold\": \"10%\"},"
-		" \"benchmarks\": [{\"name\": \"spin\", \"command\":"
-		" [\"${build_dir}/spin\", \"--ms\", \"15\"],"
-		" \"metrics\": [{\"name\": \"latency\", \"from\": \"metrics\","
-		"  \"key\": \"latency_ms\", \"unit\": \"ms\"}]}]}"));
+	free(test_write_file(dir, "ab.json", SPIN_AB_SUITE));
 }
 
-Test(cli, check_measures_a_baseline_build_in_the_same_session)
+Test(cli, check_measures_a_baseline_tree_in_the_same_session)
 {
 	char json[4096], store[4096];
 	struct test_output out;
@@ -286,26 +273,26 @@ Test(cli, check_measures_a_baseline_build_in_the_same_session)
 	snprintf(store, sizeof(store), "%s/store", dir);
 	/* Nothing stored yet: the baseline is measured, not looked up. */
 	RUN(&out, dir, NULL, "check", "ab.json", "--store", store,
-	    "--build-dir", "new", "--baseline-build", "old", "--json", json);
+	    "--build-dir", "new", "--baseline-tree", "base", "--json", json);
 	cr_assert_eq(out.exit_code, 1, "20 %% slower fails the gate: %s%s",
 		     out.out.buf, out.err.buf);
-	cr_assert(strstr(out.out.buf, "build old measured in this session"),
+	cr_assert(strstr(out.out.buf, "tree base measured in this session"),
 		  "%s", out.out.buf);
 	cr_assert(strstr(out.out.buf, "spin/default/cpu latency"), "%s",
 		  out.out.buf);
 	doc = test_read_file(json);
-	cr_assert(strstr(doc, "\"source\":\t\"build\""), "%s", doc);
+	cr_assert(strstr(doc, "\"source\":\t\"tree\""), "%s", doc);
 	cr_assert(strstr(doc, "\"verdict\":\t\"regression\""), "%s", doc);
 	free(doc);
 	test_output_release(&out);
 	/* Only the candidate's cases are stored. */
-	result = only_result(store);
+	result = test_only_result(store);
 	cr_assert_eq(result->cases_nr, 1);
 	cr_assert_eq(result->cases[0].runs, 10);
 	result_free(result);
 }
 
-Test(cli, check_passes_a_baseline_build_of_the_same_code)
+Test(cli, check_passes_a_baseline_tree_of_the_same_code)
 {
 	struct test_output out;
 
@@ -313,7 +300,7 @@ Test(cli, check_passes_a_baseline_build_of_the_same_code)
 	make_spin_builds(false);
 	for (int i = 0; i < 2; i++) {
 		RUN(&out, dir, NULL, "check", "ab.json", "--store", "store",
-		    "--build-dir", "new", "--baseline-build", "old");
+		    "--build-dir", "new", "--baseline-tree", "base");
 		cr_assert_eq(out.exit_code, 0, "the same code passes: %s%s",
 			     out.out.buf, out.err.buf);
 		cr_assert(strstr(out.out.buf, "PASS"), "%s", out.out.buf);
@@ -321,44 +308,46 @@ Test(cli, check_passes_a_baseline_build_of_the_same_code)
 	}
 }
 
-Test(cli, a_baseline_build_that_cannot_be_measured_is_exit_2)
+Test(cli, a_baseline_tree_that_cannot_be_measured_is_exit_2)
 {
 	struct test_output out;
 
 	make_spin_repo();
 	make_spin_builds(false);
 	RUN(&out, dir, NULL, "check", "ab.json", "--store", "store",
-	    "--build-dir", "new", "--baseline-build", "nowhere");
+	    "--build-dir", "new", "--baseline-tree", "nowhere");
 	cr_assert_eq(out.exit_code, 2);
 	cr_assert(strstr(out.err.buf, "'nowhere' is not a directory"), "%s",
 		  out.err.buf);
 	test_output_release(&out);
 	RUN(&out, dir, NULL, "check", "ab.json", "--store", "store",
-	    "--build-dir", "new", "--baseline-build", "old", "--order",
+	    "--build-dir", "new", "--baseline-tree", "base", "--order",
 	    "sequential");
 	cr_assert_eq(out.exit_code, 2);
 	cr_assert(strstr(out.err.buf, "--order sequential"), "%s", out.err.buf);
 	test_output_release(&out);
-	RUN(&out, dir, NULL, "run", "ab.json", "--baseline-build", "old");
+	RUN(&out, dir, NULL, "run", "ab.json", "--baseline-tree", "base");
 	cr_assert_eq(out.exit_code, 2, "only check measures a baseline");
 	test_output_release(&out);
 }
 
-Test(cli, a_baseline_build_that_crashes_is_a_failed_case)
+Test(cli, a_baseline_tree_that_crashes_is_a_failed_case)
 {
 	struct test_output out;
 	char *script;
 
 	make_spin_repo();
 	make_spin_builds(false);
-	script = test_write_file(dir, "broken/spin", "#!/bin/sh\nexit 7\n");
+	free(test_write_file(dir, "broken/ab.json", SPIN_AB_SUITE));
+	script = test_write_file(dir, "broken/new/spin",
+				 "#!/bin/sh\nexit 7\n");
 	cr_assert_eq(chmod(script, 0755), 0);
 	free(script);
 	RUN(&out, dir, NULL, "check", "ab.json", "--store", "store",
-	    "--build-dir", "new", "--baseline-build", "broken");
+	    "--build-dir", "new", "--baseline-tree", "broken");
 	cr_assert_eq(out.exit_code, 3, "nothing could be compared: %s%s",
 		     out.out.buf, out.err.buf);
-	cr_assert(strstr(out.out.buf, "the baseline build's case failed: "
+	cr_assert(strstr(out.out.buf, "the baseline tree's case failed: "
 				      "exited with status 7"),
 		  "%s", out.out.buf);
 	test_output_release(&out);
@@ -490,7 +479,7 @@ Test(cli, report_writes_the_formats_asked_for_from_a_result)
 static void check_rss(const char *store, const char *name, double low,
 		      double high)
 {
-	struct result *result = only_result(store);
+	struct result *result = test_only_result(store);
 	const struct result_case *c =
 		result_find_case(result, name, "default", "cpu");
 	const struct metric_samples *rss;
@@ -704,7 +693,7 @@ Test(cli, without_json_an_unstored_result_is_kept_in_a_fallback_file)
 	RUN(&out, dir, NULL, "merge", fallback, "--store", later);
 	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
 	test_output_release(&out);
-	stored = only_result(later);
+	stored = test_only_result(later);
 	cr_assert_eq(stored->cases_nr, 2);
 	result_free(stored);
 }
@@ -758,7 +747,7 @@ Test(cli, a_json_file_that_cannot_be_written_is_exit_4_not_2)
 	cr_assert_eq(out.exit_code, 4, "it ran and was stored: %s%s",
 		     out.out.buf, out.err.buf);
 	cr_assert(strstr(out.err.buf, "a-file/result.json"), "%s", out.err.buf);
-	result = only_result(store);
+	result = test_only_result(store);
 	cr_assert_str_eq(result->suite, "ok");
 	result_free(result);
 	test_output_release(&out);

@@ -231,7 +231,7 @@ static bool engine_decide_runs(struct metric_comparison *mc, const double *base,
 	compare_metric_stats(mc, base, nbase, nbase, cand, ncand, ncand,
 			     CONFIDENCE, 1);
 	mc->threshold = THRESHOLD;
-	compare_decide(mc, CONFIDENCE);
+	compare_decide(mc);
 	return mc->verdict == VERDICT_REGRESSION;
 }
 
@@ -245,7 +245,7 @@ static bool engine_decide(struct metric_comparison *mc, const double *base,
 static bool engine_redecide(struct metric_comparison *mc, double threshold)
 {
 	mc->threshold = threshold;
-	compare_decide(mc, CONFIDENCE);
+	compare_decide(mc);
 	return mc->verdict == VERDICT_REGRESSION;
 }
 

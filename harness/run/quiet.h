@@ -1,0 +1,28 @@
+#ifndef BENCHGATE_QUIET_H
+#define BENCHGATE_QUIET_H
+
+#include "harness/store/result.h"
+
+/*
+ * How quiet the machine is, seen from /proc when a measurement starts:
+ * what `run` and `check` record in a result (result.h: struct
+ * machine_load, "load_at_start"), so that a result measured beside
+ * another job says so, and the summary warns.
+ *
+ * The load average lags by minutes (a job that just ended still weighs
+ * on it), so it is recorded and shown, and the busy processes decide:
+ * those other than benchgate itself that kept at least QUIET_BUSY_CPU of
+ * a core busy over QUIET_WINDOW_S seconds, the busiest first, at most
+ * QUIET_BUSY_MAX of them.
+ */
+
+#define QUIET_WINDOW_S 0.2
+#define QUIET_BUSY_CPU 0.25
+#define QUIET_BUSY_MAX 10
+
+/* Fills `out` (released first; release it with machine_load_release()),
+ * taking QUIET_WINDOW_S. Never fails: what cannot be read (no /proc, a
+ * process that ended meanwhile) is left out. */
+void quiet_observe(struct machine_load *out);
+
+#endif

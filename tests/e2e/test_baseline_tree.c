@@ -1,0 +1,191 @@
+/*
+ * End to end: check --baseline-tree on a Python project made here, whose
+ * benchmark imports a module of the repository. The baseline side must run
+ * the baseline tree's code: its suite, its ${suite_dir}, its directory.
+ * The repository is made with the git program, as a CI job makes its
+ * work tree of the merge base (`git worktree add`).
+ */
+#include "harness/util/strbuf.h"
+
+#include "testutil.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RUN(out, cwd, env, ...)             \
+	test_benchgate((out), (cwd), (env), \
+		       (const char *const[]){ __VA_ARGS__, NULL })
+
+static char *dir;
+
+static void setup(void)
+{
+	dir = test_tmpdir();
+}
+
+static void teardown(void)
+{
+	test_rmtree(dir);
+	free(dir);
+}
+
+TestSuite(baseline_tree, .init = setup, .fini = teardown);
+
+/* Runs a shell script in dir; it must succeed. */
+static void shell(const char *script)
+{
+	struct test_output out;
+
+	test_run(&out, dir, NULL,
+		 (const char *const[]){ "/bin/sh", "-ec", script, NULL });
+	cr_assert_eq(out.exit_code, 0, "%s:\n%s%s", script, out.out.buf,
+		     out.err.buf);
+	test_output_release(&out);
+}
+
+/* The module every run imports, taking `ms` per call. */
+static void write_workload(int ms)
+{
+	char text[256];
+
+	snprintf(text, sizeof(text),
+		 "import time\n\n\ndef work():\n    time.sleep(%g)\n",
+		 ms / 1000.0);
+	free(test_write_file(dir, "repo/src/workload.py", text));
+}
+
+/*
+ * repo/: a git repository on main whose suite bench/suite.json runs
+ * bench/bench.py, which imports src/workload.py; base/: a work tree of
+ * main beside it, as the pull request workflow makes of the merge base.
+ */
+static void make_python_project(void)
+{
+	free(test_write_file(
+		dir, "repo/bench/suite.json",
+		"{\"benchgate\": 1, \"suite\": \"py\","
+		" \"defaults\": {\"runs\": 8, \"warmup\": 1, \"threshold\": \"10%\"},"
+		" \"benchmarks\": [{\"name\": \"infer\","
+		"  \"command\": [\"python3\", \"${suite_dir}/bench.py\"],"
+		"  \"metrics\": [{\"name\": \"latency\", \"from\": \"metrics\","
+		"   \"key\": \"latency_ms\", \"unit\": \"ms\"}]}]}\n"));
+	free(test_write_file(
+		dir, "repo/bench/bench.py",
+		"import os\nimport sys\nimport time\n\n"
+		"here = os.path.dirname(os.path.abspath(__file__))\n"
+		"sys.path.insert(0, os.path.join(here, '..', 'src'))\n"
+		"import workload  # noqa: E402\n\n"
+		"times = []\n"
+		"for _ in range(5):\n"
+		"    start = time.perf_counter()\n"
+		"    workload.work()\n"
+		"    times.append((time.perf_counter() - start) * 1000)\n"
+		"times.sort()\n"
+		"with open(os.environ['BENCHGATE_METRICS_FILE'], 'w') as f:\n"
+		"    f.write('latency_ms %f ms\\n' % times[2])\n"));
+	free(test_write_file(dir, "repo/README", "a project\n"));
+	write_workload(10);
+	shell("cd repo && git init -q -b main . &&"
+	      " git add -A && git -c user.name=t -c user.email=t@example.com"
+	      " commit -q -m first &&"
+	      " git worktree add -q --detach ../base main");
+}
+
+/* Commits the work tree's changes on a new branch. */
+static void commit_branch(const char *branch)
+{
+	char script[512];
+
+	snprintf(script, sizeof(script),
+		 "cd repo && git checkout -q -b %s main && git add -A &&"
+		 " git -c user.name=t -c user.email=t@example.com commit -q"
+		 " -m change",
+		 branch);
+	shell(script);
+}
+
+static void check_against_base(struct test_output *out)
+{
+	char repo[4096], store[4096];
+
+	snprintf(repo, sizeof(repo), "%s/repo", dir);
+	snprintf(store, sizeof(store), "%s/store", dir);
+	RUN(out, repo, NULL, "check", "bench/suite.json", "--store", store,
+	    "--no-color", "--baseline-tree", "../base");
+}
+
+Test(baseline_tree, a_regression_in_an_imported_module_fails_the_gate)
+{
+	struct test_output out;
+
+	make_python_project();
+	shell("cd repo && git checkout -q -b slow main");
+	write_workload(15); /* +50 % */
+	commit_branch("slow-commit");
+	check_against_base(&out);
+	cr_assert_eq(out.exit_code, 1,
+		     "the baseline runs base/src/workload.py: %s%s",
+		     out.out.buf, out.err.buf);
+	cr_assert(strstr(out.out.buf, "infer/default/cpu latency"), "%s",
+		  out.out.buf);
+	cr_assert(strstr(out.out.buf, "tree ../base measured in this session"),
+		  "%s", out.out.buf);
+	test_output_release(&out);
+}
+
+Test(baseline_tree, a_branch_that_changes_no_code_passes)
+{
+	struct test_output out;
+
+	make_python_project();
+	free(test_write_file(dir, "repo/README", "a project, documented\n"));
+	commit_branch("docs");
+	check_against_base(&out);
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.out.buf, "PASS"), "%s", out.out.buf);
+	test_output_release(&out);
+}
+
+Test(baseline_tree, a_tree_without_the_suite_is_exit_2_naming_the_file)
+{
+	struct test_output out;
+	char repo[4096];
+
+	make_python_project();
+	shell("mkdir empty");
+	snprintf(repo, sizeof(repo), "%s/repo", dir);
+	RUN(&out, repo, NULL, "check", "bench/suite.json", "--store",
+	    "../store", "--baseline-tree", "../empty");
+	cr_assert_eq(out.exit_code, 2, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.err.buf, "--baseline-tree: "), "%s", out.err.buf);
+	cr_assert(strstr(out.err.buf, "empty/bench/suite.json"), "%s",
+		  out.err.buf);
+	test_output_release(&out);
+	RUN(&out, repo, NULL, "check", "bench/suite.json", "--store",
+	    "../store", "--baseline-tree", "../nowhere");
+	cr_assert_eq(out.exit_code, 2);
+	cr_assert(strstr(out.err.buf, "'../nowhere' is not a directory"), "%s",
+		  out.err.buf);
+	test_output_release(&out);
+	RUN(&out, repo, NULL, "check", "bench/suite.json", "--store",
+	    "../store", "--baseline-tree", "../base", "--build-dir", "/tmp");
+	cr_assert_eq(out.exit_code, 2);
+	cr_assert(strstr(out.err.buf, "is outside the work tree"), "%s",
+		  out.err.buf);
+	test_output_release(&out);
+}
+
+Test(baseline_tree, the_removed_baseline_build_names_its_replacement)
+{
+	struct test_output out;
+
+	RUN(&out, dir, NULL, "check", "suite.json", "--baseline-build",
+	    "old");
+	cr_assert_eq(out.exit_code, 2);
+	cr_assert(strstr(out.err.buf, "'--baseline-build' was replaced by "
+				      "--baseline-tree DIR"),
+		  "%s", out.err.buf);
+	test_output_release(&out);
+}
