@@ -20,6 +20,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* What no content hashes to (hash_text() never writes it for a file it
+ * read: FNV-1a of anything is not 0 but by chance). */
+#define STALE_HASH "0000000000000000"
+
 /* A file of the state: its path in the site and its content's hash. */
 struct state_entry {
 	char *path;
@@ -260,7 +264,16 @@ static int draw_charts(struct publisher *p, const struct dashboard *site)
 		error = report_run_gnuplot(svg.buf, scripts, nr);
 	}
 	if (error == BG_ENOTFOUND) {
-		/* Not recorded: the next publish with gnuplot draws them. */
+		/* An SVG of an earlier publish stays, still ours but out of
+		 * date: a hash no content has makes the next publish with
+		 * gnuplot draw it. */
+		for (size_t i = 0; i < nr; i++) {
+			strbuf_reset(&svg);
+			strbuf_addf(&svg, "charts/%s.svg",
+				    charts->items[drawn[i]].stem.buf);
+			if (old_find(&p->old, svg.buf))
+				record(p, svg.buf, STALE_HASH);
+		}
 		p->counts->charts_skipped = true;
 		error = BG_OK;
 		nr = 0;

@@ -44,7 +44,8 @@ struct publish_counts {
  * as above, each file atomically and the state file last, so a publish
  * cut short leaves the old state and the next one redoes what it missed.
  * Without gnuplot the pages are still written and counts->charts_skipped
- * says so. BG_EINPUT naming the file, line and column when dir holds a
+ * says so; an SVG of an earlier publish stays, out of date, until a
+ * publish with gnuplot redraws it. BG_EINPUT naming the file, line and column when dir holds a
  * state file that is not one; BG_ERROR when a file cannot be written or
  * gnuplot fails.
  */

@@ -301,6 +301,61 @@ Test(publish, a_series_gone_takes_its_files_and_only_those)
 	cr_assert_not_null(test_read_file(path), "a user's file removed");
 }
 
+Test(publish, a_state_naming_paths_outside_the_site_removes_nothing)
+{
+	struct test_output out;
+	char path[4096], *kept;
+
+	snprintf(path, sizeof(path), "%s/site", dir);
+	free(test_write_file(dir, "victim.txt", "mine"));
+	free(test_write_file(path, "notes.txt", "mine"));
+	free(test_write_file(path, "benchgate-state.json",
+			     "{\"benchgate_dashboard\": 1, \"files\": {"
+			     "\"../victim.txt\": \"0123456789abcdef\", "
+			     "\"notes.txt\": \"0123456789abcdef\", "
+			     "\"series/../notes.txt\": \"0123456789abcdef\", "
+			     "\"/etc/hostname\": \"0123456789abcdef\"}, "
+			     "\"change_points\": []}"));
+	publish(&out, ", 0 removed (");
+	test_output_release(&out);
+	snprintf(path, sizeof(path), "%s/victim.txt", dir);
+	kept = test_read_file(path);
+	cr_assert_str_eq(kept, "mine");
+	free(kept);
+	snprintf(path, sizeof(path), "%s/site/notes.txt", dir);
+	kept = test_read_file(path);
+	cr_assert_str_eq(kept, "mine", "a file the state names but publish "
+				       "never writes is not publish's");
+	free(kept);
+}
+
+Test(publish, without_gnuplot_pages_are_written_and_charts_drawn_later)
+{
+	const char *const no_gnuplot[] = { "BENCHGATE_GNUPLOT=/nonexistent",
+					   NULL };
+	struct strbuf svg = STRBUF_INIT;
+	struct test_output out;
+
+	publish(&out, "(4 charts drawn)");
+	test_output_release(&out);
+	add_commit("c26");
+	store_spec(".benchgate/results", COMMITS, "box", 12.0);
+	test_benchgate(&out, dir, no_gnuplot,
+		       (const char *const[]){ "publish", "--out", "site",
+					      NULL });
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.err.buf, "gnuplot not found: charts skipped"),
+		  "%s", out.err.buf);
+	cr_assert(strstr(out.out.buf, ", 0 removed (0 charts drawn)"), "%s",
+		  out.out.buf);
+	test_output_release(&out);
+	/* The out-of-date chart stays, and the next publish redraws it. */
+	find_file(&svg, "charts", "box_b_original_cpu_latency", ".svg");
+	publish(&out, ", 0 removed (2 charts drawn)");
+	test_output_release(&out);
+	strbuf_release(&svg);
+}
+
 Test(publish, a_git_store_publishes_the_same_pages)
 {
 	struct test_output out;
