@@ -23,17 +23,10 @@
 # time. A Release build gives the README's figures.
 set -eu
 
-if [ $# -lt 1 ] || [ $# -gt 3 ]; then
-	echo "usage: $0 BENCHGATE [COMMITS] [RUNS]" >&2
-	exit 2
-fi
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-commits=${2:-10000}
-runs=${3:-5}
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/timing.sh" # bench_args, timed, median
+bench_args "$@"
 dir=${BENCH_HISTORY_DIR:-/tmp/benchgate-history-$commits}
-scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
 
 if [ ! -f "$dir/planted.json" ]; then
 	echo "generating $dir ..." >&2
@@ -41,8 +34,6 @@ if [ ! -f "$dir/planted.json" ]; then
 		--git-store results >&2
 fi
 cd "$dir"
-
-. "$here/timing.sh" # timed, median
 
 # timed_tenth NAME CMD...: as timed, the tenth of ten runs' seconds.
 timed_tenth() {

@@ -24,17 +24,10 @@
 # build gives the README's figures.
 set -eu
 
-if [ $# -lt 1 ] || [ $# -gt 3 ]; then
-	echo "usage: $0 BENCHGATE [COMMITS] [RUNS]" >&2
-	exit 2
-fi
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-commits=${2:-10000}
-runs=${3:-5}
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/timing.sh" # bench_args, timed, median
+bench_args "$@"
 base=${BENCH_PUBLISH_DIR:-/tmp/benchgate-publish-$commits}
-scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
 
 if [ ! -f "$base/planted.json" ]; then
 	echo "generating $base ..." >&2
@@ -43,8 +36,6 @@ fi
 # Appending changes the store: work on a copy, keep the cache as made.
 cp -a "$base" "$scratch/repo"
 cd "$scratch/repo"
-
-. "$here/timing.sh"
 
 "$bin" history >/dev/null # builds the history index (not timed here)
 timed first "$bin" publish --out "$scratch/site"

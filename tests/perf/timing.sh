@@ -1,5 +1,20 @@
-# Sourced by the tests/perf/bench-*.sh scripts: timing one command and
-# the median of several. They need $scratch, a directory of their own.
+# Sourced by the tests/perf/bench-*.sh scripts: their arguments, timing
+# one command and the median of several.
+
+# bench_args "$@": BENCHGATE [COMMITS] [RUNS] into $bin (absolute),
+# $commits (default 10000) and $runs (default 5); makes $scratch, a
+# directory removed on exit.
+bench_args() {
+	if [ $# -lt 1 ] || [ $# -gt 3 ]; then
+		echo "usage: $0 BENCHGATE [COMMITS] [RUNS]" >&2
+		exit 2
+	fi
+	bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+	commits=${2:-10000}
+	runs=${3:-5}
+	scratch=$(mktemp -d)
+	trap 'rm -rf "$scratch"' EXIT
+}
 
 # timed NAME CMD...: appends "seconds kilobytes" of one run (GNU time's
 # wall clock and peak RSS) to $scratch/NAME; the command's stdout goes to
