@@ -818,3 +818,43 @@ Test(collectors, a_device_only_metric_exists_on_its_devices)
 	cr_assert(metric("peak")->gate);
 	cr_assert_null(metric("peak")->role);
 }
+
+/* A peer's document (bridge.h), read after each run: the benchmark by its
+ * name as the peer wrote it or as benchgate maps it, the metric by field;
+ * every run adds the independent values the peer measured. */
+Test(collectors, a_peers_document_is_read_by_key_and_field)
+{
+	static const double times[] = { 0.1, 0.2, 0.3, 0.1, 0.2, 0.3 };
+
+	load_suite("[ { 'name': 'time', 'from': 'hyperfine', 'path': "
+		   "'hf.json', 'key': 'sleep 0.1' },"
+		   "  { 'name': 'user', 'from': 'hyperfine', 'path': "
+		   "'hf.json', 'key': 'sleep_0.1', 'field': 'user' } ]");
+	free(test_write_file(dir, "hf.json",
+			     "{\"results\": [{\"command\": \"sleep 0.1\", "
+			     "\"user\": 0.002, \"times\": [0.1, 0.2, 0.3]}]}"));
+	cr_assert_eq(collect(), 0, "%s", bg_error_last());
+	cr_assert_eq(collect(), 0, "%s", bg_error_last());
+	assert_samples("time", times, 6);
+	cr_assert_str_eq(metric("time")->unit, "s");
+	cr_assert_eq(metric("time")->runs, 2);
+	cr_assert_eq(metric("time")->independent, 6);
+	cr_assert_eq(metric("user")->independent, 2);
+}
+
+Test(collectors, a_benchmark_missing_from_the_peers_document_is_named)
+{
+	struct strbuf expected = STRBUF_INIT;
+
+	load_suite("[ { 'name': 'time', 'from': 'hyperfine', 'path': "
+		   "'hf.json', 'key': 'nope' } ]");
+	free(test_write_file(dir, "hf.json",
+			     "{\"results\": [{\"command\": \"true\", "
+			     "\"times\": [0.1]}]}"));
+	strbuf_addf(&expected,
+		    "metric 'time': %s/hf.json: no hyperfine benchmark "
+		    "'nope'; the document has 'true'",
+		    dir);
+	assert_fails_with(expected.buf);
+	strbuf_release(&expected);
+}
