@@ -535,7 +535,6 @@ static struct metric_comparison *add_item(struct comparison *comparison,
 	mc->change = mc->change_low = mc->change_high = NAN;
 	mc->p_value = mc->p_adjusted = 1;
 	mc->verdict = VERDICT_NEW;
-	mc->gate = true;
 	summary_empty(&mc->baseline);
 	summary_empty(&mc->candidate);
 	return mc;
@@ -548,7 +547,7 @@ static void describe_metric(struct metric_comparison *mc,
 	mc->better = metric->better;
 	mc->exact = metric->exact;
 	mc->tolerance = metric->tolerance;
-	mc->gate = metric->gate;
+	mc->ungated = !metric->gate;
 	mc->role = xstrdup(metric->role);
 }
 
@@ -677,7 +676,7 @@ static void compare_case(struct comparison *comparison,
 
 bool compare_item_gated(const struct metric_comparison *mc)
 {
-	return mc->gate || mc->verdict == VERDICT_FAILED ||
+	return !mc->ungated || mc->verdict == VERDICT_FAILED ||
 	       mc->verdict == VERDICT_SKIPPED;
 }
 

@@ -71,9 +71,10 @@ struct metric_comparison {
 	enum better better;
 	bool exact;
 	double tolerance; /* exact metrics */
-	/* The metric's "gate" (result.h): false, its verdict is for
-	 * information only. */
-	bool gate;
+	/* The metric has "gate": false (result.h): its verdict is for
+	 * information only. False, so that an item made by hand is
+	 * gated. */
+	bool ungated;
 	/* Set by the caller: run i of the baseline ran next to run i of the
 	 * candidate (check --baseline-build), so their ratio cancels what
 	 * the machine did meanwhile when the runs rise and fall together. */

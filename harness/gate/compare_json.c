@@ -47,7 +47,7 @@ static cJSON *item_to_json(const struct metric_comparison *mc)
 	if (mc->exact)
 		cJSON_AddNumberToObject(object, "tolerance", mc->tolerance);
 	/* absent means gated, as in a result */
-	if (!mc->gate)
+	if (mc->ungated)
 		cJSON_AddBoolToObject(object, "gate", false);
 	if (mc->has_baseline)
 		json_add_item(object, "baseline",
@@ -265,6 +265,7 @@ static void read_item(struct json_reader *rd, const cJSON *object,
 {
 	struct metric_comparison *mc;
 	int verdict, better = BETTER_LOWER;
+	bool gate;
 
 	if (!cJSON_IsObject(object)) {
 		json_reader_fail(rd, "expected an object, found %s",
@@ -295,8 +296,8 @@ static void read_item(struct json_reader *rd, const cJSON *object,
 	mc->better = (enum better)better;
 	json_read_bool(rd, object, "exact", JSON_NULLABLE, &mc->exact);
 	mc->tolerance = get_number(rd, object, "tolerance");
-	mc->gate = true;
-	json_read_bool(rd, object, "gate", JSON_NULLABLE, &mc->gate);
+	if (json_read_bool(rd, object, "gate", JSON_NULLABLE, &gate) > 0)
+		mc->ungated = !gate;
 	mc->has_baseline = read_summary(rd, object, "baseline", &mc->baseline);
 	mc->has_candidate =
 		read_summary(rd, object, "candidate", &mc->candidate);
