@@ -1,6 +1,6 @@
 /*
  * The CI templates cannot drift from the binary: every GitHub workflow
- * (.github/workflows/), the composite action (ci/github/action.yml) and
+ * (.github/workflows/), the composite action (action.yml) and
  * the GitLab template (ci/gitlab/) is parsed with libyaml, checked for the
  * shape its CI system expects, and every `benchgate COMMAND --option` in
  * its run:/script: shell text is looked up in the built binary's own
@@ -775,7 +775,7 @@ static const struct {
 } template_globs[] = {
 	{ ".github/workflows/*.yml", GITHUB_WORKFLOW },
 	{ ".github/workflows/*.yaml", GITHUB_WORKFLOW },
-	{ "ci/github/action.yml", GITHUB_ACTION },
+	{ "action.yml", GITHUB_ACTION },
 	{ "ci/gitlab/*.yml", GITLAB_TEMPLATE },
 };
 
@@ -788,7 +788,7 @@ static const struct {
 	{ ".github/workflows/ci.yml", "validate" },
 	{ ".github/workflows/benchmarks.yml", "sync check run comment" },
 	{ ".github/workflows/nightly.yml", "sync check" },
-	{ "ci/github/action.yml", "sync check comment" },
+	{ "action.yml", "sync check comment" },
 	{ "ci/gitlab/benchgate.gitlab-ci.yml", "sync check comment" },
 };
 
@@ -920,7 +920,7 @@ Test(workflows, templates_publish_what_ci_systems_read)
 	char *gitlab = test_read_file(BENCHGATE_SOURCE_DIR
 				      "/ci/gitlab/benchgate.gitlab-ci.yml");
 	char *action =
-		test_read_file(BENCHGATE_SOURCE_DIR "/ci/github/action.yml");
+		test_read_file(BENCHGATE_SOURCE_DIR "/action.yml");
 	char *bench = test_read_file(BENCHGATE_SOURCE_DIR
 				     "/.github/workflows/benchmarks.yml");
 

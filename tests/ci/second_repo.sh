@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# The CI templates, used from a repository that is not benchgate's, as the
+# README tells a user to: a small Python project whose benchmark imports
+# its own module, with the README's GitHub workflow (uses: acme/benchgate@v1)
+# and GitLab include (project: acme/benchgate, ref: v1) copied in as they
+# are printed there, run by tests/ci/run_workflow.py.
+#
+#   bash tests/ci/second_repo.sh WORK_DIR
+#
+# "acme/benchgate" is a repository made from this work tree and tagged v1,
+# standing in for a fork; "origin" is a bare repository the user's clone
+# pushes the results branch to. Checked:
+# - a pull request that slows the imported module is caught (exit 1, the
+#   case named), with the merge base measured from its own work tree;
+# - a pull request that changes only documentation passes;
+# - a push to main stores the result and pushes the results branch;
+# - the GitLab template catches the slow merge request too.
+set -euo pipefail
+source_dir=$(cd "$(dirname "$0")/../.." && pwd)
+work=${1:?usage: second_repo.sh WORK_DIR}
+rm -rf "$work"
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+runner="$source_dir/tests/ci/run_workflow.py"
+fail() { echo "second_repo: FAIL: $*" >&2; exit 1; }
+git_quiet() { git -c user.name=test -c user.email=test@example.com "$@" >/dev/null; }
+
+# A README code block: the ```yaml block whose first line is $1.
+readme_block() {
+	awk -v first="$1" '
+		/^```yaml$/ { inside = 1; started = 0; next }
+		/^```$/ { if (started) exit; inside = 0; next }
+		inside && !started && $0 == first { started = 1 }
+		inside && started { print }
+	' "$source_dir/README.md"
+}
+
+# acme/benchgate@v1: this work tree as it is, committed and tagged.
+acme="$work/acme/benchgate.git"
+mkdir -p "$acme"
+(cd "$source_dir" && git ls-files --cached --others --exclude-standard -z |
+	xargs -0 -I{} sh -c 'test -e "{}" && echo "{}"' |
+	tar -cf - -T -) | tar -xf - -C "$acme"
+git_quiet -C "$acme" init -q -b main
+git_quiet -C "$acme" add -A
+git_quiet -C "$acme" commit -q -m "benchgate"
+git_quiet -C "$acme" tag v1
+
+# The user's project: a module, a benchmark that imports it, a suite.
+origin="$work/origin.git"
+user="$work/user-src"
+mkdir -p "$user/mylib" "$user/bench"
+cat > "$user/mylib/__init__.py" <<'EOF'
+EOF
+cat > "$user/mylib/work.py" <<'EOF'
+def preprocess(n):
+    total = 0
+    for i in range(n):
+        total += (i * 7) % 13
+    return total
+EOF
+cat > "$user/bench/bench.py" <<'EOF'
+import os, sys, time
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from mylib.work import preprocess
+
+times = []
+for _ in range(15):
+    start = time.perf_counter()
+    preprocess(40000)
+    times.append((time.perf_counter() - start) * 1000)
+with open(os.environ["BENCHGATE_METRICS_FILE"], "w") as out:
+    for t in times:
+        out.write("latency_ms %f ms\n" % t)
+EOF
+cat > "$user/bench/suite.json" <<'EOF'
+{ "benchgate": 1, "suite": "mylib",
+  "defaults": { "warmup": 1, "runs": 8, "threshold": "10%" },
+  "benchmarks": [ { "name": "preprocess",
+    "command": ["python3", "${suite_dir}/bench.py"],
+    "metrics": [ { "name": "latency", "from": "metrics", "key": "latency_ms" } ] } ] }
+EOF
+echo "# mylib" > "$user/README.md"
+mkdir -p "$user/.github/workflows"
+readme_block "# .github/workflows/benchmarks.yml" > "$user/.github/workflows/benchmarks.yml"
+readme_block "# .gitlab-ci.yml" > "$user/.gitlab-ci.yml"
+grep -q "uses: acme/benchgate@v1" "$user/.github/workflows/benchmarks.yml" ||
+	fail "the README's workflow does not use acme/benchgate@v1"
+grep -q "project: acme/benchgate" "$user/.gitlab-ci.yml" ||
+	fail "the README's GitLab include was not found"
+git_quiet -C "$user" init -q -b main
+git_quiet -C "$user" add -A
+git_quiet -C "$user" commit -q -m "mylib"
+git_quiet clone -q --bare "$user" "$origin"
+
+# Branches: one that slows the module the benchmark imports by half again,
+# one that changes the documentation only.
+git_quiet -C "$user" checkout -q -b slow
+sed -i 's/total += (i \* 7) % 13/total += (i * 7) % 13 + (i * 3) % 11/' "$user/mylib/work.py"
+git_quiet -C "$user" commit -q -am "preprocess: more work"
+git_quiet -C "$user" checkout -q -b docs main
+echo "More words." >> "$user/README.md"
+git_quiet -C "$user" commit -q -am "docs"
+git_quiet -C "$user" push -q "$origin" slow docs
+
+export RUNNER_TEMP="$work/runner-temp"
+mkdir -p "$RUNNER_TEMP"
+# One clone per job, as a runner checks out with fetch-depth: 0.
+checkout() {
+	rm -rf "$work/job"
+	git_quiet clone -q "$origin" "$work/job"
+	git_quiet -C "$work/job" checkout -q "$1"
+	# the runner's own worktree from an earlier job
+	rm -rf "$RUNNER_TEMP/merge-base"
+}
+github() {
+	(cd "$work/job" && python3 "$runner" github .github/workflows/benchmarks.yml \
+		benchmark "$1" --action "acme/benchgate=$acme") > "$work/$2.log" 2>&1
+}
+
+echo "second_repo: GitHub, a pull request that slows mylib" >&2
+checkout slow
+status=0
+GITHUB_BASE_REF=main PR_FROM_FORK=true github pull_request pr-slow || status=$?
+[[ $status == 1 ]] || { tail -40 "$work/pr-slow.log" >&2; fail "slow PR: exit $status, expected 1"; }
+grep -q "preprocess/default/cpu" "$work/pr-slow.log" || fail "slow PR: the case is not named"
+grep -q "regression" "$work/pr-slow.log" || fail "slow PR: no regression reported"
+grep -q "::step::Build the merge base in a work tree" "$work/pr-slow.log" ||
+	fail "slow PR: the merge base was not measured in the job"
+[[ -f $work/job/benchgate-report/report.html ]] || fail "slow PR: no report.html"
+
+echo "second_repo: GitHub, a pull request that changes documentation only" >&2
+checkout docs
+status=0
+GITHUB_BASE_REF=main PR_FROM_FORK=true github pull_request pr-docs || status=$?
+[[ $status == 0 ]] || { tail -40 "$work/pr-docs.log" >&2; fail "docs PR: exit $status, expected 0"; }
+
+echo "second_repo: GitHub, a push to main" >&2
+checkout main
+status=0
+GITHUB_REF=refs/heads/main github push push-main || status=$?
+[[ $status == 0 ]] || { tail -40 "$work/push-main.log" >&2; fail "push: exit $status, expected 0"; }
+git -C "$origin" rev-parse --verify -q refs/heads/benchgate-results >/dev/null ||
+	fail "push: the results branch was not pushed"
+git -C "$origin" ls-tree -r --name-only benchgate-results | grep -q "mylib-.*\.json" ||
+	fail "push: no result on the results branch"
+
+echo "second_repo: GitLab, a merge request that slows mylib" >&2
+checkout slow
+status=0
+(cd "$work/job" && CI_SERVER_URL="file://$work" CI_MERGE_REQUEST_IID=1 \
+	CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main CI_DEFAULT_BRANCH=main \
+	CI_PIPELINE_SOURCE=merge_request_event BENCHGATE_SOURCE="$work/gitlab-benchgate" \
+	BENCHGATE_BUILD="$RUNNER_TEMP/gitlab-benchgate-build" \
+	python3 "$runner" gitlab .gitlab-ci.yml benchgate \
+	--project "acme/benchgate=$acme" --var BENCHGATE_SOURCE \
+	--var BENCHGATE_BUILD) > "$work/mr-slow.log" 2>&1 || status=$?
+[[ $status == 1 ]] || { tail -40 "$work/mr-slow.log" >&2; fail "slow MR: exit $status, expected 1"; }
+grep -q "preprocess/default/cpu" "$work/mr-slow.log" || fail "slow MR: the case is not named"
+[[ -f $work/job/out/junit.xml ]] || fail "slow MR: no junit.xml for the widget"
+
+echo "second_repo: ok" >&2
