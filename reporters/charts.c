@@ -1132,11 +1132,12 @@ void charts_series(struct chart *chart, const char *stem,
 		    "fc rgb '#bbbbbb' title 'level \u00b1 robust SD', \\\n"
 		    "\t'' index 1 using 1:4 with lines lc rgb '#555555' lw 1 "
 		    "dt 2 notitle, \\\n"
-		    "\t'' index 0 using 1:2:3:4 with yerrorlines ls 1 "
+		    "\t'' index 0 using 1:2:3:4 with yerrorlines ls 1 ps %s "
 		    "title 'median, %g%% CI'",
 		    (double)s->points[first].commit - 0.5,
 		    (double)s->points[s->points_nr - 1].commit + 0.5, stem,
-		    HISTORY_CONFIDENCE * 100);
+		    /* Hundreds of full-size dots hide the line. */
+		    shown > 100 ? "0.4" : "1", HISTORY_CONFIDENCE * 100);
 	if (counts[0])
 		strbuf_addstr(&chart->gp,
 			      ", \\\n\t'' index 2 using 1:2 with points pt 9 "

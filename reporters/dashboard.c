@@ -46,6 +46,7 @@ static const char page_style[] =
 	"svg.spark .improvement{fill:#1b9e77}\n"
 	"img.chart{max-width:100%;height:auto;border:1px solid #eee}\n"
 	"code{font-size:92%}\n"
+	"h2 small{font-size:60%;font-weight:normal}\n"
 	"</style>\n";
 
 static void add_file(struct dashboard *d, const char *path,
@@ -272,28 +273,30 @@ dashboard_change_commit(const struct history *history,
 static void add_change_row(struct strbuf *out, const struct history *history,
 			   const struct dashboard_change_ref *ref,
 			   const struct dashboard_options *opts,
-			   bool with_series)
+			   bool with_commit)
 {
 	const struct history_series *s = &history->series[ref->series];
 	const struct history_change *c = &s->changes[ref->change];
 	const struct git_meta *commit = dashboard_change_commit(history, ref);
 
-	strbuf_addstr(out, "<tr class=\"change\"><td>");
-	add_commit(out, commit->commit, opts);
-	strbuf_addstr(out, "</td>");
-	if (with_series) {
+	strbuf_addstr(out, "<tr class=\"change\">");
+	if (with_commit) {
 		strbuf_addstr(out, "<td>");
-		add_series_link(out, s, "");
+		add_commit(out, commit->commit, opts);
 		strbuf_addstr(out, "</td>");
 	}
-	strbuf_addstr(out, "<td class=\"num\">");
+	strbuf_addstr(out, "<td>");
+	add_series_link(out, s, "");
+	strbuf_addstr(out, "</td><td class=\"num\">");
 	add_change_text(out, c);
 	strbuf_addstr(out, "</td><td class=\"num\">");
 	add_quantity(out, c->at.before, s->unit);
 	strbuf_addstr(out, " \u2192 ");
 	add_quantity(out, c->at.after, s->unit);
-	strbuf_addstr(out, "</td><td>");
-	report_add_cut(out, commit->subject, 80, escape_html);
+	if (with_commit) {
+		strbuf_addstr(out, "</td><td>");
+		report_add_cut(out, commit->subject, 80, escape_html);
+	}
 	strbuf_addstr(out, "</td></tr>\n");
 }
 
@@ -443,12 +446,11 @@ static void render_regressions(struct dashboard *d,
 			add_author(&out, history,
 				   (size_t)(commit - history->commits));
 			strbuf_addstr(&out, "</h2>\n<div class=\"scroll\">"
-					    "<table><tr><th>Commit</th><th>"
-					    "Series</th><th>Change</th><th>"
-					    "Level</th><th>Subject</th></tr>\n");
+					    "<table><tr><th>Series</th><th>"
+					    "Change</th><th>Level</th></tr>\n");
 			open = commit;
 		}
-		add_change_row(&out, history, &refs[i], opts, true);
+		add_change_row(&out, history, &refs[i], opts, false);
 		shown++;
 	}
 	strbuf_addstr(&out, shown ? "</table></div>\n"
