@@ -86,15 +86,16 @@ static void add_load_warning(struct strbuf *text, const struct result *result,
 {
 	const struct machine_load *load = &result->load;
 
-	if (!load->busy_nr)
+	if (machine_load_quiet(load))
 		return;
 	strbuf_addf(text,
 		    "%swarning: the machine was not quiet when the "
-		    "measurement started%s (load %.2f %.2f %.2f): ",
-		    paint(color, YELLOW), paint(color, RESET),
+		    "measurement started%s: %.2f cores busy (load %.2f %.2f "
+		    "%.2f)",
+		    paint(color, YELLOW), paint(color, RESET), load->cpu_busy,
 		    load->loadavg[0], load->loadavg[1], load->loadavg[2]);
 	for (size_t i = 0; i < load->busy_nr; i++) {
-		strbuf_addf(text, "%spid %d ", i ? ", " : "",
+		strbuf_addf(text, "%spid %d ", i ? ", " : ": ",
 			    load->busy[i].pid);
 		terminal_escape(text, load->busy[i].command
 					      ? load->busy[i].command

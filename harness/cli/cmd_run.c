@@ -70,6 +70,9 @@ int cmd_run(int argc, char **argv)
 		summary_print_result_at(stdout, session->result,
 					session->result_path.buf, opts.color);
 		print_variants(session, opts.color);
+	} else { /* a warning all the same */
+		summary_print_load_warning(stdout, session->result,
+					   opts.color);
 	}
 	if (!session->unstored.len) {
 		terminal_print_line(stdout, "stored %s",

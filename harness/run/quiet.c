@@ -5,6 +5,7 @@
 #include "harness/util/strbuf.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +96,12 @@ static void snapshot_release(struct snapshot *snapshot)
 	free(snapshot->processes);
 }
 
+/* A share of a core to what a clock tick can tell, for the record. */
+static double thousandths(double cores)
+{
+	return round(cores * 1000) / 1000;
+}
+
 static const struct process_ticks *find_process(const struct snapshot *s,
 						int pid)
 {
@@ -110,6 +117,26 @@ static int busiest_first(const void *a, const void *b)
 	double y = ((const struct busy_process *)b)->cpu;
 
 	return (x < y) - (x > y);
+}
+
+/* Clock ticks the processors spent on anything but idling and waiting
+ * for I/O, all of them together: the "cpu" line of /proc/stat. */
+static bool read_busy_ticks(unsigned long long *out)
+{
+	unsigned long long user, nice, system, idle, iowait, irq, softirq,
+		steal;
+	FILE *file = fopen("/proc/stat", "r");
+	bool ok;
+
+	if (!file)
+		return false;
+	ok = fscanf(file, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &user,
+		    &nice, &system, &idle, &iowait, &irq, &softirq,
+		    &steal) == 8;
+	fclose(file);
+	if (ok)
+		*out = user + nice + system + irq + softirq + steal;
+	return ok;
 }
 
 static void read_loadavg(struct machine_load *out)
@@ -128,7 +155,10 @@ void quiet_observe(struct machine_load *out)
 {
 	struct snapshot before = { 0 }, after = { 0 };
 	double ticks_per_s = (double)sysconf(_SC_CLK_TCK), started, elapsed;
+	double slept_from, slept;
 	struct timespec window = { 0, (long)(QUIET_WINDOW_S * 1e9) };
+	unsigned long long busy_before = 0, busy_after = 0;
+	bool have_stat;
 	size_t alloc = 0;
 
 	machine_load_release(out);
@@ -136,9 +166,18 @@ void quiet_observe(struct machine_load *out)
 	read_loadavg(out);
 	started = now_s();
 	take_snapshot(&before);
+	/* the processors' count brackets the sleep alone, not the scans */
+	have_stat = read_busy_ticks(&busy_before);
+	slept_from = now_s();
 	nanosleep(&window, NULL);
+	slept = now_s() - slept_from;
+	have_stat = read_busy_ticks(&busy_after) && have_stat;
 	take_snapshot(&after);
 	elapsed = now_s() - started;
+	if (have_stat && ticks_per_s > 0 && slept > 0 &&
+	    busy_after >= busy_before)
+		out->cpu_busy = thousandths((double)(busy_after - busy_before) /
+					    ticks_per_s / slept);
 	for (size_t i = 0; ticks_per_s > 0 && elapsed > 0 && i < after.nr;
 	     i++) {
 		const struct process_ticks *now = &after.processes[i];
@@ -148,12 +187,12 @@ void quiet_observe(struct machine_load *out)
 		if (!then || now->ticks < then->ticks)
 			continue;
 		cpu = (double)(now->ticks - then->ticks) / ticks_per_s / elapsed;
-		if (cpu < QUIET_BUSY_CPU)
+		if (cpu < QUIET_PROCESS_CPU)
 			continue;
 		ALLOC_GROW(out->busy, out->busy_nr + 1, alloc);
 		out->busy[out->busy_nr].pid = now->pid;
 		out->busy[out->busy_nr].command = xstrdup(now->command);
-		out->busy[out->busy_nr++].cpu = cpu;
+		out->busy[out->busy_nr++].cpu = thousandths(cpu);
 	}
 	if (out->busy_nr)
 		qsort(out->busy, out->busy_nr, sizeof(*out->busy),

@@ -118,6 +118,11 @@ static void result_case_release(struct result_case *rcase)
 	free(rcase->profile_note);
 }
 
+bool machine_load_quiet(const struct machine_load *load)
+{
+	return !load->observed || load->cpu_busy < MACHINE_LOAD_BUSY_CPU;
+}
+
 void machine_load_release(struct machine_load *load)
 {
 	for (size_t i = 0; i < load->busy_nr; i++)
@@ -377,6 +382,7 @@ static cJSON *load_to_json(const struct machine_load *load)
 	for (size_t i = 0; i < 3; i++)
 		cJSON_AddItemToArray(loadavg,
 				     cJSON_CreateNumber(load->loadavg[i]));
+	cJSON_AddNumberToObject(object, "cpu_busy", load->cpu_busy);
 	for (size_t i = 0; i < load->busy_nr; i++) {
 		cJSON *process = cJSON_CreateObject();
 
@@ -536,7 +542,8 @@ static void read_busy_process(struct json_reader *rd, const cJSON *object,
 static void read_load(struct json_reader *rd, const cJSON *object,
 		      struct machine_load *load)
 {
-	static const char *const keys[] = { "loadavg", "busy", NULL };
+	static const char *const keys[] = { "loadavg", "cpu_busy", "busy",
+					    NULL };
 	const cJSON *loadavg, *busy, *item;
 	size_t index = 0;
 
@@ -560,6 +567,7 @@ static void read_load(struct json_reader *rd, const cJSON *object,
 		}
 		json_reader_pop(rd);
 	}
+	load->cpu_busy = get_number(rd, object, "cpu_busy");
 	if (!(busy = json_read_array(rd, object, "busy", 0)))
 		return;
 	json_reader_push_key(rd, "busy");

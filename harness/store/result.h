@@ -129,9 +129,18 @@ struct busy_process {
 struct machine_load {
 	bool observed;
 	double loadavg[3]; /* /proc/loadavg: over 1, 5 and 15 minutes */
-	struct busy_process *busy;
+	double cpu_busy;   /* cores busy meanwhile, all processes together */
+	struct busy_process *busy; /* the busiest, busiest first */
 	size_t busy_nr;
 };
+
+/* Other processes kept this much of a core busy, or more: the machine was
+ * not quiet. */
+#define MACHINE_LOAD_BUSY_CPU 0.25
+
+/* Whether load says the machine was quiet: not observed, or less than
+ * MACHINE_LOAD_BUSY_CPU of a core busy. */
+bool machine_load_quiet(const struct machine_load *load);
 
 /* Frees what load holds and clears it. */
 void machine_load_release(struct machine_load *load);
