@@ -2,10 +2,26 @@
 
 #include <math.h>
 
-const cJSON *bridge_read_list(struct json_reader *rd, const cJSON *object,
-			      const char *key)
+int bridge_read_each(struct bridge_doc *doc, struct json_reader *rd,
+		     const char *key, bridge_element_fn *read)
 {
-	return json_read_array(rd, object, key, JSON_REQUIRED);
+	const cJSON *list = json_read_array(rd, rd->root, key, JSON_REQUIRED);
+	const cJSON *element;
+	int index = 0;
+
+	if (!list)
+		return rd->error;
+	json_reader_push_key(rd, key);
+	cJSON_ArrayForEach(element, list)
+	{
+		json_reader_push_index(rd, index++);
+		read(doc, rd, list, element);
+		json_reader_pop(rd);
+		if (rd->error)
+			break;
+	}
+	json_reader_pop(rd);
+	return rd->error;
 }
 
 int bridge_read_finite(struct json_reader *rd, const cJSON *item, double *out)

@@ -18,10 +18,14 @@ int bridge_read_pytest(struct bridge_doc *doc, struct json_reader *rd);
 int bridge_read_gab(struct bridge_doc *doc, struct json_reader *rd,
 		    enum better better);
 
-/* The array object[key] (required), its elements pushed as indexes by
- * the caller; NULL after an error. */
-const cJSON *bridge_read_list(struct json_reader *rd, const cJSON *object,
-			      const char *key);
+/* A reader of one element of a document's list of benchmarks. */
+typedef void bridge_element_fn(struct bridge_doc *doc, struct json_reader *rd,
+			       const cJSON *list, const cJSON *element);
+
+/* Calls read() for each element of the array rd->root[key] (required),
+ * with its index pushed, until the first error; returns rd->error. */
+int bridge_read_each(struct bridge_doc *doc, struct json_reader *rd,
+		     const char *key, bridge_element_fn *read);
 
 /* Pushes each element of list, the array at object key `key` (a finite
  * number each), to series as a value of its own. */

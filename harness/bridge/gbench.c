@@ -263,21 +263,5 @@ done:
 
 int bridge_read_gbench(struct bridge_doc *doc, struct json_reader *rd)
 {
-	const cJSON *list = bridge_read_list(rd, rd->root, "benchmarks");
-	const cJSON *entry;
-	int index = 0;
-
-	if (!list)
-		return rd->error;
-	json_reader_push_key(rd, "benchmarks");
-	cJSON_ArrayForEach(entry, list)
-	{
-		json_reader_push_index(rd, index++);
-		read_entry(doc, rd, list, entry);
-		json_reader_pop(rd);
-		if (rd->error)
-			break;
-	}
-	json_reader_pop(rd);
-	return rd->error;
+	return bridge_read_each(doc, rd, "benchmarks", read_entry);
 }

@@ -63,11 +63,12 @@ static void read_exit_codes(struct bridge_doc *doc, struct json_reader *rd,
 }
 
 static void read_result(struct bridge_doc *doc, struct json_reader *rd,
-			const cJSON *result)
+			const cJSON *list, const cJSON *result)
 {
 	char *command = NULL;
 	double mean;
 
+	(void)list; /* a command's name is its own */
 	if (!cJSON_IsObject(result)) {
 		json_reader_fail(rd, "expected an object, found %s",
 				 json_type_name(result));
@@ -99,21 +100,5 @@ static void read_result(struct bridge_doc *doc, struct json_reader *rd,
 
 int bridge_read_hyperfine(struct bridge_doc *doc, struct json_reader *rd)
 {
-	const cJSON *list = bridge_read_list(rd, rd->root, "results");
-	const cJSON *result;
-	int index = 0;
-
-	if (!list)
-		return rd->error;
-	json_reader_push_key(rd, "results");
-	cJSON_ArrayForEach(result, list)
-	{
-		json_reader_push_index(rd, index++);
-		read_result(doc, rd, result);
-		json_reader_pop(rd);
-		if (rd->error)
-			break;
-	}
-	json_reader_pop(rd);
-	return rd->error;
+	return bridge_read_each(doc, rd, "results", read_result);
 }

@@ -87,21 +87,5 @@ static void read_benchmark(struct bridge_doc *doc, struct json_reader *rd,
 
 int bridge_read_pytest(struct bridge_doc *doc, struct json_reader *rd)
 {
-	const cJSON *list = bridge_read_list(rd, rd->root, "benchmarks");
-	const cJSON *benchmark;
-	int index = 0;
-
-	if (!list)
-		return rd->error;
-	json_reader_push_key(rd, "benchmarks");
-	cJSON_ArrayForEach(benchmark, list)
-	{
-		json_reader_push_index(rd, index++);
-		read_benchmark(doc, rd, list, benchmark);
-		json_reader_pop(rd);
-		if (rd->error)
-			break;
-	}
-	json_reader_pop(rd);
-	return rd->error;
+	return bridge_read_each(doc, rd, "benchmarks", read_benchmark);
 }
