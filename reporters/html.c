@@ -754,11 +754,15 @@ static void add_changes(struct strbuf *out, const struct report_model *model)
 	}
 	strbuf_addf(out,
 		    "<p class=\"hint\">Medians; the interval is at %g%% "
-		    "confidence. Each bar runs from %.3g%% to +%.3g%%: the "
-		    "grey band is the threshold, the line the interval, the "
-		    "diamond a regression, the open circle an improvement. "
-		    "Click a column header to sort.</p>\n",
-		    c->confidence * 100, -scale * 100, scale * 100);
+		    "confidence. Each bar runs from ",
+		    c->confidence * 100);
+	format_change(out, -scale);
+	strbuf_addstr(out, " to ");
+	format_change(out, scale);
+	strbuf_addstr(out, ": the grey band is the threshold, the line the "
+			   "interval, the diamond a regression, the open "
+			   "circle an improvement. Click a column header to "
+			   "sort.</p>\n");
 	table_begin(out, "changes", headers);
 	for (size_t v = 0; v < CHANGED_NR; v++)
 		for (size_t i = 0; i < c->nr; i++) {
