@@ -13,32 +13,102 @@
 /* What a chart is drawn with; anything else (script, foreignObject,
  * style, a, image, animate...) is dropped with its content. */
 static const char *const kept_elements[] = {
-	"svg",	    "g",	 "defs",	   "title",	     "desc",
-	"path",	    "rect",	 "circle",	   "ellipse",	     "line",
-	"polyline", "polygon",	 "text",	   "tspan",	     "use",
-	"symbol",   "clipPath",	 "linearGradient", "radialGradient", "stop",
-	"marker",   "pattern",	 "filter",	   "feFlood",	     "feComposite",
-	"feOffset", "feGaussianBlur", NULL,
+	"svg",
+	"g",
+	"defs",
+	"title",
+	"desc",
+	"path",
+	"rect",
+	"circle",
+	"ellipse",
+	"line",
+	"polyline",
+	"polygon",
+	"text",
+	"tspan",
+	"use",
+	"symbol",
+	"clipPath",
+	"linearGradient",
+	"radialGradient",
+	"stop",
+	"marker",
+	"pattern",
+	"filter",
+	"feFlood",
+	"feComposite",
+	"feOffset",
+	"feGaussianBlur",
+	NULL,
 };
 
 /* Geometry and presentation; href and ids are handled apart. */
 static const char *const kept_attributes[] = {
-	"class",	     "d",		"x",		    "y",
-	"x1",		     "y1",		"x2",		    "y2",
-	"cx",		     "cy",		"r",		    "rx",
-	"ry",		     "dx",		"dy",		    "width",
-	"height",	     "viewBox",		"points",	    "transform",
-	"fill",		     "fill-opacity",	"fill-rule",	    "stroke",
-	"stroke-width",	     "stroke-dasharray", "stroke-linecap",   "stroke-linejoin",
-	"stroke-opacity",    "opacity",		"color",	    "font-family",
-	"font-size",	     "font-weight",	"font-style",	    "text-anchor",
-	"dominant-baseline", "shape-rendering", "clip-path",	    "clipPathUnits",
-	"filter",	     "filterUnits",	"flood-color",	    "flood-opacity",
-	"result",	     "in",		"in2",		    "operator",
-	"offset",	     "stop-color",	"stop-opacity",	    "preserveAspectRatio",
-	"patternUnits",	     "markerWidth",	"markerHeight",	    "refX",
-	"refY",		     "orient",		"stdDeviation",	    "gradientUnits",
-	"visibility",	     "display",		"rotate",	    NULL,
+	"class",
+	"d",
+	"x",
+	"y",
+	"x1",
+	"y1",
+	"x2",
+	"y2",
+	"cx",
+	"cy",
+	"r",
+	"rx",
+	"ry",
+	"dx",
+	"dy",
+	"width",
+	"height",
+	"viewBox",
+	"points",
+	"transform",
+	"fill",
+	"fill-opacity",
+	"fill-rule",
+	"stroke",
+	"stroke-width",
+	"stroke-dasharray",
+	"stroke-linecap",
+	"stroke-linejoin",
+	"stroke-opacity",
+	"opacity",
+	"color",
+	"font-family",
+	"font-size",
+	"font-weight",
+	"font-style",
+	"text-anchor",
+	"dominant-baseline",
+	"shape-rendering",
+	"clip-path",
+	"clipPathUnits",
+	"filter",
+	"filterUnits",
+	"flood-color",
+	"flood-opacity",
+	"result",
+	"in",
+	"in2",
+	"operator",
+	"offset",
+	"stop-color",
+	"stop-opacity",
+	"preserveAspectRatio",
+	"patternUnits",
+	"markerWidth",
+	"markerHeight",
+	"refX",
+	"refY",
+	"orient",
+	"stdDeviation",
+	"gradientUnits",
+	"visibility",
+	"display",
+	"rotate",
+	NULL,
 };
 
 /* Elements whose text is drawn or read out. */
@@ -110,15 +180,16 @@ static void decode(struct strbuf *out, const char *s, size_t len)
 		for (i = 0; i < sizeof(named) / sizeof(*named); i++)
 			if ((size_t)(semi + 1 - (s + 1)) ==
 				    strlen(named[i].name) &&
-			    !memcmp(s + 1, named[i].name, strlen(named[i].name)))
+			    !memcmp(s + 1, named[i].name,
+				    strlen(named[i].name)))
 				break;
 		if (i < sizeof(named) / sizeof(*named)) {
 			strbuf_addch(out, named[i].c);
 		} else if (s[1] == '#') {
 			bool hex = s[2] == 'x' || s[2] == 'X';
 			char *stop;
-			unsigned long cp = strtoul(s + 2 + hex, &stop,
-						   hex ? 16 : 10);
+			unsigned long cp =
+				strtoul(s + 2 + hex, &stop, hex ? 16 : 10);
 
 			if (stop != semi || cp == 0 || cp > 0x10ffff ||
 			    (cp >= 0xd800 && cp <= 0xdfff))
@@ -163,8 +234,8 @@ static bool add_prefixed_refs(struct strbuf *out, const char *value,
 }
 
 /* Writes one attribute as kept, if it is. */
-static void add_attribute(struct svg_parser *sp, const char *name,
-			  size_t len, const char *value, bool root)
+static void add_attribute(struct svg_parser *sp, const char *name, size_t len,
+			  const char *value, bool root)
 {
 	size_t start = sp->out->len;
 
@@ -232,7 +303,8 @@ static bool parse_attributes(struct svg_parser *sp, bool keep, bool root,
 		skip_space(sp);
 		quote = *sp->p++;
 		if ((quote != '"' && quote != '\'') ||
-		    !(end = strchr(sp->p, quote)) || memchr(sp->p, '<', (size_t)(end - sp->p)))
+		    !(end = strchr(sp->p, quote)) ||
+		    memchr(sp->p, '<', (size_t)(end - sp->p)))
 			break;
 		strbuf_reset(&value);
 		decode(&value, sp->p, (size_t)(end - sp->p));

@@ -29,7 +29,8 @@ static char *inline_of(const char *svg, bool expect_ok)
 	struct strbuf out = STRBUF_INIT;
 
 	strbuf_addstr(&out, "HEAD");
-	cr_assert_eq(svg_inline(&out, svg, "c1-", "chart", "Speed <by> variant"),
+	cr_assert_eq(svg_inline(&out, svg, "c1-", "chart",
+				"Speed <by> variant"),
 		     expect_ok, "for: %s\ngot: %s", svg, out.buf);
 	if (!expect_ok)
 		cr_assert_str_eq(out.buf, "HEAD", "a refusal appends nothing");
@@ -40,8 +41,9 @@ Test(svg_inline, keeps_the_drawing_and_prefixes_its_ids)
 {
 	char *html = inline_of(gnuplot_like, true);
 
-	cr_assert(strncmp(html, "HEAD<svg class=\"chart\" role=\"img\" "
-				"aria-label=\"Speed &lt;by&gt; variant\"",
+	cr_assert(strncmp(html,
+			  "HEAD<svg class=\"chart\" role=\"img\" "
+			  "aria-label=\"Speed &lt;by&gt; variant\"",
 			  strlen("HEAD<svg class=\"chart\" role=\"img\" "
 				 "aria-label=\"Speed &lt;by&gt; variant\"")) ==
 			  0,
@@ -86,8 +88,8 @@ Test(svg_inline, drops_what_could_run_or_load)
 	cr_assert_null(strstr(html, "link"), "%s", html);
 	cr_assert_null(strstr(html, "fill="), "%s", html);
 	cr_assert(strstr(html, "<rect stroke=\"red\"/>"), "%s", html);
-	cr_assert(strstr(html, "<text>&lt;script&gt;\xef\xbf\xbd</text>"),
-		  "%s", html);
+	cr_assert(strstr(html, "<text>&lt;script&gt;\xef\xbf\xbd</text>"), "%s",
+		  html);
 	free(html);
 }
 

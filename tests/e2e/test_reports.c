@@ -106,8 +106,7 @@ Test(reports, run_explains_a_failure_and_a_skip_once_and_compares_variants)
 	assert_log_shown(out.out.buf);
 	/* four cases skipped for one reason: said once */
 	cr_assert_eq(count(out.out.buf, SKIP_REASON), 1, "%s", out.out.buf);
-	cr_assert(strstr(out.out.buf, "skipped 4 cases ("), "%s",
-		      out.out.buf);
+	cr_assert(strstr(out.out.buf, "skipped 4 cases ("), "%s", out.out.buf);
 	/* the variants compared inside the run */
 	cr_assert(strstr(out.out.buf, "variant vs original"), "%s",
 		  out.out.buf);
@@ -140,8 +139,10 @@ Test(reports, check_says_each_thing_once_in_the_terminal_and_every_report)
 		cr_assert_eq(count(text, SKIP_REASON), 1,
 			     "%s says the reason %zu times:\n%s", reports[i],
 			     count(text, SKIP_REASON), text);
-		cr_assert(strstr(text, "No module named"), "%s lacks the "
-				  "stderr tail:\n%s", reports[i], text);
+		cr_assert(strstr(text, "No module named"),
+			  "%s lacks the "
+			  "stderr tail:\n%s",
+			  reports[i], text);
 		cr_assert(strstr(text, "logs/"), "%s lacks the log:\n%s",
 			  reports[i], text);
 		free(text);
@@ -187,7 +188,6 @@ Test(reports, a_pass_with_nothing_to_list_prints_no_empty_table)
 	cr_assert(strstr(out.out.buf, "PASS"), "%s", out.out.buf);
 	cr_assert_null(strstr(out.out.buf, "case metric"),
 		       "a header over no rows:\n%s", out.out.buf);
-	cr_assert(strstr(out.out.buf, "1 unchanged or new"), "%s",
-		  out.out.buf);
+	cr_assert(strstr(out.out.buf, "1 unchanged or new"), "%s", out.out.buf);
 	test_output_release(&out);
 }
