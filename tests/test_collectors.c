@@ -103,8 +103,10 @@ static void write_metrics(const char *text)
 /* Collects the run of the plan's case `index` (0: orig/cpu, 1: orig/gpu). */
 static int collect_case(size_t index)
 {
-	struct collect_run run = { plan, &plan->cases[index], 0, &outcome,
-				   metrics_path };
+	struct collect_run run = { .plan = plan,
+				   .pcase = &plan->cases[index],
+				   .outcome = &outcome,
+				   .metrics_path = metrics_path };
 
 	return collectors_collect(collectors, rcase, &run);
 }
