@@ -1,6 +1,6 @@
 """Benchmark of one variant of the torch-variants suite on one device.
 
-    bench.py --models DIR --variant fp32 --device cpu|gpu [--batch 64]
+    bench.py --models DIR --variant fp32 --device cpu|gpu [--batch 64] [--passes 1]
 
 Serves the test records in batches: preprocessing (preprocess.py), tensor,
 forward pass, predicted class. Reports through benchgate.py: per-batch
@@ -42,6 +42,8 @@ def main():
     parser.add_argument("--device", default="cpu", choices=("cpu", "gpu", "cuda"))
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--warmup-batches", type=int, default=4)
+    parser.add_argument("--passes", type=int, default=1,
+                        help="timed passes over the test records")
     args = parser.parse_args()
 
     device = torch.device("cuda" if args.device in ("gpu", "cuda") else "cpu")
@@ -76,7 +78,7 @@ def main():
     for batch in batches[:args.warmup_batches]:
         serve(batch)
     latency_ms, preprocess_ms, correct = [], [], 0
-    for batch in batches:
+    for batch in batches * args.passes:
         seconds, preparing, right = serve(batch)
         latency_ms.append(seconds * 1e3)
         preprocess_ms.append(preparing * 1e3)
@@ -88,9 +90,9 @@ def main():
         m.record("latency_p90_ms", percentile(latency_ms, 90), unit="ms")
         m.record("latency_p99_ms", percentile(latency_ms, 99), unit="ms")
         m.record("preprocess_ms", preprocess_ms, unit="ms")
-        m.record("throughput", len(records) / (sum(latency_ms) / 1e3),
-                 unit="samples/s")
-        m.record("accuracy", correct / len(records))
+        m.record("throughput", len(records) * args.passes
+                 / (sum(latency_ms) / 1e3), unit="samples/s")
+        m.record("accuracy", correct / (len(records) * args.passes))
         m.record("model_size_bytes", os.path.getsize(path), unit="B")
         m.record("params", params)
         m.record("nonzero_params", nonzero)
@@ -102,7 +104,7 @@ def main():
           "%d parameters (%d non-zero)"
           % (args.variant, device.type, statistics.median(latency_ms),
              percentile(latency_ms, 99), statistics.median(preprocess_ms),
-             correct / len(records), params,
+             correct / (len(records) * args.passes), params,
              nonzero))
 
 
