@@ -325,21 +325,21 @@ Test(baseline, a_compare_side_describes_this_machine_only_for_a_revision)
 	cr_assert_eq(chdir(dir), 0);
 	/* an id that cannot name a store directory: describing fails */
 	setenv("BENCHGATE_MACHINE_ID", "../bad", 1);
-	cr_assert_eq(baseline_resolve_side(&b, store, file.buf, NULL), BG_OK,
+	cr_assert_eq(baseline_resolve_side(&b, store, file.buf, "BASE", NULL), BG_OK,
 		     "%s", bg_error_last());
 	cr_assert_str_eq(b.source, "file");
 	baseline_release(&b);
-	cr_assert_eq(baseline_resolve_side(&b, store, "main", "s"), BG_EINPUT,
+	cr_assert_eq(baseline_resolve_side(&b, store, "main", "BASE", "s"), BG_EINPUT,
 		     "a revision is looked up by this machine's id");
 	baseline_release(&b);
 
 	setenv("BENCHGATE_MACHINE_ID", "m1", 1);
-	cr_assert_eq(baseline_resolve_side(&b, store, "main", "s"), BG_OK, "%s",
+	cr_assert_eq(baseline_resolve_side(&b, store, "main", "BASE", "s"), BG_OK, "%s",
 		     bg_error_last());
 	cr_assert_str_eq(b.source, "ref");
 	cr_assert_eq(resolved_level(&b), 10);
 	baseline_release(&b);
-	cr_assert_eq(baseline_resolve_side(&b, store, "main", NULL), BG_EINPUT);
+	cr_assert_eq(baseline_resolve_side(&b, store, "main", "BASE", NULL), BG_EINPUT);
 	cr_assert(strstr(bg_error_last(), "give --suite"), "%s",
 		  bg_error_last());
 	baseline_release(&b);
