@@ -1044,22 +1044,32 @@ static void series_levels_data(struct strbuf *dat,
 	}
 }
 
-/* Marks each change point in view; returns how many are regressions
- * (index 2 of the data) and improvements (index 3). */
+/* Marks each change point in view, and writes those of each direction as
+ * the next index of the data when there are any: gnuplot counts no block
+ * without data as an index, so an empty one would shift those after it.
+ * index_of[0] (regressions) and [1] (improvements) are their indices, or
+ * -1. */
 static void series_changes_data(struct strbuf *gp, struct strbuf *dat,
 				const struct history_series *s, size_t first,
-				size_t counts[2])
+				int index_of[2])
 {
+	int next = 2;
+
 	for (int regression = 1; regression >= 0; regression--) {
-		strbuf_addf(dat, "\n\n# index %d: %s\n# x median\n",
-			    regression ? 2 : 3,
-			    regression ? "regressions" : "improvements");
+		size_t nr = 0;
+
 		for (size_t i = 0; i < s->changes_nr; i++) {
 			const struct history_change *c = &s->changes[i];
 			const struct history_point *p = &s->points[c->at.index];
 
 			if (c->at.index < first || c->regression != regression)
 				continue;
+			if (!nr++)
+				strbuf_addf(dat, "\n\n# index %d: %s\n"
+						 "# x median\n",
+					    next,
+					    regression ? "regressions"
+						       : "improvements");
 			strbuf_addf(dat, "%zu %.9g\n", p->commit, p->median);
 			strbuf_addf(gp,
 				    "set arrow from %g, graph 0 to %g, graph 1 "
@@ -1067,8 +1077,8 @@ static void series_changes_data(struct strbuf *gp, struct strbuf *dat,
 				    (double)p->commit - 0.5,
 				    (double)p->commit - 0.5,
 				    regression ? "#c0392b" : "#1b9e77");
-			counts[regression ? 0 : 1]++;
 		}
+		index_of[regression ? 0 : 1] = nr ? next++ : -1;
 	}
 }
 
@@ -1082,7 +1092,8 @@ void charts_series(struct chart *chart, const char *stem,
 	size_t first = s->points_nr > SERIES_CHART_POINTS
 			       ? s->points_nr - SERIES_CHART_POINTS
 			       : 0;
-	size_t shown = s->points_nr - first, step, counts[2] = { 0, 0 };
+	size_t shown = s->points_nr - first, step;
+	int index_of[2];
 	bool first_tic = true;
 
 	strbuf_addstr(&chart->stem, stem);
@@ -1103,7 +1114,7 @@ void charts_series(struct chart *chart, const char *stem,
 			    s->points[i].commit, s->points[i].median,
 			    s->points[i].ci_low, s->points[i].ci_high);
 	series_levels_data(&chart->dat, s, levels, first);
-	series_changes_data(&chart->gp, &chart->dat, s, first, counts);
+	series_changes_data(&chart->gp, &chart->dat, s, first, index_of);
 
 	metric_axis_label(&text, s->metric, s->unit);
 	if (first)
@@ -1138,14 +1149,16 @@ void charts_series(struct chart *chart, const char *stem,
 		    (double)s->points[s->points_nr - 1].commit + 0.5, stem,
 		    /* Hundreds of full-size dots hide the line. */
 		    shown > 100 ? "0.4" : "1", HISTORY_CONFIDENCE * 100);
-	if (counts[0])
-		strbuf_addstr(&chart->gp,
-			      ", \\\n\t'' index 2 using 1:2 with points pt 9 "
-			      "ps 2.2 lc rgb '#c0392b' title 'regression'");
-	if (counts[1])
-		strbuf_addstr(&chart->gp,
-			      ", \\\n\t'' index 3 using 1:2 with points pt 11 "
-			      "ps 2.2 lc rgb '#1b9e77' title 'improvement'");
+	if (index_of[0] >= 0)
+		strbuf_addf(&chart->gp,
+			    ", \\\n\t'' index %d using 1:2 with points pt 9 "
+			    "ps 2.2 lc rgb '#c0392b' title 'regression'",
+			    index_of[0]);
+	if (index_of[1] >= 0)
+		strbuf_addf(&chart->gp,
+			    ", \\\n\t'' index %d using 1:2 with points pt 11 "
+			    "ps 2.2 lc rgb '#1b9e77' title 'improvement'",
+			    index_of[1]);
 	strbuf_addstr(&chart->gp, "\nunset output\n");
 	strbuf_release(&text);
 }
