@@ -221,7 +221,7 @@ Test(changepoint, one_value_per_point_is_enough)
  * |before|: -10 to -8 is a change of +20 %. */
 Test(changepoint, values_not_all_positive_are_tested_as_they_are)
 {
-	struct changepoint_input points[40];
+	struct changepoint_input points[40] = { { 0 } };
 	struct changepoint_list list = { 0 };
 	uint64_t seed = 3;
 
@@ -412,7 +412,7 @@ Test(changepoint, short_or_empty_series_have_none)
 Test(changepoint, drifting_nights_are_not_steps)
 {
 	for (uint64_t seed = 1; seed <= 10; seed++) {
-		struct changepoint_input points[1000];
+		struct changepoint_input points[1000] = { { 0 } };
 		struct changepoint_list list = { 0 };
 		double drift = 0;
 
@@ -431,12 +431,44 @@ Test(changepoint, drifting_nights_are_not_steps)
 	}
 }
 
+/* A caller that keeps summaries instead of samples (the history index)
+ * passes each point's changepoint_median_variance(): the change points,
+ * p-values and intervals are those the samples give. */
+Test(changepoint, a_known_variance_stands_for_the_samples)
+{
+	struct history h;
+	struct changepoint_input *summaries;
+	struct changepoint_list with_samples = { 0 }, with_variance = { 0 };
+
+	history_make(&h, 120, 11, 60, 0.05, SIZE_MAX, 0);
+	summaries = calloc(h.n, sizeof(*summaries));
+	cr_assert(summaries);
+	for (size_t i = 0; i < h.n; i++)
+		summaries[i] = (struct changepoint_input){
+			.median = h.points[i].median,
+			.n = RUNS,
+			.variance_known = true,
+			.variance = changepoint_median_variance(
+				h.points[i].samples, RUNS),
+		};
+	changepoint_detect(&with_samples, h.points, h.n, NULL);
+	changepoint_detect(&with_variance, summaries, h.n, NULL);
+	cr_assert_eq(with_samples.nr, 1);
+	cr_assert_eq(with_variance.nr, with_samples.nr);
+	assert_same_change_point(&with_variance.items[0],
+				 &with_samples.items[0]);
+	changepoint_list_release(&with_samples);
+	changepoint_list_release(&with_variance);
+	free(summaries);
+	history_free(&h);
+}
+
 /* A timer with a coarse resolution repeats its value for nights on end: a
  * window of ties is not a quiet series (each value is held for 12 nights,
  * drawn afresh around 100 with sd 2). */
 Test(changepoint, held_values_are_not_a_quiet_series)
 {
-	struct changepoint_input points[600];
+	struct changepoint_input points[600] = { { 0 } };
 	struct changepoint_list list = { 0 };
 	uint64_t seed = 5;
 	double held = 100;
@@ -461,7 +493,7 @@ Test(changepoint, held_values_are_not_a_quiet_series)
  * first is at index 145). */
 Test(changepoint, rounded_values_are_not_a_quiet_series)
 {
-	struct changepoint_input points[301];
+	struct changepoint_input points[301] = { { 0 } };
 	struct changepoint_list list = { 0 };
 	FILE *f = fopen(TEST_FIXTURE_DIR "/tcpd/children_per_woman.csv", "r");
 
@@ -486,7 +518,7 @@ Test(changepoint, rounded_values_are_not_a_quiet_series)
  * it). */
 Test(changepoint, noiseless_step_is_found_where_it_is)
 {
-	struct changepoint_input points[26];
+	struct changepoint_input points[26] = { { 0 } };
 	double runs[26][5];
 	struct changepoint_list list = { 0 };
 
