@@ -275,3 +275,28 @@ Test(plan, env_values_expand_as_the_command_does)
 	plan_free(plan);
 	suite_free(suite);
 }
+
+/* validate shows what the suite says of each metric beyond its source. */
+Test(plan, the_listing_shows_roles_gates_and_metric_devices)
+{
+	static const char text[] =
+		"{\"benchgate\": 1, \"suite\": \"m\", \"devices\": [\"cpu\", "
+		"\"gpu\"], \"benchmarks\": [{\"name\": \"infer\", \"command\": "
+		"[\"b\"], \"metrics\": [{\"name\": \"t\", \"from\": \"metrics\", "
+		"\"role\": \"speed\"}, {\"name\": \"util\", \"from\": \"nvml\", "
+		"\"field\": \"utilization_mean\", \"devices\": [\"gpu\"]}]}]}";
+	struct strbuf out = STRBUF_INIT;
+	struct suite *suite = NULL;
+	struct plan *plan = NULL;
+
+	cr_assert_eq(suite_parse(&suite, "/tmp/m.json", text, strlen(text)),
+		     BG_OK, "%s", bg_error_last());
+	cr_assert_eq(plan_build(&plan, suite, NULL, "/b"), BG_OK);
+	cr_assert_eq(plan_describe(plan, &out), BG_OK);
+	cr_assert(strstr(out.buf, "metrics: t (metrics, speed) util (nvml, %, "
+				  "not gated, on gpu)\n"),
+		  "%s", out.buf);
+	strbuf_release(&out);
+	plan_free(plan);
+	suite_free(suite);
+}

@@ -79,7 +79,8 @@ void devices_free(struct devices *devices);
  * Whether `device` (a suite's device name) is present for a benchmark
  * whose CUDA_VISIBLE_DEVICES is `cuda_visible` (NULL: unset): "cpu"
  * always; "gpu" and "cuda" when it sees a GPU; "ipu" when there is one.
- * Any other name is taken as present: the benchmark itself knows best.
+ * A name the suite declares ("declared_devices", suite.h) is taken as
+ * present: the benchmark itself knows best.
  * When absent, appends the reason to `reason`: "device 'gpu' is not
  * present: cannot load 'libnvidia-ml.so.1': ...".
  *

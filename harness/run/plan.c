@@ -354,6 +354,21 @@ static void describe_settings(const struct suite_settings *settings,
 		    settings->threshold * 100, settings->confidence);
 }
 
+/* What the suite says of a metric beyond its source: its role, that it is
+ * not gated, the devices it exists on. */
+static void describe_metric_use(const struct metric_spec *metric,
+				struct strbuf *out)
+{
+	if (metric->role)
+		strbuf_addf(out, ", %s", metric->role);
+	if (!metric->gate)
+		strbuf_addstr(out, ", not gated");
+	for (size_t i = 0; i < metric->devices_nr; i++) {
+		strbuf_addstr(out, i ? "/" : ", on ");
+		terminal_escape(out, metric->devices[i]);
+	}
+}
+
 static int describe_case(const struct plan *plan, const struct plan_case *pcase,
 			 struct strbuf *out)
 {
@@ -396,6 +411,7 @@ static int describe_case(const struct plan *plan, const struct plan_case *pcase,
 			strbuf_addstr(out, ", per ");
 			terminal_escape(out, metric->per);
 		}
+		describe_metric_use(metric, out);
 		strbuf_addch(out, ')');
 	}
 	strbuf_addch(out, '\n');

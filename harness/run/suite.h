@@ -18,7 +18,10 @@
  * That includes a metric's "per" that is not a string, that names no
  * metric of its benchmark, the metric itself, a metric with a "per" of its
  * own (no chains) or a callgrind metric, or that is given on a callgrind
- * metric.
+ * metric. And the matrix: a device that is neither a known kind (cpu,
+ * gpu, cuda, ipu) nor declared, a variant's or a metric's device the suite
+ * does not have, an "exclude" pattern that matches no variant/device pair,
+ * a "reference" that names no variant, two metrics of one role.
  */
 
 enum metric_source {
