@@ -133,31 +133,6 @@ Test(baseline, pull_request_compares_with_the_merge_base_not_main_tip)
 	baseline_release(&b);
 }
 
-Test(baseline, a_build_measured_in_the_session_stands_for_the_merge_base)
-{
-	struct baseline_request req = { .spec = "auto",
-					.branch = "main",
-					.start_dir = dir };
-	struct strbuf from = STRBUF_INIT;
-	char hex[41];
-	git_oid base, main_tip;
-
-	/* No result anywhere: the commit comes from git alone. */
-	fork_feature_from_main(&base, &main_tip);
-	checkout("refs/heads/feature");
-	cr_assert_eq(baseline_commit(&req, hex, &from), BG_OK, "%s",
-		     bg_error_last());
-	cr_assert_str_eq(hex, test_oid_hex(&base, 0));
-	cr_assert(strstr(from.buf, "merge base with main"), "%s", from.buf);
-	strbuf_reset(&from);
-	req.spec = "main";
-	cr_assert_eq(baseline_commit(&req, hex, &from), BG_OK);
-	cr_assert_str_eq(hex, test_oid_hex(&main_tip, 0));
-	req.spec = "no-such-branch";
-	cr_assert_eq(baseline_commit(&req, hex, &from), BG_EINPUT);
-	strbuf_release(&from);
-}
-
 Test(baseline, walk_follows_first_parents_through_merges)
 {
 	struct baseline b;

@@ -202,26 +202,6 @@ static int resolve_history(struct baseline *out, struct store *store,
 	return error;
 }
 
-int baseline_commit(const struct baseline_request *req, char *hex,
-		    struct strbuf *from_name)
-{
-	git_repository *repo = NULL;
-	git_oid start;
-	int error;
-
-	gitinfo_libgit2_init();
-	if (git_repository_open_ext(
-		    &repo, req->start_dir ? req->start_dir : ".", 0, NULL) < 0)
-		return bg_notfound("not in a git repository");
-	error = start_commit(repo, req, &start, from_name);
-	if (error == BG_ENOTFOUND)
-		error = bg_notfound("HEAD has no commit yet");
-	if (!error)
-		git_oid_tostr(hex, GIT_OID_HEXSZ + 1, &start);
-	git_repository_free(repo);
-	return error;
-}
-
 static int resolve_committed(struct baseline *out, const char *root,
 			     const struct baseline_request *req)
 {

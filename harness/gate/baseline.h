@@ -87,17 +87,6 @@ int baseline_target_branch(git_repository *repo, const char *branch,
 			   git_object **out, struct strbuf *name);
 
 /*
- * The commit a baseline measured in the session stands for (check
- * --baseline-build), found as baseline_resolve() starts its walk: for
- * "auto" the merge base of HEAD and the target branch, for a revspec its
- * commit. Writes 40 hex digits and a NUL to hex and appends how the commit
- * was found to from_name. BG_ENOTFOUND outside a repository or before the
- * first commit; BG_EINPUT for a revspec that names no commit.
- */
-int baseline_commit(const struct baseline_request *req, char *hex,
-		    struct strbuf *from_name);
-
-/*
  * A compare_noise_fn over baseline->history (payload: the struct baseline):
  * the robust CV of the per-result medians of the case and metric, from at
  * least 5 results; 0 when there are fewer.

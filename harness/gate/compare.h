@@ -76,7 +76,7 @@ struct metric_comparison {
 	 * gated. */
 	bool ungated;
 	/* Set by the caller: run i of the baseline ran next to run i of the
-	 * candidate (check --baseline-build), so their ratio cancels what
+	 * candidate (check --baseline-tree), so their ratio cancels what
 	 * the machine did meanwhile when the runs rise and fall together. */
 	bool paired_runs;
 	bool has_baseline, has_candidate;

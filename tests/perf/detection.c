@@ -64,7 +64,7 @@ static const double shifts[] = { 0, 0.02, 0.05, 0.10, 0.20 };
 #define SHIFT_COUNT (sizeof(shifts) / sizeof(*shifts))
 
 /* RULE_SESSION is benchgate with the baseline measured in the candidate's
- * session (check --baseline-build): see draw_session().
+ * session (check --baseline-tree): see draw_session().
  * RULE_HISTORY is benchgate once the metric has a history: the threshold
  * grows to compare_noise_k() times the spread of BASELINE_HISTORY earlier
  * results' medians when that is more than THRESHOLD (compare.h). */
@@ -612,8 +612,8 @@ static void report_session(struct strbuf *out, struct cell *cells)
 	strbuf_addstr(
 		out,
 		"\n### benchgate with the baseline measured in the "
-		"same session\n\n`check --baseline-build DIR` runs "
-		"the baseline build next to the candidate, the order "
+		"same session\n\n`check --baseline-tree DIR` runs "
+		"the baseline tree next to the candidate, the order "
 		"alternating every round, and compares the runs pair "
 		"by pair when they rise and fall together; no "
 		"history, threshold as configured. For the models of independent runs the "
