@@ -242,6 +242,29 @@ static void find_file(struct strbuf *out, const char *subdir, const char *part,
 	strbuf_release(&tree);
 }
 
+Test(publish, the_charts_mark_the_change_points)
+{
+	struct strbuf svg = STRBUF_INIT;
+	struct test_output out;
+	char *text;
+
+	publish(&out, NULL);
+	test_output_release(&out);
+	find_file(&svg, "charts", "box_b_original_cpu_latency", ".svg");
+	text = site_file(svg.buf);
+	cr_assert_not_null(text);
+	/* The key of the marks, and the band of the levels. */
+	cr_assert(strstr(text, "regression"), "no mark in %s", svg.buf);
+	cr_assert(strstr(text, "level \u00b1 robust SD"), "%s", svg.buf);
+	free(text);
+	strbuf_reset(&svg);
+	find_file(&svg, "charts", "old_b_original_cpu_latency", ".svg");
+	text = site_file(svg.buf);
+	cr_assert_null(strstr(text, "regression"), "old has no change point");
+	free(text);
+	strbuf_release(&svg);
+}
+
 Test(publish, republishing_after_one_commit_rewrites_only_what_changed)
 {
 	struct strbuf old_page = STRBUF_INIT, old_svg = STRBUF_INIT;
