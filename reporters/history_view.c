@@ -475,22 +475,50 @@ static cJSON *series_json(const struct history *history,
 	return object;
 }
 
+/* Appends item (freed) as json_print() prints it `indent` further in
+ * than on its own: each line after its first starts with `indent` (the
+ * printer's newlines are all layout; strings escape theirs). */
+static void print_nested(struct strbuf *out, cJSON *item, const char *indent)
+{
+	struct strbuf text = STRBUF_INIT;
+	const char *at, *newline;
+
+	json_print(&text, item);
+	cJSON_Delete(item);
+	strbuf_setlen(&text, text.len - 1); /* json_print()'s last newline */
+	for (at = text.buf; (newline = strchr(at, '\n')); at = newline + 1) {
+		strbuf_add(out, at, (size_t)(newline + 1 - at));
+		strbuf_addstr(out, indent);
+	}
+	strbuf_addstr(out, at);
+	strbuf_release(&text);
+}
+
+/*
+ * The text json_print() gives of the whole document, put together one
+ * series at a time: a long history's points are nearly all of it (a
+ * million for 100 series of 10,000 commits), and one tree of them all
+ * took 1.3 GB where one series' takes a thousandth of that.
+ */
 void history_view_json(struct strbuf *out, const struct history *history)
 {
-	cJSON *root = cJSON_CreateObject();
-	cJSON *series, *incidents;
+	cJSON *incidents = cJSON_CreateArray();
 
-	cJSON_AddNumberToObject(root, "benchgate_history", 1);
-	json_add_string(root, "branch", history->branch);
-	series = cJSON_AddArrayToObject(root, "series");
-	for (size_t i = 0; i < history->series_nr; i++)
-		cJSON_AddItemToArray(series,
-				     series_json(history, &history->series[i]));
-	incidents = cJSON_AddArrayToObject(root, "incidents");
+	strbuf_addstr(out, "{\n\t\"benchgate_history\":\t1,\n\t\"branch\":\t");
+	print_nested(out, json_string(history->branch), "");
+	strbuf_addstr(out, ",\n\t\"series\":\t[");
+	for (size_t i = 0; i < history->series_nr; i++) {
+		if (i)
+			strbuf_addstr(out, ", ");
+		/* an element of the top-level object's array */
+		print_nested(out, series_json(history, &history->series[i]),
+			     "\t\t");
+	}
+	strbuf_addstr(out, "],\n\t\"incidents\":\t");
 	for (size_t i = 0; i < history->incidents_nr; i++)
 		cJSON_AddItemToArray(
 			incidents,
 			incident_json(history, &history->incidents[i]));
-	json_print(out, root);
-	cJSON_Delete(root);
+	print_nested(out, incidents, "\t");
+	strbuf_addstr(out, "\n}\n");
 }
