@@ -180,7 +180,7 @@ Test(output_safety, an_error_shows_a_hostile_file_name_inert)
 	cr_assert_eq(out.exit_code, 2, "exit %d: %s%s", out.exit_code,
 		     out.out.buf, out.err.buf);
 	strbuf_addstr(&expected,
-		      "benchgate: error: compare: 'x\n"
+		      "benchgate: error: compare: BASE 'x\n"
 		      "benchgate: error: ::add-mask::secret\\x0d::error::y"
 		      "\\x1b[2J\\xe2\\x80\\xae ##\\[error]z.json' is not a "
 		      "file");
