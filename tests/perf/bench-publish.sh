@@ -9,7 +9,7 @@
 # /tmp/benchgate-publish-COMMITS) a repository of COMMITS first-parent
 # commits with one result per commit of 10 benchmarks x 10 metrics x 10
 # samples (tests/perf/gen-history-store), copies it to a scratch
-# directory, and there measures, wall seconds and peak RSS
+# directory, and there measures wall seconds, CPU seconds and peak RSS
 # (/usr/bin/time), medians of RUNS (default 5):
 #
 # - first: the first `publish --out site` (every page, 100 charts);
@@ -51,9 +51,10 @@ done
 
 printf 'publish, %s commits, 100 series, medians of %s runs:\n' \
 	"$commits" "$runs"
-printf '| | seconds | peak RSS MB |\n|---|---|---|\n'
+printf '| | seconds | CPU seconds | peak RSS MB |\n|---|---|---|---|\n'
 for what in first again one-more floor; do
-	printf '| %s | %s | %s |\n' $what "$(median $what 1)" \
+	printf '| %s | %s | %s | %s |\n' $what "$(median $what 1)" \
+		"$(median $what 3)" \
 		"$(median $what 2 | awk '{ printf "%.0f", $1 / 1024 }')"
 done
 cat "$scratch/last"

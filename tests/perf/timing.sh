@@ -16,17 +16,20 @@ bench_args() {
 	trap 'rm -rf "$scratch"' EXIT
 }
 
-# timed NAME CMD...: appends "seconds kilobytes" of one run (GNU time's
-# wall clock and peak RSS) to $scratch/NAME; the command's stdout goes to
-# $scratch/out.
+# timed NAME CMD...: appends "seconds kilobytes cpu-seconds" of one run
+# (GNU time's wall clock, peak RSS, and user + system time of it and its
+# children) to $scratch/NAME; the command's stdout goes to $scratch/out.
+# On a loaded machine the CPU time says more than the wall clock.
 timed() {
 	name=$1
 	shift
-	/usr/bin/time -f "%e %M" -o "$scratch/time" "$@" >"$scratch/out"
-	cat "$scratch/time" >>"$scratch/$name"
+	/usr/bin/time -f "%e %M %U %S" -o "$scratch/time" "$@" >"$scratch/out"
+	awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }' "$scratch/time" \
+		>>"$scratch/$name"
 }
 
-# median NAME FIELD: the median of column FIELD (1 seconds, 2 KB).
+# median NAME FIELD: the median of column FIELD (1 seconds, 2 KB, 3 CPU
+# seconds).
 median() {
 	cut -d' ' -f"$2" "$scratch/$1" | sort -n |
 		awk '{ v[NR] = $1 }
