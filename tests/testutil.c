@@ -506,3 +506,37 @@ struct result *test_only_result(const char *store_dir)
 	store_free(store);
 	return result;
 }
+
+char *test_dir;
+
+void test_dir_setup(void)
+{
+	test_dir = test_tmpdir();
+}
+
+void test_dir_teardown(void)
+{
+	test_rmtree(test_dir);
+	free(test_dir);
+	test_dir = NULL;
+}
+
+struct result *test_run_result(const char *dir, const char *suite,
+			       const char *const *env, int expect_exit)
+{
+	struct strbuf json = STRBUF_INIT;
+	struct test_output out;
+	struct result *result = NULL;
+
+	strbuf_addf(&json, "%s/result.json", dir);
+	test_benchgate(&out, dir, env,
+		       (const char *[]){ "run", suite, "--store", "store",
+					 "--json", json.buf, "--quiet", NULL });
+	cr_assert_eq(out.exit_code, expect_exit, "%s%s", out.out.buf,
+		     out.err.buf);
+	cr_assert_eq(result_load(&result, json.buf), BG_OK, "%s",
+		     bg_error_last());
+	test_output_release(&out);
+	strbuf_release(&json);
+	return result;
+}

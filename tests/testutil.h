@@ -14,6 +14,13 @@ char *test_tmpdir(void);
 /* Removes a directory tree (for cleanup; errors ignored). */
 void test_rmtree(const char *path);
 
+/* A scratch directory per test, for suites that need nothing else set up:
+ * TestSuite(name, .init = test_dir_setup, .fini = test_dir_teardown);
+ * the tests then read test_dir. */
+extern char *test_dir;
+void test_dir_setup(void);
+void test_dir_teardown(void);
+
 /* Writes text to dir/name (creating parent directories); returns the full
  * path (free it). Aborts the test on failure. */
 char *test_write_file(const char *dir, const char *name, const char *text);
@@ -43,6 +50,14 @@ void test_benchgate(struct test_output *output, const char *cwd,
 		    const char *const *env, const char *const *args);
 
 void test_output_release(struct test_output *output);
+
+struct result;
+
+/* Runs `benchgate run SUITE --store store --json result.json --quiet` in
+ * dir with the extra environment (may be NULL), asserts its exit status,
+ * and returns the result it wrote (free with result_free()). */
+struct result *test_run_result(const char *dir, const char *suite,
+			       const char *const *env, int expect_exit);
 
 /* Runs script with "/bin/sh -ec" in dir (fixtures made with the git
  * program, as a CI job makes them); the test fails, showing the script

@@ -54,20 +54,7 @@ static const struct {
 };
 #define TABLE_NR (sizeof(table) / sizeof(*table))
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = test_tmpdir();
-}
-
-static void teardown(void)
-{
-	test_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(cli_help, .init = setup, .fini = teardown);
+TestSuite(cli_help, .init = test_dir_setup, .fini = test_dir_teardown);
 
 /* The options --help lists, "--a --b", into out; whether each takes a
  * value into takes_value ("1" or "0" per option, in order). */
@@ -77,7 +64,7 @@ static void help_options(const char *command, struct strbuf *out,
 	struct test_output output;
 	const char *line;
 
-	test_benchgate(&output, dir, NULL,
+	test_benchgate(&output, test_dir, NULL,
 		       (const char *[]){ command, "--help", NULL });
 	cr_assert_eq(output.exit_code, 0, "%s --help: %s", command,
 		     output.err.buf);
@@ -104,7 +91,7 @@ Test(cli_help, every_command_is_in_the_table)
 	struct test_output output;
 	const char *line;
 
-	test_benchgate(&output, dir, NULL, (const char *[]){ "--help", NULL });
+	test_benchgate(&output, test_dir, NULL, (const char *[]){ "--help", NULL });
 	/* the list runs from "commands:" to the first empty line */
 	for (line = strstr(output.out.buf, "commands:");
 	     line && line[1] && line[1] != '\n';
@@ -174,7 +161,7 @@ Test(cli_help, the_parser_takes_what_help_lists_and_names_what_it_refuses)
 
 			/* too many arguments: nothing runs, whatever the
 			 * option does */
-			test_benchgate(&out, dir, NULL,
+			test_benchgate(&out, test_dir, NULL,
 				       (const char *[]){
 					       table[i].command, opt,
 					       value ? value : "a1", "a2",

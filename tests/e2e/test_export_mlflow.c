@@ -19,20 +19,7 @@
 
 #define TOKEN "mlflow-secret-token-0123456789"
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = test_tmpdir();
-}
-
-static void teardown(void)
-{
-	test_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(export_mlflow, .init = setup, .fini = teardown);
+TestSuite(export_mlflow, .init = test_dir_setup, .fini = test_dir_teardown);
 
 struct server {
 	pid_t pid;
@@ -51,8 +38,8 @@ static void server_start(struct server *s, const char *const *extra)
 
 	strbuf_init(&s->url, 0);
 	strbuf_init(&s->log_path, 0);
-	strbuf_addf(&port_path, "%s/port", dir);
-	strbuf_addf(&s->log_path, "%s/server-log.json", dir);
+	strbuf_addf(&port_path, "%s/port", test_dir);
+	strbuf_addf(&s->log_path, "%s/server-log.json", test_dir);
 	argv[argc++] = port_path.buf;
 	argv[argc++] = s->log_path.buf;
 	for (; extra && *extra; extra++)
@@ -112,9 +99,9 @@ static char *measure(const char *name, const char *latency)
 		    "    \"metrics\": [ { \"name\": \"latency\", \"from\": "
 		    "\"metrics\", \"unit\": \"ms\" } ] } ] }\n",
 		    latency);
-	suite_path = test_write_file(dir, "suite.json", suite.buf);
-	strbuf_addf(&result, "%s/%s.json", dir, name);
-	test_benchgate(&out, dir, NULL,
+	suite_path = test_write_file(test_dir, "suite.json", suite.buf);
+	strbuf_addf(&result, "%s/%s.json", test_dir, name);
+	test_benchgate(&out, test_dir, NULL,
 		       (const char *[]){ "run", suite_path, "--store", "store",
 					 "--json", result.buf, "--quiet",
 					 NULL });
@@ -181,8 +168,8 @@ Test(export_mlflow, a_comparison_becomes_a_parent_run_and_a_run_per_case)
 	const cJSON *run;
 	size_t children = 0;
 
-	strbuf_addf(&cmp, "%s/cmp.json", dir);
-	test_benchgate(&out, dir, NULL,
+	strbuf_addf(&cmp, "%s/cmp.json", test_dir);
+	test_benchgate(&out, test_dir, NULL,
 		       (const char *[]){ "compare", base, cand, "--json",
 					 cmp.buf, "--quiet", NULL });
 	cr_assert_eq(out.exit_code, 1, "a 30%% slower candidate: %s",
@@ -190,7 +177,7 @@ Test(export_mlflow, a_comparison_becomes_a_parent_run_and_a_run_per_case)
 	test_output_release(&out);
 
 	server_start(&s, (const char *[]){ "--token", TOKEN, NULL });
-	test_benchgate(&out, dir,
+	test_benchgate(&out, test_dir,
 		       (const char *[]){ "MLFLOW_TRACKING_TOKEN=" TOKEN, NULL },
 		       (const char *[]){ "export", "--mlflow", s.url.buf,
 					 cmp.buf, NULL });
@@ -249,7 +236,7 @@ Test(export_mlflow, a_result_alone_is_exported_and_busy_calls_are_retried)
 	const cJSON *request;
 
 	server_start(&s, (const char *[]){ "--fail", "2", NULL });
-	test_benchgate(&out, dir,
+	test_benchgate(&out, test_dir,
 		       (const char *[]){ "BENCHGATE_HTTP_BACKOFF_SCALE=0.001",
 					 NULL },
 		       (const char *[]){ "export", "--mlflow", s.url.buf,
@@ -278,7 +265,7 @@ Test(export_mlflow, a_refused_token_is_exit_2_and_never_printed)
 	struct test_output out;
 
 	server_start(&s, (const char *[]){ "--token", "another", NULL });
-	test_benchgate(&out, dir,
+	test_benchgate(&out, test_dir,
 		       (const char *[]){ "MLFLOW_TRACKING_TOKEN=" TOKEN, NULL },
 		       (const char *[]){ "export", "--mlflow", s.url.buf,
 					 result, NULL });
@@ -288,7 +275,7 @@ Test(export_mlflow, a_refused_token_is_exit_2_and_never_printed)
 	cr_expect(!strstr(out.out.buf, TOKEN) && !strstr(out.err.buf, TOKEN));
 	test_output_release(&out);
 
-	test_benchgate(&out, dir, NULL,
+	test_benchgate(&out, test_dir, NULL,
 		       (const char *[]){ "export", "--mlflow", "ftp://x",
 					 result, NULL });
 	cr_expect_eq(out.exit_code, 2);

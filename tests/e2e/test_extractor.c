@@ -14,20 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = test_tmpdir();
-}
-
-static void teardown(void)
-{
-	test_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(extractor, .init = setup, .fini = teardown);
+TestSuite(extractor, .init = test_dir_setup, .fini = test_dir_teardown);
 
 /* An extractor that counts its calls in calls.txt, reads the cycles the
  * benchmark wrote into its run directory and the compile time from the
@@ -65,35 +52,16 @@ static char *write_suite(const char *env)
 		    "        \"command\": [\"sh\", \"${suite_dir}/extract.sh\"] "
 		    "} ] } ] }\n",
 		    env);
-	free(test_write_file(dir, "extract.sh", extract_sh));
-	path = test_write_file(dir, "suite.json", text.buf);
+	free(test_write_file(test_dir, "extract.sh", extract_sh));
+	path = test_write_file(test_dir, "suite.json", text.buf);
 	strbuf_release(&text);
 	return path;
-}
-
-static struct result *run_suite(const char *suite, int expect_exit)
-{
-	struct strbuf json = STRBUF_INIT;
-	struct test_output out;
-	struct result *result = NULL;
-
-	strbuf_addf(&json, "%s/result.json", dir);
-	test_benchgate(&out, dir, NULL,
-		       (const char *[]){ "run", suite, "--store", "store",
-					 "--json", json.buf, NULL });
-	cr_assert_eq(out.exit_code, expect_exit, "%s%s", out.out.buf,
-		     out.err.buf);
-	cr_assert_eq(result_load(&result, json.buf), BG_OK, "%s",
-		     bg_error_last());
-	test_output_release(&out);
-	strbuf_release(&json);
-	return result;
 }
 
 Test(extractor, reads_the_run_directory_and_log_once_per_measured_run)
 {
 	char *suite = write_suite("");
-	struct result *result = run_suite(suite, 0);
+	struct result *result = test_run_result(test_dir, suite, NULL, 0);
 	const struct metric_samples *cycles, *compile;
 	struct strbuf calls_path = STRBUF_INIT;
 	char *calls;
@@ -109,7 +77,7 @@ Test(extractor, reads_the_run_directory_and_log_once_per_measured_run)
 	cr_expect_str_eq(compile->unit, "s");
 	/* two metrics, one command: one call per measured run, none for
 	 * the warmup */
-	strbuf_addf(&calls_path, "%s/calls.txt", dir);
+	strbuf_addf(&calls_path, "%s/calls.txt", test_dir);
 	calls = test_read_file(calls_path.buf);
 	cr_assert(calls);
 	cr_expect_str_eq(calls, "x\nx\nx\n");
@@ -122,7 +90,7 @@ Test(extractor, reads_the_run_directory_and_log_once_per_measured_run)
 Test(extractor, a_failing_extractor_fails_its_case_with_its_stderr)
 {
 	char *suite = write_suite("\"FAIL\": \"1\"");
-	struct result *result = run_suite(suite, 3);
+	struct result *result = test_run_result(test_dir, suite, NULL, 3);
 
 	cr_assert_eq(result->cases[0].status, CASE_FAILED);
 	cr_expect(strstr(result->cases[0].reason, "extractor 'sh' exited "
@@ -163,8 +131,8 @@ Test(extractor, a_suite_is_held_to_the_command_key)
 			    "\"command\": [\"true\"],\n"
 			    "    \"metrics\": [ %s ] } ] }\n",
 			    cases[i].metric);
-		path = test_write_file(dir, "bad.json", text.buf);
-		test_benchgate(&out, dir, NULL,
+		path = test_write_file(test_dir, "bad.json", text.buf);
+		test_benchgate(&out, test_dir, NULL,
 			       (const char *[]){ "validate", path, NULL });
 		cr_expect_eq(out.exit_code, 2, "%s", cases[i].metric);
 		cr_expect(strstr(out.err.buf, "bad.json:3:") &&

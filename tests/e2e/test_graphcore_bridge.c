@@ -17,20 +17,7 @@
 
 #define SUITE_DIR BENCHGATE_SOURCE_DIR "/suites/graphcore-mnist"
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = test_tmpdir();
-}
-
-static void teardown(void)
-{
-	test_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(graphcore_bridge, .init = setup, .fini = teardown);
+TestSuite(graphcore_bridge, .init = test_dir_setup, .fini = test_dir_teardown);
 
 /* A stand-in PopTorch run: a profile of two tiles and one execution of an
  * exchange and a compute step, and the lines PopTorch and the examples
@@ -85,29 +72,18 @@ static char *write_suite(void)
 		"\"command\": [%s] } ] } ] }\n",
 		TEST_FIXTURE_DIR "/pva", extract, extract, extract, extract,
 		parse, parse, parse);
-	free(test_write_file(dir, "fake_run.sh", fake_run_sh));
-	path = test_write_file(dir, "suite.json", text.buf);
+	free(test_write_file(test_dir, "fake_run.sh", fake_run_sh));
+	path = test_write_file(test_dir, "suite.json", text.buf);
 	strbuf_release(&text);
 	return path;
 }
 
 static struct result *run_suite(const char *const *env, int expect_exit)
 {
-	struct strbuf json = STRBUF_INIT;
-	struct test_output out;
-	struct result *result = NULL;
 	char *suite = write_suite();
+	struct result *result = test_run_result(test_dir, suite, env,
+						expect_exit);
 
-	strbuf_addf(&json, "%s/result.json", dir);
-	test_benchgate(&out, dir, env,
-		       (const char *[]){ "run", suite, "--store", "store",
-					 "--json", json.buf, "--quiet", NULL });
-	cr_assert_eq(out.exit_code, expect_exit, "%s%s", out.out.buf,
-		     out.err.buf);
-	cr_assert_eq(result_load(&result, json.buf), BG_OK, "%s",
-		     bg_error_last());
-	test_output_release(&out);
-	strbuf_release(&json);
 	free(suite);
 	return result;
 }

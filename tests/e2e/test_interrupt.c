@@ -16,20 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = test_tmpdir();
-}
-
-static void teardown(void)
-{
-	test_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(interrupt, .init = setup, .fini = teardown);
+TestSuite(interrupt, .init = test_dir_setup, .fini = test_dir_teardown);
 
 /* Starts `benchgate run` on a suite of slow runs, sends sig once the
  * first run is under way, and returns the wait status; stderr goes to
@@ -37,7 +24,7 @@ TestSuite(interrupt, .init = setup, .fini = teardown);
 static int interrupt_run(int sig)
 {
 	char *suite = test_write_file(
-		dir, "suite.json",
+		test_dir, "suite.json",
 		"{ \"benchgate\": 1, \"suite\": \"slow\",\n"
 		"  \"defaults\": { \"warmup\": 0, \"runs\": 20 },\n"
 		"  \"benchmarks\": [ { \"name\": \"b\", \"command\": "
@@ -48,8 +35,8 @@ static int interrupt_run(int sig)
 	pid_t pid;
 	int status;
 
-	strbuf_addf(&err, "%s/err.txt", dir);
-	strbuf_addf(&store, "%s/store", dir);
+	strbuf_addf(&err, "%s/err.txt", test_dir);
+	strbuf_addf(&store, "%s/store", test_dir);
 	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
@@ -79,13 +66,13 @@ static void assert_nothing_left(int sig)
 
 	cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == sig,
 		  "benchgate ends by the signal (status %#x)", status);
-	strbuf_addf(&path, "%s/err.txt", dir);
+	strbuf_addf(&path, "%s/err.txt", test_dir);
 	err = test_read_file(path.buf);
 	cr_expect(err && strstr(err, "nothing was stored, and the store is "
 				     "as it was"),
 		  "%s", err ? err : "(no stderr)");
 	strbuf_reset(&path);
-	strbuf_addf(&path, "%s/store", dir);
+	strbuf_addf(&path, "%s/store", test_dir);
 	test_list_tree(&tree, path.buf);
 	/* the store's own lock file may stay; no logs, no result */
 	cr_expect(!strstr(tree.buf, "logs") && !strstr(tree.buf, ".json"),
