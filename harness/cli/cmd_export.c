@@ -1,15 +1,9 @@
 #include "harness/cli/cli.h"
 
 #include "harness/cli/mlflow_export.h"
-#include "harness/gate/compare.h"
-#include "harness/store/result.h"
 #include "harness/util/error.h"
-#include "harness/util/fileio.h"
-#include "harness/util/strbuf.h"
-#include "reporters/report.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 
 static const struct cli_command_spec spec = {
 	.name = "export",
@@ -29,21 +23,6 @@ static const struct cli_command_spec spec = {
 	.max_args = 1,
 };
 
-/* A comparison's candidate result, for its samples: NULL when its file is
- * not at hand (the export then carries medians only). */
-static struct result *candidate_of(const struct comparison *comparison)
-{
-	struct result *result = NULL;
-
-	if (comparison->candidate.path &&
-	    result_load(&result, comparison->candidate.path) < 0) {
-		bg_warn("%s: %s; exporting medians without samples",
-			comparison->candidate.path, bg_error_last());
-		bg_error_clear();
-	}
-	return result;
-}
-
 static void print_summary(const struct cli_options *opts,
 			  const struct mlflow_export_summary *s)
 {
@@ -59,11 +38,6 @@ static void print_summary(const struct cli_options *opts,
 int cmd_export(int argc, char **argv)
 {
 	struct mlflow_export_summary summary = { 0 };
-	struct comparison *comparison = NULL;
-	struct result *result = NULL, *candidate = NULL;
-	struct report_model model = { 0 };
-	char reports[] = "/tmp/benchgate-export-XXXXXX";
-	bool have_reports = false;
 	struct cli_options opts;
 	int error;
 
@@ -71,39 +45,16 @@ int cmd_export(int argc, char **argv)
 		return error > 0 ? OUTCOME_PASS : error;
 	if (!opts.mlflow)
 		return bg_input_error("export: --mlflow URI is required");
-	if ((error = comparison_read(&comparison, &result, opts.args[0])) < 0)
-		goto done;
-	candidate = result ? result : candidate_of(comparison);
-	model.comparison = comparison;
-	model.candidate = candidate;
-	if (!mkdtemp(reports)) {
-		error = bg_error("cannot make a directory for the reports: %m");
-		goto done;
-	}
-	have_reports = true;
-	if ((error = report_write_all(&model, reports,
-				      REPORT_ALL & ~REPORT_CHARTS, NULL)) < 0 ||
-	    (error = mlflow_export(&(struct mlflow_export_request){
+	if ((error = mlflow_export(&(struct mlflow_export_request){
 					   .uri = opts.mlflow,
 					   .experiment = opts.experiment,
-					   .comparison = comparison,
-					   .compared = !result,
-					   .candidate = candidate,
-					   .report_dir = reports,
+					   .input = opts.args[0],
 				   },
-				   &summary)) < 0)
-		goto done;
-	if (!opts.quiet)
-		print_summary(&opts, &summary);
-	error = OUTCOME_PASS;
-done:
-	if (have_reports)
-		remove_tree(reports);
-	report_model_release(&model);
+				   &summary)) >= 0) {
+		if (!opts.quiet)
+			print_summary(&opts, &summary);
+		error = OUTCOME_PASS;
+	}
 	mlflow_export_summary_release(&summary);
-	comparison_free(comparison);
-	if (candidate != result)
-		result_free(candidate);
-	result_free(result);
 	return error;
 }

@@ -6,7 +6,9 @@
 #include "harness/store/result.h"
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
+#include "harness/util/fileio.h"
 #include "harness/util/strbuf.h"
+#include "reporters/report.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -37,6 +39,14 @@ struct run_record {
 	size_t tags_nr, tags_alloc;
 	char **strings;
 	size_t strings_nr, strings_alloc;
+};
+
+/* What one export sends, read from the input. */
+struct export_input {
+	const struct comparison *comparison;
+	bool compared; /* false: a result compared with nothing */
+	const struct result *candidate; /* NULL: medians only */
+	const char *report_dir;
 };
 
 static long long now_ms(void)
@@ -206,11 +216,10 @@ static int send_run(struct mlflow *client, const char *experiment_id,
 		      : BG_OK;
 }
 
-static int export_cases(struct mlflow *client,
-			const struct mlflow_export_request *req,
+static int export_cases(struct mlflow *client, const struct export_input *in,
 			struct mlflow_export_summary *out)
 {
-	const struct comparison *cmp = req->comparison;
+	const struct comparison *cmp = in->comparison;
 	int error = BG_OK;
 
 	for (size_t i = 0, end; error >= 0 && i < cmp->nr; i = end) {
@@ -234,7 +243,7 @@ static int export_cases(struct mlflow *client,
 		ADD_TAG(&r, "benchgate.verdict", verdict_name(worst));
 		if (worst == VERDICT_FAILED && first->note)
 			ADD_TAG(&r, "benchgate.reason", first->note);
-		add_case_metrics(&r, first, end - i, req->candidate, now_ms());
+		add_case_metrics(&r, first, end - i, in->candidate, now_ms());
 		error = send_run(client, out->experiment_id,
 				 record_string(&r, "%s/%s/%s", first->benchmark,
 					       first->variant, first->device),
@@ -249,17 +258,17 @@ static int export_cases(struct mlflow *client,
 	return error;
 }
 
-int mlflow_export(const struct mlflow_export_request *req,
-		  struct mlflow_export_summary *out)
+static int send_export(const struct mlflow_export_request *req,
+		       const struct export_input *in,
+		       struct mlflow_export_summary *out)
 {
-	const struct comparison *cmp = req->comparison;
+	const struct comparison *cmp = in->comparison;
 	const char *experiment = req->experiment;
 	struct mlflow *client = NULL;
 	struct run_record parent = { 0 };
 	struct mlflow_run made = { 0 };
 	int error;
 
-	memset(out, 0, sizeof(*out));
 	if (!experiment)
 		experiment = getenv("MLFLOW_EXPERIMENT_NAME");
 	if (!experiment || !*experiment)
@@ -271,22 +280,83 @@ int mlflow_export(const struct mlflow_export_request *req,
 	add_identity(&parent, cmp);
 	ADD_TAG(&parent, "mlflow.source.git.commit", cmp->candidate.commit);
 	ADD_TAG(&parent, "benchgate.verdict",
-		req->compared ? overall_name(cmp->overall) : "measured");
+		in->compared ? overall_name(cmp->overall) : "measured");
 	if ((error = send_run(client, out->experiment_id,
 			      record_string(&parent, "%s @ %.12s", cmp->suite,
 					    cmp->candidate.commit),
 			      &parent, NULL, &made)) < 0)
 		goto done;
 	out->parent_run_id = xstrdup(made.id);
-	if (req->report_dir &&
-	    (error = upload_reports(client, &made, req->report_dir, out)) < 0)
+	if ((error = upload_reports(client, &made, in->report_dir, out)) < 0)
 		goto done;
-	if ((error = export_cases(client, req, out)) >= 0)
+	if ((error = export_cases(client, in, out)) >= 0)
 		error = mlflow_run_end(client, made.id, "FINISHED", now_ms());
 done:
 	mlflow_run_release(&made);
 	record_release(&parent);
 	mlflow_close(client);
+	return error;
+}
+
+/* A comparison's candidate result, for its samples: NULL when its file is
+ * not at hand (the export then carries medians only). */
+static struct result *candidate_of(const struct comparison *comparison)
+{
+	struct result *result = NULL;
+
+	if (comparison->candidate.path &&
+	    result_load(&result, comparison->candidate.path) < 0) {
+		bg_warn("%s: %s; exporting medians without samples",
+			comparison->candidate.path, bg_error_last());
+		bg_error_clear();
+	}
+	return result;
+}
+
+int mlflow_export(const struct mlflow_export_request *req,
+		  struct mlflow_export_summary *out)
+{
+	struct comparison *comparison = NULL;
+	struct result *result = NULL, *candidate = NULL;
+	struct report_model model = { 0 };
+	struct strbuf reports = STRBUF_INIT;
+	const char *tmp = getenv("TMPDIR");
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	if ((error = comparison_read(&comparison, &result, req->input)) < 0)
+		goto done;
+	candidate = result ? result : candidate_of(comparison);
+	model.comparison = comparison;
+	model.candidate = candidate;
+	strbuf_addf(&reports, "%s/benchgate-export-XXXXXX",
+		    tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(reports.buf)) {
+		error = bg_error("cannot make a directory for the reports: %s",
+				 strerror(errno));
+		strbuf_reset(&reports);
+		goto done;
+	}
+	/* the charts are images; MLflow's artifact view takes the text */
+	if ((error = report_write_all(&model, reports.buf,
+				      REPORT_ALL & ~REPORT_CHARTS, NULL)) >= 0)
+		error = send_export(req,
+				    &(struct export_input){
+					    .comparison = comparison,
+					    .compared = !result,
+					    .candidate = candidate,
+					    .report_dir = reports.buf,
+				    },
+				    out);
+done:
+	if (reports.len)
+		remove_tree(reports.buf);
+	strbuf_release(&reports);
+	report_model_release(&model);
+	comparison_free(comparison);
+	if (candidate != result)
+		result_free(candidate);
+	result_free(result);
 	return error;
 }
 

@@ -1,11 +1,7 @@
 #ifndef BENCHGATE_MLFLOW_EXPORT_H
 #define BENCHGATE_MLFLOW_EXPORT_H
 
-#include <stdbool.h>
 #include <stddef.h>
-
-struct comparison;
-struct result;
 
 /*
  * `benchgate export --mlflow`: a comparison (or a result compared with
@@ -28,11 +24,9 @@ struct mlflow_export_request {
 	const char *uri;	/* the tracking server */
 	const char *experiment; /* NULL: $MLFLOW_EXPERIMENT_NAME, else the
 				 * suite's name */
-	const struct comparison *comparison;
-	bool compared; /* false: a result compared with nothing */
-	/* the candidate's samples; NULL: medians only */
-	const struct result *candidate;
-	const char *report_dir; /* files to upload; NULL: none */
+	const char *input; /* a comparison document or a result file; a
+			    * comparison's samples come from its candidate's
+			    * result file when that is at hand */
 };
 
 struct mlflow_export_summary {
@@ -43,9 +37,11 @@ struct mlflow_export_summary {
 	char *artifacts_note; /* why none were uploaded; NULL */
 };
 
-/* Sends everything; on an error the runs made so far stay on the server
- * (MLflow has no transactions), and the message names the call that
- * failed. The caller releases the summary, also after an error. */
+/* Reads the input, writes its reports into a scratch directory (removed
+ * after), and sends everything. BG_EINPUT for an input that is neither
+ * document; on a server's error the runs made so far stay on it (MLflow
+ * has no transactions), and the message names the call that failed. The
+ * caller releases the summary, also after an error. */
 int mlflow_export(const struct mlflow_export_request *req,
 		  struct mlflow_export_summary *out);
 void mlflow_export_summary_release(struct mlflow_export_summary *summary);
