@@ -222,15 +222,29 @@ Test(history_index, a_damaged_index_is_ignored_and_rebuilt)
 	history_release(&good);
 }
 
-/* The built binary on a generated store, a directory and a git branch:
- * the second call reads the index and writes the same document. */
-Test(history_index, the_binary_indexes_both_store_kinds)
+/* `benchgate history --store STORE --json` in repo_dir, the document read
+ * back (free it). */
+static char *history_json(const char *repo_dir, const char *store_spec)
+{
+	struct test_output out;
+	char path[8192];
+
+	snprintf(path, sizeof(path), "%s/history.json", dir);
+	test_benchgate(&out, repo_dir, NULL,
+		       (const char *[]){ "history", "--store", store_spec,
+					 "--json", path, NULL });
+	cr_assert_eq(out.exit_code, 0, "%s", out.err.buf);
+	test_output_release(&out);
+	return test_read_file(path);
+}
+
+static void generate(const char *repo_dir, const char *count)
 {
 	const char *gen[] = { BENCHGATE_SOURCE_DIR
 			      "/tests/perf/gen-history-store",
-			      NULL,
+			      repo_dir,
 			      "--commits",
-			      "60",
+			      count,
 			      "--benchmarks",
 			      "2",
 			      "--metrics",
@@ -238,37 +252,52 @@ Test(history_index, the_binary_indexes_both_store_kinds)
 			      "--git-store",
 			      "results",
 			      NULL };
-	const char *names[] = { "cold.json", "warm.json", "git-cold.json",
-				"git-warm.json" };
-	char repo_dir[4096], path[8192];
-	char *texts[4];
 	struct test_output out;
 
-	snprintf(repo_dir, sizeof(repo_dir), "%s/gen", dir);
-	gen[1] = repo_dir;
 	test_run(&out, NULL, NULL, gen);
 	cr_assert_eq(out.exit_code, 0, "%s", out.err.buf);
 	test_output_release(&out);
-	for (size_t i = 0; i < 4; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		test_benchgate(&out, repo_dir, NULL,
-			       (const char *[]){ "history", "--store",
-						 i < 2 ? ".benchgate/results"
-						       : "git:results",
-						 "--json", path, NULL });
-		cr_assert_eq(out.exit_code, 0, "%s", out.err.buf);
-		test_output_release(&out);
-		texts[i] = test_read_file(path);
+}
+
+/* The built binary on a generated store, a directory and a git branch:
+ * the second call reads the index and writes the same document; after
+ * ten more commits' results the index takes them in, and the document
+ * is the one a call without an index writes. */
+Test(history_index, the_binary_indexes_both_store_kinds)
+{
+	const char *stores[] = { ".benchgate/results", "git:results" };
+	char repo_dir[4096], indexes[2][8192];
+	char *cold, *text;
+
+	snprintf(repo_dir, sizeof(repo_dir), "%s/gen", dir);
+	snprintf(indexes[0], sizeof(indexes[0]),
+		 "%s/.benchgate/results/.history-index", repo_dir);
+	snprintf(indexes[1], sizeof(indexes[1]),
+		 "%s/.git/benchgate/results/.history-index", repo_dir);
+	generate(repo_dir, "60");
+	cold = history_json(repo_dir, stores[0]);
+	cr_assert(strstr(cold, "\"m02\""), "%.300s", cold);
+	for (size_t i = 0; i < 2; i++) {
+		for (int call = 0; call < 2; call++) {
+			text = history_json(repo_dir, stores[i]);
+			cr_assert_str_eq(text, cold, "%s, call %d differs",
+					 stores[i], call);
+			free(text);
+		}
+		cr_assert_gt(file_size(indexes[i]), 64);
 	}
-	cr_assert(strstr(texts[0], "\"m02\""), "%.300s", texts[0]);
-	for (size_t i = 1; i < 4; i++)
-		cr_assert_str_eq(texts[i], texts[0], "%s differs", names[i]);
-	snprintf(path, sizeof(path), "%s/.benchgate/results/.history-index",
-		 repo_dir);
-	cr_assert_gt(file_size(path), 64);
-	snprintf(path, sizeof(path), "%s/.git/benchgate/results/.history-index",
-		 repo_dir);
-	cr_assert_gt(file_size(path), 64);
-	for (size_t i = 0; i < 4; i++)
-		free(texts[i]);
+	free(cold);
+
+	generate(repo_dir, "70");
+	for (size_t i = 0; i < 2; i++) {
+		text = history_json(repo_dir, stores[i]);
+		cr_assert(strstr(text, "\"change 69\""), "%s: no commit 69",
+			  stores[i]);
+		cr_assert_eq(unlink(indexes[i]), 0);
+		cold = history_json(repo_dir, stores[i]);
+		cr_assert_str_eq(text, cold, "%s: the index's history is not "
+				 "the store's", stores[i]);
+		free(text);
+		free(cold);
+	}
 }
