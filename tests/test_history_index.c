@@ -179,6 +179,12 @@ Test(history_index, a_result_file_that_changed_is_read_again)
 	fclose(f);
 	build(&second);
 	cr_assert_float_eq(latency(&second)->points[3].median, 110.02, 1e-9);
+	history_release(&second);
+	/* the index written without the replaced summary's points */
+	build(&second);
+	cr_assert_float_eq(latency(&second)->points[3].median, 110.02, 1e-9);
+	cr_assert_float_eq(latency(&second)->points[4].median,
+			   latency(&first)->points[4].median, 1e-12);
 	history_release(&first);
 	history_release(&second);
 	result_free(r);

@@ -349,6 +349,18 @@ static uint32_t optional_string(struct history_index *ix, const char *s)
 	return s ? intern(ix, s) : HISTORY_INDEX_NONE;
 }
 
+/* Room for one more point. Not ALLOC_GROW(): an index read from its file
+ * is full to the last point, and doubling (and clearing) a million
+ * points' array for a night's hundred would add its size to the peak. */
+static void reserve_point(struct history_index *ix)
+{
+	if (ix->points_nr < ix->points_alloc)
+		return;
+	ix->points_alloc += ix->points_alloc / 8 + 1024;
+	ix->points = xrealloc(ix->points,
+			      ix->points_alloc * sizeof(*ix->points));
+}
+
 static void summarise(struct history_index *ix, const struct result *r,
 		      struct record *rec)
 {
@@ -377,8 +389,7 @@ static void summarise(struct history_index *ix, const struct result *r,
 				continue;
 			stats_median_order_ci(m->samples, m->nr,
 					      ix->confidence, &ci);
-			ALLOC_GROW(ix->points, ix->points_nr + 1,
-				   ix->points_alloc);
+			reserve_point(ix);
 			p = &ix->points[ix->points_nr++];
 			p->metric = intern_metric(ix, &key);
 			p->n = m->nr > UINT32_MAX ? UINT32_MAX
@@ -454,6 +465,8 @@ void history_index_save(struct history_index *ix)
 				 .byte_order = INDEX_BYTE_ORDER,
 				 .confidence = ix->confidence };
 	struct strbuf out = STRBUF_INIT, dir = STRBUF_INIT;
+	struct iovec *parts;
+	size_t parts_nr = 1;
 	uint64_t first = 0;
 
 	if (!ix->dirty || !ix->path)
@@ -477,22 +490,33 @@ void history_index_save(struct history_index *ix)
 		strbuf_add(&out, &rec, sizeof(rec));
 		h.records_nr++;
 	}
-	for (size_t i = 0; i < ix->records_nr; i++) {
-		const struct record *rec = &ix->records[i];
-
-		if (ix->record_of[rec->key] == i)
-			strbuf_add(&out, ix->points + rec->first,
-				   (size_t)rec->points_nr *
-					   sizeof(*ix->points));
-	}
 	h.points_nr = first;
 	memcpy(out.buf, &h, sizeof(h));
+	/* The points are written from where they are (most of the file: a
+	 * copy would be most of the memory), a part per run of them. */
+	parts = xmalloc((ix->records_nr + 1) * sizeof(*parts));
+	parts[0] = (struct iovec){ out.buf, out.len };
+	for (size_t i = 0; i < ix->records_nr; i++) {
+		const struct record *rec = &ix->records[i];
+		char *from = (char *)(ix->points + rec->first);
+		size_t len = (size_t)rec->points_nr * sizeof(*ix->points);
+		struct iovec *last = &parts[parts_nr - 1];
+
+		if (ix->record_of[rec->key] != i || !len)
+			continue;
+		if (parts_nr > 1 &&
+		    (char *)last->iov_base + last->iov_len == from)
+			last->iov_len += len;
+		else
+			parts[parts_nr++] = (struct iovec){ from, len };
+	}
 	/* The git store's cache directory may not exist yet. */
 	strbuf_add(&dir, ix->path, (size_t)(strrchr(ix->path, '/') - ix->path));
 	if (mkdir_p(dir.buf) < 0 ||
-	    write_file_atomic(ix->path, out.buf, out.len) < 0)
+	    write_file_atomic_parts(ix->path, parts, parts_nr) < 0)
 		bg_error_clear(); /* a cache: the store stays the source */
 	ix->dirty = false;
+	free(parts);
 	strbuf_release(&out);
 	strbuf_release(&dir);
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 int write_in_full(int fd, const void *data, size_t len)
@@ -51,10 +52,11 @@ void fsync_filesystem(const char *path)
 	}
 }
 
-static int write_temporary(struct strbuf *tmp, const void *data, size_t len,
-			   bool sync)
+static int write_temporary(struct strbuf *tmp, const struct iovec *parts,
+			   size_t nr, bool sync)
 {
 	int fd, error = BG_OK;
+	size_t i;
 
 	if ((fd = mkstemp(tmp->buf)) < 0) {
 		error = bg_error("cannot create a temporary file '%s': %s",
@@ -62,8 +64,10 @@ static int write_temporary(struct strbuf *tmp, const void *data, size_t len,
 		strbuf_reset(tmp);
 		return error;
 	}
-	if (write_in_full(fd, data, len) < 0 || fchmod(fd, 0644) < 0 ||
-	    (sync && fsync(fd) < 0))
+	for (i = 0; i < nr; i++)
+		if (write_in_full(fd, parts[i].iov_base, parts[i].iov_len) < 0)
+			break;
+	if (i < nr || fchmod(fd, 0644) < 0 || (sync && fsync(fd) < 0))
 		error = bg_error("cannot write '%s': %s", tmp->buf,
 				 strerror(errno));
 	if (close(fd) < 0 && !error)
@@ -78,18 +82,20 @@ static int write_temporary(struct strbuf *tmp, const void *data, size_t len,
 
 int write_file_temporary(struct strbuf *tmp, const void *data, size_t len)
 {
-	return write_temporary(tmp, data, len, true);
+	const struct iovec part = { (void *)data, len };
+
+	return write_temporary(tmp, &part, 1, true);
 }
 
-static int write_replacing(const char *path, const void *data, size_t len,
-			   bool sync)
+static int write_replacing(const char *path, const struct iovec *parts,
+			   size_t nr, bool sync)
 {
 	struct strbuf tmp = STRBUF_INIT, dir = STRBUF_INIT;
 	const char *slash = strrchr(path, '/');
 	int error;
 
 	strbuf_addf(&tmp, "%s.tmp-XXXXXX", path);
-	if ((error = write_temporary(&tmp, data, len, sync)) < 0)
+	if ((error = write_temporary(&tmp, parts, nr, sync)) < 0)
 		goto done;
 	if (rename(tmp.buf, path) < 0) {
 		error = bg_error("cannot rename '%s' to '%s': %s", tmp.buf,
@@ -112,12 +118,22 @@ done:
 
 int write_file_atomic(const char *path, const void *data, size_t len)
 {
-	return write_replacing(path, data, len, true);
+	const struct iovec part = { (void *)data, len };
+
+	return write_replacing(path, &part, 1, true);
+}
+
+int write_file_atomic_parts(const char *path, const struct iovec *parts,
+			    size_t nr)
+{
+	return write_replacing(path, parts, nr, true);
 }
 
 int write_file_atomic_unsynced(const char *path, const void *data, size_t len)
 {
-	return write_replacing(path, data, len, false);
+	const struct iovec part = { (void *)data, len };
+
+	return write_replacing(path, &part, 1, false);
 }
 
 static int remove_entry(const char *path, const struct stat *st, int type,

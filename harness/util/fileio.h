@@ -4,6 +4,7 @@
 #include "harness/util/strbuf.h"
 
 #include <stddef.h>
+#include <sys/uio.h>
 
 /*
  * Writing files so that a crash or a concurrent reader never sees half of
@@ -45,6 +46,12 @@ int write_file_atomic(const char *path, const void *data, size_t len);
  * that records them (publish writes hundreds of pages: an fsync each cost
  * two seconds). */
 int write_file_atomic_unsynced(const char *path, const void *data, size_t len);
+
+/* write_file_atomic() of the parts one after the other: a large file whose
+ * pieces are already in memory (the history index: its points) is written
+ * without a copy of it all. */
+int write_file_atomic_parts(const char *path, const struct iovec *parts,
+			    size_t nr);
 
 /* syncfs(2) of the file system holding path: every write to it reaches
  * the disk. Best effort, as fsync_dir(). */
