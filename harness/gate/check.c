@@ -50,9 +50,10 @@ static int describe_tree(struct check *check)
 		    "candidate, ",
 		    tree);
 	if (strcmp(git->commit, "unknown"))
-		strbuf_addf(&note, "at %.12s%s%s", git->commit,
-			    git->subject ? " " : "",
-			    git->subject ? git->subject : "");
+		strbuf_addf(&note, "at %.12s%s%s%s", git->commit,
+			    git->subject ? " (\"" : "",
+			    git->subject ? git->subject : "",
+			    git->subject ? "\")" : "");
 	else
 		strbuf_addstr(&note, "commit unknown");
 	check->baseline.source = xstrdup("tree");
