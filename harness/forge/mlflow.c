@@ -191,11 +191,13 @@ int mlflow_experiment(struct mlflow *c, const char *name, char **id)
 	return error < 0 ? error : BG_OK;
 }
 
-static cJSON *pairs_json(const struct mlflow_pair *pairs, size_t nr)
+/* pairs[from, from + nr) as a JSON array; pairs may be NULL when nr is 0 */
+static cJSON *pairs_json(const struct mlflow_pair *pairs, size_t from,
+			 size_t nr)
 {
 	cJSON *array = cJSON_CreateArray();
 
-	for (size_t i = 0; i < nr; i++) {
+	for (size_t i = from; i < from + nr; i++) {
 		cJSON *item = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(item, "key", pairs[i].key);
@@ -220,7 +222,7 @@ int mlflow_run_create(struct mlflow *c, const char *experiment_id,
 	cJSON_AddStringToObject(body, "experiment_id", experiment_id);
 	cJSON_AddStringToObject(body, "run_name", run_name);
 	cJSON_AddNumberToObject(body, "start_time", (double)start_ms);
-	cJSON_AddItemToObject(body, "tags", pairs_json(tags, tags_nr));
+	cJSON_AddItemToObject(body, "tags", pairs_json(tags, 0, tags_nr));
 	if ((error = call(c, "POST", "mlflow/runs/create", body, 0, false,
 			  &answer)) < 0)
 		return error;
@@ -243,11 +245,12 @@ void mlflow_run_release(struct mlflow_run *run)
 	memset(run, 0, sizeof(*run));
 }
 
-static cJSON *metrics_json(const struct mlflow_metric *metrics, size_t nr)
+static cJSON *metrics_json(const struct mlflow_metric *metrics, size_t from,
+			    size_t nr)
 {
 	cJSON *array = cJSON_CreateArray();
 
-	for (size_t i = 0; i < nr; i++) {
+	for (size_t i = from; i < from + nr; i++) {
 		cJSON *item = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(item, "key", metrics[i].key);
@@ -285,11 +288,11 @@ int mlflow_log(struct mlflow *c, const char *run_id,
 
 		cJSON_AddStringToObject(body, "run_id", run_id);
 		cJSON_AddItemToObject(body, "metrics",
-				      metrics_json(batch->metrics + metrics, m));
+				      metrics_json(batch->metrics, metrics, m));
 		cJSON_AddItemToObject(body, "params",
-				      pairs_json(batch->params + params, p));
+				      pairs_json(batch->params, params, p));
 		cJSON_AddItemToObject(body, "tags",
-				      pairs_json(batch->tags + tags, t));
+				      pairs_json(batch->tags, tags, t));
 		if ((error = call(c, "POST", "mlflow/runs/log-batch", body,
 				  HTTP_IDEMPOTENT, false, NULL)) < 0)
 			return error;

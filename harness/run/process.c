@@ -697,6 +697,9 @@ int process_run(struct process_outcome *outcome,
 	sigaddset(&termination, SIGTERM);
 	sigaddset(&termination, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &termination, &old_mask);
+	/* before the child: forking benchgate (slow under ASan) between the
+	 * spawn and the announcement would leave a child no one guards */
+	guardian_start();
 	start = now_s();
 	spawn_errno = spawn_child(&pid, options, devnull, out_pipe[1],
 				  err_pipe[1], record_pipe[1],
