@@ -837,15 +837,19 @@ int report_run_gnuplot(const char *dir, const char *const *scripts,
 	char *program = gnuplot_program();
 	int error = BG_OK;
 
-	if (nr && !program_runs(program))
-		error = bg_notfound("gnuplot not found (tried '%s'): charts "
-				    "skipped",
-				    program);
 	for (size_t i = 0; !error && i < nr; i += GNUPLOT_BATCH)
 		error = run_gnuplot_scripts(program, dir, scripts + i,
 					    nr - i < GNUPLOT_BATCH
 						    ? nr - i
 						    : GNUPLOT_BATCH);
+	/* Probed only once a batch failed, to tell a missing gnuplot from a
+	 * failing script: a probe up front would start gnuplot once more on
+	 * every publish. A missing one fails the first batch, so nothing
+	 * was drawn. */
+	if (error < 0 && !program_runs(program))
+		error = bg_notfound("gnuplot not found (tried '%s'): charts "
+				    "skipped",
+				    program);
 	free(program);
 	return error;
 }

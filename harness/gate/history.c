@@ -489,6 +489,30 @@ static void finish(struct builder *b)
 		      compare_series);
 }
 
+static void *save_index(void *index)
+{
+	history_index_save(index);
+	return NULL;
+}
+
+/*
+ * Saves the index while the change points are found: writing it (tens
+ * of megabytes on a long history, and an fsync) is mostly the kernel's
+ * copying and the disk's wait, which detection does not need, and it
+ * only reads the index, which detection does not touch.
+ */
+static void save_during(struct builder *b)
+{
+	pthread_t saver;
+	bool started = !pthread_create(&saver, NULL, save_index, b->index);
+
+	if (!started)
+		history_index_save(b->index);
+	finish(b);
+	if (started)
+		pthread_join(saver, NULL);
+}
+
 static void builder_release(struct builder *b)
 {
 	for (size_t i = 0; i < b->out->series_nr; i++)
@@ -518,8 +542,7 @@ int history_build(struct history *out, struct store *store,
 	    (error = parse_since(&since, repo, req->since)) < 0 ||
 	    (error = walk(&b, store, repo, &tip, &since)) < 0)
 		goto done;
-	history_index_save(b.index);
-	finish(&b);
+	save_during(&b);
 done:
 	builder_release(&b);
 	git_repository_free(repo);

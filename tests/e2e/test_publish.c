@@ -379,6 +379,39 @@ Test(publish, without_gnuplot_pages_are_written_and_charts_drawn_later)
 	strbuf_release(&svg);
 }
 
+/* gnuplot draws on a thread of its own while the pages are written: its
+ * failure still names the script and what gnuplot said, and the state is
+ * not written, so the next publish draws the charts again. */
+Test(publish, a_failing_gnuplot_names_the_script_and_leaves_no_state)
+{
+	char *fake = test_write_file(dir, "fake-gnuplot",
+				     "#!/bin/sh\n"
+				     "[ \"$1\" = --version ] && exit 0\n"
+				     "echo 'line 3: bad plot' >&2\n"
+				     "exit 1\n");
+	char env[4096], path[4096];
+	const char *const failing[] = { env, NULL };
+	struct test_output out;
+
+	chmod(fake, 0755);
+	snprintf(env, sizeof(env), "BENCHGATE_GNUPLOT=%s", fake);
+	test_benchgate(&out, dir, failing,
+		       (const char *const[]){ "publish", "--out", "site",
+					      NULL });
+	cr_assert_eq(out.exit_code, 2, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.err.buf, "gnuplot failed on '"), "%s",
+		  out.err.buf);
+	cr_assert(strstr(out.err.buf, ".gp' or a script after it: exited "
+				      "with status 1: line 3: bad plot"),
+		  "%s", out.err.buf);
+	test_output_release(&out);
+	snprintf(path, sizeof(path), "%s/site/benchgate-state.json", dir);
+	cr_assert(access(path, F_OK) != 0, "no state after a failed publish");
+	publish(&out, "(4 charts drawn)");
+	test_output_release(&out);
+	free(fake);
+}
+
 Test(publish, a_git_store_publishes_the_same_pages)
 {
 	struct test_output out;
