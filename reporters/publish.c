@@ -228,133 +228,141 @@ static int write_chart_inputs(struct publisher *p, const struct chart *chart,
 	return BG_OK;
 }
 
+static int draw_charts(struct publisher *p, const struct dashboard *site)
+{
+	const struct charts *charts = &site->charts;
+	const char **scripts = xcalloc(charts->nr + 1, sizeof(*scripts));
+	char(*hashes)[17] = xcalloc(charts->nr + 1, sizeof(*hashes));
+	size_t *offsets = xcalloc(charts->nr + 1, sizeof(*offsets));
+	size_t *drawn = xcalloc(charts->nr + 1, sizeof(*drawn));
+	struct strbuf names = STRBUF_INIT, svg = STRBUF_INIT;
+	size_t nr = 0;
+	int error = BG_OK;
+
+	for (size_t i = 0; !error && i < charts->nr; i++) {
+		const char *stem = charts->items[i].stem.buf;
+
+		if ((error = write_chart_inputs(p, &charts->items[i],
+						hashes[i], &svg)) < 0)
+			break;
+		strbuf_reset(&svg);
+		strbuf_addf(&svg, "charts/%s.svg", stem);
+		if (unchanged(p, svg.buf, hashes[i])) {
+			record(p, svg.buf, hashes[i]);
+			p->counts->kept++;
+			continue;
+		}
+		offsets[nr] = names.len;
+		drawn[nr++] = i;
+		strbuf_addf(&names, "%s.gp", stem);
+		strbuf_addch(&names, '\0');
+	}
+	for (size_t i = 0; i < nr; i++)
+		scripts[i] = names.buf + offsets[i];
+	if (!error) {
+		strbuf_reset(&svg);
+		strbuf_addf(&svg, "%s/charts", p->dir);
+		error = report_run_gnuplot(svg.buf, scripts, nr);
+	}
+	if (error == BG_ENOTFOUND) {
+		/* An SVG of an earlier publish stays, still ours but out of
+		 * date: a hash no content has makes the next publish with
+		 * gnuplot draw it. */
+		for (size_t i = 0; i < nr; i++) {
+			strbuf_reset(&svg);
+			strbuf_addf(&svg, "charts/%s.svg",
+				    charts->items[drawn[i]].stem.buf);
+			if (old_find(&p->old, svg.buf))
+				record(p, svg.buf, STALE_HASH);
+		}
+		p->counts->charts_skipped = true;
+		error = BG_OK;
+		nr = 0;
+	}
+	for (size_t i = 0; !error && i < nr; i++) {
+		strbuf_reset(&svg);
+		strbuf_addf(&svg, "charts/%s.svg",
+			    charts->items[drawn[i]].stem.buf);
+		record(p, svg.buf, hashes[drawn[i]]);
+		p->counts->written++;
+		p->counts->charts_drawn++;
+	}
+	free(scripts);
+	free(hashes);
+	free(offsets);
+	free(drawn);
+	strbuf_release(&names);
+	strbuf_release(&svg);
+	return error;
+}
+
 /*
- * The charts gnuplot draws this time. gnuplot runs on a thread of its own
- * (most of a republish's own time: 100 charts, 0.2 s) while the pages
- * are written on another core. Only that thread runs a process
- * (process.h runs one at a time); it touches nothing of the publisher.
+ * The charts, drawn on a thread of their own while the pages are written
+ * on another core: writing their scripts and data and gnuplot drawing
+ * them (100 charts: 0.2 s) are most of a republish's own time. The
+ * thread has a publisher of its own (the old state it shares is only
+ * read), merged into the main one when it is done; and it is the only
+ * thread that runs a process (process.h runs one at a time).
  */
 struct drawing {
-	const struct charts *charts;
-	const char **scripts; /* names relative to charts/ */
-	char (*hashes)[17];   /* of each chart's script and data */
-	size_t *drawn;	      /* the index in charts of each script */
-	size_t nr;
-	struct strbuf names, dir;
+	struct publisher p;
+	struct publish_counts counts;
+	const struct dashboard *site;
 	pthread_t thread;
 	bool started;
 	int error;
 	char *message; /* the thread's error message (errors are per thread) */
 };
 
-/* Writes every chart's script and data, keeps each SVG whose inputs did
- * not change, and lists the others for gnuplot. */
-static int plan_charts(struct publisher *p, struct drawing *d,
-		       const struct charts *charts)
-{
-	size_t *offsets = xcalloc(charts->nr + 1, sizeof(*offsets));
-	struct strbuf svg = STRBUF_INIT;
-	int error = BG_OK;
-
-	d->charts = charts;
-	d->scripts = xcalloc(charts->nr + 1, sizeof(*d->scripts));
-	d->hashes = xcalloc(charts->nr + 1, sizeof(*d->hashes));
-	d->drawn = xcalloc(charts->nr + 1, sizeof(*d->drawn));
-	for (size_t i = 0; !error && i < charts->nr; i++) {
-		const char *stem = charts->items[i].stem.buf;
-
-		if ((error = write_chart_inputs(p, &charts->items[i],
-						d->hashes[i], &svg)) < 0)
-			break;
-		strbuf_reset(&svg);
-		strbuf_addf(&svg, "charts/%s.svg", stem);
-		if (unchanged(p, svg.buf, d->hashes[i])) {
-			record(p, svg.buf, d->hashes[i]);
-			p->counts->kept++;
-			continue;
-		}
-		offsets[d->nr] = d->names.len;
-		d->drawn[d->nr++] = i;
-		strbuf_addf(&d->names, "%s.gp", stem);
-		strbuf_addch(&d->names, '\0');
-	}
-	for (size_t i = 0; i < d->nr; i++)
-		d->scripts[i] = d->names.buf + offsets[i];
-	strbuf_addf(&d->dir, "%s/charts", p->dir);
-	free(offsets);
-	strbuf_release(&svg);
-	return error;
-}
-
 static void *drawing_thread(void *arg)
 {
 	struct drawing *d = arg;
 
-	d->error = report_run_gnuplot(d->dir.buf, d->scripts, d->nr);
+	d->error = draw_charts(&d->p, d->site);
 	if (d->error < 0)
 		d->message = xstrdup(bg_error_last());
 	return NULL;
 }
 
-/* Starts gnuplot on the planned charts; without a thread, draws them
- * here. */
-static void start_drawing(struct drawing *d)
+/* Starts drawing the site's charts; without a thread, draws them here. */
+static void start_drawing(struct drawing *d, const struct publisher *p,
+			  const struct dashboard *site)
 {
-	if (!d->nr)
-		return;
+	d->p = (struct publisher){ .dir = p->dir, .old = p->old,
+				   .counts = &d->counts };
+	strbuf_init(&d->p.path, 0);
+	d->site = site;
 	d->started = !pthread_create(&d->thread, NULL, drawing_thread, d);
 	if (!d->started)
 		drawing_thread(d);
 }
 
-/* Waits for gnuplot and records the SVGs it drew. */
+/* Waits for the charts and takes in the files and counts of their
+ * publisher; their error, if any, is d->message. */
 static int finish_drawing(struct publisher *p, struct drawing *d)
 {
-	struct strbuf svg = STRBUF_INIT;
-	int error;
-
 	if (d->started)
 		pthread_join(d->thread, NULL);
 	d->started = false;
-	error = d->error;
-	if (error == BG_ENOTFOUND) {
-		/* An SVG of an earlier publish stays, still ours but out of
-		 * date: a hash no content has makes the next publish with
-		 * gnuplot draw it. */
-		for (size_t i = 0; i < d->nr; i++) {
-			strbuf_reset(&svg);
-			strbuf_addf(&svg, "charts/%s.svg",
-				    d->charts->items[d->drawn[i]].stem.buf);
-			if (old_find(&p->old, svg.buf))
-				record(p, svg.buf, STALE_HASH);
-		}
-		p->counts->charts_skipped = true;
-		error = BG_OK;
-	} else if (error < 0) {
-		error = bg_error("%s", d->message);
+	for (size_t i = 0; i < d->p.now.nr; i++) {
+		ALLOC_GROW(p->now.entries, p->now.nr + 1, p->now.alloc);
+		p->now.entries[p->now.nr++] = d->p.now.entries[i];
 	}
-	for (size_t i = 0; !d->error && i < d->nr; i++) {
-		strbuf_reset(&svg);
-		strbuf_addf(&svg, "charts/%s.svg",
-			    d->charts->items[d->drawn[i]].stem.buf);
-		record(p, svg.buf, d->hashes[d->drawn[i]]);
-		p->counts->written++;
-		p->counts->charts_drawn++;
-	}
-	strbuf_release(&svg);
-	return error;
+	d->p.now.nr = 0;
+	p->counts->written += d->counts.written;
+	p->counts->kept += d->counts.kept;
+	p->counts->charts_drawn += d->counts.charts_drawn;
+	p->counts->charts_skipped = d->counts.charts_skipped;
+	return d->error;
 }
 
 static void drawing_release(struct drawing *d)
 {
 	if (d->started)
 		pthread_join(d->thread, NULL);
-	free(d->scripts);
-	free(d->hashes);
-	free(d->drawn);
+	old_release(&d->p.now); /* its old state is the main publisher's */
+	strbuf_release(&d->p.path);
 	free(d->message);
-	strbuf_release(&d->names);
-	strbuf_release(&d->dir);
 }
 
 /* Removes the files of the old state that the new one does not list. */
@@ -446,7 +454,7 @@ int publish_site(struct publish_counts *counts, const char *dir,
 		 const struct dashboard *site, const struct history *history)
 {
 	struct publisher p = { .dir = dir, .counts = counts };
-	struct drawing drawing = { .names = STRBUF_INIT, .dir = STRBUF_INIT };
+	struct drawing drawing = { 0 };
 	struct strbuf state = STRBUF_INIT;
 	int error;
 
@@ -456,16 +464,13 @@ int publish_site(struct publish_counts *counts, const char *dir,
 	if ((error = read_old_state(&p.old, state.buf)) < 0 ||
 	    (error = make_dirs(dir)) < 0)
 		goto done;
-	/* The charts first, so that gnuplot draws while the pages are
-	 * written. */
-	if ((error = plan_charts(&p, &drawing, &site->charts)) < 0)
-		goto done;
-	start_drawing(&drawing);
+	start_drawing(&drawing, &p, site);
 	for (size_t i = 0; !error && i < site->files_nr; i++)
 		error = write_site_file(&p, site->files[i].path,
 					&site->files[i].text);
-	if (!error)
-		error = finish_drawing(&p, &drawing);
+	/* The pages' error first: it is this thread's last message. */
+	if (finish_drawing(&p, &drawing) < 0 && !error)
+		error = bg_error("%s", drawing.message);
 	if (error)
 		goto done;
 	if (p.now.nr)
