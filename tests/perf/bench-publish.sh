@@ -16,8 +16,10 @@
 # - again: `publish` once more with nothing new (every file kept);
 # - one more commit: gen-history-store appends one commit and its result,
 #   then `publish` (RUNS times, a commit each): what a nightly job pays;
-# - the floor: `history` (terminal view) on the same store, warm index:
-#   the walk, the store read and the change points that publish needs too.
+# - history: `history` (terminal view) on the same store, warm index:
+#   the walk, the store read and the change points that publish needs too;
+# - read: reading every result file of the store (cat), the floor under
+#   anything that shows the history.
 #
 # Prints publish's own line (files written and kept) of the last
 # incremental run. Needs python3, git, gnuplot and GNU time. A Release
@@ -46,17 +48,21 @@ for i in $(seq "$runs"); do
 	"$here/gen-history-store" . --commits $((commits + i)) >/dev/null
 	timed one-more "$bin" publish --out "$scratch/site"
 	cp "$scratch/out" "$scratch/last"
-	timed floor "$bin" history
+	timed history "$bin" history
+	timed read sh -c "find .benchgate/results -name '*.json' -print0 |
+		xargs -0 cat"
 done
 
 printf 'publish, %s commits, 100 series, medians of %s runs:\n' \
 	"$commits" "$runs"
 printf '| | seconds | CPU seconds | peak RSS MB |\n|---|---|---|---|\n'
-for what in first again one-more floor; do
+for what in first again one-more history read; do
 	printf '| %s | %s | %s | %s |\n' $what "$(median $what 1)" \
 		"$(median $what 3)" \
 		"$(median $what 2 | awk '{ printf "%.0f", $1 / 1024 }')"
 done
 cat "$scratch/last"
-awk -v p="$(median one-more 1)" -v f="$(median floor 1)" 'BEGIN {
-	printf "ratio: one more commit / history %.2f\n", (f > 0 ? p / f : 0) }'
+awk -v p="$(median one-more 1)" -v h="$(median history 1)" \
+	-v r="$(median read 1)" 'BEGIN {
+	printf "ratios: one more commit / history %.2f, / reading the " \
+	       "results %.2f\n", (h > 0 ? p / h : 0), (r > 0 ? p / r : 0) }'
