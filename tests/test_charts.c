@@ -25,8 +25,8 @@ static const char *const variants[] = { "original", "quantized", "pruned",
  * directive, a newline, both quotes, markup. */
 static const char *const hostile_variants[] = {
 	"original",
-	"`touch pwned` @x %s\n'\"<script>alert(1)</script><img src=x "
-	"onerror=alert(1)>]]>\xff",
+	("`touch pwned` @x %s\n'\"<script>alert(1)</script><img src=x "
+	 "onerror=alert(1)>]]>\xff"),
 	"pruned", "distilled"
 };
 static const double latency_ms[] = { 10.0, 4.1, 6.3, 3.2 };

@@ -50,6 +50,9 @@ void redact(struct strbuf *out, const char *text, const char *secret)
 
 /* Formats fmt into clean with the secret scrubbed. */
 static void vredact(struct strbuf *clean, const char *secret, const char *fmt,
+		    va_list ap) __attribute__((format(printf, 3, 0)));
+
+static void vredact(struct strbuf *clean, const char *secret, const char *fmt,
 		    va_list ap)
 {
 	struct strbuf raw = STRBUF_INIT;

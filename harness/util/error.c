@@ -6,6 +6,9 @@
 static _Thread_local char last_message[4096];
 
 static int record(int code, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+static int record(int code, const char *fmt, va_list ap)
 {
 	vsnprintf(last_message, sizeof(last_message), fmt, ap);
 	return code;

@@ -346,6 +346,9 @@ void json_reader_pop_to(struct json_reader *rd, size_t depth)
 /* Errors */
 
 static int fail_path(struct json_reader *rd, bool at_key, const char *fmt,
+		     va_list ap) __attribute__((format(printf, 3, 0)));
+
+static int fail_path(struct json_reader *rd, bool at_key, const char *fmt,
 		     va_list ap)
 {
 	struct strbuf where = STRBUF_INIT, message = STRBUF_INIT;

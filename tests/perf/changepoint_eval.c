@@ -843,7 +843,8 @@ static int parse_options(struct options *opts, int argc, char **argv)
 	opts->seed = 20261125;
 	opts->tcpd = TCPD_DIR;
 	opts->out = NULL;
-	for (int i = 1; i < argc; i++) {
+	/* options come in pairs: --name value */
+	for (int i = 1; i < argc; i += 2) {
 		const char *arg = argv[i],
 			   *value = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -863,7 +864,6 @@ static int parse_options(struct options *opts, int argc, char **argv)
 			opts->out = value;
 		else
 			return -1;
-		i++;
 	}
 	if (!opts->series || opts->length < 2 * GAP_MAX || !(opts->cv > 0))
 		return -1;
