@@ -64,9 +64,10 @@ int cmd_publish(int argc, char **argv)
 		strbuf_addstr(&text, " into ");
 		name_quote(&text, opts.out_dir);
 		strbuf_addf(&text, ": %zu files written, %zu kept, %zu removed "
-				   "(%zu charts drawn)\n",
+				   "(%zu chart%s drawn)\n",
 			    counts.written, counts.kept, counts.removed,
-			    counts.charts_drawn);
+			    counts.charts_drawn,
+			    counts.charts_drawn == 1 ? "" : "s");
 		terminal_write(stdout, text.buf, 0);
 	}
 	error = OUTCOME_PASS;

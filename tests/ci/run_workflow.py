@@ -241,6 +241,15 @@ def github(args, actions):
     return status
 
 
+def flatten(lines):
+    """A script's lines, with the lists anchors put in it spliced in."""
+    for line in lines:
+        if isinstance(line, list):
+            yield from flatten(line)
+        else:
+            yield line
+
+
 def deep_merge(base, override):
     if not isinstance(base, dict) or not isinstance(override, dict):
         return override
@@ -284,7 +293,7 @@ def gitlab(args, projects):
             continue
         # GitLab expands $VARS in variables from the job's environment
         env[key] = re.sub(r"\$(\w+)", lambda m: env.get(m.group(1), ""), str(value))
-    script = "\n".join(job.get("before_script", []) + job["script"])
+    script = "\n".join(flatten(job.get("before_script", []) + job["script"]))
     print("::job::%s" % args.job, flush=True)
     return subprocess.call(["bash", "--noprofile", "--norc", "-eo", "pipefail",
                             "-c", script], env=env)

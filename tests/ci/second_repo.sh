@@ -14,7 +14,8 @@
 #   case named), with the merge base measured from its own work tree;
 # - a pull request that changes only documentation passes;
 # - a push to main stores the result and pushes the results branch;
-# - the GitLab template catches the slow merge request too.
+# - the GitLab template catches the slow merge request too, and its
+#   dashboard job publishes the site for GitLab Pages.
 set -euo pipefail
 source_dir=$(cd "$(dirname "$0")/../.." && pwd)
 work=${1:?usage: second_repo.sh WORK_DIR}
@@ -158,5 +159,20 @@ status=0
 [[ $status == 1 ]] || { tail -40 "$work/mr-slow.log" >&2; fail "slow MR: exit $status, expected 1"; }
 grep -q "preprocess/default/cpu" "$work/mr-slow.log" || fail "slow MR: the case is not named"
 [[ -f $work/job/out/junit.xml ]] || fail "slow MR: no junit.xml for the widget"
+
+echo "second_repo: GitLab, the scheduled dashboard (pages)" >&2
+checkout main
+status=0
+(cd "$work/job" && CI_SERVER_URL="file://$work" CI_DEFAULT_BRANCH=main \
+	CI_COMMIT_BRANCH=main CI_PIPELINE_SOURCE=schedule \
+	BENCHGATE_SOURCE="$work/gitlab-benchgate" \
+	BENCHGATE_BUILD="$RUNNER_TEMP/gitlab-benchgate-build" \
+	python3 "$runner" gitlab .gitlab-ci.yml pages \
+	--project "acme/benchgate=$acme" --var BENCHGATE_SOURCE \
+	--var BENCHGATE_BUILD) > "$work/pages.log" 2>&1 || status=$?
+[[ $status == 0 ]] || { tail -40 "$work/pages.log" >&2; fail "pages: exit $status, expected 0"; }
+[[ -f $work/job/public/index.html && -f $work/job/public/benchgate-state.json ]] ||
+	fail "pages: no site in public/"
+grep -q "mylib" "$work/job/public/index.html" || fail "pages: the suite is not on the index"
 
 echo "second_repo: ok" >&2
