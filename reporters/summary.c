@@ -494,7 +494,7 @@ static void add_variants(struct strbuf *text, const struct report_model *model)
 	strbuf_addstr(text, "\n  ");
 	add_padded(text, id.buf, 36, false);
 	strbuf_addf(text, " %16s %22s %17s %22s\n", "speed-up",
-		    "[interval]", "size", "accuracy");
+		    "candidate [interval]", "size", "accuracy");
 	for (size_t i = 0; i < comparison->variants_nr; i++) {
 		const struct variant_comparison *vc = &comparison->variants[i];
 		const struct report_variant *texts = &model->variants[i];
