@@ -105,6 +105,32 @@ Test(baseline, linear_history_uses_the_nearest_ancestor_with_a_result)
 	baseline_release(&b);
 }
 
+Test(baseline, a_result_that_measured_nothing_is_passed_over)
+{
+	struct baseline b;
+	struct result *r = result_new();
+	git_oid c0, c1;
+
+	test_git_commit(repo, "refs/heads/main", "c0", 0, NULL, &c0);
+	test_git_commit(repo, "refs/heads/main", "c1", 1, &c0, &c1);
+	store_result_at(&c0, 10);
+	/* c1's run broke: every case failed */
+	r->suite = strdup("s");
+	snprintf(r->git.commit, sizeof(r->git.commit), "%s",
+		 test_oid_hex(&c1, 3));
+	snprintf(r->machine.id, sizeof(r->machine.id), "m1");
+	result_case_fail(result_add_case(r, "b", "original", "cpu"),
+			 CASE_FAILED, "exited with status 2");
+	cr_assert_eq(store_write(store, r, NULL, NULL), BG_OK, "%s",
+		     bg_error_last());
+	result_free(r);
+	checkout("refs/heads/main");
+	cr_assert_eq(resolve(&b, "auto", NULL), BG_OK, "%s", bg_error_last());
+	cr_assert_eq(resolved_level(&b), 10, "c0's result, not c1's failed one");
+	cr_assert_eq(b.history_nr, 1);
+	baseline_release(&b);
+}
+
 /* main: base -> main_tip; the branch feature forks at base. */
 static void fork_feature_from_main(git_oid *base, git_oid *main_tip)
 {

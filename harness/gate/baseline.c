@@ -30,10 +30,22 @@ static void add_history(struct baseline *out, struct result *result)
 	out->history[out->history_nr++] = result;
 }
 
+/* Whether any case of the result was measured: one whose every case failed
+ * or was skipped has nothing to compare with, and as a baseline would make
+ * every metric of the candidate "new", passing whatever it measured. */
+static bool measured_anything(const struct result *r)
+{
+	for (size_t i = 0; i < r->cases_nr; i++)
+		if (r->cases[i].status == CASE_OK)
+			return true;
+	return false;
+}
+
 /*
  * Walks first parents from `from`, newest first, looking for results of the
- * suite and machine. The first found becomes the baseline; it and the later
- * ones make the history.
+ * suite and machine that measured something (a run whose cases all failed
+ * is passed over, with a warning). The first found becomes the baseline;
+ * it and the later ones make the history.
  */
 static int walk_first_parents(struct baseline *out, struct store *store,
 			      git_repository *repo, const git_oid *from,
@@ -63,7 +75,13 @@ static int walk_first_parents(struct baseline *out, struct store *store,
 
 		git_oid_tostr(hex, sizeof(hex), &oid);
 		query.commit = hex;
-		if (store_latest(store, &query, &found, &path) == BG_OK) {
+		if (store_latest(store, &query, &found, &path) == BG_OK &&
+		    !measured_anything(found)) {
+			bg_warn("%s: no case of it was measured; looking "
+				"further back for a baseline",
+				path.buf);
+			result_free(found);
+		} else if (found) {
 			if (!out->result) {
 				struct strbuf note = STRBUF_INIT;
 
