@@ -1,6 +1,8 @@
 #include "harness/util/format.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -8,7 +10,13 @@
  * benchmarks report. */
 static void add_number(struct strbuf *out, double value)
 {
-	double magnitude = fabs(value);
+	char rounded[32];
+	double magnitude;
+
+	/* the digits are chosen for the value as it will read, three
+	 * significant digits: 9.997 is "10.0", not "10.00" */
+	snprintf(rounded, sizeof(rounded), "%.3g", value);
+	magnitude = fabs(strtod(rounded, NULL));
 
 	if (magnitude >= 100 || magnitude == 0)
 		strbuf_addf(out, "%.0f", value);
@@ -37,7 +45,10 @@ void format_quantity(struct strbuf *out, double value, const char *unit)
 		while (fabs(value) >= 1024 && step < 4)
 			value /= 1024, step++;
 	else if (!unit || !strchr("nuµms", unit[0]) || strlen(unit) > 2)
-		while (fabs(value) >= 10000 && step < 4)
+		/* 4-digit counts stay whole ("8906"); once scaled, a
+		 * number keeps under 1000 as it is printed ("1.17 M", not
+		 * "1165 k"; "1.00 M", not "1000 k") */
+		while (fabs(value) >= (step ? 999.5 : 9999.5) && step < 4)
 			value /= 1000, step++;
 	add_number(out, value);
 	if (bytes)
