@@ -18,27 +18,14 @@
 	test_benchgate((out), (cwd), (env), \
 		       (const char *const[]){ __VA_ARGS__, NULL })
 
-static char *dir;
+TestSuite(baseline_tree, .init = test_dir_setup, .fini = test_dir_teardown);
 
-static void setup(void)
-{
-	dir = test_tmpdir();
-}
-
-static void teardown(void)
-{
-	test_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(baseline_tree, .init = setup, .fini = teardown);
-
-/* Runs a shell script in dir; it must succeed. */
+/* Runs a shell script in test_dir; it must succeed. */
 static void shell(const char *script)
 {
 	struct test_output out;
 
-	test_run(&out, dir, NULL,
+	test_run(&out, test_dir, NULL,
 		 (const char *const[]){ "/bin/sh", "-ec", script, NULL });
 	cr_assert_eq(out.exit_code, 0, "%s:\n%s%s", script, out.out.buf,
 		     out.err.buf);
@@ -53,7 +40,7 @@ static void write_workload(int ms)
 	snprintf(text, sizeof(text),
 		 "import time\n\n\ndef work():\n    time.sleep(%g)\n",
 		 ms / 1000.0);
-	free(test_write_file(dir, "repo/src/workload.py", text));
+	free(test_write_file(test_dir, "repo/src/workload.py", text));
 }
 
 /*
@@ -64,7 +51,7 @@ static void write_workload(int ms)
 static void make_python_project(void)
 {
 	free(test_write_file(
-		dir, "repo/bench/suite.json",
+		test_dir, "repo/bench/suite.json",
 		"{\"benchgate\": 1, \"suite\": \"py\","
 		" \"defaults\": {\"runs\": 8, \"warmup\": 1, \"threshold\": \"10%\"},"
 		" \"benchmarks\": [{\"name\": \"infer\","
@@ -72,7 +59,7 @@ static void make_python_project(void)
 		"  \"metrics\": [{\"name\": \"latency\", \"from\": \"metrics\","
 		"   \"key\": \"latency_ms\", \"unit\": \"ms\"}]}]}\n"));
 	free(test_write_file(
-		dir, "repo/bench/bench.py",
+		test_dir, "repo/bench/bench.py",
 		"import os\nimport sys\nimport time\n\n"
 		"here = os.path.dirname(os.path.abspath(__file__))\n"
 		"sys.path.insert(0, os.path.join(here, '..', 'src'))\n"
@@ -85,7 +72,7 @@ static void make_python_project(void)
 		"times.sort()\n"
 		"with open(os.environ['BENCHGATE_METRICS_FILE'], 'w') as f:\n"
 		"    f.write('latency_ms %f ms\\n' % times[2])\n"));
-	free(test_write_file(dir, "repo/README", "a project\n"));
+	free(test_write_file(test_dir, "repo/README", "a project\n"));
 	write_workload(10);
 	shell("cd repo && git init -q -b main . &&"
 	      " git add -A && git -c user.name=t -c user.email=t@example.com"
@@ -110,8 +97,8 @@ static void check_against_base(struct test_output *out)
 {
 	char repo[4096], store[4096];
 
-	snprintf(repo, sizeof(repo), "%s/repo", dir);
-	snprintf(store, sizeof(store), "%s/store", dir);
+	snprintf(repo, sizeof(repo), "%s/repo", test_dir);
+	snprintf(store, sizeof(store), "%s/store", test_dir);
 	RUN(out, repo, NULL, "check", "bench/suite.json", "--store", store,
 	    "--no-color", "--baseline-tree", "../base");
 }
@@ -140,7 +127,7 @@ Test(baseline_tree, a_branch_that_changes_no_code_passes)
 	struct test_output out;
 
 	make_python_project();
-	free(test_write_file(dir, "repo/README", "a project, documented\n"));
+	free(test_write_file(test_dir, "repo/README", "a project, documented\n"));
 	commit_branch("docs");
 	check_against_base(&out);
 	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
@@ -155,7 +142,7 @@ Test(baseline_tree, a_tree_without_the_suite_is_exit_2_naming_the_file)
 
 	make_python_project();
 	shell("mkdir empty");
-	snprintf(repo, sizeof(repo), "%s/repo", dir);
+	snprintf(repo, sizeof(repo), "%s/repo", test_dir);
 	RUN(&out, repo, NULL, "check", "bench/suite.json", "--store",
 	    "../store", "--baseline-tree", "../empty");
 	cr_assert_eq(out.exit_code, 2, "%s%s", out.out.buf, out.err.buf);
@@ -181,7 +168,7 @@ Test(baseline_tree, the_removed_baseline_build_names_its_replacement)
 {
 	struct test_output out;
 
-	RUN(&out, dir, NULL, "check", "suite.json", "--baseline-build",
+	RUN(&out, test_dir, NULL, "check", "suite.json", "--baseline-build",
 	    "old");
 	cr_assert_eq(out.exit_code, 2);
 	cr_assert(strstr(out.err.buf, "'--baseline-build' was replaced by "

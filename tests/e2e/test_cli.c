@@ -22,20 +22,7 @@
 	test_benchgate((out), (cwd), (env), \
 		       (const char *const[]){ __VA_ARGS__, NULL })
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = test_tmpdir();
-}
-
-static void teardown(void)
-{
-	test_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(cli, .init = setup, .fini = teardown);
+TestSuite(cli, .init = test_dir_setup, .fini = test_dir_teardown);
 
 Test(cli, help_version_and_unknown_command)
 {
@@ -74,12 +61,12 @@ Test(cli, validate_prints_the_plan_or_the_positioned_error)
 	test_output_release(&out);
 
 	bad = test_write_file(
-		dir, "bad.json",
+		test_dir, "bad.json",
 		"{\"benchgate\": 1, \"suite\": \"x\",\n"
 		" \"benchmarks\": [{\"name\": \"t\", \"command\": "
 		"[\"true\"],\n  \"metrics\": [{\"name\": \"w\", "
 		"\"frm\": \"wall\"}]}]}");
-	RUN(&out, dir, NULL, "validate", "bad.json");
+	RUN(&out, test_dir, NULL, "validate", "bad.json");
 	cr_assert_eq(out.exit_code, 2);
 	cr_assert(strstr(out.err.buf, "bad.json:3:29: benchmarks[0].metrics[0]"
 				      ".frm: unknown key 'frm'"),
@@ -101,7 +88,7 @@ Test(cli, example_suite_stores_four_variants_with_every_metric)
 	struct result *result;
 	char store[4096];
 
-	snprintf(store, sizeof(store), "%s/store", dir);
+	snprintf(store, sizeof(store), "%s/store", test_dir);
 	RUN(&out, BENCHGATE_SOURCE_DIR, NULL, "run",
 	    "suites/mlp-variants/suite.json", "--runs", "3", "--warmup", "1",
 	    "--build-dir", BENCHGATE_BUILD_DIR, "--store", store);
@@ -140,7 +127,7 @@ Test(cli, failing_cases_are_recorded_and_the_others_still_run)
 	const struct result_case *c;
 
 	suite = test_write_file(
-		dir, "s.json",
+		test_dir, "s.json",
 		"{\"benchgate\": 1, \"suite\": \"broken\","
 		" \"defaults\": {\"runs\": 2, \"warmup\": 0, \"timeout\": \"20s\"},"
 		" \"benchmarks\": ["
@@ -151,8 +138,8 @@ Test(cli, failing_cases_are_recorded_and_the_others_still_run)
 		"   \"from\": \"metrics\", \"key\": \"latency_ms\", \"unit\": \"ms\"}]},"
 		"  {\"name\": \"missing\", \"command\": [\"/nonexistent/bench\"],"
 		"   \"metrics\": [{\"name\": \"w\", \"from\": \"wall\"}]}]}");
-	snprintf(store, sizeof(store), "%s/store", dir);
-	RUN(&out, dir, NULL, "run", "s.json", "--store", store);
+	snprintf(store, sizeof(store), "%s/store", test_dir);
+	RUN(&out, test_dir, NULL, "run", "s.json", "--store", store);
 	cr_assert_eq(out.exit_code, 3, "a crashed case is exit 3: %s%s",
 		     out.out.buf, out.err.buf);
 	result = test_only_result(store);
@@ -174,7 +161,7 @@ Test(cli, failing_cases_are_recorded_and_the_others_still_run)
  * threshold of 10 %: these tests run beside others on two cores. */
 static void make_spin_repo(void)
 {
-	git_repository *repo = test_git_init(dir);
+	git_repository *repo = test_git_init(test_dir);
 	git_oid commit;
 	char *suite;
 
@@ -182,7 +169,7 @@ static void make_spin_repo(void)
 	git_repository_set_head(repo, "refs/heads/main");
 	git_repository_free(repo);
 	suite = test_write_file(
-		dir, "spin.json",
+		test_dir, "spin.json",
 		"{\"benchgate\": 1, \"suite\": \"spin\","
 		" \"defaults\": {\"runs\": 10, \"warmup\": 1, \"threshold\": \"10%\"},"
 		" \"benchmarks\": [{\"name\": \"spin\", \"command\": [\"" TEST_WORKLOAD_DIR
@@ -200,22 +187,22 @@ Test(cli, check_passes_unchanged_code_and_fails_a_20_percent_slowdown)
 	char *doc;
 
 	make_spin_repo();
-	RUN(&out, dir, NULL, "check", "spin.json", "--no-color");
+	RUN(&out, test_dir, NULL, "check", "spin.json", "--no-color");
 	cr_assert_eq(out.exit_code, 0, "no baseline yet is a pass: %s%s",
 		     out.out.buf, out.err.buf);
 	cr_assert(strstr(out.out.buf, "new"), "%s", out.out.buf);
 	test_output_release(&out);
 
 	for (int i = 0; i < 2; i++) {
-		RUN(&out, dir, NULL, "check", "spin.json");
+		RUN(&out, test_dir, NULL, "check", "spin.json");
 		cr_assert_eq(out.exit_code, 0, "unchanged code passes: %s%s",
 			     out.out.buf, out.err.buf);
 		cr_assert(strstr(out.out.buf, "PASS"), "%s", out.out.buf);
 		test_output_release(&out);
 	}
 
-	snprintf(json, sizeof(json), "%s/comparison.json", dir);
-	RUN(&out, dir, slow, "check", "spin.json", "--json", json);
+	snprintf(json, sizeof(json), "%s/comparison.json", test_dir);
+	RUN(&out, test_dir, slow, "check", "spin.json", "--json", json);
 	cr_assert_eq(out.exit_code, 1, "20 %% slower fails the gate: %s%s",
 		     out.out.buf, out.err.buf);
 	cr_assert(strstr(out.out.buf, "spin/default/cpu latency"), "%s",
@@ -245,19 +232,19 @@ static void make_spin_builds(bool slower)
 {
 	char *script, path[4096];
 
-	free(test_write_file(dir, "base/ab.json", SPIN_AB_SUITE));
-	snprintf(path, sizeof(path), "%s/base/new", dir);
+	free(test_write_file(test_dir, "base/ab.json", SPIN_AB_SUITE));
+	snprintf(path, sizeof(path), "%s/base/new", test_dir);
 	cr_assert_eq(mkdir(path, 0755), 0);
-	snprintf(path, sizeof(path), "%s/base/new/spin", dir);
+	snprintf(path, sizeof(path), "%s/base/new/spin", test_dir);
 	cr_assert_eq(symlink(TEST_WORKLOAD_DIR "/spin", path), 0);
 	script = test_write_file(
-		dir, "new/spin",
+		test_dir, "new/spin",
 		slower ? "#!/bin/sh\nSPIN_SLOWDOWN=0.2 exec " TEST_WORKLOAD_DIR
 			 "/spin \"$@\"\n"
 		       : "#!/bin/sh\nexec " TEST_WORKLOAD_DIR "/spin \"$@\"\n");
 	cr_assert_eq(chmod(script, 0755), 0);
 	free(script);
-	free(test_write_file(dir, "ab.json", SPIN_AB_SUITE));
+	free(test_write_file(test_dir, "ab.json", SPIN_AB_SUITE));
 }
 
 Test(cli, check_measures_a_baseline_tree_in_the_same_session)
@@ -269,10 +256,10 @@ Test(cli, check_measures_a_baseline_tree_in_the_same_session)
 
 	make_spin_repo();
 	make_spin_builds(true);
-	snprintf(json, sizeof(json), "%s/comparison.json", dir);
-	snprintf(store, sizeof(store), "%s/store", dir);
+	snprintf(json, sizeof(json), "%s/comparison.json", test_dir);
+	snprintf(store, sizeof(store), "%s/store", test_dir);
 	/* Nothing stored yet: the baseline is measured, not looked up. */
-	RUN(&out, dir, NULL, "check", "ab.json", "--store", store,
+	RUN(&out, test_dir, NULL, "check", "ab.json", "--store", store,
 	    "--build-dir", "new", "--baseline-tree", "base", "--json", json);
 	cr_assert_eq(out.exit_code, 1, "20 %% slower fails the gate: %s%s",
 		     out.out.buf, out.err.buf);
@@ -299,7 +286,7 @@ Test(cli, check_passes_a_baseline_tree_of_the_same_code)
 	make_spin_repo();
 	make_spin_builds(false);
 	for (int i = 0; i < 2; i++) {
-		RUN(&out, dir, NULL, "check", "ab.json", "--store", "store",
+		RUN(&out, test_dir, NULL, "check", "ab.json", "--store", "store",
 		    "--build-dir", "new", "--baseline-tree", "base");
 		cr_assert_eq(out.exit_code, 0, "the same code passes: %s%s",
 			     out.out.buf, out.err.buf);
@@ -314,19 +301,19 @@ Test(cli, a_baseline_tree_that_cannot_be_measured_is_exit_2)
 
 	make_spin_repo();
 	make_spin_builds(false);
-	RUN(&out, dir, NULL, "check", "ab.json", "--store", "store",
+	RUN(&out, test_dir, NULL, "check", "ab.json", "--store", "store",
 	    "--build-dir", "new", "--baseline-tree", "nowhere");
 	cr_assert_eq(out.exit_code, 2);
 	cr_assert(strstr(out.err.buf, "'nowhere' is not a directory"), "%s",
 		  out.err.buf);
 	test_output_release(&out);
-	RUN(&out, dir, NULL, "check", "ab.json", "--store", "store",
+	RUN(&out, test_dir, NULL, "check", "ab.json", "--store", "store",
 	    "--build-dir", "new", "--baseline-tree", "base", "--order",
 	    "sequential");
 	cr_assert_eq(out.exit_code, 2);
 	cr_assert(strstr(out.err.buf, "--order sequential"), "%s", out.err.buf);
 	test_output_release(&out);
-	RUN(&out, dir, NULL, "run", "ab.json", "--baseline-tree", "base");
+	RUN(&out, test_dir, NULL, "run", "ab.json", "--baseline-tree", "base");
 	cr_assert_eq(out.exit_code, 2, "only check measures a baseline");
 	test_output_release(&out);
 }
@@ -338,12 +325,12 @@ Test(cli, a_baseline_tree_that_crashes_is_a_failed_case)
 
 	make_spin_repo();
 	make_spin_builds(false);
-	free(test_write_file(dir, "broken/ab.json", SPIN_AB_SUITE));
-	script = test_write_file(dir, "broken/new/spin",
+	free(test_write_file(test_dir, "broken/ab.json", SPIN_AB_SUITE));
+	script = test_write_file(test_dir, "broken/new/spin",
 				 "#!/bin/sh\nexit 7\n");
 	cr_assert_eq(chmod(script, 0755), 0);
 	free(script);
-	RUN(&out, dir, NULL, "check", "ab.json", "--store", "store",
+	RUN(&out, test_dir, NULL, "check", "ab.json", "--store", "store",
 	    "--build-dir", "new", "--baseline-tree", "broken");
 	cr_assert_eq(out.exit_code, 3, "nothing could be compared: %s%s",
 		     out.out.buf, out.err.buf);
@@ -356,9 +343,9 @@ Test(cli, a_baseline_tree_that_crashes_is_a_failed_case)
 Test(cli, check_with_a_bad_suite_is_exit_2_and_runs_nothing)
 {
 	struct test_output out;
-	char *suite = test_write_file(dir, "s.json", "{\"benchgate\": 1}");
+	char *suite = test_write_file(test_dir, "s.json", "{\"benchgate\": 1}");
 
-	RUN(&out, dir, NULL, "check", "s.json", "--store", "store");
+	RUN(&out, test_dir, NULL, "check", "s.json", "--store", "store");
 	cr_assert_eq(out.exit_code, 2);
 	cr_assert(strstr(out.err.buf, "missing required key 'suite'"), "%s",
 		  out.err.buf);
@@ -393,8 +380,8 @@ Test(cli, check_on_the_example_writes_every_report_and_chart)
 	char store[1024], out_dir[1024], charts_dir[1200], path[1200];
 	struct test_output out;
 
-	snprintf(store, sizeof(store), "%s/store", dir);
-	snprintf(out_dir, sizeof(out_dir), "%s/out", dir);
+	snprintf(store, sizeof(store), "%s/store", test_dir);
+	snprintf(out_dir, sizeof(out_dir), "%s/out", test_dir);
 	snprintf(charts_dir, sizeof(charts_dir), "%s/charts", out_dir);
 	/* Two variants and six runs: the least that lets a 99 % rank test
 	 * decide (with three runs per side no p-value goes below 0.1). */
@@ -445,16 +432,16 @@ Test(cli, report_writes_the_formats_asked_for_from_a_result)
 	char *md;
 
 	make_spin_repo();
-	snprintf(store, sizeof(store), "%s/store", dir);
-	snprintf(out_dir, sizeof(out_dir), "%s/rep", dir);
-	RUN(&out, dir, NULL, "run", "spin.json", "--runs", "3", "--store",
+	snprintf(store, sizeof(store), "%s/store", test_dir);
+	snprintf(out_dir, sizeof(out_dir), "%s/rep", test_dir);
+	RUN(&out, test_dir, NULL, "run", "spin.json", "--runs", "3", "--store",
 	    store);
 	cr_assert_eq(out.exit_code, 0, "%s", out.err.buf);
 	test_output_release(&out);
 	cr_assert_eq(store_open(&s, store), BG_OK);
 	cr_assert_eq(store_list(s, NULL, &entries, &nr), BG_OK);
 	cr_assert_eq(nr, 1);
-	RUN(&out, dir, NULL, "report", entries[0].path, "--out", out_dir,
+	RUN(&out, test_dir, NULL, "report", entries[0].path, "--out", out_dir,
 	    "--format", "markdown,csv");
 	cr_assert_eq(out.exit_code, 0, "%s", out.err.buf);
 	snprintf(path, sizeof(path), "%s/report.md", out_dir);
@@ -465,7 +452,7 @@ Test(cli, report_writes_the_formats_asked_for_from_a_result)
 	snprintf(path, sizeof(path), "%s/report.html", out_dir);
 	cr_assert_null(test_read_file(path), "html was not asked for");
 	test_output_release(&out);
-	RUN(&out, dir, NULL, "report", entries[0].path, "--out", out_dir,
+	RUN(&out, test_dir, NULL, "report", entries[0].path, "--out", out_dir,
 	    "--format", "pdf");
 	cr_assert_eq(out.exit_code, 2);
 	cr_assert(strstr(out.err.buf, "unknown report format 'pdf'"));
@@ -510,7 +497,7 @@ Test(cli, maxrss_is_the_benchmarks_own_not_benchgates)
 	 * program's (harness/run/launcher.h): a small benchmark shows
 	 * benchgate's own peak, 12 MiB and more, a large one its own */
 	suite = test_write_file(
-		dir, "rss.json",
+		test_dir, "rss.json",
 		"{\"benchgate\": 1, \"suite\": \"rss\","
 		" \"defaults\": {\"runs\": 2, \"warmup\": 0},"
 		" \"benchmarks\": ["
@@ -520,8 +507,8 @@ Test(cli, maxrss_is_the_benchmarks_own_not_benchgates)
 		"  {\"name\": \"mb1\", \"command\": [\"" TEST_WORKLOAD_DIR
 		"/alloc_mb\", \"--mb\", \"1\"], \"metrics\": [{\"name\":"
 		"   \"rss\", \"from\": \"rusage\", \"field\": \"maxrss\"}]}]}");
-	snprintf(store, sizeof(store), "%s/store", dir);
-	RUN(&out, dir, NULL, "run", "rss.json", "--store", store);
+	snprintf(store, sizeof(store), "%s/store", test_dir);
+	RUN(&out, test_dir, NULL, "run", "rss.json", "--store", store);
 	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
 	cr_assert_null(strstr(out.err.buf, "launcher"), "%s", out.err.buf);
 	check_rss(store, "mb30", 30 * 0.85, 30 * 1.15);
@@ -529,8 +516,8 @@ Test(cli, maxrss_is_the_benchmarks_own_not_benchgates)
 	test_output_release(&out);
 
 	/* without the launcher, with a warning saying so */
-	snprintf(store, sizeof(store), "%s/store-without", dir);
-	RUN(&out, dir, no_launcher, "run", "rss.json", "--store", store);
+	snprintf(store, sizeof(store), "%s/store-without", test_dir);
+	RUN(&out, test_dir, no_launcher, "run", "rss.json", "--store", store);
 	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
 	cr_assert(strstr(out.err.buf, "cannot use the launcher '/nonexistent'"),
 		  "%s", out.err.buf);
@@ -545,19 +532,19 @@ Test(cli, absent_devices_skip_unless_required)
 	char store[1024];
 	struct test_output out;
 	char *suite = test_write_file(
-		dir, "dev.json",
+		test_dir, "dev.json",
 		"{\"benchgate\": 1, \"suite\": \"dev\", \"devices\": [\"cpu\", \"gpu\"],"
 		" \"defaults\": {\"runs\": 2, \"warmup\": 0},"
 		" \"benchmarks\": [{\"name\": \"t\", \"command\": [\"/bin/true\"],"
 		" \"metrics\": [{\"name\": \"w\", \"from\": \"wall\"}]}]}");
 
-	snprintf(store, sizeof(store), "%s/store", dir);
-	RUN(&out, dir, no_gpu, "run", "dev.json", "--store", store);
+	snprintf(store, sizeof(store), "%s/store", test_dir);
+	RUN(&out, test_dir, no_gpu, "run", "dev.json", "--store", store);
 	cr_assert_eq(out.exit_code, 0, "a skip never fails: %s%s", out.out.buf,
 		     out.err.buf);
 	cr_assert(strstr(out.out.buf, "skipped"), "%s", out.out.buf);
 	test_output_release(&out);
-	RUN(&out, dir, no_gpu, "run", "dev.json", "--store", store,
+	RUN(&out, test_dir, no_gpu, "run", "dev.json", "--store", store,
 	    "--require-devices");
 	cr_assert_eq(out.exit_code, 3, "a hardware runner must not skip: %s%s",
 		     out.out.buf, out.err.buf);
@@ -589,7 +576,7 @@ static void write_lost_suite(bool with_broken_case)
 
 	snprintf(text, sizeof(text), lost_suite,
 		 with_broken_case ? broken_case : "");
-	free(test_write_file(dir, "lost.json", text));
+	free(test_write_file(test_dir, "lost.json", text));
 }
 
 /* The fallback files benchgate left in `where`: their count, and the
@@ -642,9 +629,9 @@ Test(cli, a_result_the_store_refuses_is_kept_in_the_json_file)
 	struct test_output out;
 
 	write_lost_suite(true);
-	snprintf(json, sizeof(json), "%s/result.json", dir);
-	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", dir);
-	RUN(&out, dir, env, "run", "lost.json", "--store", "store", "--json",
+	snprintf(json, sizeof(json), "%s/result.json", test_dir);
+	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", test_dir);
+	RUN(&out, test_dir, env, "run", "lost.json", "--store", "store", "--json",
 	    json);
 	cr_assert_eq(out.exit_code, 4,
 		     "measured but not stored is exit 4, before 3: %s%s",
@@ -658,7 +645,7 @@ Test(cli, a_result_the_store_refuses_is_kept_in_the_json_file)
 	cr_assert(strstr(out.out.buf, "wrecker"), "the summary is printed: %s",
 		  out.out.buf);
 	assert_kept_result(json, true);
-	cr_assert_eq(fallback_files(dir, fallback, sizeof(fallback)), 0,
+	cr_assert_eq(fallback_files(test_dir, fallback, sizeof(fallback)), 0,
 		     "--json took it: no fallback file");
 	test_output_release(&out);
 }
@@ -672,11 +659,11 @@ Test(cli, without_json_an_unstored_result_is_kept_in_a_fallback_file)
 
 	write_lost_suite(true);
 	/* TMPDIR is the second choice: it must stay empty */
-	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s/tmp", dir);
+	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s/tmp", test_dir);
 	cr_assert_eq(mkdir(tmpdir + 7, 0755), 0);
-	RUN(&out, dir, env, "run", "lost.json", "--store", "store");
+	RUN(&out, test_dir, env, "run", "lost.json", "--store", "store");
 	cr_assert_eq(out.exit_code, 4, "%s%s", out.out.buf, out.err.buf);
-	cr_assert_eq(fallback_files(dir, fallback, sizeof(fallback)), 1,
+	cr_assert_eq(fallback_files(test_dir, fallback, sizeof(fallback)), 1,
 		     "one fallback file in the current directory: %s",
 		     out.err.buf);
 	cr_assert(strstr(fallback, "/benchgate-unstored-lost-"), "%s",
@@ -689,8 +676,8 @@ Test(cli, without_json_an_unstored_result_is_kept_in_a_fallback_file)
 	test_output_release(&out);
 
 	/* It is a result like a stored one: `merge` stores it later. */
-	snprintf(later, sizeof(later), "%s/later", dir);
-	RUN(&out, dir, NULL, "merge", fallback, "--store", later);
+	snprintf(later, sizeof(later), "%s/later", test_dir);
+	RUN(&out, test_dir, NULL, "merge", fallback, "--store", later);
 	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
 	test_output_release(&out);
 	stored = test_only_result(later);
@@ -706,17 +693,17 @@ Test(cli, check_gates_a_result_the_store_refuses_and_keeps_it)
 	char *doc;
 
 	write_lost_suite(false);
-	snprintf(json, sizeof(json), "%s/comparison.json", dir);
+	snprintf(json, sizeof(json), "%s/comparison.json", test_dir);
 	/* TMPDIR is the second choice: it must stay empty */
-	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s/tmp", dir);
+	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s/tmp", test_dir);
 	cr_assert_eq(mkdir(tmpdir + 7, 0755), 0);
-	RUN(&out, dir, env, "check", "lost.json", "--store", "store", "--json",
+	RUN(&out, test_dir, env, "check", "lost.json", "--store", "store", "--json",
 	    json, "--report", "out");
 	cr_assert_eq(out.exit_code, 4, "a pass that lost its result: %s%s",
 		     out.out.buf, out.err.buf);
 	cr_assert(strstr(out.out.buf, "PASS") || strstr(out.out.buf, "new"),
 		  "the gate still decided: %s", out.out.buf);
-	cr_assert_eq(fallback_files(dir, fallback, sizeof(fallback)), 1, "%s",
+	cr_assert_eq(fallback_files(test_dir, fallback, sizeof(fallback)), 1, "%s",
 		     out.err.buf);
 	cr_assert(strstr(out.err.buf, fallback), "%s", out.err.buf);
 	assert_kept_result(fallback, false);
@@ -735,14 +722,14 @@ Test(cli, a_json_file_that_cannot_be_written_is_exit_4_not_2)
 	struct result *result;
 
 	free(test_write_file(
-		dir, "ok.json",
+		test_dir, "ok.json",
 		"{\"benchgate\": 1, \"suite\": \"ok\","
 		" \"defaults\": {\"runs\": 2, \"warmup\": 0},"
 		" \"benchmarks\": [{\"name\": \"t\", \"command\": [\"/bin/true\"],"
 		" \"metrics\": [{\"name\": \"w\", \"from\": \"wall\"}]}]}"));
-	free(test_write_file(dir, "a-file", "not a directory\n"));
-	snprintf(store, sizeof(store), "%s/store", dir);
-	RUN(&out, dir, NULL, "run", "ok.json", "--store", store, "--json",
+	free(test_write_file(test_dir, "a-file", "not a directory\n"));
+	snprintf(store, sizeof(store), "%s/store", test_dir);
+	RUN(&out, test_dir, NULL, "run", "ok.json", "--store", store, "--json",
 	    "a-file/result.json");
 	cr_assert_eq(out.exit_code, 4, "it ran and was stored: %s%s",
 		     out.out.buf, out.err.buf);

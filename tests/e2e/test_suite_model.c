@@ -21,22 +21,9 @@
 	test_benchgate((out), (cwd), (env), \
 		       (const char *const[]){ __VA_ARGS__, NULL })
 
-static char *dir;
+TestSuite(suite_model, .init = test_dir_setup, .fini = test_dir_teardown);
 
-static void setup(void)
-{
-	dir = test_tmpdir();
-}
-
-static void teardown(void)
-{
-	test_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(suite_model, .init = setup, .fini = teardown);
-
-/* Writes name in dir with single quotes standing for double quotes. */
+/* Writes name in test_dir with single quotes standing for double quotes. */
 static void write_quoted(const char *name, const char *text)
 {
 	char *copy = strdup(text);
@@ -44,7 +31,7 @@ static void write_quoted(const char *name, const char *text)
 	for (char *p = copy; *p; p++)
 		if (*p == '\'')
 			*p = '"';
-	free(test_write_file(dir, name, copy));
+	free(test_write_file(test_dir, name, copy));
 	free(copy);
 }
 
@@ -92,17 +79,17 @@ static const char bench_sh[] =
 
 static const char *const with_gpu[] = { "BENCHGATE_DEVICES=cpu,gpu", NULL };
 
-/* Runs the suite into dir/<name>.json with $STARTUP at startup. */
+/* Runs the suite into test_dir/<name>.json with $STARTUP at startup. */
 static void run_model(const char *name, const char *startup)
 {
 	char json[4096], store[4096], startup_env[64];
 	const char *env[] = { "BENCHGATE_DEVICES=cpu,gpu", startup_env, NULL };
 	struct test_output out;
 
-	snprintf(json, sizeof(json), "%s/%s.json", dir, name);
-	snprintf(store, sizeof(store), "%s/store-%s", dir, name);
+	snprintf(json, sizeof(json), "%s/%s.json", test_dir, name);
+	snprintf(store, sizeof(store), "%s/store-%s", test_dir, name);
 	snprintf(startup_env, sizeof(startup_env), "STARTUP=%s", startup);
-	RUN(&out, dir, env, "run", "model.json", "--store", store, "--json",
+	RUN(&out, test_dir, env, "run", "model.json", "--store", store, "--json",
 	    json, "--quiet");
 	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
 	test_output_release(&out);
@@ -116,10 +103,10 @@ Test(suite_model, variants_devices_roles_and_an_ungated_metric)
 	const struct result_case *rcase;
 
 	write_quoted("model.json", model_suite);
-	free(test_write_file(dir, "bench.sh", bench_sh));
+	free(test_write_file(test_dir, "bench.sh", bench_sh));
 
 	/* validate lists what will run, and only that */
-	RUN(&out, dir, with_gpu, "validate", "model.json");
+	RUN(&out, test_dir, with_gpu, "validate", "model.json");
 	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
 	cr_assert(strstr(out.out.buf, "valid, 3 cases (1 benchmark x 2 "
 				      "variants x 2 devices, less 1 "
@@ -135,7 +122,7 @@ Test(suite_model, variants_devices_roles_and_an_ungated_metric)
 	run_model("cand", "2");
 
 	/* not planned: no case, not a skipped or failed one */
-	snprintf(path, sizeof(path), "%s/cand.json", dir);
+	snprintf(path, sizeof(path), "%s/cand.json", test_dir);
 	cr_assert_eq(result_load(&result, path), BG_OK, "%s", bg_error_last());
 	cr_assert_eq(result->cases_nr, 3);
 	cr_assert_null(result_find_case(result, "infer", "int8", "gpu"));
@@ -152,7 +139,7 @@ Test(suite_model, variants_devices_roles_and_an_ungated_metric)
 	result_free(result);
 
 	/* start-up doubled: shown, not gated, and the gate passes */
-	RUN(&out, dir, NULL, "compare", "base.json", "cand.json", "--json",
+	RUN(&out, test_dir, NULL, "compare", "base.json", "cand.json", "--json",
 	    "cmp.json");
 	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
 	cr_assert(strstr(out.out.buf, "regression, not gated"), "%s",
@@ -161,7 +148,7 @@ Test(suite_model, variants_devices_roles_and_an_ungated_metric)
 		  out.out.buf);
 	cr_assert_null(strstr(out.out.buf, " missing"), "%s", out.out.buf);
 	test_output_release(&out);
-	snprintf(path, sizeof(path), "%s/cmp.json", dir);
+	snprintf(path, sizeof(path), "%s/cmp.json", test_dir);
 	text = test_read_file(path);
 	cr_assert(strstr(text, "\"verdict\":\t\"pass\""), "%s", text);
 	cr_assert(strstr(text, "\"gate\":\tfalse"), "%s", text);
@@ -180,13 +167,13 @@ Test(suite_model, an_unknown_device_is_a_suite_error)
 		     "  'devices': ['cpu', 'tpu'],\n"
 		     "  'benchmarks': [ { 'name': 't', 'command': ['true'],\n"
 		     "    'metrics': [ { 'name': 'w', 'from': 'wall' } ] } ] }");
-	RUN(&out, dir, NULL, "validate", "tpu.json");
+	RUN(&out, test_dir, NULL, "validate", "tpu.json");
 	cr_assert_eq(out.exit_code, 2, "%s%s", out.out.buf, out.err.buf);
 	cr_assert(strstr(out.err.buf, "tpu.json:2:22: devices[1]: unknown "
 				      "device 'tpu'"),
 		  "%s", out.err.buf);
 	test_output_release(&out);
-	RUN(&out, dir, NULL, "run", "tpu.json", "--store", "store");
+	RUN(&out, test_dir, NULL, "run", "tpu.json", "--store", "store");
 	cr_assert_eq(out.exit_code, 2, "%s%s", out.out.buf, out.err.buf);
 	test_output_release(&out);
 
@@ -196,7 +183,7 @@ Test(suite_model, an_unknown_device_is_a_suite_error)
 		     "  'declared_devices': ['npu'], 'devices': ['npu'],\n"
 		     "  'benchmarks': [ { 'name': 't', 'command': ['true'],\n"
 		     "    'metrics': [ { 'name': 'w', 'from': 'wall' } ] } ] }");
-	RUN(&out, dir, NULL, "validate", "npu.json");
+	RUN(&out, test_dir, NULL, "validate", "npu.json");
 	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
 	test_output_release(&out);
 }
@@ -211,13 +198,13 @@ Test(suite_model, an_unknown_variable_in_env_is_a_load_time_error)
 		     "                         'Q': '${nosuch}' } },\n"
 		     "  'benchmarks': [ { 'name': 't', 'command': ['true'],\n"
 		     "    'metrics': [ { 'name': 'w', 'from': 'wall' } ] } ] }");
-	RUN(&out, dir, NULL, "validate", "env.json");
+	RUN(&out, test_dir, NULL, "validate", "env.json");
 	cr_assert_eq(out.exit_code, 2, "%s%s", out.out.buf, out.err.buf);
 	cr_assert(strstr(out.err.buf, "env.json:3:31: defaults.env.Q: unknown "
 				      "variable '${nosuch}'"),
 		  "%s", out.err.buf);
 	test_output_release(&out);
-	RUN(&out, dir, NULL, "run", "env.json", "--store", "store");
+	RUN(&out, test_dir, NULL, "run", "env.json", "--store", "store");
 	cr_assert_eq(out.exit_code, 2, "%s%s", out.out.buf, out.err.buf);
 	test_output_release(&out);
 }

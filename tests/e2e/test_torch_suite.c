@@ -21,20 +21,7 @@
 #define SUITE_DIR  BENCHGATE_SOURCE_DIR "/suites/torch-variants"
 #define MODELS_DIR BENCHGATE_BUILD_DIR "/suites/torch-variants"
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = test_tmpdir();
-}
-
-static void teardown(void)
-{
-	test_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(torch_suite, .init = setup, .fini = teardown);
+TestSuite(torch_suite, .init = test_dir_setup, .fini = test_dir_teardown);
 
 /* The first candidate interpreter that imports torch, or NULL. */
 static const char *python_with_torch(void)
@@ -100,9 +87,9 @@ Test(torch_suite, every_variant_runs_on_the_cpu_and_no_impossible_case_is_planne
 		     out.err.buf);
 	test_output_release(&out);
 
-	strbuf_addf(&store, "%s/store", dir);
-	strbuf_addf(&json, "%s/result.json", dir);
-	test_benchgate(&out, dir, NULL,
+	strbuf_addf(&store, "%s/store", test_dir);
+	strbuf_addf(&json, "%s/result.json", test_dir);
+	test_benchgate(&out, test_dir, NULL,
 		       (const char *const[]){ "run", SUITE_DIR "/suite.json",
 					      "--build-dir",
 					      BENCHGATE_BUILD_DIR, "--store",
