@@ -277,6 +277,20 @@ static void guardian_lost(void)
 	guardian_pid = 0;
 }
 
+/* A guardian that is there before a child is spawned: started if there
+ * is none, started again if the last one is gone (its end of the socket
+ * hung up). Found gone only when announcing, its successor would be forked
+ * after the spawn, too late for a benchgate killed meanwhile. */
+static void guardian_ensure(void)
+{
+	struct pollfd end = { .fd = guardian_fd, .events = 0 };
+
+	if (guardian_fd >= 0 && poll(&end, 1, 0) > 0 &&
+	    (end.revents & (POLLHUP | POLLERR)))
+		guardian_lost();
+	guardian_start();
+}
+
 /* Notes the group being run, 0 for none, for the signal handler and the
  * guardian; a guardian found gone is started again, once. */
 static void set_running_group(pid_t group)
@@ -699,7 +713,7 @@ int process_run(struct process_outcome *outcome,
 	pthread_sigmask(SIG_BLOCK, &termination, &old_mask);
 	/* before the child: forking benchgate (slow under ASan) between the
 	 * spawn and the announcement would leave a child no one guards */
-	guardian_start();
+	guardian_ensure();
 	start = now_s();
 	spawn_errno = spawn_child(&pid, options, devnull, out_pipe[1],
 				  err_pipe[1], record_pipe[1],
