@@ -4,7 +4,7 @@
 #include "reporters/report.h"
 
 /*
- * What `benchgate bisect` prints of its outcome (harness/gate/bisect.h,
+ * What `benchgate bisect` prints of its outcome (harness/app/bisect.h,
  * reached through reporters/report.h): the first bad commit with its
  * subject, author and time (or the commits one of which it is, when
  * skipped ones leave it open), the metrics bisected with their levels at

@@ -3,7 +3,7 @@
 #include "reporters/escape.h"
 
 #include "harness/gate/stats.h"
-#include "harness/run/process.h"
+#include "harness/util/process.h"
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/util/fileio.h"

@@ -1,4 +1,4 @@
-#include "harness/gate/bisect.h"
+#include "harness/app/bisect.h"
 #include "harness/util/error.h"
 
 #include <criterion/criterion.h>

@@ -1,4 +1,4 @@
-#include "harness/gate/check.h"
+#include "harness/app/check.h"
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"

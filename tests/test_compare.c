@@ -1,6 +1,6 @@
 #include "harness/gate/compare.h"
 #include "harness/util/error.h"
-#include "harness/run/suite.h"
+#include "harness/suite/suite.h"
 
 #include <criterion/criterion.h>
 #include <math.h>

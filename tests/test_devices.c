@@ -6,11 +6,11 @@
  * --require-devices), for the machine record, and for `benchgate devices`.
  */
 #include "harness/util/alloc.h"
-#include "harness/gate/check.h"
-#include "harness/run/devices.h"
+#include "harness/app/check.h"
+#include "harness/probe/devices.h"
 #include "harness/util/error.h"
-#include "harness/run/machine.h"
-#include "harness/run/nvml.h"
+#include "harness/probe/machine.h"
+#include "harness/probe/nvml.h"
 #include "harness/run/session.h"
 #include "testutil.h"
 

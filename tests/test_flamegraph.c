@@ -7,7 +7,7 @@
  * box as wide as its share of the samples.
  */
 #include "harness/util/error.h"
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 #include "harness/run/stacks.h"
 #include "reporters/flamegraph.h"
 #include "reporters/report.h"

@@ -1,6 +1,6 @@
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
-#include "harness/store/gitinfo.h"
+#include "harness/git/gitinfo.h"
 #include "testutil.h"
 
 #include <criterion/criterion.h>

@@ -2,7 +2,7 @@
 
 #include "harness/gate/compare.h"
 #include "harness/util/error.h"
-#include "harness/run/process.h"
+#include "harness/util/process.h"
 #include "testutil.h"
 
 #include <cjson/cJSON.h>

@@ -19,30 +19,55 @@
 
 struct layer_rule {
 	const char *prefix; /* a folder, or one file */
-	const char *may[7]; /* the folders its files may include from */
+	const char *may[12]; /* the folders its files may include from */
 };
 
-/* Most specific prefix first. The report model is the one door from the
- * library into reporters/: only it reads comparisons, results and the
- * process runner that draws the charts; the renderers read the model. */
+/*
+ * Most specific prefix first. Bottom to top: util, model (the result
+ * document), git, store, bridge (the peers' documents), probe (what the
+ * machine can tell), suite, run, gate (the maths), app (the use cases),
+ * cli. forge (the forges' HTTP clients) stands beside them on util. The
+ * report model is the one door from the library into reporters/: only it
+ * reads comparisons and histories; the renderers read the model.
+ *
+ * TODO(issue 21): the two exceptions below go when probe owns the table
+ * of sampled fields (suite validates against it) and the report model
+ * has a bisect view of its own.
+ */
 static const struct layer_rule rules[] = {
+	{ "harness/probe/devices.h",
+	  { "harness/probe/", "harness/model/", "harness/util/",
+	    "harness/suite/suite.h" } },
+	{ "harness/probe/sampler.h",
+	  { "harness/probe/", "harness/model/", "harness/util/",
+	    "harness/suite/suite.h" } },
 	{ "reporters/report.",
-	  { "reporters/", "harness/util/", "harness/store/", "harness/gate/",
-	    "harness/run/process.h" } },
+	  { "reporters/", "harness/util/", "harness/model/", "harness/gate/",
+	    "harness/app/bisect.h" } },
 	{ "reporters/", { "reporters/", "harness/util/" } },
 	{ "harness/util/", { "harness/util/" } },
-	{ "harness/store/", { "harness/store/", "harness/util/" } },
-	/* the peers' documents read into series (bridge.h): below the run
-	 * layer, whose collectors read them too */
-	{ "harness/bridge/",
-	  { "harness/bridge/", "harness/store/", "harness/util/" } },
-	{ "harness/run/",
-	  { "harness/run/", "harness/bridge/", "harness/store/",
+	{ "harness/model/", { "harness/model/", "harness/util/" } },
+	{ "harness/git/", { "harness/git/", "harness/model/", "harness/util/" } },
+	{ "harness/store/",
+	  { "harness/store/", "harness/git/", "harness/model/",
 	    "harness/util/" } },
+	{ "harness/bridge/",
+	  { "harness/bridge/", "harness/model/", "harness/util/" } },
+	{ "harness/probe/",
+	  { "harness/probe/", "harness/model/", "harness/util/" } },
+	{ "harness/suite/",
+	  { "harness/suite/", "harness/probe/", "harness/bridge/",
+	    "harness/model/", "harness/util/" } },
+	{ "harness/run/",
+	  { "harness/run/", "harness/suite/", "harness/probe/",
+	    "harness/bridge/", "harness/store/", "harness/git/",
+	    "harness/model/", "harness/util/" } },
 	{ "harness/gate/",
-	  { "harness/gate/", "harness/run/", "harness/bridge/",
-	    "harness/store/", "harness/util/" } },
+	  { "harness/gate/", "harness/suite/", "harness/probe/",
+	    "harness/store/", "harness/git/", "harness/model/",
+	    "harness/util/" } },
 	{ "harness/forge/", { "harness/forge/", "harness/util/" } },
+	{ "harness/app/", { "harness/", "reporters/" } },
 	{ "harness/cli/", { "harness/", "reporters/" } },
 };
 
@@ -144,7 +169,7 @@ static void find_upward(const struct include_graph *graph, struct strbuf *found)
 
 		if (!rule)
 			continue;
-		for (size_t j = 0; j < 7 && rule->may[j]; j++)
+		for (size_t j = 0; j < 12 && rule->may[j]; j++)
 			allowed |= starts_with(inc->to, rule->may[j]);
 		if (!allowed)
 			strbuf_addf(found,
@@ -276,25 +301,25 @@ Test(layers, an_upward_include_and_a_cycle_are_reported)
 	struct strbuf found = STRBUF_INIT;
 
 	free(test_write_file(root, "harness/gate/stats.h", "\n"));
-	free(test_write_file(root, "harness/store/result.c",
-			     "#include \"harness/store/result.h\"\n"
+	free(test_write_file(root, "harness/model/result.c",
+			     "#include \"harness/model/result.h\"\n"
 			     "#include \"harness/gate/stats.h\"\n"));
-	free(test_write_file(root, "harness/store/result.h", "\n"));
+	free(test_write_file(root, "harness/model/result.h", "\n"));
 	free(test_write_file(root, "harness/util/a.h",
 			     "#include \"harness/util/b.h\"\n"));
 	free(test_write_file(root, "harness/util/b.c",
 			     "#include \"harness/util/a.h\"\n"));
 	free(test_write_file(root, "reporters/html.c",
 			     "#include \"reporters/report.h\"\n"
-			     "  #  include \"harness/store/result.h\"\n"));
+			     "  #  include \"harness/model/result.h\"\n"));
 	free(test_write_file(root, "reporters/report.h",
 			     "#include \"harness/gate/stats.h\"\n"));
 	check_tree(root, &found);
-	cr_expect(strstr(found.buf, "harness/store/result.c:2: includes "
+	cr_expect(strstr(found.buf, "harness/model/result.c:2: includes "
 				    "'harness/gate/stats.h', above its layer"),
 		  "%s", found.buf);
 	cr_expect(strstr(found.buf, "reporters/html.c:2: includes "
-				    "'harness/store/result.h'"),
+				    "'harness/model/result.h'"),
 		  "%s", found.buf);
 	cr_expect(strstr(found.buf, "harness/util/a -> harness/util/b -> "
 				    "harness/util/a") ||

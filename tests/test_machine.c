@@ -1,5 +1,5 @@
 #include "harness/util/error.h"
-#include "harness/run/machine.h"
+#include "harness/probe/machine.h"
 #include "harness/util/strbuf.h"
 
 #include <criterion/criterion.h>

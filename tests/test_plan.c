@@ -1,5 +1,5 @@
 #include "harness/util/error.h"
-#include "harness/run/plan.h"
+#include "harness/suite/plan.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>

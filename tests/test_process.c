@@ -1,4 +1,4 @@
-#include "harness/run/process.h"
+#include "harness/util/process.h"
 
 #include "harness/util/alloc.h"
 #include "testutil.h"
@@ -622,7 +622,7 @@ Test(process, outcome_can_be_reused)
 }
 
 /*
- * benchgate-launch (harness/run/launcher.h). On exec, Linux folds the peak RSS
+ * benchgate-launch (harness/util/launcher.h). On exec, Linux folds the peak RSS
  * of the memory that the exec replaces into the new program's ru_maxrss
  * (fs/exec.c, setmax_mm_hiwater_rss): spawned from this process, a program
  * reports at least this process's peak; exec'd from the launcher's small

@@ -9,8 +9,8 @@
  */
 #include "harness/util/error.h"
 #include "harness/run/profile.h"
-#include "harness/store/result.h"
-#include "harness/run/suite.h"
+#include "harness/model/result.h"
+#include "harness/suite/suite.h"
 
 #include "testutil.h"
 

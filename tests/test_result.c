@@ -3,7 +3,7 @@
  * git store): whatever a file holds, it is read whole and checked, or
  * rejected with its position; nothing undefined happens on the way.
  */
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 #include "harness/util/error.h"
 
 #include <criterion/criterion.h>

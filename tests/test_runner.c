@@ -2,8 +2,8 @@
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
-#include "harness/run/plan.h"
-#include "harness/run/suite.h"
+#include "harness/suite/plan.h"
+#include "harness/suite/suite.h"
 #include "testutil.h"
 
 #include <criterion/criterion.h>

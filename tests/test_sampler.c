@@ -5,10 +5,10 @@
  * perf counters for real, or the reason they cannot count here.
  */
 #include "harness/util/error.h"
-#include "harness/run/perfevent.h"
-#include "harness/run/process.h"
-#include "harness/run/rapl.h"
-#include "harness/run/sampler.h"
+#include "harness/probe/perfevent.h"
+#include "harness/util/process.h"
+#include "harness/probe/rapl.h"
+#include "harness/probe/sampler.h"
 #include "testutil.h"
 
 #include <criterion/criterion.h>

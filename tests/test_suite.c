@@ -1,5 +1,5 @@
 #include "harness/util/error.h"
-#include "harness/run/suite.h"
+#include "harness/suite/suite.h"
 
 #include <criterion/criterion.h>
 #include <string.h>

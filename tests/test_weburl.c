@@ -1,4 +1,4 @@
-#include "harness/store/weburl.h"
+#include "harness/git/weburl.h"
 
 #include <criterion/criterion.h>
 

@@ -1,7 +1,7 @@
 #include "testutil.h"
 
-#include "harness/run/process.h"
-#include "harness/store/result.h"
+#include "harness/util/process.h"
+#include "harness/model/result.h"
 #include "harness/store/store.h"
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"

@@ -2,7 +2,7 @@
 #define BENCHGATE_BRIDGE_H
 
 #include "harness/bridge/doc.h"
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 #ifndef BENCHGATE_BRIDGE_DOC_H
 #define BENCHGATE_BRIDGE_DOC_H
 
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 #include "harness/util/strbuf.h"
 
 #include <stdbool.h>

@@ -1,7 +1,7 @@
 #ifndef BENCHGATE_CLI_H
 #define BENCHGATE_CLI_H
 
-#include "harness/run/plan.h"
+#include "harness/suite/plan.h"
 
 #include <stdbool.h>
 

@@ -1,6 +1,6 @@
 #include "harness/cli/cli.h"
 
-#include "harness/gate/bisect.h"
+#include "harness/app/bisect.h"
 #include "harness/util/error.h"
 #include "harness/util/terminal.h"
 #include "reporters/bisect_view.h"

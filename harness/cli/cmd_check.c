@@ -2,7 +2,7 @@
 
 #include "harness/util/error.h"
 #include "harness/util/terminal.h"
-#include "harness/gate/check.h"
+#include "harness/app/check.h"
 #include "reporters/summary.h"
 #include "reporters/report.h"
 

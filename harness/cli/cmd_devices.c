@@ -1,9 +1,9 @@
 #include "harness/cli/cli.h"
 
-#include "harness/run/devices.h"
+#include "harness/probe/devices.h"
 #include "harness/util/error.h"
 #include "harness/util/terminal.h"
-#include "harness/run/sampler.h"
+#include "harness/probe/sampler.h"
 
 #include <stdio.h>
 

@@ -1,6 +1,6 @@
 #include "harness/cli/cli.h"
 
-#include "harness/cli/mlflow_export.h"
+#include "harness/app/mlflow_export.h"
 #include "harness/util/error.h"
 
 #include <stdio.h>

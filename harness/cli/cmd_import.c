@@ -3,7 +3,7 @@
 #include "harness/util/error.h"
 #include "harness/util/fileio.h"
 #include "harness/util/terminal.h"
-#include "harness/run/import.h"
+#include "harness/app/import.h"
 #include "harness/store/store.h"
 #include "reporters/summary.h"
 

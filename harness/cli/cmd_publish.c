@@ -1,7 +1,7 @@
 #include "harness/cli/cli.h"
 
 #include "harness/gate/history.h"
-#include "harness/store/weburl.h"
+#include "harness/git/weburl.h"
 #include "harness/util/error.h"
 #include "harness/util/name.h"
 #include "harness/util/terminal.h"

@@ -3,7 +3,7 @@
 #include "harness/gate/compare.h"
 #include "harness/util/error.h"
 #include "harness/util/terminal.h"
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 #include "reporters/report.h"
 
 #include <stdio.h>

@@ -3,7 +3,7 @@
 #include "harness/util/error.h"
 #include "harness/util/terminal.h"
 #include "harness/util/fileio.h"
-#include "harness/gate/check.h"
+#include "harness/app/check.h"
 #include "harness/run/session.h"
 #include "reporters/summary.h"
 

@@ -2,8 +2,8 @@
 
 #include "harness/util/error.h"
 #include "harness/util/terminal.h"
-#include "harness/run/plan.h"
-#include "harness/run/suite.h"
+#include "harness/suite/plan.h"
+#include "harness/suite/suite.h"
 
 #include <stdio.h>
 

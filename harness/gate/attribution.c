@@ -1,7 +1,7 @@
 #include "harness/gate/attribution.h"
 
-#include "harness/store/gitinfo.h"
-#include "harness/store/gitref.h"
+#include "harness/git/gitinfo.h"
+#include "harness/git/gitref.h"
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/util/strbuf.h"

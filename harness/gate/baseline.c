@@ -3,10 +3,10 @@
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/util/fileio.h"
-#include "harness/store/gitref.h"
-#include "harness/store/gitinfo.h"
+#include "harness/git/gitref.h"
+#include "harness/git/gitinfo.h"
 #include "harness/gate/stats.h"
-#include "harness/run/machine.h"
+#include "harness/probe/machine.h"
 
 #include <git2.h>
 #include <stdlib.h>

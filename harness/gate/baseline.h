@@ -1,7 +1,7 @@
 #ifndef BENCHGATE_BASELINE_H
 #define BENCHGATE_BASELINE_H
 
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 #include "harness/store/store.h"
 
 #include <git2.h>

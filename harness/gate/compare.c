@@ -2,7 +2,7 @@
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
-#include "harness/run/suite.h"
+#include "harness/suite/suite.h"
 
 #include <math.h>
 #include <stdlib.h>

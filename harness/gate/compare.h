@@ -1,7 +1,7 @@
 #ifndef BENCHGATE_COMPARE_H
 #define BENCHGATE_COMPARE_H
 
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 #include "harness/gate/stats.h"
 #include "harness/util/strbuf.h"
 

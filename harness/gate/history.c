@@ -2,8 +2,8 @@
 
 #include "harness/gate/baseline.h"
 #include "harness/gate/history_index.h"
-#include "harness/store/gitinfo.h"
-#include "harness/store/gitref.h"
+#include "harness/git/gitinfo.h"
+#include "harness/git/gitref.h"
 #include "harness/util/alloc.h"
 #include "harness/util/hash.h"
 #include "harness/util/error.h"

@@ -2,7 +2,7 @@
 #define BENCHGATE_HISTORY_H
 
 #include "harness/gate/changepoint.h"
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 #include "harness/store/store.h"
 
 #include <stdbool.h>

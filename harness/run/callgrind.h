@@ -1,8 +1,8 @@
 #ifndef BENCHGATE_CALLGRIND_H
 #define BENCHGATE_CALLGRIND_H
 
-#include "harness/store/result.h"
-#include "harness/run/suite.h"
+#include "harness/model/result.h"
+#include "harness/suite/suite.h"
 
 #include <stdbool.h>
 

@@ -5,7 +5,7 @@
 #include "harness/util/jsonread.h"
 #include "harness/bridge/bridge.h"
 #include "harness/run/extractor.h"
-#include "harness/run/sampler.h"
+#include "harness/probe/sampler.h"
 
 #include <assert.h>
 #include <cjson/cJSON.h>

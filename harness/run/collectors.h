@@ -1,10 +1,10 @@
 #ifndef BENCHGATE_COLLECTORS_H
 #define BENCHGATE_COLLECTORS_H
 
-#include "harness/run/plan.h"
-#include "harness/run/process.h"
-#include "harness/store/result.h"
-#include "harness/run/suite.h"
+#include "harness/suite/plan.h"
+#include "harness/util/process.h"
+#include "harness/model/result.h"
+#include "harness/suite/suite.h"
 
 /*
  * Turning one finished run into metric samples, per the benchmark's

@@ -1,7 +1,7 @@
 /* The `command` metric source; the contract is in extractor.h. */
 #include "harness/run/extractor.h"
 
-#include "harness/run/suite.h"
+#include "harness/suite/suite.h"
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/util/fileio.h"

@@ -1,8 +1,8 @@
 #ifndef BENCHGATE_EXTRACTOR_H
 #define BENCHGATE_EXTRACTOR_H
 
-#include "harness/run/plan.h"
-#include "harness/run/process.h"
+#include "harness/suite/plan.h"
+#include "harness/util/process.h"
 #include "harness/util/strbuf.h"
 
 /*

@@ -1,12 +1,12 @@
 /*
  * benchgate-launch FD SEARCH PROGRAM [ARG...]: runs a benchmark from a
  * small process, so that its ru_maxrss is its own, and reports its rusage
- * on FD. The protocol and the reasons are in harness/run/launcher.h.
+ * on FD. The protocol and the reasons are in harness/util/launcher.h.
  *
  * Built static and without sanitizers, and linked with nothing of
  * benchgate: its memory at the fork is what the benchmark inherits.
  */
-#include "harness/run/launcher.h"
+#include "harness/util/launcher.h"
 
 #include <errno.h>
 #include <fcntl.h>

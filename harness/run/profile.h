@@ -1,9 +1,9 @@
 #ifndef BENCHGATE_PROFILE_H
 #define BENCHGATE_PROFILE_H
 
-#include "harness/run/plan.h"
-#include "harness/run/process.h"
-#include "harness/store/result.h"
+#include "harness/suite/plan.h"
+#include "harness/util/process.h"
+#include "harness/model/result.h"
 #include "harness/util/strbuf.h"
 
 #include <stdbool.h>

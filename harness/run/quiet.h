@@ -1,7 +1,7 @@
 #ifndef BENCHGATE_QUIET_H
 #define BENCHGATE_QUIET_H
 
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 
 /*
  * How quiet the machine is, seen from /proc when a measurement starts:

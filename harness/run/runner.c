@@ -3,12 +3,12 @@
 #include "harness/util/alloc.h"
 #include "harness/run/callgrind.h"
 #include "harness/run/collectors.h"
-#include "harness/run/devices.h"
+#include "harness/probe/devices.h"
 #include "harness/util/error.h"
 #include "harness/util/fileio.h"
-#include "harness/run/process.h"
+#include "harness/util/process.h"
 #include "harness/run/profile.h"
-#include "harness/run/sampler.h"
+#include "harness/probe/sampler.h"
 
 #include <assert.h>
 #include <ctype.h>

@@ -1,10 +1,10 @@
 #ifndef BENCHGATE_RUNNER_H
 #define BENCHGATE_RUNNER_H
 
-#include "harness/run/plan.h"
+#include "harness/suite/plan.h"
 #include "harness/run/profile.h"
-#include "harness/store/result.h"
-#include "harness/run/suite.h"
+#include "harness/model/result.h"
+#include "harness/suite/suite.h"
 
 #include <stdbool.h>
 #include <stddef.h>

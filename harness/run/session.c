@@ -1,14 +1,14 @@
 #include "harness/run/session.h"
 
 #include "harness/util/alloc.h"
-#include "harness/run/devices.h"
+#include "harness/probe/devices.h"
 #include "harness/util/error.h"
 #include "harness/util/fileio.h"
 #include "harness/util/isotime.h"
-#include "harness/store/gitinfo.h"
+#include "harness/git/gitinfo.h"
 #include "harness/run/lock.h"
-#include "harness/run/machine.h"
-#include "harness/run/process.h"
+#include "harness/probe/machine.h"
+#include "harness/util/process.h"
 #include "harness/run/quiet.h"
 
 #include <assert.h>

@@ -1,12 +1,12 @@
 #ifndef BENCHGATE_SESSION_H
 #define BENCHGATE_SESSION_H
 
-#include "harness/run/plan.h"
+#include "harness/suite/plan.h"
 #include "harness/run/profile.h"
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 #include "harness/run/runner.h"
 #include "harness/store/store.h"
-#include "harness/run/suite.h"
+#include "harness/suite/suite.h"
 
 #include <stdbool.h>
 

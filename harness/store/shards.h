@@ -1,7 +1,7 @@
 #ifndef BENCHGATE_SHARDS_H
 #define BENCHGATE_SHARDS_H
 
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 #include "harness/store/store.h"
 
 #include <stddef.h>

@@ -9,7 +9,7 @@
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/util/fileio.h"
-#include "harness/store/gitinfo.h"
+#include "harness/git/gitinfo.h"
 
 #include <ctype.h>
 #include <stdlib.h>

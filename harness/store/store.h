@@ -1,7 +1,7 @@
 #ifndef BENCHGATE_STORE_H
 #define BENCHGATE_STORE_H
 
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 #include "harness/util/strbuf.h"
 
 #include <stdbool.h>

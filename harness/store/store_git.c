@@ -42,8 +42,8 @@
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
-#include "harness/store/gitref.h"
-#include "harness/store/gitinfo.h"
+#include "harness/git/gitref.h"
+#include "harness/git/gitinfo.h"
 
 #include <assert.h>
 #include <dirent.h>

@@ -4,7 +4,7 @@
  * Assertions are on exit codes, printed messages and the files left behind.
  */
 #include "harness/util/error.h"
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 #include "harness/store/store.h"
 
 #include "testutil.h"
@@ -494,7 +494,7 @@ Test(cli, maxrss_is_the_benchmarks_own_not_benchgates)
 	char *suite, store[4096];
 
 	/* exec keeps the larger of the old memory's peak and the new
-	 * program's (harness/run/launcher.h): a small benchmark shows
+	 * program's (harness/util/launcher.h): a small benchmark shows
 	 * benchgate's own peak, 12 MiB and more, a large one its own */
 	suite = test_write_file(
 		test_dir, "rss.json",

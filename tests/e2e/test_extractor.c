@@ -3,7 +3,7 @@
  * extractor run after each measured run that reads what the run left in
  * $BENCHGATE_RUN_DIR and its log, through the built binary.
  */
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 #include "harness/util/error.h"
 
 #include "testutil.h"

@@ -6,7 +6,7 @@
  * leaves: a profile.pop in its run directory and PopTorch's log lines.
  * The Poplar SDK is not installable here; README "Bridges" says so.
  */
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 #include "harness/util/error.h"
 
 #include "testutil.h"

@@ -13,7 +13,7 @@
  * +20 % is caught from independent runs is test_compare's.
  */
 #include "harness/util/error.h"
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 
 #include "testutil.h"
 

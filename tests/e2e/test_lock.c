@@ -4,7 +4,7 @@
  * the second waits, saying on whom, or fails with --no-wait; and what a
  * result records of a machine that was not quiet.
  */
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 
 #include "testutil.h"
 

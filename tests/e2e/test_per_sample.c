@@ -6,7 +6,7 @@
  * run, so the expected values are exact (tests/workloads/samples_energy.c).
  */
 #include "harness/util/error.h"
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 
 #include "testutil.h"
 

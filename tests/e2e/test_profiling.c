@@ -8,7 +8,7 @@
  * directory, so the tests see exactly which runs happened and with what.
  */
 #include "harness/util/error.h"
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 
 #include "testutil.h"
 

@@ -8,7 +8,7 @@
 #include "harness/util/error.h"
 #include "harness/gate/stats.h"
 #include "harness/run/collectors.h"
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 #include "harness/store/store.h"
 
 #include "testutil.h"

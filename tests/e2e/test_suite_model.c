@@ -7,7 +7,7 @@
  * named reference in the columns the roles say; env values expand as the
  * command does; an unknown device or variable is a suite error (exit 2).
  */
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 #include "harness/util/error.h"
 
 #include "testutil.h"

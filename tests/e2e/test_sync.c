@@ -6,7 +6,7 @@
  */
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 #include "harness/store/store.h"
 
 #include "testutil.h"

@@ -8,7 +8,7 @@
  * (prepare.py), so only the first run on a machine trains.
  */
 #include "harness/util/error.h"
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 
 #include "testutil.h"
 

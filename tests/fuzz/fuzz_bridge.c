@@ -6,7 +6,7 @@
  * benchgate then refuses to read back, or a name outside its alphabet.
  */
 #include "harness/bridge/bridge.h"
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 #include "harness/util/error.h"
 #include "harness/util/strbuf.h"
 

@@ -1,10 +1,10 @@
 /*
- * libFuzzer target: the result reader (harness/store/result.h) on any
+ * libFuzzer target: the result reader (harness/model/result.h) on any
  * bytes. A document it accepts must survive its own round trip: written
  * back and read again, it is read as the same result and written as the
  * same bytes (result_split() and the git store rely on that).
  */
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 #include "harness/util/error.h"
 #include "harness/util/strbuf.h"
 

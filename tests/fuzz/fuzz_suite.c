@@ -1,9 +1,9 @@
 /*
- * libFuzzer target: the suite loader (harness/run/suite.h) on any bytes.
+ * libFuzzer target: the suite loader (harness/suite/suite.h) on any bytes.
  * A suite either loads or is refused with a message; nothing it holds
  * may crash the loader, leak, or do anything undefined.
  */
-#include "harness/run/suite.h"
+#include "harness/suite/suite.h"
 #include "harness/util/error.h"
 
 #include "fuzz.h"

@@ -1,11 +1,11 @@
-#include "harness/run/devices.h"
+#include "harness/probe/devices.h"
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/util/format.h"
-#include "harness/run/nvml.h"
-#include "harness/run/process.h"
-#include "harness/run/sysfs.h"
+#include "harness/probe/nvml.h"
+#include "harness/util/process.h"
+#include "harness/probe/sysfs.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -1,11 +1,11 @@
-#include "harness/run/sampler.h"
+#include "harness/probe/sampler.h"
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
-#include "harness/run/nvml.h"
-#include "harness/run/perfevent.h"
-#include "harness/run/rapl.h"
-#include "harness/run/sysfs.h"
+#include "harness/probe/nvml.h"
+#include "harness/probe/perfevent.h"
+#include "harness/probe/rapl.h"
+#include "harness/probe/sysfs.h"
 
 #include <errno.h>
 #include <math.h>

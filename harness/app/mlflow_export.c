@@ -1,9 +1,9 @@
 /* A comparison as MLflow runs; the mapping is in mlflow_export.h. */
-#include "harness/cli/mlflow_export.h"
+#include "harness/app/mlflow_export.h"
 
 #include "harness/forge/mlflow.h"
 #include "harness/gate/compare.h"
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/util/fileio.h"

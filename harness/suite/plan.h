@@ -2,7 +2,7 @@
 #define BENCHGATE_PLAN_H
 
 #include "harness/util/strbuf.h"
-#include "harness/run/suite.h"
+#include "harness/suite/suite.h"
 
 #include <stdbool.h>
 #include <stddef.h>

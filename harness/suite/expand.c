@@ -1,4 +1,4 @@
-#include "harness/run/expand.h"
+#include "harness/suite/expand.h"
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"

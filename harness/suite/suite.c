@@ -1,8 +1,8 @@
-#include "harness/run/suite.h"
+#include "harness/suite/suite.h"
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
-#include "harness/run/expand.h"
+#include "harness/suite/expand.h"
 #include "harness/util/jsonread.h"
 #include "harness/util/strbuf.h"
 

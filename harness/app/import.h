@@ -2,7 +2,7 @@
 #define BENCHGATE_IMPORT_H
 
 #include "harness/bridge/bridge.h"
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 
 #include <stddef.h>
 

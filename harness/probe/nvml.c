@@ -1,4 +1,4 @@
-#include "harness/run/nvml.h"
+#include "harness/probe/nvml.h"
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"

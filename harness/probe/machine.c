@@ -1,7 +1,7 @@
-#include "harness/run/machine.h"
+#include "harness/probe/machine.h"
 
 #include "harness/util/alloc.h"
-#include "harness/run/devices.h"
+#include "harness/probe/devices.h"
 #include "harness/util/error.h"
 #include "harness/util/strbuf.h"
 

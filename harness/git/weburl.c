@@ -1,6 +1,6 @@
-#include "harness/store/weburl.h"
+#include "harness/git/weburl.h"
 
-#include "harness/store/gitinfo.h"
+#include "harness/git/gitinfo.h"
 
 #include <git2.h>
 #include <string.h>

@@ -2,7 +2,7 @@
 #define BENCHGATE_SAMPLER_H
 
 #include "harness/util/strbuf.h"
-#include "harness/run/suite.h"
+#include "harness/suite/suite.h"
 
 /*
  * Watching the machine while a measured run goes on: the harness-measured

@@ -1,7 +1,7 @@
-#include "harness/run/import.h"
+#include "harness/app/import.h"
 
-#include "harness/run/machine.h"
-#include "harness/store/gitinfo.h"
+#include "harness/probe/machine.h"
+#include "harness/git/gitinfo.h"
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/util/isotime.h"

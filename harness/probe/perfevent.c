@@ -1,10 +1,10 @@
 /* the syscall number of perf_event_open */
 #define _GNU_SOURCE
 
-#include "harness/run/perfevent.h"
+#include "harness/probe/perfevent.h"
 
 #include "harness/util/alloc.h"
-#include "harness/run/sysfs.h"
+#include "harness/probe/sysfs.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>

@@ -1,9 +1,9 @@
-#include "harness/run/plan.h"
+#include "harness/suite/plan.h"
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/util/terminal.h"
-#include "harness/run/expand.h"
+#include "harness/suite/expand.h"
 
 #include <assert.h>
 #include <fnmatch.h>

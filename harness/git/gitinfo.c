@@ -1,8 +1,8 @@
-#include "harness/store/gitinfo.h"
+#include "harness/git/gitinfo.h"
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
-#include "harness/store/gitref.h"
+#include "harness/git/gitref.h"
 
 #include <git2.h>
 #include <pthread.h>

@@ -2,7 +2,7 @@
 #define BENCHGATE_SUITE_H
 
 #include "harness/bridge/bridge.h"
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 
 #include <stdbool.h>
 #include <stddef.h>

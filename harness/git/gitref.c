@@ -1,4 +1,4 @@
-#include "harness/store/gitref.h"
+#include "harness/git/gitref.h"
 
 #include "harness/util/error.h"
 

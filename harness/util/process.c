@@ -1,11 +1,11 @@
 /* posix_spawn_file_actions_addchdir_np() and the pidfd syscall number */
 #define _GNU_SOURCE
 
-#include "harness/run/process.h"
+#include "harness/util/process.h"
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
-#include "harness/run/launcher.h"
+#include "harness/util/launcher.h"
 
 #include <assert.h>
 #include <errno.h>

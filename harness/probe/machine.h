@@ -1,7 +1,7 @@
 #ifndef BENCHGATE_MACHINE_H
 #define BENCHGATE_MACHINE_H
 
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 
 /*
  * Which machine a result was measured on: the machine_info of a result.

@@ -1,7 +1,7 @@
 #ifndef BENCHGATE_GITINFO_H
 #define BENCHGATE_GITINFO_H
 
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 #include "harness/util/strbuf.h"
 
 #include <git2.h>

@@ -1,4 +1,4 @@
-#include "harness/run/sysfs.h"
+#include "harness/probe/sysfs.h"
 
 #include <ctype.h>
 #include <errno.h>

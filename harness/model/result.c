@@ -1,4 +1,4 @@
-#include "harness/store/result.h"
+#include "harness/model/result.h"
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"

@@ -1,8 +1,8 @@
-#include "harness/run/rapl.h"
+#include "harness/probe/rapl.h"
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
-#include "harness/run/sysfs.h"
+#include "harness/probe/sysfs.h"
 
 #include <dirent.h>
 #include <errno.h>
