@@ -264,24 +264,24 @@ Test(devices, cuda_visible_devices_as_cuda_reads_it)
 	const char *uuids[] = { "GPU-aaaa-0", "GPU-bbbb-1", "GPU-bbcc-2" };
 	size_t got[8], n;
 
-	n = nvml_select_visible(NULL, uuids, 3, got, 8);
+	n = gpu_select_visible(NULL, uuids, 3, got, 8);
 	cr_assert(n == 3 && got[0] == 0 && got[2] == 2);
-	cr_assert_eq(nvml_select_visible("", uuids, 3, got, 8), 0);
-	cr_assert_eq(nvml_select_visible("-1", uuids, 3, got, 8), 0);
-	n = nvml_select_visible("2,0", uuids, 3, got, 8);
+	cr_assert_eq(gpu_select_visible("", uuids, 3, got, 8), 0);
+	cr_assert_eq(gpu_select_visible("-1", uuids, 3, got, 8), 0);
+	n = gpu_select_visible("2,0", uuids, 3, got, 8);
 	cr_assert(n == 2 && got[0] == 2 && got[1] == 0);
 	/* the list ends at the first entry that names no GPU */
-	n = nvml_select_visible("1,7,0", uuids, 3, got, 8);
+	n = gpu_select_visible("1,7,0", uuids, 3, got, 8);
 	cr_assert(n == 1 && got[0] == 1);
-	n = nvml_select_visible(" 1 ,1", uuids, 3, got, 8);
+	n = gpu_select_visible(" 1 ,1", uuids, 3, got, 8);
 	cr_assert(n == 1 && got[0] == 1);
-	n = nvml_select_visible("GPU-bbc,GPU-a", uuids, 3, got, 8);
+	n = gpu_select_visible("GPU-bbc,GPU-a", uuids, 3, got, 8);
 	cr_assert(n == 2 && got[0] == 2 && got[1] == 0);
 	/* a prefix must name one GPU */
-	cr_assert_eq(nvml_select_visible("GPU-bb", uuids, 3, got, 8), 0);
+	cr_assert_eq(gpu_select_visible("GPU-bb", uuids, 3, got, 8), 0);
 	cr_assert_eq(
-		nvml_select_visible("MIG-GPU-aaaa-0/1/0", uuids, 3, got, 8), 0);
-	n = nvml_select_visible("0,1,2", uuids, 3, got, 2);
+		gpu_select_visible("MIG-GPU-aaaa-0/1/0", uuids, 3, got, 8), 0);
+	n = gpu_select_visible("0,1,2", uuids, 3, got, 2);
 	cr_assert_eq(n, 2);
 }
 

@@ -271,14 +271,14 @@ static void probe_gpus(struct devices *devices)
 	uuids = xcalloc(nr + 1, sizeof(*uuids));
 	selected = xcalloc(nr + 1, sizeof(*selected));
 	for (size_t i = 0; i < nr; i++) {
-		const struct nvml_gpu *gpu = nvml_gpu(nvml, i);
+		const struct gpu_desc *gpu = nvml_gpu(nvml, i);
 
 		devices->gpus[i].name = xstrdup(gpu->name);
 		devices->gpus[i].uuid = xstrdup(gpu->uuid);
 		devices->gpus[i].memory_bytes = gpu->memory_bytes;
 		uuids[i] = devices->gpus[i].uuid;
 	}
-	count = nvml_select_visible(visible, uuids, nr, selected, nr);
+	count = gpu_select_visible(visible, uuids, nr, selected, nr);
 	for (size_t i = 0; i < count; i++)
 		devices->gpus[selected[i]].visible = true;
 	if (*nvml_driver_version(nvml))
@@ -550,7 +550,7 @@ static size_t visible_gpus(const struct devices *devices,
 
 	for (size_t i = 0; i < devices->gpus_nr; i++)
 		uuids[i] = devices->gpus[i].uuid;
-	count = nvml_select_visible(cuda_visible, uuids, devices->gpus_nr,
+	count = gpu_select_visible(cuda_visible, uuids, devices->gpus_nr,
 				    selected, devices->gpus_nr);
 	free(uuids);
 	free(selected);

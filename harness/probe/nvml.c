@@ -3,7 +3,6 @@
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 
-#include <ctype.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +29,20 @@ struct nvml_utilization {
 	unsigned int memory;
 };
 
+/* nvmlProcessInfo_t of NVML 11.x and later (the _v2 and _v3 calls) */
+struct nvml_process_info {
+	unsigned int pid;
+	unsigned long long used_gpu_memory;
+	unsigned int gpu_instance_id;
+	unsigned int compute_instance_id;
+};
+
+#define NVML_ERROR_INSUFFICIENT_SIZE 7
+/* usedGpuMemory when the driver cannot tell (Windows WDDM, no permission) */
+#define NVML_VALUE_NOT_AVAILABLE (~0ULL)
+/* processes read per GPU; more than a benchmark plausibly runs there */
+#define NVML_PROCESSES_MAX 256
+
 struct nvml_api {
 	nvml_return (*init)(void);
 	nvml_return (*shutdown)(void);
@@ -50,21 +63,9 @@ struct nvml_api {
 	nvml_return (*total_energy)(nvml_device device,
 				    unsigned long long *millijoules);
 	nvml_return (*driver_version)(char *version, unsigned int length);
-};
-
-enum quantity {
-	Q_UTILIZATION,
-	Q_MEMORY,
-	Q_POWER,
-	Q_ENERGY,
-	Q_NR
-};
-
-static const char *const quantity_names[Q_NR] = {
-	"utilization",
-	"memory",
-	"power",
-	"energy",
+	nvml_return (*compute_processes)(nvml_device device,
+					 unsigned int *count,
+					 struct nvml_process_info *infos);
 };
 
 struct nvml {
@@ -72,11 +73,12 @@ struct nvml {
 	struct nvml_api api;
 	bool initialised;
 	nvml_device *devices;
-	struct nvml_gpu *gpus;
+	struct gpu_desc *gpus;
 	size_t nr;
 	char driver[96];
-	const char *why[Q_NR];
-	char why_text[Q_NR][96];
+	const char *why[GPU_QUANTITY_NR];
+	char why_text[GPU_QUANTITY_NR][96];
+	struct nvml_process_info processes[NVML_PROCESSES_MAX];
 };
 
 static const char *default_library = "libnvidia-ml.so.1";
@@ -155,12 +157,16 @@ static int load_library(struct nvml *nvml, struct strbuf *why)
 	LOAD(nvml, power_usage, "nvmlDeviceGetPowerUsage");
 	LOAD(nvml, total_energy, "nvmlDeviceGetTotalEnergyConsumption");
 	LOAD(nvml, driver_version, "nvmlSystemGetDriverVersion");
+	if (!LOAD(nvml, compute_processes,
+		  "nvmlDeviceGetComputeRunningProcesses_v3"))
+		LOAD(nvml, compute_processes,
+		     "nvmlDeviceGetComputeRunningProcesses_v2");
 	return BG_OK;
 }
 
 static void describe_gpu(struct nvml *nvml, size_t index)
 {
-	struct nvml_gpu *gpu = &nvml->gpus[index];
+	struct gpu_desc *gpu = &nvml->gpus[index];
 	struct nvml_memory memory;
 	nvml_return rc;
 
@@ -242,7 +248,7 @@ size_t nvml_count(const struct nvml *nvml)
 	return nvml->nr;
 }
 
-const struct nvml_gpu *nvml_gpu(const struct nvml *nvml, size_t index)
+const struct gpu_desc *nvml_gpu(const struct nvml *nvml, size_t index)
 {
 	return index < nvml->nr ? &nvml->gpus[index] : NULL;
 }
@@ -253,7 +259,8 @@ const char *nvml_driver_version(const struct nvml *nvml)
 }
 
 /* Keeps the first reason a quantity was refused; later ones are alike. */
-static bool answered(struct nvml *nvml, enum quantity quantity, nvml_return rc)
+static bool answered(struct nvml *nvml, enum gpu_quantity quantity,
+		     nvml_return rc)
 {
 	if (rc == NVML_SUCCESS)
 		return true;
@@ -268,7 +275,37 @@ static bool answered(struct nvml *nvml, enum quantity quantity, nvml_return rc)
 	return false;
 }
 
-void nvml_read(struct nvml *nvml, size_t index, struct nvml_reading *out)
+/* Sums what the processes `pids` hold on `device`; false when NVML cannot
+ * tell (then answered() keeps why). */
+static bool read_process_memory(struct nvml *nvml, nvml_device device,
+				const pid_t *pids, size_t nr, uint64_t *bytes)
+{
+	unsigned int count = NVML_PROCESSES_MAX;
+	nvml_return rc = nvml->api.compute_processes
+				 ? nvml->api.compute_processes(
+					   device, &count, nvml->processes)
+				 : NVML_ABSENT;
+
+	if (!answered(nvml, GPU_PROCESS_MEMORY, rc))
+		return false;
+	*bytes = 0;
+	for (unsigned int i = 0; i < count && i < NVML_PROCESSES_MAX; i++) {
+		const struct nvml_process_info *info = &nvml->processes[i];
+
+		for (size_t p = 0; p < nr; p++) {
+			if ((pid_t)info->pid != pids[p])
+				continue;
+			if (info->used_gpu_memory == NVML_VALUE_NOT_AVAILABLE)
+				return answered(nvml, GPU_PROCESS_MEMORY,
+						NVML_ERROR_NOT_SUPPORTED);
+			*bytes += info->used_gpu_memory;
+		}
+	}
+	return true;
+}
+
+void nvml_read(struct nvml *nvml, size_t index, const pid_t *pids, size_t nr,
+	       struct gpu_reading *out)
 {
 	nvml_device device = index < nvml->nr ? nvml->devices[index] : NULL;
 	struct nvml_utilization utilization;
@@ -280,103 +317,43 @@ void nvml_read(struct nvml *nvml, size_t index, struct nvml_reading *out)
 	memset(out, 0, sizeof(*out));
 	if (!device) {
 		/* describe_gpu() could not get a handle */
-		for (int q = 0; q < Q_NR; q++)
-			answered(nvml, (enum quantity)q,
+		for (int q = 0; q < GPU_QUANTITY_NR; q++)
+			answered(nvml, (enum gpu_quantity)q,
 				 NVML_ERROR_NOT_SUPPORTED);
 		return;
 	}
-	if (answered(nvml, Q_UTILIZATION,
+	if (answered(nvml, GPU_UTILIZATION,
 		     nvml->api.utilization
 			     ? nvml->api.utilization(device, &utilization)
 			     : missing)) {
 		out->has_utilization = true;
 		out->utilization = utilization.gpu;
 	}
-	if (answered(nvml, Q_MEMORY, nvml->api.memory_info(device, &memory))) {
+	if (answered(nvml, GPU_MEMORY, nvml->api.memory_info(device, &memory))) {
 		out->has_memory = true;
 		out->memory_used = memory.used;
 	}
-	if (answered(nvml, Q_POWER,
+	if (answered(nvml, GPU_POWER,
 		     nvml->api.power_usage
 			     ? nvml->api.power_usage(device, &milliwatts)
 			     : missing)) {
 		out->has_power = true;
 		out->power_w = milliwatts / 1000.0;
 	}
-	if (answered(nvml, Q_ENERGY,
+	if (answered(nvml, GPU_ENERGY,
 		     nvml->api.total_energy
 			     ? nvml->api.total_energy(device, &energy)
 			     : missing)) {
 		out->has_energy = true;
 		out->energy_mj = energy;
 	}
+	out->has_process_memory =
+		read_process_memory(nvml, device, pids, nr, &out->process_memory);
 }
 
 const char *nvml_why(const struct nvml *nvml, const char *quantity)
 {
-	for (int q = 0; q < Q_NR; q++)
-		if (!strcmp(quantity_names[q], quantity))
-			return nvml->why[q];
-	return NULL;
-}
+	enum gpu_quantity q = gpu_quantity_find(quantity);
 
-/* The GPU an entry of CUDA_VISIBLE_DEVICES names, or -1. */
-static long visible_entry(const char *entry, size_t len,
-			  const char *const *uuids, size_t nr)
-{
-	long found = -1;
-	size_t i;
-
-	while (len && isspace((unsigned char)*entry))
-		entry++, len--;
-	while (len && isspace((unsigned char)entry[len - 1]))
-		len--;
-	if (!len)
-		return -1;
-	if (strspn(entry, "0123456789") >= len) {
-		unsigned long index = strtoul(entry, NULL, 10);
-
-		return len < 10 && index < nr ? (long)index : -1;
-	}
-	if (strncmp(entry, "GPU-", 4))
-		return -1;
-	for (i = 0; i < nr; i++) {
-		if (!uuids[i] || strncmp(uuids[i], entry, len))
-			continue;
-		/* a prefix must name one GPU, as CUDA requires */
-		if (found >= 0)
-			return -1;
-		found = (long)i;
-	}
-	return found;
-}
-
-size_t nvml_select_visible(const char *visible, const char *const *uuids,
-			   size_t nr, size_t *selected, size_t max)
-{
-	size_t count = 0;
-	const char *p = visible;
-
-	if (!visible) {
-		for (size_t i = 0; i < nr && count < max; i++)
-			selected[count++] = i;
-		return count;
-	}
-	for (;;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		long index = visible_entry(p, len, uuids, nr);
-		bool repeated = false;
-
-		if (index < 0)
-			break;
-		for (size_t i = 0; i < count; i++)
-			repeated |= selected[i] == (size_t)index;
-		if (!repeated && count < max)
-			selected[count++] = (size_t)index;
-		if (!comma)
-			break;
-		p = comma + 1;
-	}
-	return count;
+	return q < GPU_QUANTITY_NR ? nvml->why[q] : NULL;
 }

@@ -232,9 +232,9 @@ static void sample_nvml(struct sampler *sampler, struct run *run, double now,
 
 	for (size_t i = 0; i < run->gpus_nr; i++) {
 		size_t gpu = sampler->gpus[i];
-		struct nvml_reading reading;
+		struct gpu_reading reading;
 
-		nvml_read(sampler->nvml, gpu, &reading);
+		nvml_read(sampler->nvml, gpu, NULL, 0, &reading);
 		if (!reading.has_energy) {
 			run->gpu_energy_ok = false;
 		} else if (!first) {
@@ -513,7 +513,7 @@ void sampler_start(struct sampler *sampler, unsigned sources,
 		run->rapl_errno = errno;
 	}
 	if (run->sources & SAMPLER_SOURCE(SOURCE_NVML)) {
-		run->gpus_nr = nvml_select_visible(cuda_visible, sampler->uuids,
+		run->gpus_nr = gpu_select_visible(cuda_visible, sampler->uuids,
 						   nvml_count(sampler->nvml),
 						   sampler->gpus,
 						   nvml_count(sampler->nvml));
