@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Report metrics to benchgate from a Python benchmark (standard library only).
 
     import benchgate

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * GitHub Actions workflow commands: a line "::error title=T::MESSAGE" on
  * stdout becomes an annotation on the run and the pull request's checks.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "reporters/bisect_view.h"
 
 #include "harness/util/format.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * CSV (RFC 4180, CRLF line ends): a header, then one row per case and
  * metric. Names and notes go through escape_csv(), which also defuses

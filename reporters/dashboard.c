@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The pages of `benchgate publish` (dashboard.h): HTML made from a
  * branch's history, every user string through escape_html().

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The Atom feed (RFC 4287) of a dashboard's change points (dashboard.h):
  * a reader subscribed to it learns of a regression the morning after.

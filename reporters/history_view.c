@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The views of `benchgate history` (history_view.h): what a branch's
  * series look like in a terminal, in CSV and in JSON.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef BENCHGATE_HISTORY_VIEW_H
 #define BENCHGATE_HISTORY_VIEW_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The HTML report: one self-contained file that opens from a CI artifact,
  * on a laptop or a phone, with no network. Styles, charts (inline SVG drawn

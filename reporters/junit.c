@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * JUnit XML, in the structure of the Jenkins junit-10 schema that GitLab,
  * GitHub test reporters and Jenkins read (tests/fixtures/junit.xsd):

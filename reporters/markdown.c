@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * GitHub-flavoured Markdown: the pull-request comment and the CI step
  * summary. In order: the marker the comment upserter looks for, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * OpenMetrics text (https://openmetrics.io), the format of GitLab's metrics
  * report (artifacts:reports:metrics), which shows in a merge request the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Writing a dashboard incrementally (publish.h): a content hash per file
  * in the state file decides what is written and what gnuplot draws.

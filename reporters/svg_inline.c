@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "reporters/svg_inline.h"
 
 #include "harness/util/utf8.h"

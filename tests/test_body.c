@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The comment's text (harness/forge/body.h): the marker that finds it
  * again, one marker per body, and the cut at the forge's limit, counted in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The callgrind source: reading totals from callgrind's output, summing a
  * run's files, and the suite syntax. The format is callgrind's "Callgrind

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The PR/MR comment upserter against a fake API: a small HTTP/1.1 server on
  * 127.0.0.1 in a thread of the test, answering from a script (or, for the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The interval a comparison shows agrees with its verdict: on many random
  * comparisons (several metrics each, so that the false discovery rate

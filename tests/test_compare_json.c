@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The comparison reader (compare_json.c) on documents from elsewhere
  * (`benchgate report FILE`): every value is checked or the document is

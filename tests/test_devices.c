@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The device probes without the devices: a CPU from the fixture tree
  * (tests/fixtures/sysfs), GPUs from the fake NVML (tests/fakenvml), IPUs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Flame graphs: the SVG drawn from folded stacks, and the graphs drawn for
  * the profiles of a result after its runs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* util/format: one way to write each quantity, in every report. */
 #include "harness/util/format.h"
 

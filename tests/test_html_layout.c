@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The HTML report as a reader opens it: written with its charts by
  * report_write_all() from a baseline and a candidate whose variants moved,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Profiling runs: the Poplar options merged for the PopVision Graph
  * Analyser, the suite's "profile" setting, and the artifacts a result

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Scrubbing the token out of messages (harness/forge/redact.h).
  */

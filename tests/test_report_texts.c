@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * One text per quantity: the terminal and every report print a speed-up,
  * a size ratio and an accuracy difference the same way, with where a

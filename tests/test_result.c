@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The result reader on documents from elsewhere (`compare`, `merge`, the
  * git store): whatever a file holds, it is read whole and checked, or

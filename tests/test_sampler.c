@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The sampler and its sources, without the hardware: /proc/stat and RAPL
  * counters from trees written under a temporary root (BENCHGATE_PROCFS_ROOT,

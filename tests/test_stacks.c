@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Folded stacks: folding `perf script` text, and the folded form's round
  * trip and order.

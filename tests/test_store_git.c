@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The git backend of the store (`--store git:BRANCH`): results as commits
  * on a branch of the repository of the current directory, written without

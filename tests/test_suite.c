@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/util/error.h"
 #include "harness/suite/suite.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The target from the CI environment (harness/forge/target.h): the pull
  * request number from GitHub's event file (GITHUB_EVENT_PATH), whose

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The terminal escaper (harness/util/terminal.h). Reference values: the
  * UTF-8 encodings are from the Unicode Standard, chapter 3, table 3-7

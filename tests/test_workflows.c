@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The CI templates cannot drift from the binary: every GitHub workflow
  * (.github/workflows/), the composite action (action.yml) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A comparison as MLflow runs; the mapping is in mlflow_export.h. */
 #include "harness/app/mlflow_export.h"
 

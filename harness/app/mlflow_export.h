@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef BENCHGATE_MLFLOW_EXPORT_H
 #define BENCHGATE_MLFLOW_EXPORT_H
 

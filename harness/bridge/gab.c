@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* github-action-benchmark's customSmallerIsBetter and customBiggerIsBetter
  * arrays (bridge.h). */
 #include "harness/bridge/formats.h"

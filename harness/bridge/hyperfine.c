@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hyperfine's --export-json (bridge.h). */
 #include "harness/bridge/formats.h"
 

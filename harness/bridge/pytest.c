@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pytest-benchmark's JSON (bridge.h). */
 #include "harness/bridge/formats.h"
 

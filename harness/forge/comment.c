@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The create-or-update verb; the contract is in comment.h. One flow serves
  * both forges: resolve the target, prepare the body, list the comments

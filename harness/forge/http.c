@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The HTTP client over libcurl; the contract is in http.h. One attempt is
  * http_send(); http_call() wraps it in the retry policy.

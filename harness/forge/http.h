@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef BENCHGATE_HTTP_H
 #define BENCHGATE_HTTP_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The MLflow REST client; the contract is in mlflow.h. */
 #include "harness/forge/mlflow.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/forge/redact.h"
 
 #include "harness/util/error.h"

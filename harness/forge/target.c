@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Resolving the target from the options and the CI environment; the
  * contract is in target.h. The two CIs differ only in variable names,

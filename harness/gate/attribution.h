@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef BENCHGATE_ATTRIBUTION_H
 #define BENCHGATE_ATTRIBUTION_H
 

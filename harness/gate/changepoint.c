@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/gate/changepoint.h"
 
 #include "harness/gate/stats.h"

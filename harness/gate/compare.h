@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef BENCHGATE_COMPARE_H
 #define BENCHGATE_COMPARE_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The "benchgate_comparison": 1 document: compare.h's comparison_to_json()
  * and comparison_parse(), kept apart from the decision logic. */
 #include "harness/gate/compare.h"

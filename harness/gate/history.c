@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/gate/history.h"
 
 #include "harness/gate/baseline.h"

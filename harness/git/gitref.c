@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/git/gitref.h"
 
 #include "harness/util/error.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* the syscall number of perf_event_open */
 #define _GNU_SOURCE
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef BENCHGATE_COLLECTORS_H
 #define BENCHGATE_COLLECTORS_H
 

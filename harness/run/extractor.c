@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The `command` metric source; the contract is in extractor.h. */
 #include "harness/run/extractor.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * benchgate-launch FD SEARCH PROGRAM [ARG...]: runs a benchmark from a
  * small process, so that its ru_maxrss is its own, and reports its rusage

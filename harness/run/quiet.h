@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef BENCHGATE_QUIET_H
 #define BENCHGATE_QUIET_H
 

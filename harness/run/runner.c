@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/run/runner.h"
 
 #include "harness/util/alloc.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The public verbs of store.h: they check their arguments, dispatch to the
  * store's backend (store_backend.h: store_dir.c or store_git.c), and sort

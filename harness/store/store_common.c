@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/store/store_common.h"
 
 #include "harness/store/store.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The directory backend of the store: the layout and guarantees of
  * store.h, in plain files under one directory.

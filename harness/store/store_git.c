@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The git backend of the store: results as commits on a branch of the
  * repository containing the current directory, written through libgit2

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* syncfs(2) is Linux's. */
 #define _GNU_SOURCE
 #include "harness/util/fileio.h"

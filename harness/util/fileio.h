@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef BENCHGATE_FILEIO_H
 #define BENCHGATE_FILEIO_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* posix_spawn_file_actions_addchdir_np() and the pidfd syscall number */
 #define _GNU_SOURCE
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef BENCHGATE_UTF8_H
 #define BENCHGATE_UTF8_H
 

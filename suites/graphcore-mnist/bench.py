@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A PopTorch inference benchmark on an IPU, for benchgate (README,
 "Bridges: Graphcore"). Needs the Poplar SDK with PopTorch; untested here.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """benchgate extractor: PopVision profile -> metrics (README, "Bridges").
 
 Run by benchgate after each measured run ("from": "command"). bench.py

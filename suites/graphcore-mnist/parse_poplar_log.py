@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """benchgate extractor: a PopTorch / Poplar run's log -> metrics.
 
 Reads the run's output ($BENCHGATE_RUN_LOG, stdout then stderr) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef MLP_DATASET_H
 #define MLP_DATASET_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef MLP_INFER_H
 #define MLP_INFER_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mlp_bench: the workload of the mlp-variants suite.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mlp_train: builds the four models of the mlp-variants suite.
  *

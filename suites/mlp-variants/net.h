@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef MLP_NET_H
 #define MLP_NET_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef MLP_RNG_H
 #define MLP_RNG_H
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Benchmark of one variant of the torch-variants suite on one device.
 
     bench.py --models DIR --variant fp32 --device cpu|gpu [--batch 64] [--passes 1]

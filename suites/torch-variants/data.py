@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The data set, made here (no download): sensor-like records of 10 classes.
 
 Each class is a prototype in a 12-dimensional latent space; a sample is its

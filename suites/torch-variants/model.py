@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The networks, and the choices shared by training and serving."""
 
 import torch

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Trains the models of the torch-variants suite and makes their variants.
 
     /usr/bin/python3 suites/torch-variants/prepare.py --out build/suites/torch-variants

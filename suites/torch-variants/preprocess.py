@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Serving-side preprocessing: text records to normalised feature rows.
 
 Plain Python, as the parsing and cleaning in front of many deployed models

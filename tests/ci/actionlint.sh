@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The CI templates pass actionlint: benchgate's own workflows, and the
 # workflow the README tells a user to write (extracted from the README, so
 # the documentation is linted as it is read).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Runs a GitHub Actions job or a GitLab CI job on this machine, the way the
 hosted runners would, for the templates' second-repository test
 (tests/ci/second_repo.sh). It is a small `act`: enough of each system to

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The CI templates, used from a repository that is not benchgate's, as the
 # README tells a user to: a small Python project whose benchmark imports
 # its own module, with the README's GitHub workflow (uses: acme/benchgate@v1)

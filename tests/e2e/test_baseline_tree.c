@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: check --baseline-tree on a Python project made here, whose
  * benchmark imports a module of the repository. The baseline side must run

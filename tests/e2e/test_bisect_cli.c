@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: `benchgate bisect` on a generated repository of 64 commits
  * on main whose benchmark sleeps as long as the file `delay` of the tree

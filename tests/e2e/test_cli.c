@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: the built benchgate binary driven as a user drives it, on
  * fixture suites in temporary directories and on the example suite.

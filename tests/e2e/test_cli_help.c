@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: every command's --help lists exactly the options it takes,
  * the parser takes exactly those, and an option a command does not take

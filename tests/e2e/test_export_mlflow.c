@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: `benchgate export --mlflow` against a stand-in tracking
  * server (tests/fixtures/mlflow_server.py) that holds every request body

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: the `command` metric source (harness/run/extractor.h), an
  * extractor run after each measured run that reads what the run left in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: the Graphcore extractors of suites/graphcore-mnist (a
  * PopVision profile reader over libpva and a Poplar log parser) wired

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: `benchgate history` over a repository whose main branch has
  * a planted 20 % slowdown, with the same results in a directory store and

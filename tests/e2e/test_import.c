@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: the peers' real output through `benchgate import` and
  * `benchgate compare`, and a suite that runs hyperfine as its benchmark

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: Ctrl-C (SIGINT) or SIGTERM during `benchgate run` stops the
  * benchmark, says that nothing was stored, leaves the store as it was (no

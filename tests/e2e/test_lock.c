@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: one measurement at a time per machine. Two `run` at once on
  * one lock file (BENCHGATE_LOCK, so that other tests do not wait here):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: `benchgate merge` turns the results of `run --shard I/N`
  * jobs into the one result of the whole suite, and refuses results that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: nothing benchgate prints acts on a terminal or a CI runner,
  * whatever the text it prints came from. The readers refuse hostile names

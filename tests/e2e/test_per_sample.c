@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: metrics declared "per" a count of samples, through the built
  * binary. Energy per sample is the case it exists for: the CPU's energy

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: profiling runs (`run --profile`, "profile" in a suite) and
  * the callgrind source, driven through the built binary on fixture suites.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: `benchgate publish` and `benchgate history --alert` over a
  * repository whose main branch has a planted 20 % slowdown (as

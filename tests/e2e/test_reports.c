@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: what `run` and `check` tell a user about failed and skipped
  * cases and about variants, in the terminal and in every report: a failed

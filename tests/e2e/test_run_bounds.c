@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: what `benchgate run` keeps of a benchmark and what it leaves
  * behind, at the bounds: a flood of output whose every line is a sample,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: the git store (`--store git:results`) under the faults of
  * issue 17. A write that fails on a full disk used to leave its scratch

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: the suite model of issue 13, as a user of a model in several
  * variants meets it through the built binary. A variant that exists only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: `benchgate sync` shares a `--store git:benchgate-results`
  * branch through one bare remote. The issue's "done when": two simulated

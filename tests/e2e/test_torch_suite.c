@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: the PyTorch example suite (suites/torch-variants), prepared
  * with its own script and run through the built binary on the CPU. Needs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: documents from elsewhere (results given to `compare` and
  * `merge`, comparisons given to `report`) are checked as the suite loader

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A stand-in for libnvidia-ml.so.1, so that the NVML paths of benchgate run
  * on machines without a GPU: BENCHGATE_NVML_LIBRARY points the loader here.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fault injection against a built benchgate (issue 17): kill -9 in the middle
 # of runs, a full disk, and concurrent writers, over both stores (a directory
 # and git:BRANCH). It builds nothing: give it the binary.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target: the readers of the peers' documents (harness/bridge/)
  * on any bytes, the first byte choosing the format. A document one of them

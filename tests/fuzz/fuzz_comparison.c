@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target: the comparison reader (harness/gate/compare.h,
  * comparison_parse()) on any bytes, as `benchgate report FILE` reads

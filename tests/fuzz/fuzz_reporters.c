@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target: every reporter (reporters/report.h) on what the
  * comparison reader accepts, as `benchgate report FILE` renders it: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target: the result reader (harness/model/result.h) on any
  * bytes. A document it accepts must survive its own round trip: written

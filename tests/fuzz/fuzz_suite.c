@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target: the suite loader (harness/suite/suite.h) on any bytes.
  * A suite either loads or is refused with a message; nothing it holds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // A Google Benchmark program for the import tests (tests/e2e/test_import.c):
 // BM_spin sums a fixed number of integers per iteration, more by the
 // fraction in SPIN_SLOWDOWN (1: twice as many), as tests/workloads/spin.c

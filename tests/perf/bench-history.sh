@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # How long `benchgate history` takes on a long history, against the time
 # the store takes just to be read (README "Performance of history").
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # How long an incremental `benchgate publish` takes after one new commit
 # on a long history, against what it cannot do without: reading the
 # history (README "Dashboard", figures in "Performance of history").

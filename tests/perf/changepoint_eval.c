@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_changepoint: how well harness/gate/changepoint.c finds change points,
  * at its default settings, on

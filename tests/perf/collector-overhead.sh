@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # What the sampling collectors cost the benchmark, as a 95 % confidence
 # interval: the example suite run with collectors off
 # (suites/mlp-variants/suite.json) and on (the same suite plus system, rapl

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_detection: how well the comparison engine tells regressions from
  * noise, and how it fares against the decision rules of the peers on the

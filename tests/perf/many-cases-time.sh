@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # How long `benchgate compare` and `benchgate report --out` take on a
 # suite of many cases, and what the report writes (README "Figures",
 # "Reports for many cases"):

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # A large baseline/candidate pair of result files, for timing what
 # benchgate does per case and per metric when a suite has thousands of
 # cases (README "Figures", "Reports for many cases"), and for the chart

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Harness overhead per measured run, against hyperfine in the same session.
 # Both tools run /bin/true 1000 times, alternately, ROUNDS times:
 # - total wall time of one whole invocation (startup + 1000 runs), median;

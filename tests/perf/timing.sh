@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by the tests/perf/bench-*.sh scripts: their arguments, timing
 # one command and the median of several.
 

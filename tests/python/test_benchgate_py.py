@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Tests of python/benchgate.py, the helper for Python benchmark authors.
 
 Run by ctest (tests/CMakeLists.txt) with BENCHGATE_BIN naming the built

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Lists the external functions of harness/ and reporters/ that no other
 # object of the library or of the binaries calls: dead code, or code that
 # should be static. Every exported function has a caller outside its tests,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Workload: allocates N MiB (--mb N, default 1) and writes to every page of
  * it, so that all of it is resident at once, then exits 0. Its peak RSS is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Workload: dies of SIGSEGV after a line on each stream. */
 #include <signal.h>
 #include <stdio.h>

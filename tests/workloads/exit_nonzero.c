@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Workload: prints 30 numbered lines to stderr, then exits with the status
  * given as argv[1] (default 3). */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Workload: writes argv[1] MB (default 200) of 'x' lines to stdout, then
  * "flood done bytes=<that many bytes>" to stdout and "flood done" to
  * stderr. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Workload: forks a grandchild that ignores SIGTERM and hangs, writes its
  * own pid and the grandchild's ("123 124\n") to the file argv[1], then

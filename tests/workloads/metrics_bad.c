@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Workload: writes a bad value for metric "latency" to $BENCHGATE_METRICS_FILE.
  * argv[1]: "nan" (line "latency nan ms"), "inf", "garbage" ("latency fast"),

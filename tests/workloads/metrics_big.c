@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Workload: writes a metrics file ($BENCHGATE_METRICS_FILE) of argv[1]
  * MiB (default 100) of lines "pad 1", then "latency 1.5 ms": a benchmark

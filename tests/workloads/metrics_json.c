@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Workload: reports metrics as one JSON object to $BENCHGATE_METRICS_FILE
  * (or to the file argv[1] when given): a number, a nested object and an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Workload: reports metrics as lines "name value [unit]" to
  * $BENCHGATE_METRICS_FILE: two latency samples in ms, a unitless accuracy,

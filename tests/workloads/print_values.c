@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Workload: prints argv[1] lines "v=N" (default 200000), N = 1, 2, ... in
  * order, to stdout; far more than the capture keeps (process.h), so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Workload: an inference run whose sample count and CPU energy the tests
  * choose, for metrics declared with "per".

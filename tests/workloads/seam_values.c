@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Workload: prints "v=1" so that it ends exactly at byte HEAD of stdout and
  * "999" so that it starts exactly at byte TOTAL - TAIL, with filler lines

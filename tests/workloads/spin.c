@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A benchmark with a known cost for the gate's end-to-end tests: spins the
  * CPU for --ms milliseconds of its own CPU time (CPU time, not wall time,
