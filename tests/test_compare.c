@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/gate/compare.h"
 #include "harness/util/error.h"
-#include "harness/suite/suite.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -540,37 +539,104 @@ Test(compare, decided_when_the_interval_clears_the_threshold)
 		      "five runs cannot rule out drift: keep sampling");
 }
 
-Test(compare, gate_settings_are_the_command_lines_over_the_suites)
+Test(compare, gate_settings_are_the_command_lines_over_the_recorded_ones)
 {
-	struct benchmark benchmarks[2] = { { .name = (char *)"a" },
-					   { .name = (char *)"b" } };
-	struct suite suite = { .benchmarks = benchmarks, .benchmarks_nr = 2 };
+	struct result *r = new_result("a");
+	struct result_case *a = result_add_case(r, "a", "original", "cpu");
+	struct result_case *b = result_add_case(r, "b", "original", "cpu");
 	struct compare_options opts;
 
-	benchmarks[0].settings.threshold = 0.05;
-	benchmarks[0].settings.confidence = 0.95;
-	benchmarks[1].settings.threshold = 0.1;
-	benchmarks[1].settings.confidence = 0.9;
-	suite.defaults.confidence = 0.999;
 	compare_options_init(&opts);
-	cr_assert_eq(compare_threshold(&opts, "a"), COMPARE_THRESHOLD_DEFAULT);
-	cr_assert_eq(compare_confidence(&opts, NULL),
-		     COMPARE_CONFIDENCE_DEFAULT);
-
-	opts.suite = &suite;
-	cr_assert_eq(compare_threshold(&opts, "a"), 0.05);
-	cr_assert_eq(compare_threshold(&opts, "b"), 0.1);
-	cr_assert_eq(compare_threshold(&opts, "other"),
+	cr_assert_eq(compare_threshold(&opts, a), COMPARE_THRESHOLD_DEFAULT,
+		     "nothing recorded yet");
+	cr_assert_eq(compare_confidence(&opts, a), COMPARE_CONFIDENCE_DEFAULT);
+	cr_assert_eq(compare_threshold(&opts, NULL),
 		     COMPARE_THRESHOLD_DEFAULT);
-	cr_assert_eq(compare_confidence(&opts, "b"), 0.9);
-	cr_assert_eq(compare_confidence(&opts, "other"), 0.999);
-	cr_assert_eq(compare_confidence(&opts, NULL), 0.999, "the suite's");
+
+	a->threshold = 0.05, a->confidence = 0.95;
+	b->threshold = 0, b->confidence = 0.9;
+	cr_assert_eq(compare_threshold(&opts, a), 0.05);
+	cr_assert_eq(compare_threshold(&opts, b), 0, "0 %% is a setting");
+	cr_assert_eq(compare_confidence(&opts, b), 0.9);
 
 	opts.threshold = 0.2;
 	opts.confidence = 0.8;
-	cr_assert_eq(compare_threshold(&opts, "a"), 0.2);
-	cr_assert_eq(compare_confidence(&opts, "b"), 0.8);
-	cr_assert_eq(compare_confidence(&opts, NULL), 0.8);
+	cr_assert_eq(compare_threshold(&opts, a), 0.2);
+	cr_assert_eq(compare_confidence(&opts, b), 0.8);
+	result_free(r);
+}
+
+/* Issue 21: a benchmark's "threshold": "50%" travels in the result, so a
+ * comparison without the suite judges as check does; the candidate's
+ * settings first, the baseline's for a candidate that records none, the
+ * defaults (said so) for two that record none. */
+Test(compare, the_recorded_threshold_decides_without_the_suite)
+{
+	struct result *base = new_result("a"), *cand = new_result("b");
+	struct result_case *bc, *cc;
+	struct comparison *c;
+
+	bc = add(base, "original", "latency", 1.0, 1, BETTER_LOWER);
+	cc = add(cand, "original", "latency", 1.2, -1, BETTER_LOWER);
+
+	c = run_compare(base, cand);
+	cr_assert_eq(c->overall, OVERALL_REGRESSION, "+20 %% at 3 %%");
+	cr_assert(c->settings_defaulted, "and it says it used the defaults");
+	comparison_free(c);
+
+	cc->threshold = 0.5, cc->confidence = 0.99;
+	cand->confidence = 0.99;
+	c = run_compare(base, cand);
+	cr_assert_eq(item(c, "original", "latency")->threshold, 0.5);
+	cr_assert_eq(item(c, "original", "latency")->verdict,
+		     VERDICT_UNCHANGED);
+	cr_assert_eq(c->overall, OVERALL_PASS);
+	cr_assert_not(c->settings_defaulted);
+	comparison_free(c);
+
+	cc->threshold = NAN, cc->confidence = NAN;
+	bc->threshold = 0.5, bc->confidence = 0.99;
+	base->confidence = 0.99;
+	cand->confidence = NAN;
+	c = run_compare(base, cand);
+	cr_assert_eq(c->overall, OVERALL_PASS, "the baseline's settings");
+	cr_assert_not(c->settings_defaulted);
+	comparison_free(c);
+	result_free(base);
+	result_free(cand);
+}
+
+/* The settings survive the result document, and a result written before
+ * they were recorded still loads, recording none. */
+Test(compare, recorded_settings_round_trip_and_old_results_load)
+{
+	static const char old[] =
+		"{\"benchgate_result\": 1, \"suite\": \"s\", \"git\": "
+		"{\"commit\": \"unknown\"}, \"machine\": {\"id\": \"m1\"}, "
+		"\"cases\": "
+		"[{\"benchmark\": \"b\", \"variant\": \"v\", \"device\": "
+		"\"cpu\", \"status\": \"ok\", \"metrics\": {}}]}";
+	struct result *r = new_result("a"), *back = NULL;
+	struct result_case *rc = result_add_case(r, "b", "v", "cpu");
+	struct strbuf text = STRBUF_INIT;
+
+	rc->threshold = 0.5, rc->confidence = 0.95;
+	r->confidence = 0.999;
+	result_to_json(r, &text);
+	cr_assert_eq(result_parse(&back, text.buf, text.len, "r.json"), BG_OK,
+		     "%s", bg_error_last());
+	cr_assert_eq(back->cases[0].threshold, 0.5);
+	cr_assert_eq(back->cases[0].confidence, 0.95);
+	cr_assert_eq(back->confidence, 0.999);
+	result_free(back);
+	cr_assert_eq(result_parse(&back, old, strlen(old), "old.json"), BG_OK,
+		     "%s", bg_error_last());
+	cr_assert(isnan(back->cases[0].threshold));
+	cr_assert(isnan(back->cases[0].confidence));
+	cr_assert(isnan(back->confidence));
+	result_free(back);
+	strbuf_release(&text);
+	result_free(r);
 }
 
 /* Issue 13: a metric with gate: false (GPU utilisation, a Python

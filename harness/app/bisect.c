@@ -315,6 +315,9 @@ static int measure(struct bisector *b, size_t index, git_commit *commit,
 		error = 1;
 		goto done;
 	}
+	/* stored with its own suite's settings, judged with the current
+	 * suite's, as every commit of the range is */
+	suite_stamp_result(b->suite, session->result);
 	*result = session->result;
 	session->result = NULL;
 done:
@@ -612,7 +615,6 @@ int bisect_run(struct bisect **out, const struct bisect_options *opts)
 	compare_options_init(&b.compare);
 	b.compare.threshold = opts->threshold;
 	b.compare.confidence = opts->confidence;
-	b.compare.suite = b.suite;
 	progress(&b, "%zu commits from good %.12s to bad %.12s", b.out->nr,
 		 b.out->commits[0].git.commit,
 		 b.out->commits[b.out->nr - 1].git.commit);

@@ -10,16 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The gate's settings of one plan case. */
-struct case_gate {
-	double threshold;
-	double confidence;
-};
-
 struct check_state {
 	struct check_options opts;
 	struct compare_options compare;
-	struct case_gate *gates; /* one per plan case */
 };
 
 /*
@@ -80,29 +73,19 @@ static int resolve_baseline(struct check *check)
 	return baseline_resolve(&check->baseline, session->store, &req);
 }
 
-/* Once, for adaptive sampling and the comparison alike. */
+/* Once, for adaptive sampling and the comparison alike: the settings the
+ * runner records in each case (result.h), the command line's overrides. */
 static void resolve_gates(struct check *check)
 {
 	struct check_state *state = check->state;
-	const struct plan *plan = check->session->plan;
 
 	compare_options_init(&state->compare);
 	state->compare.threshold = state->opts.threshold;
 	state->compare.confidence = state->opts.confidence;
-	state->compare.suite = check->session->suite;
 	state->compare.noise = baseline_noise;
 	state->compare.noise_payload = &check->baseline;
 	state->compare.baseline_measured =
 		state->opts.session.baseline_tree != NULL;
-	state->gates = xcalloc(plan->nr + 1, sizeof(*state->gates));
-	for (size_t i = 0; i < plan->nr; i++) {
-		const char *name = plan->cases[i].benchmark->name;
-
-		state->gates[i].threshold =
-			compare_threshold(&state->compare, name);
-		state->gates[i].confidence =
-			compare_confidence(&state->compare, name);
-	}
 }
 
 /* Every non-exact metric's median known to within `precision` of it. */
@@ -141,9 +124,10 @@ static bool has_enough(const struct session *session, const struct check *check,
 					   rcase->device)
 			: NULL;
 
-	if (base && compare_case_decided(base, rcase,
-					 check->state->gates[index].threshold,
-					 check->state->gates[index].confidence))
+	if (base && compare_case_decided(
+			    base, rcase,
+			    compare_threshold(&check->state->compare, rcase),
+			    compare_confidence(&check->state->compare, rcase)))
 		return true;
 	return precise_enough(rcase, &benchmark->settings);
 }
@@ -213,8 +197,6 @@ void check_free(struct check *check)
 	comparison_free(check->comparison);
 	baseline_release(&check->baseline);
 	session_free(check->session);
-	if (check->state)
-		free(check->state->gates);
 	free(check->state);
 	free(check);
 }

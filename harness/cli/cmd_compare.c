@@ -54,6 +54,14 @@ int cmd_compare(int argc, char **argv)
 	comparison->baseline.path = xstrdup(base.path);
 	comparison->candidate.path = xstrdup(cand.path);
 	summary_print_comparison(stdout, comparison, opts.color, !opts.quiet);
+	if (comparison->settings_defaulted)
+		bg_warn("neither result records its suite's gate settings "
+			"(written before benchgate recorded them): judged at "
+			"the defaults, threshold %g %% and confidence %g, "
+			"where --threshold and --confidence do not say "
+			"otherwise",
+			COMPARE_THRESHOLD_DEFAULT * 100,
+			COMPARE_CONFIDENCE_DEFAULT);
 	model.comparison = comparison;
 	if ((error = cli_write_outputs(&opts, &model)) == BG_OK)
 		error = cli_outcome_of(comparison);

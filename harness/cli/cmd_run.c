@@ -38,7 +38,6 @@ static void print_variants(const struct session *session, bool color)
 	struct comparison *comparison = NULL;
 
 	compare_options_init(&options);
-	options.suite = session->suite;
 	if (compare_results(&comparison, NULL, session->result, &options) ==
 	    BG_OK)
 		summary_print_variants(stdout, comparison, color);

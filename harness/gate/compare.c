@@ -3,7 +3,6 @@
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
-#include "harness/suite/suite.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -485,38 +484,47 @@ bool compare_case_decided(const struct result_case *base,
 
 /* Whole results */
 
-static const struct benchmark *find_benchmark(const struct suite *suite,
-					      const char *name)
-{
-	for (size_t i = 0; suite && name && i < suite->benchmarks_nr; i++)
-		if (!strcmp(suite->benchmarks[i].name, name))
-			return &suite->benchmarks[i];
-	return NULL;
-}
-
 double compare_threshold(const struct compare_options *opts,
-			 const char *benchmark_name)
+			 const struct result_case *recorded)
 {
-	const struct benchmark *benchmark;
-
 	if (opts->threshold >= 0)
 		return opts->threshold;
-	benchmark = find_benchmark(opts->suite, benchmark_name);
-	return benchmark ? benchmark->settings.threshold
-			 : COMPARE_THRESHOLD_DEFAULT;
+	if (recorded && isfinite(recorded->threshold))
+		return recorded->threshold;
+	return COMPARE_THRESHOLD_DEFAULT;
+}
+
+static bool confidence_recorded(double confidence)
+{
+	return confidence > 0 && confidence < 1;
 }
 
 double compare_confidence(const struct compare_options *opts,
-			  const char *benchmark_name)
+			  const struct result_case *recorded)
 {
-	const struct benchmark *benchmark;
-
 	if (opts->confidence >= 0)
 		return opts->confidence;
-	if ((benchmark = find_benchmark(opts->suite, benchmark_name)))
-		return benchmark->settings.confidence;
-	return opts->suite ? opts->suite->defaults.confidence
-			   : COMPARE_CONFIDENCE_DEFAULT;
+	if (recorded && confidence_recorded(recorded->confidence))
+		return recorded->confidence;
+	return COMPARE_CONFIDENCE_DEFAULT;
+}
+
+/* The level of a whole comparison: the override, else the candidate's
+ * recorded suite default, else the baseline's, else the default. */
+static double family_confidence(const struct compare_options *opts,
+				const struct result *baseline,
+				const struct result *candidate,
+				bool *defaulted)
+{
+	*defaulted = false;
+	if (opts->confidence >= 0)
+		return opts->confidence;
+	if (confidence_recorded(candidate->confidence))
+		return candidate->confidence;
+	if (baseline && confidence_recorded(baseline->confidence))
+		return baseline->confidence;
+	*defaulted = baseline != NULL;
+	return COMPARE_CONFIDENCE_DEFAULT;
 }
 
 static struct metric_comparison *add_item(struct comparison *comparison,
@@ -597,7 +605,11 @@ static void compare_case(struct comparison *comparison,
 			 const struct compare_options *opts, double confidence,
 			 uint64_t seed)
 {
-	double threshold = compare_threshold(opts, cand->benchmark);
+	/* the candidate's settings; a candidate written before they were
+	 * recorded is judged by its baseline's */
+	const struct result_case *recorded =
+		isfinite(cand->threshold) || !base ? cand : base;
+	double threshold = compare_threshold(opts, recorded);
 	double noise_k = opts->noise_k > 0 ? opts->noise_k
 					   : compare_noise_k(confidence);
 
@@ -611,6 +623,8 @@ static void compare_case(struct comparison *comparison,
 				 cand->reason);
 		return;
 	}
+	if (base && opts->threshold < 0 && !isfinite(recorded->threshold))
+		comparison->settings_defaulted = true;
 	if (opts->baseline_measured && base &&
 	    (base->status == CASE_FAILED || base->status == CASE_TIMEOUT)) {
 		struct strbuf note = STRBUF_INIT;
@@ -930,7 +944,8 @@ int compare_results(struct comparison **out, const struct result *baseline,
 {
 	struct comparison *comparison = xcalloc(1, sizeof(*comparison));
 	uint64_t seed = opts->seed ? opts->seed : 0x62656e6368676174ULL;
-	double confidence = compare_confidence(opts, NULL);
+	double confidence = family_confidence(
+		opts, baseline, candidate, &comparison->settings_defaulted);
 
 	comparison->suite = xstrdup(candidate->suite);
 	comparison->confidence = confidence;

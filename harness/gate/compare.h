@@ -45,7 +45,7 @@
  *   significant; unchanged otherwise;
  * - exact metrics (accuracy, size) compare medians against the absolute
  *   tolerance, without statistics;
- * - a metric with "gate": false (suite.h) gets its verdict like any other,
+ * - a metric with "gate": false (result.h) gets its verdict like any other,
  *   which reports show as "not gated", but neither counts[] nor the
  *   overall verdict counts it (compare_item_gated()).
  */
@@ -159,6 +159,11 @@ struct comparison {
 	struct variant_comparison *variants;
 	size_t variants_nr, variants_alloc;
 	size_t counts[VERDICT_COUNT];
+	/* A case with a baseline, or the comparison's level, was judged at
+	 * a COMPARE_*_DEFAULT because no override was given and neither
+	 * result records the setting (both written before benchgate
+	 * recorded them): the command says so. Not in the document. */
+	bool settings_defaulted;
 };
 
 const char *overall_name(enum verdict_overall overall);
@@ -181,13 +186,12 @@ typedef double (*compare_noise_fn)(const char *benchmark, const char *variant,
 #define COMPARE_CONFIDENCE_DEFAULT 0.99
 
 struct compare_options {
-	/* The command line's overrides of the suite's settings (--threshold,
-	 * --confidence); < 0: none. Read them through compare_threshold()
-	 * and compare_confidence(). */
+	/* The command line's overrides of the settings the results record
+	 * (--threshold, --confidence); < 0: none. Read them through
+	 * compare_threshold() and compare_confidence(). */
 	double threshold;
 	double confidence;
 	double noise_k;		   /* <= 0: compare_noise_k() */
-	const struct suite *suite; /* optional: per-benchmark settings */
 	compare_noise_fn noise;	   /* optional */
 	void *noise_payload;
 	uint64_t seed; /* bootstrap seed; 0: a fixed one */
@@ -217,17 +221,18 @@ void compare_options_init(struct compare_options *opts);
 
 /*
  * The gate's settings, the one place where the command line's overrides
- * meet the suite's: the override when set, else the setting of the suite's
- * benchmark of that name, else (no suite, or no such benchmark) the
- * suite's default for the confidence and COMPARE_*_DEFAULT.
- * compare_confidence(opts, NULL) is the level of a whole comparison (the
- * override, else the suite's default): its FDR family spans every
- * benchmark.
+ * meet the settings the suite resolved for a case, which the result
+ * records (result_case.threshold, .confidence): the override when set,
+ * else the recorded setting of `recorded` (may be NULL), else
+ * COMPARE_*_DEFAULT. compare_results() reads the candidate's case, or
+ * the baseline's when the candidate's records none, and the level of the
+ * whole comparison (its FDR family spans every benchmark) from the
+ * results' "confidence" the same way. docs/gate-settings.md.
  */
 double compare_threshold(const struct compare_options *opts,
-			 const char *benchmark);
+			 const struct result_case *recorded);
 double compare_confidence(const struct compare_options *opts,
-			  const char *benchmark);
+			  const struct result_case *recorded);
 
 /*
  * Compares candidate against baseline (NULL: no baseline yet, every metric

@@ -52,6 +52,7 @@ struct result *result_new(void)
 	struct result *result = xcalloc(1, sizeof(*result));
 
 	memcpy(result->git.commit, "unknown", sizeof("unknown"));
+	result->confidence = NAN;
 	return result;
 }
 
@@ -162,6 +163,8 @@ struct result_case *result_add_case(struct result *result,
 	rcase->benchmark = xstrdup(benchmark);
 	rcase->variant = xstrdup(variant);
 	rcase->device = xstrdup(device);
+	rcase->threshold = NAN;
+	rcase->confidence = NAN;
 	return rcase;
 }
 
@@ -351,6 +354,11 @@ static cJSON *case_to_json(const struct result_case *rcase)
 	json_add_string(object, "status", case_status_name(rcase->status));
 	json_add_string(object, "reason", rcase->reason);
 	cJSON_AddNumberToObject(object, "runs", (double)rcase->runs);
+	if (isfinite(rcase->threshold))
+		cJSON_AddNumberToObject(object, "threshold", rcase->threshold);
+	if (isfinite(rcase->confidence))
+		cJSON_AddNumberToObject(object, "confidence",
+					rcase->confidence);
 	metrics = cJSON_AddObjectToObject(object, "metrics");
 	for (size_t i = 0; i < rcase->metrics_nr; i++)
 		json_add_item(metrics, rcase->metrics[i].name,
@@ -410,6 +418,8 @@ void result_to_json(const struct result *result, struct strbuf *out)
 	json_add_string(root, "harness_version", result->harness_version);
 	if (result->reference)
 		json_add_string(root, "reference", result->reference);
+	if (isfinite(result->confidence))
+		cJSON_AddNumberToObject(root, "confidence", result->confidence);
 	if (result->load.observed)
 		json_add_item(root, "load_at_start",
 			      load_to_json(&result->load));
@@ -472,6 +482,25 @@ static size_t get_count(struct json_reader *rd, const cJSON *object,
 
 	json_read_int(rd, object, key, 0, 0, INT_MAX, &value);
 	return (size_t)value;
+}
+
+/* A gate setting (result_case.threshold, .confidence): NAN when absent,
+ * as in results written before benchgate recorded them; a fraction from
+ * 0 to below 1 (a confidence above 0) when present. */
+static double get_setting(struct json_reader *rd, const cJSON *object,
+			  const char *key, double low)
+{
+	double value = NAN;
+
+	if (json_read_number(rd, object, key, JSON_NULLABLE, &value) > 0 &&
+	    !(value >= low && value < 1)) {
+		json_reader_push_key(rd, key);
+		json_reader_fail(rd, "expected a fraction from %g to below 1",
+				 low);
+		json_reader_pop(rd);
+		value = NAN;
+	}
+	return value;
 }
 
 static const cJSON *get_object(struct json_reader *rd, const cJSON *parent,
@@ -733,6 +762,8 @@ static void read_case(struct json_reader *rd, const cJSON *object,
 	rcase->reason = get_string(rd, object, "reason", false, 0);
 	rcase->log = get_string(rd, object, "log", false, 0);
 	rcase->runs = get_count(rd, object, "runs");
+	rcase->threshold = get_setting(rd, object, "threshold", 0);
+	rcase->confidence = get_setting(rd, object, "confidence", 0.5);
 	read_metrics(rd, object, rcase);
 	read_artifacts(rd, object, rcase);
 	rcase->profile_note = get_string(rd, object, "profile_note", false, 0);
@@ -811,6 +842,7 @@ int result_parse(struct result **out, const char *text, size_t len,
 	result->harness_version =
 		get_string(&rd, root, "harness_version", false, 0);
 	result->reference = get_string(&rd, root, "reference", false, JSON_NAME);
+	result->confidence = get_setting(&rd, root, "confidence", 0.5);
 	if ((object = json_read_object(&rd, root, "load_at_start", 0))) {
 		json_reader_push_key(&rd, "load_at_start");
 		read_load(&rd, object, &result->load);

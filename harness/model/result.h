@@ -80,6 +80,14 @@ struct result_case {
 	struct result_artifact *artifacts; /* in the order made */
 	size_t artifacts_nr, artifacts_alloc;
 	char *profile_note; /* why a profile is missing; NULL: none is */
+	/* The gate's settings the suite resolved for the case's benchmark
+	 * ("threshold", the minimum practical effect as a fraction, and
+	 * "confidence"), recorded so that compare, check and the reports
+	 * judge the result alike (docs/gate-settings.md); NAN when not
+	 * recorded: a result written before benchgate recorded them, or
+	 * one a bridge imported. better, exact and tolerance are the
+	 * metrics' own (struct metric_samples). */
+	double threshold, confidence;
 };
 
 struct git_meta {
@@ -157,6 +165,9 @@ struct result {
 	char *reference; /* the variant the others are compared with in the
 			    variant table; NULL means "original" */
 	struct machine_load load; /* "load_at_start" */
+	/* The suite's default confidence ("confidence"), the level of a
+	 * comparison as a whole (compare.h); NAN when not recorded. */
+	double confidence;
 	struct result_case *cases;
 	size_t cases_nr, cases_alloc;
 };
@@ -165,7 +176,8 @@ struct result {
 struct result *result_new(void);
 void result_free(struct result *result);
 
-/* Appends a case (strings copied) and returns it, borrowed from result. */
+/* Appends a case (strings copied), its gate settings not recorded (NAN),
+ * and returns it, borrowed from result. */
 struct result_case *result_add_case(struct result *result,
 				    const char *benchmark, const char *variant,
 				    const char *device);

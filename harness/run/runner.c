@@ -229,6 +229,7 @@ static int setup_cases(struct runner *runner)
 		cs->result_index = runner->result->cases_nr;
 		rcase = result_add_case(runner->result, pcase->benchmark->name,
 					pcase->variant->name, pcase->device);
+		suite_settings_stamp(settings, rcase);
 		cs->warmup = options->warmup >= 0 ? options->warmup
 						  : settings->warmup;
 		if (options->runs >= 0) {

@@ -83,6 +83,7 @@ static int describe(struct result *result, const struct suite *suite)
 	result->harness_version = xstrdup(BENCHGATE_VERSION);
 	if (suite->reference)
 		result->reference = xstrdup(suite->reference);
+	suite_stamp_result(suite, result);
 	if ((error = gitinfo_read(&result->git, NULL)) < 0 ||
 	    (error = machine_describe(&result->machine)) < 0)
 		return error;

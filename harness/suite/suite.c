@@ -1177,6 +1177,25 @@ void metric_spec_stamp(const struct metric_spec *spec,
 		metric->role = xstrdup(spec->role);
 }
 
+void suite_settings_stamp(const struct suite_settings *settings,
+			  struct result_case *rcase)
+{
+	rcase->threshold = settings->threshold;
+	rcase->confidence = settings->confidence;
+}
+
+void suite_stamp_result(const struct suite *suite, struct result *result)
+{
+	result->confidence = suite->defaults.confidence;
+	for (size_t i = 0; i < result->cases_nr; i++)
+		for (size_t j = 0; j < suite->benchmarks_nr; j++)
+			if (!strcmp(result->cases[i].benchmark,
+				    suite->benchmarks[j].name))
+				suite_settings_stamp(
+					&suite->benchmarks[j].settings,
+					&result->cases[i]);
+}
+
 /* Each of devices (a variant's, a metric's: the value at the current path)
  * is one of the suite's. */
 static int check_subset(struct json_reader *rd, const struct suite *suite,

@@ -187,6 +187,17 @@ bool metric_spec_on_device(const struct metric_spec *spec, const char *device);
 void metric_spec_stamp(const struct metric_spec *spec,
 		       struct metric_samples *metric);
 
+/* Records in rcase the gate settings resolved for its benchmark
+ * (threshold, confidence), so that whoever compares the result judges as
+ * check does (result.h). The runner calls it for every case it adds. */
+void suite_settings_stamp(const struct suite_settings *settings,
+			  struct result_case *rcase);
+
+/* The same for every case of result whose benchmark the suite has (the
+ * others keep theirs), and the suite's default confidence as the
+ * result's. */
+void suite_stamp_result(const struct suite *suite, struct result *result);
+
 /* The variable names a command may use besides the variant's own vars. */
 extern const char *const suite_builtin_vars[];
 
