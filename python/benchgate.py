@@ -8,7 +8,7 @@
         m.record("accuracy", 0.943)
 
 benchgate gives every run a fresh file in $BENCHGATE_METRICS_FILE and reads
-it when the run ends (README, "Metrics file protocol"). The values are
+it when the run ends (docs/reference/metrics-protocol.md). The values are
 written there when the `with` block ends without an exception, as lines
 "name value [unit]": a list becomes one line per value, which benchgate
 reads as that run's samples of the metric. Outside benchgate (no such

@@ -11,7 +11,7 @@
 #include <string.h>
 
 /*
- * The architecture as a test: the folders are layers (README "Layout"),
+ * The architecture as a test: the folders are layers (docs/development.md, "Layout"),
  * and a file may include only from its own layer and the layers below it,
  * so data flows one way. This reads every `#include "..."` of harness/ and
  * reporters/ and fails on an include that goes up, or on modules (x.c and

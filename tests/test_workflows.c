@@ -865,7 +865,8 @@ Test(workflows, templates_match_the_binary)
 }
 
 /* The copy-paste snippets of the user manual: every ```yaml block of
- * README.md and the .md files of docs/, checked the same way. */
+ * README.md and the .md files of docs/ and its folders, checked the same
+ * way. */
 Test(workflows, documented_snippets_match_the_binary)
 {
 	struct strbuf problems = STRBUF_INIT;
@@ -876,6 +877,8 @@ Test(workflows, documented_snippets_match_the_binary)
 	cli_help_init(&help);
 	glob(BENCHGATE_SOURCE_DIR "/README.md", 0, NULL, &found);
 	glob(BENCHGATE_SOURCE_DIR "/docs/*.md", GLOB_APPEND, NULL, &found);
+	glob(BENCHGATE_SOURCE_DIR "/docs/*/*.md", GLOB_APPEND, NULL, &found);
+	glob(BENCHGATE_SOURCE_DIR "/docs/*/*/*.md", GLOB_APPEND, NULL, &found);
 	for (size_t i = 0; i < found.gl_pathc; i++) {
 		const char *name =
 			found.gl_pathv[i] + strlen(BENCHGATE_SOURCE_DIR) + 1;

@@ -10,7 +10,7 @@
 
 /*
  * Bridges: the result documents of peer tools, read into benchgate's
- * terms (README "Bridges"). `benchgate import` turns a document into a
+ * terms (docs/how-to/import.md). `benchgate import` turns a document into a
  * stored result; a suite's metric of source "gbench", "hyperfine",
  * "pytest-benchmark", "customSmallerIsBetter" or "customBiggerIsBetter"
  * reads one after each run (collectors.h).

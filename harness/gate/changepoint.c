@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The defaults (the README's "Change points" figures say how they fared). */
+/* The defaults (docs/evaluation.md, "Change points", says how they fared). */
 #define DEFAULT_SIGNIFICANCE 0.001
 #define DEFAULT_MIN_CHANGE   0.02
 #define DEFAULT_MIN_SEGMENT  4

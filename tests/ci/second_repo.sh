@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The CI templates, used from a repository that is not benchgate's, as the
-# README tells a user to: a small Python project whose benchmark imports
-# its own module, with the README's GitHub workflow (uses: acme/benchgate@v1)
+# manual (docs/how-to/) tells a user to: a small Python project whose benchmark imports
+# its own module, with the documented GitHub workflow (uses: acme/benchgate@v1)
 # and GitLab include (project: acme/benchgate, ref: v1) copied in as they
 # are printed there, run by tests/ci/run_workflow.py.
 #
@@ -27,14 +27,15 @@ runner="$source_dir/tests/ci/run_workflow.py"
 fail() { echo "second_repo: FAIL: $*" >&2; exit 1; }
 git_quiet() { git -c user.name=test -c user.email=test@example.com "$@" >/dev/null; }
 
-# A README code block: the ```yaml block whose first line is $1.
+# A block of the manual: the ```yaml block whose first line is $1, in
+# README.md or a page of docs/.
 readme_block() {
 	awk -v first="$1" '
 		/^```yaml$/ { inside = 1; started = 0; next }
 		/^```$/ { if (started) exit; inside = 0; next }
 		inside && !started && $0 == first { started = 1 }
 		inside && started { print }
-	' "$source_dir/README.md"
+	' "$source_dir/README.md" $(find "$source_dir/docs" -name '*.md' | sort)
 }
 
 # acme/benchgate@v1: this work tree as it is, committed and tagged.

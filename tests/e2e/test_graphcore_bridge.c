@@ -5,7 +5,7 @@
  * through `from: command`, with a stand-in pva module
  * (tests/fixtures/pva) and a benchmark that leaves what a PopTorch run
  * leaves: a profile.pop in its run directory and PopTorch's log lines.
- * The Poplar SDK is not installable here; README "Bridges" says so.
+ * The Poplar SDK is not installable here; docs/how-to/ipu.md says so.
  */
 #include "harness/model/result.h"
 #include "harness/util/error.h"

@@ -2,7 +2,7 @@
 /*
  * End to end: the peers' real output through `benchgate import` and
  * `benchgate compare`, and a suite that runs hyperfine as its benchmark
- * (README "Bridges"). Each tool measures twice more after a baseline:
+ * (docs/how-to/import.md). Each tool measures twice more after a baseline:
  * unchanged, which must pass, and with a planted slowdown (SPIN_SLOWDOWN,
  * SLOW, NAP), which must be caught, or judged from one value and then
  * caught by the threshold, saying so. The tools are the Debian packages
