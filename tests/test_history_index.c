@@ -23,7 +23,7 @@
 static char *dir;
 static git_repository *repo;
 static struct store *store;
-static char index_path[4200];
+static char index_path[8300];
 static git_oid commits[30];
 
 /* One result of suite "s" on machine m1 at commit: case b/original/cpu
@@ -229,6 +229,122 @@ Test(history_index, a_damaged_index_is_ignored_and_rebuilt)
 	history_release(&good);
 }
 
+/* The index file's bytes (free them) and size. */
+static unsigned char *read_index(size_t *size)
+{
+	FILE *f = fopen(index_path, "rb");
+	unsigned char *bytes;
+	long len;
+
+	cr_assert(f, "no index at %s", index_path);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	bytes = malloc((size_t)len + 1);
+	cr_assert_eq(fread(bytes, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	*size = (size_t)len;
+	return bytes;
+}
+
+static void write_index(const unsigned char *bytes, size_t size)
+{
+	FILE *f = fopen(index_path, "wb");
+
+	cr_assert(f);
+	cr_assert_eq(fwrite(bytes, 1, size, f), size);
+	fclose(f);
+}
+
+/* Where the metric table starts: the header's counts (at the same
+ * offsets in every version: strings' bytes at 24, then the numbers of
+ * strings, metrics, records and points) and the fixed widths of a
+ * metric (24 bytes), a record (32) and a point (40) give the header's
+ * size, whatever it is. */
+static size_t metric_table_at(const unsigned char *bytes, size_t size)
+{
+	uint64_t counts[5];
+
+	memcpy(counts, bytes + 24, sizeof(counts));
+	return size - (size_t)(counts[3] * 40 + counts[4] * 32 +
+			       counts[2] * 24);
+}
+
+/* A metric record that fails validation (its `better` is 2) once
+ * crashed every later call with a double free; it is rebuilt. */
+Test(history_index, a_metric_that_fails_validation_is_rebuilt)
+{
+	struct history good, again;
+	unsigned char *bytes;
+	uint32_t two = 2;
+	size_t size;
+
+	build(&good);
+	bytes = read_index(&size);
+	/* the first metric's `better`, its sixth field */
+	memcpy(bytes + metric_table_at(bytes, size) + 20, &two, sizeof(two));
+	write_index(bytes, size);
+	build(&again);
+	assert_same(&good, &again);
+	history_release(&again);
+	free(bytes);
+	/* and the rebuilt index is the good one */
+	bytes = read_index(&size);
+	build(&again);
+	assert_same(&good, &again);
+	history_release(&again);
+	history_release(&good);
+	free(bytes);
+}
+
+/* The index is never served over the results it summarises: a median
+ * edited in it (10.02 ms, commit 0's, made 1500) is noticed and the
+ * store read again. */
+Test(history_index, an_edited_median_is_not_served)
+{
+	double was = 10.0 + 2 * 0.01, edited = 1500;
+	struct history good, again;
+	unsigned char *bytes;
+	size_t size, at;
+
+	build(&good);
+	cr_assert_float_eq(latency(&good)->points[0].median, was, 1e-12);
+	was = latency(&good)->points[0].median;
+	bytes = read_index(&size);
+	for (at = 0; at + 8 <= size && memcmp(bytes + at, &was, 8); at++)
+		;
+	cr_assert_leq(at + 8, size, "no median %g in the index", was);
+	memcpy(bytes + at, &edited, sizeof(edited));
+	write_index(bytes, size);
+	build(&again);
+	assert_same(&good, &again);
+	history_release(&again);
+	history_release(&good);
+	free(bytes);
+}
+
+/* Every single byte flipped anywhere in the index: the history stays
+ * the store's, never a crash. */
+Test(history_index, any_flipped_byte_is_detected)
+{
+	struct history good, again;
+	unsigned char *bytes;
+	size_t size;
+
+	build(&good);
+	bytes = read_index(&size);
+	for (size_t at = 0; at < size; at += 1 + size / 97) {
+		bytes[at] ^= 0x5a;
+		write_index(bytes, size);
+		build(&again);
+		assert_same(&good, &again);
+		history_release(&again);
+		bytes[at] ^= 0x5a;
+	}
+	history_release(&good);
+	free(bytes);
+}
+
 /* `benchgate history --store STORE --json` in repo_dir, the document read
  * back (free it). */
 static char *history_json(const char *repo_dir, const char *store_spec)
@@ -307,4 +423,50 @@ Test(history_index, the_binary_indexes_both_store_kinds)
 		free(text);
 		free(cold);
 	}
+}
+
+/* The binary on a damaged index: the same document as from the store,
+ * one warning that names the index, exit 0; the next call is quiet. */
+Test(history_index, the_binary_warns_once_and_rebuilds_a_damaged_index)
+{
+	char repo_dir[4096], index[8192], json[8192];
+	struct test_output out;
+	char *cold, *text;
+	unsigned char *bytes;
+	size_t size;
+	const char *warning;
+
+	snprintf(repo_dir, sizeof(repo_dir), "%s/gen", dir);
+	snprintf(index, sizeof(index), "%s/.benchgate/results/.history-index",
+		 repo_dir);
+	snprintf(json, sizeof(json), "%s/history.json", dir);
+	generate(repo_dir, "20");
+	cold = history_json(repo_dir, ".benchgate/results");
+	snprintf(index_path, sizeof(index_path), "%s", index);
+	bytes = read_index(&size);
+	/* the last point's median: its sign and exponent */
+	bytes[size - 40 + 15] ^= 0x40;
+	write_index(bytes, size);
+	for (int call = 0; call < 2; call++) {
+		test_benchgate(&out, repo_dir, NULL,
+			       (const char *[]){ "history", "--store",
+						 ".benchgate/results",
+						 "--json", json, NULL });
+		cr_assert_eq(out.exit_code, 0, "%s", out.err.buf);
+		warning = strstr(out.err.buf, "warning:");
+		if (call == 0) {
+			cr_assert(warning && strstr(warning, "history index"),
+				  "no warning: %s", out.err.buf);
+			cr_assert_null(strstr(warning + 1, "warning:"),
+				       "more than one: %s", out.err.buf);
+		} else {
+			cr_assert_null(warning, "%s", out.err.buf);
+		}
+		test_output_release(&out);
+		text = test_read_file(json);
+		cr_assert_str_eq(text, cold, "call %d", call);
+		free(text);
+	}
+	free(cold);
+	free(bytes);
 }

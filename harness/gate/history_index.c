@@ -9,39 +9,60 @@
 #include "harness/util/hash.h"
 #include "harness/util/strbuf.h"
 
+#include <fcntl.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /*
  * The file: a header, then the strings (each ending in a NUL, ids in
  * order), the metrics, the records and the points, each an array of the
- * fixed-width structs below in this machine's byte order. Every id and
- * range is checked on reading; anything out of place discards the file.
+ * fixed-width structs below in this machine's byte order. The header
+ * holds a checksum of each section and of itself, so that a damaged
+ * value is noticed before it is served (a cache must never be believed
+ * over the results it summarises); every id and range is checked on
+ * reading too, and anything out of place discards the file.
  */
 #define INDEX_FILE "/.history-index"
 #define INDEX_MAGIC "bgindex\n"
-#define INDEX_VERSION 1
+#define INDEX_VERSION 2
 #define INDEX_BYTE_ORDER 0x01020304u
+/* Larger than any index this version writes would be absurd: 16 GiB. */
+#define INDEX_MAX_BYTES (UINT64_C(16) << 30)
 
+/* The fuzz target's build checks no sums, so that mutated bytes reach the
+ * validation behind them (libFuzzer cannot forge a checksum). */
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define sum_matches(sum, expected) ((void)(sum), (void)(expected), true)
+#else
+#define sum_matches(sum, expected) ((sum) == (expected))
+#endif
+
+enum section { STRINGS, METRICS, RECORDS, POINTS, SECTIONS };
+
+/* The counts keep their offsets of version 1 (tests find the sections
+ * by them); the checksums follow. */
 struct file_header {
 	char magic[8];
 	uint32_t version, byte_order;
 	double confidence;
 	uint64_t strings_bytes, strings_nr, metrics_nr, records_nr, points_nr;
+	uint64_t sums[SECTIONS]; /* FNV-1a 64 of each section's bytes */
+	uint64_t header_sum;	 /* of the header's bytes before it */
 };
 
-/* One result file: key is "<commit>/<machine>/<file name>". */
 struct record {
 	uint32_t key, identity, suite, machine;
 	uint64_t first;
 	uint64_t points_nr;
 };
 
-_Static_assert(sizeof(struct file_header) == 64, "header layout");
+_Static_assert(sizeof(struct file_header) == 104, "header layout");
 _Static_assert(sizeof(struct record) == 32, "record layout");
 _Static_assert(sizeof(struct history_index_metric) == 24, "metric layout");
 _Static_assert(sizeof(struct history_index_point) == 40, "point layout");
@@ -145,36 +166,49 @@ static uint32_t intern_metric(struct history_index *ix,
 	return (uint32_t)(ix->metrics_nr - 1);
 }
 
-static bool read_array(FILE *f, void **out, size_t *alloc, uint64_t nr,
-		       size_t size)
+/* Reads a section of `bytes` bytes and checks its sum. */
+static bool read_section(FILE *f, void *out, size_t bytes, uint64_t sum)
 {
-	*out = NULL;
-	if (nr > SIZE_MAX / size)
-		return false;
-	*out = xmalloc(nr ? (size_t)nr * size : 1);
-	*alloc = nr ? (size_t)nr : 1;
-	return fread(*out, size, (size_t)nr, f) == (size_t)nr;
+	return fread(out, 1, bytes, f) == bytes &&
+	       sum_matches(hash_fnv1a64(out, bytes), sum);
 }
 
-static bool load_strings(struct history_index *ix, FILE *f,
-			 const struct file_header *h)
+/* An array of nr elements of `size` bytes, read and checked. */
+static void *read_array(FILE *f, uint64_t nr, size_t size, uint64_t sum,
+			size_t *alloc)
+{
+	void *out = xmalloc(nr ? (size_t)nr * size : 1);
+
+	*alloc = nr ? (size_t)nr : 1;
+	if (read_section(f, out, (size_t)nr * size, sum))
+		return out;
+	free(out);
+	*alloc = 0;
+	return NULL;
+}
+
+static const char *load_strings(struct history_index *ix, FILE *f,
+				const struct file_header *h)
 {
 	char *blob, *at, *end;
-	bool ok;
+	const char *why = NULL;
 
-	if (h->strings_bytes > SIZE_MAX - 1 ||
-	    h->strings_nr > h->strings_bytes || h->strings_nr >= UINT32_MAX)
-		return false;
+	if (h->strings_nr > h->strings_bytes || h->strings_nr >= UINT32_MAX)
+		return "more strings than bytes";
 	blob = xmalloc((size_t)h->strings_bytes + 1);
-	ok = fread(blob, 1, (size_t)h->strings_bytes, f) ==
-		     (size_t)h->strings_bytes &&
-	     (!h->strings_bytes || !blob[h->strings_bytes - 1]);
+	if (!read_section(f, blob, (size_t)h->strings_bytes, h->sums[STRINGS]))
+		why = "the strings' checksum does not match";
+	else if (h->strings_bytes && blob[h->strings_bytes - 1])
+		why = "the last string does not end";
 	/* Interning gives ids in order: a repeated string breaks that. */
-	for (at = blob, end = blob + h->strings_bytes; ok && at < end;
+	for (at = blob, end = blob + h->strings_bytes; !why && at < end;
 	     at += strlen(at) + 1)
-		ok = intern(ix, at) == ix->strings_nr - 1;
+		if (intern(ix, at) != ix->strings_nr - 1)
+			why = "a string is repeated";
 	free(blob);
-	return ok && ix->strings_nr == h->strings_nr;
+	if (!why && ix->strings_nr != h->strings_nr)
+		why = "the strings are not as many as the header says";
+	return why;
 }
 
 static bool valid_string(const struct history_index *ix, uint32_t id)
@@ -182,51 +216,57 @@ static bool valid_string(const struct history_index *ix, uint32_t id)
 	return id < ix->strings_nr;
 }
 
-static bool load_tables(struct history_index *ix, FILE *f,
-			const struct file_header *h)
+static const char *load_metrics(struct history_index *ix, FILE *f,
+				const struct file_header *h)
 {
 	struct history_index_metric *metrics;
+	const char *why = NULL;
 	size_t alloc;
-	void *data;
-	bool ok;
 
-	if (h->metrics_nr >= UINT32_MAX || h->records_nr >= UINT32_MAX)
-		return false;
-	ok = read_array(f, &data, &alloc, h->metrics_nr, sizeof(*metrics));
-	metrics = data;
-	for (uint64_t i = 0; ok && i < h->metrics_nr; i++) {
+	if (h->metrics_nr >= UINT32_MAX)
+		return "too many metrics";
+	metrics = read_array(f, h->metrics_nr, sizeof(*metrics),
+			     h->sums[METRICS], &alloc);
+	if (!metrics)
+		return "the metrics' checksum does not match";
+	for (uint64_t i = 0; !why && i < h->metrics_nr; i++) {
 		const struct history_index_metric *m = &metrics[i];
 
-		ok = valid_string(ix, m->benchmark) &&
-		     valid_string(ix, m->variant) &&
-		     valid_string(ix, m->device) &&
-		     valid_string(ix, m->metric) &&
-		     (m->unit == HISTORY_INDEX_NONE ||
-		      valid_string(ix, m->unit)) &&
-		     m->better <= BETTER_HIGHER &&
-		     intern_metric(ix, m) == i;
+		if (!valid_string(ix, m->benchmark) ||
+		    !valid_string(ix, m->variant) ||
+		    !valid_string(ix, m->device) ||
+		    !valid_string(ix, m->metric) ||
+		    (m->unit != HISTORY_INDEX_NONE &&
+		     !valid_string(ix, m->unit)) ||
+		    m->better > BETTER_HIGHER)
+			why = "a metric is out of range";
+		else if (intern_metric(ix, m) != i)
+			why = "a metric is repeated";
 	}
 	free(metrics);
-	ok = ok && read_array(f, &data, &ix->records_alloc, h->records_nr,
-			      sizeof(*ix->records));
-	ix->records = data;
-	return ok;
+	return why;
 }
 
-static bool load_records(struct history_index *ix, FILE *f,
-			 const struct file_header *h)
+static const char *load_records(struct history_index *ix, FILE *f,
+				const struct file_header *h)
 {
-	void *data;
-	bool ok = read_array(f, &data, &ix->points_alloc, h->points_nr,
-			     sizeof(*ix->points));
-
-	ix->points = data;
-	if (!ok || fgetc(f) != EOF)
-		return false;
+	if (h->records_nr >= UINT32_MAX)
+		return "too many records";
+	ix->records = read_array(f, h->records_nr, sizeof(*ix->records),
+				 h->sums[RECORDS], &ix->records_alloc);
+	if (!ix->records)
+		return "the records' checksum does not match";
+	ix->points = read_array(f, h->points_nr, sizeof(*ix->points),
+				h->sums[POINTS], &ix->points_alloc);
+	if (!ix->points)
+		return "the points' checksum does not match";
+	if (fgetc(f) != EOF)
+		return "bytes after the last section";
 	ix->points_nr = (size_t)h->points_nr;
 	for (size_t i = 0; i < ix->points_nr; i++)
-		if (ix->points[i].metric >= ix->metrics_nr)
-			return false;
+		if (ix->points[i].metric >= ix->metrics_nr ||
+		    !ix->points[i].n)
+			return "a point is out of range";
 	for (; ix->records_nr < h->records_nr; ix->records_nr++) {
 		const struct record *r = &ix->records[ix->records_nr];
 
@@ -235,12 +275,13 @@ static bool load_records(struct history_index *ix, FILE *f,
 		    !valid_string(ix, r->suite) ||
 		    !valid_string(ix, r->machine) ||
 		    r->first > ix->points_nr ||
-		    r->points_nr > ix->points_nr - r->first ||
-		    ix->record_of[r->key] != HISTORY_INDEX_NONE)
-			return false;
+		    r->points_nr > ix->points_nr - r->first)
+			return "a record is out of range";
+		if (ix->record_of[r->key] != HISTORY_INDEX_NONE)
+			return "a record is repeated";
 		ix->record_of[r->key] = (uint32_t)ix->records_nr;
 	}
-	return true;
+	return NULL;
 }
 
 static void clear(struct history_index *ix)
@@ -270,7 +311,7 @@ static void clear(struct history_index *ix)
 /* Whether the sections the header declares add up to the file's size:
  * checked before anything is allocated, so that a damaged header cannot
  * ask for more memory than the file holds. */
-static bool sizes_add_up(const struct file_header *h, FILE *f)
+static bool sizes_add_up(const struct file_header *h, uint64_t size)
 {
 	const uint64_t sizes[] = { sizeof(struct history_index_metric),
 				   sizeof(struct record),
@@ -278,35 +319,79 @@ static bool sizes_add_up(const struct file_header *h, FILE *f)
 	const uint64_t counts[] = { h->metrics_nr, h->records_nr,
 				    h->points_nr };
 	uint64_t total = sizeof(*h) + h->strings_bytes;
-	struct stat st;
 
-	if (fstat(fileno(f), &st) < 0 || h->strings_bytes > (uint64_t)st.st_size)
+	if (h->strings_bytes > size)
 		return false;
 	for (size_t i = 0; i < 3; i++) {
-		if (counts[i] > (uint64_t)st.st_size / sizes[i])
+		if (counts[i] > size / sizes[i])
 			return false;
 		total += counts[i] * sizes[i];
 	}
-	return total == (uint64_t)st.st_size;
+	return total == size;
 }
 
-static void load(struct history_index *ix)
+/* Reads the index from f, `size` bytes: NULL, or why it is not usable
+ * (the index is then left empty). */
+static const char *load_from(struct history_index *ix, FILE *f,
+			     uint64_t size)
 {
 	struct file_header h;
-	FILE *f = fopen(ix->path, "rb");
-	bool ok;
+	const char *why = NULL;
+	bool ours = false;
 
-	if (!f)
-		return;
-	ok = fread(&h, sizeof(h), 1, f) == 1 &&
-	     !memcmp(h.magic, INDEX_MAGIC, sizeof(h.magic)) &&
-	     h.version == INDEX_VERSION && h.byte_order == INDEX_BYTE_ORDER &&
-	     h.confidence == ix->confidence && sizes_add_up(&h, f) &&
-	     load_strings(ix, f, &h) &&
-	     load_tables(ix, f, &h) && load_records(ix, f, &h);
-	fclose(f);
-	if (!ok)
+	if (size > INDEX_MAX_BYTES)
+		why = "larger than any index";
+	else if (fread(&h, sizeof(h), 1, f) != 1 ||
+		 memcmp(h.magic, INDEX_MAGIC, sizeof(h.magic)))
+		why = "not an index";
+	else if (h.version != INDEX_VERSION)
+		why = "of another version";
+	else if (h.byte_order != INDEX_BYTE_ORDER)
+		why = "of another byte order";
+	else if (!sum_matches(hash_fnv1a64(&h, offsetof(struct file_header,
+							       header_sum)),
+			      h.header_sum))
+		why = "the header's checksum does not match";
+	else if (!(ours = h.confidence == ix->confidence))
+		; /* summarised at another confidence: not damaged, not ours */
+	else if (!sizes_add_up(&h, size))
+		why = "its size is not what the header says";
+	else if (!(why = load_strings(ix, f, &h)) &&
+		 !(why = load_metrics(ix, f, &h)))
+		why = load_records(ix, f, &h);
+	if (why || !ours) {
 		clear(ix);
+		ix->dirty = true;
+	}
+	return why;
+}
+
+/* Reads the index's file. A file that is there and not usable is
+ * reported once, as a warning: it is rebuilt from the results (and
+ * written again at the end of the call). */
+static void load(struct history_index *ix)
+{
+	int fd = open_regular(ix->path, 0);
+	const char *why;
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0) {
+		if (fd != BG_ENOTFOUND)
+			bg_warn("%s; the history index is rebuilt from the "
+				"results", bg_error_last());
+		bg_error_clear();
+		return;
+	}
+	if (fstat(fd, &st) < 0 || !(f = fdopen(fd, "rb"))) {
+		close(fd);
+		return;
+	}
+	why = load_from(ix, f, (uint64_t)st.st_size);
+	fclose(f);
+	if (why)
+		bg_warn("'%s': damaged history index (%s); it is rebuilt "
+			"from the results", ix->path, why);
 }
 
 struct history_index *history_index_open(struct store *store,
@@ -459,28 +544,36 @@ history_index_metric_at(const struct history_index *ix, uint32_t id)
 	return &ix->metrics[id];
 }
 
-void history_index_save(struct history_index *ix)
+/*
+ * The file's bytes as parts: the first holds the header, the strings, the
+ * metrics and the records; the points are written from where they are
+ * (most of the file: a copy would be most of the memory), a part per run
+ * of them. Free *parts; release head.
+ */
+static size_t encode_parts(const struct history_index *ix,
+			   struct strbuf *head, struct iovec **parts)
 {
 	struct file_header h = { .magic = INDEX_MAGIC,
 				 .version = INDEX_VERSION,
 				 .byte_order = INDEX_BYTE_ORDER,
 				 .confidence = ix->confidence };
-	struct strbuf out = STRBUF_INIT, dir = STRBUF_INIT;
-	struct iovec *parts;
-	size_t parts_nr = 1;
+	size_t parts_nr = 1, at;
 	uint64_t first = 0;
 
-	if (!ix->dirty || !ix->path)
-		return;
 	h.strings_nr = ix->strings_nr;
 	h.metrics_nr = ix->metrics_nr;
-	strbuf_add(&out, &h, sizeof(h));
+	strbuf_add(head, &h, sizeof(h));
 	for (size_t i = 0; i < ix->strings_nr; i++)
-		strbuf_add(&out, ix->strings[i], strlen(ix->strings[i]) + 1);
-	h.strings_bytes = out.len - sizeof(h);
-	strbuf_add(&out, ix->metrics, ix->metrics_nr * sizeof(*ix->metrics));
+		strbuf_add(head, ix->strings[i], strlen(ix->strings[i]) + 1);
+	h.strings_bytes = head->len - sizeof(h);
+	h.sums[STRINGS] = hash_fnv1a64(head->buf + sizeof(h), head->len -
+							      sizeof(h));
+	h.sums[METRICS] = hash_fnv1a64(ix->metrics, ix->metrics_nr *
+							    sizeof(*ix->metrics));
+	strbuf_add(head, ix->metrics, ix->metrics_nr * sizeof(*ix->metrics));
 	/* Only the records still current: a file read again replaced its
 	 * record, and the old one's points go with it. */
+	at = head->len;
 	for (size_t i = 0; i < ix->records_nr; i++) {
 		struct record rec = ix->records[i];
 
@@ -488,29 +581,74 @@ void history_index_save(struct history_index *ix)
 			continue;
 		rec.first = first;
 		first += rec.points_nr;
-		strbuf_add(&out, &rec, sizeof(rec));
+		strbuf_add(head, &rec, sizeof(rec));
 		h.records_nr++;
 	}
+	h.sums[RECORDS] = hash_fnv1a64(head->buf + at, head->len - at);
 	h.points_nr = first;
-	memcpy(out.buf, &h, sizeof(h));
-	/* The points are written from where they are (most of the file: a
-	 * copy would be most of the memory), a part per run of them. */
-	parts = xmalloc((ix->records_nr + 1) * sizeof(*parts));
-	parts[0] = (struct iovec){ out.buf, out.len };
+	*parts = xmalloc((ix->records_nr + 1) * sizeof(**parts));
+	h.sums[POINTS] = HASH_FNV1A64_START;
 	for (size_t i = 0; i < ix->records_nr; i++) {
 		const struct record *rec = &ix->records[i];
 		char *from = (char *)(ix->points + rec->first);
 		size_t len = (size_t)rec->points_nr * sizeof(*ix->points);
-		struct iovec *last = &parts[parts_nr - 1];
+		struct iovec *last = &(*parts)[parts_nr - 1];
 
 		if (ix->record_of[rec->key] != i || !len)
 			continue;
+		h.sums[POINTS] = hash_fnv1a64_add(h.sums[POINTS], from, len);
 		if (parts_nr > 1 &&
 		    (char *)last->iov_base + last->iov_len == from)
 			last->iov_len += len;
 		else
-			parts[parts_nr++] = (struct iovec){ from, len };
+			(*parts)[parts_nr++] = (struct iovec){ from, len };
 	}
+	h.header_sum = hash_fnv1a64(&h, offsetof(struct file_header,
+						 header_sum));
+	memcpy(head->buf, &h, sizeof(h));
+	(*parts)[0] = (struct iovec){ head->buf, head->len };
+	return parts_nr;
+}
+
+void history_index_encode(const struct history_index *ix, struct strbuf *out)
+{
+	struct strbuf head = STRBUF_INIT;
+	struct iovec *parts;
+	size_t nr = encode_parts(ix, &head, &parts);
+
+	for (size_t i = 0; i < nr; i++)
+		strbuf_add(out, parts[i].iov_base, parts[i].iov_len);
+	free(parts);
+	strbuf_release(&head);
+}
+
+struct history_index *history_index_parse(const void *data, size_t len,
+					   double confidence,
+					   const char **why)
+{
+	struct history_index *ix = xcalloc(1, sizeof(*ix));
+	FILE *f = len ? fmemopen((void *)data, len, "rb") : NULL;
+
+	ix->confidence = confidence;
+	*why = f ? load_from(ix, f, len) : "not an index";
+	if (f)
+		fclose(f);
+	if (*why) {
+		history_index_free(ix);
+		return NULL;
+	}
+	return ix;
+}
+
+void history_index_save(struct history_index *ix)
+{
+	struct strbuf head = STRBUF_INIT, dir = STRBUF_INIT;
+	struct iovec *parts;
+	size_t parts_nr;
+
+	if (!ix->dirty || !ix->path)
+		return;
+	parts_nr = encode_parts(ix, &head, &parts);
 	/* The git store's cache directory may not exist yet. */
 	strbuf_add(&dir, ix->path, (size_t)(strrchr(ix->path, '/') - ix->path));
 	if (mkdir_p(dir.buf) < 0 ||
@@ -518,7 +656,7 @@ void history_index_save(struct history_index *ix)
 		bg_error_clear(); /* a cache: the store stays the source */
 	ix->dirty = false;
 	free(parts);
-	strbuf_release(&out);
+	strbuf_release(&head);
 	strbuf_release(&dir);
 }
 

@@ -3,6 +3,7 @@
 #define BENCHGATE_HISTORY_INDEX_H
 
 #include "harness/store/store.h"
+#include "harness/util/strbuf.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -19,9 +20,12 @@
  * place in the store and its identity (a git store: the blob's id; a
  * directory store: size, modification time and inode), and a file whose
  * identity changed is read again. The index is the file ".history-index"
- * in store_cache_dir(): deleting it costs the next call a full read, and
- * an index that is unreadable, truncated, of another version or byte
- * order, or summarised at another confidence is ignored and rebuilt. It
+ * in store_cache_dir(): deleting it costs the next call a full read. The
+ * file carries its version and a checksum of its header and of each
+ * section: one that is unreadable, truncated, not a regular file, of
+ * another version or byte order, whose sums do not match or whose ids
+ * and ranges fail validation is ignored with one warning and rebuilt from
+ * the results; one summarised at another confidence is rebuilt quietly. It
  * is replaced whole (write_file_atomic(), so concurrent readers see the
  * old or the new one) when a call read results it did not hold; a store
  * where it cannot be written (read-only) is simply read every time.
@@ -87,6 +91,20 @@ history_index_metric_at(const struct history_index *index, uint32_t id);
 /* Writes the index back when lookups added to it; best effort (a store
  * that cannot take it is read in full next time). */
 void history_index_save(struct history_index *index);
+
+/*
+ * For the fuzz target and tests: an index of no store, at `confidence`,
+ * read from the `len` bytes at data as history_index_open() reads its
+ * file. NULL, and in *why (static text) what is wrong, when they are not
+ * a usable index.
+ */
+struct history_index *history_index_parse(const void *data, size_t len,
+					   double confidence,
+					   const char **why);
+
+/* Appends to out the bytes history_index_save() would write. */
+void history_index_encode(const struct history_index *index,
+			  struct strbuf *out);
 
 /* NULL-safe. */
 void history_index_free(struct history_index *index);

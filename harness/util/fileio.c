@@ -154,3 +154,22 @@ int remove_tree(const char *path)
 	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return lstat(path, &st) == 0 || errno != ENOENT ? -1 : 0;
 }
+
+int open_regular(const char *path, int flags)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | flags);
+	struct stat st;
+
+	if (fd < 0 && errno == ENOENT)
+		return bg_notfound("cannot open '%s': %s", path,
+				   strerror(errno));
+	if (fd < 0)
+		return bg_error("cannot open '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return bg_error("'%s' is not a regular file", path);
+	}
+	/* O_NONBLOCK only kept a FIFO from blocking the open */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}

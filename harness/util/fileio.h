@@ -58,6 +58,18 @@ int write_file_atomic_parts(const char *path, const struct iovec *parts,
  * the disk. Best effort, as fsync_dir(). */
 void fsync_filesystem(const char *path);
 
+/*
+ * Reading only what can be read: the store, the previous site and caches
+ * may hold anything a pull request put there, and a FIFO blocks a reader
+ * for ever while /dev/zero never ends.
+ */
+
+/* Opens path for reading when it is a regular file (after following any
+ * links, unless flags holds O_NOFOLLOW), without blocking on a FIFO on
+ * the way. The descriptor (blocking, close-on-exec); BG_ENOTFOUND when
+ * there is no such file; BG_ERROR for anything else, recorded. */
+int open_regular(const char *path, int flags);
+
 /* Removes path and, for a directory, everything below it, without
  * following symbolic links (a link is removed, not what it points to).
  * Best effort, for scratch directories benchgate made: 0, or -1 when

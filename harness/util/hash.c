@@ -3,14 +3,18 @@
 
 #include <string.h>
 
-uint64_t hash_fnv1a64(const void *bytes, size_t len)
+uint64_t hash_fnv1a64_add(uint64_t hash, const void *bytes, size_t len)
 {
 	const unsigned char *p = bytes;
-	uint64_t hash = 0xcbf29ce484222325ULL;
 
 	for (size_t i = 0; i < len; i++)
 		hash = (hash ^ p[i]) * 0x100000001b3ULL;
 	return hash;
+}
+
+uint64_t hash_fnv1a64(const void *bytes, size_t len)
+{
+	return hash_fnv1a64_add(HASH_FNV1A64_START, bytes, len);
 }
 
 uint32_t hash_fnv1a32(const char *s)

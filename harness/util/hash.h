@@ -16,6 +16,12 @@
 /* The 64-bit FNV-1a of len bytes. */
 uint64_t hash_fnv1a64(const void *bytes, size_t len);
 
+/* The 64-bit FNV-1a of bytes that come in pieces: start from
+ * HASH_FNV1A64_START and pass each piece with the hash so far; the result
+ * is hash_fnv1a64() of the pieces joined. */
+#define HASH_FNV1A64_START 0xcbf29ce484222325ULL
+uint64_t hash_fnv1a64_add(uint64_t hash, const void *bytes, size_t len);
+
 /* The 32-bit FNV-1a of a NUL-terminated string. */
 uint32_t hash_fnv1a32(const char *s);
 
