@@ -88,8 +88,10 @@ static bool has(const char *device, const char *cuda_visible,
 	static struct strbuf why = STRBUF_INIT;
 	bool present;
 
+	struct gpu_visible visible = { .cuda = cuda_visible };
+
 	strbuf_reset(&why);
-	present = devices_has(devices, device, cuda_visible, &why);
+	present = devices_has(devices, device, &visible, &why);
 	*reason = why.buf;
 	return present;
 }
@@ -147,9 +149,9 @@ Test(devices, gpu_library_missing)
 
 	devices_probe(&devices);
 	cr_assert_eq(devices->gpus_nr, 0);
-	cr_assert(strstr(devices->gpu_why, "cannot load "
+	cr_assert(strstr(devices->gpu_why[GPU_NVIDIA], "cannot load "
 					   "'/nonexistent/libnvidia-ml.so.1'"),
-		  "%s", devices->gpu_why);
+		  "%s", devices->gpu_why[GPU_NVIDIA]);
 	cr_assert_not(has("gpu", NULL, &reason));
 	cr_assert(strstr(reason, "device 'gpu' is not present: cannot load "
 				 "'/nonexistent/") == reason,
@@ -164,11 +166,11 @@ Test(devices, gpu_library_without_nvml_functions)
 	/* a file dlopen refuses; then a real library that is not NVML */
 	setenv("BENCHGATE_NVML_LIBRARY", not_nvml, 1);
 	devices_probe(&devices);
-	cr_assert(strstr(devices->gpu_why, "cannot load '"));
+	cr_assert(strstr(devices->gpu_why[GPU_NVIDIA], "cannot load '"));
 	devices_free(devices);
 	setenv("BENCHGATE_NVML_LIBRARY", "libc.so.6", 1);
 	devices_probe(&devices);
-	cr_assert_str_eq(devices->gpu_why,
+	cr_assert_str_eq(devices->gpu_why[GPU_NVIDIA],
 			 "'libc.so.6' has no nvmlInit_v2(): "
 			 "not NVML, or an NVML older than driver 325");
 	free(not_nvml);
@@ -180,10 +182,14 @@ Test(devices, gpu_init_failing)
 
 	use_fake_nvml("init 9\n");
 	devices_probe(&devices);
-	cr_assert_str_eq(devices->gpu_why, "nvmlInit_v2() failed: Driver Not "
+	cr_assert_str_eq(devices->gpu_why[GPU_NVIDIA], "nvmlInit_v2() failed: Driver Not "
 					   "Loaded (NVML error 9)");
 	cr_assert_not(has("gpu", NULL, &reason));
 	cr_assert_str_eq(reason, "device 'gpu' is not present: nvmlInit_v2() "
+				 "failed: Driver Not Loaded (NVML error 9); no "
+				 "AMD GPU in /sys/class/drm");
+	cr_assert_not(has("cuda", NULL, &reason));
+	cr_assert_str_eq(reason, "device 'cuda' is not present: nvmlInit_v2() "
 				 "failed: Driver Not Loaded (NVML error 9)");
 }
 
@@ -193,10 +199,10 @@ Test(devices, gpu_none_behind_a_working_nvml)
 
 	use_fake_nvml("");
 	devices_probe(&devices);
-	cr_assert_null(devices->gpu_why);
+	cr_assert_null(devices->gpu_why[GPU_NVIDIA]);
 	cr_assert_not(has("gpu", NULL, &reason));
 	cr_assert_str_eq(reason, "device 'gpu' is not present: NVML sees no "
-				 "GPU");
+				 "GPU; no AMD GPU in /sys/class/drm");
 }
 
 Test(devices, two_gpus_with_cuda_visible_devices_1)
@@ -212,14 +218,17 @@ Test(devices, two_gpus_with_cuda_visible_devices_1)
 	cr_assert_str_eq(devices->gpus[0].name, "Fake GPU A");
 	cr_assert_str_eq(devices->gpus[1].uuid, "GPU-bbbbbbbb-1111");
 	cr_assert_eq(devices->gpus[1].memory_bytes, 81920ull << 20);
-	cr_assert_str_eq(devices->gpu_driver, "550.54.15");
+	cr_assert_str_eq(devices->gpu_driver[GPU_NVIDIA], "550.54.15");
 	cr_assert_not(devices->gpus[0].visible);
 	cr_assert(devices->gpus[1].visible);
 	cr_assert(has("gpu", "1", &reason));
 	cr_assert(has("gpu", "GPU-bbbb", &reason));
 	cr_assert_not(has("gpu", "7", &reason));
 	cr_assert_str_eq(reason, "device 'gpu' is not present: "
-				 "CUDA_VISIBLE_DEVICES='7' hides all 2 GPUs");
+				 "CUDA_VISIBLE_DEVICES='7' hides all 2 GPUs; no "
+				 "AMD GPU in /sys/class/drm");
+	cr_assert(has("cuda", "1", &reason));
+	cr_assert_not(has("rocm", "1", &reason));
 
 	/* the machine records what benchmarks see, by model name */
 	cr_assert_eq(machine_describe(&machine), BG_OK);

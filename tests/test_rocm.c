@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* unshare() */
 #include "testutil.h"
 
+#include "harness/model/result.h"
 #include "harness/probe/rocm.h"
 #include "harness/util/error.h"
 
@@ -141,6 +142,7 @@ Test(rocm, reads_every_field_of_an_amd_gpu_through_the_real_library)
 	struct rocm *rocm = NULL;
 	struct gpu_reading reading;
 	pid_t tree[] = { getpid(), 999999 };
+	uint64_t bytes = 0;
 
 	plant_process(root, getpid(), 1, 512ULL * 1024 * 1024);
 	enter_planted_sysfs(root);
@@ -149,16 +151,16 @@ Test(rocm, reads_every_field_of_an_amd_gpu_through_the_real_library)
 	cr_assert_str_eq(rocm_gpu(rocm, 0)->uuid, "GPU-000000005a5a0000");
 	cr_assert_eq(rocm_gpu(rocm, 0)->memory_bytes, 64 * GIB);
 
-	rocm_read(rocm, 0, tree, 2, &reading);
+	rocm_read(rocm, 0, &reading);
 	cr_assert(reading.has_utilization);
 	cr_assert_eq(reading.utilization, 37);
 	cr_assert(reading.has_memory);
 	cr_assert_eq(reading.memory_used, 1 * GIB);
 	cr_assert(reading.has_power);
 	cr_assert_float_eq(reading.power_w, 250.0, 1e-9);
-	cr_assert(reading.has_process_memory, "%s",
+	cr_assert(rocm_process_memory(rocm, tree, 2, &bytes), "%s",
 		  rocm_why(rocm, "process_memory"));
-	cr_assert_eq(reading.process_memory, 512ULL * 1024 * 1024,
+	cr_assert_eq(bytes, 512ULL * 1024 * 1024,
 		     "the tree's VRAM, the unknown process holding none");
 	/* amdgpu reports energy in gpu_metrics, which is not planted */
 	cr_assert_not(reading.has_energy);
@@ -234,4 +236,93 @@ Test(rocm, a_missing_library_is_named_with_what_to_install)
 		  "%s", why.buf);
 	unsetenv("BENCHGATE_ROCM_LIBRARY");
 	strbuf_release(&why);
+}
+
+/*
+ * End to end, as on an AMD runner: `benchgate devices` lists the GPU, a
+ * suite's "gpu" cases run on it, and the rocm fields are recorded. The
+ * benchmark stands for a HIP program: it announces its own VRAM in the
+ * KFD tree (the planted one is writable), which only the benchmark's
+ * process tree counts in memory_peak.
+ */
+Test(rocm, a_suite_on_an_amd_runner_records_the_rocm_fields)
+{
+	char *root = planted_root(1);
+	const char *env[] = { "BENCHGATE_NVML_LIBRARY=/nonexistent/libnvml.so",
+			      NULL };
+	const char *devices_args[] = { "devices", NULL };
+	const char *run_args[] = { "run",  NULL, "--store", NULL, "--json",
+				   NULL,   "--quiet", NULL };
+	struct strbuf store = STRBUF_INIT, json = STRBUF_INIT;
+	struct result *result = NULL;
+	const struct result_case *rcase;
+	const struct metric_samples *m;
+	struct test_output out;
+	char *suite;
+
+	/* "$$$$" is the shell's "$$" once the suite's "$$" escape is read */
+	suite = test_write_file(
+		test_dir, "suite.json",
+		"{ \"benchgate\": 1, \"suite\": \"amd\",\n"
+		"  \"defaults\": { \"warmup\": 0, \"runs\": 2 },\n"
+		"  \"devices\": [\"gpu\"],\n"
+		"  \"benchmarks\": [ { \"name\": \"hold-vram\",\n"
+		"    \"command\": [\"/bin/sh\", \"-c\", \"d=/sys/class/kfd/kfd/"
+		"proc/$$$$; mkdir -p $d && echo 32770 > $d/pasid && echo "
+		"268435456 > $d/vram_1000 && echo 0 > $d/sdma_1000 && sleep "
+		"0.5\"],\n"
+		"    \"metrics\": [\n"
+		"      { \"name\": \"gpu_util\", \"from\": \"rocm\","
+		" \"field\": \"utilization_mean\" },\n"
+		"      { \"name\": \"gpu_memory\", \"from\": \"rocm\","
+		" \"field\": \"memory_peak\" },\n"
+		"      { \"name\": \"gpu_device_memory\", \"from\": \"rocm\","
+		" \"field\": \"device_memory_peak\" },\n"
+		"      { \"name\": \"gpu_power\", \"from\": \"rocm\","
+		" \"field\": \"power_peak\" } ] } ] }\n");
+	enter_planted_sysfs(root);
+
+	test_benchgate(&out, NULL, env, devices_args);
+	cr_assert_eq(out.exit_code, 0, "%s", out.err.buf);
+	/* the driver's version is the kernel's, read from the real /sys */
+	cr_assert(strstr(out.out.buf, "gpu   1 GPU through ROCm SMI"), "%s",
+		  out.out.buf);
+	cr_assert(strstr(out.out.buf, "\n      0  AMD GPU 0x740f  "
+				      "GPU-000000005a5a0000  64.0 GiB\n"),
+		  "%s", out.out.buf);
+	cr_assert(strstr(out.out.buf, "\n  rocm    utilization_mean, "),
+		  "%s", out.out.buf);
+	test_output_release(&out);
+
+	strbuf_addf(&store, "%s/store", test_dir);
+	strbuf_addf(&json, "%s/result.json", test_dir);
+	run_args[1] = suite;
+	run_args[3] = store.buf;
+	run_args[5] = json.buf;
+	test_benchgate(&out, NULL, env, run_args);
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	cr_assert_eq(result_load(&result, json.buf), BG_OK, "%s",
+		     bg_error_last());
+	rcase = &result->cases[0];
+	cr_assert_str_eq(rcase->device, "gpu");
+	cr_assert_eq(rcase->status, CASE_OK, "%s", rcase->reason);
+	/* the result says whose GPU it ran on */
+	cr_assert_eq(result->machine.gpus_nr, 1);
+	cr_assert_str_eq(result->machine.gpus[0], "AMD GPU 0x740f");
+	m = result_case_find_metric(rcase, "gpu_util");
+	cr_assert(m && m->nr == 2 && m->samples[0] == 37);
+	m = result_case_find_metric(rcase, "gpu_device_memory");
+	cr_assert(m && m->samples[1] == 1 * GIB);
+	m = result_case_find_metric(rcase, "gpu_power");
+	cr_assert(m && m->samples[0] == 250);
+	m = result_case_find_metric(rcase, "gpu_memory");
+	cr_assert(m && m->nr == 2);
+	cr_assert_eq(m->samples[0], 256.0 * 1024 * 1024,
+		     "the benchmark's own VRAM: %g", m->samples[0]);
+	result_free(result);
+	test_output_release(&out);
+	strbuf_release(&store);
+	strbuf_release(&json);
+	free(suite);
+	free(root);
 }

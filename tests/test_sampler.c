@@ -18,7 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #define WORKLOAD(name) TEST_WORKLOAD_DIR "/" name
 #define FIXTURE_SYS    TEST_FIXTURE_DIR "/sysfs/sys"
@@ -291,7 +294,9 @@ static void run_nvml(const char *cuda_visible, double seconds)
 	cr_assert_eq(sampler_new(&sampler, SAMPLER_SOURCE(SOURCE_NVML),
 				 NO_INTERIM_SAMPLES),
 		     BG_OK);
-	sampler_start(sampler, SAMPLER_SOURCES, cuda_visible, dir);
+	struct gpu_visible visible = { .cuda = cuda_visible };
+
+	sampler_start(sampler, SAMPLER_SOURCES, &visible, dir);
 	sleep_s(seconds);
 	sampler_stop(sampler);
 }
@@ -307,7 +312,10 @@ Test(sampler, nvml_energy_counter_difference)
 
 	cr_assert_float_eq(value(SOURCE_NVML, "utilization_mean"), 75, 1e-9);
 	cr_assert_float_eq(value(SOURCE_NVML, "utilization_peak"), 75, 1e-9);
-	cr_assert_float_eq(value(SOURCE_NVML, "memory_peak"), 2 * GIB, 1);
+	cr_assert_float_eq(value(SOURCE_NVML, "device_memory_peak"), 2 * GIB,
+			   1);
+	/* no process of this test holds memory there */
+	cr_assert_float_eq(value(SOURCE_NVML, "memory_peak"), 0, 1e-9);
 	cr_assert_float_eq(value(SOURCE_NVML, "power_peak"), 250, 1e-9);
 	/* the counter grows at 250 W in the fake; the mean is energy over
 	 * the sampler's own span of the run, a little longer than the
@@ -353,7 +361,8 @@ Test(sampler, nvml_covers_only_the_visible_gpus)
 	use_fake_nvml(two_gpus);
 	run_nvml("1", 0);
 	cr_assert_float_eq(value(SOURCE_NVML, "utilization_mean"), 80, 1e-9);
-	cr_assert_float_eq(value(SOURCE_NVML, "memory_peak"), 3 * GIB, 1);
+	cr_assert_float_eq(value(SOURCE_NVML, "device_memory_peak"), 3 * GIB,
+			   1);
 	cr_assert_float_eq(value(SOURCE_NVML, "power_peak"), 300, 1e-9);
 }
 
@@ -363,8 +372,72 @@ Test(sampler, nvml_sums_and_averages_over_every_gpu_when_unset)
 	run_nvml(NULL, 0);
 	cr_assert_float_eq(value(SOURCE_NVML, "utilization_mean"), 50, 1e-9);
 	cr_assert_float_eq(value(SOURCE_NVML, "utilization_peak"), 80, 1e-9);
-	cr_assert_float_eq(value(SOURCE_NVML, "memory_peak"), 4 * GIB, 1);
+	cr_assert_float_eq(value(SOURCE_NVML, "device_memory_peak"), 4 * GIB,
+			   1);
 	cr_assert_float_eq(value(SOURCE_NVML, "power_peak"), 400, 1e-9);
+}
+
+/*
+ * memory_peak is the benchmark's own: NVML lists a child of this process
+ * (the benchmark stands for one) and another process on GPU 0, and only
+ * the child's memory counts; device_memory_peak keeps the whole device's.
+ */
+Test(sampler, nvml_memory_peak_counts_only_the_benchmarks_processes)
+{
+	char script[512];
+	pid_t child = fork();
+
+	cr_assert_geq(child, 0);
+	if (!child) {
+		sleep(5);
+		_exit(0);
+	}
+	/* the process tree is this machine's, not the planted /proc */
+	unsetenv("BENCHGATE_PROCFS_ROOT");
+	snprintf(script, sizeof(script),
+		 "gpu GPU-aaaaaaaa-0000 40960 6144 75 250000 counter A\n"
+		 "gpu GPU-bbbbbbbb-1111 40960 1024 75 250000 counter B\n"
+		 "process %d 0 1536\n"
+		 "process %d 1 512\n"
+		 "process 1 0 4096\n",
+		 (int)child, (int)child);
+	use_fake_nvml(script);
+	run_nvml(NULL, 0.15);
+	cr_assert_float_eq(value(SOURCE_NVML, "memory_peak"), 2 * GIB, 1, "%g",
+			   value(SOURCE_NVML, "memory_peak"));
+	cr_assert_float_eq(value(SOURCE_NVML, "device_memory_peak"), 7 * GIB,
+			   1);
+	sampler_free(sampler);
+	sampler = NULL;
+	/* GPU 1 hidden: the child's memory there is not counted */
+	run_nvml("0", 0.15);
+	cr_assert_float_eq(value(SOURCE_NVML, "memory_peak"), 1.5 * GIB, 1);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+}
+
+Test(sampler, nvml_memory_the_driver_cannot_attribute_says_why)
+{
+	char script[256];
+	pid_t child = fork();
+
+	cr_assert_geq(child, 0);
+	if (!child) {
+		sleep(5);
+		_exit(0);
+	}
+	unsetenv("BENCHGATE_PROCFS_ROOT");
+	snprintf(script, sizeof(script),
+		 "gpu GPU-aaaaaaaa-0000 40960 6144 75 250000 counter A\n"
+		 "process %d 0 -\n",
+		 (int)child);
+	use_fake_nvml(script);
+	run_nvml(NULL, 0.15);
+	cr_assert_str_eq(why(SOURCE_NVML, "memory_peak"),
+			 "GPU memory of the benchmark's processes: NVML: Not "
+			 "Supported");
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
 }
 
 Test(sampler, nvml_with_every_gpu_hidden_says_why)
@@ -561,7 +634,7 @@ Test(sampler, a_run_records_sampled_metrics_and_warns_once_per_reason)
 		    "      { \"name\": \"gpu_util_mean\", \"from\": \"nvml\","
 		    " \"field\": \"utilization_mean\" },\n"
 		    "      { \"name\": \"gpu_mem_peak\", \"from\": \"nvml\","
-		    " \"field\": \"memory_peak\" },\n"
+		    " \"field\": \"device_memory_peak\" },\n"
 		    "      { \"name\": \"gpu_energy\", \"from\": \"nvml\","
 		    " \"field\": \"energy\" } ] } ] }\n",
 		    WORKLOAD("spin"));

@@ -4,7 +4,7 @@
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/util/format.h"
-#include "harness/probe/nvml.h"
+#include "harness/probe/gpus.h"
 #include "harness/util/process.h"
 #include "harness/probe/sysfs.h"
 
@@ -253,41 +253,58 @@ static void probe_cpu(struct cpu_info *cpu)
 
 /* --- gpu --- */
 
-static void probe_gpus(struct devices *devices)
+static void probe_vendor(struct devices *devices, enum gpu_vendor vendor)
 {
+	const struct gpu_visible visible = { .cuda = devices->cuda_visible,
+					     .hip = devices->hip_visible,
+					     .rocr = devices->rocr_visible };
 	struct strbuf why = STRBUF_INIT;
-	const char *visible = getenv("CUDA_VISIBLE_DEVICES");
-	struct nvml *nvml = NULL;
+	struct gpus *gpus = NULL;
 	const char **uuids = NULL;
-	size_t *selected = NULL, nr, count;
+	size_t *selected = NULL, nr, count, first = devices->gpus_nr;
 
-	devices->cuda_visible = xstrdup(visible);
-	if (nvml_open(&nvml, &why) < 0) {
-		devices->gpu_why = strbuf_detach(&why, NULL);
+	if (gpus_open(&gpus, vendor, &why) < 0) {
+		devices->gpu_why[vendor] = strbuf_detach(&why, NULL);
 		return;
 	}
-	nr = nvml_count(nvml);
-	devices->gpus_nr = nr;
-	devices->gpus = xcalloc(nr + 1, sizeof(*devices->gpus));
+	nr = gpus_count(gpus);
+	devices->gpus = xrealloc(devices->gpus, (first + nr + 1) *
+							sizeof(*devices->gpus));
 	uuids = xcalloc(nr + 1, sizeof(*uuids));
 	selected = xcalloc(nr + 1, sizeof(*selected));
 	for (size_t i = 0; i < nr; i++) {
-		const struct gpu_desc *gpu = nvml_gpu(nvml, i);
+		const struct gpu_desc *desc = gpus_desc(gpus, i);
+		struct gpu_device *gpu = &devices->gpus[first + i];
 
-		devices->gpus[i].name = xstrdup(gpu->name);
-		devices->gpus[i].uuid = xstrdup(gpu->uuid);
-		devices->gpus[i].memory_bytes = gpu->memory_bytes;
-		uuids[i] = devices->gpus[i].uuid;
+		*gpu = (struct gpu_device){
+			.vendor = vendor,
+			.name = xstrdup(desc->name),
+			.uuid = xstrdup(desc->uuid),
+			.memory_bytes = desc->memory_bytes,
+		};
+		uuids[i] = gpu->uuid;
 	}
-	count = gpu_select_visible(visible, uuids, nr, selected, nr);
+	devices->gpus_nr += nr;
+	count = gpu_select_vendor_visible(vendor, &visible, uuids, nr,
+					  selected, nr);
 	for (size_t i = 0; i < count; i++)
-		devices->gpus[selected[i]].visible = true;
-	if (*nvml_driver_version(nvml))
-		devices->gpu_driver = xstrdup(nvml_driver_version(nvml));
+		devices->gpus[first + selected[i]].visible = true;
+	if (*gpus_driver_version(gpus))
+		devices->gpu_driver[vendor] =
+			xstrdup(gpus_driver_version(gpus));
 	free(uuids);
 	free(selected);
-	nvml_close(nvml);
+	gpus_close(gpus);
 	strbuf_release(&why);
+}
+
+static void probe_gpus(struct devices *devices)
+{
+	devices->cuda_visible = xstrdup(getenv("CUDA_VISIBLE_DEVICES"));
+	devices->hip_visible = xstrdup(getenv("HIP_VISIBLE_DEVICES"));
+	devices->rocr_visible = xstrdup(getenv("ROCR_VISIBLE_DEVICES"));
+	for (int v = 0; v < GPU_VENDOR_NR; v++)
+		probe_vendor(devices, (enum gpu_vendor)v);
 }
 
 /* --- ipu --- */
@@ -516,9 +533,13 @@ void devices_free(struct devices *devices)
 		free(devices->gpus[i].uuid);
 	}
 	free(devices->gpus);
-	free(devices->gpu_driver);
-	free(devices->gpu_why);
+	for (int v = 0; v < GPU_VENDOR_NR; v++) {
+		free(devices->gpu_driver[v]);
+		free(devices->gpu_why[v]);
+	}
 	free(devices->cuda_visible);
+	free(devices->hip_visible);
+	free(devices->rocr_visible);
 	for (size_t i = 0; i < devices->ipus_nr; i++)
 		free(devices->ipus[i]);
 	free(devices->ipus);
@@ -542,26 +563,59 @@ static bool listed(const char *list, const char *device)
 	return false;
 }
 
+/* How many GPUs of `vendor` a benchmark with `visible` sees. */
 static size_t visible_gpus(const struct devices *devices,
-			   const char *cuda_visible)
+			   enum gpu_vendor vendor,
+			   const struct gpu_visible *visible)
 {
 	const char **uuids = xcalloc(devices->gpus_nr + 1, sizeof(*uuids));
 	size_t *selected = xcalloc(devices->gpus_nr + 1, sizeof(*selected));
-	size_t count;
+	size_t nr = 0, count;
 
 	for (size_t i = 0; i < devices->gpus_nr; i++)
-		uuids[i] = devices->gpus[i].uuid;
-	count = gpu_select_visible(cuda_visible, uuids, devices->gpus_nr,
-				    selected, devices->gpus_nr);
+		if (devices->gpus[i].vendor == vendor)
+			uuids[nr++] = devices->gpus[i].uuid;
+	count = gpu_select_vendor_visible(vendor, visible, uuids, nr, selected,
+					  nr);
 	free(uuids);
 	free(selected);
 	return count;
 }
 
+/* Why `vendor` gives the benchmark no GPU, appended to reason. */
+static void explain_no_gpu(const struct devices *devices,
+			   enum gpu_vendor vendor,
+			   const struct gpu_visible *visible,
+			   struct strbuf *reason)
+{
+	size_t nr = 0;
+
+	for (size_t i = 0; i < devices->gpus_nr; i++)
+		nr += devices->gpus[i].vendor == vendor;
+	if (devices->gpu_why[vendor])
+		strbuf_addstr(reason, devices->gpu_why[vendor]);
+	else if (!nr)
+		strbuf_addf(reason, "%s sees no GPU",
+			    gpus_library_name(vendor));
+	else if (vendor == GPU_AMD)
+		strbuf_addf(reason,
+			    "ROCR_VISIBLE_DEVICES='%s', HIP_VISIBLE_DEVICES='%s' "
+			    "hide all %zu AMD GPUs",
+			    visible->rocr ? visible->rocr : "",
+			    visible->hip    ? visible->hip
+			    : visible->cuda ? visible->cuda
+					    : "",
+			    nr);
+	else
+		strbuf_addf(reason, "CUDA_VISIBLE_DEVICES='%s' hides all %zu GPUs",
+			    visible->cuda ? visible->cuda : "", nr);
+}
+
 bool devices_has(const struct devices *devices, const char *device,
-		 const char *cuda_visible, struct strbuf *reason)
+		 const struct gpu_visible *visible, struct strbuf *reason)
 {
 	const char *forced = getenv("BENCHGATE_DEVICES");
+	bool any = !strcmp(device, "gpu");
 
 	if (forced && *forced) {
 		if (listed(forced, device))
@@ -572,19 +626,20 @@ bool devices_has(const struct devices *devices, const char *device,
 			    device, forced);
 		return false;
 	}
-	if (!strcmp(device, "gpu") || !strcmp(device, "cuda")) {
-		if (visible_gpus(devices, cuda_visible))
+	if (any || !strcmp(device, "cuda") || !strcmp(device, "rocm")) {
+		bool nvidia = any || !strcmp(device, "cuda");
+		bool amd = any || !strcmp(device, "rocm");
+
+		if ((nvidia && visible_gpus(devices, GPU_NVIDIA, visible)) ||
+		    (amd && visible_gpus(devices, GPU_AMD, visible)))
 			return true;
 		strbuf_addf(reason, "device '%s' is not present: ", device);
-		if (devices->gpu_why)
-			strbuf_addstr(reason, devices->gpu_why);
-		else if (!devices->gpus_nr)
-			strbuf_addstr(reason, "NVML sees no GPU");
-		else
-			strbuf_addf(reason,
-				    "CUDA_VISIBLE_DEVICES='%s' hides "
-				    "all %zu GPUs",
-				    cuda_visible, devices->gpus_nr);
+		if (nvidia)
+			explain_no_gpu(devices, GPU_NVIDIA, visible, reason);
+		if (nvidia && amd)
+			strbuf_addstr(reason, "; ");
+		if (amd)
+			explain_no_gpu(devices, GPU_AMD, visible, reason);
 		return false;
 	}
 	if (!strcmp(device, "ipu")) {
@@ -597,14 +652,29 @@ bool devices_has(const struct devices *devices, const char *device,
 	return true;
 }
 
-const char *devices_cuda_visible(const struct benchmark *benchmark)
+/* A variable as the benchmark's runs get it: the suite's, else ours. */
+static const char *benchmark_env(const struct benchmark *benchmark,
+				 const char *name)
 {
 	const struct suite_settings *settings = &benchmark->settings;
 
 	for (size_t i = settings->env_nr; i-- > 0;)
-		if (!strcmp(settings->env[i].name, "CUDA_VISIBLE_DEVICES"))
+		if (!strcmp(settings->env[i].name, name))
 			return settings->env[i].value;
-	return getenv("CUDA_VISIBLE_DEVICES");
+	return getenv(name);
+}
+
+const char *devices_cuda_visible(const struct benchmark *benchmark)
+{
+	return benchmark_env(benchmark, "CUDA_VISIBLE_DEVICES");
+}
+
+void devices_gpu_visible(const struct benchmark *benchmark,
+			 struct gpu_visible *out)
+{
+	out->cuda = benchmark_env(benchmark, "CUDA_VISIBLE_DEVICES");
+	out->hip = benchmark_env(benchmark, "HIP_VISIBLE_DEVICES");
+	out->rocr = benchmark_env(benchmark, "ROCR_VISIBLE_DEVICES");
 }
 
 /* --- `benchgate devices` --- */
@@ -641,38 +711,67 @@ static void describe_cpu(const struct cpu_info *cpu, struct strbuf *out)
 		strbuf_addf(out, "not readable: %s\n", cpu->governor_why);
 }
 
-static void describe_gpus(const struct devices *devices, struct strbuf *out)
+static void describe_vendor(const struct devices *devices,
+			    enum gpu_vendor vendor, struct strbuf *out)
 {
 	struct strbuf memory = STRBUF_INIT;
+	const char *library = gpus_library_name(vendor);
+	const char *hidden_by = vendor == GPU_AMD ? "ROCR_/HIP_VISIBLE_DEVICES"
+						  : "CUDA_VISIBLE_DEVICES";
+	size_t nr = 0, index = 0;
 
-	if (devices->gpu_why) {
-		strbuf_addf(out, "gpu   none: %s\n", devices->gpu_why);
+	for (size_t i = 0; i < devices->gpus_nr; i++)
+		nr += devices->gpus[i].vendor == vendor;
+	if (devices->gpu_why[vendor]) {
+		strbuf_addf(out, "gpu   none through %s: %s\n", library,
+			    devices->gpu_why[vendor]);
 		return;
 	}
-	if (!devices->gpus_nr) {
-		strbuf_addstr(out, "gpu   none: NVML runs but sees no GPU\n");
+	if (!nr) {
+		strbuf_addf(out, "gpu   none: %s runs but sees no GPU\n",
+			    library);
 		return;
 	}
-	strbuf_addf(out, "gpu   %zu GPU%s through NVML", devices->gpus_nr,
-		    devices->gpus_nr == 1 ? "" : "s");
-	if (devices->gpu_driver)
-		strbuf_addf(out, " (driver %s)", devices->gpu_driver);
-	if (devices->cuda_visible)
+	strbuf_addf(out, "gpu   %zu GPU%s through %s", nr, nr == 1 ? "" : "s",
+		    library);
+	if (devices->gpu_driver[vendor])
+		strbuf_addf(out, " (driver %s)", devices->gpu_driver[vendor]);
+	if (vendor == GPU_NVIDIA && devices->cuda_visible)
 		strbuf_addf(out, ", CUDA_VISIBLE_DEVICES='%s'",
 			    devices->cuda_visible);
+	if (vendor == GPU_AMD && devices->rocr_visible)
+		strbuf_addf(out, ", ROCR_VISIBLE_DEVICES='%s'",
+			    devices->rocr_visible);
+	if (vendor == GPU_AMD && devices->hip_visible)
+		strbuf_addf(out, ", HIP_VISIBLE_DEVICES='%s'",
+			    devices->hip_visible);
 	strbuf_addch(out, '\n');
 	for (size_t i = 0; i < devices->gpus_nr; i++) {
 		const struct gpu_device *gpu = &devices->gpus[i];
 
+		if (gpu->vendor != vendor)
+			continue;
 		strbuf_reset(&memory);
 		format_quantity(&memory, (double)gpu->memory_bytes, "B");
-		strbuf_addf(out, INDENT "%zu  %s  %s  %s%s\n", i, gpu->name,
-			    gpu->uuid, memory.buf,
-			    gpu->visible ? ""
-					 : "  (hidden by "
-					   "CUDA_VISIBLE_DEVICES)");
+		strbuf_addf(out, INDENT "%zu  %s  %s  %s", index++, gpu->name,
+			    gpu->uuid, memory.buf);
+		if (!gpu->visible)
+			strbuf_addf(out, "  (hidden by %s)", hidden_by);
+		strbuf_addch(out, '\n');
 	}
 	strbuf_release(&memory);
+}
+
+/* Each vendor whose library ran, or, when none did, why each did not. */
+static void describe_gpus(const struct devices *devices, struct strbuf *out)
+{
+	bool any = false;
+
+	for (int v = 0; v < GPU_VENDOR_NR; v++)
+		any |= !devices->gpu_why[v];
+	for (int v = 0; v < GPU_VENDOR_NR; v++)
+		if (!any || !devices->gpu_why[v])
+			describe_vendor(devices, (enum gpu_vendor)v, out);
 }
 
 static void describe_ipus(const struct devices *devices, struct strbuf *out)

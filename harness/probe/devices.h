@@ -2,6 +2,7 @@
 #ifndef BENCHGATE_DEVICES_H
 #define BENCHGATE_DEVICES_H
 
+#include "harness/probe/gpu.h"
 #include "harness/util/strbuf.h"
 #include "harness/suite/suite.h"
 
@@ -43,22 +44,26 @@ struct cpu_info {
 };
 
 struct gpu_device {
+	enum gpu_vendor vendor;
 	char *name;
 	char *uuid;
 	uint64_t memory_bytes;
-	/* selected by benchgate's own CUDA_VISIBLE_DEVICES */
+	/* selected by benchgate's own CUDA_, HIP_, ROCR_VISIBLE_DEVICES */
 	bool visible;
 };
 
 struct devices {
 	struct cpu_info cpu;
-	/* every GPU NVML sees, in NVML's order */
+	/* every GPU NVML sees, in NVML's order, then every GPU ROCm SMI
+	 * sees, in its order */
 	struct gpu_device *gpus;
 	size_t gpus_nr;
-	char *gpu_driver;   /* NULL when unknown */
-	char *gpu_why;	    /* why NVML gave nothing; NULL when it ran */
-	char *cuda_visible; /* benchgate's CUDA_VISIBLE_DEVICES; NULL:
-				   unset */
+	/* per vendor: the driver's version (NULL when unknown) and why its
+	 * library gave nothing (NULL when it ran) */
+	char *gpu_driver[GPU_VENDOR_NR];
+	char *gpu_why[GPU_VENDOR_NR];
+	/* benchgate's own CUDA_, HIP_, ROCR_VISIBLE_DEVICES; NULL: unset */
+	char *cuda_visible, *hip_visible, *rocr_visible;
 	/* single IPUs ("Graphcore IPU (Fabric)") */
 	char **ipus;
 	size_t ipus_nr;
@@ -78,8 +83,9 @@ void devices_free(struct devices *devices);
 
 /*
  * Whether `device` (a suite's device name) is present for a benchmark
- * whose CUDA_VISIBLE_DEVICES is `cuda_visible` (NULL: unset): "cpu"
- * always; "gpu" and "cuda" when it sees a GPU; "ipu" when there is one.
+ * whose GPU visibility variables are `visible`: "cpu" always; "gpu" when
+ * it sees a GPU of any vendor; "cuda" an NVIDIA one; "rocm" an AMD one;
+ * "ipu" when there is one.
  * A name the suite declares ("declared_devices", suite.h) is taken as
  * present: the benchmark itself knows best.
  * When absent, appends the reason to `reason`: "device 'gpu' is not
@@ -90,7 +96,12 @@ void devices_free(struct devices *devices);
  * lists are present.
  */
 bool devices_has(const struct devices *devices, const char *device,
-		 const char *cuda_visible, struct strbuf *reason);
+		 const struct gpu_visible *visible, struct strbuf *reason);
+
+/* The GPU visibility variables a benchmark's runs get (gpu.h), each the
+ * suite's env when it sets it, else benchgate's own. Borrowed strings. */
+void devices_gpu_visible(const struct benchmark *benchmark,
+			 struct gpu_visible *out);
 
 /* The CUDA_VISIBLE_DEVICES a benchmark's runs get: the suite's env when it
  * sets one, else benchgate's own; NULL when neither does. Borrowed. */

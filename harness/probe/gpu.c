@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/probe/gpu.h"
 
+#include "harness/util/alloc.h"
+
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,5 +96,30 @@ size_t gpu_select_visible(const char *visible, const char *const *uuids,
 			break;
 		p = comma + 1;
 	}
+	return count;
+}
+
+size_t gpu_select_vendor_visible(enum gpu_vendor vendor,
+				 const struct gpu_visible *visible,
+				 const char *const *uuids, size_t nr,
+				 size_t *selected, size_t max)
+{
+	size_t *first, count, left;
+	const char **left_uuids;
+
+	if (vendor != GPU_AMD)
+		return gpu_select_visible(visible->cuda, uuids, nr, selected,
+					  max);
+	first = xcalloc(nr + 1, sizeof(*first));
+	left_uuids = xcalloc(nr + 1, sizeof(*left_uuids));
+	left = gpu_select_visible(visible->rocr, uuids, nr, first, nr);
+	for (size_t i = 0; i < left; i++)
+		left_uuids[i] = uuids[first[i]];
+	count = gpu_select_visible(visible->hip ? visible->hip : visible->cuda,
+				   left_uuids, left, selected, max);
+	for (size_t i = 0; i < count; i++)
+		selected[i] = first[selected[i]];
+	free(first);
+	free(left_uuids);
 	return count;
 }

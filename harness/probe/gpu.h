@@ -32,13 +32,11 @@ struct gpu_desc {
 /* One reading of one GPU. A quantity the GPU does not report is false in
  * the matching has_ flag. */
 struct gpu_reading {
-	bool has_utilization, has_memory, has_process_memory, has_power,
-		has_energy;
-	unsigned utilization;	 /* percent of time a kernel ran, recently */
-	uint64_t memory_used;	 /* bytes, by every process on the GPU */
-	uint64_t process_memory; /* bytes, by the processes asked about */
-	double power_w;		 /* board power draw */
-	uint64_t energy_mj;	 /* a counter since some start, millijoules */
+	bool has_utilization, has_memory, has_power, has_energy;
+	unsigned utilization; /* percent of time a kernel ran, recently */
+	uint64_t memory_used; /* bytes, by every process on the GPU */
+	double power_w;	      /* board power draw */
+	uint64_t energy_mj;   /* a counter since some start, millijoules */
 };
 
 /* The quantities a reading may lack, for *_why(): "utilization",
@@ -57,6 +55,14 @@ const char *gpu_quantity_name(enum gpu_quantity quantity);
 /* The quantity named `name`, or GPU_QUANTITY_NR. */
 enum gpu_quantity gpu_quantity_find(const char *name);
 
+/* The variables that hide GPUs from a benchmark, as its environment sets
+ * them (NULL: unset): CUDA_VISIBLE_DEVICES for CUDA (and HIP, when
+ * HIP_VISIBLE_DEVICES is unset), HIP_VISIBLE_DEVICES and
+ * ROCR_VISIBLE_DEVICES for ROCm. Borrowed strings. */
+struct gpu_visible {
+	const char *cuda, *hip, *rocr;
+};
+
 /*
  * Which GPUs a program sees under a CUDA_VISIBLE_DEVICES-style list
  * `visible` (NULL: unset, every GPU), as the CUDA runtime reads it: a
@@ -69,5 +75,17 @@ enum gpu_quantity gpu_quantity_find(const char *name);
  */
 size_t gpu_select_visible(const char *visible, const char *const *uuids,
 			  size_t nr, size_t *selected, size_t max);
+
+/*
+ * Which of `vendor`'s GPUs a program sees under `visible`: for NVIDIA,
+ * CUDA_VISIBLE_DEVICES; for AMD, ROCR_VISIBLE_DEVICES selects among all
+ * GPUs, then HIP_VISIBLE_DEVICES (or CUDA_VISIBLE_DEVICES when it is
+ * unset, as HIP reads it) among those, renumbered from 0, as the ROCm
+ * runtimes do. Otherwise as gpu_select_visible().
+ */
+size_t gpu_select_vendor_visible(enum gpu_vendor vendor,
+				 const struct gpu_visible *visible,
+				 const char *const *uuids, size_t nr,
+				 size_t *selected, size_t max);
 
 #endif

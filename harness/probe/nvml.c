@@ -276,13 +276,13 @@ static bool answered(struct nvml *nvml, enum gpu_quantity quantity,
 	return false;
 }
 
-/* Sums what the processes `pids` hold on `device`; false when NVML cannot
- * tell (then answered() keeps why). */
-static bool read_process_memory(struct nvml *nvml, nvml_device device,
-				const pid_t *pids, size_t nr, uint64_t *bytes)
+bool nvml_process_memory(struct nvml *nvml, size_t index, const pid_t *pids,
+			 size_t nr, uint64_t *bytes)
 {
+	nvml_device device = index < nvml->nr ? nvml->devices[index] : NULL;
 	unsigned int count = NVML_PROCESSES_MAX;
-	nvml_return rc = nvml->api.compute_processes
+	nvml_return rc = !device ? NVML_ERROR_NOT_SUPPORTED
+			 : nvml->api.compute_processes
 				 ? nvml->api.compute_processes(
 					   device, &count, nvml->processes)
 				 : NVML_ABSENT;
@@ -305,8 +305,7 @@ static bool read_process_memory(struct nvml *nvml, nvml_device device,
 	return true;
 }
 
-void nvml_read(struct nvml *nvml, size_t index, const pid_t *pids, size_t nr,
-	       struct gpu_reading *out)
+void nvml_read(struct nvml *nvml, size_t index, struct gpu_reading *out)
 {
 	nvml_device device = index < nvml->nr ? nvml->devices[index] : NULL;
 	struct nvml_utilization utilization;
@@ -348,8 +347,6 @@ void nvml_read(struct nvml *nvml, size_t index, const pid_t *pids, size_t nr,
 		out->has_energy = true;
 		out->energy_mj = energy;
 	}
-	out->has_process_memory =
-		read_process_memory(nvml, device, pids, nr, &out->process_memory);
 }
 
 const char *nvml_why(const struct nvml *nvml, const char *quantity)

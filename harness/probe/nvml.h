@@ -46,17 +46,23 @@ const struct gpu_desc *nvml_gpu(const struct nvml *nvml, size_t index);
 const char *nvml_driver_version(const struct nvml *nvml);
 
 /*
- * Reads GPU `index` now, and the memory that the processes `pids` (the
- * benchmark's process tree; nr may be 0) hold on it, from NVML's list of
- * compute processes. Each quantity is asked separately and left out
+ * Reads GPU `index` now. Each quantity is asked separately and left out
  * (has_ false) when NVML refuses it; the first refusal of each kind is
  * kept, for nvml_why(). Does not allocate.
+ */
+void nvml_read(struct nvml *nvml, size_t index, struct gpu_reading *out);
+
+/*
+ * The memory that the processes `pids` (the benchmark's process tree)
+ * hold on GPU `index`, from NVML's list of compute processes, into
+ * *bytes; false when NVML cannot tell (nvml_why(nvml, "process_memory")
+ * says why). Does not allocate.
  *
  * NVML names processes by the host's PIDs: in a container with a PID
  * namespace of its own no PID matches and the figure is 0.
  */
-void nvml_read(struct nvml *nvml, size_t index, const pid_t *pids, size_t nr,
-	       struct gpu_reading *out);
+bool nvml_process_memory(struct nvml *nvml, size_t index, const pid_t *pids,
+			 size_t nr, uint64_t *bytes);
 
 /* Why `quantity` (gpu.h's quantity names) was missing
  * from a reading ("NVML: Not Supported"); NULL when it never was.

@@ -40,6 +40,7 @@ struct rocm_api {
 	/* optional */
 	rsmi_status (*status_string)(rsmi_status status, const char **text);
 	rsmi_status (*device_name)(uint32_t index, char *name, size_t length);
+	rsmi_status (*device_id)(uint32_t index, uint16_t *id);
 	rsmi_status (*unique_id)(uint32_t index, uint64_t *id);
 	rsmi_status (*pci_id)(uint32_t index, uint64_t *bdfid);
 	rsmi_status (*busy_percent)(uint32_t index, uint32_t *percent);
@@ -188,6 +189,7 @@ static int load_library(struct rocm *rocm, struct strbuf *why)
 #undef REQUIRE
 	LOAD(rocm, status_string, "rsmi_status_string");
 	LOAD(rocm, device_name, "rsmi_dev_name_get");
+	LOAD(rocm, device_id, "rsmi_dev_id_get");
 	LOAD(rocm, unique_id, "rsmi_dev_unique_id_get");
 	LOAD(rocm, pci_id, "rsmi_dev_pci_id_get");
 	LOAD(rocm, busy_percent, "rsmi_dev_busy_percent_get");
@@ -204,11 +206,22 @@ static void describe_gpu(struct rocm *rocm, size_t index)
 	uint32_t i = (uint32_t)index;
 	uint64_t id = 0;
 
+	uint16_t device = 0;
+
+	/* the name comes from the PCI ID database (hwdata's pci.ids);
+	 * without it ROCm SMI gives a number, and the result would not say
+	 * whose GPU it was */
 	if (!rocm->api.device_name ||
 	    rocm->api.device_name(i, gpu->name, sizeof(gpu->name)) !=
 		    RSMI_STATUS_SUCCESS ||
-	    !gpu->name[0])
-		snprintf(gpu->name, sizeof(gpu->name), "AMD GPU");
+	    !gpu->name[0] || !strncmp(gpu->name, "0x", 2)) {
+		if (rocm->api.device_id &&
+		    rocm->api.device_id(i, &device) == RSMI_STATUS_SUCCESS)
+			snprintf(gpu->name, sizeof(gpu->name),
+				 "AMD GPU 0x%04x", device);
+		else
+			snprintf(gpu->name, sizeof(gpu->name), "AMD GPU");
+	}
 	gpu->name[sizeof(gpu->name) - 1] = '\0';
 	if (rocm->api.unique_id &&
 	    rocm->api.unique_id(i, &id) == RSMI_STATUS_SUCCESS && id)
@@ -322,8 +335,8 @@ static bool answered(struct rocm *rocm, enum gpu_quantity quantity,
 
 /* The VRAM the processes `pids` hold; a process KFD does not know (not
  * using a GPU) holds none. */
-static rsmi_status process_memory(struct rocm *rocm, const pid_t *pids,
-				  size_t nr, uint64_t *bytes)
+static rsmi_status read_process_memory(struct rocm *rocm, const pid_t *pids,
+				       size_t nr, uint64_t *bytes)
 {
 	*bytes = 0;
 	if (!rocm->api.process_by_pid)
@@ -341,8 +354,14 @@ static rsmi_status process_memory(struct rocm *rocm, const pid_t *pids,
 	return RSMI_STATUS_SUCCESS;
 }
 
-void rocm_read(struct rocm *rocm, size_t index, const pid_t *pids, size_t nr,
-	       struct gpu_reading *out)
+bool rocm_process_memory(struct rocm *rocm, const pid_t *pids, size_t nr,
+			 uint64_t *bytes)
+{
+	return answered(rocm, GPU_PROCESS_MEMORY,
+			read_process_memory(rocm, pids, nr, bytes));
+}
+
+void rocm_read(struct rocm *rocm, size_t index, struct gpu_reading *out)
 {
 	uint32_t i = (uint32_t)index, busy = 0;
 	uint64_t used = 0, microwatts = 0, count = 0, timestamp = 0;
@@ -378,11 +397,6 @@ void rocm_read(struct rocm *rocm, size_t index, const pid_t *pids, size_t nr,
 		out->energy_mj = (uint64_t)((double)count *
 					    (double)resolution / 1000.0);
 	}
-	if (answered(rocm, GPU_PROCESS_MEMORY,
-		     process_memory(rocm, pids, nr, &used))) {
-		out->has_process_memory = true;
-		out->process_memory = used;
-	}
 }
 
 const char *rocm_why(const struct rocm *rocm, const char *quantity)
@@ -395,19 +409,8 @@ const char *rocm_why(const struct rocm *rocm, const char *quantity)
 size_t rocm_select_visible(const struct rocm *rocm, const char *rocr,
 			   const char *hip, size_t *selected, size_t max)
 {
-	size_t *first = xcalloc(rocm->nr + 1, sizeof(*first));
-	const char **uuids = xcalloc(rocm->nr + 1, sizeof(*uuids));
-	size_t count, nr;
+	struct gpu_visible visible = { .hip = hip, .rocr = rocr };
 
-	/* ROCR_VISIBLE_DEVICES picks among every GPU, HIP_VISIBLE_DEVICES
-	 * among what is left, renumbered from 0 (as the runtimes do) */
-	nr = gpu_select_visible(rocr, rocm->uuids, rocm->nr, first, rocm->nr);
-	for (size_t i = 0; i < nr; i++)
-		uuids[i] = rocm->uuids[first[i]];
-	count = gpu_select_visible(hip, uuids, nr, selected, max);
-	for (size_t i = 0; i < count; i++)
-		selected[i] = first[selected[i]];
-	free(first);
-	free(uuids);
-	return count;
+	return gpu_select_vendor_visible(GPU_AMD, &visible, rocm->uuids,
+					 rocm->nr, selected, max);
 }

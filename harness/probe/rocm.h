@@ -52,14 +52,19 @@ const struct gpu_desc *rocm_gpu(const struct rocm *rocm, size_t index);
 const char *rocm_driver_version(const struct rocm *rocm);
 
 /*
- * Reads GPU `index` now, and the GPU memory that the processes `pids`
- * (the benchmark's process tree; nr may be 0) hold on every GPU, as KFD
- * accounts it. Each quantity is asked separately and left out (has_
- * false) when ROCm SMI refuses it; the first refusal of each kind is kept
- * for rocm_why(). Does not allocate.
+ * Reads GPU `index` now. Each quantity is asked separately and left out
+ * (has_ false) when ROCm SMI refuses it; the first refusal of each kind
+ * is kept for rocm_why(). Does not allocate.
  */
-void rocm_read(struct rocm *rocm, size_t index, const pid_t *pids, size_t nr,
-	       struct gpu_reading *out);
+void rocm_read(struct rocm *rocm, size_t index, struct gpu_reading *out);
+
+/*
+ * The VRAM that the processes `pids` (the benchmark's process tree) hold
+ * on every GPU together, as KFD accounts it, into *bytes; false when ROCm
+ * SMI cannot tell (rocm_why(rocm, "process_memory") says why).
+ */
+bool rocm_process_memory(struct rocm *rocm, const pid_t *pids, size_t nr,
+			 uint64_t *bytes);
 
 /* Why `quantity` (gpu.h's quantity names) was missing from a reading;
  * NULL when it never was. Borrowed from rocm. */

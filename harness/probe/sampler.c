@@ -3,8 +3,9 @@
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
-#include "harness/probe/nvml.h"
+#include "harness/probe/gpus.h"
 #include "harness/probe/perfevent.h"
+#include "harness/probe/proctree.h"
 #include "harness/probe/rapl.h"
 #include "harness/probe/sysfs.h"
 
@@ -17,15 +18,24 @@
 #include <string.h>
 #include <sys/statvfs.h>
 #include <time.h>
+#include <unistd.h>
+
+/* The fields of a GPU source, the same for every vendor's. */
+enum gpu_field {
+	GF_UTIL_MEAN,
+	GF_UTIL_PEAK,
+	GF_MEMORY_PEAK,
+	GF_DEVICE_MEMORY_PEAK,
+	GF_POWER_MEAN,
+	GF_POWER_PEAK,
+	GF_ENERGY,
+	GF_NR
+};
 
 enum field {
-	F_GPU_UTIL_MEAN,
-	F_GPU_UTIL_PEAK,
-	F_GPU_MEMORY_PEAK,
-	F_GPU_POWER_MEAN,
-	F_GPU_POWER_PEAK,
-	F_GPU_ENERGY,
-	F_RAPL_ENERGY,
+	F_NVML,			/* GF_NR fields of NVIDIA GPUs */
+	F_ROCM = F_NVML + GF_NR, /* GF_NR fields of AMD GPUs */
+	F_RAPL_ENERGY = F_ROCM + GF_NR,
 	F_RAPL_POWER_MEAN,
 	F_CPU_UTIL_MEAN,
 	F_CPU_UTIL_PEAK,
@@ -41,12 +51,17 @@ static const struct {
 	enum metric_source source;
 	const char *name;
 } fields[F_NR] = {
-	[F_GPU_UTIL_MEAN] = { SOURCE_NVML, "utilization_mean" },
-	[F_GPU_UTIL_PEAK] = { SOURCE_NVML, "utilization_peak" },
-	[F_GPU_MEMORY_PEAK] = { SOURCE_NVML, "memory_peak" },
-	[F_GPU_POWER_MEAN] = { SOURCE_NVML, "power_mean" },
-	[F_GPU_POWER_PEAK] = { SOURCE_NVML, "power_peak" },
-	[F_GPU_ENERGY] = { SOURCE_NVML, "energy" },
+#define GPU_FIELDS(first, source)                                           \
+	[first + GF_UTIL_MEAN] = { source, "utilization_mean" },            \
+	[first + GF_UTIL_PEAK] = { source, "utilization_peak" },            \
+	[first + GF_MEMORY_PEAK] = { source, "memory_peak" },               \
+	[first + GF_DEVICE_MEMORY_PEAK] = { source, "device_memory_peak" }, \
+	[first + GF_POWER_MEAN] = { source, "power_mean" },                 \
+	[first + GF_POWER_PEAK] = { source, "power_peak" },                 \
+	[first + GF_ENERGY] = { source, "energy" }
+	GPU_FIELDS(F_NVML, SOURCE_NVML),
+	GPU_FIELDS(F_ROCM, SOURCE_ROCM),
+#undef GPU_FIELDS
 	[F_RAPL_ENERGY] = { SOURCE_RAPL, "energy" },
 	[F_RAPL_POWER_MEAN] = { SOURCE_RAPL, "power_mean" },
 	[F_CPU_UTIL_MEAN] = { SOURCE_SYSTEM, "cpu_utilization_mean" },
@@ -63,7 +78,23 @@ static const enum metric_source sources_in_order[] = {
 	SOURCE_RAPL,
 	SOURCE_PERF,
 	SOURCE_NVML,
+	SOURCE_ROCM,
 };
+
+/* The GPU sources: one vendor's library each. */
+static const struct {
+	enum metric_source source;
+	enum gpu_vendor vendor;
+	enum field first;
+} gpu_sources[] = {
+	{ SOURCE_NVML, GPU_NVIDIA, F_NVML },
+	{ SOURCE_ROCM, GPU_AMD, F_ROCM },
+};
+
+#define GPU_SOURCES_NR (sizeof(gpu_sources) / sizeof(*gpu_sources))
+
+/* The benchmark's processes whose GPU memory is counted, at most. */
+#define TREE_MAX 256
 
 enum state {
 	IDLE,
@@ -77,12 +108,25 @@ struct cpu_times {
 	unsigned long long busy, total;
 };
 
+/* What one run accumulates of one GPU source. */
+struct gpu_run {
+	size_t gpus_nr; /* visible; indices in gpu_source.selected */
+	double util_sum, util_peak;
+	size_t util_nr;
+	double memory_peak;	   /* of the process tree; NAN until read */
+	double device_memory_peak; /* NAN until every GPU answered */
+	double power_last, power_peak, power_joules;
+	bool power_ok;	/* every reading had every GPU's */
+	bool energy_ok; /* ... energy counter */
+	double energy_joules;
+};
+
 /* What one run accumulates; written by one thread at a time (the caller
  * outside start..stop, the sampling thread inside), handed over through
  * the lock. */
 struct run {
 	unsigned sources;
-	const char *cuda_visible;
+	struct gpu_visible visible;
 	const char *workdir;
 	double start, last;
 	/* system */
@@ -97,15 +141,15 @@ struct run {
 	double rapl_joules;
 	bool rapl_failed;
 	int rapl_errno;
-	/* nvml */
-	size_t gpus_nr; /* visible; indices in sampler->gpus */
-	double gpu_util_sum, gpu_util_peak;
-	size_t gpu_util_nr;
-	double gpu_memory_peak; /* NAN until every GPU answered */
-	double gpu_power_last, gpu_power_peak, gpu_power_joules;
-	bool gpu_power_ok;  /* every reading had every GPU's */
-	bool gpu_energy_ok; /* ... energy counter */
-	double gpu_energy_joules;
+	struct gpu_run gpu[GPU_SOURCES_NR];
+};
+
+/* One vendor's GPUs, opened when a suite samples them. */
+struct gpu_source {
+	struct gpus *gpus; /* NULL: not here (see why) */
+	struct strbuf why;
+	size_t *selected;      /* this run's visible GPUs */
+	uint64_t *energy_last; /* per GPU, millijoules */
 };
 
 struct sampler {
@@ -113,12 +157,10 @@ struct sampler {
 	double interval_s;
 	/* why a field cannot work here at all; NULL when it can */
 	const char *unavailable[F_NR];
-	struct strbuf nvml_why, rapl_why, system_why;
+	struct strbuf rapl_why, system_why;
 
-	struct nvml *nvml;
-	const char **uuids;    /* of every NVML GPU */
-	size_t *gpus;	       /* this run's visible GPUs */
-	uint64_t *energy_last; /* per NVML GPU, millijoules */
+	struct gpu_source gpu[GPU_SOURCES_NR];
+	pid_t tree[TREE_MAX]; /* the benchmark's processes, last read */
 	struct rapl *rapl;
 	struct perfevent *perf;
 	char *stat_path, *loadavg_path;
@@ -222,34 +264,39 @@ static void sample_system(struct sampler *sampler, struct run *run)
 	}
 }
 
-/* --- nvml --- */
+/* --- GPUs: nvml, rocm --- */
 
-/* Reads every visible GPU; `first` only sets the starting points. */
-static void sample_nvml(struct sampler *sampler, struct run *run, double now,
-			bool first)
+/* Reads every visible GPU of source g; `first` only sets the starting
+ * points. `tree` is the benchmark's processes. */
+static void sample_gpu(struct sampler *sampler, size_t g, struct run *run,
+		       double now, bool first, const pid_t *tree,
+		       size_t tree_nr)
 {
+	struct gpu_source *source = &sampler->gpu[g];
+	struct gpu_run *gr = &run->gpu[g];
 	double power = 0, memory = 0;
 	bool all_power = true, all_memory = true;
+	uint64_t process_bytes;
 
-	for (size_t i = 0; i < run->gpus_nr; i++) {
-		size_t gpu = sampler->gpus[i];
+	for (size_t i = 0; i < gr->gpus_nr; i++) {
+		size_t gpu = source->selected[i];
 		struct gpu_reading reading;
 
-		nvml_read(sampler->nvml, gpu, NULL, 0, &reading);
+		gpus_read(source->gpus, gpu, &reading);
 		if (!reading.has_energy) {
-			run->gpu_energy_ok = false;
+			gr->energy_ok = false;
 		} else if (!first) {
 			/* the counter only grows while the driver stays */
-			if (reading.energy_mj >= sampler->energy_last[gpu])
-				run->gpu_energy_joules +=
+			if (reading.energy_mj >= source->energy_last[gpu])
+				gr->energy_joules +=
 					(double)(reading.energy_mj -
-						 sampler->energy_last[gpu]) /
+						 source->energy_last[gpu]) /
 					1e3;
 			else
-				run->gpu_energy_ok = false;
+				gr->energy_ok = false;
 		}
 		if (reading.has_energy)
-			sampler->energy_last[gpu] = reading.energy_mj;
+			source->energy_last[gpu] = reading.energy_mj;
 		if (reading.has_power)
 			power += reading.power_w;
 		all_power &= reading.has_power;
@@ -258,28 +305,57 @@ static void sample_nvml(struct sampler *sampler, struct run *run, double now,
 		all_memory &= reading.has_memory;
 		/* utilisation at the start describes the time before it */
 		if (!first && reading.has_utilization) {
-			run->gpu_util_sum += reading.utilization;
-			run->gpu_util_nr++;
-			if (reading.utilization > run->gpu_util_peak)
-				run->gpu_util_peak = reading.utilization;
+			gr->util_sum += reading.utilization;
+			gr->util_nr++;
+			if (reading.utilization > gr->util_peak)
+				gr->util_peak = reading.utilization;
 		}
 	}
-	if (!run->gpus_nr)
+	if (!gr->gpus_nr)
 		return;
 	if (all_memory && !first &&
-	    (isnan(run->gpu_memory_peak) || memory > run->gpu_memory_peak))
-		run->gpu_memory_peak = memory;
+	    (isnan(gr->device_memory_peak) || memory > gr->device_memory_peak))
+		gr->device_memory_peak = memory;
+	if (!first &&
+	    gpus_process_memory(source->gpus, source->selected, gr->gpus_nr,
+				tree, tree_nr, &process_bytes) &&
+	    (isnan(gr->memory_peak) ||
+	     (double)process_bytes > gr->memory_peak))
+		gr->memory_peak = (double)process_bytes;
 	if (!all_power) {
-		run->gpu_power_ok = false;
+		gr->power_ok = false;
 		return;
 	}
 	if (!first) {
-		run->gpu_power_joules +=
-			(run->gpu_power_last + power) / 2 * (now - run->last);
-		if (power > run->gpu_power_peak)
-			run->gpu_power_peak = power;
+		gr->power_joules +=
+			(gr->power_last + power) / 2 * (now - run->last);
+		if (power > gr->power_peak)
+			gr->power_peak = power;
 	}
-	run->gpu_power_last = power;
+	gr->power_last = power;
+}
+
+/* Samples every GPU source of the run, with the process tree read once. */
+static void sample_gpus(struct sampler *sampler, struct run *run, double now,
+			bool first)
+{
+	size_t tree_nr = 0;
+	bool any = false;
+
+	for (size_t g = 0; g < GPU_SOURCES_NR; g++)
+		any |= (run->sources &
+			SAMPLER_SOURCE(gpu_sources[g].source)) != 0;
+	if (!any)
+		return;
+	/* benchgate's descendants are the benchmark, its launcher and the
+	 * guardian: only the benchmark's hold GPU memory */
+	if (!first)
+		tree_nr = proctree_descendants(getpid(), sampler->tree,
+					       TREE_MAX);
+	for (size_t g = 0; g < GPU_SOURCES_NR; g++)
+		if (run->sources & SAMPLER_SOURCE(gpu_sources[g].source))
+			sample_gpu(sampler, g, run, now, first, sampler->tree,
+				   tree_nr);
 }
 
 /* --- one reading of everything, by the thread or at stop --- */
@@ -295,8 +371,7 @@ static void sample(struct sampler *sampler, struct run *run)
 		run->rapl_failed = true;
 		run->rapl_errno = errno;
 	}
-	if (run->sources & SAMPLER_SOURCE(SOURCE_NVML))
-		sample_nvml(sampler, run, now, false);
+	sample_gpus(sampler, run, now, false);
 	run->last = now;
 }
 
@@ -367,20 +442,20 @@ static void open_system(struct sampler *sampler)
 		sampler->unavailable[F_LOAD] = "cannot read the load average";
 }
 
-static void open_nvml(struct sampler *sampler)
+static void open_gpus(struct sampler *sampler, size_t g)
 {
+	struct gpu_source *source = &sampler->gpu[g];
 	size_t nr;
 
-	if (nvml_open(&sampler->nvml, &sampler->nvml_why) < 0) {
-		set_unavailable(sampler, SOURCE_NVML, sampler->nvml_why.buf);
+	if (gpus_open(&source->gpus, gpu_sources[g].vendor, &source->why) <
+	    0) {
+		set_unavailable(sampler, gpu_sources[g].source,
+				source->why.buf);
 		return;
 	}
-	nr = nvml_count(sampler->nvml);
-	sampler->uuids = xcalloc(nr + 1, sizeof(*sampler->uuids));
-	sampler->gpus = xcalloc(nr + 1, sizeof(*sampler->gpus));
-	sampler->energy_last = xcalloc(nr + 1, sizeof(*sampler->energy_last));
-	for (size_t i = 0; i < nr; i++)
-		sampler->uuids[i] = nvml_gpu(sampler->nvml, i)->uuid;
+	nr = gpus_count(source->gpus);
+	source->selected = xcalloc(nr + 1, sizeof(*source->selected));
+	source->energy_last = xcalloc(nr + 1, sizeof(*source->energy_last));
 }
 
 static void open_perf(struct sampler *sampler)
@@ -414,7 +489,8 @@ int sampler_new(struct sampler **out, unsigned sources, double interval_s)
 	sampler->opened = sources & SAMPLER_SOURCES;
 	sampler->interval_s = interval_s > 0 ? interval_s
 					     : SAMPLER_INTERVAL_DEFAULT;
-	strbuf_init(&sampler->nvml_why, 0);
+	for (size_t g = 0; g < GPU_SOURCES_NR; g++)
+		strbuf_init(&sampler->gpu[g].why, 0);
 	strbuf_init(&sampler->rapl_why, 0);
 	strbuf_init(&sampler->system_why, 0);
 	for (int f = 0; f < F_NR; f++)
@@ -433,8 +509,9 @@ int sampler_new(struct sampler **out, unsigned sources, double interval_s)
 	if ((sampler->opened & SAMPLER_SOURCE(SOURCE_RAPL)) &&
 	    rapl_open(&sampler->rapl, &sampler->rapl_why) < 0)
 		set_unavailable(sampler, SOURCE_RAPL, sampler->rapl_why.buf);
-	if (sampler->opened & SAMPLER_SOURCE(SOURCE_NVML))
-		open_nvml(sampler);
+	for (size_t g = 0; g < GPU_SOURCES_NR; g++)
+		if (sampler->opened & SAMPLER_SOURCE(gpu_sources[g].source))
+			open_gpus(sampler, g);
 	if (sampler->opened & ~SAMPLER_SOURCE(SOURCE_PERF)) {
 		rc = pthread_create(&sampler->thread, NULL, sampling_thread,
 				    sampler);
@@ -473,13 +550,14 @@ void sampler_free(struct sampler *sampler)
 	pthread_mutex_destroy(&sampler->lock);
 	perfevent_close(sampler->perf);
 	rapl_close(sampler->rapl);
-	nvml_close(sampler->nvml);
-	free(sampler->uuids);
-	free(sampler->gpus);
-	free(sampler->energy_last);
+	for (size_t g = 0; g < GPU_SOURCES_NR; g++) {
+		gpus_close(sampler->gpu[g].gpus);
+		free(sampler->gpu[g].selected);
+		free(sampler->gpu[g].energy_last);
+		strbuf_release(&sampler->gpu[g].why);
+	}
 	free(sampler->stat_path);
 	free(sampler->loadavg_path);
-	strbuf_release(&sampler->nvml_why);
 	strbuf_release(&sampler->rapl_why);
 	strbuf_release(&sampler->system_why);
 	free(sampler);
@@ -488,19 +566,23 @@ void sampler_free(struct sampler *sampler)
 /* --- one run --- */
 
 void sampler_start(struct sampler *sampler, unsigned sources,
-		   const char *cuda_visible, const char *workdir)
+		   const struct gpu_visible *visible, const char *workdir)
 {
 	struct run *run = &sampler->run;
 
 	memset(run, 0, sizeof(*run));
 	run->sources = sources & sampler->opened;
-	run->cuda_visible = cuda_visible;
+	if (visible)
+		run->visible = *visible;
 	run->workdir = workdir;
 	run->cpu_peak = NAN;
 	run->disk_min = NAN;
-	run->gpu_memory_peak = NAN;
-	run->gpu_power_ok = true;
-	run->gpu_energy_ok = true;
+	for (size_t g = 0; g < GPU_SOURCES_NR; g++) {
+		run->gpu[g].memory_peak = NAN;
+		run->gpu[g].device_memory_peak = NAN;
+		run->gpu[g].power_ok = true;
+		run->gpu[g].energy_ok = true;
+	}
 	run->start = run->last = now_s();
 	if (run->sources & SAMPLER_SOURCE(SOURCE_SYSTEM)) {
 		if (read_cpu_times(sampler->stat_path, &run->first_cpu) < 0)
@@ -513,13 +595,16 @@ void sampler_start(struct sampler *sampler, unsigned sources,
 		run->rapl_failed = true;
 		run->rapl_errno = errno;
 	}
-	if (run->sources & SAMPLER_SOURCE(SOURCE_NVML)) {
-		run->gpus_nr = gpu_select_visible(cuda_visible, sampler->uuids,
-						   nvml_count(sampler->nvml),
-						   sampler->gpus,
-						   nvml_count(sampler->nvml));
-		sample_nvml(sampler, run, run->start, true);
+	for (size_t g = 0; g < GPU_SOURCES_NR; g++) {
+		struct gpu_source *source = &sampler->gpu[g];
+
+		if (!(run->sources & SAMPLER_SOURCE(gpu_sources[g].source)))
+			continue;
+		run->gpu[g].gpus_nr = gpus_select_visible(
+			source->gpus, &run->visible, source->selected,
+			gpus_count(source->gpus));
 	}
+	sample_gpus(sampler, run, run->start, true);
 	/* last: the counters are the calling thread's until the child */
 	if (run->sources & SAMPLER_SOURCE(SOURCE_PERF))
 		perfevent_start(sampler->perf);
@@ -608,67 +693,99 @@ static void finish_rapl(struct sampler *sampler, const struct run *run,
 		  seconds > 0 ? run->rapl_joules / seconds : 0);
 }
 
-static const char *nvml_reason(const struct sampler *sampler,
-			       const char *quantity)
+static const char *gpu_reason(const struct sampler *sampler, size_t g,
+			      const char *quantity)
 {
-	const char *why = nvml_why(sampler->nvml, quantity);
+	const char *why = gpus_why(sampler->gpu[g].gpus, quantity);
 
 	return why ? why : "no reading";
 }
 
-static void finish_nvml(struct sampler *sampler, const struct run *run,
-			double seconds)
+/* Why no GPU of source g was watched in this run. */
+static void explain_no_gpu(struct sampler *sampler, size_t g,
+			   const struct run *run)
 {
+	enum gpu_vendor vendor = gpu_sources[g].vendor;
+	enum field first = gpu_sources[g].first;
+	const struct gpu_visible *visible = &run->visible;
+	size_t nr = gpus_count(sampler->gpu[g].gpus);
+
+	if (!nr)
+		set_why(sampler, first + GF_ENERGY, "%s sees no GPU",
+			gpus_library_name(vendor));
+	else if (vendor == GPU_AMD)
+		set_why(sampler, first + GF_ENERGY,
+			"ROCR_VISIBLE_DEVICES='%.30s', "
+			"HIP_VISIBLE_DEVICES='%.30s' hide all %zu GPUs",
+			visible->rocr ? visible->rocr : "",
+			visible->hip	? visible->hip
+			: visible->cuda ? visible->cuda
+					: "",
+			nr);
+	else
+		set_why(sampler, first + GF_ENERGY,
+			"CUDA_VISIBLE_DEVICES='%.40s' hides all %zu GPUs",
+			visible->cuda ? visible->cuda : "", nr);
+	for (int f = first; f < (int)first + GF_NR; f++)
+		sampler->why[f] = sampler->why[first + GF_ENERGY];
+}
+
+static void finish_gpu(struct sampler *sampler, size_t g,
+		       const struct run *run, double seconds)
+{
+	const struct gpu_run *gr = &run->gpu[g];
+	enum field first = gpu_sources[g].first;
 	double joules = NAN;
 
-	if (!run->gpus_nr) {
-		if (run->cuda_visible)
-			set_why(sampler, F_GPU_ENERGY,
-				"CUDA_VISIBLE_DEVICES="
-				"'%.40s' hides all %zu GPUs",
-				run->cuda_visible, nvml_count(sampler->nvml));
-		else
-			set_why(sampler, F_GPU_ENERGY, "NVML sees no GPU");
-		for (int f = 0; f < F_NR; f++)
-			if (fields[f].source == SOURCE_NVML)
-				sampler->why[f] = sampler->why[F_GPU_ENERGY];
+	if (!gr->gpus_nr) {
+		explain_no_gpu(sampler, g, run);
 		return;
 	}
-	if (run->gpu_util_nr) {
-		set_value(sampler, F_GPU_UTIL_MEAN,
-			  run->gpu_util_sum / (double)run->gpu_util_nr);
-		set_value(sampler, F_GPU_UTIL_PEAK, run->gpu_util_peak);
+	if (gr->util_nr) {
+		set_value(sampler, first + GF_UTIL_MEAN,
+			  gr->util_sum / (double)gr->util_nr);
+		set_value(sampler, first + GF_UTIL_PEAK, gr->util_peak);
 	} else {
-		set_why(sampler, F_GPU_UTIL_MEAN, "GPU utilisation: %s",
-			nvml_reason(sampler, "utilization"));
-		sampler->why[F_GPU_UTIL_PEAK] = sampler->why[F_GPU_UTIL_MEAN];
+		set_why(sampler, first + GF_UTIL_MEAN, "GPU utilisation: %s",
+			gpu_reason(sampler, g, "utilization"));
+		sampler->why[first + GF_UTIL_PEAK] =
+			sampler->why[first + GF_UTIL_MEAN];
 	}
-	if (!isnan(run->gpu_memory_peak))
-		set_value(sampler, F_GPU_MEMORY_PEAK, run->gpu_memory_peak);
+	if (!isnan(gr->memory_peak))
+		set_value(sampler, first + GF_MEMORY_PEAK, gr->memory_peak);
 	else
-		set_why(sampler, F_GPU_MEMORY_PEAK, "GPU memory used: %s",
-			nvml_reason(sampler, "memory"));
-	if (run->gpu_power_ok)
-		set_value(sampler, F_GPU_POWER_PEAK, run->gpu_power_peak);
+		set_why(sampler, first + GF_MEMORY_PEAK,
+			"GPU memory of the benchmark's processes: %s",
+			gpu_reason(sampler, g, "process_memory"));
+	if (!isnan(gr->device_memory_peak))
+		set_value(sampler, first + GF_DEVICE_MEMORY_PEAK,
+			  gr->device_memory_peak);
 	else
-		set_why(sampler, F_GPU_POWER_PEAK, "GPU power: %s",
-			nvml_reason(sampler, "power"));
+		set_why(sampler, first + GF_DEVICE_MEMORY_PEAK,
+			"GPU memory used: %s",
+			gpu_reason(sampler, g, "memory"));
+	if (gr->power_ok)
+		set_value(sampler, first + GF_POWER_PEAK, gr->power_peak);
+	else
+		set_why(sampler, first + GF_POWER_PEAK, "GPU power: %s",
+			gpu_reason(sampler, g, "power"));
 	/* the counter where every GPU has one; else power over time */
-	if (run->gpu_energy_ok)
-		joules = run->gpu_energy_joules;
-	else if (run->gpu_power_ok)
-		joules = run->gpu_power_joules;
+	if (gr->energy_ok)
+		joules = gr->energy_joules;
+	else if (gr->power_ok)
+		joules = gr->power_joules;
 	if (isnan(joules)) {
-		set_why(sampler, F_GPU_ENERGY,
+		set_why(sampler, first + GF_ENERGY,
 			"GPU energy: no energy counter "
 			"(%s) and no power readings (%s)",
-			nvml_reason(sampler, "energy"),
-			nvml_reason(sampler, "power"));
-		sampler->why[F_GPU_POWER_MEAN] = sampler->why[F_GPU_ENERGY];
+			gpu_reason(sampler, g, "energy"),
+			gpu_reason(sampler, g, "power"));
+		sampler->why[first + GF_POWER_MEAN] =
+			sampler->why[first + GF_ENERGY];
 		return;
 	}
-	set_value(sampler, F_GPU_ENERGY, joules);
-	set_value(sampler, F_GPU_POWER_MEAN,
+	set_value(sampler, first + GF_ENERGY, joules);
+	set_value(sampler, first + GF_POWER_MEAN,
 		  seconds > 0 ? joules / seconds : 0);
 }
 
@@ -730,8 +847,9 @@ void sampler_stop(struct sampler *sampler)
 		finish_system(sampler, run);
 	if (run->sources & SAMPLER_SOURCE(SOURCE_RAPL))
 		finish_rapl(sampler, run, seconds);
-	if (run->sources & SAMPLER_SOURCE(SOURCE_NVML))
-		finish_nvml(sampler, run, seconds);
+	for (size_t g = 0; g < GPU_SOURCES_NR; g++)
+		if (run->sources & SAMPLER_SOURCE(gpu_sources[g].source))
+			finish_gpu(sampler, g, run, seconds);
 	/* a field that never works here keeps saying why */
 	for (int f = 0; f < F_NR; f++)
 		if (sampler->unavailable[f])

@@ -2,6 +2,7 @@
 #ifndef BENCHGATE_SAMPLER_H
 #define BENCHGATE_SAMPLER_H
 
+#include "harness/probe/gpu.h"
 #include "harness/util/strbuf.h"
 #include "harness/suite/suite.h"
 
@@ -12,7 +13,8 @@
  * { "from": SOURCE, "field": FIELD }:
  *
  *   nvml    utilization_mean, utilization_peak   %  GPU busy time
- *           memory_peak                          B  device memory used
+ *   rocm    memory_peak                          B  the benchmark's GPU memory
+ *           device_memory_peak                   B  device memory used
  *           power_mean, power_peak               W  board power
  *           energy                               J  energy of the run
  *   rapl    energy                               J  CPU packages
@@ -22,15 +24,20 @@
  *           disk_free                            B  least free space seen
  *   perf    instructions, cycles, task_clock (s)    the benchmark's tree
  *
- * NVML values cover the GPUs the benchmark sees (CUDA_VISIBLE_DEVICES):
+ * nvml reads NVIDIA GPUs (nvml.h), rocm AMD GPUs (rocm.h), with the same
+ * fields. Their values cover the GPUs the benchmark sees
+ * (CUDA_VISIBLE_DEVICES; ROCR_ and HIP_VISIBLE_DEVICES on AMD):
  * utilisation is averaged and peaked over GPUs and readings, memory and
  * power are summed over GPUs before the peak is taken, and energy is the
  * GPUs' energy counters' difference where every GPU has one (Volta and
  * later), else board power integrated over the readings (trapezoids).
+ * memory_peak is what the benchmark's processes (benchgate's descendants,
+ * proctree.h) hold on those GPUs, as the driver accounts per process;
+ * device_memory_peak is the devices' whole use.
  * RAPL energy is the packages' counters' difference, wraps included.
  * Mean utilisation and power are over the whole run: the CPU mean is the
  * /proc/stat difference from start to stop, the peaks are the busiest
- * interval. Memory used and utilisation are device-wide and machine-wide:
+ * interval. Device memory and utilisation are device-wide and machine-wide:
  * they include other processes, which a benchmark runner should not have.
  * perf: see perfevent.h.
  *
@@ -54,8 +61,9 @@
 
 /* The sources this module measures. */
 #define SAMPLER_SOURCES                                              \
-	(SAMPLER_SOURCE(SOURCE_NVML) | SAMPLER_SOURCE(SOURCE_RAPL) | \
-	 SAMPLER_SOURCE(SOURCE_SYSTEM) | SAMPLER_SOURCE(SOURCE_PERF))
+	(SAMPLER_SOURCE(SOURCE_NVML) | SAMPLER_SOURCE(SOURCE_ROCM) | \
+	 SAMPLER_SOURCE(SOURCE_RAPL) | SAMPLER_SOURCE(SOURCE_SYSTEM) |  \
+	 SAMPLER_SOURCE(SOURCE_PERF))
 
 struct sampler;
 
@@ -77,12 +85,13 @@ void sampler_free(struct sampler *sampler);
 /*
  * Begins watching one run of the sources in `sources` (those not opened
  * at sampler_new() are ignored): takes the first readings and wakes the
- * sampling thread. `cuda_visible` is the run's CUDA_VISIBLE_DEVICES (NULL:
- * unset) and `workdir` the directory whose free disk space counts; both
- * borrowed until sampler_stop(). Call right before starting the run.
+ * sampling thread. `visible` is the run's GPU visibility variables
+ * (copied; NULL: all unset) and `workdir` the directory whose free disk
+ * space counts (borrowed until sampler_stop()). Call right before
+ * starting the run.
  */
 void sampler_start(struct sampler *sampler, unsigned sources,
-		   const char *cuda_visible, const char *workdir);
+		   const struct gpu_visible *visible, const char *workdir);
 
 /* Ends the run begun by sampler_start(): waits for the sampling thread to
  * be idle, takes the last readings and computes every field. Call right

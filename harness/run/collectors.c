@@ -1193,6 +1193,7 @@ static int collect_one(struct collect_state *state, size_t m)
 		return collect_bridge(state);
 	case SOURCE_PERF:
 	case SOURCE_NVML:
+	case SOURCE_ROCM:
 	case SOURCE_RAPL:
 	case SOURCE_SYSTEM:
 		return collect_sampled(state);

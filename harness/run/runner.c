@@ -554,10 +554,13 @@ static int run_next(struct runner *runner, struct case_state *cs)
 	if (options->progress)
 		show_progress(runner, cs);
 	/* around the measured run only, and nothing else in between */
-	if (!warmup && cs->sampled)
-		sampler_start(runner->sampler, cs->sampled,
-			      devices_cuda_visible(pcase->benchmark),
+	if (!warmup && cs->sampled) {
+		struct gpu_visible visible;
+
+		devices_gpu_visible(pcase->benchmark, &visible);
+		sampler_start(runner->sampler, cs->sampled, &visible,
 			      pcase->suite->dir);
+	}
 	error = process_run(&outcome, &process);
 	if (!warmup && cs->sampled)
 		sampler_stop(runner->sampler);

@@ -35,12 +35,13 @@ static const char *skip_absent_device(const struct plan_case *pcase,
 				      void *payload)
 {
 	struct session_state *state = payload;
+	struct gpu_visible visible;
 
 	if (!state->devices)
 		devices_probe(&state->devices);
 	strbuf_reset(&state->skip_reason);
-	if (devices_has(state->devices, pcase->device,
-			devices_cuda_visible(pcase->benchmark),
+	devices_gpu_visible(pcase->benchmark, &visible);
+	if (devices_has(state->devices, pcase->device, &visible,
 			&state->skip_reason))
 		return NULL;
 	return state->skip_reason.buf;

@@ -27,6 +27,7 @@ const char *const suite_builtin_vars[] = {
 static const char *const source_names[] = {
 	[SOURCE_WALL] = "wall",		  [SOURCE_RUSAGE] = "rusage",
 	[SOURCE_PERF] = "perf",		  [SOURCE_NVML] = "nvml",
+	[SOURCE_ROCM] = "rocm",
 	[SOURCE_RAPL] = "rapl",		  [SOURCE_SYSTEM] = "system",
 	[SOURCE_CALLGRIND] = "callgrind", [SOURCE_METRICS] = "metrics",
 	[SOURCE_STDOUT] = "stdout",	  [SOURCE_STDERR] = "stderr",
@@ -56,12 +57,17 @@ static const struct {
 	{ SOURCE_PERF, "instructions", NULL, false },
 	{ SOURCE_PERF, "cycles", NULL, false },
 	{ SOURCE_PERF, "task_clock", "s", false },
-	{ SOURCE_NVML, "utilization_mean", "%", true },
-	{ SOURCE_NVML, "utilization_peak", "%", true },
-	{ SOURCE_NVML, "memory_peak", "B", false },
-	{ SOURCE_NVML, "power_mean", "W", true },
-	{ SOURCE_NVML, "power_peak", "W", true },
-	{ SOURCE_NVML, "energy", "J", false },
+#define GPU_FIELDS(source)                                   \
+	{ source, "utilization_mean", "%", true },           \
+		{ source, "utilization_peak", "%", true },   \
+		{ source, "memory_peak", "B", false },       \
+		{ source, "device_memory_peak", "B", true }, \
+		{ source, "power_mean", "W", true },         \
+		{ source, "power_peak", "W", true },         \
+		{ source, "energy", "J", false }
+	GPU_FIELDS(SOURCE_NVML),
+	GPU_FIELDS(SOURCE_ROCM),
+#undef GPU_FIELDS
 	{ SOURCE_RAPL, "energy", "J", false },
 	{ SOURCE_RAPL, "power_mean", "W", true },
 	{ SOURCE_SYSTEM, "cpu_utilization_mean", "%", true },

@@ -29,7 +29,8 @@ enum metric_source {
 	SOURCE_WALL,   /* harness: monotonic wall time of the run, seconds */
 	SOURCE_RUSAGE, /* harness: field utime | stime (s) | maxrss (bytes) */
 	SOURCE_PERF,   /* harness: field instructions | cycles */
-	SOURCE_NVML,   /* harness: GPU field */
+	SOURCE_NVML,   /* harness: NVIDIA GPU field */
+	SOURCE_ROCM,   /* harness: AMD GPU field */
 	SOURCE_RAPL,   /* harness: CPU package energy */
 	SOURCE_SYSTEM, /* harness: machine CPU utilisation */
 	SOURCE_CALLGRIND, /* harness: instructions under valgrind, in a

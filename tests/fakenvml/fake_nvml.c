@@ -11,7 +11,10 @@
  *     driver 550.54.15
  *     gpu UUID MEMORY_MIB USED_MIB UTIL_PERCENT POWER ENERGY NAME...
  *
- * one "gpu" line per GPU, in NVML order. POWER is milliwatts, or "-" for a
+ *     process PID GPU_INDEX USED_MIB
+ *
+ * one "gpu" line per GPU, in NVML order, and one "process" line per
+ * compute process NVML lists on a GPU (USED_MIB "-": NVML cannot tell). POWER is milliwatts, or "-" for a
  * GPU that does not report power (NVML_ERROR_NOT_SUPPORTED). ENERGY is
  * "counter" for a GPU with an energy counter (Volta and later), which then
  * grows by POWER over the time since nvmlInit_v2, from 1000 J; or "none".
@@ -51,7 +54,16 @@ typedef struct {
 	unsigned int gpu, memory;
 } nvmlUtilization_t;
 
+struct fake_process {
+	unsigned int pid, gpu;
+	unsigned long long used; /* ~0: not available */
+};
+
+#define FAKE_MAX_PROCESSES 16
+
 static struct fake_gpu gpus[FAKE_MAX_GPUS];
+static struct fake_process processes[FAKE_MAX_PROCESSES];
+static unsigned int processes_nr;
 static unsigned int gpus_nr;
 static char driver[64] = "fake";
 static int initialised;
@@ -86,6 +98,20 @@ static void parse_gpu(const char *line)
 	gpus_nr++;
 }
 
+static void parse_process(const char *line)
+{
+	struct fake_process *process = &processes[processes_nr];
+	char used[32];
+
+	if (processes_nr == FAKE_MAX_PROCESSES ||
+	    sscanf(line, "process %u %u %31s", &process->pid, &process->gpu,
+		   used) != 3)
+		return;
+	process->used = strcmp(used, "-") ? strtoull(used, NULL, 10) << 20
+					  : ~0ULL;
+	processes_nr++;
+}
+
 nvmlReturn_t nvmlInit_v2(void);
 nvmlReturn_t nvmlInit_v2(void)
 {
@@ -95,6 +121,7 @@ nvmlReturn_t nvmlInit_v2(void)
 	FILE *script;
 
 	gpus_nr = 0;
+	processes_nr = 0;
 	if (path && (script = fopen(path, "r"))) {
 		while (fgets(line, sizeof(line), script)) {
 			if (!strncmp(line, "init ", 5))
@@ -103,6 +130,8 @@ nvmlReturn_t nvmlInit_v2(void)
 				sscanf(line + 7, "%63s", driver);
 			else if (!strncmp(line, "gpu ", 4))
 				parse_gpu(line);
+			else if (!strncmp(line, "process ", 8))
+				parse_process(line);
 		}
 		fclose(script);
 	}
@@ -238,5 +267,40 @@ nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device,
 	/* millijoules: 1000 J at init, then the board's power over time */
 	*energy =
 		(unsigned long long)(1e6 + power_w * (now_s() - started) * 1e3);
+	return NVML_SUCCESS;
+}
+
+typedef struct {
+	unsigned int pid;
+	unsigned long long usedGpuMemory;
+	unsigned int gpuInstanceId, computeInstanceId;
+} nvmlProcessInfo_t;
+
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device,
+						     unsigned int *count,
+						     nvmlProcessInfo_t *infos);
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device,
+						     unsigned int *count,
+						     nvmlProcessInfo_t *infos)
+{
+	unsigned int index = (unsigned int)(device - gpus), found = 0;
+
+	for (unsigned int i = 0; i < processes_nr; i++) {
+		if (processes[i].gpu != index)
+			continue;
+		if (found < *count)
+			infos[found] = (nvmlProcessInfo_t){
+				.pid = processes[i].pid,
+				.usedGpuMemory = processes[i].used,
+				.gpuInstanceId = ~0u,
+				.computeInstanceId = ~0u,
+			};
+		found++;
+	}
+	if (found > *count) {
+		*count = found;
+		return NVML_ERROR_INSUFFICIENT_SIZE;
+	}
+	*count = found;
 	return NVML_SUCCESS;
 }
