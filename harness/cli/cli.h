@@ -2,18 +2,18 @@
 #ifndef BENCHGATE_CLI_H
 #define BENCHGATE_CLI_H
 
-#include "harness/suite/plan.h"
-
-#include <stdbool.h>
+#include "harness/cli/opt.h"
 
 /*
- * The command line: the command table, one option parser shared by every
- * command, and the one place where outcomes become exit statuses.
+ * The command line: the command table, the option groups several commands
+ * share, and the one place where outcomes become exit statuses.
  *
- * A command is `int cmd_NAME(int argc, char **argv)` returning an outcome:
- * a negative BG_* code (the message recorded with bg_error) or one of the
- * non-negative outcomes below. cli_main() prints the error and maps the
- * outcome to the exit status of DESIGN.md.
+ * A command (harness/cli/cmd_NAME.c) is its option table bound to its own
+ * argument struct, and `int run(int argc, char **argv)` that parses them,
+ * makes one call into the library and returns an outcome: a negative BG_*
+ * code (the message recorded with bg_error) or one of the non-negative
+ * outcomes below. cli_main() prints the error and maps the outcome to the
+ * exit status of DESIGN.md.
  */
 
 enum cli_outcome {
@@ -22,7 +22,7 @@ enum cli_outcome {
 	OUTCOME_CASE_FAILED = 3, /* exit 3: a benchmark case broke */
 	/* exit 4: the benchmarks ran, but the result is not in the store
 	 * (it was kept elsewhere, session_keep()) or an output asked for
-	 * was not written; cli_outcome_after_measuring() */
+	 * was not written */
 	OUTCOME_NOT_SAVED = 4,
 };
 
@@ -34,153 +34,163 @@ enum cli_exit {
 	EXIT_NOT_SAVED = 4,
 };
 
-/* Options a command may accept; each command declares its set. */
-enum cli_option_flags {
-	OPT_STORE = 1 << 0,
-	OPT_RUNS = 1 << 1,
-	OPT_WARMUP = 1 << 2,
-	OPT_SELECT = 1 << 3, /* --filter --variant --device --shard */
-	OPT_ORDER = 1 << 4,
-	OPT_BUILD_DIR = 1 << 5,
-	OPT_BASELINE = 1 << 6, /* --baseline --branch */
-	OPT_GATE = 1 << 7,     /* --threshold --confidence */
-	OPT_REPORT = 1 << 8,
-	OPT_JSON = 1 << 9,
-	OPT_OUT = 1 << 10, /* --out --format; --charts with OPT_REPORT */
-	OPT_TO = 1 << 11,
-	OPT_HISTORY = 1 << 12, /* --suite --metric */
-	OPT_FORCE = 1 << 13,
-	OPT_COMMENT = 1 << 14,	      /* --provider --body --repo --pr --api-url
-				 * --marker --dry-run */
-	OPT_REMOTE = 1 << 15,	      /* --remote --branch (sync) */
-	OPT_DEVICES = 1 << 16,	      /* --require-devices --sample-interval */
-	OPT_PROFILE = 1 << 17,	      /* --profile */
-	OPT_BASELINE_TREE = 1 << 18, /* --baseline-tree */
-	OPT_SERIES = 1 << 19, /* --benchmark --machine --since --csv, and
-			       * --variant --device --branch (history) */
-	OPT_PUBLISH = 1 << 20, /* --out (publish) */
-	OPT_ALERT = 1 << 21,   /* --alert --published (history) */
-	OPT_BISECT = 1 << 22,  /* --good --bad --build (bisect) */
-	OPT_IMPORT = 1 << 23,  /* --format FMT --suite S (import) */
-	OPT_EXPORT = 1 << 24,  /* --mlflow --experiment (export) */
-	OPT_NO_WAIT = 1 << 25, /* --no-wait (the machine lock) */
-	OPT_FORMAT = 1 << 26,  /* --format LIST; --charts with OPT_REPORT */
-	OPT_OUT_FILE = 1 << 27,	     /* --out FILE (merge) */
-	OPT_COMPARE_SUITE = 1 << 28, /* --suite (compare) */
-	OPT_CSV = 1 << 29,	     /* --csv (history) */
-};
-
-struct cli_options {
-	const char *store;
-	int runs; /* -1: the suite's; 0 with runs_auto */
-	bool runs_auto;
-	int warmup; /* -1: the suite's */
-	struct plan_filter filter;
-	bool sequential;
-	const char *build_dir;
-	const char *baseline;	    /* "auto", a revspec or a file */
-	const char *baseline_tree; /* check: measure the suite in this work
-				    * tree as the baseline in the session;
-				    * NULL: none */
-	const char *branch;
-	const char *remote; /* sync: the remote's name */
-	double threshold;   /* < 0: the suite's */
-	double confidence;  /* < 0: the suite's */
-	const char *report_dir;
-	const char *json_path;
-	const char *out_dir;
-	const char *formats;
-	size_t chart_cases; /* --charts: 0 the reports' default, SIZE_MAX
-			     * every case (reporters/report.h) */
-	const char *to;
-	const char *suite;
-	const char *metric;
-	const char *benchmark; /* history: only this benchmark */
-	const char *machine;   /* history: only this machine id */
-	const char *since;     /* history: a date or a revision */
-	bool csv;	       /* history: CSV on stdout */
-	const char *mlflow;     /* export: the tracking server */
-	const char *experiment; /* export: the MLflow experiment */
-	bool alert;	       /* history: exit 1 on unpublished regressions */
-	const char *published; /* history --alert: the published site's DIR */
-	const char *good;      /* bisect: the revisions of the two ends */
-	const char *bad;
-	const char *build;     /* bisect: the build command (/bin/sh) */
-	bool force;
-	const char *provider; /* comment: "github", "gitlab"; NULL: detect */
-	const char *body;
-	const char *repo;
-	const char *pr;
-	const char *api_url;
-	const char *marker;
-	bool dry_run;
-	bool require_devices;	  /* an absent device fails its cases */
-	bool profile;		  /* a profiling run per case (profile.h) */
-	bool no_wait; /* fail when the machine lock is held (lock.h) */
-	double sample_interval_s; /* 0: the sampler's default */
-	bool quiet;
-	bool color;    /* stdout is a TTY, no --no-color, no NO_COLOR */
-	bool progress; /* stderr is a TTY and not --quiet */
-	char **args;   /* positional arguments (borrowed from argv) */
-	int args_nr;
-};
-
-struct cli_command_spec {
-	const char *name;
-	const char *usage;   /* "SUITE [options]" */
-	const char *summary; /* one line for `benchgate --help` */
-	const char *help;    /* paragraphs before the option list */
-	unsigned options;    /* enum cli_option_flags */
-	int min_args, max_args;
-};
-
-/* Parses argv (argv[0] is the command name) for spec. Returns 1 when --help
- * was printed (the command should return OUTCOME_PASS), 0 on success, or
- * BG_EINPUT naming the bad option. */
-int cli_parse(struct cli_options *opts, const struct cli_command_spec *spec,
-	      int argc, char **argv);
+/* The commands, in `benchgate --help`'s order, ending with NULL. */
+extern const struct cli_command *const cli_commands[];
 
 /* Runs the whole program; returns the exit status. */
 int cli_main(int argc, char **argv);
 
+/*
+ * Option groups shared by commands. Each binds to the caller's own fields
+ * (of the library's request structs where one exists); the parsers check
+ * the value and name the option in the error.
+ */
+int cli_opt_runs(void *session_options, const char *option, const char *text);
+int cli_opt_warmup(void *count, const char *option, const char *text);
+int cli_opt_shard(void *plan_filter, const char *option, const char *text);
+int cli_opt_order(void *sequential, const char *option, const char *text);
+int cli_opt_threshold(void *fraction, const char *option, const char *text);
+int cli_opt_confidence(void *level, const char *option, const char *text);
+int cli_opt_interval(void *seconds, const char *option, const char *text);
+int cli_opt_chart_cases(void *cases, const char *option, const char *text);
+
+#define CLI_OPT_STORE(field)                                                 \
+	CLI_OPT_STRING("store", "DIR|git:BRANCH", &(field),                   \
+		       "result store, a directory or a branch (default "      \
+		       ".benchgate/results at the repository root)")
+
+/* --runs --warmup into a struct session_options. */
+#define CLI_OPTS_RUNS(session)                                               \
+	CLI_OPT_VALUE("runs", "N|auto", &(session), cli_opt_runs,             \
+		      "measured runs per case (overrides the suite)"),        \
+	CLI_OPT_VALUE("warmup", "N", &(session).warmup, cli_opt_warmup,       \
+		      "discarded warmup runs per case (overrides the suite)")
+
+/* --filter --variant --device --shard into a struct plan_filter. */
+#define CLI_OPTS_SELECT(filter)                                              \
+	CLI_OPT_STRING("filter", "GLOB", &(filter).glob,                      \
+		       "only cases whose benchmark/variant/device matches "   \
+		       "GLOB"),                                               \
+	CLI_OPT_STRING("variant", "V", &(filter).variant, "only variant V"),  \
+	CLI_OPT_STRING("device", "D", &(filter).device, "only device D"),     \
+	CLI_OPT_VALUE("shard", "I/N", &(filter), cli_opt_shard,               \
+		      "only the I-th of N disjoint shards of the cases "      \
+		      "(1-based)")
+
+#define CLI_OPT_ORDER(field)                                                 \
+	CLI_OPT_VALUE("order", "interleaved|sequential", &(field),            \
+		      cli_opt_order,                                          \
+		      "interleave runs across cases, alternating the order "  \
+		      "every round (default), or not")
+
+#define CLI_OPT_BUILD_DIR(field)                                             \
+	CLI_OPT_STRING("build-dir", "DIR", &(field),                          \
+		       "value of ${build_dir} (default $BENCHGATE_BUILD_DIR " \
+		       "or build)")
+
+/* --threshold --confidence, each a double, < 0 when not given. */
+#define CLI_OPTS_GATE(threshold, confidence)                                 \
+	CLI_OPT_VALUE("threshold", "PCT", &(threshold), cli_opt_threshold,    \
+		      "minimum practical change, such as 3%"),                \
+	CLI_OPT_VALUE("confidence", "P", &(confidence), cli_opt_confidence,   \
+		      "confidence level of the tests, such as 0.99")
+
+/* --require-devices --sample-interval into a struct session_options. */
+#define CLI_OPTS_DEVICES(session)                                            \
+	CLI_OPT_SWITCH("require-devices", &(session).require_devices,         \
+		       "a case whose device is absent fails (exit 3) "        \
+		       "instead of being skipped"),                           \
+	CLI_OPT_VALUE("sample-interval", "MS", &(session).sample_interval_s,  \
+		      cli_opt_interval,                                       \
+		      "milliseconds between readings of the nvml, rapl and "  \
+		      "system metrics during a run (default 100)")
+
+#define CLI_OPT_PROFILE(field)                                               \
+	CLI_OPT_SWITCH("profile", &(field),                                   \
+		       "one more run per case under a profiler (perf flame "  \
+		       "graph, Poplar reports, $BENCHGATE_PROFILE_DIR), "     \
+		       "never a sample")
+
+#define CLI_OPT_NO_WAIT(field)                                               \
+	CLI_OPT_SWITCH("no-wait", &(field),                                   \
+		       "fail (exit 2) instead of waiting when another "       \
+		       "benchgate holds the machine lock ($BENCHGATE_LOCK, "  \
+		       "default /tmp/benchgate.lock)")
+
+#define CLI_OPT_CHARTS(field)                                                \
+	CLI_OPT_VALUE("charts", "N|all", &(field), cli_opt_chart_cases,       \
+		      "chart at most N cases, regressions and the largest "   \
+		      "changes first (default 50)")
+
+/* A branch's series (`history`, `publish`), into a struct
+ * history_request: the filters before and after --branch's place. */
+#define CLI_OPTS_SERIES_CASE(req)                                            \
+	CLI_OPT_STRING("variant", "V", &(req).variant, "only variant V"),     \
+	CLI_OPT_STRING("device", "D", &(req).device, "only device D"),        \
+	CLI_OPT_STRING("branch", "B", &(req).branch,                          \
+		       "the branch whose first parents are walked (default: "\
+		       "the default branch)")
+#define CLI_OPTS_SERIES_REST(req)                                            \
+	CLI_OPT_STRING("suite", "S", &(req).suite, "only suite S"),           \
+	CLI_OPT_STRING("metric", "M", &(req).metric, "only metric M"),        \
+	CLI_OPT_STRING("benchmark", "B", &(req).benchmark,                    \
+		       "only benchmark B"),                                   \
+	CLI_OPT_STRING("machine", "ID", &(req).machine,                       \
+		       "only the results of machine ID"),                     \
+	CLI_OPT_STRING("since", "DATE|REV", &(req).since,                     \
+		       "only commits from DATE (YYYY-MM-DD) or from revision " \
+		       "REV on")
+
+struct session_options;
+struct plan_filter;
+
+/* The defaults of the options that fill session options (run, check,
+ * bisect): the suite's runs and warmup, $BENCHGATE_BUILD_DIR or "build",
+ * filter as the session's filter. */
+void cli_session_defaults(struct session_options *session,
+			  struct plan_filter *filter);
+
+/* The build directory when --build-dir is not given. */
+const char *cli_default_build_dir(void);
+
+/* Parses a command line into its table (cli_parse()) and returns from the
+ * command: --help and --version pass, a bad option is its error. */
+#define CLI_PARSE_OR_RETURN(cmd, common, argc, argv)                         \
+	do {                                                                  \
+		int parsed_ = cli_parse((cmd), (common), (argc), (argv));     \
+		if (parsed_)                                                  \
+			return parsed_ > 0 ? OUTCOME_PASS : parsed_;          \
+	} while (0)
+
 struct comparison;
+struct history;
 struct report_model;
 struct session;
-struct session_options;
 struct store;
 
-/* Fills session options (session.h) from the parsed command line; `run`
- * and `check` share it. */
-void cli_session_options(struct session_options *out,
-			 const struct cli_options *opts);
-
-/*
- * Draws the flame graphs of the session's profiling runs, the baseline
- * tree's too (reporters/report.h), once it is finished
- * (session_finish()) and before it is stored, so that the result lists
- * them and the store keeps them: a git store takes the files below the
- * result's directory in with the result, and a stored result is never
- * rewritten. Never fails: a profile never fails a case.
- */
+/* Draws the flame graphs of the session's profiling runs, the baseline
+ * tree's too, once it is finished and before it is stored, so that the
+ * result lists them and the store keeps them. Never fails: a profile never
+ * fails a case. */
 void cli_draw_profiles(struct session *session);
 
-/* Opens the store --store names, else the default one (store.h's
+/* Opens the store spec names, else the default one (store.h's
  * store_default_spec()), into *out; errors of store_open(). */
-int cli_open_store(struct store **out, const struct cli_options *opts);
+int cli_open_store(struct store **out, const char *spec);
 
-struct history;
+struct history_request;
 /* Opens the store (cli_open_store()) into *store and builds into *out
- * (zeroed) the history that --branch, --since and the series filters
- * select, its change points attributed (attribution_find()): `history`
- * and `publish` read the same one. The caller releases both, also after
- * an error; errors of history_build() and attribution_find(). */
+ * (zeroed) the history that req selects, its change points attributed
+ * (attribution_find()): `history` and `publish` read the same one. The
+ * caller releases both, also after an error. */
 int cli_build_history(struct history *out, struct store **store,
-		      const struct cli_options *opts);
+		      const char *store_spec,
+		      const struct history_request *req);
 
-/* Writes the comparison of model to --json FILE and every report into
- * --report DIR (saying so unless --quiet), when asked for. */
-int cli_write_outputs(const struct cli_options *opts,
-		      const struct report_model *model);
+/* Writes the comparison of model to json_path and every report into
+ * report_dir (saying so unless quiet), each when not NULL. */
+int cli_write_outputs(const struct report_model *model, const char *json_path,
+		      const char *report_dir, size_t chart_cases, bool quiet);
 
 /* The outcomes, decided here only: a comparison's (check, compare) from
  * its overall verdict, a session's (run) from its cases. */
@@ -202,21 +212,10 @@ int cli_outcome_of_session(const struct session *session);
 int cli_outcome_after_measuring(const struct session *session, int writing,
 				int outcome);
 
-/* The commands. */
-int cmd_validate(int argc, char **argv);
-int cmd_run(int argc, char **argv);
-int cmd_compare(int argc, char **argv);
-int cmd_check(int argc, char **argv);
-int cmd_baseline(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_comment(int argc, char **argv);
-int cmd_sync(int argc, char **argv);
-int cmd_merge(int argc, char **argv);
-int cmd_devices(int argc, char **argv);
-int cmd_history(int argc, char **argv);
-int cmd_bisect(int argc, char **argv);
-int cmd_import(int argc, char **argv);
-int cmd_export(int argc, char **argv);
-int cmd_publish(int argc, char **argv);
+/* The commands' tables (harness/cli/cmd_NAME.c). */
+extern const struct cli_command cli_cmd_run, cli_cmd_compare, cli_cmd_check,
+	cli_cmd_report, cli_cmd_baseline, cli_cmd_comment, cli_cmd_sync,
+	cli_cmd_merge, cli_cmd_validate, cli_cmd_devices, cli_cmd_history,
+	cli_cmd_bisect, cli_cmd_import, cli_cmd_export, cli_cmd_publish;
 
 #endif

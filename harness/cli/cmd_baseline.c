@@ -8,34 +8,49 @@
 #include <stdio.h>
 #include <string.h>
 
-static const struct cli_command_spec spec = {
-	.name = "baseline",
-	.usage = "save RESULT [--to FILE] [--force]",
-	.summary = "Copy a result into baselines/<suite>/<machine>.json (or "
-		   "--to FILE).",
-	.help = "A committed baseline is what `check --baseline auto` falls "
-		"back to when the\nstore has no result on the target branch's "
-		"history. An existing baseline is\nreplaced only with --force.",
-	.options = OPT_TO | OPT_FORCE,
-	.min_args = 2,
-	.max_args = 2,
+static struct {
+	struct cli_common common;
+	const char *to;
+	bool force;
+} args;
+
+static const struct cli_opt options[] = {
+	CLI_OPT_STRING("to", "FILE", &args.to,
+		       "save into FILE instead of "
+		       "baselines/<suite>/<machine>.json"),
+	CLI_OPT_SWITCH("force", &args.force, "replace an existing file"),
+	CLI_COMMON_OPTS(args.common),
 };
 
-int cmd_baseline(int argc, char **argv)
+static int run(int argc, char **argv)
 {
 	struct strbuf saved = STRBUF_INIT;
-	struct cli_options opts;
 	int error;
 
-	if ((error = cli_parse(&opts, &spec, argc, argv)) != 0)
-		return error > 0 ? OUTCOME_PASS : error;
-	if (strcmp(opts.args[0], "save"))
+	CLI_PARSE_OR_RETURN(&cli_cmd_baseline, &args.common, argc, argv);
+	if (strcmp(args.common.args[0], "save"))
 		return bg_input_error("baseline: unknown action '%s'; expected "
 				      "'save'",
-				      opts.args[0]);
-	error = baseline_save(opts.args[1], opts.to, NULL, opts.force, &saved);
+				      args.common.args[0]);
+	error = baseline_save(args.common.args[1], args.to, NULL, args.force,
+			      &saved);
 	if (!error)
 		terminal_print_line(stdout, "saved %s", saved.buf);
 	strbuf_release(&saved);
 	return error < 0 ? error : OUTCOME_PASS;
 }
+
+const struct cli_command cli_cmd_baseline = {
+	.name = "baseline",
+	.usage = "save RESULT [--to FILE] [--force]",
+	.summary = "save a result as the committed baseline of its suite",
+	.help = "Copies a result into baselines/<suite>/<machine>.json (or "
+		"--to FILE).\nA committed baseline is what `check --baseline "
+		"auto` falls back to when the\nstore has no result on the "
+		"target branch's history. An existing baseline is\nreplaced "
+		"only with --force.",
+	.options = options,
+	.min_args = 2,
+	.max_args = 2,
+	.run = run,
+};

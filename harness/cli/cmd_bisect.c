@@ -8,11 +8,62 @@
 
 #include <stdio.h>
 
-static const struct cli_command_spec spec = {
+static struct {
+	struct cli_common common;
+	struct bisect_options bisect;
+	struct plan_filter filter;
+} args;
+
+static const struct cli_opt options[] = {
+	CLI_OPT_STORE(args.bisect.session.store_spec),
+	CLI_OPTS_RUNS(args.bisect.session),
+	CLI_OPTS_SELECT(args.filter),
+	CLI_OPT_BUILD_DIR(args.bisect.session.build_dir),
+	CLI_OPTS_GATE(args.bisect.threshold, args.bisect.confidence),
+	CLI_OPT_STRING("good", "REV", &args.bisect.good,
+		       "a commit without the regression (bisect)"),
+	CLI_OPT_STRING("bad", "REV", &args.bisect.bad,
+		       "a later commit with it, --good on its first-parent "
+		       "history"),
+	CLI_OPT_STRING("build", "CMD", &args.bisect.build_command,
+		       "the build command, run by /bin/sh in each commit's "
+		       "checkout (failure: the commit is skipped)"),
+	CLI_OPTS_DEVICES(args.bisect.session),
+	CLI_COMMON_OPTS(args.common),
+};
+
+static int run(int argc, char **argv)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct bisect *bisect = NULL;
+	int error;
+
+	cli_session_defaults(&args.bisect.session, &args.filter);
+	args.bisect.threshold = args.bisect.confidence = -1;
+	CLI_PARSE_OR_RETURN(&cli_cmd_bisect, &args.common, argc, argv);
+	if (!args.bisect.good || !args.bisect.bad ||
+	    !args.bisect.build_command)
+		return bg_input_error("bisect: --good, --bad and --build are "
+				      "required");
+	args.bisect.session.suite_path = args.common.args[0];
+	args.bisect.session.progress = args.common.progress;
+	args.bisect.quiet = args.common.quiet;
+	if ((error = bisect_run(&bisect, &args.bisect)) < 0)
+		goto done;
+	bisect_view_terminal(&text, bisect);
+	terminal_write(stdout, text.buf, 0);
+	error = OUTCOME_PASS;
+done:
+	bisect_free(bisect);
+	strbuf_release(&text);
+	return error;
+}
+
+const struct cli_command cli_cmd_bisect = {
 	.name = "bisect",
 	.usage = "SUITE --good REV --bad REV --build CMD [options]",
-	.summary = "Find the first commit with a regression by measuring "
-		   "commits between a good and a bad one.",
+	.summary = "measure commits between a good and a bad one: the first "
+		   "bad one",
 	.help = "Searches the first parents from --bad back to --good. "
 		"Each commit tested is\nchecked out into a scratch directory "
 		"under $TMPDIR (no .git there), built by\nCMD (/bin/sh -c, "
@@ -27,39 +78,8 @@ static const struct cli_command_spec spec = {
 		"to the skipped commits), 2 on bad input: a revision, an end "
 		"that cannot\nbe built or measured, or ends between which "
 		"nothing regressed.",
-	.options = OPT_STORE | OPT_RUNS | OPT_WARMUP | OPT_SELECT |
-		   OPT_BUILD_DIR | OPT_GATE | OPT_DEVICES | OPT_BISECT,
+	.options = options,
 	.min_args = 1,
 	.max_args = 1,
+	.run = run,
 };
-
-int cmd_bisect(int argc, char **argv)
-{
-	struct bisect_options bisect_opts;
-	struct strbuf text = STRBUF_INIT;
-	struct bisect *bisect = NULL;
-	struct cli_options opts;
-	int error;
-
-	if ((error = cli_parse(&opts, &spec, argc, argv)) != 0)
-		return error > 0 ? OUTCOME_PASS : error;
-	if (!opts.good || !opts.bad || !opts.build)
-		return bg_input_error("bisect: --good, --bad and --build are "
-				      "required");
-	cli_session_options(&bisect_opts.session, &opts);
-	bisect_opts.good = opts.good;
-	bisect_opts.bad = opts.bad;
-	bisect_opts.build_command = opts.build;
-	bisect_opts.threshold = opts.threshold;
-	bisect_opts.confidence = opts.confidence;
-	bisect_opts.quiet = opts.quiet;
-	if ((error = bisect_run(&bisect, &bisect_opts)) < 0)
-		goto done;
-	bisect_view_terminal(&text, bisect);
-	terminal_write(stdout, text.buf, 0);
-	error = OUTCOME_PASS;
-done:
-	bisect_free(bisect);
-	strbuf_release(&text);
-	return error;
-}

@@ -6,11 +6,47 @@
 
 #include <stdio.h>
 
-static const struct cli_command_spec spec = {
+static struct {
+	struct cli_common common;
+	struct comment_options comment;
+} args;
+
+static const struct cli_opt options[] = {
+	CLI_OPT_STRING("provider", "github|gitlab", &args.comment.provider,
+		       "where to comment (default: detected from the CI)"),
+	CLI_OPT_STRING("body", "FILE", &args.comment.body_path,
+		       "the Markdown to post, such as report.md"),
+	CLI_OPT_STRING("repo", "REPO", &args.comment.repo,
+		       "OWNER/NAME or GitLab project (default: the CI's)"),
+	CLI_OPT_STRING("pr", "N", &args.comment.number,
+		       "pull/merge request number (default: the CI's)"),
+	CLI_OPT_STRING("api-url", "URL", &args.comment.api_url,
+		       "API base URL (default: the CI's, else public)"),
+	CLI_OPT_STRING("marker", "NAME", &args.comment.marker,
+		       "one comment per NAME (default: the body's marker)"),
+	CLI_OPT_SWITCH("dry-run", &args.comment.dry_run,
+		       "print what would be sent; send nothing"),
+	CLI_COMMON_OPTS(args.common),
+};
+
+static int run(int argc, char **argv)
+{
+	struct strbuf summary = STRBUF_INIT;
+	int error;
+
+	CLI_PARSE_OR_RETURN(&cli_cmd_comment, &args.common, argc, argv);
+	error = comment_upsert(&args.comment, &summary);
+	if (!error && (args.comment.dry_run || !args.common.quiet))
+		terminal_write(stdout, summary.buf, 0);
+	strbuf_release(&summary);
+	return error < 0 ? error : OUTCOME_PASS;
+}
+
+const struct cli_command cli_cmd_comment = {
 	.name = "comment",
 	.usage = "--provider github|gitlab --body FILE [options]",
-	.summary = "Create the pull/merge request comment, or update the one "
-		   "posted before.",
+	.summary = "create or update the pull/merge request comment with a "
+		   "report",
 	.help = "One living comment per suite: the comment whose body "
 		"starts with the marker of\nthe body "
 		"(<!-- benchgate:SUITE -->, as the Markdown report writes it) "
@@ -24,32 +60,8 @@ static const struct cli_command_spec spec = {
 		"\n\n5xx answers and rate limits are retried with bounded "
 		"backoff;\nBENCHGATE_HTTP_BACKOFF_SCALE (0 to 1) shortens "
 		"every wait, for tests.",
-	.options = OPT_COMMENT,
+	.options = options,
 	.min_args = 0,
 	.max_args = 0,
+	.run = run,
 };
-
-int cmd_comment(int argc, char **argv)
-{
-	struct strbuf summary = STRBUF_INIT;
-	struct cli_options opts;
-	struct comment_options comment;
-	int error;
-
-	if ((error = cli_parse(&opts, &spec, argc, argv)) != 0)
-		return error > 0 ? OUTCOME_PASS : error;
-	comment = (struct comment_options){
-		.provider = opts.provider,
-		.body_path = opts.body,
-		.repo = opts.repo,
-		.number = opts.pr,
-		.api_url = opts.api_url,
-		.marker = opts.marker,
-		.dry_run = opts.dry_run,
-	};
-	error = comment_upsert(&comment, &summary);
-	if (!error && (opts.dry_run || !opts.quiet))
-		terminal_write(stdout, summary.buf, 0);
-	strbuf_release(&summary);
-	return error < 0 ? error : OUTCOME_PASS;
-}

@@ -8,31 +8,22 @@
 
 #include <stdio.h>
 
-static const struct cli_command_spec spec = {
-	.name = "devices",
-	.usage = "[options]",
-	.summary = "List the CPU, GPUs and IPUs found here, and what can be "
-		   "sampled.",
-	.help = "Each device kind says how it was found (NVML, gc-info) or why "
-		"nothing was. A suite's\ncases on an absent device are skipped "
-		"with that reason (run --require-devices\nmakes them fail). "
-		"Then each sampled metric source lists the fields that work\n"
-		"here, and why the others do not.",
-	.options = 0,
-	.min_args = 0,
-	.max_args = 0,
+static struct {
+	struct cli_common common;
+} args;
+
+static const struct cli_opt options[] = {
+	CLI_COMMON_OPTS(args.common),
 };
 
-int cmd_devices(int argc, char **argv)
+static int run(int argc, char **argv)
 {
-	struct cli_options opts;
 	struct devices *devices = NULL;
 	struct sampler *sampler = NULL;
 	struct strbuf out = STRBUF_INIT;
 	int error;
 
-	if ((error = cli_parse(&opts, &spec, argc, argv)) != 0)
-		return error > 0 ? OUTCOME_PASS : error;
+	CLI_PARSE_OR_RETURN(&cli_cmd_devices, &args.common, argc, argv);
 	devices_probe(&devices);
 	devices_describe(devices, &out);
 	if ((error = sampler_new(&sampler, SAMPLER_SOURCES, 0)) < 0)
@@ -48,3 +39,19 @@ done:
 	strbuf_release(&out);
 	return error;
 }
+
+const struct cli_command cli_cmd_devices = {
+	.name = "devices",
+	.usage = "[options]",
+	.summary = "list the CPU, GPUs and IPUs found here, and what can be "
+		   "sampled",
+	.help = "Each device kind says how it was found (NVML, gc-info) or why "
+		"nothing was. A suite's\ncases on an absent device are skipped "
+		"with that reason (run --require-devices\nmakes them fail). "
+		"Then each sampled metric source lists the fields that work\n"
+		"here, and why the others do not.",
+	.options = options,
+	.min_args = 0,
+	.max_args = 0,
+	.run = run,
+};

@@ -6,11 +6,55 @@
 
 #include <stdio.h>
 
-static const struct cli_command_spec spec = {
+static struct {
+	struct cli_common common;
+	struct mlflow_export_request export;
+} args;
+
+static const struct cli_opt options[] = {
+	CLI_OPT_STRING("mlflow", "URI", &args.export.uri,
+		       "the MLflow tracking server, such as "
+		       "http://mlflow:5000"),
+	CLI_OPT_STRING("experiment", "NAME", &args.export.experiment,
+		       "the MLflow experiment (default "
+		       "$MLFLOW_EXPERIMENT_NAME, else the suite's name)"),
+	CLI_COMMON_OPTS(args.common),
+};
+
+static void print_summary(const struct mlflow_export_summary *s)
+{
+	printf("exported %zu run%s to %s, experiment %s, under parent run "
+	       "%s; %zu report%s uploaded\n",
+	       s->runs, s->runs == 1 ? "" : "s", args.export.uri,
+	       s->experiment_id, s->parent_run_id, s->uploaded,
+	       s->uploaded == 1 ? "" : "s");
+	if (s->artifacts_note)
+		printf("note: %s\n", s->artifacts_note);
+}
+
+static int run(int argc, char **argv)
+{
+	struct mlflow_export_summary summary = { 0 };
+	int error;
+
+	CLI_PARSE_OR_RETURN(&cli_cmd_export, &args.common, argc, argv);
+	if (!args.export.uri)
+		return bg_input_error("export: --mlflow URI is required");
+	args.export.input = args.common.args[0];
+	if ((error = mlflow_export(&args.export, &summary)) >= 0) {
+		if (!args.common.quiet)
+			print_summary(&summary);
+		error = OUTCOME_PASS;
+	}
+	mlflow_export_summary_release(&summary);
+	return error;
+}
+
+const struct cli_command cli_cmd_export = {
 	.name = "export",
 	.usage = "--mlflow URI [--experiment NAME] RESULT|COMPARISON",
-	.summary = "Send a result file or a comparison document to an MLflow "
-		   "tracking server.",
+	.summary = "send a result or comparison to an experiment tracker "
+		   "(MLflow)",
 	.help = "Makes one parent run for the export, with the reports as "
 		"artifacts, and one\nchild run per case: params suite, "
 		"benchmark, variant, device, commit and\nmachine; each "
@@ -19,43 +63,8 @@ static const struct cli_command_spec spec = {
 		"verdict. Credentials:\nMLFLOW_TRACKING_TOKEN, else "
 		"MLFLOW_TRACKING_USERNAME and _PASSWORD; never\nprinted. "
 		"Exit status 0, or 2 for bad input or a server that refuses.",
-	.options = OPT_EXPORT,
+	.options = options,
 	.min_args = 1,
 	.max_args = 1,
+	.run = run,
 };
-
-static void print_summary(const struct cli_options *opts,
-			  const struct mlflow_export_summary *s)
-{
-	printf("exported %zu run%s to %s, experiment %s, under parent run "
-	       "%s; %zu report%s uploaded\n",
-	       s->runs, s->runs == 1 ? "" : "s", opts->mlflow,
-	       s->experiment_id, s->parent_run_id, s->uploaded,
-	       s->uploaded == 1 ? "" : "s");
-	if (s->artifacts_note)
-		printf("note: %s\n", s->artifacts_note);
-}
-
-int cmd_export(int argc, char **argv)
-{
-	struct mlflow_export_summary summary = { 0 };
-	struct cli_options opts;
-	int error;
-
-	if ((error = cli_parse(&opts, &spec, argc, argv)) != 0)
-		return error > 0 ? OUTCOME_PASS : error;
-	if (!opts.mlflow)
-		return bg_input_error("export: --mlflow URI is required");
-	if ((error = mlflow_export(&(struct mlflow_export_request){
-					   .uri = opts.mlflow,
-					   .experiment = opts.experiment,
-					   .input = opts.args[0],
-				   },
-				   &summary)) >= 0) {
-		if (!opts.quiet)
-			print_summary(&opts, &summary);
-		error = OUTCOME_PASS;
-	}
-	mlflow_export_summary_release(&summary);
-	return error;
-}

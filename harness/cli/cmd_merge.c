@@ -7,10 +7,48 @@
 
 #include <stdio.h>
 
-static const struct cli_command_spec spec = {
+static struct {
+	struct cli_common common;
+	const char *out, *store;
+} args;
+
+static const struct cli_opt options[] = {
+	CLI_OPT_STORE(args.store),
+	CLI_OPT_STRING("out", "FILE", &args.out,
+		       "write the merged result to FILE instead of the store"),
+	CLI_COMMON_OPTS(args.common),
+};
+
+
+static int run(int argc, char **argv)
+{
+	struct strbuf where = STRBUF_INIT;
+	size_t cases_nr = 0;
+	int error;
+
+	CLI_PARSE_OR_RETURN(&cli_cmd_merge, &args.common, argc, argv);
+	if (args.out && args.store)
+		return bg_input_error("merge: give --out FILE or --store, not "
+				      "both");
+	if ((error = shards_merge_into((const char *const *)args.common.args,
+				       (size_t)args.common.args_nr, args.out,
+				       args.store, &where, &cases_nr)) < 0)
+		goto done;
+	if (!args.common.quiet)
+		terminal_print_line(stdout,
+				    "merged %d result%s (%zu cases) into %s",
+				    args.common.args_nr, args.common.args_nr == 1 ? "" : "s",
+				    cases_nr, where.buf);
+	error = OUTCOME_PASS;
+done:
+	strbuf_release(&where);
+	return error;
+}
+
+const struct cli_command cli_cmd_merge = {
 	.name = "merge",
 	.usage = "RESULT... [--out FILE | --store S]",
-	.summary = "Combine the shard results of one run into one result.",
+	.summary = "combine the shard results of one run (--shard I/N) into one",
 	.help = "The results of `run --shard I/N` jobs (one commit, machine and "
 		"suite) become the\nresult a single run would have stored: the "
 		"cases of all, the earliest start and\nthe latest finish. A "
@@ -25,34 +63,8 @@ static const struct cli_command_spec spec = {
 		"files); give the stored shard files,\nnot `run --json` "
 		"copies, whose files are elsewhere: merge warns about what\n"
 		"it cannot carry.",
-	.options = OPT_OUT_FILE | OPT_STORE,
+	.options = options,
 	.min_args = 1,
 	.max_args = 4096,
+	.run = run,
 };
-
-int cmd_merge(int argc, char **argv)
-{
-	struct strbuf where = STRBUF_INIT;
-	struct cli_options opts;
-	size_t cases_nr = 0;
-	int error;
-
-	if ((error = cli_parse(&opts, &spec, argc, argv)) != 0)
-		return error > 0 ? OUTCOME_PASS : error;
-	if (opts.out_dir && opts.store)
-		return bg_input_error("merge: give --out FILE or --store, not "
-				      "both");
-	if ((error = shards_merge_into((const char *const *)opts.args,
-				       (size_t)opts.args_nr, opts.out_dir,
-				       opts.store, &where, &cases_nr)) < 0)
-		goto done;
-	if (!opts.quiet)
-		terminal_print_line(stdout,
-				    "merged %d result%s (%zu cases) into %s",
-				    opts.args_nr, opts.args_nr == 1 ? "" : "s",
-				    cases_nr, where.buf);
-	error = OUTCOME_PASS;
-done:
-	strbuf_release(&where);
-	return error;
-}

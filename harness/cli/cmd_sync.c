@@ -7,28 +7,20 @@
 
 #include <stdio.h>
 
-static const struct cli_command_spec spec = {
-	.name = "sync",
-	.usage = "[--remote NAME] [--branch B]",
-	.summary = "Fetch the results branch from a remote, merge, and push "
-		   "it back.",
-	.help = "Shares a `--store git:B` store (--branch B, default "
-		"benchgate-results) "
-		"between CI runners:\nfetches the remote's branch; when both "
-		"sides have new results, commits them\ntogether on top of the "
-		"remote's (each runner writes only its machine's paths, so\n"
-		"nothing conflicts and nothing is lost); pushes. A push "
-		"rejected because another\nrunner pushed first is retried on "
-		"top of it, up to 6 times with growing pauses\n"
-		"(BENCHGATE_SYNC_BACKOFF_SCALE multiplies them). Credentials "
-		"for https remotes\ncome from GITHUB_TOKEN, or GITLAB_TOKEN or "
-		"CI_JOB_TOKEN, each sent only to its\nown forge; ssh uses the "
-		"agent. Run it before `check` to see other runners'\nresults, "
-		"and after `run` or `check` to publish yours.",
-	.options = OPT_REMOTE,
-	.min_args = 0,
-	.max_args = 0,
+static struct {
+	struct cli_common common;
+	struct sync_options sync;
+} args;
+
+static const struct cli_opt options[] = {
+	CLI_OPT_STRING("branch", "B", &args.sync.branch,
+		       "the results branch to sync, the B of --store git:B "
+		       "(default benchgate-results)"),
+	CLI_OPT_STRING("remote", "NAME", &args.sync.remote,
+		       "the remote to sync with (default origin)"),
+	CLI_COMMON_OPTS(args.common),
 };
+
 
 static const char *action_text(enum sync_action action)
 {
@@ -47,24 +39,20 @@ static const char *action_text(enum sync_action action)
 	return "?";
 }
 
-int cmd_sync(int argc, char **argv)
+static int run(int argc, char **argv)
 {
-	struct sync_options sync_opts = { .backoff_scale = -1 };
 	struct sync_report report;
-	struct cli_options opts;
 	struct strbuf line = STRBUF_INIT;
 	int error;
 
-	if ((error = cli_parse(&opts, &spec, argc, argv)) != 0)
-		return error > 0 ? OUTCOME_PASS : error;
-	sync_opts.remote = opts.remote;
-	sync_opts.branch = opts.branch;
-	if ((error = sync_run(&sync_opts, &report)) < 0)
+	args.sync.backoff_scale = -1;
+	CLI_PARSE_OR_RETURN(&cli_cmd_sync, &args.common, argc, argv);
+	if ((error = sync_run(&args.sync, &report)) < 0)
 		return error;
-	if (!opts.quiet) {
+	if (!args.common.quiet) {
 		strbuf_addf(&line, "%s with %s: %s",
-			    opts.branch ? opts.branch : "benchgate-results",
-			    opts.remote ? opts.remote : "origin",
+			    args.sync.branch ? args.sync.branch : "benchgate-results",
+			    args.sync.remote ? args.sync.remote : "origin",
 			    action_text(report.action));
 		if (report.action == SYNC_MERGED)
 			strbuf_addf(&line,
@@ -82,3 +70,26 @@ int cmd_sync(int argc, char **argv)
 	strbuf_release(&line);
 	return OUTCOME_PASS;
 }
+
+const struct cli_command cli_cmd_sync = {
+	.name = "sync",
+	.usage = "[--remote NAME] [--branch B]",
+	.summary = "fetch, merge and push the results branch of a git:BRANCH store",
+	.help = "Shares a `--store git:B` store (--branch B, default "
+		"benchgate-results) "
+		"between CI runners:\nfetches the remote's branch; when both "
+		"sides have new results, commits them\ntogether on top of the "
+		"remote's (each runner writes only its machine's paths, so\n"
+		"nothing conflicts and nothing is lost); pushes. A push "
+		"rejected because another\nrunner pushed first is retried on "
+		"top of it, up to 6 times with growing pauses\n"
+		"(BENCHGATE_SYNC_BACKOFF_SCALE multiplies them). Credentials "
+		"for https remotes\ncome from GITHUB_TOKEN, or GITLAB_TOKEN or "
+		"CI_JOB_TOKEN, each sent only to its\nown forge; ssh uses the "
+		"agent. Run it before `check` to see other runners'\nresults, "
+		"and after `run` or `check` to publish yours.",
+	.options = options,
+	.min_args = 0,
+	.max_args = 0,
+	.run = run,
+};

@@ -8,31 +8,31 @@
 
 #include <stdio.h>
 
-static const struct cli_command_spec spec = {
-	.name = "validate",
-	.usage = "SUITE [options]",
-	.summary = "Check a suite file and print its expanded plan without "
-		   "running anything.",
-	.help = "Every error names the file, line and column or key path and "
-		"what was expected;\nthe exit status is 2 when the suite is not "
-		"valid.",
-	.options = OPT_SELECT | OPT_BUILD_DIR,
-	.min_args = 1,
-	.max_args = 1,
+static struct {
+	struct cli_common common;
+	struct plan_filter filter;
+	const char *build_dir;
+} args;
+
+static const struct cli_opt options[] = {
+	CLI_OPTS_SELECT(args.filter),
+	CLI_OPT_BUILD_DIR(args.build_dir),
+	CLI_COMMON_OPTS(args.common),
 };
 
-int cmd_validate(int argc, char **argv)
+
+static int run(int argc, char **argv)
 {
 	struct strbuf out = STRBUF_INIT;
-	struct cli_options opts;
 	struct suite *suite = NULL;
 	struct plan *plan = NULL;
 	int error;
 
-	if ((error = cli_parse(&opts, &spec, argc, argv)) != 0)
-		return error > 0 ? OUTCOME_PASS : error;
-	if ((error = suite_load(&suite, opts.args[0])) < 0 ||
-	    (error = plan_build(&plan, suite, &opts.filter, opts.build_dir)) <
+	args.build_dir = cli_default_build_dir();
+	CLI_PARSE_OR_RETURN(&cli_cmd_validate, &args.common, argc, argv);
+	if ((error = suite_load(&suite, args.common.args[0])) < 0 ||
+	    (error = plan_build(&plan, suite, &args.filter,
+				  args.build_dir)) <
 		    0)
 		goto done;
 	error = plan_describe(plan, &out);
@@ -43,3 +43,16 @@ done:
 	strbuf_release(&out);
 	return error < 0 ? error : OUTCOME_PASS;
 }
+
+const struct cli_command cli_cmd_validate = {
+	.name = "validate",
+	.usage = "SUITE [options]",
+	.summary = "check a suite file and print its expanded plan without running it",
+	.help = "Every error names the file, line and column or key path and "
+		"what was expected;\nthe exit status is 2 when the suite is not "
+		"valid.",
+	.options = options,
+	.min_args = 1,
+	.max_args = 1,
+	.run = run,
+};
