@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef BENCHGATE_CLI_OPT_H
 #define BENCHGATE_CLI_OPT_H
 
