@@ -34,12 +34,62 @@ static void assert_syntax_error(const char *text, const char *message)
 	json_reader_release(&rd);
 }
 
-Test(jsonread, trailing_comma_is_named_at_the_bracket)
+Test(jsonread, trailing_comma_is_named_at_the_comma)
 {
-	/* line 2: `  "a": [1,]`, the ']' is column 11 */
+	/* line 2: `  "a": [1,]`, the ',' is column 10 */
 	assert_syntax_error("{\n  \"a\": [1,]\n}",
-			    "doc.json:2:11: not valid JSON: unexpected ']' "
-			    "after ',' (trailing commas are not JSON)");
+			    "doc.json:2:10: not valid JSON: a trailing ',' "
+			    "before ']': JSON allows no comma after the last "
+			    "element; remove it");
+	/* an object's: line 2 `  "a": 1,` the ',' is column 9; cJSON stops
+	 * at the end of the text there */
+	assert_syntax_error("{\n  \"a\": 1,\n}\n",
+			    "doc.json:2:9: not valid JSON: a trailing ',' "
+			    "before '}': JSON allows no comma after the last "
+			    "member; remove it");
+	/* a comma inside a string before a bracket is no trailing comma */
+	assert_syntax_error("{\"a\": \",]\" x}",
+			    "doc.json:1:12: not valid JSON: unexpected 'x'; "
+			    "expected a value, ',' or a closing bracket");
+}
+
+static void parse_commented(const char *text)
+{
+	cr_assert_eq(json_reader_parse_opts(&rd, "doc.json", text,
+					    strlen(text), JSON_COMMENTS),
+		     BG_OK, "%s", bg_error_last());
+}
+
+Test(jsonread, comments_read_as_white_space_where_allowed)
+{
+	const char *text = "// a suite\n{ /* one\n two */ \"a\": \"//x/*\", "
+			   "// end\n  \"b\": [1, /**/ 2] }";
+	double b = 0;
+
+	parse_commented(text);
+	cr_assert_str_eq(cJSON_GetObjectItem(rd.root, "a")->valuestring,
+			 "//x/*");
+	json_read_number(&rd, rd.root, "a", 0, &b);
+	/* positions are the file's: the value of "a" is at line 3, column 14 */
+	assert_error("doc.json:3:14: a: expected a number, found a string");
+	json_reader_release(&rd);
+
+	/* without the flag, a comment is a syntax error */
+	assert_syntax_error("{ // c\n}", "doc.json:1:4: not valid JSON: "
+					     "unexpected '/'; expected a value, "
+					     "',' or a closing bracket");
+}
+
+Test(jsonread, comment_left_open_is_named_at_its_start)
+{
+	const char *text = "{\"a\": 1 /* open\n";
+
+	cr_assert_eq(json_reader_parse_opts(&rd, "doc.json", text,
+					    strlen(text), JSON_COMMENTS),
+		     BG_EINPUT);
+	assert_error("doc.json:1:9: not valid JSON: the comment '/*' is not "
+		     "closed by '*/'");
+	json_reader_release(&rd);
 }
 
 Test(jsonread, stray_token_names_the_character)

@@ -94,7 +94,38 @@ Test(suite, missing_variants_and_devices_default_to_one_each)
 Test(suite, trailing_comma_is_a_syntax_error_with_line_and_column)
 {
 	REJECTS("{\n  \"benchgate\": 1,\n  \"devices\": [\"cpu\",]\n}",
-		"bad.json:3:21:", "trailing comma");
+		"bad.json:3:20:", "a trailing ',' before ']'");
+}
+
+/* The same suite, its metric's source given by %s. */
+#define COMMENTED_SUITE(source) \
+	"// benchgate suite\n" \
+	"{ \"$schema\": \"../schema/suite.schema.json\",\n" \
+	"  /* one benchmark */ \"benchgate\": 1, \"suite\": \"s\",\n" \
+	"  \"benchmarks\": [{\"name\": \"t\", \"command\": [\"true\"], " \
+	"// argv\n" \
+	"    \"metrics\": [{\"name\": \"w\", \"from\": \"" source "\"}]}]}"
+
+Test(suite, schema_key_and_comments_are_read_as_editors_write_them)
+{
+	const char *text = COMMENTED_SUITE("wall");
+	struct suite *suite = NULL;
+
+	cr_assert_eq(suite_parse(&suite, "s.json", text, strlen(text)), BG_OK,
+		     "%s", bg_error_last());
+	cr_assert_str_eq(suite->benchmarks[0].metrics[0].name, "w");
+	suite_free(suite);
+	/* a mistake after the comments is named where it is in the file:
+	 * line 5, the value of "from" at column 39 */
+	REJECTS(COMMENTED_SUITE("wal"),
+		"bad.json:5:39: benchmarks[0].metrics[0].from: ");
+}
+
+Test(suite, schema_key_must_be_a_string)
+{
+	REJECTS("{\"$schema\": 2, \"benchgate\": 1, \"suite\": \"s\"}",
+		"bad.json:1:13:",
+		"$schema: expected a string, found a number");
 }
 
 Test(suite, unclosed_object_is_reported_at_end_of_file)

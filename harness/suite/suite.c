@@ -1488,10 +1488,13 @@ static int check_variables(struct json_reader *rd, const struct suite *suite)
 
 /* The whole file */
 
+/* "$schema" names the JSON Schema an editor checks the file against
+ * (schema/suite.schema.json); benchgate checks the file itself. */
 static const char *const top_keys[] = {
-	"benchgate", "suite",	   "description", "defaults",
-	"devices",   "variants",   "benchmarks",  "declared_devices",
-	"exclude",   "reference", NULL,
+	"$schema", "benchgate", "suite",	    "description",
+	"defaults", "devices",	"variants",	    "benchmarks",
+	"declared_devices",	"exclude",	    "reference",
+	NULL,
 };
 
 static void sha256_hex(const char *data, size_t len, char out[65])
@@ -1521,9 +1524,10 @@ int suite_parse(struct suite **out, const char *path, const char *text,
 	struct json_reader rd;
 	struct suite *suite = NULL;
 	const cJSON *item, *root;
+	char *schema = NULL;
 
 	*out = NULL;
-	if (json_reader_parse(&rd, path, text, len) < 0)
+	if (json_reader_parse_opts(&rd, path, text, len, JSON_COMMENTS) < 0)
 		goto done;
 	root = rd.root;
 	if (!cJSON_IsObject(root)) {
@@ -1550,6 +1554,7 @@ int suite_parse(struct suite **out, const char *path, const char *text,
 	settings_init(&suite->defaults);
 	get_string(&rd, root, "suite", JSON_REQUIRED | JSON_NAME, &suite->name);
 	get_string(&rd, root, "description", 0, &suite->description);
+	json_read_string(&rd, root, "$schema", 0, &schema);
 	if (rd.error)
 		goto done;
 	if ((item = json_read_object(&rd, root, "defaults", 0))) {
@@ -1569,6 +1574,7 @@ int suite_parse(struct suite **out, const char *path, const char *text,
 	if (!rd.error)
 		check_variables(&rd, suite);
 done:
+	free(schema);
 	json_reader_release(&rd);
 	if (rd.error) {
 		suite_free(suite);

@@ -23,6 +23,9 @@
  * gpu, cuda, ipu) nor declared, a variant's or a metric's device the suite
  * does not have, an "exclude" pattern that matches no variant/device pair,
  * a "reference" that names no variant, two metrics of one role.
+ * The file may hold // and block comments (JSONC, positions unchanged)
+ * and a "$schema" string for editors; a comma before a closing bracket is
+ * reported at the comma.
  */
 
 enum metric_source {

@@ -257,6 +257,32 @@ static bool cut_short(const char *text, size_t len, size_t offset)
 	return true;
 }
 
+/* The first ',' before limit that only white space separates from a
+ * closing bracket, with that bracket in *closing; -1 when there is none.
+ * Strings are skipped, so a comma inside one never counts. */
+static long trailing_comma(const char *text, size_t limit, size_t len,
+			   char *closing)
+{
+	for (size_t i = 0; i < limit && i < len; i++) {
+		if (text[i] == '"') {
+			for (i++; i < len && text[i] != '"'; i++)
+				if (text[i] == '\\')
+					i++;
+		} else if (text[i] == ',') {
+			size_t next = i + 1;
+
+			while (next < len && is_space(text[next]))
+				next++;
+			if (next < len &&
+			    (text[next] == '}' || text[next] == ']')) {
+				*closing = text[next];
+				return (long)i;
+			}
+		}
+	}
+	return -1;
+}
+
 static int syntax_error(struct json_reader *rd, const char *end)
 {
 	const char *text = rd->text;
@@ -265,8 +291,22 @@ static int syntax_error(struct json_reader *rd, const char *end)
 				? (size_t)(end - text)
 				: len;
 	size_t before = offset;
+	long comma;
+	char closing = 0;
 	int line, col;
 
+	/* cJSON stops at or after the bracket that follows a trailing comma
+	 * (at the end of the text, for an object): the comma is the mistake,
+	 * and is named where it stands. */
+	comma = trailing_comma(text, offset + 1, len, &closing);
+	if (comma >= 0) {
+		json_line_col(text, (size_t)comma, &line, &col);
+		return input_error("%s:%d:%d: not valid JSON: a trailing ',' "
+				   "before '%c': JSON allows no comma after "
+				   "the last %s; remove it",
+				   rd->path, line, col, closing,
+				   closing == '}' ? "member" : "element");
+	}
 	if (cut_short(text, len, offset))
 		offset = len;
 	json_line_col(text, offset, &line, &col);
@@ -283,22 +323,68 @@ static int syntax_error(struct json_reader *rd, const char *end)
 				   "not closed)",
 				   rd->path, line, col);
 	}
-	if (text[offset] == ']' || text[offset] == '}') {
-		while (before > 0 && is_space(text[before - 1]))
-			before--;
-		if (before > 0 && text[before - 1] == ',')
-			return input_error("%s:%d:%d: not valid JSON: "
-					   "unexpected '%c' after ',' "
-					   "(trailing commas are not JSON)",
-					   rd->path, line, col, text[offset]);
-	}
 	return input_error("%s:%d:%d: not valid JSON: unexpected '%c'; "
 			   "expected a value, ',' or a closing bracket",
 			   rd->path, line, col, text[offset]);
 }
 
-int json_reader_parse(struct json_reader *rd, const char *path,
-		      const char *text, size_t len)
+/* Comments, where the reader takes them: a copy of the text with each
+ * comment turned into spaces (its line breaks kept), so every offset, and
+ * so every line and column, is the same in the copy as in the file.
+ * Returns NULL when the text has no comment, and an input error for a
+ * block comment that is not closed. */
+static int strip_comments(struct json_reader *rd, char **out)
+{
+	const char *text = rd->text;
+	size_t len = rd->len;
+	char *copy = NULL;
+
+	*out = NULL;
+	for (size_t i = 0; i < len; i++) {
+		size_t start = i;
+		int line, col;
+
+		if (text[i] == '"') {
+			for (i++; i < len && text[i] != '"'; i++)
+				if (text[i] == '\\')
+					i++;
+			continue;
+		}
+		if (text[i] != '/' || i + 1 >= len ||
+		    (text[i + 1] != '/' && text[i + 1] != '*'))
+			continue;
+		if (!copy) {
+			copy = xmalloc(len + 1);
+			memcpy(copy, text, len);
+			copy[len] = '\0';
+		}
+		if (text[i + 1] == '/') {
+			while (i < len && text[i] != '\n')
+				copy[i++] = ' ';
+			continue;
+		}
+		copy[i] = copy[i + 1] = ' ';
+		for (i += 2; i + 1 < len && !(text[i] == '*' && text[i + 1] == '/');
+		     i++)
+			if (text[i] != '\n')
+				copy[i] = ' ';
+		if (i + 1 >= len) {
+			free(copy);
+			json_line_col(text, start, &line, &col);
+			return input_error("%s:%d:%d: not valid JSON: the "
+					   "comment '/*' is not closed by "
+					   "'*/'",
+					   rd->path, line, col);
+		}
+		copy[i] = copy[i + 1] = ' ';
+		i++;
+	}
+	*out = copy;
+	return BG_OK;
+}
+
+int json_reader_parse_opts(struct json_reader *rd, const char *path,
+			   const char *text, size_t len, unsigned flags)
 {
 	const char *end = NULL;
 
@@ -306,16 +392,30 @@ int json_reader_parse(struct json_reader *rd, const char *path,
 	rd->path = path;
 	rd->text = text;
 	rd->len = len;
-	rd->root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	if (flags & JSON_COMMENTS) {
+		if ((rd->error = strip_comments(rd, &rd->uncommented)) < 0)
+			return rd->error;
+		if (rd->uncommented)
+			rd->text = rd->uncommented;
+	}
+	rd->root = cJSON_ParseWithLengthOpts(rd->text, len, &end, 0);
 	if (!rd->root)
 		rd->error = syntax_error(rd, end);
 	return rd->error;
+}
+
+int json_reader_parse(struct json_reader *rd, const char *path,
+		      const char *text, size_t len)
+{
+	return json_reader_parse_opts(rd, path, text, len, 0);
 }
 
 void json_reader_release(struct json_reader *rd)
 {
 	cJSON_Delete(rd->root);
 	rd->root = NULL;
+	free(rd->uncommented);
+	rd->uncommented = NULL;
 }
 
 /* The key path */

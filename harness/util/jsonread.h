@@ -48,6 +48,7 @@ struct json_reader {
 	const char *path; /* names the document in messages; borrowed */
 	const char *text; /* the document; borrowed, need not end in NUL */
 	size_t len;
+	char *uncommented; /* owned: text with its comments blanked, if any */
 	cJSON *root; /* the parsed document, owned; NULL if it did not parse */
 	struct json_step steps[JSON_READER_DEPTH]; /* keys borrowed */
 	size_t depth;
@@ -75,11 +76,27 @@ enum json_read_flags {
  * Parses text (len bytes, borrowed, read until json_reader_release) as the
  * document `path` names. On success rd->root is the document and the key
  * path is empty. On a syntax error returns BG_EINPUT and records
- * "FILE:LINE:COL: not valid JSON: unexpected ..." with what was expected;
- * release rd either way.
+ * "FILE:LINE:COL: not valid JSON: unexpected ..." with what was expected,
+ * or for a comma before a closing bracket "...: a trailing ',' before
+ * '}' ..." at the comma; release rd either way.
  */
 int json_reader_parse(struct json_reader *rd, const char *path,
 		      const char *text, size_t len);
+
+/* How json_reader_parse_opts() reads the text; combine with |. */
+enum json_parse_flags {
+	/* Comments as editors allow them in JSON files (JSONC): from // to the
+	 * end of the line, and from slash-star to star-slash, read as white
+	 * space, so positions in messages stay those of the file. A block
+	 * comment left open is "FILE:LINE:COL: not valid JSON: the comment
+	 * ... is not closed", at its start. For suites, which people write;
+	 * the documents benchgate writes take none. */
+	JSON_COMMENTS = 1 << 0,
+};
+
+/* json_reader_parse() with flags of enum json_parse_flags. */
+int json_reader_parse_opts(struct json_reader *rd, const char *path,
+			   const char *text, size_t len, unsigned flags);
 
 /* Frees the parsed document. */
 void json_reader_release(struct json_reader *rd);
