@@ -1,13 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/app/import.h"
 
+#include "harness/app/outcome.h"
+#include "harness/app/outputs.h"
 #include "harness/probe/machine.h"
+#include "harness/store/store.h"
+#include "harness/util/fileio.h"
+#include "harness/util/terminal.h"
+#include "reporters/summary.h"
 #include "harness/git/gitinfo.h"
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/util/isotime.h"
 #include "harness/util/name.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static int import_file(struct result *result, enum bridge_format format,
@@ -65,5 +72,50 @@ done:
 	else
 		*out = result;
 	strbuf_release(&now);
+	return error;
+}
+
+static bool any_failed(const struct result *result)
+{
+	for (size_t i = 0; i < result->cases_nr; i++)
+		if (result->cases[i].status != CASE_OK)
+			return true;
+	return false;
+}
+
+int app_import(const struct app_import_request *req)
+{
+	struct strbuf path = STRBUF_INIT, json = STRBUF_INIT;
+	struct result *result = NULL;
+	struct store *store = NULL;
+	enum bridge_format format;
+	int error;
+
+	if (!req->format)
+		return bg_input_error("import: --format FMT is required (see "
+				      "'benchgate import --help')");
+	if ((error = bridge_format_parse(req->format, &format)) < 0 ||
+	    (error = import_files(&result, format, req->files, req->files_nr,
+				  req->suite ? req->suite
+					     : bridge_format_names[format])) <
+		    0 ||
+	    (error = app_store_open(&store, req->store)) < 0 ||
+	    (error = store_write(store, result, NULL, &path)) < 0)
+		goto done;
+	if (req->json) {
+		result_to_json(result, &json);
+		if ((error = write_file_atomic(req->json, json.buf,
+					       json.len)) < 0)
+			goto done;
+	}
+	if (!req->quiet)
+		summary_print_result(stdout, result, req->color);
+	terminal_print_line(stdout, "stored %s", path.buf);
+	error = any_failed(result) ? OUTCOME_CASE_FAILED : OUTCOME_PASS;
+done:
+	result_free(result);
+	store_free(store);
+	strbuf_release(&path);
+	strbuf_release(&json);
 	return error;
 }

@@ -5,6 +5,7 @@
 #include "harness/bridge/bridge.h"
 #include "harness/model/result.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -27,5 +28,22 @@
  */
 int import_files(struct result **out, enum bridge_format format,
 		 char *const *paths, size_t nr, const char *suite);
+
+/* `benchgate import` as a whole. */
+struct app_import_request {
+	const char *store;  /* NULL: the default store */
+	const char *json;   /* also write the result here; NULL: no */
+	const char *format; /* bridge_format_parse()'s names; required */
+	const char *suite;  /* NULL: the format's name */
+	char *const *files;
+	size_t files_nr;
+	bool quiet, color;
+};
+
+/* Imports the files (import_files()), stores the result and prints its
+ * summary and where it went: OUTCOME_CASE_FAILED (outcome.h) when the tool
+ * reported a benchmark as failed, else OUTCOME_PASS; BG_EINPUT without a
+ * format; errors of import_files(), the store and the writing of json. */
+int app_import(const struct app_import_request *req);
 
 #endif

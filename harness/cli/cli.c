@@ -1,21 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/cli/cli.h"
 
-#include "harness/util/alloc.h"
-#include "harness/util/error.h"
-#include "harness/util/fileio.h"
-#include "harness/util/terminal.h"
-#include "harness/gate/compare.h"
-#include "harness/gate/attribution.h"
-#include "harness/gate/history.h"
 #include "harness/git/gitinfo.h"
-#include "harness/store/store.h"
+#include "harness/util/error.h"
 #include "harness/util/process.h"
-#include "harness/run/session.h"
-#include "harness/run/stacks.h"
-#include "reporters/flamegraph.h"
-#include "reporters/report.h"
+#include "harness/util/terminal.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,126 +17,6 @@ const struct cli_command *const cli_commands[] = {
 	&cli_cmd_validate, &cli_cmd_devices, &cli_cmd_history, &cli_cmd_bisect,
 	&cli_cmd_import,   &cli_cmd_export,  &cli_cmd_publish, NULL,
 };
-
-/* The run layer reads a profile's stacks, the reporters draw them
- * (report.h): handed over in the order they are drawn in. */
-static int read_folded_stacks(struct flamegraph_stacks *out, const char *path)
-{
-	struct stacks stacks = STACKS_INIT;
-	struct strbuf text = STRBUF_INIT;
-	const struct stack **sorted = NULL;
-	int error;
-
-	if ((error = strbuf_read_file(&text, path)) < 0 ||
-	    (error = stacks_parse_folded(&stacks, text.buf, text.len)) < 0)
-		goto done;
-	sorted = stacks_sorted(&stacks);
-	for (size_t i = 0; i < stacks.nr; i++)
-		flamegraph_stacks_add(out, sorted[i]->frames, sorted[i]->count);
-done:
-	free(sorted);
-	stacks_release(&stacks);
-	strbuf_release(&text);
-	return error;
-}
-
-void cli_draw_profiles(struct session *session)
-{
-	struct strbuf sampling = STRBUF_INIT;
-
-	if (profiler_describe_perf(session->profiler, &sampling) < 0)
-		goto done;
-	report_draw_flamegraphs(session->result, session->result_dir,
-				sampling.buf, read_folded_stacks);
-	/* the baseline tree's profiles lie beside the candidate's */
-	if (session->baseline)
-		report_draw_flamegraphs(session->baseline, session->result_dir,
-					sampling.buf, read_folded_stacks);
-done:
-	strbuf_release(&sampling);
-}
-
-int cli_open_store(struct store **out, const char *store_spec)
-{
-	struct strbuf spec = STRBUF_INIT;
-	int error;
-
-	if (store_spec)
-		strbuf_addstr(&spec, store_spec);
-	else
-		store_default_spec(&spec, NULL);
-	error = store_open(out, spec.buf);
-	strbuf_release(&spec);
-	return error;
-}
-
-int cli_build_history(struct history *out, struct store **store,
-		      const char *store_spec, const struct history_request *req)
-{
-	int error;
-
-	if ((error = cli_open_store(store, store_spec)) < 0 ||
-	    (error = history_build(out, *store, req)) < 0)
-		return error;
-	return attribution_find(out, NULL);
-}
-
-int cli_write_outputs(const struct report_model *model, const char *json_path,
-		      const char *report_dir, size_t chart_cases, bool quiet)
-{
-	struct strbuf text = STRBUF_INIT;
-	int error = BG_OK;
-
-	if (json_path) {
-		comparison_to_json(model->comparison, &text);
-		error = write_file_atomic(json_path, text.buf, text.len);
-	}
-	if (!error && report_dir) {
-		struct report_model bounded = *model;
-
-		bounded.chart_cases = chart_cases;
-		strbuf_reset(&text);
-		error = report_write_all(&bounded, report_dir, REPORT_ALL,
-					 &text);
-		if (!error && !quiet)
-			terminal_print_line(stdout, "reports in %s",
-					    report_dir);
-	}
-	strbuf_release(&text);
-	return error;
-}
-
-int cli_outcome_of(const struct comparison *comparison)
-{
-	switch (comparison->overall) {
-	case OVERALL_FAILED:
-		return OUTCOME_CASE_FAILED;
-	case OVERALL_REGRESSION:
-		return OUTCOME_REGRESSION;
-	case OVERALL_PASS:
-		break;
-	}
-	return OUTCOME_PASS;
-}
-
-int cli_outcome_of_session(const struct session *session)
-{
-	return session_failed(session) ? OUTCOME_CASE_FAILED : OUTCOME_PASS;
-}
-
-int cli_outcome_after_measuring(const struct session *session, int writing,
-				int outcome)
-{
-	bool unstored = session->unstored.len > 0;
-
-	if (writing < 0)
-		terminal_print_error(bg_error_last());
-	if (unstored)
-		terminal_print_error(session->unstored.buf);
-	if (outcome < 0 || (!unstored && writing >= 0))
-		return outcome;
-	return OUTCOME_NOT_SAVED;
-}
 
 static void print_usage(FILE *to)
 {
@@ -164,10 +35,20 @@ static void print_usage(FILE *to)
 		    "named) or an output not written\n");
 }
 
+/* The one place where outcomes become exit statuses. */
 static int exit_status(int outcome)
 {
-	if (outcome >= 0)
-		return outcome;
+	switch (outcome) {
+	case OUTCOME_PASS:
+		return EXIT_PASS;
+	case OUTCOME_REGRESSION:
+		return EXIT_REGRESSION;
+	case OUTCOME_CASE_FAILED:
+		return EXIT_CASE_FAILED;
+	case OUTCOME_NOT_SAVED:
+		return EXIT_NOT_SAVED;
+	}
+	assert(outcome < 0);
 	terminal_print_error(bg_error_last());
 	return EXIT_INPUT;
 }

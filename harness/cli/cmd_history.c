@@ -1,104 +1,40 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/cli/cli.h"
 
-#include "harness/gate/alert.h"
-#include "harness/gate/history.h"
+#include "harness/app/history.h"
 #include "harness/util/error.h"
-#include "harness/util/terminal.h"
-#include "harness/util/fileio.h"
-#include "reporters/history_view.h"
-
-#include <stdio.h>
 
 static struct {
 	struct cli_common common;
-	struct history_request history;
-	const char *store, *json, *published;
-	bool csv, alert;
+	struct app_history_request req;
 } args;
 
 static const struct cli_opt options[] = {
-	CLI_OPT_STORE(args.store),
-	CLI_OPTS_SERIES_CASE(args.history),
-	CLI_OPT_STRING("json", "FILE", &args.json,
+	CLI_OPT_STORE(args.req.store),
+	CLI_OPTS_SERIES_CASE(args.req.history),
+	CLI_OPT_STRING("json", "FILE", &args.req.json,
 		       "also write the history document to FILE"),
-	CLI_OPTS_SERIES_REST(args.history),
-	CLI_OPT_SWITCH("csv", &args.csv,
+	CLI_OPTS_SERIES_REST(args.req.history),
+	CLI_OPT_SWITCH("csv", &args.req.csv,
 		       "print CSV, one row per point, instead of the view"),
-	CLI_OPT_SWITCH("alert", &args.alert,
+	CLI_OPT_SWITCH("alert", &args.req.alert,
 		       "exit 1 naming each worse-direction change point that "
 		       "the site of --published does not have yet"),
-	CLI_OPT_STRING("published", "DIR", &args.published,
+	CLI_OPT_STRING("published", "DIR", &args.req.published,
 		       "the directory `benchgate publish --out` wrote (for "
 		       "--alert)"),
 	CLI_COMMON_OPTS(args.common),
 };
 
-
-/* --alert: the regressions the published site does not show yet. */
-static int alert(const struct history *history, const char *published,
-		 bool quiet, bool color)
-{
-	struct alerts alerts = { 0 };
-	struct strbuf text = STRBUF_INIT;
-	int error;
-
-	if ((error = alert_find(&alerts, history, published)) < 0)
-		return error;
-	history_view_alerts(&text, history, &alerts, color);
-	if (!alerts.nr && !quiet)
-		strbuf_addf(&text, "no new regression on %s%s\n",
-			    history->branch,
-			    alerts.first_run ? " among the newest 10 commits "
-					       "(no published state yet)"
-					     : " since the published state");
-	terminal_write(stdout, text.buf, color ? TERMINAL_COLOR : 0);
-	error = alerts.nr ? OUTCOME_REGRESSION : OUTCOME_PASS;
-	alerts_release(&alerts);
-	strbuf_release(&text);
-	return error;
-}
-
 static int run(int argc, char **argv)
 {
-	struct strbuf text = STRBUF_INIT;
-	struct history history = { 0 };
-	struct store *store = NULL;
-	bool color;
-	int error;
-
 	CLI_PARSE_OR_RETURN(&cli_cmd_history, &args.common, argc, argv);
-	color = args.common.color;
-	if (args.alert != !!args.published)
+	if (args.req.alert != !!args.req.published)
 		return bg_input_error("history: --alert and --published DIR "
 				      "go together");
-	if ((error = cli_build_history(&history, &store, args.store,
-				       &args.history)) < 0)
-		goto done;
-	if (args.json) {
-		history_view_json(&text, &history);
-		if ((error = write_file_atomic(args.json, text.buf,
-					       text.len)) < 0)
-			goto done;
-		strbuf_reset(&text);
-	}
-	if (args.alert) {
-		error = alert(&history, args.published, args.common.quiet,
-			      color);
-		goto done;
-	}
-	if (args.csv)
-		history_view_csv(&text, &history);
-	else if (!args.common.quiet)
-		history_view_terminal(&text, &history, color);
-	terminal_write(stdout, text.buf,
-		       color && !args.csv ? TERMINAL_COLOR : 0);
-	error = OUTCOME_PASS;
-done:
-	history_release(&history);
-	store_free(store);
-	strbuf_release(&text);
-	return error;
+	args.req.quiet = args.common.quiet;
+	args.req.color = args.common.color;
+	return app_history(&args.req);
 }
 
 const struct cli_command cli_cmd_history = {

@@ -1,80 +1,32 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/cli/cli.h"
 
-#include "harness/gate/history.h"
-#include "harness/git/weburl.h"
+#include "harness/app/history.h"
 #include "harness/util/error.h"
-#include "harness/util/name.h"
-#include "harness/util/terminal.h"
-#include "reporters/dashboard.h"
-#include "reporters/publish.h"
-
-#include <stdio.h>
 
 static struct {
 	struct cli_common common;
-	struct history_request history;
-	const char *store, *out;
+	struct app_publish_request req;
 } args;
 
 static const struct cli_opt options[] = {
-	CLI_OPT_STORE(args.store),
-	CLI_OPTS_SERIES_CASE(args.history),
-	CLI_OPT_STRING("out", "DIR", &args.out,
+	CLI_OPT_STORE(args.req.store),
+	CLI_OPTS_SERIES_CASE(args.req.history),
+	CLI_OPT_STRING("out", "DIR", &args.req.out,
 		       "the site's directory: pages that did not change are "
 		       "kept"),
-	CLI_OPTS_SERIES_REST(args.history),
+	CLI_OPTS_SERIES_REST(args.req.history),
 	CLI_COMMON_OPTS(args.common),
 };
 
-
 static int run(int argc, char **argv)
 {
-	struct history history = { 0 };
-	struct dashboard site = { 0 };
-	struct publish_counts counts;
-	struct strbuf repo_url = STRBUF_INIT, text = STRBUF_INIT;
-	struct store *store = NULL;
-	int error;
-
 	CLI_PARSE_OR_RETURN(&cli_cmd_publish, &args.common, argc, argv);
-	if (!args.out)
+	if (!args.req.out)
 		return bg_input_error("publish: --out DIR is required (see "
 				      "'benchgate publish --help')");
-	if ((error = cli_build_history(&history, &store, args.store,
-				       &args.history)) < 0)
-		goto done;
-	weburl_of_repository(&repo_url, NULL, NULL);
-	dashboard_render(&site, &history,
-			 &(struct dashboard_options){
-				 .repo_url = repo_url.len ? repo_url.buf : NULL,
-			 });
-	if ((error = publish_site(&counts, args.out, &site, &history)) < 0)
-		goto done;
-	if (counts.charts_skipped)
-		bg_warn("gnuplot not found: charts skipped (install "
-			"gnuplot-nox); the next publish draws them");
-	if (!args.common.quiet) {
-		strbuf_addf(&text, "published %zu series of ",
-			    history.series_nr);
-		name_quote(&text, history.branch);
-		strbuf_addstr(&text, " into ");
-		name_quote(&text, args.out);
-		strbuf_addf(&text, ": %zu files written, %zu kept, %zu removed "
-				   "(%zu chart%s drawn)\n",
-			    counts.written, counts.kept, counts.removed,
-			    counts.charts_drawn,
-			    counts.charts_drawn == 1 ? "" : "s");
-		terminal_write(stdout, text.buf, 0);
-	}
-	error = OUTCOME_PASS;
-done:
-	dashboard_release(&site);
-	history_release(&history);
-	store_free(store);
-	strbuf_release(&repo_url);
-	strbuf_release(&text);
-	return error;
+	args.req.quiet = args.common.quiet;
+	return app_publish(&args.req);
 }
 
 const struct cli_command cli_cmd_publish = {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "harness/cli/cli.h"
+#include "harness/cli/options.h"
 
 #include "harness/run/session.h"
 #include "harness/suite/plan.h"

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "harness/app/history.h"
+
+#include "harness/app/outcome.h"
+#include "harness/app/outputs.h"
+#include "harness/gate/alert.h"
+#include "harness/gate/attribution.h"
+#include "harness/git/weburl.h"
+#include "harness/store/store.h"
+#include "harness/util/error.h"
+#include "harness/util/fileio.h"
+#include "harness/util/name.h"
+#include "harness/util/terminal.h"
+#include "reporters/dashboard.h"
+#include "reporters/history_view.h"
+#include "reporters/publish.h"
+
+#include <stdio.h>
+
+int app_history_build(struct history *out, struct store **store,
+		      const char *store_spec, const struct history_request *req)
+{
+	int error;
+
+	if ((error = app_store_open(store, store_spec)) < 0 ||
+	    (error = history_build(out, *store, req)) < 0)
+		return error;
+	return attribution_find(out, NULL);
+}
+
+/* --alert: the regressions the published site does not show yet. */
+static int alert(const struct history *history, const char *published,
+		 bool quiet, bool color)
+{
+	struct alerts alerts = { 0 };
+	struct strbuf text = STRBUF_INIT;
+	int error;
+
+	if ((error = alert_find(&alerts, history, published)) < 0)
+		return error;
+	history_view_alerts(&text, history, &alerts, color);
+	if (!alerts.nr && !quiet)
+		strbuf_addf(&text, "no new regression on %s%s\n",
+			    history->branch,
+			    alerts.first_run ? " among the newest 10 commits "
+					       "(no published state yet)"
+					     : " since the published state");
+	terminal_write(stdout, text.buf, color ? TERMINAL_COLOR : 0);
+	error = alerts.nr ? OUTCOME_REGRESSION : OUTCOME_PASS;
+	alerts_release(&alerts);
+	strbuf_release(&text);
+	return error;
+}
+
+int app_history(const struct app_history_request *req)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct history history = { 0 };
+	struct store *store = NULL;
+	int error;
+
+	if ((error = app_history_build(&history, &store, req->store,
+				       &req->history)) < 0)
+		goto done;
+	if (req->json) {
+		history_view_json(&text, &history);
+		if ((error = write_file_atomic(req->json, text.buf,
+					       text.len)) < 0)
+			goto done;
+		strbuf_reset(&text);
+	}
+	if (req->alert) {
+		error = alert(&history, req->published, req->quiet,
+			      req->color);
+		goto done;
+	}
+	if (req->csv)
+		history_view_csv(&text, &history);
+	else if (!req->quiet)
+		history_view_terminal(&text, &history, req->color);
+	terminal_write(stdout, text.buf,
+		       req->color && !req->csv ? TERMINAL_COLOR : 0);
+	error = OUTCOME_PASS;
+done:
+	history_release(&history);
+	store_free(store);
+	strbuf_release(&text);
+	return error;
+}
+
+static void print_published(const struct history *history, const char *dir,
+			    const struct publish_counts *counts)
+{
+	struct strbuf text = STRBUF_INIT;
+
+	strbuf_addf(&text, "published %zu series of ", history->series_nr);
+	name_quote(&text, history->branch);
+	strbuf_addstr(&text, " into ");
+	name_quote(&text, dir);
+	strbuf_addf(&text, ": %zu files written, %zu kept, %zu removed "
+			   "(%zu chart%s drawn)\n",
+		    counts->written, counts->kept, counts->removed,
+		    counts->charts_drawn, counts->charts_drawn == 1 ? "" : "s");
+	terminal_write(stdout, text.buf, 0);
+	strbuf_release(&text);
+}
+
+int app_publish(const struct app_publish_request *req)
+{
+	struct history history = { 0 };
+	struct dashboard site = { 0 };
+	struct publish_counts counts;
+	struct strbuf repo_url = STRBUF_INIT;
+	struct store *store = NULL;
+	int error;
+
+	if ((error = app_history_build(&history, &store, req->store,
+				       &req->history)) < 0)
+		goto done;
+	weburl_of_repository(&repo_url, NULL, NULL);
+	dashboard_render(&site, &history,
+			 &(struct dashboard_options){
+				 .repo_url = repo_url.len ? repo_url.buf : NULL,
+			 });
+	if ((error = publish_site(&counts, req->out, &site, &history)) < 0)
+		goto done;
+	if (counts.charts_skipped)
+		bg_warn("gnuplot not found: charts skipped (install "
+			"gnuplot-nox); the next publish draws them");
+	if (!req->quiet)
+		print_published(&history, req->out, &counts);
+	error = OUTCOME_PASS;
+done:
+	dashboard_release(&site);
+	history_release(&history);
+	store_free(store);
+	strbuf_release(&repo_url);
+	return error;
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "harness/app/run.h"
+
+#include "harness/app/check.h"
+#include "harness/app/outcome.h"
+#include "harness/app/outputs.h"
+#include "harness/util/error.h"
+#include "harness/util/fileio.h"
+#include "harness/util/terminal.h"
+#include "reporters/summary.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+/* The variants compared inside the run (README): what check prints
+ * below its comparison. */
+static void print_variants(const struct session *session, bool color)
+{
+	struct compare_options compare;
+	struct comparison *comparison = NULL;
+
+	compare_options_init(&compare);
+	if (compare_results(&comparison, NULL, session->result, &compare) ==
+	    BG_OK)
+		summary_print_variants(stdout, comparison, color);
+	comparison_free(comparison);
+}
+
+static void print_stored(const struct session *session)
+{
+	if (session->unstored.len)
+		return;
+	terminal_print_line(stdout, "stored %s", session->result_path.buf);
+	if (access(session->artifact_dir.buf, F_OK) == 0)
+		terminal_print_line(stdout, "artifacts in %s",
+				    session->artifact_dir.buf);
+}
+
+int app_run(const struct app_run_request *req)
+{
+	struct session *session = NULL;
+	struct strbuf json = STRBUF_INIT;
+	int error;
+
+	if ((error = session_prepare(&session, &req->session)) < 0 ||
+	    (error = check_measure(session, NULL)) < 0)
+		goto done;
+	app_draw_profiles(session);
+	if (session_store(session) < 0) {
+		/* --json, else a fallback file: it says where (session.h) */
+		session_keep(session, req->json);
+	} else if (req->json) {
+		result_to_json(session->result, &json);
+		error = write_file_atomic(req->json, json.buf, json.len);
+	}
+	if (!req->quiet) {
+		summary_print_result_at(stdout, session->result,
+					session->result_path.buf, req->color);
+		print_variants(session, req->color);
+	} else { /* a warning all the same */
+		summary_print_load_warning(stdout, session->result,
+					   req->color);
+	}
+	print_stored(session);
+	error = app_outcome_after_measuring(session, error,
+					    app_outcome_of_session(session));
+done:
+	session_free(session);
+	strbuf_release(&json);
+	return error;
+}

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "harness/app/verdict.h"
+
+#include "harness/app/outcome.h"
+#include "harness/app/outputs.h"
+#include "harness/gate/baseline.h"
+#include "harness/store/store.h"
+#include "harness/util/alloc.h"
+#include "harness/util/error.h"
+#include "harness/util/terminal.h"
+#include "reporters/report.h"
+#include "reporters/summary.h"
+
+#include <stdio.h>
+
+/* The terminal's story of a concluded check. */
+static void print_check(const struct check *check, bool quiet, bool color)
+{
+	if (!quiet)
+		terminal_print_line(stdout, "baseline: %s",
+				    check->baseline.note);
+	/* Without a baseline every metric is "new": the measurements
+	 * themselves are the news. */
+	if (!check->baseline.result && !quiet)
+		summary_print_measures(stdout, check->session->result, color);
+	else
+		summary_print_load_warning(stdout, check->session->result,
+					   color);
+	summary_print_comparison(stdout, check->comparison, color, false);
+	report_annotate_ci(stdout, check->comparison);
+	if (!quiet && !check->session->unstored.len)
+		terminal_print_line(stdout, "stored %s",
+				    check->session->result_path.buf);
+}
+
+int app_check(const struct app_check_request *req)
+{
+	const struct app_outputs *out = &req->out;
+	struct report_model model = { 0 };
+	struct check *check = NULL;
+	int error;
+
+	if ((error = check_run(&check, &req->check)) < 0)
+		goto done;
+	app_draw_profiles(check->session);
+	if ((error = check_conclude(check)) < 0) {
+		error = app_outcome_after_measuring(check->session, BG_OK,
+						    error);
+		goto done;
+	}
+	print_check(check, out->quiet, out->color);
+	model.comparison = check->comparison;
+	model.baseline = check->baseline.result;
+	model.candidate = check->session->result;
+	model.history = check->baseline.history;
+	model.history_nr = check->baseline.history_nr;
+	/* the reports are written whether or not the result was stored */
+	error = app_write_outputs(&model, out->json, out->report_dir,
+				  out->chart_cases, out->quiet);
+	error = app_outcome_after_measuring(check->session, error,
+					    app_outcome_of(check->comparison));
+done:
+	check_free(check);
+	return error;
+}
+
+static void warn_if_defaulted(const struct comparison *comparison)
+{
+	if (comparison->settings_defaulted)
+		bg_warn("neither result records its suite's gate settings "
+			"(written before benchgate recorded them): judged at "
+			"the defaults, threshold %g %% and confidence %g, "
+			"where --threshold and --confidence do not say "
+			"otherwise",
+			COMPARE_THRESHOLD_DEFAULT * 100,
+			COMPARE_CONFIDENCE_DEFAULT);
+}
+
+int app_compare(const struct app_compare_request *req)
+{
+	struct baseline base = { 0 }, cand = { 0 };
+	struct compare_options compare;
+	struct report_model model = { 0 };
+	struct comparison *comparison = NULL;
+	struct store *store = NULL;
+	int error;
+
+	if ((error = app_store_open(&store, req->store)) < 0 ||
+	    (error = baseline_resolve_side(&base, store, req->base, "BASE",
+					   req->suite)) < 0 ||
+	    (error = baseline_resolve_side(&cand, store, req->cand, "CAND",
+					   req->suite)) < 0)
+		goto done;
+	compare_options_init(&compare);
+	compare.threshold = req->threshold;
+	compare.confidence = req->confidence;
+	if ((error = compare_results(&comparison, base.result, cand.result,
+				     &compare)) < 0)
+		goto done;
+	comparison->baseline.source = xstrdup(base.source);
+	comparison->baseline.path = xstrdup(base.path);
+	comparison->candidate.path = xstrdup(cand.path);
+	summary_print_comparison(stdout, comparison, req->out.color,
+				 !req->out.quiet);
+	warn_if_defaulted(comparison);
+	model.comparison = comparison;
+	if ((error = app_write_outputs(&model, req->out.json,
+				       req->out.report_dir,
+				       req->out.chart_cases,
+				       req->out.quiet)) == BG_OK)
+		error = app_outcome_of(comparison);
+done:
+	comparison_free(comparison);
+	baseline_release(&base);
+	baseline_release(&cand);
+	store_free(store);
+	return error;
+}
