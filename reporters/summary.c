@@ -81,7 +81,7 @@ static void add_metric_row(struct strbuf *text, const char *case_id,
 	strbuf_release(&name);
 }
 
-/* When the machine was busy as the measurement started: what else ran. */
+/* When the machine was busy while the measurement ran: what else ran. */
 static void add_load_warning(struct strbuf *text, const struct result *result,
 			     bool color)
 {
@@ -91,7 +91,7 @@ static void add_load_warning(struct strbuf *text, const struct result *result,
 		return;
 	strbuf_addf(text,
 		    "%swarning: the machine was not quiet when the "
-		    "measurement started%s: %.2f cores busy (load %.2f %.2f "
+		    "measurement ran%s: %.2f cores busy (load %.2f %.2f "
 		    "%.2f)",
 		    paint(color, YELLOW), paint(color, RESET), load->cpu_busy,
 		    load->loadavg[0], load->loadavg[1], load->loadavg[2]);

@@ -125,14 +125,14 @@ struct machine_info {
  */
 bool result_machine_id_valid(const char *id);
 
-/* Another process busy on the machine when a measurement started. */
+/* Another process busy on the machine while a measurement ran. */
 struct busy_process {
 	int pid;
 	char *command; /* its /proc/PID/comm, NULL when unknown */
 	double cpu;    /* cores it kept busy meanwhile: 0.5 is half of one */
 };
 
-/* How quiet the machine was when the measurement started, as `run` and
+/* How quiet the machine was while the measurement ran, as `run` and
  * `check` saw it once they held the machine lock (harness/run/quiet.h).
  * observed is false in results made before benchgate recorded it. */
 struct machine_load {

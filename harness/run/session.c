@@ -28,6 +28,7 @@ struct session_state {
 	char *launcher;
 	struct devices *devices; /* probed at the first case */
 	struct machine_lock *lock; /* held from start to finish */
+	struct quiet_watch *quiet; /* from start to finish */
 	struct strbuf skip_reason;
 };
 
@@ -273,7 +274,7 @@ int session_start(struct session *session)
 	iso8601_now(&now);
 	free(session->result->started_at);
 	session->result->started_at = strbuf_detach(&now, NULL);
-	quiet_observe(&session->result->load);
+	state->quiet = quiet_begin();
 	if ((error = store_reserve(session->store, session->result,
 				   &state->slot)) < 0)
 		return error;
@@ -316,6 +317,8 @@ static int session_abandon(struct session *session)
 	runner_finish(state->runner);
 	runner_free(state->runner);
 	state->runner = NULL;
+	quiet_watch_free(state->quiet);
+	state->quiet = NULL;
 	machine_lock_release(state->lock);
 	state->lock = NULL;
 	if (session->artifact_dir.len) {
@@ -363,6 +366,9 @@ int session_finish(struct session *session)
 	error = runner_finish(state->runner);
 	runner_free(state->runner);
 	state->runner = NULL;
+	/* the window is the measurement, before the baseline's copy */
+	quiet_end(state->quiet, &session->result->load);
+	state->quiet = NULL;
 	machine_lock_release(state->lock);
 	state->lock = NULL;
 	if (error < 0)
@@ -524,6 +530,7 @@ void session_free(struct session *session)
 	state = session->state;
 	runner_free(state->runner);
 	machine_lock_release(state->lock);
+	quiet_watch_free(state->quiet);
 	free(state->launcher);
 	devices_free(state->devices);
 	strbuf_release(&state->skip_reason);

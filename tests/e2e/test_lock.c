@@ -136,3 +136,35 @@ Test(lock, a_quiet_machine_gets_no_warning)
 	test_output_release(&out);
 	result_free(result);
 }
+
+/* The machine is judged over the whole measurement, not a window at its
+ * start: a job that starts once the runs are under way is seen too. */
+Test(lock, a_job_that_starts_during_the_runs_is_recorded)
+{
+	struct test_output out;
+	struct result *result;
+	bool found = false;
+
+	shell(&out, "\"$BG\" run slow.json --store late --no-color"
+		    " >late.log 2>&1 & bg=$!; sleep 0.4;"
+		    " sh -c 'while :; do :; done' & spinner=$!;"
+		    " wait $bg; echo \"exit $?\"; echo \"spinner $spinner\";"
+		    " kill $spinner; cat late.log");
+	cr_assert(strstr(out.out.buf, "exit 0"), "%s%s", out.out.buf,
+		  out.err.buf);
+	cr_assert(strstr(out.out.buf, "warning: the machine was not quiet"),
+		  "%s%s", out.out.buf, out.err.buf);
+	result = stored("late");
+	for (size_t i = 0; i < result->load.busy_nr; i++) {
+		char pid[64];
+
+		snprintf(pid, sizeof(pid), "spinner %d\n",
+			 result->load.busy[i].pid);
+		found = found || strstr(out.out.buf, pid);
+	}
+	cr_assert(found, "the spinner is among the busy: %s", out.out.buf);
+	/* about half a core over the second: surely more than a quarter */
+	cr_assert_geq(result->load.cpu_busy, 0.25);
+	test_output_release(&out);
+	result_free(result);
+}
