@@ -13,15 +13,18 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+extern char **environ;
 
 static int record_fd = -1;
 
@@ -33,24 +36,38 @@ static void write_record(struct launcher_record *record)
 }
 
 /*
- * Execs argv looked up as posix_spawnp() does it: a name with a '/' is
- * taken as it is, otherwise each directory of search in turn, going on
- * past directories that lack it; a permission error anywhere is the one
- * reported. Returns only on failure, with errno set.
+ * Spawns argv as benchgate spawns a benchmark without the launcher
+ * (util/process.c): posix_spawn(), ignored signals back to their default,
+ * the mask `mask`, so that the spawn costs the same either way and a
+ * sample does not depend on whether the launcher is there. The program is
+ * looked up as posix_spawnp() does it: a name with a '/' is taken as it
+ * is, otherwise each directory of search in turn, going on past
+ * directories that lack it; a permission error anywhere is the one
+ * reported. Returns 0 with *pid set, or the errno of the failure.
  */
-static void exec_program(const char *search, char *const *argv)
+static int spawn_program(pid_t *pid, const char *search, char *const *argv,
+			 const sigset_t *mask, char *path)
 {
 	const char *name = argv[0], *dir, *end;
 	size_t name_len = strlen(name);
+	posix_spawnattr_t attr;
+	sigset_t defaults;
 	bool denied = false;
-	char *path;
+	int error = ENOENT;
 
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setflags(&attr,
+				 POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	posix_spawnattr_setsigmask(&attr, mask);
+	sigemptyset(&defaults);
+	for (int sig = 1; sig < 32; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaddset(&defaults, sig);
+	posix_spawnattr_setsigdefault(&attr, &defaults);
 	if (strchr(name, '/')) {
-		execv(name, argv);
-		return;
+		error = posix_spawn(pid, name, NULL, &attr, argv, environ);
+		goto done;
 	}
-	if (!(path = malloc(strlen(search) + name_len + 2)))
-		return;
 	for (dir = search;; dir = end + 1) {
 		size_t len;
 
@@ -62,19 +79,31 @@ static void exec_program(const char *search, char *const *argv)
 		if (len)
 			path[len++] = '/';
 		memcpy(path + len, name, name_len + 1);
-		execv(path, argv);
-		if (errno == EACCES)
+		error = posix_spawn(pid, path, NULL, &attr, argv, environ);
+		if (!error)
+			goto done;
+		if (error == EACCES)
 			denied = true;
-		else if (errno != ENOENT && errno != ENOTDIR &&
-			 errno != ESTALE && errno != ENODEV &&
-			 errno != ETIMEDOUT)
+		else if (error != ENOENT && error != ENOTDIR &&
+			 error != ESTALE && error != ENODEV &&
+			 error != ETIMEDOUT)
 			break;
 		if (!*end)
 			break;
 	}
-	free(path);
 	if (denied)
-		errno = EACCES;
+		error = EACCES;
+done:
+	posix_spawnattr_destroy(&attr);
+	return error;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 /* Ends the launcher by the signal that ended the benchmark. */
@@ -98,10 +127,12 @@ int main(int argc, char **argv)
 {
 	struct launcher_record record;
 	sigset_t termination, old_mask;
-	char *end;
+	char *end, *path;
+	int64_t started;
 	long fd;
 	int status;
-	pid_t pid, parent;
+	int spawn_errno;
+	pid_t pid;
 
 	if (argc < 4) {
 		fputs("usage: benchgate-launch FD SEARCH PROGRAM [ARG...]\n",
@@ -127,28 +158,24 @@ int main(int argc, char **argv)
 	sigaddset(&termination, SIGHUP);
 	sigprocmask(SIG_BLOCK, &termination, &old_mask);
 
-	parent = getpid();
-	pid = fork();
-	if (pid <= 0) {
-		if (pid == 0) {
-			/* killed with the launcher, whatever kills it; a fork
-			 * does not inherit this, an exec keeps it */
-			prctl(PR_SET_PDEATHSIG, SIGKILL);
-			/* gone already, before the line above: no signal */
-			if (getppid() != parent)
-				raise(SIGKILL);
-			sigprocmask(SIG_SETMASK, &old_mask, NULL);
-			exec_program(argv[2], argv + 3);
-		}
+	if (!(path = malloc(strlen(argv[2]) + strlen(argv[3]) + 2)))
+		return 127;
+	/* no parent-death signal is needed: a launcher killed alone is a
+	 * child gone, whose whole group benchgate kills; benchgate killed,
+	 * its guardian kills the group (util/process.h) */
+	started = now_ns();
+	spawn_errno = spawn_program(&pid, argv[2], argv + 3, &old_mask, path);
+	if (spawn_errno) {
 		record.kind = LAUNCHER_EXEC_FAILED;
-		record.exec_errno = errno;
+		record.exec_errno = spawn_errno;
 		write_record(&record);
-		_exit(127);
+		return 127;
 	}
 
 	while (wait4(pid, &status, 0, &record.usage) < 0)
 		if (errno != EINTR)
 			return 127;
+	record.wall_ns = now_ns() - started;
 	record.kind = LAUNCHER_RUSAGE;
 	write_record(&record);
 	if (WIFSIGNALED(status))

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -39,9 +40,13 @@ struct case_state {
 	int runs_done;
 	bool finished;
 	char *log_path; /* NULL: no log */
-	bool log_started;
+	bool log_started; /* its header is written, or pending */
+	bool log_opened;  /* the file is made, and named in the result */
 	bool log_failed;
 	size_t log_written; /* output bytes, against the cap */
+	/* what is not yet in the file: the log is written in large pieces,
+	 * not at each run (flush_log()) */
+	struct strbuf log_pending;
 };
 
 struct runner {
@@ -55,6 +60,11 @@ struct runner {
 	size_t nr;
 	char *tmp_dir;
 	unsigned long metrics_seq;
+	/* Every run's scratch (make_run_scratch()): the same two paths, and
+	 * the directory, made once, is kept while the runs leave it empty. */
+	struct strbuf metrics_path;
+	struct strbuf run_dir;
+	DIR *run_dir_handle; /* NULL: to be made before the next run */
 	double start;
 	size_t log_cap;
 	bool progress_shown; /* the progress line is on stderr */
@@ -172,27 +182,57 @@ static void remove_tmp_dir(struct runner *runner)
 }
 
 /* The scratch of one run: the path of its metrics file (made by the
- * benchmark) and its directory, made empty ($BENCHGATE_RUN_DIR). */
-static int make_run_scratch(struct runner *runner, struct strbuf *metrics_path,
-			    struct strbuf *run_dir)
+ * benchmark) and its directory, empty ($BENCHGATE_RUN_DIR). Both are the
+ * same at every run: the directory is made at the first and again only
+ * after a run that left something in it (tidy_run_scratch()), so that a
+ * run costs no mkdir(), rmdir() or walk of a tree. */
+static int make_run_scratch(struct runner *runner)
 {
-	unsigned long seq = ++runner->metrics_seq;
-
-	strbuf_addf(metrics_path, "%s/metrics-%lu", runner->tmp_dir, seq);
-	strbuf_addf(run_dir, "%s/run-%lu", runner->tmp_dir, seq);
-	if (mkdir(run_dir->buf, 0700) < 0)
+	if (!runner->metrics_path.len) {
+		strbuf_addf(&runner->metrics_path, "%s/metrics",
+			    runner->tmp_dir);
+		strbuf_addf(&runner->run_dir, "%s/run", runner->tmp_dir);
+	}
+	if (runner->run_dir_handle)
+		return BG_OK;
+	if (mkdir(runner->run_dir.buf, 0700) < 0)
 		return bg_error("cannot create the run directory '%s': %s",
-				run_dir->buf, strerror(errno));
+				runner->run_dir.buf, strerror(errno));
+	if (!(runner->run_dir_handle = opendir(runner->run_dir.buf)))
+		return bg_error("cannot open the run directory '%s': %s",
+				runner->run_dir.buf, strerror(errno));
 	return BG_OK;
 }
 
-static void remove_run_scratch(const struct strbuf *metrics_path,
-			       const struct strbuf *run_dir)
+/* Whether the run directory is there and empty, as the run found it. */
+static bool run_dir_untouched(struct runner *runner)
 {
-	if (metrics_path->len)
-		unlink(metrics_path->buf);
-	if (run_dir->len)
-		remove_tree(run_dir->buf);
+	struct stat st;
+	struct dirent *entry;
+
+	/* removed by the run (and maybe made again): a handle on nothing */
+	if (fstat(dirfd(runner->run_dir_handle), &st) < 0 || !st.st_nlink)
+		return false;
+	rewinddir(runner->run_dir_handle);
+	while ((entry = readdir(runner->run_dir_handle)))
+		if (strcmp(entry->d_name, ".") && strcmp(entry->d_name, ".."))
+			return false;
+	return true;
+}
+
+/* After a run: its metrics file goes, and what it left in its directory
+ * (the directory with it, to be made again before the next run). */
+static void tidy_run_scratch(struct runner *runner)
+{
+	if (!runner->metrics_path.len)
+		return;
+	unlink(runner->metrics_path.buf);
+	if (runner->run_dir_handle && run_dir_untouched(runner))
+		return;
+	if (runner->run_dir_handle)
+		closedir(runner->run_dir_handle);
+	runner->run_dir_handle = NULL;
+	remove_tree(runner->run_dir.buf);
 }
 
 /* The sources of the benchmark's metrics that the sampler measures. */
@@ -225,6 +265,7 @@ static int setup_cases(struct runner *runner)
 		const char *skip = NULL;
 
 		cs->pcase = pcase;
+		strbuf_init(&cs->log_pending, 0);
 		cs->sampled = sampled_sources(pcase->benchmark);
 		cs->result_index = runner->result->cases_nr;
 		rcase = result_add_case(runner->result, pcase->benchmark->name,
@@ -406,50 +447,73 @@ static void log_stream(struct runner *runner, struct case_state *cs,
 	end_line(block);
 }
 
-static void log_run(struct runner *runner, struct case_state *cs,
-		    const char *which, int index, bool warmup,
-		    char *const *argv, const char *shell,
-		    const struct process_outcome *outcome)
+/* The log's pending part is written in one piece at this size, and once
+ * the runs are over (runner_finish()). */
+#define RUNNER_LOG_CHUNK (64 * 1024)
+
+/* Appends what is pending of the case's log to its file. */
+static void flush_log(struct runner *runner, struct case_state *cs)
 {
-	struct strbuf block = STRBUF_INIT;
 	int fd;
 
-	if (!cs->log_path || cs->log_failed)
+	if (!cs->log_pending.len || cs->log_failed)
 		return;
-	if (!cs->log_started)
-		strbuf_addf(&block, "# benchgate case %s\n", cs->pcase->id);
-	strbuf_addf(&block, "=== %s (BENCHGATE_RUN=%d%s): ", which, index,
-		    warmup ? ", BENCHGATE_WARMUP=1" : "");
-	process_outcome_describe(outcome, &block);
-	if (outcome->status != PROCESS_SPAWN_FAILED)
-		strbuf_addf(&block, " in %.3fs", outcome->wall_s);
-	strbuf_addstr(&block, " ===\n$");
-	if (shell)
-		strbuf_addf(&block, " /bin/sh -c %s", shell);
-	for (size_t i = 0; !shell && argv && argv[i]; i++)
-		strbuf_addf(&block, " %s", argv[i]);
-	strbuf_addch(&block, '\n');
-	log_stream(runner, cs, &block, "stdout", &outcome->out);
-	log_stream(runner, cs, &block, "stderr", &outcome->err);
-
 	fd = open(cs->log_path,
 		  O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
-			  (cs->log_started ? 0 : O_TRUNC),
+			  (cs->log_opened ? 0 : O_TRUNC),
 		  0644);
-	if (fd < 0 || write_in_full(fd, block.buf, block.len) < 0) {
+	if (fd < 0 ||
+	    write_in_full(fd, cs->log_pending.buf, cs->log_pending.len) < 0) {
 		/* the log helps a human; losing it must not lose the run */
 		bg_warn("cannot write log '%s': %s", cs->log_path,
 			strerror(errno));
 		cs->log_failed = true;
-	} else if (!cs->log_started) {
+	} else if (!cs->log_opened) {
 		/* a case that never ran has no log to point to */
 		case_result(runner, cs)->log =
 			relative_to(cs->log_path, runner->options->log_base);
 	}
 	if (fd >= 0)
 		close(fd);
+	cs->log_opened = true;
+	strbuf_reset(&cs->log_pending);
+}
+
+static void flush_logs(struct runner *runner)
+{
+	for (size_t i = 0; i < runner->nr; i++)
+		flush_log(runner, &runner->cases[i]);
+}
+
+static void log_run(struct runner *runner, struct case_state *cs,
+		    const char *which, int index, bool warmup,
+		    char *const *argv, const char *shell,
+		    const struct process_outcome *outcome)
+{
+	/* straight into what is pending: no buffer of its own */
+	struct strbuf *block = &cs->log_pending;
+
+	if (!cs->log_path || cs->log_failed)
+		return;
+	if (!cs->log_started)
+		strbuf_addf(block, "# benchgate case %s\n", cs->pcase->id);
+	strbuf_addf(block, "=== %s (BENCHGATE_RUN=%d%s): ", which, index,
+		    warmup ? ", BENCHGATE_WARMUP=1" : "");
+	process_outcome_describe(outcome, block);
+	if (outcome->status != PROCESS_SPAWN_FAILED)
+		strbuf_addf(block, " in %.3fs", outcome->wall_s);
+	strbuf_addstr(block, " ===\n$");
+	if (shell)
+		strbuf_addf(block, " /bin/sh -c %s", shell);
+	for (size_t i = 0; !shell && argv && argv[i]; i++)
+		strbuf_addf(block, " %s", argv[i]);
+	strbuf_addch(block, '\n');
+	log_stream(runner, cs, block, "stdout", &outcome->out);
+	log_stream(runner, cs, block, "stderr", &outcome->err);
+
 	cs->log_started = true;
-	strbuf_release(&block);
+	if (cs->log_pending.len >= RUNNER_LOG_CHUNK)
+		flush_log(runner, cs);
 }
 
 /* suite_env: the suite's entries, expanded (plan_case_env()). */
@@ -522,7 +586,6 @@ static int run_next(struct runner *runner, struct case_state *cs)
 	struct process_options process = PROCESS_OPTIONS_INIT;
 	bool warmup = cs->warmups_done < cs->warmup;
 	int index = warmup ? cs->warmups_done : cs->runs_done;
-	struct strbuf metrics_path = STRBUF_INIT, run_dir = STRBUF_INIT;
 	struct strbuf which = STRBUF_INIT;
 	struct strbuf what = STRBUF_INIT;
 	struct process_outcome outcome;
@@ -538,10 +601,10 @@ static int run_next(struct runner *runner, struct case_state *cs)
 		fail_case(runner, cs, CASE_FAILED, what.buf, which.buf, NULL);
 		goto done;
 	}
-	if ((error = make_run_scratch(runner, &metrics_path, &run_dir)) < 0)
+	if ((error = make_run_scratch(runner)) < 0)
 		goto done;
-	build_env(&env, suite_env, pcase, warmup, index, metrics_path.buf,
-		  run_dir.buf);
+	build_env(&env, suite_env, pcase, warmup, index,
+		  runner->metrics_path.buf, runner->run_dir.buf);
 
 	process.argv = (const char *const *)argv;
 	process.shell = shell;
@@ -577,7 +640,8 @@ static int run_next(struct runner *runner, struct case_state *cs)
 			  what.buf, which.buf, &outcome);
 	} else if (!warmup) {
 		struct collect_run run = { runner->plan, pcase, index, &outcome,
-					   metrics_path.buf, run_dir.buf };
+					   runner->metrics_path.buf,
+					   runner->run_dir.buf };
 		struct result_case *rcase = case_result(runner, cs);
 
 		if (collectors_collect(runner->collectors, rcase, &run) < 0) {
@@ -591,14 +655,12 @@ static int run_next(struct runner *runner, struct case_state *cs)
 	}
 
 done:
-	remove_run_scratch(&metrics_path, &run_dir);
+	tidy_run_scratch(runner);
 	process_outcome_release(&outcome);
 	env_release(&env);
 	free_argv(argv);
 	free_argv(suite_env);
 	free(shell);
-	strbuf_release(&metrics_path);
-	strbuf_release(&run_dir);
 	strbuf_release(&which);
 	strbuf_release(&what);
 	return error;
@@ -653,7 +715,6 @@ static int run_extra(struct runner *runner, struct case_state *cs,
 {
 	const struct plan_case *pcase = cs->pcase;
 	struct process_options process = PROCESS_OPTIONS_INIT;
-	struct strbuf metrics_path = STRBUF_INIT, run_dir = STRBUF_INIT;
 	struct env_list env = { NULL, 0, 0 };
 	const char **full = NULL;
 	char **argv = NULL, *shell = NULL, **suite_env = NULL;
@@ -689,10 +750,10 @@ static int run_extra(struct runner *runner, struct case_state *cs,
 	ALLOC_GROW(full, nr + 1, alloc);
 	full[nr] = NULL;
 
-	if ((error = make_run_scratch(runner, &metrics_path, &run_dir)) < 0)
+	if ((error = make_run_scratch(runner)) < 0)
 		goto done;
-	build_env(&env, suite_env, pcase, false, index, metrics_path.buf,
-		  run_dir.buf);
+	build_env(&env, suite_env, pcase, false, index,
+		  runner->metrics_path.buf, runner->run_dir.buf);
 	for (size_t i = 0; extra->env && extra->env[i]; i++)
 		env_add(&env, "%s", extra->env[i]);
 	process.argv = full;
@@ -705,14 +766,12 @@ static int run_extra(struct runner *runner, struct case_state *cs,
 	log_run(runner, cs, extra->which, index, false, (char *const *)full,
 		NULL, outcome);
 done:
-	remove_run_scratch(&metrics_path, &run_dir);
+	tidy_run_scratch(runner);
 	env_release(&env);
 	free(full);
 	free_argv(argv);
 	free_argv(suite_env);
 	free(shell);
-	strbuf_release(&metrics_path);
-	strbuf_release(&run_dir);
 	return error;
 }
 
@@ -894,6 +953,8 @@ int runner_new(struct runner **out, struct result *result,
 	runner->log_cap = options->log_cap ? options->log_cap
 					   : RUNNER_LOG_CAP_DEFAULT;
 	runner->start = now_s();
+	strbuf_init(&runner->metrics_path, 0);
+	strbuf_init(&runner->run_dir, 0);
 	if ((error = collectors_new(&runner->collectors, plan->suite)) < 0 ||
 	    (plan->baseline_suite &&
 	     (error = collectors_add_suite(runner->collectors,
@@ -930,6 +991,7 @@ int runner_finish(struct runner *runner)
 {
 	int error = run_extras(runner);
 
+	flush_logs(runner);
 	clear_progress(runner);
 	return error;
 }
@@ -939,9 +1001,15 @@ void runner_free(struct runner *runner)
 	if (!runner)
 		return;
 	clear_progress(runner);
+	if (runner->run_dir_handle)
+		closedir(runner->run_dir_handle);
 	remove_tmp_dir(runner);
-	for (size_t i = 0; i < runner->nr; i++)
+	strbuf_release(&runner->metrics_path);
+	strbuf_release(&runner->run_dir);
+	for (size_t i = 0; i < runner->nr; i++) {
 		free(runner->cases[i].log_path);
+		strbuf_release(&runner->cases[i].log_pending);
+	}
 	free(runner->cases);
 	free(runner->tmp_dir);
 	collectors_free(runner->collectors);

@@ -31,19 +31,25 @@
  *         with the launcher's environment, working directory and
  *         descriptors (but FD).
  *
- * The launcher forks, the child execs PROGRAM, and the launcher waits for
- * it with wait4() and writes one LAUNCHER_RUSAGE record. It then ends as
- * the benchmark did: exits with its status, or dies of its signal (with
- * core dumps off, so that one crash leaves at most the benchmark's core).
- * When PROGRAM cannot be executed, the child writes a LAUNCHER_EXEC_FAILED
- * record first and exits with status 127, so the reader sees the exec's
- * errno, not a program that exited 127.
+ * The launcher spawns PROGRAM with posix_spawn() and the attributes
+ * benchgate spawns a benchmark with (ignored signals back to their
+ * default, the launcher's original signal mask), so that the spawn costs
+ * the same with the launcher or without; waits for it with wait4(); and
+ * writes one LAUNCHER_RUSAGE record, with the time from just before the
+ * spawn to wait4()'s return: benchgate takes that as the run's wall time,
+ * so that the launcher's own start (an exec of its own) and its record are
+ * not in the sample, and a metric that is only observed (maxrss) leaves
+ * the others' values as they are without it. It then ends as the
+ * benchmark did: exits with its status, or dies of its signal (with core
+ * dumps off, so that one crash leaves at most the benchmark's core). When
+ * PROGRAM cannot be executed, it writes a LAUNCHER_EXEC_FAILED record
+ * with the spawn's errno and exits with status 127, so the reader sees the
+ * exec's errno, not a program that exited 127.
  *
- * The benchmark dies with the launcher (PR_SET_PDEATHSIG, SIGKILL, set in
- * the fork before the exec, which keeps it; then getppid() tells whether
- * the launcher died before it was set): a launcher killed alone does not
- * leave the benchmark running unwatched. When benchgate dies, its
- * guardian kills the whole group, launcher included (process.h).
+ * The benchmark is in the launcher's process group: a launcher killed
+ * alone is a child of benchgate's gone, and benchgate then kills the
+ * whole group; when benchgate dies, its guardian kills the group
+ * (process.h). So the benchmark needs no parent-death signal of its own.
  *
  * SIGINT, SIGTERM and SIGHUP are blocked in the launcher (not in the
  * benchmark): a timeout's SIGTERM to the process group is for the
@@ -59,7 +65,7 @@
 /* The FD benchgate passes: the first one past stdin, stdout and stderr. */
 #define LAUNCHER_FD 3
 
-#define LAUNCHER_MAGIC 0x62676c31u /* "bgl1" */
+#define LAUNCHER_MAGIC 0x62676c32u /* "bgl2" */
 
 enum launcher_record_kind {
 	LAUNCHER_RUSAGE = 1,	  /* usage is valid */
@@ -72,6 +78,10 @@ struct launcher_record {
 	int32_t exec_errno;
 	/* wait4()'s for the benchmark and its reaped descendants */
 	struct rusage usage;
+	/* CLOCK_MONOTONIC nanoseconds from just before the launcher's
+	 * vfork() to wait4()'s return: the benchmark's wall time, the
+	 * launcher's own start and record outside it */
+	int64_t wall_ns;
 };
 
 #endif

@@ -15,10 +15,12 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -63,6 +65,8 @@ static volatile sig_atomic_t running_group;
  * lost (the guardian was killed), to be started again at the next run. */
 static int guardian_fd = -1;
 static pid_t guardian_pid;
+/* The group being run as the guardian sees it: a page shared with it. */
+static _Atomic int32_t *guardian_group;
 
 static double now_s(void)
 {
@@ -187,18 +191,20 @@ static void capture_read(struct capture_state *state)
 }
 
 /*
- * The guardian's life (process.h): waits for the groups benchgate
- * announces on fd, and when benchgate is gone (the socket's end of file:
- * its last descriptor closed with it, whatever killed it), kills the last
- * group announced, grandchildren included, and exits. A fork of a process
- * that may have threads: async-signal-safe calls only.
+ * The guardian's life (process.h): blocks until benchgate is gone (the
+ * socket's end of file: its last descriptor closed with it, whatever
+ * killed it), then kills the group that `group` names, grandchildren
+ * included, and exits. A fork of a process that may have threads:
+ * async-signal-safe calls only.
  */
-__attribute__((noreturn)) static void guardian_main(int fd)
+__attribute__((noreturn)) static void guardian_main(int fd,
+						    _Atomic int32_t *group)
 {
 	static const int terminal[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-	int32_t group = 0, announced;
+	int32_t last;
 	sigset_t none;
 	ssize_t got;
+	char byte;
 	int devnull;
 
 	/* the signals that end benchgate must not end its guardian first:
@@ -224,18 +230,28 @@ __attribute__((noreturn)) static void guardian_main(int fd)
 			if ((int)i != fd)
 				close((int)i);
 	}
-	for (;;) {
-		got = read(fd, &announced, sizeof(announced));
-		if (got == sizeof(announced))
-			group = announced;
-		else if (got != 0 && errno == EINTR)
-			continue;
-		else
-			break;
-	}
-	if (group > 0)
-		kill(-(pid_t)group, SIGKILL);
+	/* nothing is ever sent: only the end of file wakes it */
+	do
+		got = read(fd, &byte, 1);
+	while (got > 0 || (got < 0 && errno == EINTR));
+	last = atomic_load_explicit(group, memory_order_acquire);
+	if (last > 0)
+		kill(-(pid_t)last, SIGKILL);
 	_exit(0);
+}
+
+/* Ends the guardian and reaps it, so that it does not outlive benchgate:
+ * on its end of file it finds no group running (benchgate kills its own
+ * before it ends) and exits. Async-signal-safe. */
+static void guardian_stop(void)
+{
+	pid_t pid = guardian_pid;
+
+	close_fd(&guardian_fd);
+	guardian_pid = 0;
+	if (pid > 0)
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
 }
 
 /* Starts the guardian if it is not running; left without one (with a
@@ -247,7 +263,20 @@ static void guardian_start(void)
 
 	if (guardian_fd >= 0)
 		return;
-	/* SEQPACKET: one announcement per read, and end of file on close */
+	if (!guardian_group) {
+		void *page = mmap(NULL, sizeof(*guardian_group),
+				  PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+		if (page == MAP_FAILED) {
+			bg_warn("cannot start the guardian of benchmarks: %s",
+				strerror(errno));
+			return;
+		}
+		guardian_group = page;
+		atomic_store(guardian_group, (int32_t)running_group);
+	}
+	/* SEQPACKET: end of file on close, and nothing to read before */
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) < 0) {
 		bg_warn("cannot start the guardian of benchmarks: %s",
 			strerror(errno));
@@ -256,7 +285,7 @@ static void guardian_start(void)
 	pid = fork();
 	if (pid == 0) {
 		close(fds[0]);
-		guardian_main(fds[1]);
+		guardian_main(fds[1], guardian_group);
 	}
 	close(fds[1]);
 	if (pid < 0) {
@@ -272,16 +301,12 @@ static void guardian_start(void)
 /* Forgets a guardian that is gone (killed by someone), reaping it. */
 static void guardian_lost(void)
 {
-	close_fd(&guardian_fd);
-	while (waitpid(guardian_pid, NULL, 0) < 0 && errno == EINTR)
-		;
-	guardian_pid = 0;
+	guardian_stop();
 }
 
 /* A guardian that is there before a child is spawned: started if there
  * is none, started again if the last one is gone (its end of the socket
- * hung up). Found gone only when announcing, its successor would be forked
- * after the spawn, too late for a benchgate killed meanwhile. */
+ * hung up), so that no run goes unguarded. */
 static void guardian_ensure(void)
 {
 	struct pollfd end = { .fd = guardian_fd, .events = 0 };
@@ -293,21 +318,13 @@ static void guardian_ensure(void)
 }
 
 /* Notes the group being run, 0 for none, for the signal handler and the
- * guardian; a guardian found gone is started again, once. */
+ * guardian: a store to memory they read, no system call, no message. */
 static void set_running_group(pid_t group)
 {
-	int32_t announced = (int32_t)group;
-
 	running_group = (sig_atomic_t)group;
-	for (int attempt = 0; attempt < 2; attempt++) {
-		guardian_start();
-		if (guardian_fd < 0)
-			return;
-		if (send(guardian_fd, &announced, sizeof(announced),
-			 MSG_NOSIGNAL) == (ssize_t)sizeof(announced))
-			return;
-		guardian_lost();
-	}
+	if (guardian_group)
+		atomic_store_explicit(guardian_group, (int32_t)group,
+				      memory_order_release);
 }
 
 static bool same_name(const char *entry, const char *other)
@@ -650,8 +667,11 @@ static void read_launcher_records(struct process_outcome *outcome,
 					record->exec_errno);
 			break;
 		}
-		if (record->kind == LAUNCHER_RUSAGE)
+		if (record->kind == LAUNCHER_RUSAGE) {
 			take_usage(outcome, &record->usage);
+			/* the benchmark's own time, the launcher's outside */
+			outcome->wall_s = (double)record->wall_ns / 1e9;
+		}
 	}
 }
 
@@ -713,7 +733,7 @@ int process_run(struct process_outcome *outcome,
 	sigaddset(&termination, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &termination, &old_mask);
 	/* before the child: forking benchgate (slow under ASan) between the
-	 * spawn and the announcement would leave a child no one guards */
+	 * spawn and the store of its group would leave a child no one guards */
 	guardian_ensure();
 	start = now_s();
 	spawn_errno = spawn_child(&pid, options, devnull, out_pipe[1],

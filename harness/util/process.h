@@ -26,10 +26,12 @@
  * Nothing of a run outlives benchgate, even one killed with SIGKILL: the
  * first process_run() forks a guardian, a small process (a copy of
  * benchgate with none of its descriptors, blocked in read()) that holds
- * one end of a socket whose other end only benchgate holds. Each run's
- * group is announced on it as the run starts, and cleared as it ends.
- * When benchgate is gone, however it died, the socket reads end of file
- * and the guardian kills the last group announced, then exits. It
+ * one end of a socket whose other end only benchgate holds, and a page
+ * of memory shared with benchgate where the group being run is written as
+ * the run starts and cleared as it ends: a store, no message and no
+ * system call per run, and the guardian is never woken but once. When
+ * benchgate is gone, however it died, the socket reads end of file and
+ * the guardian kills the group the page names, then exits. It
  * ignores the terminal's signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT) so as
  * to outlive benchgate; one killed anyway is started again at the next
  * run. Why not the kernel's parent-death signal alone: posix_spawn() has
@@ -41,7 +43,7 @@
  * The launcher's child does set PR_SET_PDEATHSIG (launcher.h). Left
  * uncovered: a descendant that leaves the group (setsid), as the timeout
  * misses it too, and benchgate killed in the microseconds between a
- * spawn and the announcement of its group.
+ * spawn and the store of its group.
  *
  * The caller must not ignore SIGCHLD nor reap children with waitpid(-1)
  * while process_run() is active: the child is reaped here, by pid. The
@@ -147,7 +149,8 @@ struct process_outcome {
 	char *spawn_error; /* "cannot execute 'x': No such file ..." */
 	bool timed_out;	   /* the group got SIGTERM at the deadline */
 	double timeout_s;  /* copied from the options, for messages */
-	double wall_s;	   /* CLOCK_MONOTONIC, spawn to exit */
+	double wall_s;	   /* CLOCK_MONOTONIC, spawn to exit; through a launcher,
+			    * its vfork to its wait4 (launcher.h) */
 	/* rusage of the child and its reaped descendants, from wait4().
 	 * Without a launcher, maxrss is at least benchgate's own peak RSS,
 	 * which exec carries over (launcher.h); with one, it is the child's,
