@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -65,6 +66,7 @@ static volatile sig_atomic_t running_group;
  * lost (the guardian was killed), to be started again at the next run. */
 static int guardian_fd = -1;
 static pid_t guardian_pid;
+static pid_t guardian_owner; /* the process that forked it */
 /* The group being run as the guardian sees it: a page shared with it. */
 static _Atomic int32_t *guardian_group;
 
@@ -240,24 +242,48 @@ __attribute__((noreturn)) static void guardian_main(int fd,
 	_exit(0);
 }
 
-/* Ends the guardian and reaps it, so that it does not outlive benchgate:
- * on its end of file it finds no group running (benchgate kills its own
- * before it ends) and exits. Async-signal-safe. */
+/* benchgate is a subreaper (process.h): what a run's processes leave when
+ * they end is adopted by benchgate, not by init. The run's group was
+ * killed: its processes that benchgate adopted are reaped here, waiting
+ * for the last of them to die, so that none is left as a zombie.
+ * Async-signal-safe. */
+static void reap_group(pid_t group)
+{
+	siginfo_t info;
+
+	for (;;) {
+		memset(&info, 0, sizeof(info));
+		if (waitid(P_PGID, (id_t)group, &info, WEXITED) < 0 &&
+		    errno != EINTR)
+			break; /* ECHILD: no child of that group is left */
+	}
+}
+
+/* Ends the guardian and reaps it, so that it does not outlive benchgate.
+ * No group is running when this is called (benchgate kills its own
+ * first), so there is nothing left for the guardian to do: it is killed
+ * rather than waited for, as a fork of benchgate that still holds a copy
+ * of the socket would keep its end of file from coming. Only the process
+ * that started the guardian touches it; a fork just closes its copy.
+ * Async-signal-safe. */
 static void guardian_stop(void)
 {
 	pid_t pid = guardian_pid;
 
 	close_fd(&guardian_fd);
 	guardian_pid = 0;
-	if (pid > 0)
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
+	if (pid <= 0 || guardian_owner != getpid())
+		return;
+	kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
 }
 
 /* Starts the guardian if it is not running; left without one (with a
  * warning) when that fails: the runs themselves are not concerned. */
 static void guardian_start(void)
 {
+	static bool stops_at_exit;
 	int fds[2];
 	pid_t pid;
 
@@ -275,6 +301,8 @@ static void guardian_start(void)
 		}
 		guardian_group = page;
 		atomic_store(guardian_group, (int32_t)running_group);
+		/* the kernel hands benchgate what the runs orphan */
+		prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	}
 	/* SEQPACKET: end of file on close, and nothing to read before */
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) < 0) {
@@ -296,6 +324,9 @@ static void guardian_start(void)
 	}
 	guardian_fd = fds[0];
 	guardian_pid = pid;
+	guardian_owner = getpid();
+	if (!stops_at_exit)
+		stops_at_exit = atexit(guardian_stop) == 0;
 }
 
 /* Forgets a guardian that is gone (killed by someone), reaping it. */
@@ -578,6 +609,7 @@ static int wait_for_child(struct process_outcome *outcome,
 			set_running_group(0);
 			if ((error = reap_child(outcome, pid)) < 0)
 				break;
+			reap_group(pid);
 			exited = true;
 			drain_until = now_s() + DRAIN_AFTER_EXIT_S;
 			continue;
@@ -602,6 +634,7 @@ static int wait_for_child(struct process_outcome *outcome,
 		set_running_group(0);
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
+		reap_group(pid);
 	}
 	close_fd(&pidfd);
 	return error;
@@ -789,6 +822,11 @@ static void kill_running_group(int sig)
 		caught = sig;
 		return;
 	}
+	/* atexit() handlers do not run: what the group orphaned and the
+	 * guardian are reaped here */
+	if (group > 0)
+		reap_group(group);
+	guardian_stop();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -807,6 +845,7 @@ void process_end_if_interrupted(void)
 {
 	if (!caught)
 		return;
+	guardian_stop();
 	signal(caught, SIG_DFL);
 	raise(caught);
 }

@@ -38,12 +38,24 @@
  * no step between fork and exec to set it, forking benchgate for every
  * run costs page tables where spawn costs none, and PR_SET_PDEATHSIG
  * reaches only the child itself, never the grandchildren it starts, which
- * the guardian's kill of the group does. A subreaper would not help: it
- * adopts orphans only while it lives, and here benchgate is what died.
+ * the guardian's kill of the group does. Being a subreaper does not help
+ * there: it adopts orphans only while it lives, and there benchgate is
+ * what died.
  * The launcher's child does set PR_SET_PDEATHSIG (launcher.h). Left
  * uncovered: a descendant that leaves the group (setsid), as the timeout
  * misses it too, and benchgate killed in the microseconds between a
  * spawn and the store of its group.
+ *
+ * What a run's processes orphan as they end is not left to init either:
+ * benchgate makes itself a subreaper (PR_SET_CHILD_SUBREAPER) at its first
+ * run, adopts them, and once the run's group is killed, reaps those of
+ * the group, so that none is left as a zombie under whatever started
+ * benchgate (a CI runner's init that does not reap, a test harness).
+ *
+ * Nor does the guardian outlive benchgate: at exit (atexit(), and in the
+ * handler of a signal that ends benchgate) benchgate closes its end of
+ * the socket and reaps the guardian, so that no process of benchgate's
+ * is left after any command, not even a dead one waiting to be reaped.
  *
  * The caller must not ignore SIGCHLD nor reap children with waitpid(-1)
  * while process_run() is active: the child is reaped here, by pid. The
