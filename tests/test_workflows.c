@@ -947,6 +947,121 @@ Test(workflows, templates_publish_what_ci_systems_read)
 	free(bench);
 }
 
+/* Least privilege (issue 22): no permission granted at the top of a
+ * workflow but read, every job that needs more names it, and every
+ * checkout leaves no token in .git/config for the code it runs (the pull
+ * request's) to find. */
+
+static bool grants_write(yaml_document_t *doc, const yaml_node_t *perms)
+{
+	const char *all = scalar(perms);
+
+	if (all)
+		return strcmp(all, "read-all") && strcmp(all, "{}");
+	if (!perms || perms->type != YAML_MAPPING_NODE)
+		return false;
+	for (yaml_node_pair_t *pair = perms->data.mapping.pairs.start;
+	     pair < perms->data.mapping.pairs.top; pair++) {
+		const char *level =
+			scalar(yaml_document_get_node(doc, pair->value));
+
+		if (!level || (strcmp(level, "read") && strcmp(level, "none")))
+			return true;
+	}
+	return false;
+}
+
+static void privilege_problems(const char *name, const char *text,
+			       struct strbuf *problems)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_node_t *root, *jobs;
+
+	cr_assert(yaml_parser_initialize(&parser));
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text,
+				     strlen(text));
+	cr_assert(yaml_parser_load(&parser, &doc), "%s: not valid YAML", name);
+	root = yaml_document_get_root_node(&doc);
+	cr_assert(root && root->type == YAML_MAPPING_NODE, "%s", name);
+	if (!get(&doc, root, "permissions"))
+		strbuf_addf(problems, "%s: no top-level permissions (the "
+				      "default grants write)\n",
+			    name);
+	else if (grants_write(&doc, get(&doc, root, "permissions")))
+		strbuf_addf(problems, "%s: the top-level permissions grant "
+				      "write to every job\n",
+			    name);
+	jobs = get(&doc, root, "jobs");
+	for (yaml_node_pair_t *job = jobs && jobs->type == YAML_MAPPING_NODE
+					     ? jobs->data.mapping.pairs.start
+					     : NULL;
+	     job && job < jobs->data.mapping.pairs.top; job++) {
+		const char *job_name =
+			scalar(yaml_document_get_node(&doc, job->key));
+		yaml_node_t *body = yaml_document_get_node(&doc, job->value);
+		yaml_node_t *steps = get(&doc, body, "steps");
+
+		for (yaml_node_item_t *item =
+			     steps && steps->type == YAML_SEQUENCE_NODE
+				     ? steps->data.sequence.items.start
+				     : NULL;
+		     item && item < steps->data.sequence.items.top; item++) {
+			yaml_node_t *step =
+				yaml_document_get_node(&doc, *item);
+			const char *uses = scalar(get(&doc, step, "uses"));
+			const char *persist = scalar(get(
+				&doc, get(&doc, step, "with"),
+				"persist-credentials"));
+
+			if (uses && !strncmp(uses, "actions/checkout@", 17) &&
+			    (!persist || strcmp(persist, "false")))
+				strbuf_addf(problems,
+					    "%s: job %s: a checkout without "
+					    "persist-credentials: false\n",
+					    name, job_name);
+		}
+	}
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+}
+
+Test(workflows, each_job_gets_only_the_permissions_it_uses)
+{
+	static const char *const files[] = {
+		"/.github/workflows/benchmarks.yml",
+		"/.github/workflows/nightly.yml",
+		"/.github/workflows/ci.yml",
+	};
+	struct strbuf problems = STRBUF_INIT;
+
+	/* the checker sees what it is for */
+	privilege_problems("top-write",
+			   "permissions:\n  contents: write\njobs: {}\n",
+			   &problems);
+	cr_assert(strstr(problems.buf, "grant write"), "%s", problems.buf);
+	strbuf_reset(&problems);
+	privilege_problems("persisted",
+			   "permissions: {}\njobs:\n  b:\n    steps:\n"
+			   "      - uses: actions/checkout@v4\n",
+			   &problems);
+	cr_assert(strstr(problems.buf, "persist-credentials"), "%s",
+		  problems.buf);
+	strbuf_reset(&problems);
+	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
+		char path[4096], *text;
+
+		snprintf(path, sizeof(path), "%s%s", BENCHGATE_SOURCE_DIR,
+			 files[i]);
+		text = test_read_file(path);
+		cr_assert_not_null(text, "%s", path);
+		privilege_problems(files[i], text, &problems);
+		free(text);
+	}
+	cr_assert_eq(problems.len, 0, "%s", problems.buf);
+	strbuf_release(&problems);
+}
+
 /* OpenMetrics: GitLab's metrics report */
 
 static struct metric_comparison sample_item(const char *benchmark,

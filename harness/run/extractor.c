@@ -133,6 +133,7 @@ int extractor_run(const struct extractor_run *req, struct strbuf *output)
 	options.argv = (const char *const *)argv;
 	options.env = (const char *const *)env;
 	options.cwd = req->pcase->suite->dir;
+	options.pass_env = (const char *const *)req->pcase->suite->pass_env;
 	options.timeout_s = EXTRACTOR_TIMEOUT_S;
 	/* one byte over the limit tells a flood from a full answer */
 	options.capture_cap = 2 * (req->max_output + 1);

@@ -561,6 +561,8 @@ static void set_process_options(struct process_options *process,
 				const struct plan_case *pcase, double timeout_s)
 {
 	process->cwd = pcase->suite->dir;
+	/* credentials stay out of its environment, but those it names */
+	process->pass_env = (const char *const *)pcase->suite->pass_env;
 	process->timeout_s = timeout_s;
 	process->grace_s = runner->options->grace_s;
 	process->capture_cap = runner->options->capture_cap;

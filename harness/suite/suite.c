@@ -1273,6 +1273,43 @@ static int parse_exclude(struct json_reader *rd, const cJSON *root,
 	return rd->error;
 }
 
+/* An environment variable's name: letters, digits and '_', not first a
+ * digit. */
+static bool env_name_valid(const char *name)
+{
+	if (!*name || isdigit((unsigned char)*name))
+		return false;
+	for (const char *c = name; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '_')
+			return false;
+	return true;
+}
+
+/* "pass_env": variables the benchmarks and build commands get although
+ * benchgate removes their kind from every child's environment (CI
+ * credentials, util/process.h), each named on purpose. */
+static int parse_pass_env(struct json_reader *rd, const cJSON *root,
+			  struct suite *suite)
+{
+	if (!get_names(rd, root, "pass_env", JSON_NAME, "variable name",
+		       "[\"HF_TOKEN\"]", &suite->pass_env,
+		       &suite->pass_env_nr))
+		return rd->error;
+	json_reader_push_key(rd, "pass_env");
+	for (size_t i = 0; i < suite->pass_env_nr && !rd->error; i++) {
+		json_reader_push_index(rd, (int)i);
+		if (!env_name_valid(suite->pass_env[i]))
+			json_reader_fail(rd,
+					 "expected the name of an environment "
+					 "variable (letters, digits and '_', "
+					 "not first a digit), found '%s'",
+					 suite->pass_env[i]);
+		json_reader_pop(rd);
+	}
+	json_reader_pop(rd);
+	return rd->error;
+}
+
 static int parse_reference(struct json_reader *rd, const cJSON *root,
 			   struct suite *suite)
 {
@@ -1328,6 +1365,8 @@ static int check_matrix(struct json_reader *rd, const cJSON *root,
 		parse_reference(rd, root, suite);
 	if (!rd->error)
 		parse_exclude(rd, root, suite);
+	if (!rd->error)
+		parse_pass_env(rd, root, suite);
 	return rd->error;
 }
 
@@ -1494,7 +1533,7 @@ static const char *const top_keys[] = {
 	"$schema", "benchgate", "suite",	    "description",
 	"defaults", "devices",	"variants",	    "benchmarks",
 	"declared_devices",	"exclude",	    "reference",
-	NULL,
+	"pass_env",		NULL,
 };
 
 static void sha256_hex(const char *data, size_t len, char out[65])
@@ -1610,6 +1649,7 @@ void suite_free(struct suite *suite)
 	names_free(suite->devices, suite->devices_nr);
 	names_free(suite->declared_devices, suite->declared_devices_nr);
 	names_free(suite->exclude, suite->exclude_nr);
+	names_free(suite->pass_env, suite->pass_env_nr);
 	free(suite->reference);
 	for (size_t i = 0; i < suite->variants_nr; i++) {
 		free(suite->variants[i].name);

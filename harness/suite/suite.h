@@ -160,6 +160,12 @@ struct suite {
 	/* "reference": the variant the variant table compares the others
 	 * with; NULL: "original" (which then need not exist). */
 	char *reference;
+	/* "pass_env": names of variables the benchmarks and the build
+	 * commands get although they are CI credentials, which benchgate
+	 * otherwise removes from every child's environment
+	 * (util/process.h); NULL-terminated, NULL for none. */
+	char **pass_env;
+	size_t pass_env_nr;
 	struct variant *variants;
 	size_t variants_nr;
 	struct benchmark *benchmarks;

@@ -367,26 +367,71 @@ static bool same_name(const char *entry, const char *other)
 	       (other[len] == '=' || other[len] == '\0');
 }
 
-/* The inherited environment with `extra` over it ("NAME" alone removes
- * NAME); environ itself when there is nothing to change. Free the array
- * (not the strings) when it is not environ. */
-static char **build_environment(const char *const *extra)
+/* The length of the name of an environment entry "NAME=VALUE". */
+static size_t name_len(const char *entry)
+{
+	const char *eq = strchr(entry, '=');
+
+	return eq ? (size_t)(eq - entry) : strlen(entry);
+}
+
+bool process_is_credential(const char *name)
+{
+	static const char *const exact[] = {
+		"GITHUB_TOKEN",		  "GH_TOKEN",
+		"GITHUB_ENV",		  "GITHUB_OUTPUT",
+		"GITHUB_STATE",		  "GITHUB_PATH",
+		"GITHUB_STEP_SUMMARY",	  "GITLAB_TOKEN",
+		"CI_JOB_TOKEN",		  "CI_BUILD_TOKEN",
+		"CI_REPOSITORY_URL",	  "CI_REGISTRY_PASSWORD",
+		"CI_DEPLOY_PASSWORD",	  "MLFLOW_TRACKING_PASSWORD",
+	};
+	static const char *const prefixes[] = { "ACTIONS_", "CI_JOB_JWT" };
+	size_t len = name_len(name);
+
+	for (size_t i = 0; i < sizeof(exact) / sizeof(*exact); i++)
+		if (strlen(exact[i]) == len && !strncmp(name, exact[i], len))
+			return true;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(*prefixes); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return len >= 6 && !strncmp(name + len - 6, "_TOKEN", 6);
+}
+
+/* Whether the inherited entry is removed: a credential not passed. */
+static bool scrubbed(const char *entry, const char *const *pass)
+{
+	if (!process_is_credential(entry))
+		return false;
+	for (size_t i = 0; pass && pass[i]; i++)
+		if (same_name(pass[i], entry))
+			return false;
+	return true;
+}
+
+/* The inherited environment less its credentials (but those passed), with
+ * `extra` over it ("NAME" alone removes NAME); environ itself when there
+ * is nothing to change. Free the array (not the strings) when it is not
+ * environ. */
+static char **build_environment(const char *const *extra,
+				const char *const *pass)
 {
 	size_t extra_nr = 0, inherited_nr = 0, nr = 0, i, j;
+	bool scrub = false;
 	char **env;
 
-	if (!extra || !*extra)
-		return environ;
-	while (extra[extra_nr])
+	while (extra && extra[extra_nr])
 		extra_nr++;
-	while (environ[inherited_nr])
-		inherited_nr++;
+	for (; environ[inherited_nr]; inherited_nr++)
+		scrub = scrub || scrubbed(environ[inherited_nr], pass);
+	if (!extra_nr && !scrub)
+		return environ;
 	env = xmalloc((inherited_nr + extra_nr + 1) * sizeof(*env));
 	for (i = 0; i < inherited_nr; i++) {
 		for (j = 0; j < extra_nr; j++)
 			if (same_name(extra[j], environ[i]))
 				break;
-		if (j == extra_nr)
+		if (j == extra_nr && !scrubbed(environ[i], pass))
 			env[nr++] = environ[i];
 	}
 	for (j = 0; j < extra_nr; j++) {
@@ -751,7 +796,7 @@ int process_run(struct process_outcome *outcome,
 				 strerror(errno));
 		goto done;
 	}
-	env = build_environment(options->env);
+	env = build_environment(options->env, options->pass_env);
 	if (options->launcher) {
 		snprintf(fd_arg, sizeof(fd_arg), "%d", LAUNCHER_FD);
 		launched = launcher_argv(options->launcher, fd_arg, argv);

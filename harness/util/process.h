@@ -99,7 +99,9 @@ struct process_options {
 	const char *shell;
 	/* "NAME=VALUE" entries added to (and overriding) the inherited
 	 * environment, and "NAME" entries removing NAME from it; the last
-	 * entry for a name wins. NULL-terminated, or NULL for none. */
+	 * entry for a name wins. NULL-terminated, or NULL for none. The
+	 * inherited environment never holds credentials
+	 * (process_is_credential()) but those pass_env names. */
 	const char *const *env;
 	/* Working directory of the child; NULL: inherit. */
 	const char *cwd;
@@ -117,12 +119,31 @@ struct process_options {
 	const char *launcher;
 	/* Sees all of the output as it is read; NULL: none. Borrowed. */
 	const struct process_observer *observer;
+	/* Names of inherited variables the child keeps although they are
+	 * credentials (process_is_credential()); NULL-terminated, or NULL
+	 * for none. */
+	const char *const *pass_env;
 };
 
-#define PROCESS_OPTIONS_INIT                                \
-	{                                                   \
-		NULL, NULL, NULL, NULL, 0, 0, 0, NULL, NULL \
+#define PROCESS_OPTIONS_INIT                                      \
+	{                                                         \
+		NULL, NULL, NULL, NULL, 0, 0, 0, NULL, NULL, NULL \
 	}
+
+/*
+ * Whether the inherited variable `name` (up to '=' or the end) is a CI
+ * credential or a file of workflow commands, which no child gets unless
+ * options->pass_env names it: code a pull request controls runs as a
+ * child (a benchmark, a build command), and must not reach the job's
+ * tokens nor write the job's environment, outputs or path. They are
+ * GITHUB_TOKEN, GH_TOKEN, every ACTIONS_* (the runtime and OIDC tokens),
+ * the workflow-command files GITHUB_ENV, GITHUB_OUTPUT, GITHUB_STATE,
+ * GITHUB_PATH and GITHUB_STEP_SUMMARY, GITLAB_TOKEN, CI_JOB_TOKEN,
+ * CI_BUILD_TOKEN, CI_JOB_JWT*, CI_REPOSITORY_URL (which embeds the job
+ * token), CI_REGISTRY_PASSWORD, CI_DEPLOY_PASSWORD,
+ * MLFLOW_TRACKING_PASSWORD, and every name that ends in _TOKEN.
+ */
+bool process_is_credential(const char *name);
 
 /*
  * The captured output of one stream, bounded by the cap like curl's dynbuf
