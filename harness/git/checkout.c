@@ -6,6 +6,7 @@
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/util/fileio.h"
+#include "harness/util/scratch.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -18,31 +19,20 @@
 #include <unistd.h>
 
 struct checkout_area {
+	struct scratch scratch; /* claimed: reclaimed after a kill -9 */
 	char *dir;
 };
 
 int checkout_area_new(struct checkout_area **out, const char *label)
 {
 	struct checkout_area *area = xcalloc(1, sizeof(*area));
-	const char *tmpdir = getenv("TMPDIR");
-	struct strbuf path = STRBUF_INIT;
+	int error;
 
 	*out = area;
-	if (!tmpdir || !*tmpdir)
-		tmpdir = "/tmp";
-	strbuf_addf(&path, "%s/benchgate-%s-XXXXXX", tmpdir, label);
-	if (!mkdtemp(path.buf)) {
-		int error = bg_error("cannot make a scratch directory '%s': %s",
-				     path.buf, strerror(errno));
-
-		strbuf_release(&path);
-		return error;
-	}
-	area->dir = realpath(path.buf, NULL);
-	if (!area->dir)
-		area->dir = xstrdup(path.buf);
-	strbuf_release(&path);
-	return BG_OK;
+	area->scratch.owner_fd = -1;
+	error = scratch_claim(&area->scratch, label);
+	area->dir = area->scratch.dir;
+	return error;
 }
 
 const char *checkout_area_dir(const struct checkout_area *area)
@@ -89,9 +79,7 @@ void checkout_area_free(struct checkout_area *area)
 {
 	if (!area)
 		return;
-	if (area->dir)
-		remove_tree(area->dir);
-	free(area->dir);
+	scratch_release(&area->scratch);
 	free(area);
 }
 

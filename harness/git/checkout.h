@@ -21,7 +21,9 @@
  *
  * The scratch area is removed by checkout_area_free(); a caller that can
  * be interrupted catches the signal and ends through it (`bisect` does,
- * with process.h's process_catch_interrupts()).
+ * with process.h's process_catch_interrupts()). It is claimed
+ * (util/scratch.h): one left by a process killed with kill -9 is removed
+ * when the next area of its label is made.
  */
 
 struct checkout_area;

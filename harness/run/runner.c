@@ -8,6 +8,7 @@
 #include "harness/util/error.h"
 #include "harness/util/fileio.h"
 #include "harness/util/process.h"
+#include "harness/util/scratch.h"
 #include "harness/run/profile.h"
 #include "harness/probe/sampler.h"
 
@@ -58,7 +59,8 @@ struct runner {
 	bool callgrind_told;	 /* that valgrind is missing */
 	struct case_state *cases;
 	size_t nr;
-	char *tmp_dir;
+	struct scratch scratch;
+	const char *tmp_dir; /* scratch.dir */
 	unsigned long metrics_seq;
 	/* Every run's scratch (make_run_scratch()): the same two paths, and
 	 * the directory, made once, is kept while the runs leave it empty. */
@@ -155,30 +157,22 @@ static char *relative_to(const char *path, const char *base)
 	return xstrdup(path);
 }
 
+/* The session's scratch, "$TMPDIR/benchgate-run-XXXXXX", claimed
+ * (scratch.h): a benchgate killed with kill -9 leaves one, which the next
+ * one removes. */
 static int make_tmp_dir(struct runner *runner)
 {
-	const char *base = getenv("TMPDIR");
-	struct strbuf path = STRBUF_INIT;
+	int error = scratch_claim(&runner->scratch, "run");
 
-	strbuf_addf(&path, "%s/benchgate-run-XXXXXX",
-		    base && *base ? base : "/tmp");
-	if (!mkdtemp(path.buf)) {
-		int error = bg_error("cannot create a temporary directory "
-				     "'%s': %s",
-				     path.buf, strerror(errno));
-
-		strbuf_release(&path);
-		return error;
-	}
-	runner->tmp_dir = strbuf_detach(&path, NULL);
-	return BG_OK;
+	runner->tmp_dir = runner->scratch.dir;
+	return error;
 }
 
 /* Removes the temporary directory and what benchmarks left in it. */
 static void remove_tmp_dir(struct runner *runner)
 {
-	if (runner->tmp_dir)
-		remove_tree(runner->tmp_dir);
+	scratch_release(&runner->scratch);
+	runner->tmp_dir = NULL;
 }
 
 /* The scratch of one run: the path of its metrics file (made by the
@@ -955,6 +949,7 @@ int runner_new(struct runner **out, struct result *result,
 	runner->log_cap = options->log_cap ? options->log_cap
 					   : RUNNER_LOG_CAP_DEFAULT;
 	runner->start = now_s();
+	runner->scratch.owner_fd = -1;
 	strbuf_init(&runner->metrics_path, 0);
 	strbuf_init(&runner->run_dir, 0);
 	if ((error = collectors_new(&runner->collectors, plan->suite)) < 0 ||
@@ -1013,7 +1008,6 @@ void runner_free(struct runner *runner)
 		strbuf_release(&runner->cases[i].log_pending);
 	}
 	free(runner->cases);
-	free(runner->tmp_dir);
 	collectors_free(runner->collectors);
 	sampler_free(runner->sampler);
 	free(runner);
