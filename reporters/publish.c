@@ -15,12 +15,17 @@
 #include "harness/util/jsonread.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* Larger than any state or chart publish writes. */
+#define PUBLISH_STATE_MAX_BYTES ((size_t)256 << 20)
+#define PUBLISH_CHART_MAX_BYTES ((size_t)256 << 20)
 
 /* What no content hashes to (hash_text() never writes it for a file it
  * read: FNV-1a of anything is not 0 but by chance). */
@@ -112,15 +117,19 @@ static int read_files(struct old_state *old, struct json_reader *rd)
 }
 
 /* The previous publish's files; none when dir has no state file. */
-static int read_old_state(struct old_state *old, const char *path)
+static int read_old_state(struct old_state *old, int root, const char *path)
 {
 	struct strbuf text = STRBUF_INIT;
 	struct json_reader rd;
 	int version = 0, error;
 
-	if (access(path, F_OK) < 0 && errno == ENOENT)
+	error = read_file_at(&text, root, PUBLISH_STATE_FILE, O_NOFOLLOW,
+			     PUBLISH_STATE_MAX_BYTES, path);
+	if (error == BG_ENOTFOUND) {
+		bg_error_clear();
 		return BG_OK;
-	if ((error = strbuf_read_file(&text, path)) < 0)
+	}
+	if (error < 0)
 		return error;
 	if ((error = json_reader_parse(&rd, path, text.buf, text.len)) == 0) {
 		if (!cJSON_IsObject(rd.root))
@@ -154,16 +163,13 @@ static void hash_text(char out[17], const void *data, size_t len)
 		 (unsigned long long)hash_fnv1a64(data, len));
 }
 
-static bool exists(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* The run of one publish. */
+/* The run of one publish. Below `dir` (the user's choice) everything
+ * goes through descriptors of directories opened without following a
+ * link: a previous site from a gh-pages checkout or a CI cache may hold
+ * links that lead outside it (fileio.h). */
 struct publisher {
 	const char *dir;
+	int root, series, charts; /* dir and its two subdirectories */
 	struct old_state old;
 	struct old_state now; /* the files of this publish */
 	struct publish_counts *counts;
@@ -178,21 +184,37 @@ static void record(struct publisher *p, const char *path, const char *hash)
 	memcpy(p->now.entries[p->now.nr++].hash, hash, 17);
 }
 
+/* The directory of a site path (site_path()) and its name there. */
+static int dir_of(const struct publisher *p, const char *path,
+		  const char **name)
+{
+	const char *slash = strchr(path, '/');
+
+	*name = slash ? slash + 1 : path;
+	if (!slash)
+		return p->root;
+	return !strncmp(path, "series/", 7) ? p->series : p->charts;
+}
+
 static bool unchanged(struct publisher *p, const char *path, const char *hash)
 {
 	const struct state_entry *entry = old_find(&p->old, path);
+	const char *name;
+	int dir = dir_of(p, path, &name);
 
 	strbuf_reset(&p->path);
 	strbuf_addf(&p->path, "%s/%s", p->dir, path);
-	return entry && !strcmp(entry->hash, hash) && exists(p->path.buf);
+	return entry && !strcmp(entry->hash, hash) &&
+	       regular_file_at(dir, name);
 }
 
 /* Writes text as path of the site unless it is there already. */
 static int write_site_file(struct publisher *p, const char *path,
 			   const struct strbuf *text)
 {
+	const char *name;
 	char hash[17];
-	int error = BG_OK;
+	int dir, error = BG_OK;
 
 	hash_text(hash, text->buf, text->len);
 	record(p, path, hash);
@@ -201,8 +223,10 @@ static int write_site_file(struct publisher *p, const char *path,
 		return BG_OK;
 	}
 	/* Made durable all at once before the state records it. */
-	if ((error = write_file_atomic_unsynced(p->path.buf, text->buf,
-						text->len)) == 0)
+	name = NULL;
+	dir = dir_of(p, path, &name);
+	if ((error = write_file_atomic_at(dir, name, text->buf, text->len,
+					  false, p->path.buf)) == 0)
 		p->counts->written++;
 	return error;
 }
@@ -229,6 +253,50 @@ static int write_chart_inputs(struct publisher *p, const struct chart *chart,
 	return BG_OK;
 }
 
+/* Whether the bytes are a whole SVG: its start, and its closing tag at
+ * the end (a full disk cuts gnuplot's output short, and gnuplot still
+ * exits 0). */
+static bool svg_complete(const struct strbuf *svg)
+{
+	static const char closing[] = "</svg>";
+	size_t end = svg->len;
+
+	while (end && (svg->buf[end - 1] == '\n' || svg->buf[end - 1] == ' '))
+		end--;
+	return (!strncmp(svg->buf, "<?xml", 5) ||
+		!strncmp(svg->buf, "<svg", 4)) &&
+	       end >= sizeof(closing) - 1 &&
+	       !memcmp(svg->buf + end - (sizeof(closing) - 1), closing,
+		       sizeof(closing) - 1) &&
+	       strstr(svg->buf, "<svg");
+}
+
+/* Checks the SVG gnuplot drew from stem.gp. One that is not whole is
+ * removed (the file is ours: made empty before gnuplot ran) and is an
+ * error, so that no state records it and the next publish draws it. */
+static int check_chart(struct publisher *p, const char *stem,
+		       struct strbuf *scratch)
+{
+	struct strbuf svg = STRBUF_INIT;
+	int error;
+
+	strbuf_reset(scratch);
+	strbuf_addf(scratch, "%s.svg", stem);
+	strbuf_reset(&p->path);
+	strbuf_addf(&p->path, "%s/charts/%s", p->dir, scratch->buf);
+	error = read_file_at(&svg, p->charts, scratch->buf, O_NOFOLLOW,
+			     PUBLISH_CHART_MAX_BYTES, p->path.buf);
+	if (!error && !svg_complete(&svg))
+		error = bg_error("gnuplot wrote an incomplete chart '%s' (%zu "
+				 "bytes, without its closing </svg>): is the "
+				 "disk full?",
+				 p->path.buf, svg.len);
+	if (error)
+		unlinkat(p->charts, scratch->buf, 0);
+	strbuf_release(&svg);
+	return error;
+}
+
 static int draw_charts(struct publisher *p, const struct dashboard *site)
 {
 	const struct charts *charts = &site->charts;
@@ -253,6 +321,16 @@ static int draw_charts(struct publisher *p, const struct dashboard *site)
 			p->counts->kept++;
 			continue;
 		}
+		/* gnuplot opens the name it is given: ours first, an empty
+		 * file in place of whatever was there (a link replaced, not
+		 * written through) */
+		strbuf_reset(&svg);
+		strbuf_addf(&svg, "%s.svg", stem);
+		strbuf_reset(&p->path);
+		strbuf_addf(&p->path, "%s/charts/%s", p->dir, svg.buf);
+		if ((error = write_file_atomic_at(p->charts, svg.buf, "", 0,
+						  false, p->path.buf)) < 0)
+			break;
 		offsets[nr] = names.len;
 		drawn[nr++] = i;
 		strbuf_addf(&names, "%s.gp", stem);
@@ -280,6 +358,8 @@ static int draw_charts(struct publisher *p, const struct dashboard *site)
 		error = BG_OK;
 		nr = 0;
 	}
+	for (size_t i = 0; !error && i < nr; i++)
+		error = check_chart(p, charts->items[drawn[i]].stem.buf, &svg);
 	for (size_t i = 0; !error && i < nr; i++) {
 		strbuf_reset(&svg);
 		strbuf_addf(&svg, "charts/%s.svg",
@@ -329,7 +409,11 @@ static void *drawing_thread(void *arg)
 static void start_drawing(struct drawing *d, const struct publisher *p,
 			  const struct dashboard *site)
 {
-	d->p = (struct publisher){ .dir = p->dir, .old = p->old,
+	d->p = (struct publisher){ .dir = p->dir,
+				   .root = p->root,
+				   .series = p->series,
+				   .charts = p->charts,
+				   .old = p->old,
 				   .counts = &d->counts };
 	strbuf_init(&d->p.path, 0);
 	d->site = site;
@@ -366,17 +450,46 @@ static void drawing_release(struct drawing *d)
 	free(d->message);
 }
 
-/* Removes the files of the old state that the new one does not list. */
+/* Whether the file at path is still the one publish wrote: a regular
+ * file (not a link) in the site's own directories, with the content the
+ * state records; an SVG's hash is of what it was drawn from, so a whole
+ * SVG is all it can show. */
+static bool still_ours(struct publisher *p, const struct state_entry *entry)
+{
+	struct strbuf text = STRBUF_INIT;
+	const char *name;
+	int dir = dir_of(p, entry->path, &name);
+	size_t len = strlen(entry->path);
+	bool ours = false;
+	char hash[17];
+
+	if (read_file_at(&text, dir, name, O_NOFOLLOW, PUBLISH_CHART_MAX_BYTES,
+			 p->path.buf) < 0) {
+		bg_error_clear();
+	} else if (len > 4 && !strcmp(entry->path + len - 4, ".svg")) {
+		ours = svg_complete(&text);
+	} else {
+		hash_text(hash, text.buf, text.len);
+		ours = !strcmp(hash, entry->hash);
+	}
+	strbuf_release(&text);
+	return ours;
+}
+
+/* Removes the files of the old state that the new one does not list,
+ * when they are still what publish wrote there. */
 static void remove_stale(struct publisher *p)
 {
 	for (size_t i = 0; i < p->old.nr; i++) {
-		const char *path = p->old.entries[i].path;
+		const struct state_entry *entry = &p->old.entries[i];
+		const char *name;
+		int dir = dir_of(p, entry->path, &name);
 
-		if (old_find(&p->now, path))
+		if (old_find(&p->now, entry->path))
 			continue;
 		strbuf_reset(&p->path);
-		strbuf_addf(&p->path, "%s/%s", p->dir, path);
-		if (unlink(p->path.buf) == 0)
+		strbuf_addf(&p->path, "%s/%s", p->dir, entry->path);
+		if (still_ours(p, entry) && unlinkat(dir, name, 0) == 0)
 			p->counts->removed++;
 	}
 }
@@ -428,33 +541,53 @@ static int write_state(struct publisher *p, const struct history *history)
 	json_print(&text, root);
 	strbuf_reset(&p->path);
 	strbuf_addf(&p->path, "%s/%s", p->dir, PUBLISH_STATE_FILE);
-	error = write_file_atomic(p->path.buf, text.buf, text.len);
+	error = write_file_atomic_at(p->root, PUBLISH_STATE_FILE, text.buf,
+				     text.len, true, p->path.buf);
 	cJSON_Delete(root);
 	strbuf_release(&text);
 	return error;
 }
 
-static int make_dirs(const char *dir)
+/* Opens the site's directory (made when missing; the user named it, so
+ * a link to it is followed) and its series/ and charts/ (never through a
+ * link: one there is refused). */
+static int open_dirs(struct publisher *p)
 {
-	static const char *const subdirs[] = { "", "/series", "/charts" };
 	struct strbuf path = STRBUF_INIT;
 	int error = BG_OK;
 
-	for (size_t i = 0; !error && i < 3; i++) {
-		strbuf_reset(&path);
-		strbuf_addf(&path, "%s%s", dir, subdirs[i]);
-		if (mkdir_p(path.buf) < 0)
-			error = bg_error("cannot create directory '%s': %s",
-					 path.buf, strerror(errno));
-	}
+	if (mkdir_p(p->dir) < 0)
+		return bg_error("cannot create directory '%s': %s", p->dir,
+				strerror(errno));
+	if ((p->root = open(p->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return bg_error("cannot open directory '%s': %s", p->dir,
+				strerror(errno));
+	strbuf_addf(&path, "%s/series", p->dir);
+	if ((p->series = dir_open_at(p->root, "series", true, path.buf)) < 0)
+		error = p->series;
+	strbuf_reset(&path);
+	strbuf_addf(&path, "%s/charts", p->dir);
+	if (!error &&
+	    (p->charts = dir_open_at(p->root, "charts", true, path.buf)) < 0)
+		error = p->charts;
 	strbuf_release(&path);
 	return error;
+}
+
+static void close_dirs(struct publisher *p)
+{
+	int *fds[] = { &p->root, &p->series, &p->charts };
+
+	for (size_t i = 0; i < 3; i++)
+		if (*fds[i] >= 0)
+			close(*fds[i]);
 }
 
 int publish_site(struct publish_counts *counts, const char *dir,
 		 const struct dashboard *site, const struct history *history)
 {
-	struct publisher p = { .dir = dir, .counts = counts };
+	struct publisher p = { .dir = dir, .counts = counts, .root = -1,
+			       .series = -1, .charts = -1 };
 	struct drawing drawing = { 0 };
 	struct strbuf state = STRBUF_INIT;
 	int error;
@@ -462,8 +595,8 @@ int publish_site(struct publish_counts *counts, const char *dir,
 	memset(counts, 0, sizeof(*counts));
 	strbuf_init(&p.path, 0);
 	strbuf_addf(&state, "%s/%s", dir, PUBLISH_STATE_FILE);
-	if ((error = read_old_state(&p.old, state.buf)) < 0 ||
-	    (error = make_dirs(dir)) < 0)
+	if ((error = open_dirs(&p)) < 0 ||
+	    (error = read_old_state(&p.old, p.root, state.buf)) < 0)
 		goto done;
 	start_drawing(&drawing, &p, site);
 	for (size_t i = 0; !error && i < site->files_nr; i++)
@@ -484,6 +617,7 @@ int publish_site(struct publish_counts *counts, const char *dir,
 	error = write_state(&p, history);
 done:
 	drawing_release(&drawing);
+	close_dirs(&p);
 	old_release(&p.now);
 	old_release(&p.old);
 	strbuf_release(&p.path);

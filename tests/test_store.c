@@ -806,3 +806,73 @@ Test(store, a_result_written_aside_is_complete_and_replaces_nothing)
 	strbuf_release(&second);
 	strbuf_release(&expected);
 }
+
+/* A store's ".tmp" that is a symbolic link (the default store lives in
+ * the checked-out repository, which a pull request shapes) is refused:
+ * the directory it points to is neither emptied nor written into. */
+Test(store, a_symlinked_tmp_is_refused_and_its_target_untouched)
+{
+	struct store *s = open_store();
+	struct result *r = make_result("s", COMMIT_A, MACHINE, STARTED);
+	struct strbuf victims = STRBUF_INIT, link_path = STRBUF_INIT;
+	char *kept, *path;
+	struct dirent *de;
+	size_t entries = 0;
+	DIR *d;
+
+	strbuf_addf(&victims, "%s/victims", tmp);
+	cr_assert_eq(mkdir(victims.buf, 0777), 0);
+	path = test_write_file(victims.buf, "precious", "mine");
+	cr_assert_eq(mkdir(root.buf, 0777), 0);
+	strbuf_addf(&link_path, "%s/.tmp", root.buf);
+	cr_assert_eq(symlink(victims.buf, link_path.buf), 0);
+	cr_assert_lt(store_write(s, r, NULL, NULL), 0,
+		     "a write through a symlinked .tmp succeeded");
+	cr_assert(strstr(bg_error_last(), ".tmp"), "%s", bg_error_last());
+	kept = test_read_file(path);
+	cr_assert_str_eq(kept, "mine");
+	cr_assert(d = opendir(victims.buf));
+	while ((de = readdir(d)))
+		entries += de->d_name[0] != '.';
+	closedir(d);
+	cr_assert_eq(entries, 1, "something was written through the link");
+	free(kept);
+	free(path);
+	result_free(r);
+	strbuf_release(&victims);
+	strbuf_release(&link_path);
+	store_free(s);
+}
+
+/* Files named like results that are not regular files: a FIFO (read, it
+ * would block for ever) and a link to /dev/zero (it never ends) are
+ * reported and skipped, the good result still found. */
+Test(store, special_files_named_like_results_are_skipped, .timeout = 20)
+{
+	struct store *s = open_store();
+	struct list_call call = {
+		s, { .commit = COMMIT_A, .load = true }, 0, 0, NULL
+	};
+	char *good = write_result(s, "s", COMMIT_A, MACHINE, STARTED);
+	struct strbuf dir = STRBUF_INIT, fifo = STRBUF_INIT,
+		      zero = STRBUF_INIT;
+	char *err;
+
+	machine_dir(&dir, COMMIT_A);
+	strbuf_addf(&fifo, "%s/s-20261122T073424Z.json", dir.buf);
+	strbuf_addf(&zero, "%s/s-20261122T073425Z.json", dir.buf);
+	cr_assert_eq(mkfifo(fifo.buf, 0644), 0);
+	cr_assert_eq(symlink("/dev/zero", zero.buf), 0);
+	err = capture_stderr(list_and_latest, &call);
+	cr_assert_eq(call.error, BG_OK, "%s", bg_error_last());
+	cr_assert_str_eq(call.latest->started_at, STARTED);
+	cr_assert_eq(occurrences(err, "not a regular file"), 2, "stderr: %s",
+		     err);
+	result_free(call.latest);
+	free(err);
+	free(good);
+	strbuf_release(&dir);
+	strbuf_release(&fifo);
+	strbuf_release(&zero);
+	store_free(s);
+}

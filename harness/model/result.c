@@ -3,6 +3,7 @@
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
+#include "harness/util/fileio.h"
 #include "harness/util/json.h"
 #include "harness/util/jsonread.h"
 
@@ -865,7 +866,7 @@ int result_load(struct result **out, const char *path)
 	int error;
 
 	*out = NULL;
-	if ((error = strbuf_read_file(&text, path)) < 0)
+	if ((error = read_file_regular(&text, path, RESULT_MAX_BYTES)) < 0)
 		goto done;
 	error = result_parse(out, text.buf, text.len, path);
 done:

@@ -228,6 +228,11 @@ void result_to_json(const struct result *result, struct strbuf *out);
  */
 int result_parse(struct result **out, const char *text, size_t len,
 		 const char *path);
+
+/* result_parse() of the file at path, which must be a regular file of at
+ * most RESULT_MAX_BYTES (a FIFO or a link to a device named like a result
+ * is an error, not a hang). */
+#define RESULT_MAX_BYTES ((size_t)1 << 30)
 int result_load(struct result **out, const char *path);
 
 /* Fills git_meta / machine_info helpers' string fields free. */

@@ -14,6 +14,7 @@
 #include <assert.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,26 +69,31 @@ static int lock_store(struct store *store, int *fd_out)
  * the lock is held belongs to a writer that died (the kernel dropped its
  * flock). Best effort: a leftover costs disk space, not correctness.
  */
-static void reclaim_temporaries(struct store *store)
+static void reclaim_temporaries(int tmp_dir)
 {
-	struct strbuf dir = STRBUF_INIT, path = STRBUF_INIT;
 	struct dirent *de;
-	DIR *d;
+	int fd = dup(tmp_dir);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 
-	strbuf_addf(&dir, "%s/.tmp", store->location);
-	if ((d = opendir(dir.buf))) {
-		while ((de = readdir(d))) {
-			if (!strcmp(de->d_name, ".") ||
-			    !strcmp(de->d_name, ".."))
-				continue;
-			strbuf_reset(&path);
-			strbuf_addf(&path, "%s/%s", dir.buf, de->d_name);
-			unlink(path.buf);
-		}
-		closedir(d);
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
 	}
-	strbuf_release(&dir);
-	strbuf_release(&path);
+	/* through the directory's descriptor: its entries, not a link's */
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			unlinkat(tmp_dir, de->d_name, 0);
+	closedir(d);
+}
+
+/* Opens (making it) the store's ".tmp" without following a link: one
+ * there (the store may be inside a checkout a pull request shaped) is
+ * refused, so that neither reclaiming nor writing reaches its target. */
+static int open_tmp_dir(struct store *store, struct strbuf *path)
+{
+	strbuf_addf(path, "%s/.tmp", store->location);
+	return dir_open_at(AT_FDCWD, path->buf, true, path->buf);
 }
 
 /* Gives the complete temporary file `tmp` the name `target` unless that
@@ -181,8 +187,8 @@ static int dir_reserve(struct store *store, const struct result *r,
 {
 	struct strbuf dir = STRBUF_INIT, stem = STRBUF_INIT;
 	struct strbuf name = STRBUF_INIT, logs = STRBUF_INIT;
-	struct strbuf where = STRBUF_INIT;
-	int lock = -1, error;
+	struct strbuf where = STRBUF_INIT, tmp = STRBUF_INIT;
+	int lock = -1, tmp_dir = -1, error;
 
 	*out = NULL;
 	if ((error = result_location(store, r, &dir, &stem)) < 0)
@@ -193,13 +199,18 @@ static int dir_reserve(struct store *store, const struct result *r,
 	    (error = lock_store(store, &lock)) < 0)
 		goto done;
 	/* a run's start is where a dead run's leftovers go */
-	reclaim_temporaries(store);
+	if ((error = tmp_dir = open_tmp_dir(store, &tmp)) < 0)
+		goto done;
+	reclaim_temporaries(tmp_dir);
 	if ((error = store_claim_name(stem.buf, 0, logs.buf, result_exists,
 				      dir.buf, where.buf, &name)) < 0)
 		goto done;
 	*out = store_slot_new(dir.buf, name.buf);
 done:
+	if (tmp_dir >= 0)
+		close(tmp_dir);
 	unlock_file(lock);
+	strbuf_release(&tmp);
 	strbuf_release(&dir);
 	strbuf_release(&stem);
 	strbuf_release(&name);
@@ -226,7 +237,7 @@ static int dir_write(struct store *store, const struct result *r,
 {
 	struct strbuf dir = STRBUF_INIT, stem = STRBUF_INIT;
 	struct strbuf tmp = STRBUF_INIT, target = STRBUF_INIT;
-	int lock = -1, placed = 0, error;
+	int lock = -1, tmp_dir = -1, placed = 0, error;
 
 	if ((error = result_location(store, r, &dir, &stem)) < 0)
 		goto done;
@@ -241,14 +252,12 @@ static int dir_write(struct store *store, const struct result *r,
 	 * a writer killed midway leaves nothing the next one does not find.
 	 * A dot directory: listings never see it.
 	 */
-	reclaim_temporaries(store);
-	strbuf_addf(&tmp, "%s/.tmp", store->location);
-	if (mkdir(tmp.buf, 0777) < 0 && errno != EEXIST) {
-		error = bg_error("cannot create directory '%s': %s", tmp.buf,
-				 strerror(errno));
+	if ((tmp_dir = open_tmp_dir(store, &tmp)) < 0) {
+		error = tmp_dir;
 		strbuf_reset(&tmp);
 		goto done;
 	}
+	reclaim_temporaries(tmp_dir);
 	strbuf_addstr(&tmp, "/XXXXXX");
 	if ((error = write_temporary(r, &tmp)) < 0)
 		goto done;
@@ -276,6 +285,8 @@ static int dir_write(struct store *store, const struct result *r,
 done:
 	if (tmp.len)
 		unlink(tmp.buf);
+	if (tmp_dir >= 0)
+		close(tmp_dir);
 	unlock_file(lock);
 	strbuf_release(&dir);
 	strbuf_release(&stem);

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,4 +173,156 @@ int open_regular(const char *path, int flags)
 	/* O_NONBLOCK only kept a FIFO from blocking the open */
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	return fd;
+}
+
+int read_file_regular(struct strbuf *sb, const char *path, size_t max)
+{
+	return read_file_at(sb, AT_FDCWD, path, 0, max, path);
+}
+
+int read_file_at(struct strbuf *sb, int dir, const char *name, int flags,
+		 size_t max, const char *shown)
+{
+	int fd = openat(dir, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | flags);
+	size_t old_len = sb->len;
+	int error = BG_OK;
+	struct stat st;
+
+	if (fd < 0 && errno == ENOENT)
+		return bg_notfound("cannot open '%s': %s", shown,
+				   strerror(errno));
+	if (fd < 0 && errno == ELOOP && (flags & O_NOFOLLOW))
+		return bg_error("'%s' is a symbolic link: benchgate reads "
+				"only the files it wrote",
+				shown);
+	if (fd < 0)
+		return bg_error("cannot open '%s': %s", shown, strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return bg_error("'%s' is not a regular file", shown);
+	}
+	if ((uint64_t)st.st_size > max) {
+		close(fd);
+		return bg_error("'%s' is larger than %zu bytes", shown, max);
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	strbuf_grow(sb, (size_t)st.st_size);
+	for (;;) {
+		char chunk[65536];
+		ssize_t got = read(fd, chunk, sizeof(chunk));
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			error = bg_error("cannot read '%s': %s", shown,
+					 strerror(errno));
+			break;
+		}
+		if (!got)
+			break;
+		/* it may grow while it is read */
+		if ((size_t)got > max - (sb->len - old_len)) {
+			error = bg_error("'%s' is larger than %zu bytes",
+					 shown, max);
+			break;
+		}
+		strbuf_add(sb, chunk, (size_t)got);
+	}
+	close(fd);
+	if (error)
+		strbuf_setlen(sb, old_len);
+	return error;
+}
+
+int dir_open_at(int at, const char *name, bool create, const char *shown)
+{
+	int fd;
+
+	if (create && mkdirat(at, name, 0777) < 0 && errno != EEXIST)
+		return bg_error("cannot create directory '%s': %s", shown,
+				strerror(errno));
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	if (errno == ENOENT)
+		return bg_notfound("cannot open directory '%s': %s", shown,
+				   strerror(errno));
+	if (errno == ELOOP || errno == ENOTDIR) {
+		struct stat st;
+		bool link = fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISLNK(st.st_mode);
+
+		return bg_error("'%s' is not a directory but %s: benchgate "
+				"neither follows nor removes what it did not "
+				"make (remove it)",
+				shown,
+				link ? "a symbolic link"
+				     : "another kind of file");
+	}
+	return bg_error("cannot open directory '%s': %s", shown,
+			strerror(errno));
+}
+
+/* A new file of ours in dir, named after name: O_EXCL never follows a
+ * link and never opens what is there. */
+static int create_temporary_at(int dir, const char *name, struct strbuf *tmp)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		unsigned char random[6];
+		int fd;
+
+		if (getentropy(random, sizeof(random)) < 0)
+			memset(random, tries, sizeof(random));
+		strbuf_reset(tmp);
+		strbuf_addf(tmp, ".%s.tmp-", name);
+		for (size_t i = 0; i < sizeof(random); i++)
+			strbuf_addch(tmp, "0123456789abcdefghijklmnopqrstuv"
+					  [random[i] & 31]);
+		fd = openat(dir, tmp->buf,
+			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+				    O_CLOEXEC,
+			    0644);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
+int write_file_atomic_at(int dir, const char *name, const void *data,
+			 size_t len, bool sync, const char *shown)
+{
+	struct strbuf tmp = STRBUF_INIT;
+	int fd = create_temporary_at(dir, name, &tmp), error = BG_OK;
+
+	if (fd < 0) {
+		error = bg_error("cannot create a temporary file for '%s': %s",
+				 shown, strerror(errno));
+		goto done;
+	}
+	if (write_in_full(fd, data, len) < 0 || fchmod(fd, 0644) < 0 ||
+	    (sync && fsync(fd) < 0))
+		error = bg_error("cannot write '%s': %s", shown,
+				 strerror(errno));
+	if (close(fd) < 0 && !error)
+		error = bg_error("cannot write '%s': %s", shown,
+				 strerror(errno));
+	/* a link at name is replaced, never followed */
+	if (!error && renameat(dir, tmp.buf, dir, name) < 0)
+		error = bg_error("cannot rename a temporary file to '%s': %s",
+				 shown, strerror(errno));
+	if (error)
+		unlinkat(dir, tmp.buf, 0);
+	else if (sync)
+		fsync(dir);
+done:
+	strbuf_release(&tmp);
+	return error;
+}
+
+bool regular_file_at(int dir, const char *name)
+{
+	struct stat st;
+
+	return fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       S_ISREG(st.st_mode);
 }

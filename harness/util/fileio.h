@@ -4,6 +4,7 @@
 
 #include "harness/util/strbuf.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/uio.h>
 
@@ -69,6 +70,44 @@ void fsync_filesystem(const char *path);
  * the way. The descriptor (blocking, close-on-exec); BG_ENOTFOUND when
  * there is no such file; BG_ERROR for anything else, recorded. */
 int open_regular(const char *path, int flags);
+
+/* Reads the regular file at path into sb (appended) when it holds at most
+ * max bytes: a FIFO, a device or anything larger is an error (BG_ERROR,
+ * recorded, naming path; BG_ENOTFOUND when there is no such file), and sb
+ * is then as it was. */
+int read_file_regular(struct strbuf *sb, const char *path, size_t max);
+
+/* read_file_regular() of name in the directory descriptor dir (AT_FDCWD:
+ * the working directory); flags may add O_NOFOLLOW, which refuses a link.
+ * Messages name `shown`. */
+int read_file_at(struct strbuf *sb, int dir, const char *name, int flags,
+		 size_t max, const char *shown);
+
+/*
+ * Writing under a directory that others can shape (the previous site of
+ * `publish`, the store inside a checkout): everything below the directory
+ * the user named goes through directory descriptors opened without
+ * following links, files are created with O_EXCL and renamed into place
+ * (a link there is replaced, never written through), and nothing is
+ * removed that benchgate cannot tell it wrote.
+ */
+
+/* Opens the directory `name` under the directory descriptor `at`
+ * (AT_FDCWD: a path), making it first when `create`, without following a
+ * symbolic link in its last component: a link or any other file there is
+ * refused, never followed nor removed. The descriptor (close-on-exec), or
+ * BG_ENOTFOUND / BG_ERROR recorded, naming `shown`. */
+int dir_open_at(int at, const char *name, bool create, const char *shown);
+
+/* Writes data to the file `name` of the directory descriptor dir: a new
+ * temporary file beside it (O_EXCL, mode 0644), synced when `sync`, then
+ * renamed over name, replacing whatever was there (a link included: its
+ * target is untouched). BG_ERROR, the temporary removed, naming `shown`. */
+int write_file_atomic_at(int dir, const char *name, const void *data,
+			 size_t len, bool sync, const char *shown);
+
+/* Whether name in dir is a regular file itself (not a link to one). */
+bool regular_file_at(int dir, const char *name);
 
 /* Removes path and, for a directory, everything below it, without
  * following symbolic links (a link is removed, not what it points to).

@@ -413,6 +413,121 @@ Test(publish, a_failing_gnuplot_names_the_script_and_leaves_no_state)
 	free(fake);
 }
 
+/* The previous site (a gh-pages checkout, a CI cache) may hold links a
+ * pull request planted: a series/ that is a link is refused, nothing is
+ * written or removed where it leads, even a file the state names. */
+Test(publish, a_symlinked_series_dir_is_refused_and_its_target_untouched)
+{
+	char site[4096], outside[4096], link_path[8192], *kept;
+	struct strbuf tree = STRBUF_INIT;
+	struct test_output out;
+
+	snprintf(site, sizeof(site), "%s/site", dir);
+	snprintf(outside, sizeof(outside), "%s/outside", dir);
+	free(test_write_file(outside, "victim.html", "mine"));
+	free(test_write_file(site, "benchgate-state.json",
+			     "{\"benchgate_dashboard\": 1, \"files\": {"
+			     "\"series/victim.html\": \"0123456789abcdef\"}, "
+			     "\"change_points\": []}"));
+	snprintf(link_path, sizeof(link_path), "%s/series", site);
+	cr_assert_eq(symlink(outside, link_path), 0);
+	RUN(&out, "publish", "--out", "site");
+	cr_assert_neq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.err.buf, "symbolic link"), "%s", out.err.buf);
+	test_output_release(&out);
+	test_list_tree(&tree, outside);
+	cr_assert_str_eq(tree.buf, "victim.html", "written through the link: %s",
+			 tree.buf);
+	snprintf(link_path, sizeof(link_path), "%s/victim.html", outside);
+	kept = test_read_file(link_path);
+	cr_assert_str_eq(kept, "mine");
+	free(kept);
+	strbuf_release(&tree);
+}
+
+/* A chart's SVG that is a link is replaced by the chart, never written
+ * through (gnuplot opens the name it is given); a page that is a link is
+ * replaced too; a file the state names that is no longer what publish
+ * wrote is left alone. */
+Test(publish, a_symlinked_chart_or_page_is_replaced_not_written_through)
+{
+	char site[4096], target[4096], path[8192], page_target[4096], *kept;
+	struct strbuf svg = STRBUF_INIT;
+	struct test_output out;
+	struct stat st;
+
+	snprintf(site, sizeof(site), "%s/site", dir);
+	publish(&out, "(4 charts drawn)");
+	test_output_release(&out);
+	find_file(&svg, "charts", "box_b_original_cpu_latency", ".svg");
+	snprintf(target, sizeof(target), "%s/target.svg", dir);
+	snprintf(page_target, sizeof(page_target), "%s/target.html", dir);
+	free(test_write_file(dir, "target.svg", "mine"));
+	free(test_write_file(dir, "target.html", "mine"));
+	snprintf(path, sizeof(path), "%s/%s", site, svg.buf);
+	cr_assert_eq(unlink(path), 0);
+	cr_assert_eq(symlink(target, path), 0);
+	snprintf(path, sizeof(path), "%s/index.html", site);
+	cr_assert_eq(unlink(path), 0);
+	cr_assert_eq(symlink(page_target, path), 0);
+	publish(&out, "(1 chart drawn)");
+	test_output_release(&out);
+	kept = test_read_file(target);
+	cr_assert_str_eq(kept, "mine", "gnuplot wrote through the link");
+	free(kept);
+	kept = test_read_file(page_target);
+	cr_assert_str_eq(kept, "mine", "a page written through the link");
+	free(kept);
+	snprintf(path, sizeof(path), "%s/%s", site, svg.buf);
+	cr_assert_eq(lstat(path, &st), 0);
+	cr_assert(S_ISREG(st.st_mode), "the chart is not a file of its own");
+	strbuf_release(&svg);
+}
+
+/* gnuplot exits 0 on a full disk with its SVG cut short: publish checks
+ * what it drew, fails naming the chart, records no broken file in a
+ * state, and the next publish draws it whole. */
+Test(publish, an_incomplete_chart_is_not_recorded_and_redrawn_later)
+{
+	char *fake = test_write_file(
+		dir, "short-gnuplot",
+		"#!/bin/sh\n"
+		"[ \"$1\" = --version ] && exit 0\n"
+		"for gp in \"$@\"; do\n"
+		"  printf '<?xml version=\"1.0\"?>\\n<svg width=\"600\"' "
+		"> \"${gp%.gp}.svg\"\n"
+		"done\n"
+		"exit 0\n");
+	char env[4096], path[4096], *state, *text;
+	const char *const short_env[] = { env, NULL };
+	struct strbuf svg = STRBUF_INIT;
+	struct test_output out;
+
+	chmod(fake, 0755);
+	snprintf(env, sizeof(env), "BENCHGATE_GNUPLOT=%s", fake);
+	test_benchgate(&out, dir, short_env,
+		       (const char *const[]){ "publish", "--out", "site",
+					      NULL });
+	cr_assert_neq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.err.buf, "incomplete chart"), "%s",
+		  out.err.buf);
+	test_output_release(&out);
+	snprintf(path, sizeof(path), "%s/site/benchgate-state.json", dir);
+	if (access(path, F_OK) == 0) {
+		state = test_read_file(path);
+		cr_assert_null(strstr(state, ".svg"), "%s", state);
+		free(state);
+	}
+	publish(&out, "(4 charts drawn)");
+	test_output_release(&out);
+	find_file(&svg, "charts", "box_b_original_cpu_latency", ".svg");
+	text = site_file(svg.buf);
+	cr_assert(strstr(text, "</svg>"), "%s", text);
+	free(text);
+	strbuf_release(&svg);
+	free(fake);
+}
+
 Test(publish, a_git_store_publishes_the_same_pages)
 {
 	struct test_output out;
