@@ -470,7 +470,14 @@ static double get_number(struct json_reader *rd, const cJSON *object,
 {
 	double value = 0;
 
-	json_read_number(rd, object, key, 0, &value);
+	/* what JSON cannot write (1e999 reads as infinity) is not read */
+	if (json_read_number(rd, object, key, 0, &value) > 0 &&
+	    !isfinite(value)) {
+		json_reader_push_key(rd, key);
+		json_reader_fail(rd, "expected a finite number");
+		json_reader_pop(rd);
+		value = 0;
+	}
 	return value;
 }
 
@@ -591,6 +598,9 @@ static void read_load(struct json_reader *rd, const cJSON *object,
 				json_reader_fail(rd, "expected a number, "
 						     "found %s",
 						 json_type_name(item));
+			else if (!isfinite(item->valuedouble))
+				json_reader_fail(rd, "expected a finite "
+						     "number");
 			else if (index < 3)
 				load->loadavg[index] = item->valuedouble;
 			json_reader_pop(rd);
@@ -858,6 +868,29 @@ done:
 	}
 	*out = result;
 	return BG_OK;
+}
+
+int result_to_json_checked(const struct result *r, struct strbuf *out,
+			   const char *name)
+{
+	struct result *again = NULL;
+	size_t start = out->len;
+	int error;
+
+	result_to_json(r, out);
+	if ((error = result_parse(&again, out->buf + start, out->len - start,
+				  name)) < 0) {
+		struct strbuf why = STRBUF_INIT;
+
+		strbuf_addstr(&why, bg_error_last());
+		strbuf_setlen(out, start);
+		error = bg_error("%s would not read back, so it is not "
+				 "written: %s",
+				 name, why.buf);
+		strbuf_release(&why);
+	}
+	result_free(again);
+	return error;
 }
 
 int result_load(struct result **out, const char *path)

@@ -229,6 +229,16 @@ void result_to_json(const struct result *result, struct strbuf *out);
 int result_parse(struct result **out, const char *text, size_t len,
 		 const char *path);
 
+/*
+ * result_to_json() appended to out, then read back with result_parse():
+ * what a writer stores must be what every reader accepts, so a value that
+ * slipped past the checks where it entered (a unit from a bridge, a
+ * number JSON cannot hold) fails the write, naming `name`, instead of
+ * the reads after it. BG_ERROR, out as it was, when it does not read back.
+ */
+int result_to_json_checked(const struct result *r, struct strbuf *out,
+			   const char *name);
+
 /* result_parse() of the file at path, which must be a regular file of at
  * most RESULT_MAX_BYTES (a FIFO or a link to a device named like a result
  * is an error, not a hang). */

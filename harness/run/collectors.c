@@ -4,6 +4,7 @@
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/util/jsonread.h"
+#include "harness/util/name.h"
 #include "harness/bridge/bridge.h"
 #include "harness/run/extractor.h"
 #include "harness/probe/sampler.h"
@@ -749,6 +750,22 @@ static int parse_metric_lines(struct collect_state *state,
 					state,
 					"%s line %d: expected "
 					"'name value [unit]', found '%s'",
+					what, line_nr, quoted.buf);
+				strbuf_release(&quoted);
+				strbuf_release(&copy);
+				return error;
+			}
+			/* the reader's rule for units (name.h), here where
+			 * it enters, not when the stored result is read */
+			if (nr == 3 && !name_printable(fields[2])) {
+				struct strbuf quoted = STRBUF_INIT;
+
+				add_quoted(&quoted, fields[2],
+					   strlen(fields[2]));
+				error = metric_error(
+					state,
+					"%s line %d: the unit '%s' is not "
+					NAME_PRINTABLE,
 					what, line_nr, quoted.buf);
 				strbuf_release(&quoted);
 				strbuf_release(&copy);

@@ -424,9 +424,10 @@ int shards_merge_into(const char *const *paths, size_t nr, const char *out_file,
 		goto done;
 	*cases_nr = merged->cases_nr;
 	if (out_file) {
-		result_to_json(merged, &text);
-		if ((error = write_file_atomic(out_file, text.buf, text.len)) ==
-		    BG_OK)
+		if ((error = result_to_json_checked(merged, &text,
+						    out_file)) == BG_OK &&
+		    (error = write_file_atomic(out_file, text.buf, text.len)) ==
+			    BG_OK)
 			strbuf_addstr(where, out_file);
 		goto done;
 	}

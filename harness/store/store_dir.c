@@ -226,8 +226,10 @@ static int write_temporary(const struct result *r, struct strbuf *tmp)
 	struct strbuf json = STRBUF_INIT;
 	int error;
 
-	result_to_json(r, &json);
-	error = write_file_temporary(tmp, json.buf, json.len);
+	if ((error = result_to_json_checked(r, &json, "the result")) == 0)
+		error = write_file_temporary(tmp, json.buf, json.len);
+	else
+		strbuf_reset(tmp);
 	strbuf_release(&json);
 	return error;
 }

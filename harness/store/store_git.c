@@ -947,7 +947,8 @@ static int result_blob(git_repository *repo, const struct result *r,
 	struct result *copy = NULL;
 	int error = BG_OK;
 
-	result_to_json(r, &json);
+	if ((error = result_to_json_checked(r, &json, name)) < 0)
+		goto done;
 	if (old_name && strcmp(old_name, name)) {
 		if ((error = result_parse(&copy, json.buf, json.len, name)) < 0)
 			goto done;

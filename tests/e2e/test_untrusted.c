@@ -12,11 +12,15 @@
  * 2, so the refusals below also check that nothing read before the error
  * is lost.
  */
+#include "harness/model/result.h"
+
 #include "testutil.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define RUN(out, ...)                    \
 	test_benchgate((out), dir, NULL, \
@@ -175,4 +179,78 @@ Test(untrusted, report_refuses_an_item_without_its_names)
 	assert_refused(&out, "c.json:2:1: comparisons[0]: missing required "
 			     "key 'suite'");
 	test_output_release(&out);
+}
+
+/* What enters a result is held to the reader's rules where it enters: a
+ * unit with an ESC or starting with "::" in the metrics file fails its
+ * case with the line named; `run` never says "stored" of a result that
+ * `compare` would then refuse, and the raw ESC reaches no output. */
+Test(untrusted, a_unit_from_the_metrics_file_is_checked_where_it_enters)
+{
+	const char *const units[] = { "\\\\033[31mms", "::add-mask::x" };
+	struct test_output out;
+	char store[4096], *suite;
+	struct strbuf text = STRBUF_INIT;
+
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(store, sizeof(store), "%s/store%zu", dir, i);
+		strbuf_reset(&text);
+		strbuf_addf(&text,
+			    "{\"benchgate\": 1, \"suite\": \"u\","
+			    " \"defaults\": {\"runs\": 1, \"warmup\": 0},"
+			    " \"benchmarks\": [{\"name\": \"b\", \"command\": "
+			    "[\"sh\", \"-c\", \"printf 'latency 1.5 %s\\\\n' > "
+			    "\\\"$BENCHGATE_METRICS_FILE\\\"\"], \"metrics\": "
+			    "[{\"name\": \"latency\", \"from\": \"metrics\"}]}]}",
+			    units[i]);
+		suite = test_write_file(dir, "u.json", text.buf);
+		RUN(&out, "run", "u.json", "--store", store);
+		cr_assert_neq(out.exit_code, 0, "unit %zu accepted: %s%s", i,
+			      out.out.buf, out.err.buf);
+		cr_assert(strstr(out.err.buf, "line 1") ||
+				  strstr(out.out.buf, "line 1"),
+			  "%s%s", out.out.buf, out.err.buf);
+		assert_inert(&out.out);
+		assert_inert(&out.err);
+		test_output_release(&out);
+		free(suite);
+		/* whatever was stored reads back */
+		if (access(store, F_OK) == 0)
+			result_free(test_only_result(store));
+	}
+	strbuf_release(&text);
+}
+
+/* `merge` never writes what it cannot read back: a load that is not a
+ * finite number (1e999 reads as infinity, and JSON has no way to write
+ * one) is refused where it is read. */
+Test(untrusted, merge_refuses_a_load_that_is_not_finite)
+{
+	const char *const loads[] = {
+		"{\"loadavg\": [1e999, 0, 0]}",
+		"{\"cpu_busy\": -1e999}",
+		"{\"busy\": [{\"pid\": 1, \"command\": \"x\", \"cpu\": 1e999}]}",
+	};
+	struct test_output out;
+	struct strbuf text = STRBUF_INIT;
+
+	for (size_t i = 0; i < 3; i++) {
+		strbuf_reset(&text);
+		strbuf_addf(&text,
+			    "{\"benchgate_result\": 1, \"suite\": \"s\", "
+			    "\"git\": {\"commit\": \"unknown\"},\n"
+			    " \"machine\": {\"id\": \"box\"}, "
+			    "\"load_at_start\": %s, \"cases\": [\n"
+			    "{\"benchmark\": \"b\", \"variant\": \"v\", "
+			    "\"device\": \"cpu\", \"status\": \"ok\", "
+			    "\"runs\": 3, \"metrics\": {\"t\": {\"unit\": "
+			    "\"ms\", \"better\": \"higher\", \"samples\": "
+			    "[1, 2, 3]}}}]}\n",
+			    loads[i]);
+		free(test_write_file(dir, "load.json", text.buf));
+		RUN(&out, "merge", "load.json", "--out", "merged.json");
+		assert_refused(&out, "finite");
+		test_output_release(&out);
+	}
+	strbuf_release(&text);
 }
