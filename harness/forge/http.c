@@ -10,7 +10,9 @@
 #include "harness/util/error.h"
 #include "harness/util/utf8.h"
 
+#include <arpa/inet.h>
 #include <cjson/cJSON.h>
+#include <netinet/in.h>
 #include <ctype.h>
 #include <curl/curl.h>
 #include <errno.h>
@@ -439,11 +441,66 @@ static int http_send(struct http_client *c, const char *method, const char *url,
 	return BG_OK;
 }
 
+/* Whether the host of an http:// authority (what follows "http://") is
+ * this machine: localhost, 127.0.0.0/8 in dotted quads, or [::1], with or
+ * without a port. Anything else, the shorthands 127.1 and 0x7f000001
+ * included, is not: when in doubt, refuse. */
+bool http_authority_is_loopback(const char *authority)
+{
+	const char *end = authority + strcspn(authority, "/?#");
+	const char *host = authority, *host_end, *rest;
+	bool bracketed = *authority == '[';
+	char name[64];
+	struct in_addr v4;
+	struct in6_addr v6;
+
+	if (bracketed) {
+		host++;
+		if (!(host_end = memchr(host, ']', (size_t)(end - host))))
+			return false;
+		rest = host_end + 1;
+	} else {
+		host_end = memchr(host, ':', (size_t)(end - host));
+		if (!host_end)
+			host_end = end;
+		rest = host_end;
+	}
+	/* Only a port may follow the host. */
+	if ((rest != end && *rest != ':') ||
+	    (size_t)(host_end - host) >= sizeof(name))
+		return false;
+	memcpy(name, host, (size_t)(host_end - host));
+	name[host_end - host] = '\0';
+	if (bracketed)
+		return inet_pton(AF_INET6, name, &v6) == 1 &&
+		       IN6_IS_ADDR_LOOPBACK(&v6);
+	return !strcasecmp(name, "localhost") ||
+	       (inet_pton(AF_INET, name, &v4) == 1 &&
+		ntohl(v4.s_addr) >> 24 == 127);
+}
+
+bool http_url_may_carry_secret(const char *url)
+{
+	if (!strncasecmp(url, "https://", 8))
+		return true;
+	return !strncasecmp(url, "http://", 7) &&
+	       http_authority_is_loopback(url + 7);
+}
+
 int http_call(struct http_client *c, const char *method, const char *url,
 	      const char *body, unsigned flags, struct http_response *res)
 {
 	struct strbuf what = STRBUF_INIT;
 	int error;
+
+	/* the last line of defence: each caller checks its URL where the
+	 * user gave it, for a message that names the option */
+	if (c->secret && !http_url_may_carry_secret(url))
+		return bg_input_error("%s: '%s' is plain http://, which would "
+				      "send the credentials in clear text; use "
+				      "https:// (plain http:// only to "
+				      "loopback: 127.0.0.0/8, ::1, localhost)",
+				      c->service, url);
 
 	for (int attempt = 1;; attempt++) {
 		bool limited, transient;

@@ -82,6 +82,20 @@ enum http_call_flags {
 int http_call(struct http_client *c, const char *method, const char *url,
 	      const char *body, unsigned flags, struct http_response *res);
 
+/*
+ * The one rule for credentials over HTTP, in every client (the forges',
+ * MLflow's): a URL may carry a token or password when it is https://, or
+ * plain http:// to this machine (localhost, 127.0.0.0/8, [::1], with or
+ * without a port; when in doubt, not). http_call() of a client with a
+ * secret refuses any other URL; callers check a URL where the user gives
+ * it, to name the option in the message.
+ */
+bool http_url_may_carry_secret(const char *url);
+
+/* Whether the host of an http:// authority (what follows "http://") is
+ * this machine. */
+bool http_authority_is_loopback(const char *authority);
+
 /* Whether status is 2xx. */
 bool http_is_success(long status);
 

@@ -74,6 +74,17 @@ int mlflow_open(struct mlflow **out, const char *uri)
 		strbuf_setlen(&c->api, c->api.len - 1);
 	strbuf_addstr(&c->api, "/api/2.0/");
 	add_credentials(c, &auth);
+	if (c->secret.len && !http_url_may_carry_secret(uri)) {
+		error = bg_input_error(
+			"--mlflow: '%s' is plain http://, which would send "
+			"the MLflow credentials in clear text; use https:// "
+			"(plain http:// only to loopback: 127.0.0.0/8, ::1, "
+			"localhost)",
+			uri);
+		strbuf_release(&auth);
+		mlflow_close(c);
+		return error;
+	}
 	if (auth.len)
 		headers[0] = auth.buf;
 	error = http_client_new(&c->http, &(struct http_client_options){

@@ -6,12 +6,11 @@
  */
 #include "harness/forge/target.h"
 
+#include "harness/forge/http.h"
 #include "harness/forge/provider.h"
 #include "harness/util/error.h"
 
-#include <arpa/inet.h>
 #include <cjson/cJSON.h>
-#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -157,44 +156,6 @@ static int resolve_token(struct target *t, bool token_optional)
 	return BG_OK;
 }
 
-/* Whether the host of an http:// authority (what follows "http://") is
- * this machine: localhost, 127.0.0.0/8 in dotted quads, or [::1], with or
- * without a port. Anything else, the shorthands 127.1 and 0x7f000001
- * included, is not: when in doubt, refuse. */
-static bool authority_is_loopback(const char *authority)
-{
-	const char *end = authority + strcspn(authority, "/?#");
-	const char *host = authority, *host_end, *rest;
-	bool bracketed = *authority == '[';
-	char name[64];
-	struct in_addr v4;
-	struct in6_addr v6;
-
-	if (bracketed) {
-		host++;
-		if (!(host_end = memchr(host, ']', (size_t)(end - host))))
-			return false;
-		rest = host_end + 1;
-	} else {
-		host_end = memchr(host, ':', (size_t)(end - host));
-		if (!host_end)
-			host_end = end;
-		rest = host_end;
-	}
-	/* Only a port may follow the host. */
-	if ((rest != end && *rest != ':') ||
-	    (size_t)(host_end - host) >= sizeof(name))
-		return false;
-	memcpy(name, host, (size_t)(host_end - host));
-	name[host_end - host] = '\0';
-	if (bracketed)
-		return inet_pton(AF_INET6, name, &v6) == 1 &&
-		       IN6_IS_ADDR_LOOPBACK(&v6);
-	return !strcasecmp(name, "localhost") ||
-	       (inet_pton(AF_INET, name, &v4) == 1 &&
-		ntohl(v4.s_addr) >> 24 == 127);
-}
-
 static int resolve_api(struct target *t, const char *option)
 {
 	const struct ci *ci = &cis[t->forge];
@@ -227,7 +188,7 @@ static int resolve_api(struct target *t, const char *option)
 					      source, api);
 	/* Anyone on the path would read the token; only a server on this
 	 * machine, such as a test's fake, may be spoken to in the clear. */
-	if (authority == api + 7 && !authority_is_loopback(authority))
+	if (!http_url_may_carry_secret(api))
 		return bg_input_error("%s: '%s' is plain http://, which would "
 				      "send %s in clear text; use https:// "
 				      "(plain http:// only to loopback: "

@@ -285,3 +285,34 @@ Test(export_mlflow, a_refused_token_is_exit_2_and_never_printed)
 	server_release(&s);
 	free(result);
 }
+
+/* One rule for credentials over HTTP in every client (http.h): a token
+ * or password goes in clear text only to loopback, as `comment` holds
+ * the forge's token. 192.0.2.1 is TEST-NET-1 (RFC 5737): nothing
+ * answers there, so an attempt would show as a timeout, not a refusal. */
+Test(export_mlflow, credentials_never_go_over_plain_http_to_another_host,
+     .timeout = 60)
+{
+	char *result = measure("alone", "10");
+	const char *const envs[][2] = {
+		{ "MLFLOW_TRACKING_TOKEN=" TOKEN, NULL },
+		{ "MLFLOW_TRACKING_USERNAME=u", "MLFLOW_TRACKING_PASSWORD="
+						 TOKEN },
+	};
+	struct test_output out;
+
+	for (size_t i = 0; i < 2; i++) {
+		const char *env[] = { envs[i][0], envs[i][1], NULL };
+
+		test_benchgate(&out, test_dir, env,
+			       (const char *[]){ "export", "--mlflow",
+						 "http://192.0.2.1:5000",
+						 result, NULL });
+		cr_expect_eq(out.exit_code, 2, "%s", out.err.buf);
+		cr_expect(strstr(out.err.buf, "plain http://"), "%s",
+			  out.err.buf);
+		cr_expect(!strstr(out.err.buf, TOKEN));
+		test_output_release(&out);
+	}
+	free(result);
+}
