@@ -129,3 +129,43 @@ Test(body, a_named_marker_is_the_markdown_reporters_marker)
 		strbuf_release(&report);
 	}
 }
+
+/* Every body sent passes one neutraliser: a benchmark's stderr quoted in
+ * the report ("@user @org/team"), an image (a beacon) or raw HTML in a
+ * commit subject notify, fetch and render nothing; benchgate's own tags
+ * and fenced code stay. */
+Test(body, a_prepared_body_has_its_mentions_images_and_html_made_inert)
+{
+	struct strbuf out = STRBUF_INIT;
+
+	body_prepare(&out,
+		     "| b | failed | stderr: @user @org/team<br>x |\n"
+		     "![beacon](https://evil.example/p.png) "
+		     "<img src=x> <details><summary>s</summary>\n"
+		     "```\n@kept ![kept](x) <kept>\n```\n"
+		     "mail me@example.org\n",
+		     MARKER, GITHUB_BODY_MAX);
+	cr_assert(strstr(out.buf, "@\u2060user @\u2060org/team<br>x"), "%s",
+		  out.buf);
+	cr_assert(strstr(out.buf, "!\\[beacon]"), "%s", out.buf);
+	cr_assert(strstr(out.buf, "&lt;img src=x> <details><summary>s"),
+		  "%s", out.buf);
+	cr_assert(strstr(out.buf, "```\n@kept ![kept](x) <kept>\n```\n"),
+		  "%s", out.buf);
+	cr_assert(strstr(out.buf, MARKER "\n"), "%s", out.buf);
+	strbuf_release(&out);
+}
+
+/* Output is fenced with a fence no backtick run inside can close. */
+Test(body, a_fence_is_longer_than_any_backtick_run_in_the_text)
+{
+	struct strbuf out = STRBUF_INIT;
+
+	body_fence(&out, "subject ```\n@all ![x](y)\n````` end\x1b[31m");
+	cr_assert_str_eq(out.buf, "``````text\nsubject ```\n@all ![x](y)\n"
+				  "````` end\uFFFD[31m\n``````\n");
+	strbuf_reset(&out);
+	body_fence(&out, "plain\n");
+	cr_assert_str_eq(out.buf, "```text\nplain\n```\n");
+	strbuf_release(&out);
+}

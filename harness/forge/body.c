@@ -101,6 +101,118 @@ bool body_is_ours(const char *body, const char *marker)
 	return !strncmp(body, marker, strlen(marker));
 }
 
+/* The longest run of c in text. */
+static size_t longest_run(const char *text, char c)
+{
+	size_t longest = 0, run = 0;
+
+	for (const char *p = text; *p; p++) {
+		run = *p == c ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	return longest;
+}
+
+void body_fence(struct strbuf *out, const char *text)
+{
+	size_t fence = longest_run(text, '`') + 1;
+	const char *p = text;
+	uint32_t cp;
+
+	if (fence < 3)
+		fence = 3;
+	for (size_t i = 0; i < fence; i++)
+		strbuf_addch(out, '`');
+	strbuf_addstr(out, "text\n");
+	for (size_t len; *p; p += len) {
+		len = utf8_decode(p, &cp);
+		if (cp == '\r' && p[1] == '\n')
+			continue;
+		if (cp != '\n' && cp != '\t' && utf8_is_control(cp))
+			cp = UTF8_REPLACEMENT;
+		utf8_encode(out, cp);
+	}
+	if (out->len && out->buf[out->len - 1] != '\n')
+		strbuf_addch(out, '\n');
+	for (size_t i = 0; i < fence; i++)
+		strbuf_addch(out, '`');
+	strbuf_addch(out, '\n');
+}
+
+/* The tags benchgate's own Markdown uses (the Markdown reporter); any
+ * other '<' that could open a tag is written as an entity. */
+static bool allowed_tag(const char *p)
+{
+	static const char *const tags[] = { "br>", "br/>", "br />",
+					    "details>", "/details>",
+					    "summary>", "/summary>",
+					    "sub>", "/sub>", "sup>", "/sup>",
+					    "!-- ", NULL };
+
+	for (size_t i = 0; tags[i]; i++)
+		if (!strncmp(p + 1, tags[i], strlen(tags[i])))
+			return true;
+	return false;
+}
+
+/* The length of the fence that opens a fenced code block at line (up to
+ * 3 spaces, then 3 or more backticks or tildes), 0 when none. */
+static size_t fence_at(const char *line, char *kind)
+{
+	size_t indent = strspn(line, " "), n;
+
+	if (indent > 3 || (line[indent] != '`' && line[indent] != '~'))
+		return 0;
+	*kind = line[indent];
+	n = strspn(line + indent, *kind == '`' ? "`" : "~");
+	return n >= 3 ? n : 0;
+}
+
+void body_neutralise(struct strbuf *out, const char *body)
+{
+	const char *line = body;
+	size_t open = 0; /* the fence of the code block we are in */
+	char kind = 0;
+
+	while (*line) {
+		size_t len = strcspn(line, "\n");
+		char this_kind = 0;
+		size_t fence = fence_at(line, &this_kind);
+
+		if (open) {
+			/* a code block renders nothing: copied as it is */
+			if (fence >= open && this_kind == kind)
+				open = 0;
+			strbuf_add(out, line, len);
+		} else if (fence) {
+			open = fence;
+			kind = this_kind;
+			strbuf_add(out, line, len);
+		} else {
+			for (size_t i = 0; i < len; i++) {
+				const char *p = line + i;
+
+				if (*p == '@' && (isalnum((unsigned char)p[1]) ||
+						  p[1] == '_' || p[1] == '-')) {
+					/* reads the same, notifies nobody */
+					strbuf_addstr(out, "@\u2060");
+				} else if (*p == '!' && p[1] == '[') {
+					/* no image: nothing fetched */
+					strbuf_addstr(out, "!\\");
+				} else if (*p == '<' && !allowed_tag(p)) {
+					strbuf_addstr(out, "&lt;");
+				} else {
+					strbuf_addch(out, *p);
+				}
+			}
+		}
+		line += len;
+		if (*line == '\n')
+			strbuf_addch(out, *line++);
+	}
+}
+
 bool body_prepare(struct strbuf *out, const char *body, const char *marker,
 		  size_t limit)
 {
@@ -114,7 +226,8 @@ bool body_prepare(struct strbuf *out, const char *body, const char *marker,
 		body += strspn(body, "\r");
 		body += *body == '\n';
 	}
-	strbuf_addf(out, "%s\n%s", marker, body);
+	strbuf_addf(out, "%s\n", marker);
+	body_neutralise(out, body);
 	if (body_length(out->buf + start) <= limit)
 		return false;
 

@@ -45,6 +45,26 @@ bool body_is_ours(const char *body, const char *marker);
 bool body_prepare(struct strbuf *out, const char *body, const char *marker,
 		  size_t limit);
 
+/*
+ * The one Markdown neutraliser for every text benchgate sends to a forge
+ * (a comment, an issue): what it holds renders as text and reaches no one.
+ */
+
+/* Appends text as a fenced code block, for output (an alert, a log): the
+ * fence is longer than any run of backticks in text (three at least), so
+ * nothing in it ends it, and nothing in a code block renders (no mention,
+ * image, link or HTML); control characters but newline and tab become
+ * U+FFFD. text must be valid UTF-8. */
+void body_fence(struct strbuf *out, const char *text);
+
+/* Appends body (Markdown) with, outside its fenced code blocks, every
+ * @mention given a word joiner (U+2060) after the '@' (it reads the same
+ * and notifies nobody), every image "![" made "!\[" (a beacon is not
+ * fetched) and every '<' that could open a tag other than the few
+ * benchgate's reports use (br, details, summary, sub, sup, an HTML
+ * comment) written "&lt;". body_prepare() applies it to every body. */
+void body_neutralise(struct strbuf *out, const char *body);
+
 /* Length of s in UTF-16 code units: what body_prepare() counts. */
 size_t body_length(const char *s);
 
