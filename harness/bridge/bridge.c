@@ -6,6 +6,8 @@
 #include "harness/util/error.h"
 #include "harness/util/name.h"
 
+#include <assert.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -197,120 +199,204 @@ void bridge_name(struct strbuf *out, const char *peer)
 		strbuf_addch(out, '_');
 }
 
-/* The case of the peer's benchmark in result, added when absent. */
-static struct result_case *case_for(struct result *result,
-				    const char *benchmark)
-{
-	struct strbuf name = STRBUF_INIT;
-	struct result_case *rcase;
+/* A peer's name as benchgate names it, with where it first appears. */
+struct mapped {
+	char *name;	     /* bridge_name() of it */
+	const char *peer;    /* the peer's own (the benchmark, or the
+			      * metric) */
+	const char *owner;   /* for a metric, its benchmark; else NULL */
+	size_t first;	     /* its first position in the document */
+	size_t case_index;   /* for a benchmark, its case; SIZE_MAX:
+			      * not added yet */
+};
 
-	bridge_name(&name, benchmark);
-	rcase = result_find_case(result, name.buf, "original", "cpu");
-	if (!rcase)
-		rcase = result_add_case(result, name.buf, "original", "cpu");
-	strbuf_release(&name);
-	return rcase;
+static int compare_mapped(const void *a, const void *b)
+{
+	const struct mapped *x = a, *y = b;
+	int c = strcmp(x->owner ? x->owner : "", y->owner ? y->owner : "");
+
+	if (!c)
+		c = strcmp(x->name, y->name);
+	if (!c)
+		c = strcmp(x->peer, y->peer);
+	return c ? c : (x->first > y->first) - (x->first < y->first);
 }
 
-/* The peer's benchmark names of doc, each once. */
-static const char **distinct_benchmarks(const struct bridge_doc *doc,
-					size_t *nr)
+static int compare_peer(const void *a, const void *b)
 {
-	const char **names =
-		xcalloc(doc->nr + doc->failures_nr + 1, sizeof(*names));
+	const struct mapped *x = a, *y = b;
 
-	*nr = 0;
-	for (size_t i = 0; i < doc->nr + doc->failures_nr; i++) {
-		const char *name = i < doc->nr
-					   ? doc->series[i].benchmark
-					   : doc->failures[i - doc->nr].benchmark;
-		size_t j = 0;
+	return strcmp(x->peer, y->peer);
+}
 
-		while (j < *nr && strcmp(names[j], name))
-			j++;
-		if (j == *nr)
-			names[(*nr)++] = name;
+/* Sorts the nr names, drops the repeats of a peer name (keeping its
+ * first position) and returns how many stay. */
+static size_t sort_unique(struct mapped *names, size_t nr)
+{
+	size_t kept = 0;
+
+	qsort(names, nr, sizeof(*names), compare_mapped);
+	for (size_t i = 0; i < nr; i++) {
+		if (kept && !strcmp(names[kept - 1].peer, names[i].peer) &&
+		    !strcmp(names[kept - 1].name, names[i].name) &&
+		    !strcmp(names[kept - 1].owner ? names[kept - 1].owner : "",
+			    names[i].owner ? names[i].owner : "")) {
+			free(names[i].name);
+			continue;
+		}
+		names[kept++] = names[i];
 	}
-	return names;
+	return kept;
 }
 
-/* BG_EINPUT when two of names map to one case name, or one of them is
- * a case of result already. */
-static int check_unique(const char **names, size_t nr,
-			const struct result *result, const char *path)
+/* The first pair (in the document's order) of distinct peer names that
+ * map to one name under the same owner; false when none. Sorted. */
+static bool find_collision(const struct mapped *names, size_t nr,
+			   const struct mapped **a, const struct mapped **b)
 {
-	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	*a = *b = NULL;
+	for (size_t i = 0; i + 1 < nr; i++) {
+		const struct mapped *x = &names[i], *y = &names[i + 1];
+
+		if (strcmp(x->name, y->name) ||
+		    strcmp(x->owner ? x->owner : "", y->owner ? y->owner : ""))
+			continue;
+		if (y->first < x->first) {
+			const struct mapped *t = x;
+
+			x = y;
+			y = t;
+		}
+		if (!*a || x->first < (*a)->first) {
+			*a = x;
+			*b = y;
+		}
+	}
+	return *a;
+}
+
+static void mapped_release(struct mapped *names, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		free(names[i].name);
+	free(names);
+}
+
+/* BG_EINPUT when two benchmarks map to one case name, or one of them is
+ * a case of result already; else the distinct benchmarks, sorted by
+ * their peer names, in *out (free with mapped_release()). */
+static int check_benchmarks(const struct bridge_doc *doc,
+			    const struct result *result, const char *path,
+			    struct mapped **out, size_t *out_nr)
+{
+	size_t total = doc->nr + doc->failures_nr, nr;
+	struct mapped *names = xcalloc(total + 1, sizeof(*names));
+	const struct mapped *a, *b;
+	struct strbuf name = STRBUF_INIT;
 	int error = BG_OK;
 
-	for (size_t i = 0; i < nr && !error; i++) {
-		strbuf_reset(&a);
-		bridge_name(&a, names[i]);
-		if (result_find_case(result, a.buf, "original", "cpu")) {
-			error = bg_input_error("%s: benchmark '%s' (as '%s') "
-					       "is imported already from "
-					       "another file",
-					       path, names[i], a.buf);
-		}
-		for (size_t j = i + 1; j < nr && !error; j++) {
-			strbuf_reset(&b);
-			bridge_name(&b, names[j]);
-			if (!strcmp(a.buf, b.buf))
-				error = bg_input_error(
-					"%s: benchmarks '%s' and '%s' both "
-					"become '%s' in benchgate's names",
-					path, names[i], names[j], a.buf);
-		}
+	for (size_t i = 0; i < total; i++) {
+		const char *peer = i < doc->nr
+					   ? doc->series[i].benchmark
+					   : doc->failures[i - doc->nr].benchmark;
+
+		strbuf_reset(&name);
+		bridge_name(&name, peer);
+		names[i] = (struct mapped){ .name = xstrdup(name.buf),
+					    .peer = peer,
+					    .first = i,
+					    .case_index = SIZE_MAX };
 	}
-	strbuf_release(&a);
-	strbuf_release(&b);
-	return error;
+	nr = sort_unique(names, total);
+	/* the first in the document's order that the result has already */
+	a = NULL;
+	for (size_t i = 0; i < nr; i++)
+		if ((!a || names[i].first < a->first) &&
+		    result_find_case(result, names[i].name, "original", "cpu"))
+			a = &names[i];
+	if (a)
+		error = bg_input_error("%s: benchmark '%s' (as '%s') is "
+				       "imported already from another file",
+				       path, a->peer, a->name);
+	if (!error && find_collision(names, nr, &a, &b))
+		error = bg_input_error("%s: benchmarks '%s' and '%s' both "
+				       "become '%s' in benchgate's names",
+				       path, a->peer, b->peer, a->name);
+	strbuf_release(&name);
+	if (error) {
+		mapped_release(names, nr);
+		return error;
+	}
+	qsort(names, nr, sizeof(*names), compare_peer);
+	*out = names;
+	*out_nr = nr;
+	return BG_OK;
 }
 
 /* BG_EINPUT when two metrics of one benchmark map to one name (counters
  * "a b" and "a/b"). */
 static int check_metrics_unique(const struct bridge_doc *doc, const char *path)
 {
-	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	struct mapped *names = xcalloc(doc->nr + 1, sizeof(*names));
+	struct strbuf name = STRBUF_INIT;
+	const struct mapped *a, *b;
+	size_t nr;
 	int error = BG_OK;
 
-	for (size_t i = 0; i < doc->nr && !error; i++) {
-		strbuf_reset(&a);
-		bridge_name(&a, doc->series[i].metric);
-		for (size_t j = i + 1; j < doc->nr && !error; j++) {
-			if (strcmp(doc->series[i].benchmark,
-				   doc->series[j].benchmark))
-				continue;
-			strbuf_reset(&b);
-			bridge_name(&b, doc->series[j].metric);
-			if (!strcmp(a.buf, b.buf))
-				error = bg_input_error(
-					"%s: metrics '%s' and '%s' of benchmark "
-					"'%s' both become '%s' in benchgate's "
-					"names",
-					path, doc->series[i].metric,
-					doc->series[j].metric,
-					doc->series[i].benchmark, a.buf);
-		}
+	for (size_t i = 0; i < doc->nr; i++) {
+		strbuf_reset(&name);
+		bridge_name(&name, doc->series[i].metric);
+		names[i] = (struct mapped){ .name = xstrdup(name.buf),
+					    .peer = doc->series[i].metric,
+					    .owner = doc->series[i].benchmark,
+					    .first = i };
 	}
-	strbuf_release(&a);
-	strbuf_release(&b);
+	nr = sort_unique(names, doc->nr);
+	if (find_collision(names, nr, &a, &b))
+		error = bg_input_error("%s: metrics '%s' and '%s' of benchmark "
+				       "'%s' both become '%s' in benchgate's "
+				       "names",
+				       path, a->peer, b->peer, a->owner,
+				       a->name);
+	mapped_release(names, nr);
+	strbuf_release(&name);
 	return error;
+}
+
+/* The case of the peer's benchmark in result, added when absent. */
+static struct result_case *case_for(struct result *result,
+				    struct mapped *benchmarks, size_t nr,
+				    const char *benchmark)
+{
+	struct mapped key = { .peer = benchmark };
+	struct mapped *m = bsearch(&key, benchmarks, nr, sizeof(*benchmarks),
+				   compare_peer);
+
+	assert(m);
+	if (m->case_index == SIZE_MAX) {
+		result_add_case(result, m->name, "original", "cpu");
+		m->case_index = result->cases_nr - 1;
+	}
+	return &result->cases[m->case_index];
 }
 
 int bridge_add_to_result(const struct bridge_doc *doc, struct result *result,
 			 const char *path)
 {
 	struct strbuf name = STRBUF_INIT;
-	size_t nr;
-	const char **names = distinct_benchmarks(doc, &nr);
-	int error = check_unique(names, nr, result, path);
+	struct mapped *benchmarks = NULL;
+	size_t nr = 0;
+	int error;
 
-	free(names);
-	if (error < 0 || (error = check_metrics_unique(doc, path)) < 0)
+	/* sorted, not pairwise: 10,000 entries took a minute */
+	if ((error = check_benchmarks(doc, result, path, &benchmarks, &nr)) <
+		    0 ||
+	    (error = check_metrics_unique(doc, path)) < 0)
 		return error;
 	for (size_t i = 0; i < doc->nr; i++) {
 		const struct bridge_series *s = &doc->series[i];
-		struct result_case *rcase = case_for(result, s->benchmark);
+		struct result_case *rcase =
+			case_for(result, benchmarks, nr, s->benchmark);
 		struct metric_samples *metric;
 
 		strbuf_reset(&name);
@@ -328,8 +414,10 @@ int bridge_add_to_result(const struct bridge_doc *doc, struct result *result,
 			rcase->runs = s->nr;
 	}
 	for (size_t i = 0; i < doc->failures_nr; i++)
-		result_case_fail(case_for(result, doc->failures[i].benchmark),
+		result_case_fail(case_for(result, benchmarks, nr,
+					  doc->failures[i].benchmark),
 				 CASE_FAILED, doc->failures[i].reason);
+	mapped_release(benchmarks, nr);
 	strbuf_release(&name);
 	return BG_OK;
 }

@@ -47,6 +47,10 @@ struct bridge_doc {
 	struct bridge_failure *failures;
 	size_t failures_nr, failures_alloc;
 	struct strbuf notes; /* lines worth telling the user; may be empty */
+	/* bridge_series_get()'s index: open addressing, slots hold a
+	 * series' position + 1, 0 is empty; at most half full */
+	size_t *slots;
+	size_t slots_nr;
 };
 
 /* Frees what doc holds and leaves it empty, to be read into again. */
