@@ -15,24 +15,43 @@ const struct cli_command *const cli_commands[] = {
 	&cli_cmd_run,	   &cli_cmd_compare, &cli_cmd_check,   &cli_cmd_report,
 	&cli_cmd_baseline, &cli_cmd_comment, &cli_cmd_sync,    &cli_cmd_merge,
 	&cli_cmd_validate, &cli_cmd_devices, &cli_cmd_history, &cli_cmd_bisect,
-	&cli_cmd_import,   &cli_cmd_export,  &cli_cmd_publish, NULL,
+	&cli_cmd_import,   &cli_cmd_export,  &cli_cmd_publish,
+	&cli_cmd_generate_docs, NULL,
+};
+
+const char cli_about[] = "CI regression benchmarking: run suites, store results "
+			"by commit and machine,\ncompare against a baseline, "
+			"and fail the build on a real regression.";
+
+const char *const cli_exit_statuses[] = {
+	"0 pass",
+	"1 regression",
+	"2 usage or input error (nothing run)",
+	"3 a benchmark case failed",
+	"4 measured but the result not stored (kept in the file named) or an "
+	"output not written",
+	NULL,
 };
 
 static void print_usage(FILE *to)
 {
-	fprintf(to, "usage: benchgate COMMAND [options]\n\n"
-		    "CI regression benchmarking: run suites, store results "
-		    "by commit and machine,\ncompare against a baseline, and "
-		    "fail the build on a real regression.\n\ncommands:\n");
+	fprintf(to, "usage: benchgate COMMAND [options]\n\n%s\n\ncommands:\n",
+		cli_about);
 	for (size_t i = 0; cli_commands[i]; i++)
 		if (!cli_commands[i]->hidden)
 			fprintf(to, "  %-10s %s\n", cli_commands[i]->name,
 				cli_commands[i]->summary);
 	fprintf(to, "\n'benchgate COMMAND --help' shows a command's options.\n"
-		    "exit status: 0 pass, 1 regression, 2 usage or input "
-		    "error (nothing run), 3 a benchmark case failed,\n"
-		    "4 measured but the result not stored (kept in the file "
-		    "named) or an output not written\n");
+		    "exit status:");
+	for (size_t i = 0, column = 12; cli_exit_statuses[i]; i++) {
+		size_t len = strlen(cli_exit_statuses[i]) + 2;
+		bool wrap = column + len > 79;
+
+		fprintf(to, "%s%s%s", i ? "," : "", wrap ? "\n" : " ",
+			cli_exit_statuses[i]);
+		column = wrap ? len - 1 : column + len;
+	}
+	fprintf(to, "\n");
 }
 
 /* The one place where outcomes become exit statuses. */

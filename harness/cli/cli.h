@@ -28,6 +28,11 @@ enum cli_exit {
 /* The commands, in `benchgate --help`'s order, ending with NULL. */
 extern const struct cli_command *const cli_commands[];
 
+/* What benchgate is, and its exit statuses ("0 pass", ...): `benchgate
+ * --help` and the manual (manual.h) say them alike. */
+extern const char cli_about[];
+extern const char *const cli_exit_statuses[];
+
 /* Runs the whole program; returns the exit status. */
 int cli_main(int argc, char **argv);
 
@@ -44,6 +49,7 @@ int cli_main(int argc, char **argv);
 extern const struct cli_command cli_cmd_run, cli_cmd_compare, cli_cmd_check,
 	cli_cmd_report, cli_cmd_baseline, cli_cmd_comment, cli_cmd_sync,
 	cli_cmd_merge, cli_cmd_validate, cli_cmd_devices, cli_cmd_history,
-	cli_cmd_bisect, cli_cmd_import, cli_cmd_export, cli_cmd_publish;
+	cli_cmd_bisect, cli_cmd_import, cli_cmd_export, cli_cmd_publish,
+	cli_cmd_generate_docs;
 
 #endif

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "harness/cli/cli.h"
+
+#include "harness/cli/manual.h"
+#include "harness/util/error.h"
+#include "harness/util/fileio.h"
+#include "harness/util/terminal.h"
+
+#include <stdio.h>
+
+static struct {
+	struct cli_common common;
+} args;
+
+static const struct cli_opt options[] = {
+	CLI_COMMON_OPTS(args.common),
+};
+
+static int write_page(const char *root, const char *dir, const char *name,
+		      const struct strbuf *text)
+{
+	struct strbuf path = STRBUF_INIT;
+	int error;
+
+	strbuf_addf(&path, "%s/%s", root, dir);
+	if (mkdir_p(path.buf) < 0) {
+		error = bg_error("cannot create '%s'", path.buf);
+		goto done;
+	}
+	strbuf_addf(&path, "/%s", name);
+	if ((error = write_file_atomic(path.buf, text->buf, text->len)) == 0 &&
+	    !args.common.quiet)
+		terminal_print_line(stdout, "wrote %s", path.buf);
+done:
+	strbuf_release(&path);
+	return error;
+}
+
+static int run(int argc, char **argv)
+{
+	struct strbuf text = STRBUF_INIT, name = STRBUF_INIT;
+	const char *root;
+	int error;
+
+	CLI_PARSE_OR_RETURN(&cli_cmd_generate_docs, &args.common, argc, argv);
+	root = args.common.args[0];
+	manual_roff_index(&text, cli_commands);
+	error = write_page(root, "man", "benchgate.1", &text);
+	for (size_t i = 0; !error && cli_commands[i]; i++) {
+		const struct cli_command *cmd = cli_commands[i];
+
+		if (cmd->hidden)
+			continue;
+		strbuf_reset(&text);
+		strbuf_reset(&name);
+		manual_roff_command(&text, cmd);
+		strbuf_addf(&name, "benchgate-%s.1", cmd->name);
+		if ((error = write_page(root, "man", name.buf, &text)) < 0)
+			break;
+		strbuf_reset(&text);
+		strbuf_reset(&name);
+		manual_markdown_command(&text, cmd);
+		strbuf_addf(&name, "%s.md", cmd->name);
+		error = write_page(root, "docs/reference/commands", name.buf,
+				   &text);
+	}
+	strbuf_release(&text);
+	strbuf_release(&name);
+	return error < 0 ? error : OUTCOME_PASS;
+}
+
+const struct cli_command cli_cmd_generate_docs = {
+	.name = "generate-docs",
+	.usage = "DIR",
+	.summary = "write the man pages and command reference pages",
+	.help = "Writes DIR/man/benchgate.1, DIR/man/benchgate-COMMAND.1 and\n"
+		"DIR/docs/reference/commands/COMMAND.md from the commands' "
+		"option tables,\nthe ones --help prints. Run it from the "
+		"source tree as `benchgate generate-docs .`\nafter changing an "
+		"option; a test fails while the committed pages differ.",
+	.options = options,
+	.min_args = 1,
+	.max_args = 1,
+	.run = run,
+	.hidden = true,
+};

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#ifndef BENCHGATE_CLI_MANUAL_H
+#define BENCHGATE_CLI_MANUAL_H
+
+#include "harness/cli/opt.h"
+#include "harness/util/strbuf.h"
+
+/*
+ * The manual, written from the commands' tables (opt.h), so that it says
+ * what --help says: man pages in roff (man/benchgate.1,
+ * man/benchgate-COMMAND.1) and the reference pages in Markdown
+ * (docs/reference/commands/COMMAND.md). `benchgate generate-docs DIR`
+ * writes them; a test fails when the committed ones differ. The same
+ * tables always give the same bytes: no date, the version only.
+ */
+
+/* benchgate.1: what it is, the commands, the common options, the exit
+ * statuses. cmds ends with NULL; hidden ones are left out. */
+void manual_roff_index(struct strbuf *out,
+		       const struct cli_command *const *cmds);
+
+/* benchgate-COMMAND.1. */
+void manual_roff_command(struct strbuf *out, const struct cli_command *cmd);
+
+/* docs/reference/commands/COMMAND.md. */
+void manual_markdown_command(struct strbuf *out,
+			     const struct cli_command *cmd);
+
+#endif
