@@ -14,14 +14,24 @@ written there when the `with` block ends without an exception, as lines
 reads as that run's samples of the metric. Outside benchgate (no such
 variable) nothing is written, so the same script runs by hand unchanged;
 `m.values` holds what was recorded either way.
+
+A PyTorch model's architecture goes with its metrics:
+
+    with benchgate.metrics() as m:
+        benchgate.model_summary(net, example_batch, m)
+
+records each layer's name, type, output shape and parameters (the case's
+"model" in the result, shown per variant in the HTML report) and the metrics
+params, trainable_params and nonzero_params.
 """
 
+import json
 import math
 import numbers
 import os
 import tempfile
 
-__all__ = ["metrics", "Metrics", "active", "warmup"]
+__all__ = ["metrics", "Metrics", "active", "warmup", "model_summary"]
 
 
 def active():
@@ -58,6 +68,7 @@ class Metrics:
         self.path = path  # None outside benchgate
         self.values = {}  # name -> list of float, in recording order
         self.units = {}   # name -> unit, for names recorded with one
+        self.model = None  # model_summary()'s, when recorded
 
     def record(self, name, values, unit=None):
         """Adds one value, or an iterable of values (samples), to `name`.
@@ -81,6 +92,10 @@ class Metrics:
         for name, values in self.values.items():
             suffix = " " + self.units[name] if name in self.units else ""
             lines.extend("%s %r%s" % (name, value, suffix) for value in values)
+        if self.model is not None:
+            # one line: JSON escapes every newline inside its strings
+            lines.append("@model " + json.dumps(self.model,
+                                                separators=(",", ":")))
         return "".join(line + "\n" for line in lines)
 
     def write(self):
@@ -113,3 +128,90 @@ def metrics(path=None):
     """A Metrics for this run: path defaults to $BENCHGATE_METRICS_FILE."""
     return Metrics(path if path is not None
                    else os.environ.get("BENCHGATE_METRICS_FILE") or None)
+
+
+def _shape(output):
+    """"[64, 10]" for a tensor, "[64, 10], [64]" for a tuple of them."""
+    if hasattr(output, "shape"):
+        return "[" + ", ".join(str(int(d)) for d in output.shape) + "]"
+    if isinstance(output, (tuple, list)):
+        return ", ".join(s for s in (_shape(o) for o in output) if s)
+    return ""
+
+
+def _text(name):
+    """A name as benchgate stores it: printable, one line."""
+    return "".join(c if c.isprintable() else "?" for c in str(name))
+
+
+def _own_tensors(module):
+    """(tensors, trainable count) a module holds itself: its parameters, or
+    a quantized module's packed weight and bias, counted as stored."""
+    own = list(module.parameters(recurse=False))
+    if own or not callable(getattr(module, "weight", None)):
+        return own, sum(int(p.numel()) for p in own if p.requires_grad)
+    weight = module.weight()
+    bias = module.bias() if callable(getattr(module, "bias", None)) else None
+    if getattr(weight, "is_quantized", False):
+        weight = weight.int_repr()
+    return [t for t in (weight, bias) if t is not None], 0
+
+
+def model_summary(model, example_input, metrics=None):
+    """The layers of a PyTorch module, found by running example_input
+    through it once (without gradients) with a forward hook on each leaf
+    module: a dict {"params", "trainable", "nonzero", "layers": [{"name",
+    "type", "output_shape", "params", "trainable"}]}.
+
+    With a Metrics, also records it there, with the metrics params,
+    trainable_params and nonzero_params. A quantized module's packed
+    weights count as stored. Needs torch, imported here so that the helper
+    stays importable without it.
+    """
+    import torch
+
+    layers, hooks = [], []
+
+    def hook_for(name, module):
+        def hook(_module, _inputs, output):
+            own, trainable = _own_tensors(module)
+            layers.append({
+                "name": _text(name),
+                "type": _text(type(module).__name__),
+                "output_shape": _shape(output),
+                "params": sum(int(t.numel()) for t in own),
+                "trainable": trainable,
+            })
+        return hook
+
+    # a layer is a leaf module, or one whose weights are packed in a child
+    # (a quantized Linear): its children are part of it
+    inside = ()
+    for name, module in model.named_modules():
+        if not name or name.startswith(inside):
+            continue
+        if not list(module.children()) or callable(getattr(module, "weight",
+                                                           None)):
+            hooks.append(module.register_forward_hook(hook_for(name, module)))
+            inside = tuple(list(inside) + [name + "."])
+    try:
+        with torch.no_grad():
+            if isinstance(example_input, (tuple, list)):
+                model(*example_input)
+            else:
+                model(example_input)
+    finally:
+        for handle in hooks:
+            handle.remove()
+    summary = {"params": 0, "trainable": 0, "nonzero": 0, "layers": layers}
+    for module in model.modules():
+        own, trainable = _own_tensors(module)
+        summary["params"] += sum(int(t.numel()) for t in own)
+        summary["trainable"] += trainable
+        summary["nonzero"] += sum(int(torch.count_nonzero(t)) for t in own)
+    if metrics is not None:
+        metrics.model = summary
+        metrics.record("params", summary["params"])
+        metrics.record("trainable_params", summary["trainable"])
+        metrics.record("nonzero_params", summary["nonzero"])
+    return summary

@@ -22,6 +22,7 @@
 #include "reporters/svg_inline.h"
 
 #include <assert.h>
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 #include <strings.h>
@@ -49,6 +50,8 @@ static const char html_style[] =
 	"padding:.8rem 1rem;border:3px solid;border-radius:6px;"
 	"font-size:1.1rem}\n"
 	".banner strong{font-size:1.5rem;letter-spacing:.04em}\n"
+	".models{display:flex;flex-wrap:wrap;gap:1rem;align-items:flex-start}\n"
+	".models caption{text-align:left;font-weight:600;padding:.2rem 0}\n"
 	".banner .icon{font-size:1.6rem;line-height:1}\n"
 	".overall-pass{background:#e7f4ea;border-color:#1e7b34;color:#0c4a1c}\n"
 	".overall-regression{background:#fdeceb;border-color:#b3261e;"
@@ -1018,6 +1021,78 @@ static void add_profiles(struct strbuf *out, const struct report_model *model)
 	table_end(out);
 }
 
+/* The most layers shown of one model; the result keeps them all. */
+#define MODEL_ROWS_MAX 200
+
+static void add_model_table(struct strbuf *out,
+			    const struct result_case *rcase)
+{
+	const struct model_summary *summary = rcase->model;
+	size_t shown = summary->layers_nr < MODEL_ROWS_MAX ? summary->layers_nr
+							    : MODEL_ROWS_MAX;
+
+	strbuf_addstr(out, "<table class=\"model\"><caption>");
+	escape_html(out, rcase->variant);
+	strbuf_addstr(out, " · ");
+	escape_html(out, rcase->device);
+	strbuf_addf(out,
+		    ": %" PRIu64 " parameters, %" PRIu64 " trainable, %" PRIu64
+		    " non-zero</caption>\n<thead><tr><th>Layer</th>"
+		    "<th>Type</th><th>Output shape</th><th>Parameters</th>"
+		    "</tr></thead><tbody>\n",
+		    summary->params, summary->trainable, summary->nonzero);
+	for (size_t i = 0; i < shown; i++) {
+		const struct model_layer *layer = &summary->layers[i];
+
+		strbuf_addstr(out, "<tr><td>");
+		escape_html(out, layer->name);
+		strbuf_addstr(out, "</td><td>");
+		escape_html(out, layer->type);
+		strbuf_addstr(out, "</td><td>");
+		escape_html(out, layer->output_shape);
+		strbuf_addf(out, "</td><td class=\"num\">%" PRIu64 "</td></tr>\n",
+			    layer->params);
+	}
+	if (shown < summary->layers_nr)
+		strbuf_addf(out,
+			    "<tr><td colspan=\"4\">and %zu more layers (in the "
+			    "result)</td></tr>\n",
+			    summary->layers_nr - shown);
+	strbuf_addstr(out, "</tbody></table>\n");
+}
+
+/* Each benchmark's models, its variants side by side. */
+static void add_models(struct strbuf *out, const struct report_model *model)
+{
+	const struct result *candidate = model->candidate;
+	bool any = false;
+
+	for (size_t i = 0; candidate && i < candidate->cases_nr; i++)
+		any |= candidate->cases[i].model != NULL;
+	if (!any)
+		return;
+	strbuf_addstr(out, "<h2>Models</h2>\n");
+	for (size_t i = 0; i < candidate->cases_nr; i++) {
+		const char *benchmark = candidate->cases[i].benchmark;
+		bool first = true;
+
+		/* each benchmark once, where its first case with a model is */
+		for (size_t j = 0; j < i && first; j++)
+			first = !candidate->cases[j].model ||
+				strcmp(candidate->cases[j].benchmark, benchmark);
+		if (!first || !candidate->cases[i].model)
+			continue;
+		strbuf_addstr(out, "<h3>");
+		escape_html(out, benchmark);
+		strbuf_addstr(out, "</h3>\n<div class=\"models\">\n");
+		for (size_t j = i; j < candidate->cases_nr; j++)
+			if (candidate->cases[j].model &&
+			    !strcmp(candidate->cases[j].benchmark, benchmark))
+				add_model_table(out, &candidate->cases[j]);
+		strbuf_addstr(out, "</div>\n");
+	}
+}
+
 static void add_machine(struct strbuf *out, const struct result *result)
 {
 	const struct machine_info *m;
@@ -1121,6 +1196,7 @@ void report_html(const struct report_model *model, struct strbuf *out)
 		    "Charts of the changes: samples and history");
 	add_charts_note(out, model);
 	add_profiles(out, model);
+	add_models(out, model);
 	add_all_results(out, model);
 	add_machine(out, model->candidate);
 	strbuf_addf(out,

@@ -119,6 +119,7 @@ static void result_case_release(struct result_case *rcase)
 	}
 	free(rcase->artifacts);
 	free(rcase->profile_note);
+	model_summary_free(rcase->model);
 }
 
 bool machine_load_quiet(const struct machine_load *load)
@@ -380,6 +381,9 @@ static cJSON *case_to_json(const struct result_case *rcase)
 	}
 	if (rcase->profile_note)
 		json_add_string(object, "profile_note", rcase->profile_note);
+	if (rcase->model)
+		cJSON_AddItemToObject(object, "model",
+				      model_summary_to_json(rcase->model));
 	return object;
 }
 
@@ -778,6 +782,14 @@ static void read_case(struct json_reader *rd, const cJSON *object,
 	read_metrics(rd, object, rcase);
 	read_artifacts(rd, object, rcase);
 	rcase->profile_note = get_string(rd, object, "profile_note", false, 0);
+	if (cJSON_GetObjectItemCaseSensitive(object, "model")) {
+		json_reader_push_key(rd, "model");
+		model_summary_read(rd,
+				   cJSON_GetObjectItemCaseSensitive(object,
+								    "model"),
+				   &rcase->model);
+		json_reader_pop(rd);
+	}
 done:
 	free(benchmark);
 	free(variant);

@@ -2,6 +2,7 @@
 #ifndef BENCHGATE_RESULT_H
 #define BENCHGATE_RESULT_H
 
+#include "harness/model/model_summary.h"
 #include "harness/util/strbuf.h"
 
 #include <stdbool.h>
@@ -80,6 +81,8 @@ struct result_case {
 	struct result_artifact *artifacts; /* in the order made */
 	size_t artifacts_nr, artifacts_alloc;
 	char *profile_note; /* why a profile is missing; NULL: none is */
+	/* the model's layers, as the benchmark reported them; NULL: none */
+	struct model_summary *model;
 	/* The gate's settings the suite resolved for the case's benchmark
 	 * ("threshold", the minimum practical effect as a fraction, and
 	 * "confidence"), recorded so that compare, check and the reports

@@ -89,6 +89,10 @@ struct metrics_file {
 	cJSON *json; /* the JSON form, or NULL for lines */
 	struct metric_line *lines;
 	size_t lines_nr, lines_alloc;
+	/* the "@model JSON" line's JSON (in text) and its number; NULL: none
+	 * (model_summary.h) */
+	const char *model_json;
+	int model_line;
 };
 
 /* JSON files of the `file` source, read once per run each. */
@@ -706,6 +710,58 @@ static int parse_json(struct collect_state *state, const struct strbuf *text,
 	return BG_ERROR;
 }
 
+/* Takes a line "@NAME REST": today only "@model JSON", the case's model
+ * summary, whose JSON is read after the metrics (take_model()). */
+static int parse_annotation(struct collect_state *state,
+			    struct metrics_file *metrics, char *line,
+			    const char *what, int line_nr)
+{
+	size_t len = strcspn(line, " \t");
+	struct strbuf quoted = STRBUF_INIT;
+	int error;
+
+	if (len == 6 && !strncmp(line, "@model", 6)) {
+		line += len;
+		while (isspace((unsigned char)*line))
+			line++;
+		metrics->model_json = line;
+		metrics->model_line = line_nr;
+		return BG_OK;
+	}
+	add_quoted(&quoted, line, len);
+	error = metric_error(state,
+			     "%s line %d: unknown annotation '%s'; expected "
+			     "'@model'",
+			     what, line_nr, quoted.buf);
+	strbuf_release(&quoted);
+	return error;
+}
+
+/* Reads the metrics file's "@model" line into the case: each run writes
+ * the same summary, and the last one read stays. */
+static int take_model(struct collect_state *state, struct result_case *rcase)
+{
+	const struct metrics_file *metrics = &state->metrics;
+	struct model_summary *summary = NULL;
+	struct strbuf where = STRBUF_INIT;
+	struct json_reader rd;
+	int error;
+
+	strbuf_addf(&where, "the metrics file '%s', @model line %d",
+		    state->run->metrics_path, metrics->model_line);
+	error = json_reader_parse(&rd, where.buf, metrics->model_json,
+				  strlen(metrics->model_json));
+	if (!error)
+		error = model_summary_read(&rd, rd.root, &summary);
+	if (!error) {
+		model_summary_free(rcase->model);
+		rcase->model = summary;
+	}
+	json_reader_release(&rd);
+	strbuf_release(&where);
+	return error;
+}
+
 /* Splits the "name value [unit]" lines of metrics (read from `what`) in
  * place. */
 static int parse_metric_lines(struct collect_state *state,
@@ -729,7 +785,13 @@ static int parse_metric_lines(struct collect_state *state,
 			*newline = '\0';
 		while (isspace((unsigned char)*p))
 			p++;
-		if (*p && *p != '#') {
+		if (*p == '@') {
+			int error = parse_annotation(state, metrics, p, what,
+						     line_nr);
+
+			if (error < 0)
+				return error;
+		} else if (*p && *p != '#') {
 			struct strbuf copy = STRBUF_INIT;
 			int error;
 
@@ -1331,6 +1393,8 @@ int collectors_collect(struct collectors *collectors, struct result_case *rcase,
 	for (m = 0; m < benchmark->metrics_nr; m++)
 		if (pending[m].collected)
 			commit(rcase, &benchmark->metrics[m], &pending[m]);
+	if (state.metrics.model_json)
+		error = take_model(&state, rcase);
 
 done:
 	for (m = 0; m < benchmark->metrics_nr; m++)

@@ -85,8 +85,12 @@ def main():
         preprocess_ms.append(preparing * 1e3)
         correct += right
 
-    params, nonzero = model.count_parameters(net)
     with benchgate.metrics() as m:
+        # the architecture, with params and nonzero_params (quantized
+        # weights as stored), run on one batch of the served input
+        rows, _ = preprocess(batches[0])
+        summary = benchgate.model_summary(
+            net, torch.tensor(rows).to(device, dtype), m)
         m.record("latency_ms", latency_ms, unit="ms")
         m.record("latency_p90_ms", percentile(latency_ms, 90), unit="ms")
         m.record("latency_p99_ms", percentile(latency_ms, 99), unit="ms")
@@ -95,8 +99,6 @@ def main():
                  / (sum(latency_ms) / 1e3), unit="samples/s")
         m.record("accuracy", correct / (len(records) * args.passes))
         m.record("model_size_bytes", os.path.getsize(path), unit="B")
-        m.record("params", params)
-        m.record("nonzero_params", nonzero)
         if device.type == "cuda":
             m.record("gpu_memory_bytes",
                      torch.cuda.max_memory_allocated(device), unit="B")
@@ -105,8 +107,8 @@ def main():
           "%d parameters (%d non-zero)"
           % (args.variant, device.type, statistics.median(latency_ms),
              percentile(latency_ms, 99), statistics.median(preprocess_ms),
-             correct / (len(records) * args.passes), params,
-             nonzero))
+             correct / (len(records) * args.passes), summary["params"],
+             summary["nonzero"]))
 
 
 if __name__ == "__main__":

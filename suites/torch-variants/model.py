@@ -40,18 +40,3 @@ def use_quantized_engine():
             torch.backends.quantized.engine = engine
             return engine
     raise RuntimeError("no quantized engine in %s" % engines)
-
-
-def count_parameters(net):
-    """(parameters, non-zero parameters); int8 weights count as stored."""
-    total = nonzero = 0
-    for module in net.modules():
-        if isinstance(module, torch.ao.nn.quantized.dynamic.Linear):
-            tensors = [module.weight().int_repr(), module.bias()]
-        else:
-            tensors = list(module.parameters(recurse=False))
-        for tensor in tensors:
-            if tensor is not None:
-                total += tensor.numel()
-                nonzero += int(torch.count_nonzero(tensor))
-    return total, nonzero

@@ -59,6 +59,92 @@ metric(const struct result_case *rcase, const char *name)
 	return m;
 }
 
+/* The layer of a case's model named `name`. */
+static const struct model_layer *layer(const struct result_case *rcase,
+				       const char *name)
+{
+	cr_assert_not_null(rcase->model, "%s/%s has no model summary",
+			   rcase->variant, rcase->device);
+	for (size_t i = 0; i < rcase->model->layers_nr; i++)
+		if (!strcmp(rcase->model->layers[i].name, name))
+			return &rcase->model->layers[i];
+	cr_assert_fail("%s/%s: no layer '%s'", rcase->variant, rcase->device,
+		       name);
+	return NULL;
+}
+
+/*
+ * benchgate.model_summary() through the metrics file into the result:
+ * suites/torch-variants/model.py's Classifier is Linear and ReLU layers
+ * in a Sequential ("layers.0" first); its student is smaller, so smaller
+ * layers; pruning leaves the shapes and zeroes weights.
+ */
+static void check_models(const struct result *result)
+{
+	const struct result_case *fp32 =
+		result_find_case(result, "serve-batch64", "fp32", "cpu");
+	const struct result_case *pruned =
+		result_find_case(result, "serve-batch64", "pruned", "cpu");
+	const struct result_case *distilled =
+		result_find_case(result, "serve-batch64", "distilled", "cpu");
+	const struct result_case *quantized =
+		result_find_case(result, "serve-batch64", "quantized", "cpu");
+	const struct model_layer *first = NULL;
+
+	cr_assert_not_null(fp32->model);
+	cr_assert_gt(fp32->model->layers_nr, 2);
+	first = &fp32->model->layers[0];
+	cr_assert_str_eq(first->type, "Linear");
+	/* batches of 64 records */
+	cr_assert_eq(strncmp(first->output_shape, "[64, ", 5), 0, "%s",
+		     first->output_shape);
+	cr_assert_eq(fp32->model->params, metric(fp32, "params")->samples[0]);
+	cr_assert_eq(fp32->model->trainable, fp32->model->params);
+	cr_assert_lt(pruned->model->nonzero, 0.3 * pruned->model->params);
+	cr_assert_eq(pruned->model->params, fp32->model->params);
+	cr_assert_lt(distilled->model->params, fp32->model->params);
+	cr_assert_str_eq(first->name, "layers.0");
+	cr_assert_lt(layer(distilled, "layers.0")->params, first->params);
+	/* int8 weights count as stored, and are not trainable */
+	cr_assert_eq(layer(quantized, "layers.0")->params, first->params);
+	cr_assert_eq(quantized->model->trainable, 0);
+}
+
+/* The HTML report shows each variant's table side by side; Chromium
+ * renders it without a request or a console error. */
+static void check_models_in_the_html_report(const char *result_path)
+{
+	struct strbuf report = STRBUF_INIT, page = STRBUF_INIT;
+	struct strbuf dom = STRBUF_INIT, problems = STRBUF_INIT;
+	struct test_output out;
+	const char *at;
+
+	strbuf_addf(&report, "%s/report", test_dir);
+	test_benchgate(&out, test_dir, NULL,
+		       (const char *const[]){ "report", result_path, "--out",
+					      report.buf, "--format", "html",
+					      NULL });
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	strbuf_addf(&page, "%s/report.html", report.buf);
+	test_browser_load(test_dir, page.buf, &dom, &problems);
+	cr_assert_eq(problems.len, 0, "%s", problems.buf);
+	at = strstr(dom.buf, "<h2>Models</h2>");
+	cr_assert_not_null(at, "no Models section");
+	at = strstr(at, "<div class=\"models\">");
+	cr_assert_not_null(at);
+	for (const char *const *v = (const char *const[]){
+		     "fp32 · cpu", "quantized · cpu", "pruned · cpu",
+		     "distilled · cpu", NULL };
+	     *v; v++)
+		cr_assert(strstr(at, *v), "no table of %s", *v);
+	cr_assert(strstr(at, "<td>Linear</td>"));
+	test_output_release(&out);
+	strbuf_release(&report);
+	strbuf_release(&page);
+	strbuf_release(&dom);
+	strbuf_release(&problems);
+}
+
 static const char *const every_metric[] = {
 	"latency", "latency_p90", "latency_p99", "preprocess",
 	"throughput", "accuracy", "model_size", "params",
@@ -145,6 +231,9 @@ Test(torch_suite, every_variant_runs_on_the_cpu_and_no_impossible_case_is_planne
 		metric(rcase, "gpu_memory");
 	else
 		cr_assert_eq(rcase->status, CASE_SKIPPED, "%s", rcase->reason);
+
+	check_models(result);
+	check_models_in_the_html_report(json.buf);
 
 	result_free(result);
 	test_output_release(&out);

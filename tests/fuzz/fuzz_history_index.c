@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target: the history index reader (harness/gate/history_index.h)
  * on any bytes, as its file. It must never crash, leak or ask for more

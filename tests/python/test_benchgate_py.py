@@ -118,6 +118,60 @@ class ReadByBenchgate(unittest.TestCase):
         self.assertEqual(metrics["accuracy"]["samples"], [0.9375] * 2)
         self.assertEqual(metrics["runs_seen"]["samples"], [1, 1])
 
+    def run_suite(self, bench):
+        work = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, work)
+        with open(os.path.join(work, "bench.py"), "w") as f:
+            f.write(bench)
+        with open(os.path.join(work, "suite.json"), "w") as f:
+            json.dump(SUITE, f)
+        out = os.path.join(work, "result.json")
+        run = subprocess.run(
+            [os.environ["BENCHGATE_BIN"], "run", "suite.json", "--store",
+             os.path.join(work, "store"), "--json", out, "--quiet"],
+            cwd=work, capture_output=True, text=True, timeout=120)
+        with open(out) as f:
+            (case,) = json.load(f)["cases"]
+        return run, case
+
+    def test_a_model_summary_reaches_the_result_as_written(self):
+        # what model_summary() records, without torch: the names are the
+        # model's own, so any text; JSON keeps it on the one @model line
+        run, case = self.run_suite(BENCH + MODEL)
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.assertEqual(case["status"], "ok")
+        self.assertEqual(case["model"], json.loads(MODEL_JSON))
+
+    def test_a_broken_model_line_fails_the_case_naming_it(self):
+        run, case = self.run_suite(BENCH + BROKEN_MODEL)
+        self.assertNotEqual(run.returncode, 0)
+        self.assertEqual(case["status"], "failed")
+        self.assertIn("@model line", case["reason"])
+        self.assertIn("layers[0]", case["reason"])
+        self.assertIn("params", case["reason"])
+
+
+MODEL_JSON = json.dumps({
+    "params": 46, "trainable": 36, "nonzero": 40,
+    "layers": [
+        {"name": "enc.<b>0</b> & 'next'", "type": "Linear",
+         "output_shape": "[3, 4]", "params": 36, "trainable": 36},
+        {"name": "héad", "type": "Linear", "output_shape": "[3, 2]",
+         "params": 10, "trainable": 0}]})
+
+MODEL = """
+import json
+m.model = json.loads(%r)
+m.write()
+""" % MODEL_JSON
+
+BROKEN_MODEL = """
+m.model = {"params": 1, "trainable": 1, "nonzero": 1,
+           "layers": [{"name": "x", "type": "Linear", "params": -1,
+                       "trainable": 0}]}
+m.write()
+"""
+
 
 if __name__ == "__main__":
     unittest.main()
