@@ -464,9 +464,12 @@ static void set_spawn_error(struct process_outcome *outcome,
 	outcome->spawn_error = strbuf_detach(&why, NULL);
 }
 
-static int spawn_child(pid_t *pid, const struct process_options *options,
-		       int devnull, int out_fd, int err_fd, int record_fd,
-		       char *const *argv, char **env)
+/* *start is the clock just before the spawn itself: the attributes and
+ * file actions are made outside the time measured. */
+static int spawn_child(pid_t *pid, double *start,
+		       const struct process_options *options, int devnull,
+		       int out_fd, int err_fd, int record_fd, char *const *argv,
+		       char **env)
 {
 	posix_spawn_file_actions_t actions;
 	posix_spawnattr_t attr;
@@ -497,6 +500,7 @@ static int spawn_child(pid_t *pid, const struct process_options *options,
 		posix_spawn_file_actions_adddup2(&actions, record_fd,
 						 LAUNCHER_FD);
 
+	*start = now_s();
 	error = posix_spawnp(pid, argv[0], &actions, &attr, argv, env);
 
 	posix_spawnattr_destroy(&attr);
@@ -813,8 +817,7 @@ int process_run(struct process_outcome *outcome,
 	/* before the child: forking benchgate (slow under ASan) between the
 	 * spawn and the store of its group would leave a child no one guards */
 	guardian_ensure();
-	start = now_s();
-	spawn_errno = spawn_child(&pid, options, devnull, out_pipe[1],
+	spawn_errno = spawn_child(&pid, &start, options, devnull, out_pipe[1],
 				  err_pipe[1], record_pipe[1],
 				  (char *const *)spawn_argv, env);
 	if (!spawn_errno)
