@@ -28,6 +28,11 @@
 #define BACKOFF_BASE_S	  1.0
 #define CONNECT_TIMEOUT_S 30L
 #define REQUEST_TIMEOUT_S 120L
+/* Slower than this many bytes a second for LOW_SPEED_TIME_S (scaled as
+ * the waits are) is a stalled transfer. */
+#define LOW_SPEED_BYTES	 64L
+#define LOW_SPEED_TIME_S 30.0
+#define LOW_SPEED_MIN_S	 5.0 /* scaled, never below: a busy test machine */
 
 /* Server messages quoted in our errors are cut to this many bytes. */
 #define SERVER_MESSAGE_MAX 300
@@ -333,6 +338,13 @@ static void set_options(struct http_client *c)
 	curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT, CONNECT_TIMEOUT_S);
 	curl_easy_setopt(c->curl, CURLOPT_TIMEOUT, REQUEST_TIMEOUT_S);
+	/* a server that trickles bytes (or none) ends the attempt within
+	 * seconds, not at the whole request's timeout, per attempt */
+	curl_easy_setopt(c->curl, CURLOPT_LOW_SPEED_LIMIT, LOW_SPEED_BYTES);
+	curl_easy_setopt(c->curl, CURLOPT_LOW_SPEED_TIME,
+			 c->backoff_scale * LOW_SPEED_TIME_S >= LOW_SPEED_MIN_S
+				 ? (long)(c->backoff_scale * LOW_SPEED_TIME_S)
+				 : (long)LOW_SPEED_MIN_S);
 	curl_easy_setopt(c->curl, CURLOPT_ACCEPT_ENCODING, "");
 	curl_easy_setopt(c->curl, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_body);

@@ -22,6 +22,12 @@
  * more than HTTP_WAIT_CAP_S fails the call at once rather than hold the CI
  * job. Every wait is multiplied by BENCHGATE_HTTP_BACKOFF_SCALE when set (a
  * number from 0 to 1, such as 0.001 in tests).
+ *
+ * An attempt ends after 120 s in all, and sooner when the transfer stalls:
+ * below 64 bytes a second for 30 s (libcurl's low-speed limit; the 30 s
+ * are scaled as the waits are, to 5 s at least), so a server that
+ * trickles bytes holds a call for minutes at most, not each attempt's
+ * whole timeout.
  */
 
 #define HTTP_ATTEMPTS	   5	/* per call: 1 + 4 retries */
