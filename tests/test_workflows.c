@@ -934,6 +934,11 @@ Test(workflows, templates_publish_what_ci_systems_read)
 	/* The file names report_write_all() gives (report.h). */
 	cr_assert(strstr(gitlab, "junit: out/junit.xml"));
 	cr_assert(strstr(gitlab, "metrics: out/metrics.txt"));
+	/* the alert quotes commit subjects: posted fenced, never raw */
+	cr_assert_null(strstr(gitlab, "description@alert.txt"));
+	cr_assert(strstr(gitlab, "description@issue.md") &&
+			  strstr(gitlab, "echo \"${fence}text\"; cat alert.txt"),
+		  "the GitLab issue does not fence the alert");
 	cr_assert(strstr(bench, "--body out/report.md"));
 	cr_assert(strstr(bench, "GITHUB_STEP_SUMMARY"));
 	cr_assert(strstr(bench, "fetch-depth: 0"));
