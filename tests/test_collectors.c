@@ -275,10 +275,34 @@ Test(collectors, missing_key_is_named)
 		   "    'key': 'latency_ms' } ]");
 	write_metrics("{\"latency\": 1.5}");
 	assert_fails_with("metric 'latency': key 'latency_ms' missing from "
-			  "the metrics file");
+			  "the metrics file; it has 'latency' (closest "
+			  "first)");
 	write_metrics("latency 1.5 ms\n");
 	assert_fails_with("metric 'latency': key 'latency_ms' missing from "
-			  "the metrics file");
+			  "the metrics file; it has 'latency' (closest "
+			  "first)");
+}
+
+/* What was there, closest to the key first, each once: the typo shows
+ * itself (the issue's 'latency_msec' against 'latency_ms'). */
+Test(collectors, a_missing_key_lists_what_was_there_closest_first)
+{
+	load_suite("[ { 'name': 'latency', 'from': 'metrics',"
+		   "    'key': 'latency_msec' } ]");
+	write_metrics("accuracy 0.9\nthroughput 10\nlatency_ms 1.5 ms\n"
+		      "latency_ms 1.6 ms\nlatency_p99_ms 3\n");
+	assert_fails_with("metric 'latency': key 'latency_msec' missing from "
+			  "the metrics file; it has 'latency_ms', "
+			  "'latency_p99_ms', 'accuracy', 'throughput' "
+			  "(closest first)");
+	write_metrics("{\"accuracy\": 0.9, \"latency_ms\": [1.5, 1.6], "
+		      "\"a\\u001b[2Jb\": 1}");
+	assert_fails_with("metric 'latency': key 'latency_msec' missing from "
+			  "the metrics file; it has 'latency_ms', "
+			  "'accuracy', 'a?[2Jb' (closest first)");
+	write_metrics("# nothing\n");
+	assert_fails_with("metric 'latency': key 'latency_msec' missing from "
+			  "the metrics file; it has no keys");
 }
 
 Test(collectors, non_finite_and_garbage_values_fail)
@@ -528,7 +552,7 @@ Test(collectors, a_failing_metric_leaves_the_case_unchanged)
 	outcome.wall_s = 1;
 	write_metrics("other 1\n");
 	assert_fails_with("metric 'latency': key 'latency' missing from the "
-			  "metrics file");
+			  "metrics file; it has 'other' (closest first)");
 }
 
 Test(collectors, file_source_expands_its_path_and_reads_a_key)
@@ -639,7 +663,7 @@ Test(collectors, per_count_missing_fails_as_the_count)
 		   "  { 'name': 'samples', 'from': 'metrics' } ]");
 	write_metrics("latency 1\n");
 	assert_fails_with("metric 'samples': key 'samples' missing from the "
-			  "metrics file");
+			  "metrics file; it has 'latency' (closest first)");
 }
 
 Test(collectors, per_metric_of_an_unavailable_source_is_left_out_alone)
@@ -796,7 +820,8 @@ Test(collectors, an_index_past_the_end_is_a_missing_key)
 		   "    'key': 'results[2].times' } ]");
 	write_metrics("{\"results\": [{\"times\": 1}, {\"times\": 2}]}");
 	assert_fails_with("metric 't': key 'results[2].times' missing from "
-			  "the metrics file");
+			  "the metrics file; it has 'results' (closest "
+			  "first)");
 }
 
 /* A metric of the GPU only (the allocator's peak) is not collected, so

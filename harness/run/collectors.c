@@ -4,6 +4,7 @@
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/util/jsonread.h"
+#include "harness/util/similar.h"
 #include "harness/util/name.h"
 #include "harness/bridge/bridge.h"
 #include "harness/run/extractor.h"
@@ -632,6 +633,38 @@ static int push_json_number(struct collect_state *state, const cJSON *item)
 	return BG_OK;
 }
 
+/* The most keys a "missing" message lists. */
+#define KEYS_LISTED 8
+
+/* "key 'K' missing from WHERE; it has 'a', 'b' (closest first)": the
+ * names that were there, so that a typo shows itself. */
+static int missing_key(struct collect_state *state, const char *key,
+		       const char *where, const char **names, size_t nr)
+{
+	struct strbuf list = STRBUF_INIT;
+	int error;
+
+	nr = similar_sort(names, nr, key);
+	for (size_t i = 0; i < nr && i < KEYS_LISTED; i++) {
+		strbuf_addstr(&list, i ? ", '" : "'");
+		add_quoted(&list, names[i], strlen(names[i]));
+		strbuf_addch(&list, '\'');
+	}
+	if (nr > KEYS_LISTED)
+		strbuf_addf(&list, " and %zu more", nr - KEYS_LISTED);
+	if (nr)
+		error = metric_error(state,
+				     "key '%s' missing from %s; it has %s "
+				     "(closest first)",
+				     key, where, list.buf);
+	else
+		error = metric_error(state, "key '%s' missing from %s; it has "
+					    "no keys",
+				     key, where);
+	strbuf_release(&list);
+	return error;
+}
+
 /* Takes the samples at key of a JSON document; `where` names it. */
 static int collect_json(struct collect_state *state, const cJSON *root,
 			const char *where)
@@ -645,9 +678,20 @@ static int collect_json(struct collect_state *state, const cJSON *root,
 
 	assert(root);
 	item = json_lookup(root, key);
-	if (!item)
-		return metric_error(state, "key '%s' missing from %s", key,
-				    where);
+	if (!item) {
+		const char **names = xcalloc(
+			(size_t)cJSON_GetArraySize(root) + 1, sizeof(*names));
+		size_t nr = 0;
+
+		/* the top level's members: where a path starts */
+		for (const cJSON *child = root->child; child;
+		     child = child->next)
+			if (child->string)
+				names[nr++] = child->string;
+		error = missing_key(state, key, where, names, nr);
+		free(names);
+		return error;
+	}
 	if (cJSON_IsNumber(item))
 		return push_json_number(state, item);
 	if (!cJSON_IsArray(item)) {
@@ -977,9 +1021,17 @@ static int collect_from_metrics(struct collect_state *state,
 		if (!state->pending->unit)
 			state->pending->unit = line->unit;
 	}
-	if (!state->pending->nr)
-		return metric_error(state, "key '%s' missing from %s", key,
-				    what);
+	if (!state->pending->nr) {
+		const char **names =
+			xcalloc(metrics->lines_nr + 1, sizeof(*names));
+
+		for (size_t i = 0; i < metrics->lines_nr; i++)
+			names[i] = metrics->lines[i].name;
+		error = missing_key(state, key, what, names,
+				    metrics->lines_nr);
+		free(names);
+		return error;
+	}
 	return BG_OK;
 }
 
