@@ -173,5 +173,91 @@ m.write()
 """
 
 
+def python_with_pytest():
+    """An interpreter that has pytest (Debian's python3-pytest, which CI
+    installs with python3-pytest-benchmark), or None."""
+    for candidate in (sys.executable, "/usr/bin/python3"):
+        if candidate and subprocess.run(
+                [candidate, "-c", "import pytest"],
+                capture_output=True).returncode == 0:
+            return candidate
+    return None
+
+
+PYTEST_BENCH = """
+import time
+
+def test_preprocess(benchgate):
+    with benchgate.timer("preprocess_ms"):
+        time.sleep(0.002)
+    benchgate.record("accuracy", 0.9375)
+
+def test_batches(benchgate):
+    benchgate.record("batch_ms", [1.0, 2.0], unit="ms")
+
+def test_plain():
+    assert True
+"""
+
+
+@unittest.skipUnless(os.environ.get("BENCHGATE_BIN"), "BENCHGATE_BIN not set")
+class PytestPlugin(unittest.TestCase):
+    def run_suite(self, tests):
+        python = python_with_pytest()
+        if python is None:
+            self.fail("no interpreter with pytest: apt-get install "
+                      "python3-pytest")
+        work = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, work)
+        with open(os.path.join(work, "test_bench.py"), "w") as f:
+            f.write(tests)
+        suite = {
+            "benchgate": 1, "suite": "pytests",
+            "defaults": {"warmup": 0, "runs": 2,
+                         "env": {"PYTHONPATH": HELPER_DIR,
+                                 "PYTHONDONTWRITEBYTECODE": "1"}},
+            "benchmarks": [{
+                "name": "pytests",
+                "command": [python, "-m", "pytest", "-q", "-p",
+                            "benchgate_pytest", "-p", "no:cacheprovider",
+                            "test_bench.py"],
+                "metrics": [
+                    {"name": "preprocess", "from": "metrics",
+                     "key": "preprocess_ms"},
+                    {"name": "accuracy", "from": "metrics",
+                     "better": "higher"},
+                    {"name": "batch", "from": "metrics", "key": "batch_ms"}]}]}
+        with open(os.path.join(work, "suite.json"), "w") as f:
+            json.dump(suite, f)
+        out = os.path.join(work, "result.json")
+        run = subprocess.run(
+            [os.environ["BENCHGATE_BIN"], "run", "suite.json", "--store",
+             os.path.join(work, "store"), "--json", out, "--quiet"],
+            cwd=work, capture_output=True, text=True, timeout=300)
+        with open(out) as f:
+            (case,) = json.load(f)["cases"]
+        return run, case
+
+    def test_a_pytest_session_is_a_run_of_the_case(self):
+        run, case = self.run_suite(PYTEST_BENCH)
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.assertEqual(case["status"], "ok", case.get("reason"))
+        metrics = case["metrics"]
+        self.assertEqual(len(metrics["preprocess"]["samples"]), 2)
+        self.assertTrue(all(s >= 2.0 for s in
+                            metrics["preprocess"]["samples"]))
+        self.assertEqual(metrics["preprocess"]["unit"], "ms")
+        self.assertEqual(metrics["accuracy"]["samples"], [0.9375] * 2)
+        self.assertEqual(metrics["batch"]["samples"], [1.0, 2.0] * 2)
+
+    def test_a_failing_test_fails_the_case_and_records_nothing(self):
+        run, case = self.run_suite(PYTEST_BENCH +
+                                   "\ndef test_broken(benchgate):\n"
+                                   "    assert 1 == 2\n")
+        self.assertNotEqual(run.returncode, 0)
+        self.assertEqual(case["status"], "failed")
+        self.assertNotIn("accuracy", case.get("metrics", {}))
+
+
 if __name__ == "__main__":
     unittest.main()
