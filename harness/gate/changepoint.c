@@ -23,6 +23,23 @@
  * inflated (1 + r) / (1 - r) = 39 times. */
 #define MAX_AUTOCORRELATION 0.95
 
+/* The search's penalty per change, in units of the weighted squared
+ * deviations (a chi-square): a split of pure noise gains a chi-square of
+ * one degree of freedom at each of its candidate places; PENALTY_SIGMAS^2
+ * is what a lone change must gain. */
+#define PENALTY_SIGMAS 4.0
+/* The dependence of the nights is taken as no more than this, and as the
+ * lag-2 jitter ratio less PHI_SLACK / sqrt(n). */
+#define MAX_PHI	  0.9
+#define PHI_SLACK 1.5
+/* A busy night's variance is multiplied by (1 + LOAD_WEIGHT busy)^2. */
+#define LOAD_WEIGHT 30.0
+/* A series cut into segments shorter than WANDER_SEGMENTS min_segment
+ * over more than WANDER_SHARE of its length is wandering
+ * (detect_range()). */
+#define WANDER_SEGMENTS 3
+#define WANDER_SHARE	0.25
+
 /* The variance of the median of n normal values is pi / 2 times that of
  * their mean (asymptotically). */
 #define MEDIAN_VARIANCE_FACTOR (M_PI / 2)
@@ -55,6 +72,12 @@ void changepoint_list_release(struct changepoint_list *list)
 	list->nr = list->alloc = 0;
 }
 
+static double opts_penalty(const struct changepoint_options *opts)
+{
+	(void)opts;
+	return PENALTY_SIGMAS * PENALTY_SIGMAS;
+}
+
 static void list_push(struct changepoint_list *list,
 		      const struct changepoint *cp)
 {
@@ -74,6 +97,7 @@ struct series {
 	double *raw;
 	double *logs; /* log(raw), NAN where raw <= 0 */
 	double *within;
+	double *busy; /* the input's busy, 0 where not positive */
 };
 
 /* The finite samples' variance of the median, scratch holding n. */
@@ -123,6 +147,7 @@ static void series_build(struct series *s,
 	s->raw = xmalloc((nr ? nr : 1) * sizeof(*s->raw));
 	s->logs = xmalloc((nr ? nr : 1) * sizeof(*s->logs));
 	s->within = xmalloc((nr ? nr : 1) * sizeof(*s->within));
+	s->busy = xmalloc((nr ? nr : 1) * sizeof(*s->busy));
 	s->nr = 0;
 	for (size_t i = 0; i < nr; i++) {
 		if (!isfinite(points[i].median))
@@ -132,6 +157,9 @@ static void series_build(struct series *s,
 		s->logs[s->nr] = points[i].median > 0 ? log(points[i].median)
 						      : NAN;
 		s->within[s->nr] = median_variance(&points[i], scratch);
+		s->busy[s->nr] = points[i].busy > 0 && isfinite(points[i].busy)
+					 ? points[i].busy
+					 : 0;
 		s->nr++;
 	}
 	free(scratch);
@@ -143,6 +171,7 @@ static void series_release(struct series *s)
 	free(s->raw);
 	free(s->logs);
 	free(s->within);
+	free(s->busy);
 }
 
 /*
@@ -193,26 +222,31 @@ static double median_of_window(const double *v, size_t n, double *scratch)
 }
 
 /*
- * The point-to-point noise of the segment for telling outliers: the MAD of
- * successive differences / sqrt 2, which a level shift barely moves (the
- * standard deviation when ties leave a MAD of 0), never below a point's
- * own variance.
+ * The point-to-point noise of [a, b) for telling outliers: the MAD of
+ * differences `lag` points apart / sqrt 2, which a level shift barely moves
+ * (the standard deviation when ties leave a MAD of 0). Pairs with a busy
+ * point are left out while enough quiet ones remain.
  */
-static double segment_jitter(const struct segment *seg, const struct series *s)
+static double range_jitter(const struct series *s, size_t a, size_t b,
+			   bool logs, size_t lag)
 {
-	size_t n = seg->b - seg->a;
+	size_t n = b - a, nd = 0;
 	double *diffs, mad, total;
 
-	if (n < 3)
+	if (n < lag + 2)
 		return 0;
 	diffs = xmalloc(n * sizeof(*diffs));
-	for (size_t i = 0; i + 1 < n; i++)
-		diffs[i] = point_value(s, seg->a + i + 1, seg->logs) -
-			   point_value(s, seg->a + i, seg->logs);
-	mad = stats_mad_scaled(diffs, n - 1);
+	for (int pass = 0; pass < 2 && nd < (n - lag) / 2; pass++) {
+		nd = 0;
+		for (size_t i = a; i + lag < b; i++)
+			if (pass || (!s->busy[i] && !s->busy[i + lag]))
+				diffs[nd++] = point_value(s, i + lag, logs) -
+					      point_value(s, i, logs);
+	}
+	mad = stats_mad_scaled(diffs, nd);
 	total = mad * mad / 2;
 	if (!(total > 0)) {
-		double sd = stats_stddev(diffs, n - 1);
+		double sd = stats_stddev(diffs, nd);
 
 		total = sd * sd / 2;
 	}
@@ -220,40 +254,67 @@ static double segment_jitter(const struct segment *seg, const struct series *s)
 	return total;
 }
 
-/* Pulls each value to within CLIP_SIGMAS of the median of its window of
- * 2 CLIP_HALF_WIDTH + 1 points. The window's median keeps a step's edge
- * where it is (two or three points on each side of it), so only isolated
- * outliers move. */
-static void segment_clip(struct segment *seg, const struct series *s)
+/* Pulls each value of [a, a + n) to within CLIP_SIGMAS of the median of
+ * its window of 2 CLIP_HALF_WIDTH + 1 points, into value[0..n). The
+ * window's median keeps a step's edge where it is (two or three points on
+ * each side of it), so only isolated outliers move. The window takes the
+ * nearest quiet points (not busy: series.busy) while there are enough of
+ * them: a burst of busy nights is not the level its neighbours are
+ * pulled to. */
+static void clip_values(const struct series *s, size_t a, size_t n, bool logs,
+			double jitter, double *value)
 {
-	size_t n = seg->b - seg->a;
 	size_t width = 2 * CLIP_HALF_WIDTH + 1 < n ? 2 * CLIP_HALF_WIDTH + 1
 						   : n;
+	size_t *quiet = xmalloc((n ? n : 1) * sizeof(*quiet)), nq = 0, q = 0;
 	double raw[2 * CLIP_HALF_WIDTH + 1], scratch[2 * CLIP_HALF_WIDTH + 1];
-	double jitter = seg->jitter;
 
+	for (size_t i = 0; i < n; i++)
+		if (!s->busy[a + i])
+			quiet[nq++] = i;
+	if (nq < width) {
+		for (size_t i = 0; i < n; i++)
+			quiet[i] = i;
+		nq = n;
+	}
 	for (size_t i = 0; i < n; i++) {
-		size_t lo = i >= CLIP_HALF_WIDTH ? i - CLIP_HALF_WIDTH : 0;
-		double w = point_within(s, seg->a + i, seg->logs);
+		double w = point_within(s, a + i, logs);
 		double centre,
 			sigma = sqrt(isfinite(w) && w > jitter ? w : jitter);
+		size_t lo;
 
+		/* q: the first quiet point at or after i */
+		while (q < nq && quiet[q] < i)
+			q++;
+		lo = q >= CLIP_HALF_WIDTH ? q - CLIP_HALF_WIDTH : 0;
 		/* the window keeps its width at the ends, shifted inward:
 		 * truncated, two bad nights among the last four would be
 		 * half of it */
-		if (lo + width > n)
-			lo = n - width;
+		if (lo + width > nq)
+			lo = nq - width;
 		for (size_t j = lo; j < lo + width; j++)
-			raw[j - lo] = point_value(s, seg->a + j, seg->logs);
+			raw[j - lo] = point_value(s, a + quiet[j], logs);
 		centre = median_of_window(raw, width, scratch);
-		seg->value[i] = point_value(s, seg->a + i, seg->logs);
+		value[i] = point_value(s, a + i, logs);
 		if (!(sigma > 0))
 			continue;
-		if (seg->value[i] > centre + CLIP_SIGMAS * sigma)
-			seg->value[i] = centre + CLIP_SIGMAS * sigma;
-		else if (seg->value[i] < centre - CLIP_SIGMAS * sigma)
-			seg->value[i] = centre - CLIP_SIGMAS * sigma;
+		if (value[i] > centre + CLIP_SIGMAS * sigma)
+			value[i] = centre + CLIP_SIGMAS * sigma;
+		else if (value[i] < centre - CLIP_SIGMAS * sigma)
+			value[i] = centre - CLIP_SIGMAS * sigma;
 	}
+	free(quiet);
+}
+
+static double segment_jitter(const struct segment *seg, const struct series *s)
+{
+	return range_jitter(s, seg->a, seg->b, seg->logs, 1);
+}
+
+static void segment_clip(struct segment *seg, const struct series *s)
+{
+	clip_values(s, seg->a, seg->b - seg->a, seg->logs, seg->jitter,
+		    seg->value);
 }
 
 static void segment_init(struct segment *seg, const struct series *s, size_t a,
@@ -482,36 +543,6 @@ static double split_best_scale(const struct segment *seg, size_t min_segment,
 	return best_z;
 }
 
-/*
- * The split of the segment with the most significant test among those that
- * leave min_segment points on each side, over every scale (ranked by
- * split_z()). *candidates is how many tests were tried: what the
- * Bonferroni correction pays for. false when the segment is too short for
- * any split.
- */
-static bool segment_best_split(const struct segment *seg, size_t min_segment,
-			       struct split *best, size_t *candidates)
-{
-	size_t n = seg->b - seg->a;
-	double best_z = -1;
-
-	*candidates = 0;
-	for (size_t k = min_segment; k + min_segment <= n; k++) {
-		struct split split = { 0 };
-		size_t scales;
-		double z;
-
-		z = split_best_scale(seg, min_segment, k, best_z, &split,
-				     &scales);
-		*candidates += scales;
-		if (z > best_z) {
-			*best = split;
-			best_z = z;
-		}
-	}
-	return best_z >= 0;
-}
-
 static double corrected_p(const struct split *split, size_t candidates)
 {
 	double p = split_p(split);
@@ -521,111 +552,250 @@ static double corrected_p(const struct split *split, size_t candidates)
 }
 
 /*
- * Where in the window of the significant split the change lies: the split
- * with the largest |t| with the window held fixed (the scales move the
- * windows with the split, which blurs the location by a point or two).
+ * The change at series position `at` tested as the binary segmentation of
+ * earlier versions tested it, within [prev, next) alone: each point's
+ * variance tau^2 + w_i with tau^2 the window's pooled variance beyond the
+ * points' own, inflated for the residuals' lag-1 autocorrelation, at the
+ * best of the window scales, Bonferroni-corrected for the candidate
+ * splits and scales. A smooth or wandering stretch fails it: its
+ * residuals drift together.
  */
-static void split_refine(const struct segment *seg, size_t min_segment,
-			 struct split *split)
+static double local_p(const struct series *s, size_t prev, size_t at,
+		      size_t next, const struct changepoint_options *opts)
 {
-	size_t from = split->from, to = split->to;
-	struct split best = *split;
+	struct segment seg;
+	struct split split = { 0 };
+	size_t scales, candidates = 0;
+	double p;
 
-	for (size_t k = from + min_segment; k + min_segment <= to; k++) {
-		struct split candidate;
-
-		split_at(seg, from, k, to, -1, &candidate);
-		if (fabs(candidate.t) > fabs(best.t))
-			best = candidate;
-	}
-	split->k = best.k;
+	segment_init(&seg, s, prev, next);
+	split_best_scale(&seg, opts->min_segment, at - prev, -1, &split,
+			 &scales);
+	if (next - prev + 1 > 2 * opts->min_segment)
+		candidates = (next - prev + 1 - 2 * opts->min_segment) * scales;
+	if (!candidates)
+		candidates = 1;
+	p = corrected_p(&split, candidates);
+	segment_release(&seg);
+	return p;
 }
 
 /*
- * Binary segmentation: the best split of each segment, kept when its
- * Bonferroni-corrected p-value is below the significance, then each side
- * searched again. A work stack, not recursion: a long series of short
- * segments would otherwise go deep.
+ * The noise of a whole series, which the search of any stretch of it
+ * takes (so that changepoint_append() searching the end finds what a
+ * search of that end alone would): in logarithms when every median is
+ * positive; `tau2` the commit-to-commit variance beyond the points' own,
+ * `within` the typical point's own variance (for points without samples),
+ * `phi` the lag-1 autocorrelation of the commit-to-commit noise. The
+ * jitter J (variance of successive differences / 2, robust: MAD) is
+ * tau2 (1 - phi) + within, and the ratio of the jitter at lag 2 to that at
+ * lag 1 is 1 + phi for AR(1) nights; both barely move at a step.
  */
-static void binary_segmentation(const struct series *s, size_t from, size_t to,
-				const struct changepoint_options *opts,
-				size_t **splits, size_t *nsplits)
+struct noise {
+	bool logs;
+	double jitter;
+	double tau2;
+	double within;
+	double phi;
+};
+
+static void noise_estimate(struct noise *out, const struct series *s)
 {
-	size_t *stack = NULL, depth = 0, stack_alloc = 0, alloc = 0;
+	double *known = xmalloc((s->nr ? s->nr : 1) * sizeof(*known));
+	double lag2;
+	size_t nk = 0;
+
+	out->logs = true;
+	for (size_t i = 0; i < s->nr; i++)
+		if (!(s->raw[i] > 0))
+			out->logs = false;
+	for (size_t i = 0; i < s->nr; i++) {
+		double w = point_within(s, i, out->logs);
+
+		if (isfinite(w))
+			known[nk++] = w;
+	}
+	out->within = nk ? stats_median(known, nk) : 0;
+	free(known);
+	out->jitter = range_jitter(s, 0, s->nr, out->logs, 1);
+	lag2 = range_jitter(s, 0, s->nr, out->logs, 2);
+	out->phi = 0;
+	/* the ratio's own noise is some 1.2 / sqrt(n): a short series
+	 * shows no dependence it cannot show beyond that */
+	if (out->jitter > 0 && s->nr >= 20)
+		out->phi = lag2 / out->jitter - 1 -
+			   PHI_SLACK / sqrt((double)s->nr);
+	if (!(out->phi > 0))
+		out->phi = 0;
+	if (out->phi > MAX_PHI)
+		out->phi = MAX_PHI;
+	out->tau2 = (out->jitter - out->within) / (1 - out->phi);
+	if (!(out->tau2 > 0))
+		out->tau2 = 0;
+}
+
+/* A busy night's variance is multiplied by this. */
+static double load_factor(double busy)
+{
+	return (1 + LOAD_WEIGHT * busy) * (1 + LOAD_WEIGHT * busy);
+}
+
+/*
+ * The values of series positions [from, from + n) as the search and the
+ * tests take them, into x (clipped: clip_values()), and the weight of each,
+ * u_i = 1 / v_i, v_i = (tau2 (1 + phi) / (1 - phi) + w_i) times the busy
+ * night's factor: what a point is worth to a level's mean when nights
+ * drift together, its own noise (its samples' or else the typical
+ * point's), and the machine's load.
+ */
+static void range_weights(const struct series *s, size_t from, size_t n,
+			  const struct noise *noise, double *x, double *u)
+{
+	double shared = noise->tau2 * (1 + noise->phi) / (1 - noise->phi);
+
+	clip_values(s, from, n, noise->logs, noise->jitter, x);
+	for (size_t i = 0; i < n; i++) {
+		double w = point_within(s, from + i, noise->logs);
+		double v = shared + (isfinite(w) ? w : noise->within);
+
+		if (!(v > 0))
+			v = noise->jitter;
+		u[i] = 1 / (v * load_factor(s->busy[from + i]));
+	}
+}
+
+/*
+ * The candidate change points of series positions [from, to): the
+ * segmentation that minimises the weighted squared deviations of the
+ * points from their segment's level (range_weights()) plus a penalty per
+ * change (PELT, Killick et al. 2012: exact, with its pruning), segments of
+ * min_segment points or more. Positions (absolute) into *splits,
+ * ascending.
+ */
+static void propose(const struct series *s, size_t from, size_t to,
+		    const struct noise *noise,
+		    const struct changepoint_options *opts, size_t **splits,
+		    size_t *nsplits)
+{
+	size_t n = to - from, m = opts->min_segment, *last, *cand, ncand = 0;
+	double *x, *u, *su, *sx, *sxx, *f;
+	double penalty = opts_penalty(opts);
 
 	*splits = NULL;
 	*nsplits = 0;
-	ALLOC_GROW(stack, depth + 2, stack_alloc);
-	stack[depth++] = from;
-	stack[depth++] = to;
-	while (depth) {
-		size_t b = stack[--depth], a = stack[--depth], candidates;
-		struct segment seg;
-		struct split split = { 0 };
-		bool keep = false;
+	if (n < 2 * m || !(noise->jitter > 0))
+		return;
+	x = xmalloc(n * sizeof(*x));
+	u = xmalloc(n * sizeof(*u));
+	su = xmalloc((n + 1) * sizeof(*su));
+	sx = xmalloc((n + 1) * sizeof(*sx));
+	sxx = xmalloc((n + 1) * sizeof(*sxx));
+	f = xmalloc((n + 1) * sizeof(*f));
+	last = xmalloc((n + 1) * sizeof(*last));
+	cand = xmalloc((n + 1) * sizeof(*cand));
+	range_weights(s, from, n, noise, x, u);
+	/* centred on the first value, the sums keep their precision */
+	su[0] = sx[0] = sxx[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		double d = x[i] - x[0];
 
-		if (b - a < 2 * opts->min_segment)
-			continue;
-		segment_init(&seg, s, a, b);
-		if (segment_best_split(&seg, opts->min_segment, &split,
-				       &candidates))
-			keep = corrected_p(&split, candidates) <
-			       opts->significance;
-		if (keep)
-			split_refine(&seg, opts->min_segment, &split);
-		segment_release(&seg);
-		if (!keep)
-			continue;
-		ALLOC_GROW(*splits, *nsplits + 1, alloc);
-		(*splits)[(*nsplits)++] = a + split.k;
-		ALLOC_GROW(stack, depth + 4, stack_alloc);
-		stack[depth++] = a;
-		stack[depth++] = a + split.k;
-		stack[depth++] = a + split.k;
-		stack[depth++] = b;
+		su[i + 1] = su[i] + u[i];
+		sx[i + 1] = sx[i] + u[i] * d;
+		sxx[i + 1] = sxx[i] + u[i] * d * d;
 	}
-	free(stack);
-}
+#define COST(a, b)                                                     \
+	(sxx[b] - sxx[a] - (sx[b] - sx[a]) * (sx[b] - sx[a]) / (su[b] - su[a]))
+	f[0] = -penalty;
+	cand[ncand++] = 0;
+	for (size_t t = m; t <= n; t++) {
+		size_t kept = 0;
 
-static int compare_sizes(const void *pa, const void *pb)
-{
-	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+		f[t] = INFINITY;
+		last[t] = 0;
+		for (size_t c = 0; c < ncand; c++) {
+			double total = f[cand[c]] + COST(cand[c], t) + penalty;
 
-	return (a > b) - (a < b);
+			if (total < f[t]) {
+				f[t] = total;
+				last[t] = cand[c];
+			}
+		}
+		/* pruning: a start that cannot beat the best now never will */
+		for (size_t c = 0; c < ncand; c++)
+			if (f[cand[c]] + COST(cand[c], t) <= f[t])
+				cand[kept++] = cand[c];
+		ncand = kept;
+		if (t + 1 >= 2 * m)
+			cand[ncand++] = t + 1 - m;
+	}
+#undef COST
+	for (size_t t = last[n]; t > 0; t = last[t])
+		(*nsplits)++;
+	if (*nsplits) {
+		size_t j = *nsplits;
+
+		*splits = xmalloc(*nsplits * sizeof(**splits));
+		for (size_t t = last[n]; t > 0; t = last[t])
+			(*splits)[--j] = from + t;
+	}
+	free(x);
+	free(u);
+	free(su);
+	free(sx);
+	free(sxx);
+	free(f);
+	free(last);
+	free(cand);
 }
 
 /*
  * The numbers of the change point at series position `at` between the
  * segments [prev, at) and [at, next): the levels are the segments'
- * medians; the p-value is the split's test within [prev, next), corrected
- * for the candidate splits there, as the search tested it; the interval
- * is log(after / before) (after - before, relative to |before|, for
- * values not all positive) plus or minus the t quantile at the
- * significance times the test's standard error.
+ * medians; the test compares the weighted means of the two segments'
+ * values (range_weights()), z = difference / sqrt(1 / U_left +
+ * 1 / U_right), its two-sided p-value multiplied by the places a change
+ * could have taken in [prev, next) (Bonferroni); the interval is
+ * log(after / before) (after - before, relative to |before|, for values
+ * not all positive) plus or minus the normal quantile at the significance
+ * times that standard error.
  */
 static void describe(struct changepoint *cp, const struct series *s,
 		     size_t prev, size_t at, size_t next,
+		     const struct noise *noise, bool strict,
 		     const struct changepoint_options *opts)
 {
-	struct segment seg;
-	struct split split = { 0 }, whole;
-	double d, margin;
-	size_t scales, candidates = 0;
+	size_t n = next - prev, places = 1;
+	double *x = xmalloc(n * sizeof(*x)), *u = xmalloc(n * sizeof(*u));
+	double ul = 0, xl = 0, ur = 0, xr = 0, d, se, margin, p;
 
-	segment_init(&seg, s, prev, next);
-	split_best_scale(&seg, opts->min_segment, at - prev, -1, &split,
-			 &scales);
-	split_at(&seg, 0, at - prev, next - prev, -1, &whole);
-	if (next - prev + 1 > 2 * opts->min_segment)
-		candidates = (next - prev + 1 - 2 * opts->min_segment) * scales;
-	if (!candidates)
-		candidates = 1;
+	range_weights(s, prev, n, noise, x, u);
+	for (size_t i = 0; i < n; i++) {
+		if (prev + i < at) {
+			ul += u[i];
+			xl += u[i] * (x[i] - x[0]);
+		} else {
+			ur += u[i];
+			xr += u[i] * (x[i] - x[0]);
+		}
+	}
+	se = sqrt(1 / ul + 1 / ur);
+	d = xr / ur - xl / ul;
+	if (n + 1 > 2 * opts->min_segment)
+		places = n + 1 - 2 * opts->min_segment;
+	p = se > 0 ? erfc(fabs(d / se) / M_SQRT2) : d != 0 ? 0 : 1;
+	p *= (double)places;
+	if (strict) {
+		double local = local_p(s, prev, at, next, opts);
+
+		if (local > p)
+			p = local;
+	}
+	cp->p = p < 1 ? p : 1;
 	cp->before = stats_median(s->raw + prev, at - prev);
 	cp->after = stats_median(s->raw + at, next - at);
 	cp->index = s->index[at];
-	cp->p = corrected_p(&split, candidates);
-	margin = stats_t_critical(opts->significance, whole.df) * whole.se;
-	if (seg.logs) {
+	margin = stats_normal_quantile(1 - opts->significance / 2) * se;
+	if (noise->logs) {
 		d = log(cp->after / cp->before);
 		cp->change = cp->after / cp->before - 1;
 		cp->change_lo = exp(d - margin) - 1;
@@ -638,17 +808,18 @@ static void describe(struct changepoint *cp, const struct series *s,
 		cp->change_lo = (d - margin) / scale;
 		cp->change_hi = (d + margin) / scale;
 	}
-	segment_release(&seg);
+	free(x);
+	free(u);
 }
 
 /* found[j], the change point at splits[j] between its neighbours. */
 static void describe_at(struct changepoint *found, const struct series *s,
 			const size_t *splits, size_t nsplits, size_t j,
-			size_t from, size_t to,
-			const struct changepoint_options *opts)
+			size_t from, size_t to, const struct noise *noise,
+			bool strict, const struct changepoint_options *opts)
 {
 	describe(&found[j], s, j ? splits[j - 1] : from, splits[j],
-		 j + 1 < nsplits ? splits[j + 1] : to, opts);
+		 j + 1 < nsplits ? splits[j + 1] : to, noise, strict, opts);
 }
 
 static bool keeps(const struct changepoint *cp,
@@ -659,58 +830,106 @@ static bool keeps(const struct changepoint *cp,
 }
 
 /*
- * The change points of series positions [from, to) into out (appended),
- * after a last pass that takes out, one at a time and the weakest first,
- * the splits that no longer hold between their final neighbours: too
- * small a change, or no longer significant once the segments around them
- * were split further. What is reported is then each change point's own
- * test against the levels on either side of it.
+ * Takes out of splits[0..*nsplits) (found[] their numbers), one at a time
+ * and the weakest first, the splits that do not hold between their final
+ * neighbours: too small a change, or not significant. What is left is
+ * each change point's own test against the levels on either side of it.
  */
-static void detect_range(struct changepoint_list *out, const struct series *s,
-			 size_t from, size_t to,
-			 const struct changepoint_options *opts)
+static void confirm(struct changepoint *found, size_t *splits,
+		    size_t *nsplits, const struct series *s, size_t from,
+		    size_t to, const struct noise *noise, bool strict,
+		    const struct changepoint_options *opts)
 {
-	size_t *splits, nsplits;
-	struct changepoint *found;
+	size_t nr = *nsplits;
 
-	binary_segmentation(s, from, to, opts, &splits, &nsplits);
-	if (nsplits)
-		qsort(splits, nsplits, sizeof(*splits), compare_sizes);
-	found = xmalloc((nsplits ? nsplits : 1) * sizeof(*found));
-	for (size_t j = 0; j < nsplits; j++)
-		describe_at(found, s, splits, nsplits, j, from, to, opts);
+	for (size_t j = 0; j < nr; j++)
+		describe_at(found, s, splits, nr, j, from, to, noise, strict,
+			    opts);
 	for (;;) {
-		size_t weakest = nsplits;
+		size_t weakest = nr;
 
-		for (size_t j = 0; j < nsplits; j++) {
+		for (size_t j = 0; j < nr; j++) {
 			if (keeps(&found[j], opts))
 				continue;
-			if (weakest == nsplits ||
-			    found[j].p > found[weakest].p ||
+			if (weakest == nr || found[j].p > found[weakest].p ||
 			    (found[j].p == found[weakest].p &&
 			     fabs(found[j].change) <
 				     fabs(found[weakest].change)))
 				weakest = j;
 		}
-		if (weakest == nsplits)
+		if (weakest == nr)
 			break;
 		memmove(splits + weakest, splits + weakest + 1,
-			(nsplits - weakest - 1) * sizeof(*splits));
+			(nr - weakest - 1) * sizeof(*splits));
 		memmove(found + weakest, found + weakest + 1,
-			(nsplits - weakest - 1) * sizeof(*found));
-		nsplits--;
+			(nr - weakest - 1) * sizeof(*found));
+		nr--;
 		/* only the two that had it for a neighbour change */
 		if (weakest > 0)
-			describe_at(found, s, splits, nsplits, weakest - 1,
-				    from, to, opts);
-		if (weakest < nsplits)
-			describe_at(found, s, splits, nsplits, weakest, from,
-				    to, opts);
+			describe_at(found, s, splits, nr, weakest - 1, from, to,
+				    noise, strict, opts);
+		if (weakest < nr)
+			describe_at(found, s, splits, nr, weakest, from, to,
+				    noise, strict, opts);
+	}
+	*nsplits = nr;
+}
+
+/*
+ * The share of [from, to) that lies in segments shorter than
+ * WANDER_SEGMENTS min_segment between the splits.
+ */
+static double short_share(const size_t *splits, size_t nsplits, size_t from,
+			  size_t to, const struct changepoint_options *opts)
+{
+	size_t in_short = 0, start = from;
+
+	for (size_t j = 0; j <= nsplits; j++) {
+		size_t end = j < nsplits ? splits[j] : to;
+
+		if (end - start < WANDER_SEGMENTS * opts->min_segment)
+			in_short += end - start;
+		start = end;
+	}
+	return to > from ? (double)in_short / (double)(to - from) : 0;
+}
+
+/*
+ * The change points of series positions [from, to) into out (appended):
+ * propose()'s candidates, each confirmed by the test of its two segments
+ * (describe()). A series that the search cuts into short pieces over more
+ * than WANDER_SHARE of its length is not stepping but wandering (a trend,
+ * a random walk, rounded values): there each change must also pass the
+ * local test (local_p()), which discounts residuals that drift together;
+ * a creep between quiet stretches is a short stretch of short pieces and
+ * keeps the first test alone.
+ */
+static void detect_range(struct changepoint_list *out, const struct series *s,
+			 size_t from, size_t to, const struct noise *noise,
+			 const struct changepoint_options *opts)
+{
+	size_t *splits, *proposed, nsplits, nproposed;
+	struct changepoint *found;
+
+	propose(s, from, to, noise, opts, &proposed, &nproposed);
+	splits = xmalloc((nproposed ? nproposed : 1) * sizeof(*splits));
+	found = xmalloc((nproposed ? nproposed : 1) * sizeof(*found));
+	if (nproposed)
+		memcpy(splits, proposed, nproposed * sizeof(*splits));
+	nsplits = nproposed;
+	confirm(found, splits, &nsplits, s, from, to, noise, false, opts);
+	if (short_share(splits, nsplits, from, to, opts) > WANDER_SHARE) {
+		if (nproposed)
+			memcpy(splits, proposed, nproposed * sizeof(*splits));
+		nsplits = nproposed;
+		confirm(found, splits, &nsplits, s, from, to, noise, true,
+			opts);
 	}
 	for (size_t j = 0; j < nsplits; j++)
 		list_push(out, &found[j]);
 	free(found);
 	free(splits);
+	free(proposed);
 }
 
 int changepoint_detect(struct changepoint_list *out,
@@ -720,10 +939,13 @@ int changepoint_detect(struct changepoint_list *out,
 	struct changepoint_options o;
 	struct series s;
 
+	struct noise noise;
+
 	resolve_options(&o, opts);
 	out->nr = 0;
 	series_build(&s, points, nr);
-	detect_range(out, &s, 0, s.nr, &o);
+	noise_estimate(&noise, &s);
+	detect_range(out, &s, 0, s.nr, &noise, &o);
 	series_release(&s);
 	return 0;
 }
@@ -751,6 +973,7 @@ int changepoint_append(struct changepoint_list *list,
 	struct changepoint_options o;
 	struct changepoint_list tail = { 0 };
 	struct series s;
+	struct noise noise;
 	size_t last, prev;
 
 	if (!list->nr)
@@ -761,9 +984,11 @@ int changepoint_append(struct changepoint_list *list,
 	prev = list->nr > 1
 		       ? series_position(&s, list->items[list->nr - 2].index)
 		       : 0;
-	detect_range(&tail, &s, last, s.nr, &o);
+	noise_estimate(&noise, &s);
+	detect_range(&tail, &s, last, s.nr, &noise, &o);
 	describe(&list->items[list->nr - 1], &s, prev, last,
-		 tail.nr ? series_position(&s, tail.items[0].index) : s.nr, &o);
+		 tail.nr ? series_position(&s, tail.items[0].index) : s.nr,
+		 &noise, false, &o);
 	for (size_t j = 0; j < tail.nr; j++)
 		list_push(list, &tail.items[j]);
 	changepoint_list_release(&tail);

@@ -9,53 +9,45 @@
  * Change points in a benchmark's history: the commits where a metric's level
  * moved and stayed moved.
  *
- * The method: binary segmentation with a t-test at several scales. In a
- * segment of the series every split k that leaves min_segment points on each
- * side is a candidate, tested between the windows [k - h, k) and [k, k + h)
- * for the half-widths h = 16, 64, 256 ... points (4, 16, 64 ... min_segment)
- * and once between the whole segment's two sides: a short window keeps the
- * other changes of a long segment out of the test, the whole segment gives a
- * lone change all its points. The most significant of these tests (ranked by
- * a normal-equivalent z, sqrt((df - 1/2) log(1 + t^2 / df))) has its
- * p-value multiplied by the number of tests made (candidates times scales,
- * Bonferroni) and is kept when that is below `significance`; the change's position is then the split with the
- * largest |t| in that window, and each side is searched the same way. A last
- * pass takes out, weakest first, the splits that no longer hold between
- * their final neighbours (p at or above the significance, or a change below
- * min_change), so every reported change point is its own test. Values are
- * the logarithms of the medians (a change is relative, as timings are) in a
- * segment whose medians are all positive, the medians themselves otherwise.
- *
- * The crux is the variance. A benchmark history moves from commit to commit
- * by more than one commit's runs spread (the machine, the day, the build),
- * so a test on the pooled samples of two sides would call nearly every point
- * a change. Each point is one observation of variance tau^2 + w_i: w_i the
- * variance of its median from its own samples ((pi / 2) MAD^2 / n, the
- * point's noise, which benchgate knows and the peers do not), tau^2 the
- * commit-to-commit variance, estimated as the pooled variance of the points
- * around their side's mean beyond the mean w_i, never below 0. So a point's
- * own w_i is a floor under its variance, a noisy night counts for less, and
- * a series of one value per point (samples NULL: imported summaries, old
- * results) is tested on the spread of its values alone, as Student's t.
- * Two guards keep a smooth or quiet stretch from passing for a step:
- * - dependence: nights that drift together (a machine's state, a trend, a
- *   season) carry less information than their count; the lag-1
- *   autocorrelation r of the residuals (bias-corrected, positive part, at
- *   most 0.95) inflates tau^2 by (1 + r) / (1 - r) and takes the degrees of
- *   freedom down to n (1 - r) / (1 + r) - 2, as compare.c's effective
- *   sample size does for the runs of one result;
- * - no window is taken as quieter than the segment's point-to-point jitter
- *   (MAD of successive differences / sqrt 2; a few tied or calm values are
- *   not the series' noise).
- * A point more than 3 standard deviations from the median of its five
- * neighbours is pulled in to 3 before the test: one bad night is not a
- * level.
+ * The method (docs/evaluation-changepoints.md has its figures):
+ * 1. Values: the logarithms of the medians (a change is relative, as
+ *    timings are) in a series whose medians are all positive, the medians
+ *    themselves otherwise. A point more than 3 standard deviations from
+ *    the median of its five nearest quiet neighbours is pulled in to 3:
+ *    one bad night is not a level.
+ * 2. Noise, from the whole series: each point's value varies as
+ *    tau^2 + w_i, w_i the variance of its median from its own samples
+ *    ((pi / 2) MAD^2 / n: the point's noise, which benchgate knows and
+ *    the peers do not), tau^2 the commit-to-commit variance: the jitter
+ *    (MAD of successive differences, squared, / 2, which steps barely
+ *    move) less the typical w_i. Nights that drift together carry less:
+ *    the ratio of the jitter at lag 2 to that at lag 1 estimates the
+ *    lag-1 autocorrelation phi, which inflates tau^2 by
+ *    (1 + phi) / (1 - phi). A point measured while other processes kept
+ *    `busy` cores busy has its variance multiplied by (1 + 30 busy)^2: a
+ *    loaded night barely counts.
+ * 3. Search: the segmentation minimising the weighted squared deviations
+ *    of the points from their segment's level plus a penalty of 16 (a
+ *    4-sigma gain) per change, segments of min_segment points or more
+ *    (PELT, exact): every step of a staircase, a regression fixed a few
+ *    commits later, a creep cut into pieces.
+ * 4. Confirmation: each change, between its neighbours, by a z-test of
+ *    the two segments' weighted means under that noise, its p-value
+ *    multiplied by the places a change could take there (Bonferroni);
+ *    the weakest that fails (p at or above `significance`, or a change
+ *    below min_change) is taken out and its neighbours tested again,
+ *    until every reported change point is its own test. A series cut
+ *    into short pieces over more than a quarter of its length wanders (a
+ *    trend, a random walk, rounded values): there each change must also
+ *    pass the local test of earlier versions, a t-test whose variance is
+ *    the window's pooled spread inflated for its residuals' lag-1
+ *    autocorrelation, at window half-widths 4, 16, 64 ... min_segment.
  *
  * Deterministic: no randomness; the same series gives the same change
  * points. Incremental: changepoint_append() re-examines only the points
- * from the last change point on. About O(n log^2 n) for n points: 10,000
- * points with 100 change points take some 140 million instructions
- * (callgrind), 40 to 60 ms on this project's shared 2-core machine.
+ * from the last change point on. The search is about linear in n when
+ * changes are spread along the series (PELT's pruning), quadratic at
+ * worst.
  */
 
 /* One point of a series, oldest first. samples may be NULL (then median is
@@ -70,6 +62,11 @@ struct changepoint_input {
 	 * caller that keeps summaries, not samples: history_index.h). */
 	bool variance_known;
 	double variance;
+	/* Cores that other processes kept busy when the point was measured
+	 * (machine_load's cpu_busy; 0: quiet or not recorded). A busy night
+	 * counts for less: its variance is multiplied by
+	 * (1 + 4 busy)^2, 25 times for one busy core. */
+	double busy;
 };
 
 /* The variance of the median of samples[0..n) that the test takes for a
@@ -99,10 +96,10 @@ struct changepoint {
 	double change;	  /* after / before - 1; (after - before) / |before|
 			    * in a segment with a median <= 0 */
 	double change_lo; /* the change's interval at 1 - significance: */
-	double change_hi; /* log(after / before) +- t * se, as a change */
-	double p;	  /* the split's p-value, Bonferroni-corrected for
-			    * the candidate splits between the neighbouring
-			    * change points */
+	double change_hi; /* log(after / before) +- z * se, as a change */
+	double p;	  /* the change's p-value, Bonferroni-corrected for
+			    * the places between the neighbouring change
+			    * points */
 };
 
 /* Detected change points, in index order. */
@@ -130,12 +127,13 @@ int changepoint_detect(struct changepoint_list *out,
  *   reported does not vanish or move when a later night is noisy;
  * - the last one's numbers (after, change, interval, p) are recomputed
  *   against its segment as it now ends;
- * - the change points added are exactly changepoint_detect()'s on
- *   points[b..nr), their indices offset by b (the whole series when *list
- *   is empty: then the result is changepoint_detect()'s).
+ * - the change points added are those changepoint_detect() finds on
+ *   points[b..nr) with the noise (tau^2, phi) of the whole series, their
+ *   indices offset by b (the whole series when *list is empty: then the
+ *   result is changepoint_detect()'s).
  * So it is not always changepoint_detect()'s answer on the whole series:
- * binary segmentation on the whole could place an earlier split otherwise
- * once the new points are in. docs/evaluation.md says how
+ * a search of the whole could place an earlier split otherwise
+ * once the new points are in. docs/evaluation-changepoints.md says how
  * often the two differ on generated histories.
  */
 int changepoint_append(struct changepoint_list *list,

@@ -832,6 +832,430 @@ static void report_generated(struct strbuf *out, const struct options *opts)
 		    met ? "met" : "NOT met");
 }
 
+/* 3. The corpus of issue 27: the histories the nightly must get right */
+
+#define IC_RUNS	      8
+#define IC_RUN_CV     0.01 /* the runs of one night */
+#define IC_COMMIT_CV  0.01 /* from commit to commit */
+
+enum scenario {
+	SC_STAIRCASE,
+	SC_SHORT,
+	SC_CREEP,
+	SC_OUTLIERS,
+	SC_LOAD,
+	SC_COMBINED,
+	SC_COUNT
+};
+static const char *const scenario_names[SC_COUNT] = {
+	"staircase: 3 steps of +10-40 %, 10-15 commits apart",
+	"short-lived: +30 % for 4, 8 and 12 commits, then fixed",
+	"creep: +1 % a commit for 15 commits",
+	"outlier nights: 3 % of nights +20-100 %",
+	"load bursts: 1-3 busy nights +10-50 %, recorded load",
+	"all of them in one history (300 points)",
+};
+
+enum method {
+	M_BENCHGATE,
+	M_MEDIANS,
+	M_BINSEG,
+	M_PELT,
+	M_COUNT
+};
+static const char *const method_names[M_COUNT] = {
+	"benchgate (samples, load)",
+	"benchgate (medians only)",
+	"binseg (R changepoint defaults)",
+	"PELT (R changepoint defaults)",
+};
+
+/* A planted truth: a step at `at` going `sign`, or a creep over
+ * [at, end) (end > at). */
+struct planted {
+	size_t at, end;
+	int sign;
+};
+
+struct ic_history {
+	size_t n;
+	double *samples;
+	struct changepoint_input *points;
+	struct planted truth[16];
+	size_t truth_nr;
+};
+
+static void ic_plant(struct ic_history *h, size_t at, size_t end, int sign)
+{
+	h->truth[h->truth_nr++] = (struct planted){ at, end, sign };
+}
+
+static void ic_generate(struct ic_history *h, struct stats_rng *rng,
+			enum scenario sc)
+{
+	size_t n = sc == SC_COMBINED ? 300 : 200;
+	double *factor = xcalloc(n, sizeof(*factor));
+	double *busy = xcalloc(n, sizeof(*busy));
+	double *burst = xcalloc(n, sizeof(*burst));
+	double level = 1;
+
+	memset(h, 0, sizeof(*h));
+	h->n = n;
+	h->samples = xmalloc(n * IC_RUNS * sizeof(*h->samples));
+	h->points = xmalloc(n * sizeof(*h->points));
+	for (size_t i = 0; i < n; i++)
+		factor[i] = 1;
+	if (sc == SC_STAIRCASE || sc == SC_COMBINED) {
+		size_t at = 30 + (size_t)(30 * stats_rng_uniform(rng));
+
+		for (int k = 0; k < 3; k++) {
+			double step = 0.10 + 0.30 * stats_rng_uniform(rng);
+
+			for (size_t i = at; i < n; i++)
+				factor[i] *= 1 + step;
+			ic_plant(h, at, at, 1);
+			at += 10 + (size_t)(6 * stats_rng_uniform(rng));
+		}
+	}
+	if (sc == SC_SHORT || sc == SC_COMBINED) {
+		size_t first = sc == SC_COMBINED ? 130 : 30;
+		size_t lasted[3] = { 4, 8, 12 };
+
+		for (int k = 0; k < 3; k++) {
+			size_t at = first + 50 * (size_t)k;
+
+			for (size_t i = at; i < at + lasted[k]; i++)
+				factor[i] *= 1.3;
+			ic_plant(h, at, at, 1);
+			ic_plant(h, at + lasted[k], at + lasted[k], -1);
+		}
+	}
+	if (sc == SC_CREEP) {
+		for (size_t i = 80; i < n; i++)
+			factor[i] *= pow(1.01, (double)(i < 95 ? i - 79 : 15));
+		ic_plant(h, 80, 95, 1);
+	}
+	if (sc == SC_OUTLIERS || sc == SC_COMBINED)
+		for (size_t i = 0; i < n; i++)
+			if (stats_rng_uniform(rng) < 0.03)
+				burst[i] = 0.2 + 0.8 * stats_rng_uniform(rng);
+	if (sc == SC_LOAD || sc == SC_COMBINED)
+		for (int k = 0; k < 4; k++) {
+			size_t at = 10 + (size_t)((double)(n - 20) *
+						  stats_rng_uniform(rng));
+			size_t len = 1 + (size_t)(3 * stats_rng_uniform(rng));
+			double cores = 1 + 2 * stats_rng_uniform(rng);
+			double slower = 0.1 + 0.4 * stats_rng_uniform(rng);
+
+			for (size_t i = at; i < at + len && i < n; i++) {
+				busy[i] = cores;
+				burst[i] = slower;
+			}
+		}
+	for (size_t i = 0; i < n; i++) {
+		double *run = h->samples + i * IC_RUNS;
+		double u = IC_COMMIT_CV * rng_normal(rng);
+		double spread = IC_RUN_CV * (busy[i] > 0 ? 3 : 1);
+
+		level = factor[i] * (1 + burst[i]);
+		for (size_t j = 0; j < IC_RUNS; j++)
+			run[j] = level * exp(u + spread * rng_normal(rng));
+		h->points[i] = (struct changepoint_input){
+			.median = stats_median(run, IC_RUNS),
+			.samples = run,
+			.n = IC_RUNS,
+			.busy = busy[i],
+		};
+	}
+	free(factor);
+	free(busy);
+	free(burst);
+}
+
+static void ic_release(struct ic_history *h)
+{
+	free(h->samples);
+	free(h->points);
+}
+
+/*
+ * The published defaults of the peers, as TCPDBench's default experiment
+ * ran them (R changepoint: cpt.meanvar, normal likelihood, MBIC penalty,
+ * minimum segment 2; binary segmentation with at most Q = 5 changes):
+ * the cost of a segment is n (log 2 pi + log var + 1) with var its
+ * maximum-likelihood variance, the penalty 3 ln n per change (the MBIC's
+ * per-change term; its segment-length term is left out here). On the
+ * medians, one value a commit, which is what they are given.
+ */
+struct mv_sums {
+	double *s1, *s2;
+	double floor;
+};
+
+static void mv_init(struct mv_sums *m, const struct changepoint_input *p,
+		    size_t n)
+{
+	double mean = 0;
+
+	m->s1 = xmalloc((n + 1) * sizeof(*m->s1));
+	m->s2 = xmalloc((n + 1) * sizeof(*m->s2));
+	m->s1[0] = m->s2[0] = 0;
+	for (size_t i = 0; i < n; i++)
+		mean += p[i].median / (double)n;
+	for (size_t i = 0; i < n; i++) {
+		double d = p[i].median - mean;
+
+		m->s1[i + 1] = m->s1[i] + d;
+		m->s2[i + 1] = m->s2[i] + d * d;
+	}
+	m->floor = 1e-12 * (m->s2[n] / (double)n + 1e-300);
+}
+
+static double mv_cost(const struct mv_sums *m, size_t a, size_t b)
+{
+	double len = (double)(b - a), s1 = m->s1[b] - m->s1[a];
+	double var = (m->s2[b] - m->s2[a] - s1 * s1 / len) / len;
+
+	if (var < m->floor)
+		var = m->floor;
+	return len * (log(2 * M_PI) + log(var) + 1);
+}
+
+#define MV_MIN 2
+
+static void peer_pelt(struct locations *out, const struct changepoint_input *p,
+		      size_t n)
+{
+	struct mv_sums m;
+	double pen = 3 * log((double)n), *f = xmalloc((n + 1) * sizeof(*f));
+	size_t *last = xmalloc((n + 1) * sizeof(*last));
+	size_t *cand = xmalloc((n + 1) * sizeof(*cand)), nc = 0;
+
+	mv_init(&m, p, n);
+	f[0] = -pen;
+	cand[nc++] = 0;
+	for (size_t t = MV_MIN; t <= n; t++) {
+		size_t kept = 0;
+
+		f[t] = INFINITY;
+		last[t] = 0;
+		for (size_t c = 0; c < nc; c++) {
+			double v = f[cand[c]] + mv_cost(&m, cand[c], t) + pen;
+
+			if (v < f[t]) {
+				f[t] = v;
+				last[t] = cand[c];
+			}
+		}
+		for (size_t c = 0; c < nc; c++)
+			if (f[cand[c]] + mv_cost(&m, cand[c], t) <= f[t])
+				cand[kept++] = cand[c];
+		nc = kept;
+		if (t + 1 >= 2 * MV_MIN)
+			cand[nc++] = t + 1 - MV_MIN;
+	}
+	for (size_t t = last[n]; t > 0; t = last[t])
+		locations_add(out, t);
+	free(f);
+	free(last);
+	free(cand);
+	free(m.s1);
+	free(m.s2);
+}
+
+static void peer_binseg(struct locations *out,
+			const struct changepoint_input *p, size_t n)
+{
+	struct mv_sums m;
+	double pen = 3 * log((double)n), total[6], best_total;
+	size_t cps[5], ncps = 0, best_k = 0;
+
+	mv_init(&m, p, n);
+	total[0] = mv_cost(&m, 0, n);
+	for (size_t q = 0; q < 5; q++) {
+		struct locations cur = { 0 };
+		double gain = 0;
+		size_t at = 0;
+
+		for (size_t i = 0; i < ncps; i++)
+			locations_add(&cur, cps[i]);
+		for (size_t j = 0; j <= cur.nr; j++) {
+			size_t a = j ? cur.at[j - 1] : 0,
+			       b = j < cur.nr ? cur.at[j] : n;
+			double whole = mv_cost(&m, a, b);
+
+			for (size_t k = a + MV_MIN; k + MV_MIN <= b; k++) {
+				double g = whole - mv_cost(&m, a, k) -
+					   mv_cost(&m, k, b);
+
+				if (g > gain) {
+					gain = g;
+					at = k;
+				}
+			}
+		}
+		locations_release(&cur);
+		if (!at)
+			break;
+		cps[ncps++] = at;
+		total[ncps] = total[ncps - 1] - gain;
+	}
+	best_total = total[0];
+	for (size_t k = 1; k <= ncps; k++)
+		if (total[k] + (double)k * pen < best_total) {
+			best_total = total[k] + (double)k * pen;
+			best_k = k;
+		}
+	for (size_t k = 0; k < best_k; k++)
+		locations_add(out, cps[k]);
+}
+
+struct ic_tally {
+	size_t points, planted, found, false_cps, series;
+	double f1;
+};
+
+static void ic_predict(struct locations *out, enum method m,
+		       struct ic_history *h)
+{
+	switch (m) {
+	case M_BENCHGATE:
+		predict(out, h->points, h->n);
+		break;
+	case M_MEDIANS: {
+		struct changepoint_input *bare =
+			xmalloc(h->n * sizeof(*bare));
+
+		for (size_t i = 0; i < h->n; i++)
+			bare[i] = (struct changepoint_input){
+				.median = h->points[i].median
+			};
+		predict(out, bare, h->n);
+		free(bare);
+		break;
+	}
+	case M_BINSEG:
+		peer_binseg(out, h->points, h->n);
+		break;
+	default:
+		peer_pelt(out, h->points, h->n);
+		break;
+	}
+}
+
+/* Found: a prediction within MARGIN of a planted step (of a creep: from
+ * MARGIN before it starts to MARGIN after it ends; every prediction there
+ * is the creep's), each prediction used once. Direction is not checked:
+ * the peers report none. */
+static void ic_score(struct ic_tally *t, const struct ic_history *h,
+		     const struct locations *pred)
+{
+	bool *used = xcalloc(pred->nr + 1, sizeof(*used));
+	struct locations truth = { 0 };
+	size_t matched = 0;
+
+	for (size_t k = 0; k < h->truth_nr; k++) {
+		const struct planted *pl = &h->truth[k];
+		size_t best = pred->nr;
+
+		locations_add(&truth, pl->at);
+		for (size_t x = 0; x < pred->nr; x++) {
+			bool near = pl->end > pl->at
+					    ? pred->at[x] + MARGIN >= pl->at &&
+						      pred->at[x] <=
+							      pl->end + MARGIN
+					    : distance(pred->at[x], pl->at) <=
+						      MARGIN;
+
+			if (!near)
+				continue;
+			if (pl->end > pl->at && used[x] == false &&
+			    best < pred->nr) {
+				used[x] = true; /* another piece of it */
+				continue;
+			}
+			if (used[x])
+				continue;
+			if (best == pred->nr ||
+			    distance(pred->at[x], pl->at) <
+				    distance(pred->at[best], pl->at))
+				best = x;
+		}
+		if (best < pred->nr) {
+			used[best] = true;
+			matched++;
+		}
+	}
+	t->planted += h->truth_nr;
+	t->found += matched;
+	for (size_t x = 0; x < pred->nr; x++)
+		t->false_cps += !used[x];
+	t->points += h->n;
+	t->series++;
+	t->f1 += f1_score(&truth, 1, pred);
+	locations_release(&truth);
+	free(used);
+}
+
+static void report_issue_corpus(struct strbuf *out, const struct options *opts)
+{
+	bool met = true;
+
+	strbuf_addf(
+		out,
+		"## Issue 27's corpus: staircases, short-lived regressions, "
+		"creep, outlier nights, load bursts\n\n"
+		"%zu histories per scenario, 200 points each (300 for the "
+		"last), seed %llu + 7; every point %d runs, runs within a "
+		"night CV %.0f %%, commit to commit CV %.0f %%; a busy night "
+		"records 1-3 busy cores (`busy`) and its runs spread three "
+		"times as much. Found: a change point within %d commits of a "
+		"planted step (of a creep: from %d before it starts to %d "
+		"after it ends; every change point there is the creep's). "
+		"False: every other change point, per 1,000 points. F1 as "
+		"for TCPD (the start counted). The peers get the medians.\n\n"
+		"| scenario | method | found | missed | false per 1,000 "
+		"points | F1 |\n|---|---|---|---|---|---|\n",
+		opts->series, (unsigned long long)opts->seed, IC_RUNS,
+		100 * IC_RUN_CV, 100 * IC_COMMIT_CV, MARGIN, MARGIN, MARGIN);
+	for (int sc = 0; sc < SC_COUNT; sc++)
+		for (int m = 0; m < M_COUNT; m++) {
+			struct ic_tally t = { 0 };
+			struct stats_rng rng;
+			double per_k;
+
+			stats_rng_seed(&rng, opts->seed + 7 + 100 * (uint64_t)sc);
+			for (size_t i = 0; i < opts->series; i++) {
+				struct ic_history h;
+				struct locations pred = { 0 };
+
+				ic_generate(&h, &rng, sc);
+				ic_predict(&pred, m, &h);
+				ic_score(&t, &h, &pred);
+				locations_release(&pred);
+				ic_release(&h);
+			}
+			per_k = 1000.0 * (double)t.false_cps / (double)t.points;
+			strbuf_addf(out, "| %s | %s | ",
+				    m ? "" : scenario_names[sc],
+				    method_names[m]);
+			if (t.planted)
+				strbuf_addf(out, "%zu of %zu | %zu |", t.found,
+					    t.planted, t.planted - t.found);
+			else
+				strbuf_addstr(out, "- | - |");
+			strbuf_addf(out, " %.2f | %.3f |\n", per_k,
+				    t.f1 / (double)t.series);
+			if (m == M_BENCHGATE)
+				met &= t.found == t.planted && per_k < 1;
+		}
+	strbuf_addf(out,
+		    "\nTarget (benchgate with samples and load): every "
+		    "planted step found within %d commits, < 1 false change "
+		    "point per 1,000 points in every scenario: %s.\n\n",
+		    MARGIN, met ? "met" : "NOT met");
+}
+
 static const char usage[] =
 	"usage: bench_changepoint [--tcpd DIR] [--series N] [--length N] "
 	"[--cv X] [--seed N] [--out FILE]\n";
@@ -891,6 +1315,7 @@ int main(int argc, char **argv)
 		    defaults.significance, defaults.min_change,
 		    defaults.min_segment, (unsigned long long)opts.seed);
 	report_tcpd(&out, opts.tcpd);
+	report_issue_corpus(&out, &opts);
 	report_generated(&out, &opts);
 	fputs(out.buf, stdout);
 	if (opts.out) {
