@@ -206,6 +206,39 @@ Test(history, newest_result_of_a_commit_and_machine_counts)
 	history_release(&h);
 }
 
+/* Issue 27: bisect's results for one variant became the newest result of
+ * a commit and the other variants' points vanished from the history. Each
+ * case takes its point from the newest result that measured it. */
+Test(history, a_rerun_of_one_case_does_not_hide_the_others)
+{
+	struct history h;
+	git_oid c[2];
+
+	line(c, 2);
+	store_at(&c[1], (struct stored){
+				.level = 20,
+				.started_at = "2026-01-01T00:00:01Z",
+				.more_cases = true,
+			});
+	store_at(&c[1], (struct stored){
+				.level = 50,
+				.variant = "pruned",
+				.started_at = "2026-01-01T00:00:09Z",
+			});
+	cr_assert_eq(build(&h, (struct history_request){ 0 }), BG_OK, "%s",
+		     bg_error_last());
+	cr_assert_eq(h.series_nr, 6, "three cases, two metrics");
+	cr_assert_eq(find(&h, "m1", "pruned", "latency")->points_nr, 1);
+	cr_assert_float_eq(
+		find(&h, "m1", "pruned", "latency")->points[0].median, 50.02,
+		1e-12, "the rerun's point, the newer");
+	for (size_t i = 0; i < h.series_nr; i++)
+		if (!strcmp(h.series[i].variant, "original"))
+			cr_assert_eq(h.series[i].points_nr, 1, "%s %s",
+				     h.series[i].benchmark, h.series[i].metric);
+	history_release(&h);
+}
+
 Test(history, a_corrupt_newest_result_gives_way_to_the_one_before)
 {
 	struct store_entry *entries = NULL;

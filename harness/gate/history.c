@@ -151,6 +151,9 @@ static void add_result(struct builder *b, const struct history_index_result *r,
 		k = series_for(b, r, m);
 		s = &b->out->series[k];
 		build = &b->builds[k];
+		/* a newer result of this commit measured the case already */
+		if (s->points_nr && s->points[s->points_nr - 1].commit == position)
+			continue;
 		ALLOC_GROW(s->points, s->points_nr + 1, s->points_alloc);
 		ALLOC_GROW(build->variances, s->points_nr + 1,
 			   build->variances_alloc);
@@ -165,20 +168,12 @@ static void add_result(struct builder *b, const struct history_index_result *r,
 	}
 }
 
-/* Whether entries[i] is the newest of its machine and suite among the
- * entries after it that were taken. */
-static bool newer_taken(const struct store_entry *entries, const bool *taken,
-			size_t nr, size_t i)
-{
-	for (size_t j = i + 1; j < nr; j++)
-		if (taken[j] &&
-		    !strcmp(entries[j].machine, entries[i].machine) &&
-		    !strcmp(entries[j].suite, entries[i].suite))
-			return true;
-	return false;
-}
-
-/* The newest readable result of each suite and machine at `hex`. */
+/*
+ * The results at `hex`, newest first: each case and metric of a suite and
+ * machine takes its point from the newest readable result that measured
+ * it, so a rerun of some cases (a filtered run, bisect's measurements of
+ * one variant) does not hide the others' points from the nightly run.
+ */
 static int add_commit(struct builder *b, struct store *store, const char *hex,
 		      size_t position)
 {
@@ -186,28 +181,22 @@ static int add_commit(struct builder *b, struct store *store, const char *hex,
 				     .machine = b->req->machine,
 				     .suite = b->req->suite };
 	struct store_entry *entries = NULL;
-	bool *taken = NULL;
 	size_t nr = 0;
 	int error;
 
 	if ((error = store_list(store, &query, &entries, &nr)) < 0 || !nr)
 		goto done;
-	taken = xcalloc(nr, sizeof(*taken));
-	/* Listed oldest first: the newest of each is met first backwards. */
+	/* Listed oldest first. */
 	for (size_t i = nr; i-- > 0;) {
 		struct history_index_result r;
 
-		if (newer_taken(entries, taken, nr, i) ||
-		    history_index_lookup(b->index, store, &entries[i], &r) < 0)
+		if (history_index_lookup(b->index, store, &entries[i], &r) < 0)
 			continue;
 		/* Suites whose file names collide are told apart here. */
-		if (selected(b->req->suite, b->index, r.suite)) {
-			taken[i] = true;
+		if (selected(b->req->suite, b->index, r.suite))
 			add_result(b, &r, position);
-		}
 	}
 done:
-	free(taken);
 	store_entries_free(entries, nr);
 	return error;
 }

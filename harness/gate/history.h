@@ -20,9 +20,11 @@
  * commits inside the pull request were never on the branch. A commit
  * without a stored result of a series is a gap in it, not a point.
  *
- * Several results of one commit, suite and machine (a rerun): the newest
- * counts, as store_latest() picks it; a corrupt newest one is reported
- * and passed over for the one before.
+ * Several results of one commit, suite and machine (a nightly run, a
+ * filtered rerun, bisect's measurements of one variant): each case and
+ * metric takes its point from the newest result that measured it, so a
+ * rerun of some cases never hides the others; a corrupt result is
+ * reported and passed over.
  *
  * Results are read through the store's history index (history_index.h):
  * each file is read and summarised once, and later calls read the
