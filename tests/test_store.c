@@ -543,6 +543,46 @@ Test(store, hostile_names_stay_inside_the_store)
 	store_free(s);
 }
 
+/* Issue 27: a rerun of one case (bisect's measurements of one variant)
+ * was the newest result of its commit and hid the others from baselines.
+ * The newest result counts, with the cases it lacks from older ones. */
+Test(store, latest_takes_the_cases_a_rerun_lacks_from_older_results)
+{
+	struct store *s = open_store();
+	struct store_query q = { .commit = COMMIT_A };
+	struct result *nightly = make_result("s", COMMIT_A, MACHINE, STARTED);
+	struct result *rerun =
+		make_result("s", COMMIT_A, MACHINE, "2026-11-22T09:00:00Z");
+	struct result *other =
+		make_result("s", COMMIT_A, "other-machine", "2026-11-22T10:00:00Z");
+	struct result *r = NULL;
+
+	metric_samples_push(result_case_metric(result_add_case(nightly,
+								"infer",
+								"pruned",
+								"cpu"),
+					       "latency"),
+			    2.5);
+	rerun->cases[0].metrics[0].samples[0] = 9.5;
+	result_add_case(other, "train", "original", "cpu");
+	cr_assert_eq(store_write(s, nightly, NULL, NULL), BG_OK);
+	cr_assert_eq(store_write(s, rerun, NULL, NULL), BG_OK);
+	cr_assert_eq(store_write(s, other, NULL, NULL), BG_OK);
+	q.machine = MACHINE;
+	cr_assert_eq(store_latest(s, &q, &r, NULL), BG_OK);
+	cr_assert_eq(r->cases_nr, 2, "%zu cases", r->cases_nr);
+	cr_assert_str_eq(r->cases[0].variant, "original");
+	cr_assert_eq(r->cases[0].metrics[0].samples[0], 9.5, "the rerun's");
+	cr_assert_str_eq(r->cases[1].variant, "pruned");
+	cr_assert_eq(r->cases[1].metrics[0].samples[0], 2.5);
+	cr_assert_str_eq(r->started_at, "2026-11-22T09:00:00Z");
+	result_free(r);
+	result_free(nightly);
+	result_free(rerun);
+	result_free(other);
+	store_free(s);
+}
+
 Test(store, suites_mapping_to_one_file_name_are_told_apart_on_load)
 {
 	struct store *s = open_store();

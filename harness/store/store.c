@@ -213,6 +213,24 @@ int store_list(struct store *store, const struct store_query *q,
 	return BG_OK;
 }
 
+/* Moves the cases of `from` that `to` does not have into `to`. */
+static void lend_cases(struct result *to, struct result *from)
+{
+	size_t kept = 0;
+
+	for (size_t j = 0; j < from->cases_nr; j++) {
+		struct result_case *c = &from->cases[j];
+
+		if (result_find_case(to, c->benchmark, c->variant, c->device)) {
+			from->cases[kept++] = *c;
+			continue;
+		}
+		ALLOC_GROW(to->cases, to->cases_nr + 1, to->cases_alloc);
+		to->cases[to->cases_nr++] = *c;
+	}
+	from->cases_nr = kept;
+}
+
 int store_latest(struct store *store, const struct store_query *q,
 		 struct result **out, struct strbuf *path_out)
 {
@@ -240,6 +258,19 @@ int store_latest(struct store *store, const struct store_query *q,
 		if (path_out)
 			strbuf_addstr(path_out, entries[i].path);
 		break;
+	}
+	/* The older results of its commit, suite and machine lend it the
+	 * cases it lacks: a rerun of some cases does not hide the others. */
+	while (*out && i-- > 0) {
+		struct result *older = NULL;
+
+		if (strcmp(entries[i].machine, (*out)->machine.id) ||
+		    store_load(store, &entries[i], &older) < 0)
+			continue;
+		if (!strcmp(older->suite, (*out)->suite) &&
+		    !strcmp(older->git.commit, (*out)->git.commit))
+			lend_cases(*out, older);
+		result_free(older);
 	}
 	store_entries_free(entries, nr);
 	if (!*out)

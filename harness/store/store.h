@@ -224,7 +224,10 @@ int store_load(struct store *store, const struct store_entry *entry,
 
 /*
  * Loads the newest result matching q (q->load is ignored) into *out (free
- * with result_free()) and appends its path to path_out (may be NULL).
+ * with result_free()) and appends its path to path_out (may be NULL),
+ * with the cases it lacks taken from the older results of its commit,
+ * suite and machine (newest first): a filtered rerun or bisect's
+ * measurements of one variant never hide the other cases.
  * Corrupt files are reported and passed over for the next newest.
  * BG_ENOTFOUND when none matches; errors of store_list() otherwise.
  */
