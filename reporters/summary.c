@@ -2,6 +2,7 @@
 #include "reporters/summary.h"
 
 #include "harness/util/alloc.h"
+#include "harness/util/error.h"
 #include "harness/util/format.h"
 #include "harness/util/terminal.h"
 #include "harness/util/utf8.h"
@@ -82,30 +83,29 @@ static void add_metric_row(struct strbuf *text, const char *case_id,
 }
 
 /* When the machine was busy while the measurement ran: what else ran. */
-static void add_load_warning(struct strbuf *text, const struct result *result,
-			     bool color)
+static void add_load_warning(struct strbuf *text, const struct result *result)
 {
 	const struct machine_load *load = &result->load;
 
 	if (machine_load_quiet(load))
 		return;
 	strbuf_addf(text,
-		    "%swarning: the machine was not quiet when the "
-		    "measurement ran%s: %.2f cores busy (load %.2f %.2f "
-		    "%.2f)",
-		    paint(color, YELLOW), paint(color, RESET), load->cpu_busy,
+		    "the machine was not quiet when the measurement ran: "
+		    "%.2f cores busy (load %.2f %.2f %.2f)",
+		    load->cpu_busy,
 		    load->loadavg[0], load->loadavg[1], load->loadavg[2]);
 	for (size_t i = 0; i < load->busy_nr; i++) {
 		strbuf_addf(text, "%spid %d ", i ? ", " : ": ",
 			    load->busy[i].pid);
-		terminal_escape(text, load->busy[i].command
-					      ? load->busy[i].command
-					      : "?");
+		/* bg_warn() escapes what it prints */
+		strbuf_addstr(text, load->busy[i].command
+					    ? load->busy[i].command
+					    : "?");
 		strbuf_addf(text, " at %.0f%% of a core",
 			    load->busy[i].cpu * 100);
 	}
 	strbuf_addstr(text, "; its numbers may be off, and the result "
-			    "should not become a baseline\n");
+			    "should not become a baseline");
 }
 
 /* Failed and skipped cases */
@@ -332,7 +332,6 @@ static void print_result(FILE *to, const struct result *result,
 	}
 	if (problems)
 		add_skipped_result_cases(&text, result, color);
-	add_load_warning(&text, result, color);
 	write_text(to, &text, color);
 	report_model_release(&model);
 	strbuf_release(&text);
@@ -356,13 +355,13 @@ void summary_print_measures(FILE *to, const struct result *result, bool color)
 	print_result(to, result, NULL, color, false);
 }
 
-void summary_print_load_warning(FILE *to, const struct result *result,
-				bool color)
+void summary_warn_load(const struct result *result)
 {
 	struct strbuf text = STRBUF_INIT;
 
-	add_load_warning(&text, result, color);
-	write_text(to, &text, color);
+	add_load_warning(&text, result);
+	if (text.len)
+		bg_warn("%s", text.buf);
 	strbuf_release(&text);
 }
 

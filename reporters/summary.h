@@ -37,12 +37,12 @@ void summary_print_measures(FILE *to, const struct result *result,
 void summary_print_variants(FILE *to, const struct comparison *comparison,
 			    bool color);
 
-/* A warning, printed by summary_print_result() too, when other processes
- * were busy on the machine as the result's measurement started
- * (result->load): which, how busy, and the load average. Nothing when the
- * machine was quiet or the result does not say. */
-void summary_print_load_warning(FILE *to, const struct result *result,
-				bool color);
+/* A warning on stderr (bg_warn(), "benchgate: warning: ..."), whatever
+ * else goes to stdout, when other processes were busy on the machine
+ * during the result's measurement (result->load): which, how busy, and the
+ * load average. Nothing when the machine was quiet or the result does not
+ * say. */
+void summary_warn_load(const struct result *result);
 
 /* The verdict line, then the comparisons: regressions first, then
  * failures, improvements, inconclusive; unchanged and the rest only when

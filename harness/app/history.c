@@ -64,8 +64,7 @@ int app_history(const struct app_history_request *req)
 		goto done;
 	if (req->json) {
 		history_view_json(&text, &history);
-		if ((error = write_file_atomic(req->json, text.buf,
-					       text.len)) < 0)
+		if ((error = app_write_output(req->json, &text)) < 0)
 			goto done;
 		strbuf_reset(&text);
 	}

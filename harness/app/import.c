@@ -104,8 +104,7 @@ int app_import(const struct app_import_request *req)
 		goto done;
 	if (req->json) {
 		result_to_json(result, &json);
-		if ((error = write_file_atomic(req->json, json.buf,
-					       json.len)) < 0)
+		if ((error = app_write_output(req->json, &json)) < 0)
 			goto done;
 	}
 	if (!req->quiet)

@@ -12,7 +12,10 @@
 #include "reporters/report.h"
 
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 int app_store_open(struct store **out, const char *spec)
 {
@@ -28,6 +31,35 @@ int app_store_open(struct store **out, const char *spec)
 	return error;
 }
 
+static int machine_stdout = -1; /* the real stdout, once claimed */
+
+void app_claim_stdout(void)
+{
+	if (machine_stdout >= 0)
+		return;
+	fflush(stdout);
+	machine_stdout = dup(STDOUT_FILENO);
+	/* without a spare descriptor the lines mix, as before */
+	if (machine_stdout >= 0)
+		dup2(STDERR_FILENO, STDOUT_FILENO);
+}
+
+bool app_output_is_stdout(const char *path)
+{
+	return path && !strcmp(path, "-");
+}
+
+int app_write_output(const char *path, const struct strbuf *text)
+{
+	if (!app_output_is_stdout(path))
+		return write_file_atomic(path, text->buf, text->len);
+	app_claim_stdout();
+	if (write_in_full(machine_stdout >= 0 ? machine_stdout : STDOUT_FILENO,
+			  text->buf, text->len) < 0)
+		return bg_error("cannot write to stdout: %s", strerror(errno));
+	return BG_OK;
+}
+
 int app_write_outputs(const struct report_model *model, const char *json_path,
 		      const char *report_dir, size_t chart_cases, bool quiet)
 {
@@ -36,7 +68,7 @@ int app_write_outputs(const struct report_model *model, const char *json_path,
 
 	if (json_path) {
 		comparison_to_json(model->comparison, &text);
-		error = write_file_atomic(json_path, text.buf, text.len);
+		error = app_write_output(json_path, &text);
 	}
 	if (!error && report_dir) {
 		struct report_model bounded = *model;

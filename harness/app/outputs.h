@@ -15,6 +15,23 @@ struct store;
  * store_default_spec()), into *out; errors of store_open(). */
 int app_store_open(struct store **out, const char *spec);
 
+/*
+ * Machine output on stdout: an output option given "-" (--json -) means
+ * stdout, and then nothing else goes there. app_claim_stdout() keeps the
+ * real stdout for app_write_output() and points stdout at stderr, so every
+ * other line (summaries, notes) goes to stderr; the command layer calls it
+ * while parsing such an option. Idempotent.
+ */
+void app_claim_stdout(void);
+
+/* Whether an output path means stdout ("-"). */
+bool app_output_is_stdout(const char *path);
+
+struct strbuf;
+/* Writes text to path atomically (fileio.h), or for "-" to the stdout that
+ * app_claim_stdout() kept; BG_ERROR when it cannot. */
+int app_write_output(const char *path, const struct strbuf *text);
+
 /* Writes the comparison of model to json_path and every report into
  * report_dir, at most chart_cases charted (report.h), saying so unless
  * quiet; each when not NULL. Errors of the writing. */

@@ -5,7 +5,6 @@
 #include "harness/app/outcome.h"
 #include "harness/app/outputs.h"
 #include "harness/util/error.h"
-#include "harness/util/fileio.h"
 #include "harness/util/terminal.h"
 #include "reporters/summary.h"
 
@@ -47,20 +46,25 @@ int app_run(const struct app_run_request *req)
 		goto done;
 	app_draw_profiles(session);
 	if (session_store(session) < 0) {
-		/* --json, else a fallback file: it says where (session.h) */
-		session_keep(session, req->json);
+		/* --json FILE, else a fallback file: it says where
+		 * (session.h); --json - gets the result all the same */
+		session_keep(session, app_output_is_stdout(req->json)
+					      ? NULL
+					      : req->json);
+		if (app_output_is_stdout(req->json)) {
+			result_to_json(session->result, &json);
+			error = app_write_output(req->json, &json);
+		}
 	} else if (req->json) {
 		result_to_json(session->result, &json);
-		error = write_file_atomic(req->json, json.buf, json.len);
+		error = app_write_output(req->json, &json);
 	}
 	if (!req->quiet) {
 		summary_print_result_at(stdout, session->result,
 					session->result_path.buf, req->color);
 		print_variants(session, req->color);
-	} else { /* a warning all the same */
-		summary_print_load_warning(stdout, session->result,
-					   req->color);
 	}
+	summary_warn_load(session->result); /* with --quiet too */
 	print_stored(session);
 	error = app_outcome_after_measuring(session, error,
 					    app_outcome_of_session(session));

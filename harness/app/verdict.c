@@ -23,9 +23,7 @@ static void print_check(const struct check *check, bool quiet, bool color)
 	 * themselves are the news. */
 	if (!check->baseline.result && !quiet)
 		summary_print_measures(stdout, check->session->result, color);
-	else
-		summary_print_load_warning(stdout, check->session->result,
-					   color);
+	summary_warn_load(check->session->result); /* with --quiet too */
 	summary_print_comparison(stdout, check->comparison, color, false);
 	report_annotate_ci(stdout, check->comparison);
 	if (!quiet && !check->session->unstored.len)

@@ -13,8 +13,7 @@ static const struct cli_opt options[] = {
 	CLI_OPTS_GATE(args.req.threshold, args.req.confidence),
 	CLI_OPT_STRING("report", "DIR", &args.req.out.report_dir,
 		       "write the reports into DIR"),
-	CLI_OPT_STRING("json", "FILE", &args.req.out.json,
-		       "also write the comparison document to FILE"),
+	CLI_OPT_JSON(args.req.out.json, "comparison"),
 	CLI_OPT_CHARTS(args.req.out.chart_cases),
 	CLI_OPT_STRING("suite", "S", &args.req.suite,
 		       "the suite whose stored results BASE and CAND name, "

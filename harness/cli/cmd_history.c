@@ -12,8 +12,7 @@ static struct {
 static const struct cli_opt options[] = {
 	CLI_OPT_STORE(args.req.store),
 	CLI_OPTS_SERIES_CASE(args.req.history),
-	CLI_OPT_STRING("json", "FILE", &args.req.json,
-		       "also write the history document to FILE"),
+	CLI_OPT_JSON(args.req.json, "history"),
 	CLI_OPTS_SERIES_REST(args.req.history),
 	CLI_OPT_SWITCH("csv", &args.req.csv,
 		       "print CSV, one row per point, instead of the view"),

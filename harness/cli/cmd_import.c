@@ -12,8 +12,7 @@ static struct {
 
 static const struct cli_opt options[] = {
 	CLI_OPT_STORE(args.req.store),
-	CLI_OPT_STRING("json", "FILE", &args.req.json,
-		       "also write the result document to FILE"),
+	CLI_OPT_JSON(args.req.json, "result"),
 	CLI_OPT_STRING("format", "FMT", &args.req.format,
 		       "the format of the files: gbench, hyperfine, "
 		       "pytest-benchmark, customSmallerIsBetter, "

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/cli/options.h"
 
+#include "harness/app/outputs.h"
 #include "harness/run/session.h"
 #include "harness/suite/plan.h"
 #include "harness/util/error.h"
@@ -111,4 +112,13 @@ void cli_session_defaults(struct session_options *session,
 		.warmup = -1,
 	};
 	*filter = (struct plan_filter){ 0 };
+}
+
+int cli_opt_output(void *path, const char *option, const char *text)
+{
+	(void)option;
+	*(const char **)path = text;
+	if (app_output_is_stdout(text))
+		app_claim_stdout();
+	return BG_OK;
 }

@@ -17,6 +17,15 @@ int cli_opt_threshold(void *fraction, const char *option, const char *text);
 int cli_opt_confidence(void *level, const char *option, const char *text);
 int cli_opt_interval(void *seconds, const char *option, const char *text);
 int cli_opt_chart_cases(void *cases, const char *option, const char *text);
+/* A file a machine-readable document is written to; "-" is stdout, which
+ * then carries nothing else (app_claim_stdout()). */
+int cli_opt_output(void *path, const char *option, const char *text);
+
+/* --json FILE|-: what the document is, "comparison". */
+#define CLI_OPT_JSON(field, what)                                            \
+	CLI_OPT_VALUE("json", "FILE", &(field), cli_opt_output,               \
+		      "also write the " what " document to FILE (- for "      \
+		      "stdout, and nothing else there)")
 
 #define CLI_OPT_STORE(field)                                                 \
 	CLI_OPT_STRING("store", "DIR|git:BRANCH", &(field),                   \

@@ -99,7 +99,8 @@ Test(lock, a_result_records_a_busy_machine_and_the_summary_warns)
 	shell(&out, "sh -c 'while :; do :; done' & spinner=$!; sleep 0.3;"
 		    " \"$BG\" run slow.json --store busy --no-color;"
 		    " echo \"spinner $spinner\"; kill $spinner");
-	cr_assert(strstr(out.out.buf, "warning: the machine was not quiet"),
+	cr_assert(strstr(out.err.buf, "benchgate: warning: the machine was "
+				      "not quiet"),
 		  "%s%s", out.out.buf, out.err.buf);
 	result = stored("busy");
 	cr_assert(result->load.observed);
@@ -131,8 +132,9 @@ Test(lock, a_quiet_machine_gets_no_warning)
 	cr_assert(result->load.observed);
 	/* another test may be busy on this machine: the warning is there
 	 * exactly when the record says so */
-	cr_assert_eq(strstr(out.out.buf, "machine was not quiet") != NULL,
-		     !machine_load_quiet(&result->load), "%s", out.out.buf);
+	cr_assert_eq(strstr(out.err.buf, "machine was not quiet") != NULL,
+		     !machine_load_quiet(&result->load), "%s", out.err.buf);
+	cr_assert_null(strstr(out.out.buf, "warning"), "%s", out.out.buf);
 	test_output_release(&out);
 	result_free(result);
 }
@@ -152,7 +154,8 @@ Test(lock, a_job_that_starts_during_the_runs_is_recorded)
 		    " kill $spinner; cat late.log");
 	cr_assert(strstr(out.out.buf, "exit 0"), "%s%s", out.out.buf,
 		  out.err.buf);
-	cr_assert(strstr(out.out.buf, "warning: the machine was not quiet"),
+	cr_assert(strstr(out.out.buf, "benchgate: warning: the machine was "
+				      "not quiet"),
 		  "%s%s", out.out.buf, out.err.buf);
 	result = stored("late");
 	for (size_t i = 0; i < result->load.busy_nr; i++) {
