@@ -2,6 +2,7 @@
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/git/gitinfo.h"
+#include "harness/git/repo.h"
 #include "testutil.h"
 
 #include <criterion/criterion.h>
@@ -27,7 +28,7 @@ static void setup(void)
 {
 	char *parent;
 
-	gitinfo_libgit2_init();
+	repo_libgit2_init();
 	tmp = test_tmpdir();
 	/* Discovery must never climb out of the sandbox into a repository
 	 * that happens to contain $TMPDIR. */

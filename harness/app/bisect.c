@@ -2,6 +2,7 @@
 #include "harness/app/bisect.h"
 
 #include "harness/app/check.h"
+#include "harness/git/repo.h"
 #include "harness/util/process.h"
 #include "harness/git/checkout.h"
 #include "harness/git/gitinfo.h"
@@ -588,8 +589,7 @@ static int open_repository(struct bisector *b)
 	char *suite = xstrdup(b->opts->session.suite_path);
 	int error = BG_OK;
 
-	gitinfo_libgit2_init();
-	if (git_repository_open_ext(&b->repo, dirname(suite), 0, NULL) < 0)
+	if (repo_open(&b->repo, dirname(suite)) < 0)
 		error = bg_input_error("bisect: the suite '%s' is not in a "
 				       "git repository",
 				       b->opts->session.suite_path);

@@ -5,6 +5,7 @@
 #include "harness/app/outputs.h"
 #include "harness/gate/alert.h"
 #include "harness/gate/attribution.h"
+#include "harness/git/repo.h"
 #include "harness/git/weburl.h"
 #include "harness/store/store.h"
 #include "harness/util/error.h"
@@ -20,12 +21,19 @@
 int app_history_build(struct history *out, struct store **store,
 		      const char *store_spec, const struct history_request *req)
 {
+	struct history_request with_repo = *req;
+	git_repository *opened = NULL;
 	int error;
 
-	if ((error = app_store_open(store, store_spec)) < 0 ||
-	    (error = history_build(out, *store, req)) < 0)
-		return error;
-	return attribution_find(out, NULL);
+	/* opened once for the walk and the authors; when it cannot be,
+	 * history_build() says why */
+	if (!with_repo.repo && repo_open(&opened, req->start_dir) == 0)
+		with_repo.repo = opened;
+	if ((error = app_store_open(store, store_spec)) == BG_OK &&
+	    (error = history_build(out, *store, &with_repo)) == BG_OK)
+		error = attribution_find(out, with_repo.repo);
+	git_repository_free(opened);
+	return error;
 }
 
 /* --alert: the regressions the published site does not show yet. */
@@ -110,13 +118,18 @@ int app_publish(const struct app_publish_request *req)
 	struct dashboard site = { 0 };
 	struct publish_counts counts;
 	struct strbuf repo_url = STRBUF_INIT;
+	struct history_request with_repo = req->history;
 	struct store *store = NULL;
+	git_repository *repo = NULL;
 	int error;
 
+	/* one handle for the history, its authors and the commits' links */
+	if (repo_open(&repo, with_repo.start_dir) == 0)
+		with_repo.repo = repo;
 	if ((error = app_history_build(&history, &store, req->store,
-				       &req->history)) < 0)
+				       &with_repo)) < 0)
 		goto done;
-	weburl_of_repository(&repo_url, NULL, NULL);
+	weburl_of_repository(&repo_url, repo, NULL);
 	dashboard_render(&site, &history,
 			 &(struct dashboard_options){
 				 .repo_url = repo_url.len ? repo_url.buf : NULL,
@@ -133,6 +146,7 @@ done:
 	dashboard_release(&site);
 	history_release(&history);
 	store_free(store);
+	git_repository_free(repo);
 	strbuf_release(&repo_url);
 	return error;
 }

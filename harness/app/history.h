@@ -16,7 +16,8 @@ struct store;
 
 /* Opens the store (app_store_open()) into *store and builds into *out
  * (zeroed) the history that req selects, its change points attributed
- * (attribution_find()). The caller releases both, also after an error;
+ * (attribution_find()), with req->repo or else one repository it opens
+ * for both. The caller releases both, also after an error;
  * errors of history_build() and attribution_find(). */
 int app_history_build(struct history *out, struct store **store,
 		      const char *store_spec,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/cli/cli.h"
 
-#include "harness/git/gitinfo.h"
+#include "harness/git/repo.h"
 #include "harness/util/error.h"
 #include "harness/util/process.h"
 #include "harness/util/terminal.h"
@@ -89,7 +89,7 @@ int cli_main(int argc, char **argv)
 	for (size_t i = 0; cli_commands[i]; i++) {
 		if (strcmp(cli_commands[i]->name, name))
 			continue;
-		gitinfo_libgit2_init();
+		repo_libgit2_init();
 		process_forward_termination();
 		status = exit_status(cli_commands[i]->run(argc - 1, argv + 1));
 		/* said why above; now end as the signal would have */

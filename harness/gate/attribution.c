@@ -2,6 +2,7 @@
 #include "harness/gate/attribution.h"
 
 #include "harness/git/gitinfo.h"
+#include "harness/git/repo.h"
 #include "harness/git/gitref.h"
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
@@ -205,18 +206,8 @@ int attribution_read_authors(struct history *history, git_repository *repo)
 	return error;
 }
 
-int attribution_find(struct history *history, const char *start_dir)
+int attribution_find(struct history *history, git_repository *repo)
 {
-	const char *dir = start_dir ? start_dir : ".";
-	git_repository *repo = NULL;
-	int error;
-
 	attribution_group(history);
-	gitinfo_libgit2_init();
-	if (git_repository_open_ext(&repo, dir, 0, NULL) < 0)
-		return bg_error("cannot open the repository of '%s': %s", dir,
-				gitref_message());
-	error = attribution_read_authors(history, repo);
-	git_repository_free(repo);
-	return error;
+	return attribution_read_authors(history, repo);
 }

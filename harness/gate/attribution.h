@@ -49,11 +49,10 @@ void attribution_group(struct history *history);
 int attribution_read_authors(struct history *history, git_repository *repo);
 
 /*
- * Both, for a history that history_build() made from the repository
- * containing start_dir (NULL: the current directory), as `history` does
- * before it shows it. BG_ERROR when the repository cannot be opened or
- * read.
+ * Both, for a history that history_build() made from repo (repo_open(),
+ * opened once by the command for the walk and the authors alike), as
+ * `history` does before it shows it. BG_ERROR when repo cannot be read.
  */
-int attribution_find(struct history *history, const char *start_dir);
+int attribution_find(struct history *history, git_repository *repo);
 
 #endif

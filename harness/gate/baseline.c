@@ -6,6 +6,7 @@
 #include "harness/util/fileio.h"
 #include "harness/git/gitref.h"
 #include "harness/git/gitinfo.h"
+#include "harness/git/repo.h"
 #include "harness/gate/stats.h"
 #include "harness/probe/machine.h"
 
@@ -60,13 +61,11 @@ static int walk_first_parents(struct baseline *out, struct store *store,
 	git_oid oid;
 	int error = BG_OK;
 
-	if (git_revwalk_new(&walk, repo) < 0 ||
-	    git_revwalk_push(walk, from) < 0) {
+	if (repo_walk_first_parents(&walk, repo, from) < 0) {
 		error = bg_error("cannot walk history from %s: %s", from_name,
 				 gitref_message());
 		goto done;
 	}
-	git_revwalk_simplify_first_parent(walk);
 	while (distance < BASELINE_MAX_WALK &&
 	       out->history_nr < BASELINE_HISTORY &&
 	       git_revwalk_next(&oid, walk) == 0) {
@@ -102,41 +101,6 @@ static int walk_first_parents(struct baseline *out, struct store *store,
 	/* A shallow clone simply ends the walk early: not an error. */
 done:
 	git_revwalk_free(walk);
-	return error;
-}
-
-int baseline_target_branch(git_repository *repo, const char *branch,
-			   git_object **out, struct strbuf *name)
-{
-	const char *defaults[] = { "refs/remotes/origin/HEAD",
-				   "main",
-				   "master",
-				   "origin/main",
-				   "origin/master",
-				   NULL };
-	const char *named[] = { NULL, NULL, NULL };
-	struct strbuf remote = STRBUF_INIT;
-	const char *const *candidates = defaults;
-	int error = BG_ENOTFOUND;
-
-	if (branch) {
-		strbuf_addf(&remote, "origin/%s", branch);
-		named[0] = remote.buf;
-		named[1] = branch;
-		candidates = named;
-	}
-	for (; *candidates; candidates++) {
-		if (git_revparse_single(out, repo, *candidates) == 0) {
-			strbuf_addstr(name, *candidates);
-			error = BG_OK;
-			break;
-		}
-	}
-	strbuf_release(&remote);
-	if (error && branch)
-		return bg_input_error("--branch: no branch '%s' (nor "
-				      "'origin/%s') in the repository",
-				      branch, branch);
 	return error;
 }
 
@@ -177,7 +141,7 @@ static int start_commit(git_repository *repo,
 		error = BG_ENOTFOUND;
 		goto done;
 	}
-	error = baseline_target_branch(repo, req->branch, &target, &branch);
+	error = repo_default_branch(repo, req->branch, &target, &branch);
 	if (error == BG_ENOTFOUND) {
 		git_oid_cpy(start, git_object_id(head));
 		strbuf_addstr(from_name, "HEAD");
@@ -253,7 +217,7 @@ int baseline_resolve(struct baseline *out, struct store *store,
 	int error = BG_OK;
 
 	memset(out, 0, sizeof(*out));
-	gitinfo_libgit2_init();
+	repo_libgit2_init();
 	if (strcmp(spec, "auto") && stat(spec, &st) == 0 &&
 	    S_ISREG(st.st_mode)) {
 		struct strbuf note = STRBUF_INIT;
@@ -265,7 +229,7 @@ int baseline_resolve(struct baseline *out, struct store *store,
 		set_found(out, "file", result, spec, &note);
 		return BG_OK;
 	}
-	if (git_repository_open_ext(&repo, start, 0, NULL) < 0)
+	if (repo_open(&repo, start) < 0)
 		repo = NULL;
 	error = resolve_history(out, store, repo, req);
 	if (error < 0 || out->result)

@@ -76,16 +76,6 @@ int baseline_resolve_side(struct baseline *out, struct store *store,
 
 void baseline_release(struct baseline *baseline);
 
-/*
- * The target branch's tip into *out (free with git_object_free()) and the
- * name it was found by into name: `branch` as the remote-tracking
- * origin/BRANCH first (CI checkouts have no local copy), then BRANCH;
- * without one, origin/HEAD, main, master, origin/main, origin/master.
- * `history` walks the same branch. BG_EINPUT naming --branch when a
- * named branch is absent; BG_ENOTFOUND when no default exists.
- */
-int baseline_target_branch(git_repository *repo, const char *branch,
-			   git_object **out, struct strbuf *name);
 
 /*
  * A compare_noise_fn over baseline->history (payload: the struct baseline):

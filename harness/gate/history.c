@@ -4,6 +4,7 @@
 #include "harness/gate/baseline.h"
 #include "harness/gate/history_index.h"
 #include "harness/git/gitinfo.h"
+#include "harness/git/repo.h"
 #include "harness/git/gitref.h"
 #include "harness/util/alloc.h"
 #include "harness/util/hash.h"
@@ -262,7 +263,7 @@ static int walk_tip(git_repository *repo, const char *branch, git_oid *tip,
 {
 	struct strbuf found = STRBUF_INIT;
 	git_object *object = NULL, *commit = NULL;
-	int error = baseline_target_branch(repo, branch, &object, &found);
+	int error = repo_default_branch(repo, branch, &object, &found);
 
 	if (error == BG_ENOTFOUND) {
 		strbuf_addstr(&found, "HEAD");
@@ -297,13 +298,11 @@ static int walk(struct builder *b, struct store *store, git_repository *repo,
 	git_oid oid;
 	int error = BG_OK;
 
-	if (git_revwalk_new(&revwalk, repo) < 0 ||
-	    git_revwalk_push(revwalk, tip) < 0) {
+	if (repo_walk_first_parents(&revwalk, repo, tip) < 0) {
 		error = bg_error("cannot walk the history of %s: %s",
 				 out->branch, gitref_message());
 		goto done;
 	}
-	git_revwalk_simplify_first_parent(revwalk);
 	/* A shallow clone simply ends the walk early: not an error. */
 	while (!since->reached && git_revwalk_next(&oid, revwalk) == 0) {
 		git_commit *commit = NULL;
@@ -516,17 +515,17 @@ int history_build(struct history *out, struct store *store,
 		  const struct history_request *req)
 {
 	struct builder b = { .out = out, .req = req };
-	git_repository *repo = NULL;
+	git_repository *opened = NULL, *repo = req->repo;
 	struct since since;
 	git_oid tip;
 	int error;
 
-	gitinfo_libgit2_init();
-	if (git_repository_open_ext(
-		    &repo, req->start_dir ? req->start_dir : ".", 0, NULL) < 0)
+	if (!repo && repo_open(&opened, req->start_dir) < 0)
 		return bg_input_error("history: '%s' is not in a git "
 				      "repository",
 				      req->start_dir ? req->start_dir : ".");
+	if (!repo)
+		repo = opened;
 	b.index = history_index_open(store, HISTORY_CONFIDENCE);
 	if ((error = walk_tip(repo, req->branch, &tip, &out->branch)) < 0 ||
 	    (error = parse_since(&since, repo, req->since)) < 0 ||
@@ -535,7 +534,7 @@ int history_build(struct history *out, struct store *store,
 	save_during(&b);
 done:
 	builder_release(&b);
-	git_repository_free(repo);
+	git_repository_free(opened);
 	return error;
 }
 

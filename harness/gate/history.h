@@ -32,8 +32,9 @@
  */
 
 struct history_request {
-	const char *branch;    /* NULL: the default branch as baseline.c finds
-				* it (origin/HEAD, main, master), else HEAD;
+	const char *branch;    /* NULL: the default branch as
+				* repo_default_branch() finds it
+				* (origin/HEAD, main, master), else HEAD;
 				* a name: origin/NAME first, then NAME */
 	const char *since;     /* NULL: the whole history; a date
 				* ("2026-11-22", or ISO 8601 with a time):
@@ -41,6 +42,9 @@ struct history_request {
 				* before it; a revision: the walk ends with
 				* it, it included */
 	const char *start_dir; /* where to find the repository; NULL: "." */
+	/* The repository, opened by the caller (repo_open()) and borrowed;
+	 * NULL: opened from start_dir. */
+	struct git_repository *repo;
 	/* Filters, each NULL for all, else compared exactly. */
 	const char *suite;
 	const char *benchmark;

@@ -2,39 +2,15 @@
 #include "harness/git/gitinfo.h"
 
 #include "harness/util/alloc.h"
+#include "harness/git/repo.h"
 #include "harness/util/error.h"
 #include "harness/git/gitref.h"
 
 #include <git2.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static pthread_once_t libgit2_once = PTHREAD_ONCE_INIT;
-
-static void libgit2_init_once(void)
-{
-	/* A failure here resurfaces as an error of the first real call. */
-	git_libgit2_init();
-}
-
-void gitinfo_libgit2_init(void)
-{
-	pthread_once(&libgit2_once, libgit2_init_once);
-}
-
-static int open_repository(git_repository **out, const char *start_dir)
-{
-	gitinfo_libgit2_init();
-	/* Not GIT_REPOSITORY_OPEN_FROM_ENV: libgit2 1.5 fails outright when
-	 * GIT_WORK_TREE is set, and GIT_DIR would override start_dir. The
-	 * ceilings are the one variable worth honouring: they stop the
-	 * search from escaping a sandbox (tests, nested checkouts). */
-	return git_repository_open_ext(out, start_dir ? start_dir : ".", 0,
-				       getenv("GIT_CEILING_DIRECTORIES"));
-}
 
 static void warn_unversioned(const char *start_dir, int git_error)
 {
@@ -177,7 +153,7 @@ int gitinfo_read(struct git_meta *out, const char *start_dir)
 
 	memset(out, 0, sizeof(*out));
 	memcpy(out->commit, "unknown", sizeof("unknown"));
-	if ((error = open_repository(&repo, start_dir)) < 0) {
+	if ((error = repo_open(&repo, start_dir)) < 0) {
 		warn_unversioned(start_dir, error);
 		git_error_clear();
 		error = BG_OK;
@@ -217,7 +193,7 @@ int gitinfo_repo_root(const char *start_dir, struct strbuf *out)
 	size_t len;
 	int error = BG_OK;
 
-	if (open_repository(&repo, start_dir) < 0) {
+	if (repo_open(&repo, start_dir) < 0) {
 		error = bg_notfound("'%s' is not in a git repository: %s", dir,
 				    gitref_message());
 		goto done;

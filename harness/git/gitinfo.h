@@ -18,11 +18,6 @@
  * describes that checkout even when started from a git hook.
  */
 
-/* Initialises libgit2 once per process (thread-safe, idempotent). Every
- * gitinfo function calls it; other modules call it before their first
- * libgit2 call. libgit2 stays initialised until the process exits. */
-void gitinfo_libgit2_init(void);
-
 /*
  * Fills `out` (overwritten: release an old value first; release the new one
  * with git_meta_release()) with the state of the repository containing

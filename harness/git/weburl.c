@@ -2,6 +2,7 @@
 #include "harness/git/weburl.h"
 
 #include "harness/git/gitinfo.h"
+#include "harness/git/repo.h"
 
 #include <git2.h>
 #include <string.h>
@@ -79,20 +80,16 @@ int weburl_from_remote(struct strbuf *out, const char *url)
 	return 1;
 }
 
-int weburl_of_repository(struct strbuf *out, const char *start_dir,
+int weburl_of_repository(struct strbuf *out, git_repository *repo,
 			 const char *remote)
 {
-	git_repository *repo = NULL;
 	git_remote *origin = NULL;
 	int found = 0;
 
-	gitinfo_libgit2_init();
-	if (git_repository_open_ext(&repo, start_dir ? start_dir : ".", 0,
-				    NULL) < 0)
+	if (!repo)
 		return 0;
 	if (git_remote_lookup(&origin, repo, remote ? remote : "origin") == 0)
 		found = weburl_from_remote(out, git_remote_url(origin));
 	git_remote_free(origin);
-	git_repository_free(repo);
 	return found;
 }

@@ -4,6 +4,8 @@
 
 #include "harness/util/strbuf.h"
 
+#include <git2.h>
+
 /*
  * The web address of a repository, for links to its commits
  * ("<url>/commit/<id>", as GitHub, GitLab, Gitea and Bitbucket all serve
@@ -25,13 +27,12 @@
 int weburl_from_remote(struct strbuf *out, const char *url);
 
 /*
- * Appends the web address of the remote `remote` (NULL: "origin") of the
- * repository containing start_dir (NULL: "."), as weburl_from_remote()
- * derives it, and returns 1; 0 when there is no repository, no such
- * remote, or its URL names no web host. Never fails: a dashboard without
- * links is still a dashboard.
+ * Appends the web address of the remote `remote` (NULL: "origin") of repo
+ * (repo.h; NULL: none), as weburl_from_remote() derives it, and returns
+ * 1; 0 when there is no repository, no such remote, or its URL names no
+ * web host. Never fails: a dashboard without links is still a dashboard.
  */
-int weburl_of_repository(struct strbuf *out, const char *start_dir,
+int weburl_of_repository(struct strbuf *out, git_repository *repo,
 			 const char *remote);
 
 #endif

@@ -38,6 +38,7 @@
  * claim is never touched.
  */
 #include "harness/store/store.h"
+#include "harness/git/repo.h"
 #include "harness/store/store_backend.h"
 #include "harness/store/store_common.h"
 
@@ -751,7 +752,7 @@ static int open_writer(struct git_store *gs, const char *quarantine,
 	if (mkdir(quarantine, 0777) < 0 && errno != EEXIST)
 		return bg_error("cannot create directory '%s': %s", quarantine,
 				strerror(errno));
-	if (git_repository_open(&repo, git_repository_path(gs->repo)) < 0 ||
+	if (repo_open_at(&repo, git_repository_path(gs->repo)) < 0 ||
 	    git_odb_new(&odb) < 0 ||
 	    git_odb_backend_loose(&loose, quarantine, -1, 0, 0, 0) < 0) {
 		error = bg_error("cannot open the repository for writing: %s",
@@ -1243,7 +1244,7 @@ int store_git_open(struct store **out, const char *branch)
 	int valid = 0, error = BG_OK;
 
 	*out = NULL;
-	gitinfo_libgit2_init();
+	repo_libgit2_init();
 	strbuf_addf(&ref, "refs/heads/%s", branch);
 	strbuf_addf(&location, "git:%s", branch);
 	if (!*branch || git_reference_name_is_valid(&valid, ref.buf) < 0 ||
@@ -1253,9 +1254,7 @@ int store_git_open(struct store **out, const char *branch)
 				       location.buf, branch);
 		goto done;
 	}
-	/* As gitinfo does: the current directory decides, not GIT_DIR. */
-	if (git_repository_open_ext(&repo, ".", 0,
-				    getenv("GIT_CEILING_DIRECTORIES")) < 0) {
+	if (repo_open(&repo, NULL) < 0) {
 		error = bg_input_error("store '%s': the current directory is "
 				       "not in a git repository that can be "
 				       "opened: %s",

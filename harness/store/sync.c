@@ -2,6 +2,7 @@
 #include "harness/store/sync.h"
 
 #include "harness/util/alloc.h"
+#include "harness/git/repo.h"
 #include "harness/util/error.h"
 #include "harness/git/gitref.h"
 #include "harness/git/gitinfo.h"
@@ -629,8 +630,7 @@ static int push_local(struct sync *s, const git_oid *tip,
 	struct strbuf pack_dir = STRBUF_INIT;
 	int error = BG_OK, moved;
 
-	if (git_repository_open_ext(&remote_repo, s->local_path.buf,
-				    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
+	if (repo_open_at(&remote_repo, s->local_path.buf) < 0) {
 		error = bg_error("cannot open remote '%s' at '%s': %s",
 				 s->remote_name, s->local_path.buf,
 				 gitref_message());
@@ -803,10 +803,7 @@ static int open_sync(struct sync *s, const struct sync_options *opts)
 		return bg_input_error("--branch: '%s' is not a valid branch "
 				      "name",
 				      s->branch);
-	gitinfo_libgit2_init();
-	/* As gitinfo does: the current directory decides, not GIT_DIR. */
-	if (git_repository_open_ext(&s->repo, ".", 0,
-				    getenv("GIT_CEILING_DIRECTORIES")) < 0)
+	if (repo_open(&s->repo, NULL) < 0)
 		return bg_input_error("sync: the current directory is not in a "
 				      "git repository that can be opened: %s",
 				      gitref_message());
