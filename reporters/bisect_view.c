@@ -4,17 +4,20 @@
 #include "harness/util/format.h"
 #include "harness/util/name.h"
 
-static void add_commit(struct strbuf *out, const struct bisect_commit *c)
+#include <string.h>
+
+static void add_commit(struct strbuf *out, const struct bisect_view_commit *c)
 {
-	strbuf_addf(out, "%s \"", c->git.commit);
-	name_quote(out, c->git.subject ? c->git.subject : "");
+	strbuf_addf(out, "%s \"", c->commit);
+	name_quote(out, c->subject ? c->subject : "");
 	strbuf_addstr(out, "\" by ");
 	name_quote(out, c->author ? c->author : "");
-	strbuf_addf(out, ", %s\n", c->git.commit_time ? c->git.commit_time
-						       : "unknown time");
+	strbuf_addf(out, ", %s\n",
+		    c->commit_time ? c->commit_time : "unknown time");
 }
 
-static void add_metric(struct strbuf *out, const struct bisect_metric *m)
+static void add_metric(struct strbuf *out,
+		       const struct bisect_view_metric *m)
 {
 	struct strbuf label = STRBUF_INIT;
 
@@ -32,7 +35,7 @@ static void add_metric(struct strbuf *out, const struct bisect_metric *m)
 	strbuf_release(&label);
 }
 
-void bisect_view_terminal(struct strbuf *out, const struct bisect *bisect)
+void bisect_view_terminal(struct strbuf *out, const struct bisect_view *bisect)
 {
 	size_t tested = 0, skipped = 0;
 
@@ -53,19 +56,20 @@ void bisect_view_terminal(struct strbuf *out, const struct bisect *bisect)
 	for (size_t i = 0; i < bisect->metrics_nr; i++)
 		add_metric(out, &bisect->metrics[i]);
 	for (size_t i = 0; i < bisect->nr; i++) {
-		tested += bisect->commits[i].mark != BISECT_UNTESTED;
-		skipped += bisect->commits[i].mark == BISECT_SKIPPED;
+		const char *mark = bisect->commits[i].mark;
+
+		tested += mark != NULL;
+		skipped += mark && !strcmp(mark, "skipped");
 	}
 	strbuf_addf(out, "tested %zu of %zu commits (the ends included), "
 			 "%zu measured, %zu skipped:\n",
 		    tested, bisect->nr, bisect->measured, skipped);
 	for (size_t i = 0; i < bisect->nr; i++) {
-		const struct bisect_commit *c = &bisect->commits[i];
+		const struct bisect_view_commit *c = &bisect->commits[i];
 
-		if (c->mark == BISECT_UNTESTED)
+		if (!c->mark)
 			continue;
-		strbuf_addf(out, "  %.12s %-7s ", c->git.commit,
-			    bisect_mark_name(c->mark));
+		strbuf_addf(out, "  %.12s %-7s ", c->commit, c->mark);
 		name_quote(out, c->why ? c->why : "");
 		strbuf_addch(out, '\n');
 	}

@@ -8,8 +8,6 @@
 #include "harness/gate/history.h"
 /* And the regressions a published dashboard lacks (`history --alert`). */
 #include "harness/gate/alert.h"
-/* So is a bisect's outcome, for reporters/bisect_view.h. */
-#include "harness/app/bisect.h"
 #include "harness/model/result.h"
 #include "harness/util/strbuf.h"
 #include "reporters/flamegraph.h"

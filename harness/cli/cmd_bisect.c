@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/cli/cli.h"
 
-#include "harness/app/bisect.h"
+#include "harness/app/bisect_print.h"
 #include "harness/util/error.h"
-#include "harness/util/terminal.h"
-#include "reporters/bisect_view.h"
 
 #include <stdio.h>
 
@@ -34,10 +32,6 @@ static const struct cli_opt options[] = {
 
 static int run(int argc, char **argv)
 {
-	struct strbuf text = STRBUF_INIT;
-	struct bisect *bisect = NULL;
-	int error;
-
 	cli_session_defaults(&args.bisect.session, &args.filter);
 	args.bisect.threshold = args.bisect.confidence = -1;
 	CLI_PARSE_OR_RETURN(&cli_cmd_bisect, &args.common, argc, argv);
@@ -48,15 +42,7 @@ static int run(int argc, char **argv)
 	args.bisect.session.suite_path = args.common.args[0];
 	args.bisect.session.progress = args.common.progress;
 	args.bisect.quiet = args.common.quiet;
-	if ((error = bisect_run(&bisect, &args.bisect)) < 0)
-		goto done;
-	bisect_view_terminal(&text, bisect);
-	terminal_write(stdout, text.buf, 0);
-	error = OUTCOME_PASS;
-done:
-	bisect_free(bisect);
-	strbuf_release(&text);
-	return error;
+	return app_bisect(&args.bisect);
 }
 
 const struct cli_command cli_cmd_bisect = {
