@@ -41,6 +41,7 @@ static const char page_style[] =
 	"td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
 	".scroll{overflow-x:auto}\n"
 	".regression{color:#c0392b;font-weight:600}\n"
+	".resolved{color:#27ae60;font-weight:400}\n"
 	".improvement{color:#1b7e5f;font-weight:600}\n"
 	"svg.spark polyline{fill:none;stroke:#1f4e9c;stroke-width:1.5}\n"
 	"svg.spark .regression{fill:#c0392b}\n"
@@ -290,6 +291,16 @@ static void add_change_row(struct strbuf *out, const struct history *history,
 	add_series_link(out, s, "");
 	strbuf_addstr(out, "</td><td class=\"num\">");
 	add_change_text(out, c);
+	if (c->resolved) {
+		strbuf_addstr(out, " <span class=\"resolved\">resolved at ");
+		add_commit(out,
+			   history->commits[s->points[s->changes[c->resolved_by]
+							      .at.index]
+						    .commit]
+				   .commit,
+			   opts);
+		strbuf_addstr(out, "</span>");
+	}
 	strbuf_addstr(out, "</td><td class=\"num\">");
 	add_quantity(out, c->at.before, s->unit);
 	strbuf_addstr(out, " \u2192 ");

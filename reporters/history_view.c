@@ -150,6 +150,12 @@ static void add_change(struct strbuf *out, const struct history *history,
 		strbuf_addf(out, ", bisect %.12s..%.12s (%zu commits)",
 			    history->commits[change->range_first].commit,
 			    commit->commit, span);
+	if (change->resolved)
+		strbuf_addf(out, ", resolved at %.12s",
+			    history->commits[s->points[s->changes[change->resolved_by]
+							       .at.index]
+						     .commit]
+				    .commit);
 	strbuf_addstr(out, ": \"");
 	report_add_cut(out, commit->subject, SUBJECT_MAX, name_quote);
 	strbuf_addstr(out, "\"\n");
@@ -389,6 +395,15 @@ static cJSON *change_json(const struct history *history,
 		      change->at.change_hi);
 	json_add_string(object, "direction", direction(change));
 	add_range(object, history, change->range_first, commit);
+	if (change->resolved)
+		json_add_string(
+			object, "resolved_by",
+			history->commits[s->points[s->changes[change->resolved_by]
+							   .at.index]
+						 .commit]
+				.commit);
+	else if (change->regression)
+		cJSON_AddNullToObject(object, "resolved_by");
 	json_add_string(object, "author", author_of(history, commit));
 	if (change->incident >= history->incidents_nr)
 		cJSON_AddNullToObject(object, "incident");

@@ -55,7 +55,9 @@ void history_view_csv(struct strbuf *out, const struct history *history);
  *   "better", "points": [{"commit", "commit_time", "subject", "n",
  *   "median", "ci": [lo, hi]}], "change_points": [{"commit", "index",
  *   "before", "after", "change", "change_ci": [lo, hi], "direction",
- *   "range": [first, commit], "author", "incident"}]}],
+ *   "range": [first, commit], "resolved_by" (regressions only: the
+ *   commit of the change point that took it back, null while it
+ *   stands), "author", "incident"}]}],
  *   "incidents": [{"commit", "commit_time", "subject", "author",
  *   "range": [first, last], "range_commits", "regressions", "moves":
  *   [{"series", "change_point", "suite", "benchmark", "variant",

@@ -41,6 +41,7 @@ struct state_entry {
 struct old_state {
 	struct state_entry *entries;
 	size_t nr, alloc;
+	cJSON *change_points; /* the previous state's, NULL when none */
 };
 
 static int compare_entries(const void *a, const void *b)
@@ -64,6 +65,7 @@ static void old_release(struct old_state *old)
 	for (size_t i = 0; i < old->nr; i++)
 		free(old->entries[i].path);
 	free(old->entries);
+	cJSON_Delete(old->change_points);
 }
 
 static bool is_hex16(const char *s)
@@ -136,8 +138,15 @@ static int read_old_state(struct old_state *old, int root, const char *path)
 			json_reader_fail(&rd, "expected the object benchgate "
 					      "publish writes");
 		else if (json_read_int(&rd, rd.root, "benchgate_dashboard",
-				       JSON_REQUIRED, 1, 1, &version))
-			read_files(old, &rd);
+				       JSON_REQUIRED, 1, 1, &version) &&
+			 read_files(old, &rd) == 0) {
+			const cJSON *points = cJSON_GetObjectItemCaseSensitive(
+				rd.root, "change_points");
+
+			if (cJSON_IsArray(points))
+				old->change_points =
+					cJSON_Duplicate(points, true);
+		}
 		error = rd.error;
 	}
 	json_reader_release(&rd);
@@ -494,9 +503,55 @@ static void remove_stale(struct publisher *p)
 	}
 }
 
-static cJSON *change_points_json(const struct history *history)
+static const char *commit_of(const struct history *history,
+			     const struct history_series *s, size_t change)
+{
+	return history->commits[s->points[s->changes[change].at.index].commit]
+		.commit;
+}
+
+/* The previous state's change point item, when the history of this
+ * publish no longer shows it (alert_history_has()): remembered with
+ * "present": false, so that `history --alert` does not take it for new
+ * when it comes back. Items that are not a change point benchgate wrote
+ * are dropped. */
+static void remember_absent(cJSON *list, const struct history *history,
+			    const cJSON *item)
+{
+	static const char *const fields[] = { "suite",	 "machine", "benchmark",
+					      "variant", "device",  "metric" };
+	struct strbuf key = STRBUF_INIT;
+	const cJSON *commit = cJSON_GetObjectItemCaseSensitive(item, "commit");
+	const cJSON *direction =
+		cJSON_GetObjectItemCaseSensitive(item, "direction");
+	cJSON *copy;
+
+	if (!cJSON_IsString(commit) || !cJSON_IsString(direction))
+		goto done;
+	for (size_t i = 0; i < 6; i++) {
+		const cJSON *field =
+			cJSON_GetObjectItemCaseSensitive(item, fields[i]);
+
+		if (!cJSON_IsString(field))
+			goto done;
+		strbuf_addf(&key, "%s%s", i ? "\n" : "", field->valuestring);
+	}
+	if (alert_history_has(history, key.buf, commit->valuestring,
+			      !strcmp(direction->valuestring, "regression")))
+		goto done;
+	copy = cJSON_Duplicate(item, true);
+	cJSON_DeleteItemFromObjectCaseSensitive(copy, "present");
+	cJSON_AddFalseToObject(copy, "present");
+	cJSON_AddItemToArray(list, copy);
+done:
+	strbuf_release(&key);
+}
+
+static cJSON *change_points_json(const struct history *history,
+				 const cJSON *previous)
 {
 	cJSON *list = cJSON_CreateArray();
+	const cJSON *old;
 
 	for (size_t i = 0; i < history->series_nr; i++) {
 		const struct history_series *s = &history->series[i];
@@ -506,17 +561,20 @@ static cJSON *change_points_json(const struct history *history)
 			cJSON *item = cJSON_CreateObject();
 
 			history_view_json_names(item, s);
-			json_add_string(
-				item, "commit",
-				history->commits[s->points[c->at.index].commit]
-					.commit);
+			json_add_string(item, "commit", commit_of(history, s, j));
 			json_add_string(item, "direction",
 					c->regression ? "regression"
 						      : "improvement");
 			cJSON_AddNumberToObject(item, "change", c->at.change);
+			if (c->resolved)
+				json_add_string(
+					item, "resolved_by",
+					commit_of(history, s, c->resolved_by));
 			cJSON_AddItemToArray(list, item);
 		}
 	}
+	cJSON_ArrayForEach(old, previous)
+		remember_absent(list, history, old);
 	return list;
 }
 
@@ -537,7 +595,8 @@ static int write_state(struct publisher *p, const struct history *history)
 	for (size_t i = 0; i < p->now.nr; i++)
 		json_add_string(files, p->now.entries[i].path,
 				p->now.entries[i].hash);
-	json_add_item(root, "change_points", change_points_json(history));
+	json_add_item(root, "change_points",
+		      change_points_json(history, p->old.change_points));
 	json_print(&text, root);
 	strbuf_reset(&p->path);
 	strbuf_addf(&p->path, "%s/%s", p->dir, PUBLISH_STATE_FILE);

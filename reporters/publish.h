@@ -23,12 +23,16 @@
  *   {"benchgate_dashboard": 1, "branch": "main", "tip": "<commit>",
  *    "files": {"index.html": "<hash>", "charts/NAME.svg": "<hash>", ...},
  *    "change_points": [{"suite", "benchmark", "variant", "device",
- *      "machine", "metric", "commit", "direction", "change"}]}
+ *      "machine", "metric", "commit", "direction", "change",
+ *      "resolved_by" (a regression that was fixed: the commit of the
+ *      change point that took it back), "present": false (below)}]}
  * files maps each path benchgate wrote to the FNV-1a 64 hash (16 hex) of
  * its content (for an SVG, of the script and data it was drawn from);
  * change_points lists every change point the site shows, the regressions
  * that `benchgate history --alert --published DIR` (harness/gate/alert.h)
- * has already told of.
+ * has already told of, and every one an earlier publish listed that this
+ * history no longer shows ("present": false): remembered, so that a
+ * change point that vanishes for a night and comes back is not new.
  */
 
 #define PUBLISH_STATE_FILE "benchgate-state.json"

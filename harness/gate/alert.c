@@ -25,7 +25,7 @@ struct published_list {
 static const char *const key_fields[] = { "suite",   "machine", "benchmark",
 					  "variant", "device",  "metric" };
 
-static void series_key(struct strbuf *out, const struct history_series *s)
+void alert_series_key(struct strbuf *out, const struct history_series *s)
 {
 	/* Names and machine ids hold no newline (name.h, result.h). */
 	strbuf_addf(out, "%s\n%s\n%s\n%s\n%s\n%s", s->suite, s->machine,
@@ -111,11 +111,50 @@ done:
 	return error;
 }
 
-/* Whether list has a change point of the series and direction within
- * ALERT_MARGIN commits of history->commits[at]. */
+/* Whether the change point c of series s stands for the state's change
+ * point at commit id `commit`: commit lies in c's commit range widened by
+ * ALERT_MARGIN commits each way. */
+static bool covers(const struct history *history,
+		   const struct history_series *s, const struct history_change *c,
+		   const char *commit)
+{
+	size_t first = c->range_first, last = s->points[c->at.index].commit;
+	size_t low = first > ALERT_MARGIN ? first - ALERT_MARGIN : 0;
+
+	for (size_t i = low; i < history->commits_nr && i <= last + ALERT_MARGIN;
+	     i++)
+		if (!strcmp(history->commits[i].commit, commit))
+			return true;
+	return false;
+}
+
+bool alert_history_has(const struct history *history, const char *key,
+		       const char *commit, bool regression)
+{
+	struct strbuf own = STRBUF_INIT;
+	bool found = false;
+
+	for (size_t i = 0; !found && i < history->series_nr; i++) {
+		const struct history_series *s = &history->series[i];
+
+		strbuf_reset(&own);
+		alert_series_key(&own, s);
+		if (strcmp(own.buf, key))
+			continue;
+		for (size_t j = 0; !found && j < s->changes_nr; j++)
+			found = s->changes[j].regression == regression &&
+				covers(history, s, &s->changes[j], commit);
+	}
+	strbuf_release(&own);
+	return found;
+}
+
+/* Whether list has a change point of the series and direction that the
+ * change point c of s stands for (covers()). */
 static bool was_published(const struct published_list *list,
-			  const struct history *history, const char *key,
-			  size_t at, bool regression)
+			  const struct history *history,
+			  const struct history_series *s,
+			  const struct history_change *c, const char *key)
 {
 	struct published probe = { .key = (char *)key };
 	const struct published *hit =
@@ -130,16 +169,10 @@ static bool was_published(const struct published_list *list,
 		first--;
 	while (end < list->items + list->nr && !strcmp(end->key, key))
 		end++;
-	for (const struct published *p = first; p < end; p++) {
-		size_t low = at > ALERT_MARGIN ? at - ALERT_MARGIN : 0;
-
-		if (p->regression != regression)
-			continue;
-		for (size_t i = low;
-		     i < history->commits_nr && i <= at + ALERT_MARGIN; i++)
-			if (!strcmp(history->commits[i].commit, p->commit))
-				return true;
-	}
+	for (const struct published *p = first; p < end; p++)
+		if (p->regression == c->regression &&
+		    covers(history, s, c, p->commit))
+			return true;
 	return false;
 }
 
@@ -181,7 +214,7 @@ int alert_find(struct alerts *out, const struct history *history,
 		const struct history_series *s = &history->series[i];
 
 		strbuf_reset(&key);
-		series_key(&key, s);
+		alert_series_key(&key, s);
 		for (size_t j = 0; j < s->changes_nr; j++) {
 			size_t at = s->points[s->changes[j].at.index].commit;
 
@@ -189,7 +222,8 @@ int alert_find(struct alerts *out, const struct history *history,
 			    (out->first_run &&
 			     at + ALERT_FIRST_RUN_COMMITS <
 				     history->commits_nr) ||
-			    was_published(&list, history, key.buf, at, true))
+			    was_published(&list, history, s, &s->changes[j],
+					  key.buf))
 				continue;
 			ALLOC_GROW(out->items, out->nr + 1, out->alloc);
 			out->items[out->nr++] = (struct alert){ i, j };

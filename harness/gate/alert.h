@@ -3,6 +3,7 @@
 #define BENCHGATE_ALERT_H
 
 #include "harness/gate/history.h"
+#include "harness/util/strbuf.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -16,10 +17,14 @@
  *
  * A change point is "already published" when the state lists one of the
  * same series (suite, machine, benchmark, variant, device, metric) and
- * direction whose commit is within ALERT_MARGIN first-parent commits of
- * its own: a detector may place a step one or two commits later once the
- * nights after it are in, and the regression is still the one the team
- * was told of.
+ * direction whose commit lies in its commit range (from the first commit
+ * after the point before it to its own commit) widened by ALERT_MARGIN
+ * first-parent commits each way: a detector may place a step one or two
+ * commits later once the nights after it are in, and the regression is
+ * still the one the team was told of. The state remembers every change
+ * point it was ever published with, also one that a later night's
+ * history no longer shows (publish keeps it, "present": false), so a
+ * change point that vanishes for a night and returns is not new.
  *
  * reporters/history_view.h shows them.
  *
@@ -55,5 +60,18 @@ int alert_find(struct alerts *out, const struct history *history,
 	       const char *published_dir);
 
 void alerts_release(struct alerts *alerts);
+
+/* The series' key in a state file's terms: suite, machine, benchmark,
+ * variant, device and metric, each on a line. */
+void alert_series_key(struct strbuf *out, const struct history_series *s);
+
+/*
+ * Whether history has a change point of the series whose alert_series_key()
+ * is `key`, in the direction `regression` says, that the state's change
+ * point at `commit` (a commit id) stands for: commit lies in its commit
+ * range widened by ALERT_MARGIN commits each way (above).
+ */
+bool alert_history_has(const struct history *history, const char *key,
+		       const char *commit, bool regression);
 
 #endif

@@ -355,6 +355,37 @@ static void reverse_points(struct history_series *s, struct series_build *sb,
 		s->points[i].commit = commits_nr - 1 - s->points[i].commit;
 }
 
+/* How far a level is from another, relative: on a log scale when both are
+ * positive. */
+static double level_distance(double a, double b)
+{
+	if (a > 0 && b > 0)
+		return fabs(log(a / b));
+	return fabs(a - b);
+}
+
+/* Each regression's resolved_by (history.h). */
+static void mark_resolved(struct history_series *s)
+{
+	for (size_t i = 0; i < s->changes_nr; i++) {
+		struct history_change *c = &s->changes[i];
+
+		c->resolved = false;
+		if (!c->regression)
+			continue;
+		for (size_t j = i + 1; j < s->changes_nr; j++) {
+			double after = s->changes[j].at.after;
+
+			if (level_distance(after, c->at.before) <
+			    level_distance(after, c->at.after)) {
+				c->resolved = true;
+				c->resolved_by = j;
+				break;
+			}
+		}
+	}
+}
+
 static void find_changes(struct history_series *s,
 			 const struct series_build *sb,
 			 const struct changepoint_options *opts)
@@ -389,6 +420,7 @@ static void find_changes(struct history_series *s,
 	}
 	changepoint_list_release(&found);
 	free(inputs);
+	mark_resolved(s);
 }
 
 static int compare_names(const char *a, const char *b)

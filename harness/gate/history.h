@@ -81,6 +81,13 @@ struct history_change {
 	 * HISTORY_NO_INCIDENT: an improvement that met no regression; valid
 	 * only below incidents_nr */
 	size_t incident;
+	/* A regression that was fixed: resolved, and resolved_by the index
+	 * into the series' changes of the first later change point that took
+	 * back at least half of it (its level after is nearer the
+	 * regression's level before than the regression's level after, on a
+	 * log scale when both are positive). false for improvements. */
+	bool resolved;
+	size_t resolved_by;
 };
 
 #define HISTORY_NO_INCIDENT ((size_t)-1)

@@ -182,7 +182,8 @@ static void check_document(const cJSON *root)
 	};
 	static const char *const change_keys[] = {
 		"commit",    "index",	  "before", "after", "change",
-		"change_ci", "direction", "range",  "author", "incident", NULL
+		"change_ci", "direction", "range",  "resolved_by",
+		"author",    "incident",  NULL
 	};
 	static const char *const incident_keys[] = {
 		"commit", "commit_time",   "subject",	  "author",
