@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/cli/cli.h"
+#include "harness/cli/version.h"
 
 #include "harness/git/repo.h"
 #include "harness/util/error.h"
@@ -83,7 +84,7 @@ int cli_main(int argc, char **argv)
 		return name ? EXIT_PASS : EXIT_INPUT;
 	}
 	if (!strcmp(name, "--version")) {
-		printf("benchgate %s\n", BENCHGATE_VERSION);
+		version_print(stdout);
 		return EXIT_PASS;
 	}
 	for (size_t i = 0; cli_commands[i]; i++) {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/cli/opt.h"
+#include "harness/cli/version.h"
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
@@ -132,7 +133,7 @@ int cli_parse(const struct cli_command *cmd, struct cli_common *common,
 	if (error == CLI_OPT_SHOW_HELP)
 		cli_print_command_help(cmd);
 	if (error == CLI_OPT_SHOW_VERSION)
-		printf("benchgate %s\n", BENCHGATE_VERSION);
+		version_print(stdout);
 	if (error)
 		return error > 0 ? 1 : error;
 	derive(common, argc, argv);
