@@ -95,33 +95,59 @@ static int describe(struct result *result, const struct suite *suite)
 }
 
 /*
- * benchgate-launch (launcher.h): $BENCHGATE_LAUNCHER, else the one beside
- * the running benchgate; made absolute, as the runs start in the suite's
- * directory. NULL when there is none, with a warning, as maxrss then
- * includes benchgate's own memory.
+ * benchgate-launch (launcher.h): $BENCHGATE_LAUNCHER, else found relative
+ * to the running benchgate: ../libexec/benchgate/ in an installed tree,
+ * beside it in the build tree; made absolute, as the runs start in the
+ * suite's directory. None is an error naming where it looked: without it,
+ * maxrss would silently include benchgate's own memory.
  */
-static char *find_launcher(void)
+static int find_launcher(char **out)
 {
+	static const char *const beside_self[] = {
+		"../libexec/benchgate/benchgate-launch",
+		"benchgate-launch",
+	};
 	const char *override = getenv("BENCHGATE_LAUNCHER");
-	struct strbuf path = STRBUF_INIT;
-	char self[PATH_MAX], *slash, *found = NULL;
+	struct strbuf path = STRBUF_INIT, looked = STRBUF_INIT;
+	char self[PATH_MAX], *slash;
+	size_t dir_len = 0;
 	ssize_t len;
+	int error = BG_OK;
 
+	*out = NULL;
 	if (override && *override) {
-		strbuf_addstr(&path, override);
-	} else {
-		len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-		self[len > 0 ? len : 0] = '\0';
-		if ((slash = strrchr(self, '/')))
-			strbuf_add(&path, self, (size_t)(slash - self) + 1);
-		strbuf_addstr(&path, "benchgate-launch");
+		if (access(override, X_OK) == 0 &&
+		    (*out = realpath(override, NULL)))
+			goto done;
+		error = bg_error("cannot use the launcher '%s' "
+				 "($BENCHGATE_LAUNCHER): %s",
+				 override, strerror(errno));
+		goto done;
 	}
-	if (access(path.buf, X_OK) < 0 || !(found = realpath(path.buf, NULL)))
-		bg_warn("cannot use the launcher '%s': %s; rusage maxrss "
-			"includes benchgate's own memory",
-			path.buf, strerror(errno));
+	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[len > 0 ? len : 0] = '\0';
+	if ((slash = strrchr(self, '/')))
+		dir_len = (size_t)(slash - self) + 1;
+	for (size_t i = 0; i < sizeof(beside_self) / sizeof(*beside_self);
+	     i++) {
+		strbuf_reset(&path);
+		strbuf_add(&path, self, dir_len);
+		strbuf_addstr(&path, beside_self[i]);
+		if (access(path.buf, X_OK) == 0 &&
+		    (*out = realpath(path.buf, NULL)))
+			goto done;
+		strbuf_addf(&looked, "%s'%s'", looked.len ? ", " : "",
+			    path.buf);
+	}
+	error = bg_error("the launcher benchgate-launch, which measures "
+			 "peak_rss without benchgate's own memory, is not "
+			 "installed: looked for %s (or set "
+			 "$BENCHGATE_LAUNCHER)",
+			 looked.buf);
+done:
 	strbuf_release(&path);
-	return found;
+	strbuf_release(&looked);
+	return error;
 }
 
 /* The baseline twins' cases (plan_add_baseline()) leave the result for
@@ -267,6 +293,10 @@ int session_start(struct session *session)
 	struct strbuf now = STRBUF_INIT;
 	int error;
 
+	/* before waiting for the machine: a missing launcher is known now */
+	if (runner_wants_launcher(session->plan) &&
+	    (error = find_launcher(&state->launcher)) < 0)
+		return error;
 	if ((error = machine_lock_take(&state->lock, !opts->no_wait,
 				       stderr)) < 0)
 		return error;
@@ -301,8 +331,7 @@ int session_start(struct session *session)
 	runner->profiler = session->profiler;
 	runner->skip = skip_absent_device;
 	runner->payload = state;
-	if (runner_wants_launcher(session->plan))
-		runner->launcher = state->launcher = find_launcher();
+	runner->launcher = state->launcher;
 	return runner_new(&state->runner, session->result, session->plan,
 			  runner);
 }

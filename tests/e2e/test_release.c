@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * What a release ships, as a user meets it: `benchgate --version`.
+ * What a release ships, as a user meets it: `benchgate --version`, and the
+ * tree `cmake --install` writes (docs/install.md), run from there with the
+ * launcher found relative to the installed binary, and refused without it.
  */
 #include "harness/cli/version.h"
 
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define RUN(out, cwd, env, ...)             \
 	test_benchgate((out), (cwd), (env), \
@@ -59,4 +62,72 @@ Test(release, version_names_the_build_its_libraries_and_licence)
 	cr_assert(strstr(out.out.buf, "\nlicense Apache-2.0 <"), "%s",
 		  out.out.buf);
 	test_output_release(&out);
+}
+
+static void assert_installed(const char *prefix, const char *path)
+{
+	char full[4096];
+
+	snprintf(full, sizeof(full), "%s/%s", prefix, path);
+	cr_assert_eq(access(full, F_OK), 0, "not installed: %s", full);
+}
+
+Test(release, installed_tree_runs_and_needs_its_launcher)
+{
+	struct test_output out;
+	char prefix[1024], bin[2048], launcher[4096], store[4096];
+	char *suite;
+
+	snprintf(prefix, sizeof(prefix), "%s/prefix", test_dir);
+	test_run(&out, NULL, NULL,
+		 (const char *const[]){ CMAKE_COMMAND_PATH, "--install",
+					BENCHGATE_BUILD_DIR, "--prefix",
+					prefix, NULL });
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	test_output_release(&out);
+	assert_installed(prefix, "bin/benchgate");
+	assert_installed(prefix, "libexec/benchgate/benchgate-launch");
+	assert_installed(prefix, "share/benchgate/gitlab/"
+				 "benchgate.gitlab-ci.yml");
+	assert_installed(prefix, "share/doc/benchgate/LICENSE");
+	/* the Python helper, a module or a package */
+	snprintf(bin, sizeof(bin), "%s/lib/python3/dist-packages/benchgate",
+		 prefix);
+	snprintf(launcher, sizeof(launcher), "%s.py", bin);
+	cr_assert(access(bin, F_OK) == 0 || access(launcher, F_OK) == 0,
+		  "not installed: %s", launcher);
+	/* nothing of the build tree beside it */
+	snprintf(bin, sizeof(bin), "%s/bin/benchgate-launch", prefix);
+	cr_assert_neq(access(bin, F_OK), 0, "%s", bin);
+
+	/* a suite measuring peak memory, which needs the launcher */
+	suite = test_write_file(
+		test_dir, "rss.json",
+		"{\"benchgate\": 1, \"suite\": \"rss\","
+		" \"defaults\": {\"runs\": 2, \"warmup\": 0},"
+		" \"benchmarks\": [{\"name\": \"mb1\", \"command\": [\"" TEST_WORKLOAD_DIR
+		"/alloc_mb\", \"--mb\", \"1\"], \"metrics\": [{\"name\":"
+		"   \"rss\", \"from\": \"rusage\", \"field\": \"maxrss\"}]}]}");
+	snprintf(bin, sizeof(bin), "%s/bin/benchgate", prefix);
+	snprintf(store, sizeof(store), "%s/store", test_dir);
+	test_run(&out, test_dir, NULL,
+		 (const char *const[]){ bin, "run", "rss.json", "--store",
+					store, "--quiet", NULL });
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	cr_assert_null(strstr(out.err.buf, "launcher"), "%s", out.err.buf);
+	test_output_release(&out);
+
+	/* a copied binary without its launcher: exit 2 naming where it
+	 * looked, not a figure that silently includes benchgate's memory */
+	snprintf(launcher, sizeof(launcher),
+		 "%s/bin/../libexec/benchgate/benchgate-launch", prefix);
+	cr_assert_eq(unlink(launcher), 0, "%s", launcher);
+	test_run(&out, test_dir, NULL,
+		 (const char *const[]){ bin, "run", "rss.json", "--store",
+					store, "--quiet", NULL });
+	cr_assert_eq(out.exit_code, 2, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.err.buf, launcher), "%s", out.err.buf);
+	cr_assert(strstr(out.err.buf, "is not installed"), "%s", out.err.buf);
+	test_output_release(&out);
+	free(suite);
 }
