@@ -532,6 +532,101 @@ static void check_action_inputs(struct check *check, const char *text,
 	}
 }
 
+/* The text a step writes its outputs from: its run: script and, when
+ * that runs a script of the tree (bash "$ACTION_PATH/ci/x"), that file. */
+static void step_script(struct check *check, const yaml_node_t *step,
+			struct strbuf *out)
+{
+	const char *run = scalar(get(check->doc, step, "run"));
+	const char *file;
+
+	if (!run)
+		return;
+	strbuf_addstr(out, run);
+	if ((file = strstr(run, "/ci/"))) {
+		size_t len = strcspn(file + 1, "\" '\n");
+		struct strbuf path = STRBUF_INIT;
+		char *text;
+
+		strbuf_addf(&path, "%s/%.*s", BENCHGATE_SOURCE_DIR, (int)len,
+			    file + 1);
+		if ((text = test_read_file(path.buf))) {
+			strbuf_addstr(out, text);
+			free(text);
+		} else {
+			problem(check, step, "runs %s, which does not exist",
+				path.buf);
+		}
+		strbuf_release(&path);
+	}
+}
+
+/* Each output is ${{ steps.ID.outputs.NAME }} of a step with that id
+ * whose script writes NAME= (to $GITHUB_OUTPUT). */
+static void check_action_outputs(struct check *check, const yaml_node_t *root)
+{
+	yaml_node_t *outputs = get(check->doc, root, "outputs");
+	yaml_node_t *runs = get(check->doc, root, "runs");
+	yaml_node_t *steps = get(check->doc, runs, "steps");
+
+	if (!outputs)
+		return;
+	if (outputs->type != YAML_MAPPING_NODE) {
+		problem(check, outputs, "outputs: is not a mapping");
+		return;
+	}
+	for (yaml_node_pair_t *pair = outputs->data.mapping.pairs.start;
+	     pair < outputs->data.mapping.pairs.top; pair++) {
+		const char *name =
+			scalar(yaml_document_get_node(check->doc, pair->key));
+		yaml_node_t *output =
+			yaml_document_get_node(check->doc, pair->value);
+		const char *value = scalar(get(check->doc, output, "value"));
+		char id[128], key[128];
+		bool found = false;
+
+		if (!value || sscanf(value, "${{ steps.%127[a-zA-Z0-9_-].outputs."
+					    "%127[a-zA-Z0-9_-] }}",
+				     id, key) != 2) {
+			if (!value || !strstr(value, "inputs."))
+				problem(check, output,
+					"output %s: expected value: ${{ "
+					"steps.ID.outputs.NAME }}",
+					name ? name : "?");
+			continue;
+		}
+		for (yaml_node_item_t *item = steps && steps->type ==
+							  YAML_SEQUENCE_NODE
+						      ? steps->data.sequence
+								.items.start
+						      : NULL;
+		     item && item < steps->data.sequence.items.top; item++) {
+			yaml_node_t *step =
+				yaml_document_get_node(check->doc, *item);
+			const char *step_id =
+				scalar(get(check->doc, step, "id"));
+			struct strbuf script = STRBUF_INIT, written =
+								   STRBUF_INIT;
+
+			if (!step_id || strcmp(step_id, id))
+				continue;
+			found = true;
+			step_script(check, step, &script);
+			strbuf_addf(&written, "%s=", key);
+			if (!strstr(script.buf, written.buf))
+				problem(check, step,
+					"output %s: step '%s' never writes "
+					"%s= to $GITHUB_OUTPUT",
+					name ? name : "?", id, key);
+			strbuf_release(&script);
+			strbuf_release(&written);
+		}
+		if (!found)
+			problem(check, output, "output %s: no step has id '%s'",
+				name ? name : "?", id);
+	}
+}
+
 static void check_action(struct check *check, const yaml_node_t *root,
 			 const char *text)
 {
@@ -547,6 +642,7 @@ static void check_action(struct check *check, const yaml_node_t *root,
 	}
 	check_steps(check, get(check->doc, runs, "steps"), true);
 	check_action_inputs(check, text, root);
+	check_action_outputs(check, root);
 }
 
 static void check_gitlab(struct check *check, const yaml_node_t *root)
@@ -733,6 +829,28 @@ Test(workflows, shapes_are_checked)
 		       GITHUB_ACTION, "inputs.nope is not declared");
 	expect_problem("stages: [test]\nvariables:\n  A: b\n", GITLAB_TEMPLATE,
 		       "no job with a script:");
+}
+
+Test(workflows, action_outputs_come_from_its_steps)
+{
+	expect_problem("name: a\ndescription: b\noutputs:\n"
+		       "  verdict:\n    value: ${{ steps.check.outputs.verdict }}\n"
+		       "runs:\n  using: composite\n  steps:\n"
+		       "    - run: true\n      shell: bash\n",
+		       GITHUB_ACTION, "output verdict: no step has id 'check'");
+	expect_problem("name: a\ndescription: b\noutputs:\n"
+		       "  verdict:\n    value: ${{ steps.check.outputs.verdict }}\n"
+		       "runs:\n  using: composite\n  steps:\n"
+		       "    - run: echo \"failed=0\" >> \"$GITHUB_OUTPUT\"\n"
+		       "      id: check\n      shell: bash\n",
+		       GITHUB_ACTION,
+		       "output verdict: step 'check' never writes verdict=");
+	expect_problem("name: a\ndescription: b\noutputs:\n"
+		       "  how:\n    value: ${{ steps.i.outputs.how }}\n"
+		       "runs:\n  using: composite\n  steps:\n"
+		       "    - run: bash \"$A/ci/no-such-script\"\n"
+		       "      id: i\n      shell: bash\n",
+		       GITHUB_ACTION, "ci/no-such-script, which does not exist");
 }
 
 Test(workflows, other_programs_and_text_are_not_invocations)
@@ -939,14 +1057,31 @@ Test(workflows, templates_publish_what_ci_systems_read)
 	cr_assert(strstr(gitlab, "description@issue.md") &&
 			  strstr(gitlab, "echo \"${fence}text\"; cat alert.txt"),
 		  "the GitLab issue does not fence the alert");
+	/* the jobs run in the image of the template's own version */
+	cr_assert(strstr(gitlab, "image: $BENCHGATE_IMAGE"));
+	cr_assert(strstr(gitlab, "BENCHGATE_IMAGE: ghcr.io/benchgate/benchgate:"
+				 BENCHGATE_VERSION "\n"),
+		  "the GitLab template's image is not version %s",
+		  BENCHGATE_VERSION);
 	cr_assert(strstr(bench, "--body out/report.md"));
 	cr_assert(strstr(bench, "GITHUB_STEP_SUMMARY"));
 	cr_assert(strstr(bench, "fetch-depth: 0"));
 	for (const char *const *input =
 		     (const char *const[]){ "suite:", "baseline:", "threshold:",
-					    "comment:", "store:", NULL };
+					    "comment:", "store:", "charts:",
+					    NULL };
 	     *input; input++)
 		cr_assert(strstr(action, *input), "action input %s", *input);
+	/* what a workflow reads after the step (action_outputs_come_from_
+	 * its_steps checks each is written) */
+	for (const char *const *output =
+		     (const char *const[]){ "\n  verdict:\n",
+					    "\n  regressions:\n",
+					    "\n  failed:\n", "\n  report-dir:\n",
+					    "\n  comparison:\n", NULL };
+	     *output; output++)
+		cr_assert(strstr(strstr(action, "\noutputs:\n"), *output),
+			  "action output%s", *output);
 	free(gitlab);
 	free(action);
 	free(bench);

@@ -11,8 +11,10 @@ benchgate's, as the README tells a user to write them.
 
 The work tree is the current directory. Supported for GitHub: run steps,
 the composite action of a `uses: OWNER/REPO@REF` whose REF must exist in
-DIR's repository, `with:`, `env:`, `if:` with the functions and operators
-the templates use, GITHUB_PATH, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY;
+DIR's repository (github.action_ref and action_repository set, its
+outputs returned), `with:`, `env:`, `if:` with the functions and operators
+the templates use, GITHUB_PATH, GITHUB_ENV, GITHUB_OUTPUT and
+GITHUB_STEP_SUMMARY;
 actions/* steps are logged and skipped (checkout has happened: the work
 tree is a clone). For GitLab: `include: project:` resolved to DIR at `ref`,
 `extends:`, `variables:`, `script:`. Prints each step and exits with the
@@ -125,6 +127,7 @@ class Runner:
         self.actions = actions
         self.files = tempfile.mkdtemp(prefix="run-workflow-")
         self.path = []
+        self.exported = {}  # GITHUB_ENV: for the job's later steps
         self.env = dict(os.environ)
 
     def shell(self, script, env, name):
@@ -134,6 +137,8 @@ class Runner:
         env["GITHUB_OUTPUT"] = output
         env["GITHUB_PATH"] = os.path.join(self.files, "path")
         env["GITHUB_STEP_SUMMARY"] = os.path.join(self.files, "summary.md")
+        env["GITHUB_ENV"] = os.path.join(self.files, "env")
+        env.update(self.exported)
         env["PATH"] = os.pathsep.join(self.path + [env.get("PATH", "")])
         print("::step::%s" % name, flush=True)
         status = subprocess.call(["bash", "--noprofile", "--norc", "-eo",
@@ -145,6 +150,13 @@ class Runner:
                 if "=" in line:
                     key, value = line.rstrip("\n").split("=", 1)
                     outputs[key] = value
+        if os.path.exists(env["GITHUB_ENV"]):
+            with open(env["GITHUB_ENV"]) as f:
+                for line in f:
+                    if "=" in line:
+                        key, value = line.rstrip("\n").split("=", 1)
+                        self.exported[key] = value
+            os.remove(env["GITHUB_ENV"])
         if os.path.exists(env["GITHUB_PATH"]):
             with open(env["GITHUB_PATH"]) as f:
                 self.path = [l.strip() for l in f if l.strip()][::-1] + self.path
@@ -204,11 +216,17 @@ class Runner:
             sys.exit("run_workflow: %s takes no input %s" % (ref, sorted(unknown)))
         inner = Context(ctx)
         inner["inputs"] = inputs
-        inner["github"] = dict(ctx["github"], action_path=source)
-        inner["steps"] = {}
+        inner["github"] = dict(ctx["github"], action_path=source,
+                               action_ref=version,
+                               action_repository=owner_repo)
+        inner["steps"] = Context()
         status = self.steps(action["runs"]["steps"], inner, env)
         ctx["_ok"] = status == 0
-        return status, {}
+        outputs = {key: _text(substitute(spec.get("value", ""), inner))
+                   for key, spec in (action.get("outputs") or {}).items()}
+        for key, value in outputs.items():
+            print("::output::%s=%s" % (key, value))
+        return status, outputs
 
 
 def github(args, actions):

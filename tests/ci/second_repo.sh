@@ -1,22 +1,28 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The CI templates, used from a repository that is not benchgate's, as the
-# manual (docs/how-to/) tells a user to: a small Python project whose benchmark imports
-# its own module, with the documented GitHub workflow (uses: acme/benchgate@v1)
-# and GitLab include (project: acme/benchgate, ref: v1) copied in as they
-# are printed there, run by tests/ci/run_workflow.py.
+# manual (docs/how-to/) tells a user to: a small Python project whose
+# benchmark imports its own module, with the documented GitHub workflow
+# (uses: benchgate/benchgate@v0) and GitLab include (project:
+# benchgate/benchgate) copied in as they are printed there, run by
+# tests/ci/run_workflow.py.
 #
 #   bash tests/ci/second_repo.sh WORK_DIR
 #
-# "acme/benchgate" is a repository made from this work tree and tagged v1,
-# standing in for a fork; "origin" is a bare repository the user's clone
-# pushes the results branch to. Checked:
+# "benchgate/benchgate" is a repository made from this work tree and tagged
+# as a release (v0 and v0.3.0, its version), whose .deb and SHA256SUMS are
+# the release's downloads (BENCHGATE_RELEASE_URL, a directory); "origin" is
+# a bare repository the user's clone pushes the results branch to. Checked:
+# - the action at a release installs the release's package, checksum
+#   verified (a tampered SHA256SUMS stops it), and builds nothing;
 # - a pull request that slows the imported module is caught (exit 1, the
-#   case named), with the merge base measured from its own work tree;
+#   case named, the action's outputs verdict, regressions and comparison
+#   set), with the merge base measured from its own work tree;
 # - a pull request that changes only documentation passes;
 # - a push to main stores the result and pushes the results branch;
-# - the GitLab template catches the slow merge request too, and its
-#   dashboard job publishes the site for GitLab Pages.
+# - the GitLab template, outside its image, builds benchgate from the
+#   sources and catches the slow merge request too, and its dashboard job
+#   publishes the site for GitLab Pages.
 set -euo pipefail
 source_dir=$(cd "$(dirname "$0")/../.." && pwd)
 work=${1:?usage: second_repo.sh WORK_DIR}
@@ -38,16 +44,35 @@ readme_block() {
 	' "$source_dir/README.md" $(find "$source_dir/docs" -name '*.md' | sort)
 }
 
-# acme/benchgate@v1: this work tree as it is, committed and tagged.
-acme="$work/acme/benchgate.git"
-mkdir -p "$acme"
+# benchgate/benchgate@v0: this work tree as it is, committed and tagged.
+upstream="$work/benchgate/benchgate.git"
+mkdir -p "$upstream"
 (cd "$source_dir" && git ls-files --cached --others --exclude-standard -z |
 	xargs -0 -I{} sh -c 'test -e "{}" && echo "{}"' |
-	tar -cf - -T -) | tar -xf - -C "$acme"
-git_quiet -C "$acme" init -q -b main
-git_quiet -C "$acme" add -A
-git_quiet -C "$acme" commit -q -m "benchgate"
-git_quiet -C "$acme" tag v1
+	tar -cf - -T -) | tar -xf - -C "$upstream"
+git_quiet -C "$upstream" init -q -b main
+git_quiet -C "$upstream" add -A
+git_quiet -C "$upstream" commit -q -m "benchgate"
+version=$(sed -n 's/^project(benchgate VERSION \([0-9.]*\).*/\1/p' "$upstream/CMakeLists.txt")
+git_quiet -C "$upstream" tag "v$version"
+git_quiet -C "$upstream" tag v0
+
+# The release's downloads: the package for this machine's distribution,
+# built from the tagged tree as the release workflow builds it, and
+# SHA256SUMS.
+release="$work/release"
+mkdir -p "$release"
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache)
+echo "second_repo: packaging the release v$version" >&2
+{ cmake -S "$upstream" -B "$work/release-build" -DCMAKE_BUILD_TYPE=Release \
+	-DBUILD_TESTING=OFF "${launcher[@]}" &&
+	cmake --build "$work/release-build" -j2 --target benchgate benchgate-launch &&
+	(cd "$work/release-build" && cpack -G DEB); } > "$work/release.log" 2>&1 ||
+	{ tail -20 "$work/release.log" >&2; fail "packaging the release"; }
+cp "$work"/release-build/packages/*.deb "$release/"
+(cd "$release" && sha256sum -- *.deb > SHA256SUMS)
+export BENCHGATE_RELEASE_URL="file://$release"
 
 # The user's project: a module, a benchmark that imports it, a suite.
 origin="$work/origin.git"
@@ -87,10 +112,10 @@ echo "# mylib" > "$user/README.md"
 mkdir -p "$user/.github/workflows"
 readme_block "# .github/workflows/benchmarks.yml" > "$user/.github/workflows/benchmarks.yml"
 readme_block "# .gitlab-ci.yml" > "$user/.gitlab-ci.yml"
-grep -q "uses: acme/benchgate@v1" "$user/.github/workflows/benchmarks.yml" ||
-	fail "the README's workflow does not use acme/benchgate@v1"
-grep -q "project: acme/benchgate" "$user/.gitlab-ci.yml" ||
-	fail "the README's GitLab include was not found"
+grep -q "uses: benchgate/benchgate@v0" "$user/.github/workflows/benchmarks.yml" ||
+	fail "the documented workflow does not use benchgate/benchgate@v0"
+grep -q "project: benchgate/benchgate" "$user/.gitlab-ci.yml" ||
+	fail "the documented GitLab include was not found"
 git_quiet -C "$user" init -q -b main
 git_quiet -C "$user" add -A
 git_quiet -C "$user" commit -q -m "mylib"
@@ -118,7 +143,7 @@ checkout() {
 }
 github() {
 	(cd "$work/job" && python3 "$runner" github .github/workflows/benchmarks.yml \
-		benchmark "$1" --action "acme/benchgate=$acme") > "$work/$2.log" 2>&1
+		benchmark "$1" --action "benchgate/benchgate=$upstream") > "$work/$2.log" 2>&1
 }
 
 echo "second_repo: GitHub, a pull request that slows mylib" >&2
@@ -131,12 +156,34 @@ grep -q "regression" "$work/pr-slow.log" || fail "slow PR: no regression reporte
 grep -q "::step::Build the merge base in a work tree" "$work/pr-slow.log" ||
 	fail "slow PR: the merge base was not measured in the job"
 [[ -f $work/job/benchgate-report/report.html ]] || fail "slow PR: no report.html"
+grep -q "benchgate: installing benchgate_${version}-1~.*\.deb from file://$release" "$work/pr-slow.log" ||
+	fail "slow PR: the action did not install the release's package"
+grep -q "Building C object" "$work/pr-slow.log" && fail "slow PR: the action built benchgate"
+grep -qx "::output::verdict=regression" "$work/pr-slow.log" || fail "slow PR: output verdict"
+grep -qx "::output::regressions=[1-9][0-9]*" "$work/pr-slow.log" || fail "slow PR: output regressions"
+grep -qx "::output::failed=0" "$work/pr-slow.log" || fail "slow PR: output failed"
+grep -qx "::output::comparison=benchgate-report/comparison.json" "$work/pr-slow.log" ||
+	fail "slow PR: output comparison"
+grep -qx "::output::installed-from=package" "$work/pr-slow.log" || fail "slow PR: output installed-from"
+
+echo "second_repo: GitHub, a release whose checksum does not match" >&2
+checkout docs
+cp -r "$release" "$work/release-tampered"
+awk '{ printf "%064d  %s\n", 0, $2 }' "$release/SHA256SUMS" > "$work/release-tampered/SHA256SUMS"
+status=0
+GITHUB_BASE_REF=main PR_FROM_FORK=true BENCHGATE_RELEASE_URL="file://$work/release-tampered" \
+	github pull_request pr-tampered || status=$?
+[[ $status != 0 ]] || fail "tampered release: exit 0"
+grep -q "does not match its SHA256SUMS" "$work/pr-tampered.log" ||
+	{ tail -20 "$work/pr-tampered.log" >&2; fail "tampered release: the checksum was not the reason"; }
+grep -q "::step::Check" "$work/pr-tampered.log" && fail "tampered release: the check ran"
 
 echo "second_repo: GitHub, a pull request that changes documentation only" >&2
 checkout docs
 status=0
 GITHUB_BASE_REF=main PR_FROM_FORK=true github pull_request pr-docs || status=$?
 [[ $status == 0 ]] || { tail -40 "$work/pr-docs.log" >&2; fail "docs PR: exit $status, expected 0"; }
+grep -qx "::output::verdict=pass" "$work/pr-docs.log" || fail "docs PR: output verdict"
 
 echo "second_repo: GitHub, a push to main" >&2
 checkout main
@@ -155,9 +202,10 @@ status=0
 	CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main CI_DEFAULT_BRANCH=main \
 	CI_PIPELINE_SOURCE=merge_request_event BENCHGATE_SOURCE="$work/gitlab-benchgate" \
 	BENCHGATE_BUILD="$RUNNER_TEMP/gitlab-benchgate-build" \
+	BENCHGATE_REPOSITORY="file://$upstream" BENCHGATE_REF="v$version" \
 	python3 "$runner" gitlab .gitlab-ci.yml benchgate \
-	--project "acme/benchgate=$acme" --var BENCHGATE_SOURCE \
-	--var BENCHGATE_BUILD) > "$work/mr-slow.log" 2>&1 || status=$?
+	--project "benchgate/benchgate=$upstream" --var BENCHGATE_SOURCE \
+	--var BENCHGATE_BUILD --var BENCHGATE_REPOSITORY --var BENCHGATE_REF) > "$work/mr-slow.log" 2>&1 || status=$?
 [[ $status == 1 ]] || { tail -40 "$work/mr-slow.log" >&2; fail "slow MR: exit $status, expected 1"; }
 grep -q "preprocess/default/cpu" "$work/mr-slow.log" || fail "slow MR: the case is not named"
 [[ -f $work/job/out/junit.xml ]] || fail "slow MR: no junit.xml for the widget"
@@ -169,9 +217,10 @@ status=0
 	CI_COMMIT_BRANCH=main CI_PIPELINE_SOURCE=schedule \
 	BENCHGATE_SOURCE="$work/gitlab-benchgate" \
 	BENCHGATE_BUILD="$RUNNER_TEMP/gitlab-benchgate-build" \
+	BENCHGATE_REPOSITORY="file://$upstream" BENCHGATE_REF="v$version" \
 	python3 "$runner" gitlab .gitlab-ci.yml pages \
-	--project "acme/benchgate=$acme" --var BENCHGATE_SOURCE \
-	--var BENCHGATE_BUILD) > "$work/pages.log" 2>&1 || status=$?
+	--project "benchgate/benchgate=$upstream" --var BENCHGATE_SOURCE \
+	--var BENCHGATE_BUILD --var BENCHGATE_REPOSITORY --var BENCHGATE_REF) > "$work/pages.log" 2>&1 || status=$?
 [[ $status == 0 ]] || { tail -40 "$work/pages.log" >&2; fail "pages: exit $status, expected 0"; }
 [[ -f $work/job/public/index.html && -f $work/job/public/benchgate-state.json ]] ||
 	fail "pages: no site in public/"
