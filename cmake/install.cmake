@@ -30,7 +30,9 @@ if(IS_DIRECTORY ${PROJECT_SOURCE_DIR}/python/benchgate)
 		DESTINATION ${BENCHGATE_INSTALL_PYTHONDIR}
 		PATTERN __pycache__ EXCLUDE)
 else()
-	install(FILES ${PROJECT_SOURCE_DIR}/python/benchgate.py
+	# benchgate.py and its companions (the pytest plugin)
+	file(GLOB benchgate_python_modules ${PROJECT_SOURCE_DIR}/python/*.py)
+	install(FILES ${benchgate_python_modules}
 		DESTINATION ${BENCHGATE_INSTALL_PYTHONDIR})
 endif()
 

@@ -56,7 +56,9 @@ print(json.dumps({"file": benchgate.__file__,
                   "version": metadata.version("benchgate"),
                   "license": meta["License"],
                   "requires": metadata.requires("benchgate"),
-                  "has_metrics": callable(benchgate.metrics)}))
+                  "has_metrics": callable(benchgate.metrics),
+                  "plugin": __import__("importlib.util").util.find_spec(
+                      "benchgate_pytest") is not None}))
 """
     env = dict(os.environ, PYTHONPATH=target, PYTHONDONTWRITEBYTECODE="1")
     out = subprocess.run([python, "-c", probe], env=env, check=True,
@@ -75,6 +77,8 @@ print(json.dumps({"file": benchgate.__file__,
                         % info["requires"])
     if not info["has_metrics"]:
         failures.append("benchgate.metrics is missing")
+    if not info["plugin"]:
+        failures.append("the pytest plugin benchgate_pytest is not installed")
     for failure in failures:
         print("test_package: FAIL: " + failure, file=sys.stderr)
     if not failures:
