@@ -799,3 +799,67 @@ Test(stats, median_order_interval)
 	cr_assert_eq(stats_median_order_ci(v, 0, 0.99, &ci), BG_EINPUT);
 	bg_error_clear();
 }
+
+Test(stats, signed_rank_matches_the_exact_distribution)
+{
+	/* The smaller rank sum is 3 (1 + 2); 5 of the 256 sign patterns
+	 * reach 3 or less, so p = 2 * 5 / 256 as scipy.stats.wilcoxon(d)
+	 * says (exact). */
+	double d[8] = { -0.1, -0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8 };
+	struct stats_signed_rank rank;
+
+	cr_assert_eq(stats_signed_rank(d, 8, 0.95, &rank), BG_OK);
+	cr_assert_float_eq(rank.p_value, 10.0 / 256, 1e-12);
+	/* median of the 36 Walsh averages */
+	cr_assert_float_eq(rank.estimate, 0.4, 1e-12);
+	/* P(T <= 3) = 5 / 256 <= 0.025 < P(T <= 4) = 7 / 256: k = 4, the
+	 * 4th smallest and largest Walsh averages */
+	cr_assert_float_eq(rank.low, 0.05, 1e-12);
+	cr_assert_float_eq(rank.high, 0.7, 1e-12);
+	cr_assert(rank.low <= rank.estimate && rank.estimate <= rank.high);
+}
+
+Test(stats, signed_rank_interval_and_p_value_agree)
+{
+	double d[20];
+	struct stats_signed_rank rank;
+
+	for (int shift = -6; shift <= 6; shift++) {
+		for (int i = 0; i < 20; i++)
+			d[i] = shift * 0.05 + sin(i * 2.3);
+		for (double c = 0.8; c < 0.999; c += 0.049) {
+			cr_assert_eq(stats_signed_rank(d, 20, c, &rank), BG_OK);
+			cr_assert_eq(rank.p_value <= 1 - c,
+				     rank.low > 0 || rank.high < 0,
+				     "shift %d c %g p %g [%g, %g]", shift, c,
+				     rank.p_value, rank.low, rank.high);
+			cr_assert(rank.low <= rank.estimate &&
+				  rank.estimate <= rank.high);
+		}
+	}
+}
+
+Test(stats, signed_rank_needs_enough_pairs_to_bound)
+{
+	double d[7] = { 1, 2, 3, 4, 5, 6, 7 };
+	struct stats_signed_rank rank;
+
+	cr_assert_not(stats_signed_rank_can_reject(7, 0.99));
+	cr_assert(stats_signed_rank_can_reject(8, 0.99));
+	cr_assert_eq(stats_signed_rank(d, 7, 0.99, &rank), BG_OK);
+	cr_assert(isinf(rank.low) && isinf(rank.high));
+	cr_assert_eq(stats_signed_rank(d, 0, 0.99, &rank), BG_EINPUT);
+}
+
+Test(stats, signed_rank_normal_tail_for_many_pairs)
+{
+	double d[200];
+	struct stats_signed_rank rank;
+
+	for (int i = 0; i < 200; i++)
+		d[i] = sin(i * 1.3) + 0.3;
+	cr_assert_eq(stats_signed_rank(d, 200, 0.99, &rank), BG_OK);
+	cr_assert_lt(rank.p_value, 0.01);
+	cr_assert_gt(rank.low, 0);
+	cr_assert(rank.low <= rank.estimate && rank.estimate <= rank.high);
+}

@@ -110,24 +110,60 @@ static bool precise_enough(const struct result_case *rcase,
 	return true;
 }
 
-/* Whether the adaptive case at index (plan order) has enough samples. */
+/* The baseline twin of the candidate case at index, or the candidate of
+ * the twin at index (plan_add_baseline() puts each twin right before its
+ * candidate); RUNNER_NO_CASE when it has none. */
+static size_t partner_of(const struct plan *plan, size_t index)
+{
+	if (plan->cases[index].baseline)
+		return index + 1 < plan->nr && !plan->cases[index + 1].baseline
+			       ? index + 1
+			       : RUNNER_NO_CASE;
+	return index > 0 && plan->cases[index - 1].baseline ? index - 1
+							    : RUNNER_NO_CASE;
+}
+
+/*
+ * Whether the adaptive case at index (plan order) has enough samples. A
+ * case measured beside its baseline twin (--baseline-tree) has once the
+ * pairs of runs so far decide it: the twin and its candidate then stop
+ * together, so that every run keeps its partner. Without a twin, once the
+ * comparison with the stored baseline decides it, or its medians are
+ * precise (no baseline, or one that will not decide).
+ */
 static bool has_enough(const struct session *session, const struct check *check,
 		       size_t index)
 {
 	const struct result_case *rcase = &session->result->cases[index];
 	const struct benchmark *benchmark =
 		session->plan->cases[index].benchmark;
-	const struct result_case *base =
-		check && check->baseline.result
-			? result_find_case(check->baseline.result,
-					   rcase->benchmark, rcase->variant,
-					   rcase->device)
-			: NULL;
+	size_t partner = partner_of(session->plan, index);
+	const struct result_case *base;
 
+	if (check && partner != RUNNER_NO_CASE) {
+		size_t cand = session->plan->cases[index].baseline ? partner
+								   : index;
+		const struct result_case *ccase = &session->result->cases[cand];
+
+		/* the second of a round asks with the pair complete */
+		if (session->result->cases[cand - 1].runs != ccase->runs)
+			return false;
+		return compare_case_decided(
+			&session->result->cases[cand - 1], ccase,
+			compare_threshold(&check->state->compare, ccase),
+			compare_confidence(&check->state->compare, ccase),
+			true);
+	}
+	base = check && check->baseline.result
+		       ? result_find_case(check->baseline.result,
+					  rcase->benchmark, rcase->variant,
+					  rcase->device)
+		       : NULL;
 	if (base && compare_case_decided(
 			    base, rcase,
 			    compare_threshold(&check->state->compare, rcase),
-			    compare_confidence(&check->state->compare, rcase)))
+			    compare_confidence(&check->state->compare, rcase),
+			    false))
 		return true;
 	return precise_enough(rcase, &benchmark->settings);
 }
@@ -139,10 +175,17 @@ int check_measure(struct session *session, const struct check *check)
 
 	if ((error = session_start(session)) < 0)
 		return error;
-	while ((ran = session_step(session, &asking)) > 0)
-		if (asking != RUNNER_NO_CASE &&
-		    has_enough(session, check, asking))
-			session_stop_case(session, asking);
+	while ((ran = session_step(session, &asking)) > 0) {
+		size_t partner;
+
+		if (asking == RUNNER_NO_CASE ||
+		    !has_enough(session, check, asking))
+			continue;
+		session_stop_case(session, asking);
+		if (check && (partner = partner_of(session->plan, asking)) !=
+				     RUNNER_NO_CASE)
+			session_stop_case(session, partner);
+	}
 	return ran < 0 ? ran : session_finish(session);
 }
 

@@ -222,64 +222,55 @@ static void test_change(struct metric_comparison *mc, const double *base,
 }
 
 /*
- * Whether the runs of the two sides pair up: the caller says run i of each
- * ran next to the other (paired_runs), every run gave one value, and the
- * pairs' values rise and fall together, clearly (Pearson's r of the
- * logarithms above its one-sided 5 % null bound 1.645 / sqrt(n)), which
- * is what a drift of the machine shared by both does. Without that the
- * pairs would only cost the unpaired test half its degrees of freedom.
- */
-static bool runs_pair_up(const struct metric_comparison *mc, const double *base,
-			 const double *cand, size_t n, bool one_value_per_run)
-{
-	double mean_base = 0, mean_cand = 0, sbb = 0, scc = 0, sbc = 0;
-
-	if (!mc->paired_runs || !one_value_per_run || n < 3)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		mean_base += log(base[i]) / (double)n;
-		mean_cand += log(cand[i]) / (double)n;
-	}
-	for (size_t i = 0; i < n; i++) {
-		double b = log(base[i]) - mean_base;
-		double c = log(cand[i]) - mean_cand;
-
-		sbb += b * b;
-		scc += c * c;
-		sbc += b * c;
-	}
-	return sbb > 0 && scc > 0 &&
-	       sbc / sqrt(sbb * scc) > 1.645 / sqrt((double)n);
-}
-
-/*
- * The paired test: the (trimmed) mean of the per-round log ratios against
- * 0, at the effective size their own lag-1 autocorrelation allows. What
- * the machine did to both runs of a round cancels in their ratio. The
- * change is that mean, back on the ratio scale, and the interval the
- * test's, so the two agree as in test_change().
+ * The paired test: each candidate run against the baseline run of its
+ * round, as a log ratio, so that what the machine did to both runs of a
+ * round cancels. Wilcoxon's signed-rank test with the Hodges-Lehmann
+ * estimate and its exact interval where the pairs can reach the level;
+ * with fewer pairs the one-sample (trimmed) t of the log ratios at the
+ * effective size their own lag-1 autocorrelation allows. Either way the
+ * change, the interval and the p-value come from the one test.
  */
 static void test_pairs(struct metric_comparison *mc, const double *base,
 		       const double *cand, size_t n, double confidence)
 {
 	double *ratios = xmalloc(n * sizeof(*ratios)), r, n_eff, trim;
+	struct stats_signed_rank rank;
 	struct stats_welch test;
 
 	for (size_t i = 0; i < n; i++)
 		ratios[i] = log(cand[i] / base[i]);
+	mc->test.log_scale = true;
+	mc->change = exp(stats_median(ratios, n)) - 1;
+	if (n <= STATS_SIGNED_RANK_MAX &&
+	    stats_signed_rank_can_reject(n, confidence) &&
+	    !stats_signed_rank(ratios, n, confidence, &rank)) {
+		mc->n_eff_baseline = mc->n_eff_candidate = (double)n;
+		mc->change = exp(rank.estimate) - 1;
+		mc->p_value = rank.p_value;
+		mc->test.difference = rank.estimate;
+		mc->test.pairs = ratios;
+		mc->test.pairs_nr = n;
+		mc->method = "paired: Hodges-Lehmann estimate of the run-pair "
+			     "ratios, Wilcoxon signed-rank interval";
+		compare_set_interval(mc, confidence);
+		mc->p_adjusted = mc->p_value;
+		return;
+	}
 	r = pooled_autocorrelation(ratios, n, NULL, 0);
 	n_eff = clearly_dependent(r, n) ? effective_size(n, r) : (double)n;
 	mc->n_eff_baseline = mc->n_eff_candidate = n_eff;
 	/* Hogg's Q2 does not move with the location: no centring needed. */
 	trim = stats_tailweight(ratios, n) > HEAVY_TAILWEIGHT ? TRIM : 0;
-	mc->change = exp(stats_median(ratios, n)) - 1;
-	mc->test.log_scale = true;
 	if (!stats_yuen_one_sample(ratios, n, n_eff, trim, &test)) {
 		mc->change = exp(test.difference) - 1;
 		mc->p_value = test.p_value;
 		mc->test.difference = test.difference;
 		mc->test.se = test.se;
 		mc->test.df = test.df;
+		mc->method = trim ? "paired: trimmed mean of the run-pair log "
+				    "ratios, Yuen's one-sample t interval"
+				  : "paired: mean of the run-pair log ratios, "
+				    "one-sample t interval";
 	}
 	compare_set_interval(mc, confidence);
 	mc->p_adjusted = mc->p_value;
@@ -309,7 +300,9 @@ void compare_metric_stats(struct metric_comparison *mc, const double *base,
 		summary_empty(&mc->candidate);
 	mc->change = mc->change_low = mc->change_high = NAN;
 	mc->p_value = mc->p_adjusted = 1;
+	compare_metric_release(mc);
 	memset(&mc->test, 0, sizeof(mc->test));
+	mc->method = NULL;
 	mc->interval_confidence = confidence;
 	if (!nbase || !ncand)
 		return;
@@ -335,9 +328,8 @@ void compare_metric_stats(struct metric_comparison *mc, const double *base,
 		mc->change_low = mc->change_high = mc->change;
 		if (mc->exact)
 			goto done;
-	} else if (nb == nc && runs_pair_up(mc, base, cand, nb,
-					    cap_base == (double)nb &&
-						    cap_cand == (double)nc)) {
+	} else if (mc->paired_runs && nb == nc && nb >= 2 &&
+		   cap_base == (double)nb && cap_cand == (double)nc) {
 		test_pairs(mc, base, cand, nb, confidence);
 		goto done;
 	} else {
@@ -357,7 +349,15 @@ void compare_set_interval(struct metric_comparison *mc, double confidence)
 	if (mc->exact)
 		return;
 	mc->interval_confidence = confidence;
-	if (test->df > 0) {
+	if (test->pairs) {
+		struct stats_signed_rank rank;
+
+		if (!stats_signed_rank(test->pairs, test->pairs_nr, confidence,
+				       &rank)) {
+			low = exp(rank.low) - 1;
+			high = exp(rank.high) - 1;
+		}
+	} else if (test->df > 0) {
 		margin = stats_t_critical(1 - confidence, test->df) * test->se;
 		if (test->log_scale) {
 			low = exp(test->difference - margin) - 1;
@@ -454,9 +454,24 @@ static size_t independent_units(const struct metric_samples *metric)
 	return metric->independent ? metric->independent : metric->runs;
 }
 
+/* The first n values of each run of m: the runs two sides both made
+ * when one side is a run ahead of the other. */
+static size_t common_prefix(const struct metric_samples *bm,
+			    const struct metric_samples *cm, size_t *nb,
+			    size_t *nc)
+{
+	size_t runs = bm->runs < cm->runs ? bm->runs : cm->runs;
+
+	*nb = bm->runs && bm->nr % bm->runs == 0 ? bm->nr / bm->runs * runs
+						 : bm->nr;
+	*nc = cm->runs && cm->nr % cm->runs == 0 ? cm->nr / cm->runs * runs
+						 : cm->nr;
+	return runs;
+}
+
 bool compare_case_decided(const struct result_case *base,
 			  const struct result_case *cand, double threshold,
-			  double confidence)
+			  double confidence, bool paired)
 {
 	if (!base || base->status != CASE_OK)
 		return false;
@@ -465,17 +480,22 @@ bool compare_case_decided(const struct result_case *base,
 		const struct metric_samples *bm =
 			result_case_find_metric(base, cm->name);
 		struct metric_comparison mc = { .better = cm->better,
-						.threshold = threshold };
+						.threshold = threshold,
+						.paired_runs = paired };
+		size_t nb = bm ? bm->nr : 0, nc = cm->nr, units_b, units_c;
 
 		/* an ungated metric cannot change the verdict: no reason to
 		 * measure on for it */
 		if (cm->exact || !cm->gate || !bm)
 			continue;
-		compare_metric_stats(&mc, bm->samples, bm->nr,
-				     independent_units(bm), cm->samples, cm->nr,
-				     independent_units(cm), confidence,
-				     1);
+		units_b = independent_units(bm);
+		units_c = independent_units(cm);
+		if (paired && !bm->independent && !cm->independent)
+			units_b = units_c = common_prefix(bm, cm, &nb, &nc);
+		compare_metric_stats(&mc, bm->samples, nb, units_b,
+				     cm->samples, nc, units_c, confidence, 1);
 		compare_decide(&mc);
+		compare_metric_release(&mc);
 		if (!compare_is_decided(&mc))
 			return false;
 	}
@@ -645,13 +665,19 @@ static void compare_case(struct comparison *comparison,
 		struct metric_comparison *mc =
 			add_item(comparison, cand, cm->name);
 
+		size_t nb = bm ? bm->nr : 0, nc = cm->nr;
+		size_t units_b = bm ? independent_units(bm) : 0;
+		size_t units_c = independent_units(cm);
+
 		describe_metric(mc, cm);
 		mc->paired_runs = opts->baseline_measured;
-		compare_metric_stats(mc, bm ? bm->samples : NULL,
-				     bm ? bm->nr : 0,
-				     bm ? independent_units(bm) : 0,
-				     cm->samples, cm->nr, independent_units(cm),
-				     confidence,
+		/* a side a run ahead (the other's last run failed, or stopped
+		 * in the middle of a round): the rounds both completed */
+		if (mc->paired_runs && bm && !bm->independent &&
+		    !cm->independent && bm->runs != cm->runs)
+			units_b = units_c = common_prefix(bm, cm, &nb, &nc);
+		compare_metric_stats(mc, bm ? bm->samples : NULL, nb, units_b,
+				     cm->samples, nc, units_c, confidence,
 				     seed + comparison->nr * 7919);
 		mc->noise = opts->noise
 				    ? opts->noise(cand->benchmark,
@@ -1007,6 +1033,13 @@ done:
 	return error;
 }
 
+void compare_metric_release(struct metric_comparison *mc)
+{
+	free(mc->test.pairs);
+	mc->test.pairs = NULL;
+	mc->test.pairs_nr = 0;
+}
+
 void comparison_free(struct comparison *comparison)
 {
 	if (!comparison)
@@ -1023,6 +1056,7 @@ void comparison_free(struct comparison *comparison)
 		free(mc->note);
 		free(mc->log);
 		free(mc->role);
+		compare_metric_release(mc);
 	}
 	free(comparison->items);
 	for (size_t i = 0; i < comparison->variants_nr; i++) {

@@ -34,10 +34,15 @@
  *   (Hogg's tailweight), as outliers then inflate Welch's variance. When
  *   the runs are clearly autocorrelated (drift) they count as
  *   n (1 - r) / (1 + r) values and the test runs at those sizes;
- * - runs of a baseline measured next to the candidate's (paired_runs)
- *   are compared pair by pair when their values rise and fall together:
- *   the one-sample (trimmed) t of the per-round log ratios, whose mean is
- *   then the change; what the machine did to both runs of a round cancels;
+ * - runs of a baseline measured next to the candidate's (paired_runs,
+ *   check --baseline-tree and bisect) are compared pair by pair: the
+ *   log ratio of each candidate run to the baseline run of its round,
+ *   judged by Wilcoxon's signed-rank test, the change being their
+ *   Hodges-Lehmann estimate and the interval its exact order-statistic
+ *   one; what the machine did to both runs of a round (drift, a busy
+ *   neighbour) cancels, and a burst that hits one run of a pair moves
+ *   one rank only. Too few pairs for the test to reach the level (under
+ *   8 at 0.99) fall back to the one-sample t of the log ratios;
  * - the practical threshold is max(the configured minimum effect,
  *   noise_k x the metric's historical noise), see compare_noise_k();
  * - regression / improvement: significant and |change| > threshold in the
@@ -96,7 +101,17 @@ struct metric_comparison {
 	struct metric_test {
 		double difference, se, df, level;
 		bool log_scale;
+		/* Paired runs judged by Wilcoxon's signed-rank test
+		 * (stats_signed_rank()) rather than a t-test: the per-pair
+		 * log ratios, owned, from which the interval is set at any
+		 * level; NULL otherwise. */
+		double *pairs;
+		size_t pairs_nr;
 	} test;
+	/* How the change and its interval were estimated, in words (a
+	 * static string; NULL: not tested). The change, its interval and
+	 * the p-value all come from that one method. */
+	const char *method;
 	double p_value;			/* raw two-sided, of the test chosen */
 	double p_adjusted;		/* after Benjamini-Hochberg */
 	size_t n_tested_baseline;	/* values the test saw: per-run */
@@ -280,10 +295,16 @@ bool compare_is_decided(const struct metric_comparison *mc);
 
 /* Whether every non-exact metric of cand is decided against base (see
  * compare_is_decided()) at this threshold and confidence: adaptive sampling
- * in `check` stops such a case early. False when base has no such case. */
+ * in `check` stops such a case early. False when base has no such case.
+ * paired: base is the twin measured next to cand in every round (check
+ * --baseline-tree), compared pair by pair over the rounds both have. */
 bool compare_case_decided(const struct result_case *base,
 			  const struct result_case *cand, double threshold,
-			  double confidence);
+			  double confidence, bool paired);
+
+/* Frees what compare_metric_stats() allocated inside mc (its test's
+ * pairs); mc itself is the caller's. */
+void compare_metric_release(struct metric_comparison *mc);
 
 void comparison_free(struct comparison *comparison);
 

@@ -1026,3 +1026,103 @@ int stats_median_order_ci(const double *v, size_t n, double confidence,
 	free(sorted);
 	return BG_OK;
 }
+
+/* Paired data: Wilcoxon's signed-rank test */
+
+#define SIGNED_RANK_EXACT 50
+
+bool stats_signed_rank_can_reject(size_t n, double confidence)
+{
+	return n >= 1 && n < 64 ? ldexp(1.0, 1 - (int)n) <= 1 - confidence
+				: n >= 64;
+}
+
+/*
+ * P(T <= t), t = 0..M, of the signed-rank statistic of n pairs under the
+ * null (each of the 2^n sign patterns alike): the subsets of {1..n} by
+ * their sum, counted as probabilities so that nothing overflows.
+ */
+static double *signed_rank_cdf(size_t n, size_t walsh)
+{
+	double *p = xcalloc(walsh + 1, sizeof(*p));
+	size_t top = 0;
+
+	p[0] = 1;
+	for (size_t r = 1; r <= n; r++) {
+		top += r;
+		for (size_t t = top; t >= r; t--)
+			p[t] = (p[t] + p[t - r]) / 2;
+		for (size_t t = r; t-- > 0;)
+			p[t] /= 2;
+	}
+	for (size_t t = 1; t <= walsh; t++)
+		p[t] += p[t - 1];
+	return p;
+}
+
+/* P(T <= t) of n pairs: exact table, or normal with continuity
+ * correction. */
+static double signed_rank_lower(const double *cdf, size_t n, size_t walsh,
+				double t)
+{
+	double sd;
+
+	if (t < 0)
+		return 0;
+	if (cdf)
+		return cdf[t >= (double)walsh ? walsh : (size_t)t];
+	sd = sqrt((double)n * (double)(n + 1) * (double)(2 * n + 1) / 24);
+	return 0.5 * erfc(-(floor(t) + 0.5 - (double)walsh / 2) / sd / M_SQRT2);
+}
+
+int stats_signed_rank(const double *d, size_t n, double confidence,
+		      struct stats_signed_rank *out)
+{
+	size_t walsh = n * (n + 1) / 2, m = 0, k = 0, above = 0, below = 0;
+	double *averages, *cdf = NULL, alpha = 1 - confidence;
+
+	out->estimate = out->p_value = NAN;
+	out->low = -INFINITY;
+	out->high = INFINITY;
+	if (!n || n > STATS_SIGNED_RANK_MAX)
+		return bg_input_error("signed-rank test: %zu pairs (1 to %d)",
+				      n, STATS_SIGNED_RANK_MAX);
+	if (!(confidence > 0 && confidence < 1))
+		return bg_input_error("signed-rank test: confidence %g is not "
+				      "between 0 and 1",
+				      confidence);
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(d[i]))
+			return bg_input_error("signed-rank test: difference "
+					      "%zu is not finite",
+					      i + 1);
+	averages = xmalloc(walsh * sizeof(*averages));
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i; j < n; j++) {
+			double w = (d[i] + d[j]) / 2;
+
+			averages[m++] = w;
+			above += w > 0;
+			below += w < 0;
+		}
+	qsort(averages, walsh, sizeof(*averages), compare_doubles);
+	out->estimate = median_sorted(averages, walsh);
+	if (n <= SIGNED_RANK_EXACT)
+		cdf = signed_rank_cdf(n, walsh);
+	while (k < walsh / 2 &&
+	       signed_rank_lower(cdf, n, walsh, (double)k) <= alpha / 2)
+		k++;
+	if (k) {
+		out->low = averages[k - 1];
+		out->high = averages[walsh - k];
+	}
+	/* a Walsh average of 0 counts against rejecting, on either side */
+	out->p_value = fmin(1, 2 * signed_rank_lower(
+					   cdf, n, walsh,
+					   (double)(walsh - (above > below
+								     ? above
+								     : below))));
+	free(cdf);
+	free(averages);
+	return BG_OK;
+}

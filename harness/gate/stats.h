@@ -2,6 +2,7 @@
 #ifndef BENCHGATE_STATS_H
 #define BENCHGATE_STATS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -193,6 +194,41 @@ int stats_yuen_one_sample(const double *v, size_t n, double n_eff, double trim,
  * ratios. NAN when a sample is empty or a value is not > 0. */
 double stats_hodges_lehmann_ratio(const double *a, size_t na, const double *b,
 				  size_t nb);
+
+/* Paired data: Wilcoxon's signed-rank test */
+
+/* The most pairs stats_signed_rank() takes: its Walsh averages number
+ * n (n + 1) / 2. */
+#define STATS_SIGNED_RANK_MAX 1000
+
+struct stats_signed_rank {
+	double estimate;  /* Hodges-Lehmann: median of the Walsh averages */
+	double low, high; /* -inf and inf when n cannot reach the level */
+	double p_value;	  /* two-sided */
+};
+
+/*
+ * Wilcoxon's signed-rank test of whether the differences d (one a pair)
+ * centre on 0, with its Hodges-Lehmann estimate (the median of the
+ * n (n + 1) / 2 Walsh averages (d_i + d_j) / 2, i <= j) and the exact
+ * distribution-free interval of it, [W_(k), W_(M+1-k)] of the M sorted
+ * Walsh averages for the largest k with P(T <= k - 1) <= (1 - confidence)
+ * / 2 (Hollander and Wolfe, 3.3). The null distribution of T is exact up
+ * to 50 pairs and normal with a continuity correction above. The statistic
+ * is counted on the Walsh averages (those above 0 against those below,
+ * a zero counting against rejection), so that the interval leaves out 0
+ * exactly when p <= 1 - confidence, and the estimate always lies inside
+ * it. When even k = 1 falls short (2^(1-n) > 1 - confidence: fewer than 8
+ * pairs at 0.99) the interval is unbounded. BG_EINPUT when n is 0 or above
+ * STATS_SIGNED_RANK_MAX, a value is not finite, or confidence is not in
+ * (0, 1).
+ */
+int stats_signed_rank(const double *d, size_t n, double confidence,
+		      struct stats_signed_rank *out);
+
+/* Whether n pairs can make the signed-rank test reject at this
+ * confidence: 2^(1-n) <= 1 - confidence. */
+bool stats_signed_rank_can_reject(size_t n, double confidence);
 
 /* Multiple comparisons */
 

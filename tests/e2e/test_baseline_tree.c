@@ -13,7 +13,10 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define RUN(out, cwd, env, ...)             \
 	test_benchgate((out), (cwd), (env), \
@@ -175,5 +178,98 @@ Test(baseline_tree, the_removed_baseline_build_names_its_replacement)
 	cr_assert(strstr(out.err.buf, "'--baseline-build' was replaced by "
 				      "--baseline-tree DIR"),
 		  "%s", out.err.buf);
+	test_output_release(&out);
+}
+
+/* A CPU-bound process beside the test until busy_stop(), from `delay_ms`
+ * on: what a shared CI runner does to the runs, of both sides alike, and
+ * a load that changes in the middle of the session (drift). */
+static pid_t busy_start(int delay_ms)
+{
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		volatile unsigned long spin = 0;
+
+		usleep((useconds_t)delay_ms * 1000);
+		for (;;)
+			spin++;
+	}
+	return pid;
+}
+
+static void busy_stop(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/*
+ * repo/ and base/ as make_python_project() makes them, but the benchmark
+ * is a fixed amount of CPU work in the shell (cost/loops iterations),
+ * timed by its wall clock: what a busy neighbour slows.
+ */
+static void make_loop_project(int loops, int candidate_loops)
+{
+	char cost[32];
+
+	free(test_write_file(
+		test_dir, "repo/bench/suite.json",
+		"{\"benchgate\": 1, \"suite\": \"loop\","
+		" \"defaults\": {\"runs\": \"auto\", \"max_runs\": 60,"
+		"  \"warmup\": 1, \"threshold\": \"5%\"},"
+		" \"benchmarks\": [{\"name\": \"loop\","
+		"  \"command\": [\"/bin/sh\", \"-c\", \"n=$(cat ${suite_dir}/../cost);"
+		" i=0; while [ $i -lt $n ]; do i=$((i+1)); done\"],"
+		"  \"metrics\": [{\"name\": \"wall\", \"from\": \"wall\"}]}]}\n"));
+	snprintf(cost, sizeof(cost), "%d\n", loops);
+	free(test_write_file(test_dir, "repo/cost", cost));
+	shell("cd repo && git init -q -b main . &&"
+	      " git add -A && git -c user.name=t -c user.email=t@example.com"
+	      " commit -q -m first &&"
+	      " git worktree add -q --detach ../base main");
+	snprintf(cost, sizeof(cost), "%d\n", candidate_loops);
+	free(test_write_file(test_dir, "repo/cost", cost));
+	free(test_write_file(test_dir, "repo/NOTES", "a change\n"));
+	commit_branch("change");
+}
+
+Test(baseline_tree, a_20_percent_slowdown_beside_a_busy_process_is_named,
+     .timeout = 300)
+{
+	struct test_output out;
+	pid_t busy, late;
+
+	/* The runs of both sides alternate: the neighbour (and whatever
+	 * else the machine does, here a second one from 3 s on) slows both
+	 * runs of a round alike, and the
+	 * runs are compared pair by pair, sampled until the pairs decide
+	 * (at most 60 a side). */
+	make_loop_project(20000, 24000);
+	busy = busy_start(0);
+	late = busy_start(3000);
+	check_against_base(&out);
+	busy_stop(busy);
+	busy_stop(late);
+	cr_assert_eq(out.exit_code, 1, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.out.buf, "loop/default/cpu wall"), "%s",
+		  out.out.buf);
+	test_output_release(&out);
+}
+
+Test(baseline_tree, the_same_code_beside_a_busy_process_is_not_a_regression,
+     .timeout = 300)
+{
+	struct test_output out;
+	pid_t busy, late;
+
+	make_loop_project(20000, 20000);
+	busy = busy_start(0);
+	late = busy_start(3000);
+	check_against_base(&out);
+	busy_stop(busy);
+	busy_stop(late);
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
 	test_output_release(&out);
 }
