@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int app_store_open(struct store **out, const char *spec)
@@ -60,17 +61,73 @@ int app_write_output(const char *path, const struct strbuf *text)
 	return BG_OK;
 }
 
+/* Creates dir and its parents, and proves a file can be made in it. */
+static int prepare_directory(const char *option, const char *path,
+			     const char *dir)
+{
+	struct strbuf probe = STRBUF_INIT;
+	int fd, error = BG_OK;
+
+	if (mkdir_p(dir) < 0) {
+		error = bg_input_error("%s '%s': cannot create the directory "
+				       "'%s': %s",
+				       option, path, dir, bg_error_last());
+		goto done;
+	}
+	strbuf_addf(&probe, "%s/.benchgate-probe-XXXXXX", dir);
+	if ((fd = mkstemp(probe.buf)) < 0) {
+		error = bg_input_error("%s '%s': cannot write into '%s': %s",
+				       option, path, dir, strerror(errno));
+		goto done;
+	}
+	close(fd);
+	unlink(probe.buf);
+done:
+	strbuf_release(&probe);
+	return error;
+}
+
+int app_prepare_outputs(const char *json_path, const char *report_dir)
+{
+	int error = BG_OK;
+
+	if (json_path && !app_output_is_stdout(json_path)) {
+		struct strbuf dir = STRBUF_INIT;
+		const char *slash = strrchr(json_path, '/');
+		struct stat st;
+
+		if (slash)
+			strbuf_add(&dir, json_path,
+				   slash == json_path
+					   ? 1
+					   : (size_t)(slash - json_path));
+		else
+			strbuf_addch(&dir, '.');
+		if (!stat(json_path, &st) && S_ISDIR(st.st_mode))
+			error = bg_input_error("--json '%s' is a directory",
+					       json_path);
+		else
+			error = prepare_directory("--json", json_path, dir.buf);
+		strbuf_release(&dir);
+	}
+	if (!error && report_dir)
+		error = prepare_directory("--report", report_dir, report_dir);
+	return error;
+}
+
 int app_write_outputs(const struct report_model *model, const char *json_path,
 		      const char *report_dir, size_t chart_cases, bool quiet)
 {
-	struct strbuf text = STRBUF_INIT;
-	int error = BG_OK;
+	struct strbuf text = STRBUF_INIT, json_error = STRBUF_INIT;
+	int error = BG_OK, failed = BG_OK;
 
+	/* each output is written even when another could not be */
 	if (json_path) {
 		comparison_to_json(model->comparison, &text);
-		error = app_write_output(json_path, &text);
+		if ((failed = app_write_output(json_path, &text)) < 0)
+			strbuf_addstr(&json_error, bg_error_last());
 	}
-	if (!error && report_dir) {
+	if (report_dir) {
 		struct report_model bounded = *model;
 
 		bounded.chart_cases = chart_cases;
@@ -81,7 +138,13 @@ int app_write_outputs(const struct report_model *model, const char *json_path,
 			terminal_print_line(stdout, "reports in %s",
 					    report_dir);
 	}
+	/* the caller prints the last error: the other one here */
+	if (failed < 0 && error < 0)
+		terminal_print_error(json_error.buf);
+	else if (failed < 0)
+		error = bg_error("%s", json_error.buf);
 	strbuf_release(&text);
+	strbuf_release(&json_error);
 	return error;
 }
 

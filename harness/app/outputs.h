@@ -32,9 +32,17 @@ struct strbuf;
  * app_claim_stdout() kept; BG_ERROR when it cannot. */
 int app_write_output(const char *path, const struct strbuf *text);
 
+/* Before anything is measured: creates the directory of json_path and
+ * report_dir when missing and proves a file can be written in each (each
+ * when not NULL; "-" is stdout, nothing to prove), so that minutes of
+ * measuring are not lost to a typo. BG_EINPUT naming the option (--json,
+ * --report), the path and why. */
+int app_prepare_outputs(const char *json_path, const char *report_dir);
+
 /* Writes the comparison of model to json_path and every report into
  * report_dir, at most chart_cases charted (report.h), saying so unless
- * quiet; each when not NULL. Errors of the writing. */
+ * quiet; each when not NULL, each even when the other failed: the first
+ * failure is returned, the other printed. */
 int app_write_outputs(const struct report_model *model, const char *json_path,
 		      const char *report_dir, size_t chart_cases, bool quiet);
 

@@ -38,7 +38,8 @@ int app_check(const struct app_check_request *req)
 	struct check *check = NULL;
 	int error;
 
-	if ((error = check_run(&check, &req->check)) < 0)
+	if ((error = app_prepare_outputs(out->json, out->report_dir)) < 0 ||
+	    (error = check_run(&check, &req->check)) < 0)
 		goto done;
 	app_draw_profiles(check->session);
 	if ((error = check_conclude(check)) < 0) {
