@@ -3,6 +3,7 @@
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
+#include "harness/util/hash.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -502,6 +503,91 @@ bool compare_case_decided(const struct result_case *base,
 	return true;
 }
 
+/* Cases by identity */
+
+/*
+ * The cases of a result by benchmark, variant and device (the first of
+ * equal ones, as result_find_case() finds it): compare looks up every
+ * case of each side in the other, which a linear search per case makes
+ * quadratic in the cases. Open addressing at most half full.
+ */
+struct case_index {
+	const struct result *result;
+	size_t *slots; /* case index + 1; 0: empty */
+	size_t mask;
+};
+
+static uint64_t case_hash(const char *benchmark, const char *variant,
+			  const char *device)
+{
+	uint64_t h = hash_fnv1a64(benchmark, strlen(benchmark));
+
+	h = (h ^ hash_fnv1a64(variant, strlen(variant))) * 0x9e3779b97f4a7c15ULL;
+	h = (h ^ hash_fnv1a64(device, strlen(device))) * 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 29);
+}
+
+static bool same_case(const struct result_case *c, const char *benchmark,
+		      const char *variant, const char *device)
+{
+	return !strcmp(c->benchmark, benchmark) &&
+	       !strcmp(c->variant, variant) && !strcmp(c->device, device);
+}
+
+static void case_index_init(struct case_index *index,
+			    const struct result *result)
+{
+	size_t size = 16;
+
+	index->result = result;
+	index->slots = NULL;
+	index->mask = 0;
+	if (!result)
+		return;
+	while (size < 2 * result->cases_nr)
+		size *= 2;
+	index->slots = xcalloc(size, sizeof(*index->slots));
+	index->mask = size - 1;
+	for (size_t i = 0; i < result->cases_nr; i++) {
+		const struct result_case *c = &result->cases[i];
+		size_t slot = case_hash(c->benchmark, c->variant, c->device) &
+			      index->mask;
+
+		for (; index->slots[slot]; slot = (slot + 1) & index->mask)
+			if (same_case(&result->cases[index->slots[slot] - 1],
+				      c->benchmark, c->variant, c->device))
+				break;
+		if (!index->slots[slot])
+			index->slots[slot] = i + 1;
+	}
+}
+
+static const struct result_case *case_index_find(const struct case_index *index,
+						 const char *benchmark,
+						 const char *variant,
+						 const char *device)
+{
+	size_t slot;
+
+	if (!index->slots)
+		return NULL;
+	slot = case_hash(benchmark, variant, device) & index->mask;
+	for (; index->slots[slot]; slot = (slot + 1) & index->mask) {
+		const struct result_case *c =
+			&index->result->cases[index->slots[slot] - 1];
+
+		if (same_case(c, benchmark, variant, device))
+			return c;
+	}
+	return NULL;
+}
+
+static void case_index_release(struct case_index *index)
+{
+	free(index->slots);
+	index->slots = NULL;
+}
+
 /* Whole results */
 
 double compare_threshold(const struct compare_options *opts,
@@ -875,16 +961,12 @@ static void variant_columns(const struct result_case *original,
 /* Where the variant was: the baseline's numbers of vc's variant and
  * reference, on the candidate's speed metric. */
 static void baseline_variant(struct variant_comparison *vc,
-			     const struct result *baseline)
+			     const struct case_index *baseline)
 {
-	const struct result_case *original =
-		baseline ? result_find_case(baseline, vc->benchmark,
-					    vc->against, vc->device)
-			 : NULL;
-	const struct result_case *variant =
-		baseline ? result_find_case(baseline, vc->benchmark,
-					    vc->variant, vc->device)
-			 : NULL;
+	const struct result_case *original = case_index_find(
+		baseline, vc->benchmark, vc->against, vc->device);
+	const struct result_case *variant = case_index_find(
+		baseline, vc->benchmark, vc->variant, vc->device);
 	const struct metric_samples *os, *vs;
 
 	vc->baseline_speedup = vc->baseline_size_ratio =
@@ -908,7 +990,7 @@ static void compare_variant(struct comparison *comparison,
 	const struct metric_samples *orig_speed = speed_metric(original);
 	const struct metric_samples *var_speed;
 	struct variant_comparison *vc;
-	struct stats_interval interval;
+	struct stats_interval interval, orig;
 
 	if (!orig_speed ||
 	    !(var_speed = result_case_find_metric(variant, orig_speed->name)) ||
@@ -925,43 +1007,91 @@ static void compare_variant(struct comparison *comparison,
 	vc->speed_metric = xstrdup(orig_speed->name);
 	vc->speedup = median_of(orig_speed) / median_of(var_speed);
 	vc->speedup_low = vc->speedup_high = vc->speedup;
-	/* median(original) / median(variant): the variant is the "base". */
-	if (!stats_bootstrap_ratio_ci(var_speed->samples, var_speed->nr,
-				      orig_speed->samples, orig_speed->nr,
-				      confidence, 1000, seed, &interval)) {
-		vc->speedup_low = interval.low;
-		vc->speedup_high = interval.high;
+	/* median(original) / median(variant), from the order-statistic
+	 * intervals of the two medians, each at 1 - (1 - confidence) / 2:
+	 * both hold with probability >= confidence, and then so does the
+	 * ratio of their ends (no resampling) */
+	(void)seed;
+	if (!stats_median_order_ci(orig_speed->samples, orig_speed->nr,
+				   1 - (1 - confidence) / 2, &orig) &&
+	    !stats_median_order_ci(var_speed->samples, var_speed->nr,
+				   1 - (1 - confidence) / 2, &interval) &&
+	    orig.low > 0 && interval.low > 0) {
+		vc->speedup_low = orig.low / interval.high;
+		vc->speedup_high = orig.high / interval.low;
 	}
 	variant_columns(original, variant, &vc->size_ratio,
 			&vc->accuracy_delta);
 }
 
+/* Case indices ordered by benchmark and device, then by their place. */
+static const struct result *grouped_result;
+
+static int by_benchmark_and_device(const void *pa, const void *pb)
+{
+	const struct result_case *a = &grouped_result->cases[*(const size_t *)pa];
+	const struct result_case *b = &grouped_result->cases[*(const size_t *)pb];
+	int order = strcmp(a->benchmark, b->benchmark);
+
+	if (!order)
+		order = strcmp(a->device, b->device);
+	if (!order)
+		order = *(const size_t *)pa < *(const size_t *)pb ? -1 : 1;
+	return order;
+}
+
+/*
+ * Each reference case against the other cases of its benchmark and
+ * device, in the candidate's order: the cases grouped by benchmark and
+ * device once (a sort), so that each reference meets its own group only.
+ */
 static void compare_variants(struct comparison *comparison,
-			     const struct result *baseline,
+			     const struct case_index *baseline,
 			     const struct result *candidate, double confidence,
 			     uint64_t seed)
 {
 	const char *reference =
 		candidate->reference ? candidate->reference : "original";
+	size_t nr = candidate->cases_nr;
+	size_t *order = xcalloc(nr + 1, sizeof(*order));
+	size_t *group = xcalloc(nr + 1, sizeof(*group)); /* case -> start */
 
-	for (size_t i = 0; i < candidate->cases_nr; i++) {
+	for (size_t i = 0; i < nr; i++)
+		order[i] = i;
+	grouped_result = candidate;
+	qsort(order, nr, sizeof(*order), by_benchmark_and_device);
+	grouped_result = NULL;
+	for (size_t k = 0, start = 0; k < nr; k++) {
+		const struct result_case *c = &candidate->cases[order[k]];
+		const struct result_case *first = &candidate->cases[order[start]];
+
+		if (strcmp(c->benchmark, first->benchmark) ||
+		    strcmp(c->device, first->device))
+			start = k;
+		group[order[k]] = start;
+	}
+	for (size_t i = 0; i < nr; i++) {
 		const struct result_case *original = &candidate->cases[i];
 
 		if (strcmp(original->variant, reference) ||
 		    original->status != CASE_OK)
 			continue;
-		for (size_t j = 0; j < candidate->cases_nr; j++) {
+		for (size_t k = group[i]; k < nr; k++) {
+			size_t j = order[k];
 			const struct result_case *other = &candidate->cases[j];
 
-			if (j != i && other->status == CASE_OK &&
-			    !strcmp(other->benchmark, original->benchmark) &&
-			    !strcmp(other->device, original->device))
+			if (strcmp(other->benchmark, original->benchmark) ||
+			    strcmp(other->device, original->device))
+				break;
+			if (j != i && other->status == CASE_OK)
 				compare_variant(comparison, original, other,
 						confidence, seed + j);
 		}
 	}
 	for (size_t i = 0; i < comparison->variants_nr; i++)
 		baseline_variant(&comparison->variants[i], baseline);
+	free(order);
+	free(group);
 }
 
 int compare_results(struct comparison **out, const struct result *baseline,
@@ -969,6 +1099,7 @@ int compare_results(struct comparison **out, const struct result *baseline,
 		    const struct compare_options *opts)
 {
 	struct comparison *comparison = xcalloc(1, sizeof(*comparison));
+	struct case_index base_index, cand_index;
 	uint64_t seed = opts->seed ? opts->seed : 0x62656e6368676174ULL;
 	double confidence = family_confidence(
 		opts, baseline, candidate, &comparison->settings_defaulted);
@@ -980,27 +1111,29 @@ int compare_results(struct comparison **out, const struct result *baseline,
 		copy_side(&comparison->baseline, baseline);
 	else
 		memcpy(comparison->baseline.commit, "none", sizeof("none"));
+	case_index_init(&base_index, baseline);
+	case_index_init(&cand_index, candidate);
 	for (size_t i = 0; i < candidate->cases_nr; i++) {
 		const struct result_case *cand = &candidate->cases[i];
-
-		const struct result_case *base =
-			baseline ? result_find_case(baseline, cand->benchmark,
-						    cand->variant, cand->device)
-				 : NULL;
+		const struct result_case *base = case_index_find(
+			&base_index, cand->benchmark, cand->variant,
+			cand->device);
 
 		compare_case(comparison, base, cand, opts, confidence, seed);
 	}
 	for (size_t i = 0; baseline && i < baseline->cases_nr; i++) {
 		const struct result_case *base = &baseline->cases[i];
 
-		if (!result_find_case(candidate, base->benchmark, base->variant,
-				      base->device))
+		if (!case_index_find(&cand_index, base->benchmark,
+				     base->variant, base->device))
 			add_status_items(comparison, base, NULL,
 					 VERDICT_MISSING,
 					 "case not in the candidate");
 	}
 	decide_all(comparison, confidence);
-	compare_variants(comparison, baseline, candidate, confidence, seed);
+	compare_variants(comparison, &base_index, candidate, confidence, seed);
+	case_index_release(&base_index);
+	case_index_release(&cand_index);
 	*out = comparison;
 	return BG_OK;
 }

@@ -261,12 +261,13 @@ struct stats_summary {
 	double mad; /* raw */
 	double robust_cv;
 	double p50, p90, p99;
-	double ci_low, ci_high; /* bootstrap interval of the median */
+	double ci_low, ci_high; /* order-statistic interval of the median */
 };
 
 /*
  * Fills out with every number above for v, the interval of the median from
- * stats_bootstrap_median_ci() with STATS_BOOTSTRAP_RESAMPLES resamples.
+ * its order statistics (stats_median_order_ci()): exact, and no thousands
+ * of resampled medians per metric (seed is no longer used).
  * BG_EINPUT when n == 0 (out is then n = 0 and NAN everywhere) or confidence
  * is not in (0, 1).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * End to end: `check` proves its outputs before it measures. A missing
  * directory of --json or --report is created; one that cannot be made or
