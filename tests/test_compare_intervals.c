@@ -126,6 +126,12 @@ static struct comparison *through_document(const struct comparison *c)
 	return read;
 }
 
+static bool within_threshold(const struct metric_comparison *mc)
+{
+	return mc->change_low >= -mc->threshold &&
+	       mc->change_high <= mc->threshold;
+}
+
 static void check_item(const struct metric_comparison *mc, double confidence,
 		       struct tally *tally)
 {
@@ -149,21 +155,28 @@ static void check_item(const struct metric_comparison *mc, double confidence,
 			  mc->change_low, mc->change_high, mc->p_adjusted);
 		break;
 	case VERDICT_INCONCLUSIVE:
-		cr_assert(!excludes_zero(mc),
+		/* a large estimate that is not significant, or a small one
+		 * whose interval reaches beyond the threshold */
+		cr_assert(!excludes_zero(mc) ||
+				  !within_threshold(mc),
 			  "%s/%s inconclusive: %+g [%g, %g] p %g",
 			  mc->benchmark, mc->metric, mc->change,
 			  mc->change_low, mc->change_high, mc->p_adjusted);
 		break;
 	default:
-		/* unchanged: no change in the interval, or one too small to
-		 * matter that is significant all the same */
-		cr_assert(!excludes_zero(mc) ||
-				  fabs(mc->change) <= mc->threshold,
+		/* unchanged: the interval bounds the change inside the
+		 * threshold, significant or not */
+		cr_assert(bounded && within_threshold(mc),
 			  "%s/%s unchanged: %+g [%g, %g] threshold %g",
 			  mc->benchmark, mc->metric, mc->change,
 			  mc->change_low, mc->change_high, mc->threshold);
 		tally->small_significant += excludes_zero(mc);
 	}
+	/* the estimate lies inside its own interval */
+	cr_assert(!bounded || (mc->change_low <= mc->change + 1e-12 &&
+			       mc->change <= mc->change_high + 1e-12),
+		  "%s/%s: %+g outside [%g, %g]", mc->benchmark, mc->metric,
+		  mc->change, mc->change_low, mc->change_high);
 	/* at the edge the two can only differ by rounding */
 	if (fabs(mc->p_adjusted - (1 - confidence)) > 1e-9)
 		cr_assert_eq(significant, excludes_zero(mc),

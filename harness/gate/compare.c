@@ -53,6 +53,39 @@ double compare_noise_k(double confidence)
 	return stats_normal_quantile(0.5 + confidence / 2) * M_SQRT2;
 }
 
+/* How a change was estimated: the strings metric_comparison.method
+ * points to (compare_method_named() finds them by text). */
+#define METHOD_SIGNED_RANK                                                   \
+	"paired: Hodges-Lehmann estimate of the run-pair ratios, Wilcoxon " \
+	"signed-rank interval"
+#define METHOD_PAIRED_T                                                      \
+	"paired: mean of the run-pair log ratios, one-sample t interval"
+#define METHOD_PAIRED_TRIMMED                                                \
+	"paired: trimmed mean of the run-pair log ratios, Yuen's one-sample " \
+	"t interval"
+#define METHOD_WELCH                                                          \
+	"independent: ratio of the geometric means, Welch's t interval on "  \
+	"the logarithms"
+#define METHOD_YUEN                                                           \
+	"independent: ratio of the 20 % trimmed geometric means, Yuen's t "  \
+	"interval on the logarithms"
+#define METHOD_RAW                                                            \
+	"independent: difference of the means, Welch's t interval"
+
+static const char *const methods[] = {
+	METHOD_SIGNED_RANK, METHOD_PAIRED_T, METHOD_PAIRED_TRIMMED,
+	METHOD_WELCH,	    METHOD_YUEN,     METHOD_RAW,
+};
+
+const char *compare_method_named(const char *text)
+{
+	for (size_t i = 0; text && i < sizeof(methods) / sizeof(*methods);
+	     i++)
+		if (!strcmp(methods[i], text))
+			return methods[i];
+	return NULL;
+}
+
 /* Statistics of one metric */
 
 static bool all_positive(const double *v, size_t n)
@@ -216,6 +249,13 @@ static void test_change(struct metric_comparison *mc, const double *base,
 		mc->test.difference = test.difference;
 		mc->test.se = test.se;
 		mc->test.df = test.df;
+		/* the change is the test's own estimate, the centre of its
+		 * interval, so that the two never disagree */
+		if (positive)
+			mc->change = exp(test.difference) - 1;
+		mc->method = !positive ? METHOD_RAW
+			     : trim	   ? METHOD_YUEN
+					   : METHOD_WELCH;
 	}
 	compare_set_interval(mc, confidence);
 	mc->p_adjusted = mc->p_value;
@@ -251,8 +291,7 @@ static void test_pairs(struct metric_comparison *mc, const double *base,
 		mc->test.difference = rank.estimate;
 		mc->test.pairs = ratios;
 		mc->test.pairs_nr = n;
-		mc->method = "paired: Hodges-Lehmann estimate of the run-pair "
-			     "ratios, Wilcoxon signed-rank interval";
+		mc->method = METHOD_SIGNED_RANK;
 		compare_set_interval(mc, confidence);
 		mc->p_adjusted = mc->p_value;
 		return;
@@ -268,10 +307,7 @@ static void test_pairs(struct metric_comparison *mc, const double *base,
 		mc->test.difference = test.difference;
 		mc->test.se = test.se;
 		mc->test.df = test.df;
-		mc->method = trim ? "paired: trimmed mean of the run-pair log "
-				    "ratios, Yuen's one-sample t interval"
-				  : "paired: mean of the run-pair log ratios, "
-				    "one-sample t interval";
+		mc->method = trim ? METHOD_PAIRED_TRIMMED : METHOD_PAIRED_T;
 	}
 	compare_set_interval(mc, confidence);
 	mc->p_adjusted = mc->p_value;
@@ -421,8 +457,14 @@ void compare_decide(struct metric_comparison *mc)
 	 * adjusted p-value below 1 - confidence */
 	significant = mc->change_low > 0 || mc->change_high < 0;
 	large = fabs(mc->change) > mc->threshold;
+	/* unchanged only when the interval bounds the change inside the
+	 * threshold: a small estimate that the runs cannot pin down says
+	 * nothing either way */
 	if (!large)
-		mc->verdict = VERDICT_UNCHANGED;
+		mc->verdict = mc->change_low >= -mc->threshold &&
+				      mc->change_high <= mc->threshold
+			      ? VERDICT_UNCHANGED
+			      : VERDICT_INCONCLUSIVE;
 	else if (!significant)
 		mc->verdict = VERDICT_INCONCLUSIVE;
 	else

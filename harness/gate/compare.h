@@ -302,6 +302,10 @@ bool compare_case_decided(const struct result_case *base,
 			  const struct result_case *cand, double threshold,
 			  double confidence, bool paired);
 
+/* The method string (metric_comparison.method) of that text, NULL when
+ * it names none: a comparison document read back points to the same. */
+const char *compare_method_named(const char *text);
+
 /* Frees what compare_metric_stats() allocated inside mc (its test's
  * pairs); mc itself is the caller's. */
 void compare_metric_release(struct metric_comparison *mc);

@@ -65,6 +65,8 @@ static cJSON *item_to_json(const struct metric_comparison *mc)
 	if (!mc->exact && mc->has_baseline && mc->has_candidate)
 		cJSON_AddNumberToObject(object, "change_ci_confidence",
 					mc->interval_confidence);
+	if (mc->method)
+		json_add_string(object, "method", mc->method);
 	cJSON_AddNumberToObject(object, "p_value", mc->p_value);
 	cJSON_AddNumberToObject(object, "p_adjusted", mc->p_adjusted);
 	json_add_pair(object, "n_effective", mc->n_eff_baseline,
@@ -267,6 +269,7 @@ static void read_item(struct json_reader *rd, const cJSON *object,
 	struct metric_comparison *mc;
 	int verdict, better = BETTER_LOWER;
 	bool gate;
+	char *method;
 
 	if (!cJSON_IsObject(object)) {
 		json_reader_fail(rd, "expected an object, found %s",
@@ -306,6 +309,9 @@ static void read_item(struct json_reader *rd, const cJSON *object,
 	read_pair(rd, object, "change_ci", &mc->change_low, &mc->change_high);
 	mc->interval_confidence =
 		get_number(rd, object, "change_ci_confidence");
+	method = get_string(rd, object, "method", 0);
+	mc->method = compare_method_named(method);
+	free(method);
 	mc->p_value = get_number(rd, object, "p_value");
 	mc->p_adjusted = get_number(rd, object, "p_adjusted");
 	read_pair(rd, object, "n_effective", &mc->n_eff_baseline,
