@@ -93,9 +93,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from mylib.work import preprocess
 
 times = []
-for _ in range(15):
+for _ in range(5):
     start = time.perf_counter()
-    preprocess(40000)
+    preprocess(200000)
     times.append((time.perf_counter() - start) * 1000)
 with open(os.environ["BENCHGATE_METRICS_FILE"], "w") as out:
     for t in times:
@@ -103,7 +103,7 @@ with open(os.environ["BENCHGATE_METRICS_FILE"], "w") as out:
 EOF
 cat > "$user/bench/suite.json" <<'EOF'
 { "benchgate": 1, "suite": "mylib",
-  "defaults": { "warmup": 1, "runs": 8, "threshold": "10%" },
+  "defaults": { "warmup": 1, "runs": 16, "threshold": "10%" },
   "benchmarks": [ { "name": "preprocess",
     "command": ["python3", "${suite_dir}/bench.py"],
     "metrics": [ { "name": "latency", "from": "metrics", "key": "latency_ms" } ] } ] }

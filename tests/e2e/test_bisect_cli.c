@@ -27,7 +27,8 @@ static char hex[COMMITS][41];
 
 /*
  * repo/: c0 .. c63 on main, each changing `counter`; c37 "slow" (by
- * Planter) makes `delay` 0.05 s from 0.004 s; c39 adds a file `broken`
+ * Planter) makes `delay` 0.25 s from 0.05 s (a step far beyond what a
+ * busy machine adds to starting a process); c39 adds a file `broken`
  * that c40 removes, and the build command fails while it is there.
  */
 static void setup(void)
@@ -57,14 +58,14 @@ static void setup(void)
 		"\"from\": \"wall\" } ] } ] }\n"
 		"EOF\n"
 		"echo build/ > .gitignore\n"
-		"echo 0.004 > delay\n"
+		"echo 0.05 > delay\n"
 		"i=0\n"
 		"while [ $i -lt %d ]; do\n"
 		"  echo $i > counter\n"
 		"  if [ $i = %d ]; then touch broken; fi\n"
 		"  if [ $i = %d ]; then rm broken; fi\n"
 		"  if [ $i = %d ]; then\n"
-		"    echo 0.05 > delay\n"
+		"    echo 0.25 > delay\n"
 		"    git add -A && GIT_AUTHOR_NAME=Planter "
 		"GIT_AUTHOR_EMAIL=planter@example.invalid git commit -qm slow\n"
 		"  else\n"
