@@ -222,6 +222,7 @@ static int build(const struct bisector *b, const char *tree,
 
 	popts.shell = b->opts->build_command;
 	popts.cwd = tree;
+	popts.timeout_s = b->opts->build_timeout_s;
 	process_outcome_init(&outcome);
 	if ((error = process_run(&outcome, &popts)) < 0)
 		goto done;

@@ -53,6 +53,9 @@ enum bisect_mark {
 
 const char *bisect_mark_name(enum bisect_mark mark);
 
+/* A build that hangs must not stall a bisect: 30 minutes. */
+#define BISECT_BUILD_TIMEOUT_DEFAULT 1800
+
 /*
  * The search alone: commits 0 .. nr - 1 (nr >= 2), 0 good and nr - 1 bad
  * (not tested). test(index, &mark, payload) tests a commit between and
@@ -75,6 +78,10 @@ struct bisect_options {
 	const char *good;	   /* revisions */
 	const char *bad;
 	const char *build_command; /* run by /bin/sh in each checkout */
+	/* Seconds a build may take before its process group is killed and
+	 * the commit skipped as one that cannot be built; 0: no limit.
+	 * BISECT_BUILD_TIMEOUT_DEFAULT unless set (--build-timeout). */
+	int build_timeout_s;
 	double threshold;	   /* < 0: the suite's */
 	double confidence;	   /* < 0: the suite's */
 	bool quiet;		   /* no progress lines on stderr */

@@ -26,6 +26,10 @@ static const struct cli_opt options[] = {
 	CLI_OPT_STRING("build", "CMD", &args.bisect.build_command,
 		       "the build command, run by /bin/sh in each commit's "
 		       "checkout (failure: the commit is skipped)"),
+	CLI_OPT_VALUE("build-timeout", "S", &args.bisect.build_timeout_s,
+		      cli_opt_warmup,
+		      "seconds a build may take before it is killed and its "
+		      "commit skipped (default 1800; 0: no limit)"),
 	CLI_OPTS_DEVICES(args.bisect.session),
 	CLI_COMMON_OPTS(args.common),
 };
@@ -34,6 +38,7 @@ static int run(int argc, char **argv)
 {
 	cli_session_defaults(&args.bisect.session, &args.filter);
 	args.bisect.threshold = args.bisect.confidence = -1;
+	args.bisect.build_timeout_s = BISECT_BUILD_TIMEOUT_DEFAULT;
 	CLI_PARSE_OR_RETURN(&cli_cmd_bisect, &args.common, argc, argv);
 	if (!args.bisect.good || !args.bisect.bad ||
 	    !args.bisect.build_command)

@@ -195,6 +195,22 @@ Test(bisect, bad_input_exits_2_naming_it)
 		  "%s", out.err.buf);
 	test_output_release(&out);
 
+	/* a build that hangs is killed at --build-timeout, not waited for */
+	{
+		const char *env[] = { tmpdir_env, lock_env, NULL };
+
+		test_benchgate(&out, repo, env,
+			       (const char *const[]){
+				       "bisect", "suite.json", "--good", hex[0],
+				       "--bad", hex[3], "--build", "sleep 600",
+				       "--build-timeout", "1", NULL });
+	}
+	cr_assert_eq(out.exit_code, 2, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.err.buf, "cannot be measured: the build timed "
+				      "out"),
+		  "%s", out.err.buf);
+	test_output_release(&out);
+
 	/* a build directory whose place in each checkout is unknown */
 	test_benchgate(&out, repo, (const char *const[]){ tmpdir_env, NULL },
 		       (const char *const[]){ "bisect", "suite.json", "--good",

@@ -51,7 +51,7 @@ static const struct {
 	{ "import", "--store --json --format --suite" },
 	{ "bisect", "--store --runs --warmup --filter --variant --device "
 		    "--shard --build-dir --threshold --confidence --good --bad "
-		    "--build --require-devices --sample-interval" },
+		    "--build --build-timeout --require-devices --sample-interval" },
 };
 #define TABLE_NR (sizeof(table) / sizeof(*table))
 
