@@ -16,7 +16,7 @@ const struct cli_command *const cli_commands[] = {
 	&cli_cmd_run,	   &cli_cmd_compare, &cli_cmd_check,   &cli_cmd_report,
 	&cli_cmd_baseline, &cli_cmd_comment, &cli_cmd_sync,    &cli_cmd_merge,
 	&cli_cmd_validate, &cli_cmd_devices, &cli_cmd_history, &cli_cmd_bisect,
-	&cli_cmd_import,   &cli_cmd_export,  &cli_cmd_publish,
+	&cli_cmd_import,   &cli_cmd_export,  &cli_cmd_publish, &cli_cmd_init,
 	&cli_cmd_generate_docs, NULL,
 };
 
@@ -31,7 +31,6 @@ const char *const cli_exit_statuses[] = {
 	"3 a benchmark case failed",
 	"4 measured but the result not stored (kept in the file named) or an "
 	"output not written",
-	NULL,
 };
 
 static void print_usage(FILE *to)

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/cli/cli.h"
 
+#include "harness/app/init.h"
+
 #include "harness/app/verdict.h"
 
 static struct {
@@ -49,7 +51,8 @@ static int run(int argc, char **argv)
 	check->baseline = "auto";
 	check->threshold = check->confidence = -1;
 	CLI_PARSE_OR_RETURN(&cli_cmd_check, &args.common, argc, argv);
-	check->session.suite_path = args.common.args[0];
+	check->session.suite_path = args.common.args_nr ? args.common.args[0]
+						  : INIT_SUITE_FILE;
 	check->session.progress = args.common.progress;
 	args.req.out.quiet = args.common.quiet;
 	args.req.out.color = args.common.color;
@@ -58,7 +61,7 @@ static int run(int argc, char **argv)
 
 const struct cli_command cli_cmd_check = {
 	.name = "check",
-	.usage = "SUITE [options]",
+	.usage = "[SUITE] [options]",
 	.summary = "run + find the baseline + compare + report; the CI gate",
 	.help = "The baseline (--baseline auto) is the nearest stored result "
 		"for this suite and\nmachine on the first-parent history of the "
@@ -77,9 +80,10 @@ const struct cli_command cli_cmd_check = {
 		"input (nothing run),\n4 when the result could not be stored "
 		"(it is then kept in a benchgate-unstored-*.json\nfile in the "
 		"current directory or $TMPDIR, named in the message, and still "
-		"compared)\nor a report could not be written.",
+		"compared)\nor a report could not be written.\n"
+		"SUITE defaults to " INIT_SUITE_FILE ", the file init writes.",
 	.options = options,
-	.min_args = 1,
+	.min_args = 0,
 	.max_args = 1,
 	.run = run,
 };

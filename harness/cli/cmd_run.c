@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/cli/cli.h"
 
+#include "harness/app/init.h"
+
 #include "harness/app/run.h"
 
 static struct {
@@ -26,7 +28,8 @@ static int run(int argc, char **argv)
 {
 	cli_session_defaults(&args.req.session, &args.filter);
 	CLI_PARSE_OR_RETURN(&cli_cmd_run, &args.common, argc, argv);
-	args.req.session.suite_path = args.common.args[0];
+	args.req.session.suite_path = args.common.args_nr ? args.common.args[0]
+						  : INIT_SUITE_FILE;
 	args.req.session.progress = args.common.progress;
 	args.req.quiet = args.common.quiet;
 	args.req.color = args.common.color;
@@ -35,7 +38,7 @@ static int run(int argc, char **argv)
 
 const struct cli_command cli_cmd_run = {
 	.name = "run",
-	.usage = "SUITE [options]",
+	.usage = "[SUITE] [options]",
 	.summary = "run a suite, store a result file, print a summary",
 	.help = "Each case runs its warmup runs (discarded) and measured runs, "
 		"interleaved round-robin\nacross cases. The result is stored "
@@ -44,9 +47,10 @@ const struct cli_command cli_cmd_run = {
 		"run);\n4 when they ran but the result could not be stored: "
 		"it is then written to --json FILE,\nelse to a "
 		"benchgate-unstored-*.json file in the current directory (or "
-		"$TMPDIR),\nand the message names it.",
+		"$TMPDIR),\nand the message names it.\n"
+		"SUITE defaults to " INIT_SUITE_FILE ", the file init writes.",
 	.options = options,
-	.min_args = 1,
+	.min_args = 0,
 	.max_args = 1,
 	.run = run,
 };

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/cli/cli.h"
 
+#include "harness/app/init.h"
+
 #include "harness/util/error.h"
 #include "harness/util/terminal.h"
 #include "harness/suite/plan.h"
@@ -30,7 +32,9 @@ static int run(int argc, char **argv)
 
 	args.build_dir = cli_default_build_dir();
 	CLI_PARSE_OR_RETURN(&cli_cmd_validate, &args.common, argc, argv);
-	if ((error = suite_load(&suite, args.common.args[0])) < 0 ||
+	if ((error = suite_load(&suite, args.common.args_nr
+							  ? args.common.args[0]
+							  : INIT_SUITE_FILE)) < 0 ||
 	    (error = plan_build(&plan, suite, &args.filter,
 				  args.build_dir)) <
 		    0)
@@ -46,13 +50,14 @@ done:
 
 const struct cli_command cli_cmd_validate = {
 	.name = "validate",
-	.usage = "SUITE [options]",
+	.usage = "[SUITE] [options]",
 	.summary = "check a suite file and print its expanded plan without running it",
 	.help = "Every error names the file, line and column or key path and "
 		"what was expected;\nthe exit status is 2 when the suite is not "
-		"valid.",
+		"valid.\n"
+		"SUITE defaults to " INIT_SUITE_FILE ", the file init writes.",
 	.options = options,
-	.min_args = 1,
+	.min_args = 0,
 	.max_args = 1,
 	.run = run,
 };

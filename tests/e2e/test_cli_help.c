@@ -49,6 +49,7 @@ static const struct {
 	{ "publish", "--store --variant --device --branch --out --suite "
 		     "--metric --benchmark --machine --since" },
 	{ "import", "--store --json --format --suite" },
+	{ "init", "--python --command --force" },
 	{ "bisect", "--store --runs --warmup --filter --variant --device "
 		    "--shard --build-dir --threshold --confidence --good --bad "
 		    "--build --build-timeout --require-devices --sample-interval" },
