@@ -4,19 +4,15 @@
  * branch's history, every user string through escape_html().
  */
 #include "reporters/dashboard.h"
+#include "reporters/feed.h"
 
 #include "harness/util/alloc.h"
 #include "harness/util/format.h"
-#include "harness/util/hash.h"
 #include "reporters/escape.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The slug part of a series' name: long enough to read, short enough for
- * any file system. */
-#define SLUG_MAX 60
 
 #define SPARK_WIDTH  160
 #define SPARK_HEIGHT 28
@@ -89,27 +85,6 @@ static void page_end(struct strbuf *out)
 static const char *direction(const struct history_change *c)
 {
 	return c->regression ? "regression" : "improvement";
-}
-
-void dashboard_series_name(struct strbuf *out, const struct history_series *s)
-{
-	const char *parts[] = { s->machine, s->benchmark, s->variant,
-				s->device, s->metric };
-	struct strbuf key = STRBUF_INIT, slug = STRBUF_INIT;
-
-	strbuf_addf(&key, "%s\n%s\n%s\n%s\n%s\n%s", s->suite, s->machine,
-		    s->benchmark, s->variant, s->device, s->metric);
-	for (size_t i = 0; i < 5; i++) {
-		if (i)
-			strbuf_addch(&slug, '_');
-		escape_filename(&slug, parts[i]);
-	}
-	/* A slug is ASCII: cut anywhere. */
-	strbuf_add(out, slug.buf, slug.len < SLUG_MAX ? slug.len : SLUG_MAX);
-	strbuf_addf(out, "-%016llx",
-		    (unsigned long long)hash_fnv1a64(key.buf, key.len));
-	strbuf_release(&key);
-	strbuf_release(&slug);
 }
 
 static void add_case(struct strbuf *out, const struct history_series *s)
@@ -226,51 +201,6 @@ static void add_sparkline(struct strbuf *out, const struct history_series *s)
 }
 
 /* Change points, newest first */
-
-static const struct history *sorting;
-
-static int compare_newest_first(const void *a, const void *b)
-{
-	const struct dashboard_change_ref *x = a, *y = b;
-	const struct history_series *sx = &sorting->series[x->series];
-	const struct history_series *sy = &sorting->series[y->series];
-	size_t cx = sx->points[sx->changes[x->change].at.index].commit;
-	size_t cy = sy->points[sy->changes[y->change].at.index].commit;
-
-	if (cx != cy)
-		return cx > cy ? -1 : 1;
-	if (x->series != y->series)
-		return x->series < y->series ? -1 : 1;
-	return x->change < y->change ? -1 : x->change > y->change;
-}
-
-size_t dashboard_changes_newest_first(const struct history *history,
-				      struct dashboard_change_ref **out)
-{
-	size_t nr = 0, alloc = 0;
-
-	*out = NULL;
-	for (size_t i = 0; i < history->series_nr; i++)
-		for (size_t j = 0; j < history->series[i].changes_nr; j++) {
-			ALLOC_GROW(*out, nr + 1, alloc);
-			(*out)[nr++] = (struct dashboard_change_ref){ i, j };
-		}
-	sorting = history;
-	if (nr)
-		qsort(*out, nr, sizeof(**out), compare_newest_first);
-	sorting = NULL;
-	return nr;
-}
-
-const struct git_meta *
-dashboard_change_commit(const struct history *history,
-			const struct dashboard_change_ref *ref)
-{
-	const struct history_series *s = &history->series[ref->series];
-
-	return &history->commits[s->points[s->changes[ref->change].at.index]
-					 .commit];
-}
 
 static void add_change_row(struct strbuf *out, const struct history *history,
 			   const struct dashboard_change_ref *ref,
@@ -612,7 +542,7 @@ void dashboard_render(struct dashboard *out, const struct history *history,
 
 	render_index(out, history, opts);
 	render_regressions(out, history, opts);
-	dashboard_feed(&feed, history, opts);
+	feed_render(&feed, history, opts->repo_url);
 	add_file(out, "feed.xml", &feed);
 	for (size_t i = 0; i < history->series_nr; i++)
 		render_series(out, history, &history->series[i], opts);

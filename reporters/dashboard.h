@@ -2,6 +2,7 @@
 #ifndef BENCHGATE_DASHBOARD_H
 #define BENCHGATE_DASHBOARD_H
 
+#include "reporters/dashboard_series.h"
 #include "reporters/report.h"
 
 #include <stdbool.h>
@@ -52,9 +53,8 @@ struct dashboard {
 
 /* The sparkline of the index: the newest points at most. */
 #define DASHBOARD_SPARK_POINTS 60
-/* The change points listed on the index and in the feed. */
+/* The change points listed on the index (the feed: feed.h). */
 #define DASHBOARD_LATEST_CHANGES 20
-#define DASHBOARD_FEED_ENTRIES 100
 /* The newest points a series page lists in its table. */
 #define DASHBOARD_TABLE_POINTS 100
 
@@ -68,32 +68,5 @@ void dashboard_render(struct dashboard *out, const struct history *history,
 		      const struct dashboard_options *opts);
 
 void dashboard_release(struct dashboard *dashboard);
-
-/*
- * The path of a series' page and its chart's stem, "series/NAME.html"
- * and "NAME": a readable slug of its machine, case and metric and a hash of its
- * whole key (suite, machine, case, metric), so two series never share a
- * page and a series keeps its page from one publish to the next.
- */
-void dashboard_series_name(struct strbuf *out, const struct history_series *s);
-
-/* The Atom feed (feed.c): the change points of history, newest first, at
- * most DASHBOARD_FEED_ENTRIES; each entry links its series page. */
-void dashboard_feed(struct strbuf *out, const struct history *history,
-		    const struct dashboard_options *opts);
-
-/* The change points of history ordered newest first (by the commit that
- * starts the new level, then by series): entries of {series, change}
- * indices. Shared by the index, the regressions page and the feed. */
-struct dashboard_change_ref {
-	size_t series, change;
-};
-size_t dashboard_changes_newest_first(const struct history *history,
-				      struct dashboard_change_ref **out);
-
-/* The commit that starts the new level of a change point. */
-const struct git_meta *
-dashboard_change_commit(const struct history *history,
-			const struct dashboard_change_ref *ref);
 
 #endif

@@ -3,7 +3,7 @@
  * The Atom feed (RFC 4287) of a dashboard's change points (dashboard.h):
  * a reader subscribed to it learns of a regression the morning after.
  */
-#include "reporters/dashboard.h"
+#include "reporters/feed.h"
 
 #include "harness/util/format.h"
 #include "harness/util/hash.h"
@@ -28,7 +28,7 @@ static void add_entry_id(struct strbuf *out, const struct history_series *s,
 
 static void add_entry(struct strbuf *out, const struct history *history,
 		      const struct dashboard_change_ref *ref,
-		      const struct dashboard_options *opts)
+		      const char *repo_url)
 {
 	const struct history_series *s = &history->series[ref->series];
 	const struct history_change *c = &s->changes[ref->change];
@@ -51,7 +51,7 @@ static void add_entry(struct strbuf *out, const struct history *history,
 			   "type=\"text/html\" href=\"series/");
 	dashboard_series_name(out, s);
 	strbuf_addstr(out, ".html\"/>\n");
-	if (report_commit_url(&url, commit->commit, opts->repo_url)) {
+	if (report_commit_url(&url, commit->commit, repo_url)) {
 		strbuf_addstr(out, "<link rel=\"related\" href=\"");
 		escape_xml_attr(out, url.buf);
 		strbuf_addstr(out, "\"/>\n");
@@ -72,8 +72,8 @@ static void add_entry(struct strbuf *out, const struct history *history,
 	strbuf_release(&url);
 }
 
-void dashboard_feed(struct strbuf *out, const struct history *history,
-		    const struct dashboard_options *opts)
+void feed_render(struct strbuf *out, const struct history *history,
+		 const char *repo_url)
 {
 	struct dashboard_change_ref *refs;
 	size_t nr = dashboard_changes_newest_first(history, &refs);
@@ -101,8 +101,8 @@ void dashboard_feed(struct strbuf *out, const struct history *history,
 			   "<link rel=\"self\" href=\"feed.xml\"/>\n"
 			   "<link rel=\"alternate\" type=\"text/html\" "
 			   "href=\"index.html\"/>\n");
-	for (size_t i = 0; i < nr && i < DASHBOARD_FEED_ENTRIES; i++)
-		add_entry(out, history, &refs[i], opts);
+	for (size_t i = 0; i < nr && i < FEED_ENTRIES; i++)
+		add_entry(out, history, &refs[i], repo_url);
 	strbuf_addstr(out, "</feed>\n");
 	free(refs);
 }

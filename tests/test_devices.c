@@ -10,6 +10,7 @@
 #include "harness/app/check.h"
 #include "harness/probe/devices.h"
 #include "harness/util/error.h"
+#include "harness/util/fileio.h"
 #include "harness/probe/machine.h"
 #include "harness/probe/nvml.h"
 #include "harness/run/session.h"

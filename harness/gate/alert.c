@@ -176,26 +176,44 @@ static bool was_published(const struct published_list *list,
 	return false;
 }
 
-static const struct history *sorting;
-
-static size_t alert_commit(const struct history *history,
-			   const struct alert *a)
-{
-	const struct history_series *s = &history->series[a->series];
-
-	return s->points[s->changes[a->change].at.index].commit;
-}
+/* An alert with the position of its commit, the key it sorts by, so
+ * that the comparison needs no context. */
+struct keyed_alert {
+	size_t commit;
+	struct alert alert;
+};
 
 static int compare_alerts(const void *a, const void *b)
 {
-	size_t x = alert_commit(sorting, a), y = alert_commit(sorting, b);
+	const struct keyed_alert *x = a, *y = b;
 
-	if (x != y)
-		return x > y ? -1 : 1;
-	return ((const struct alert *)a)->series <
-			       ((const struct alert *)b)->series
-		       ? -1
-		       : 1;
+	if (x->commit != y->commit)
+		return x->commit > y->commit ? -1 : 1;
+	return x->alert.series < y->alert.series ? -1 : 1;
+}
+
+/* Newest commit first, then in the order of the series. */
+static void sort_alerts(struct alerts *alerts, const struct history *history)
+{
+	struct keyed_alert *keyed;
+
+	if (!alerts->nr)
+		return;
+	keyed = xcalloc(alerts->nr, sizeof(*keyed));
+	for (size_t i = 0; i < alerts->nr; i++) {
+		const struct alert *a = &alerts->items[i];
+		const struct history_series *s = &history->series[a->series];
+
+		keyed[i] = (struct keyed_alert){
+			.commit = s->points[s->changes[a->change].at.index]
+					  .commit,
+			.alert = *a,
+		};
+	}
+	qsort(keyed, alerts->nr, sizeof(*keyed), compare_alerts);
+	for (size_t i = 0; i < alerts->nr; i++)
+		alerts->items[i] = keyed[i].alert;
+	free(keyed);
 }
 
 int alert_find(struct alerts *out, const struct history *history,
@@ -229,11 +247,7 @@ int alert_find(struct alerts *out, const struct history *history,
 			out->items[out->nr++] = (struct alert){ i, j };
 		}
 	}
-	sorting = history;
-	if (out->nr)
-		qsort(out->items, out->nr, sizeof(*out->items),
-		      compare_alerts);
-	sorting = NULL;
+	sort_alerts(out, history);
 done:
 	for (size_t i = 0; i < list.nr; i++) {
 		free(list.items[i].key);

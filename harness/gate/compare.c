@@ -9,6 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * Sets mc's interval from its test at `confidence`: compare_results()
+ * moves it to the adjusted level once every metric was tested. An interval
+ * that includes no change and is infinite or spans more than a factor of
+ * 10,000 (a test at one or two effective values) becomes [-inf, inf]:
+ * too few runs to bound the change (compare_is_bounded()).
+ */
+static void set_interval(struct metric_comparison *mc, double confidence);
+
 static const char *const verdict_names[] = {
 	[VERDICT_REGRESSION] = "regression",
 	[VERDICT_IMPROVEMENT] = "improvement",
@@ -257,7 +266,7 @@ static void test_change(struct metric_comparison *mc, const double *base,
 			     : trim	   ? METHOD_YUEN
 					   : METHOD_WELCH;
 	}
-	compare_set_interval(mc, confidence);
+	set_interval(mc, confidence);
 	mc->p_adjusted = mc->p_value;
 	free(values);
 }
@@ -292,7 +301,7 @@ static void test_pairs(struct metric_comparison *mc, const double *base,
 		mc->test.pairs = ratios;
 		mc->test.pairs_nr = n;
 		mc->method = METHOD_SIGNED_RANK;
-		compare_set_interval(mc, confidence);
+		set_interval(mc, confidence);
 		mc->p_adjusted = mc->p_value;
 		return;
 	}
@@ -309,7 +318,7 @@ static void test_pairs(struct metric_comparison *mc, const double *base,
 		mc->test.df = test.df;
 		mc->method = trim ? METHOD_PAIRED_TRIMMED : METHOD_PAIRED_T;
 	}
-	compare_set_interval(mc, confidence);
+	set_interval(mc, confidence);
 	mc->p_adjusted = mc->p_value;
 	free(ratios);
 }
@@ -378,7 +387,7 @@ done:
 	free(cand_owned);
 }
 
-void compare_set_interval(struct metric_comparison *mc, double confidence)
+static void set_interval(struct metric_comparison *mc, double confidence)
 {
 	const struct metric_test *test = &mc->test;
 	double low = -INFINITY, high = INFINITY, margin;
@@ -872,7 +881,7 @@ static void adjust_intervals(struct comparison *comparison,
 	for (size_t i = 0; i < tested; i++)
 		significant += comparison->items[index[i]].p_adjusted < alpha;
 	for (size_t i = 0; i < tested; i++)
-		compare_set_interval(&comparison->items[index[i]],
+		set_interval(&comparison->items[index[i]],
 				     1 - (double)(significant ? significant : 1) *
 						 alpha / (double)tested);
 }

@@ -275,15 +275,6 @@ void compare_metric_stats(struct metric_comparison *mc, const double *base,
  * interval: significant when the interval excludes no change. */
 void compare_decide(struct metric_comparison *mc);
 
-/*
- * Sets mc's interval from its test at `confidence`: compare_results()
- * moves it to the adjusted level once every metric was tested. An interval
- * that includes no change and is infinite or spans more than a factor of
- * 10,000 (a test at one or two effective values) becomes [-inf, inf]:
- * too few runs to bound the change (compare_is_bounded()).
- */
-void compare_set_interval(struct metric_comparison *mc, double confidence);
-
 /* Whether mc has an interval that bounds its change: a test ran and its
  * interval is finite. Reports say "too few runs to bound" otherwise. */
 bool compare_is_bounded(const struct metric_comparison *mc);

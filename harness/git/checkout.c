@@ -35,11 +35,6 @@ int checkout_area_new(struct checkout_area **out, const char *label)
 	return error;
 }
 
-const char *checkout_area_dir(const struct checkout_area *area)
-{
-	return area->dir;
-}
-
 int checkout_commit(struct checkout_area *area, git_repository *repo,
 		    git_commit *commit, const char *name, struct strbuf *dir)
 {

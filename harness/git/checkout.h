@@ -33,9 +33,6 @@ struct checkout_area;
  * made. */
 int checkout_area_new(struct checkout_area **out, const char *label);
 
-/* The scratch area's directory (absolute), borrowed. */
-const char *checkout_area_dir(const struct checkout_area *area);
-
 /*
  * Writes the tree of `commit` into the new directory "<area>/<name>" and
  * appends that directory's path to *dir. BG_ERROR with libgit2's message

@@ -4,9 +4,9 @@
 #include "harness/util/alloc.h"
 #include "harness/probe/devices.h"
 #include "harness/util/error.h"
+#include "harness/util/hash.h"
 #include "harness/util/strbuf.h"
 
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,10 +122,8 @@ static void add_joined(struct strbuf *key, char *const *names, size_t nr)
 static int compute_id(struct machine_info *machine, const char *platform)
 {
 	struct strbuf key = STRBUF_INIT;
-	unsigned char digest[EVP_MAX_MD_SIZE];
-	unsigned int digest_len = 0;
+	char digest[65];
 	int error = BG_OK;
-	size_t i;
 
 	strbuf_addf(
 		&key, "%s|%d|%llu|%s|", machine->cpu ? machine->cpu : "",
@@ -135,15 +133,10 @@ static int compute_id(struct machine_info *machine, const char *platform)
 	add_joined(&key, machine->gpus, machine->gpus_nr);
 	strbuf_addch(&key, '|');
 	add_joined(&key, machine->ipus, machine->ipus_nr);
-	if (!EVP_Digest(key.buf, key.len, digest, &digest_len, EVP_sha256(),
-			NULL) ||
-	    digest_len < 8) {
-		error = bg_error("cannot compute the machine id: SHA-256 "
-				 "failed in OpenSSL");
+	/* the first 8 bytes of the digest: 16 hex digits */
+	if ((error = hash_sha256_hex(key.buf, key.len, digest)) < 0)
 		goto done;
-	}
-	for (i = 0; i < 8; i++)
-		snprintf(machine->id + 2 * i, 3, "%02x", digest[i]);
+	snprintf(machine->id, sizeof(machine->id), "%.16s", digest);
 done:
 	strbuf_release(&key);
 	return error;

@@ -19,7 +19,9 @@ struct machine_lock {
 	int fd;
 };
 
-const char *machine_lock_path(void)
+/* The lock file: $BENCHGATE_LOCK when set and not empty, else
+ * MACHINE_LOCK_DEFAULT. Borrowed from the environment or static. */
+static const char *machine_lock_path(void)
 {
 	const char *path = getenv("BENCHGATE_LOCK");
 

@@ -27,10 +27,6 @@
 
 struct machine_lock;
 
-/* The lock file: $BENCHGATE_LOCK when set and not empty, else
- * MACHINE_LOCK_DEFAULT. Borrowed from the environment or static. */
-const char *machine_lock_path(void);
-
 /*
  * Takes the machine lock into *out (release with machine_lock_release()).
  * When another process holds it: with `wait`, says so on `notice` first,

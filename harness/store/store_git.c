@@ -44,6 +44,7 @@
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
+#include "harness/util/fileio.h"
 #include "harness/git/gitref.h"
 #include "harness/git/gitinfo.h"
 
@@ -410,12 +411,6 @@ static int remove_entry(const char *path, const struct stat *st, int type,
 static void remove_contents(const char *dir)
 {
 	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static void remove_tree(const char *dir)
-{
-	remove_contents(dir);
-	rmdir(dir);
 }
 
 /* "<machine dir>" and "<name>" of a claim "<machine dir>/logs/<name>". */

@@ -3,6 +3,7 @@
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
+#include "harness/util/hash.h"
 #include "harness/suite/expand.h"
 #include "harness/util/jsonread.h"
 #include "harness/util/strbuf.h"
@@ -13,7 +14,6 @@
 #include <fnmatch.h>
 #include <limits.h>
 #include <math.h>
-#include <openssl/evp.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1536,16 +1536,6 @@ static const char *const top_keys[] = {
 	"pass_env",		NULL,
 };
 
-static void sha256_hex(const char *data, size_t len, char out[65])
-{
-	unsigned char digest[EVP_MAX_MD_SIZE];
-	unsigned int digest_len = 0;
-
-	EVP_Digest(data, len, digest, &digest_len, EVP_sha256(), NULL);
-	for (unsigned int i = 0; i < digest_len && i < 32; i++)
-		snprintf(out + 2 * i, 3, "%02x", digest[i]);
-}
-
 static char *absolute_dir_of(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -1589,7 +1579,8 @@ int suite_parse(struct suite **out, const char *path, const char *text,
 	suite = xcalloc(1, sizeof(*suite));
 	suite->path = xstrdup(path);
 	suite->dir = absolute_dir_of(path);
-	sha256_hex(text, len, suite->sha256);
+	if (hash_sha256_hex(text, len, suite->sha256) < 0 && !rd.error)
+		rd.error = BG_ERROR;
 	settings_init(&suite->defaults);
 	get_string(&rd, root, "suite", JSON_REQUIRED | JSON_NAME, &suite->name);
 	get_string(&rd, root, "description", 0, &suite->description);

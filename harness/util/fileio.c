@@ -4,6 +4,7 @@
 #include "harness/util/fileio.h"
 
 #include "harness/util/error.h"
+#include "harness/util/strbuf.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -325,4 +327,53 @@ bool regular_file_at(int dir, const char *name)
 
 	return fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	       S_ISREG(st.st_mode);
+}
+
+int lock_file(const char *path, int *fd_out)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+
+	*fd_out = -1;
+	if (fd < 0)
+		return bg_error("cannot open the lock '%s': %s", path,
+				strerror(errno));
+	while (flock(fd, LOCK_EX) < 0) {
+		if (errno == EINTR)
+			continue;
+		close(fd);
+		return bg_error("cannot lock '%s': %s", path, strerror(errno));
+	}
+	*fd_out = fd;
+	return BG_OK;
+}
+
+void unlock_file(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+int mkdir_p(const char *path)
+{
+	struct strbuf partial = STRBUF_INIT;
+	const char *p = path;
+	int error = BG_OK;
+
+	while (*p) {
+		const char *slash = strchr(p + 1, '/');
+		size_t upto = slash ? (size_t)(slash - path) : strlen(path);
+
+		strbuf_reset(&partial);
+		strbuf_add(&partial, path, upto);
+		if (mkdir(partial.buf, 0777) < 0 && errno != EEXIST) {
+			error = bg_error("cannot create directory '%s': %s",
+					 partial.buf, strerror(errno));
+			break;
+		}
+		if (!slash)
+			break;
+		p = slash;
+	}
+	strbuf_release(&partial);
+	return error;
 }

@@ -25,4 +25,12 @@ uint64_t hash_fnv1a64_add(uint64_t hash, const void *bytes, size_t len);
 /* The 32-bit FNV-1a of a NUL-terminated string. */
 uint32_t hash_fnv1a32(const char *s);
 
+/*
+ * SHA-256 (OpenSSL), for what must not collide by chance or by design: a
+ * suite file's identity (result.h's suite_sha256), the machine id.
+ * Writes the 64 lower-case hex digits of len bytes' digest and a NUL to
+ * out. BG_ERROR when OpenSSL fails (out is then "").
+ */
+int hash_sha256_hex(const void *bytes, size_t len, char out[65]);
+
 #endif

@@ -54,16 +54,4 @@ void strbuf_rtrim(struct strbuf *sb);
  * failure, leaving sb as it was. */
 int strbuf_read_file(struct strbuf *sb, const char *path);
 
-/* Takes an exclusive flock(2) on the file at path (created if missing) and
- * returns its descriptor in *fd_out; closing it (unlock_file()) releases
- * the lock. Waits for other holders. BG_ERROR naming the path on failure,
- * with *fd_out -1. */
-int lock_file(const char *path, int *fd_out);
-
-/* Releases a lock from lock_file(); -1 is ignored. */
-void unlock_file(int fd);
-
-/* Creates path and its missing parents (mode 0777 & ~umask). */
-int mkdir_p(const char *path);
-
 #endif
