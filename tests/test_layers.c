@@ -14,8 +14,9 @@
  * The architecture as a test: the folders are layers (docs/development.md, "Layout"),
  * and a file may include only from its own layer and the layers below it,
  * so data flows one way. This reads every `#include "..."` of harness/ and
- * reporters/ and fails on an include that goes up, or on modules (x.c and
- * x.h together) that include each other round a cycle.
+ * reporters/ and fails on an include that goes up, directly or through a
+ * chain of headers, or on modules (x.c and x.h together) that include each
+ * other round a cycle.
  */
 
 struct layer_rule {
@@ -182,6 +183,147 @@ static void find_upward(const struct include_graph *graph, struct strbuf *found)
 	}
 }
 
+/*
+ * A header with a rule of its own (a file, not a folder) may include more
+ * than its folder: an exception. What it includes reaches every file that
+ * includes it, so the walk below holds each file to its own rule for
+ * everything it includes through any chain of headers, and an exception
+ * passes through only to the includers listed here.
+ */
+struct pass_through {
+	const char *door;     /* the excepted header */
+	const char *includer; /* a folder whose files may see through it */
+};
+
+/* TODO(issue 21): report.h includes gate/ and app/bisect.h until the
+ * report model owns its types; the renderers see them through it. */
+static const struct pass_through pass_throughs[] = {
+	{ "reporters/report.h", "reporters/" },
+};
+
+/* Chains known to lead up, each with the work that cuts it; a file of
+ * the folder may reach the header through a chain, not include it.
+ * TODO(issue 21): the report model includes gate/history.h and
+ * app/bisect.h, whose chains reach store/ and run/; probe/devices.h and
+ * sampler.h borrow suite.h (which includes bridge.h) for enum
+ * metric_source until probe owns the table of sampled fields. */
+static const struct pass_through known_leaks[] = {
+	{ "harness/store/", "reporters/report." },
+	{ "harness/run/", "reporters/report." },
+	{ "harness/suite/", "harness/probe/" },
+	{ "harness/bridge/", "harness/probe/" },
+};
+
+static bool known_leak(const char *file, const char *to)
+{
+	for (size_t i = 0; i < sizeof(known_leaks) / sizeof(*known_leaks); i++)
+		if (starts_with(to, known_leaks[i].door) &&
+		    starts_with(file, known_leaks[i].includer))
+			return true;
+	return false;
+}
+
+static bool allowed_by(const struct layer_rule *rule, const char *to)
+{
+	for (size_t j = 0; j < 12 && rule->may[j]; j++)
+		if (starts_with(to, rule->may[j]))
+			return true;
+	return false;
+}
+
+static bool passes_through(const char *door, const char *file)
+{
+	for (size_t i = 0; i < sizeof(pass_throughs) / sizeof(*pass_throughs);
+	     i++)
+		if (!strcmp(door, pass_throughs[i].door) &&
+		    starts_with(file, pass_throughs[i].includer))
+			return true;
+	return false;
+}
+
+static bool is_exception(const char *file)
+{
+	const struct layer_rule *rule = rule_for(file);
+	size_t len = rule ? strlen(rule->prefix) : 0;
+
+	return len && rule->prefix[len - 1] != '/';
+}
+
+struct chain_walk {
+	const struct include_graph *graph;
+	const char *file; /* the file held to its rule */
+	const struct layer_rule *rule;
+	const char **path; /* the headers between file and the current one */
+	size_t depth;
+	const char **seen;
+	size_t seen_nr;
+	struct strbuf *found;
+};
+
+static bool walk_seen(struct chain_walk *w, const char *header)
+{
+	for (size_t i = 0; i < w->seen_nr; i++)
+		if (!strcmp(w->seen[i], header))
+			return true;
+	w->seen[w->seen_nr++] = header;
+	return false;
+}
+
+/* Everything `from` includes, held to w->file's rule when it is reached
+ * through at least one header (find_upward() checks the direct ones). */
+static void walk_chain(struct chain_walk *w, const char *from)
+{
+	for (size_t i = 0; i < w->graph->nr; i++) {
+		const struct include *inc = &w->graph->edges[i];
+
+		if (strcmp(inc->from, from) || walk_seen(w, inc->to))
+			continue;
+		if (w->depth && !allowed_by(w->rule, inc->to) &&
+		    known_leak(w->file, inc->to))
+			continue; /* known, and what lies beyond with it */
+		if (w->depth && !allowed_by(w->rule, inc->to)) {
+			strbuf_addf(w->found, "%s: includes '%s' through ",
+				    w->file, inc->to);
+			for (size_t j = 0; j < w->depth; j++)
+				strbuf_addf(w->found, "%s%s", j ? " -> " : "",
+					    w->path[j]);
+			strbuf_addf(w->found, ", above its layer (%s)\n",
+				    w->rule->prefix);
+			continue;
+		}
+		if (is_exception(inc->to) && passes_through(inc->to, w->file))
+			continue;
+		w->path[w->depth++] = inc->to;
+		walk_chain(w, inc->to);
+		w->depth--;
+	}
+}
+
+/* Appends "file: includes 'x' through a.h -> b.h, above its layer" for
+ * each header a file reaches through a chain that its rule forbids. */
+static void find_upward_chains(const struct include_graph *graph,
+			       struct strbuf *found)
+{
+	struct chain_walk w = { .graph = graph, .found = found };
+
+	w.path = xcalloc(graph->nr + 1, sizeof(*w.path));
+	w.seen = xcalloc(graph->nr + 1, sizeof(*w.seen));
+	for (size_t i = 0; i < graph->nr; i++) {
+		const char *file = graph->edges[i].from;
+
+		/* each file once: its edges are read together */
+		if ((i && !strcmp(graph->edges[i - 1].from, file)) ||
+		    !(w.rule = rule_for(file)))
+			continue;
+		w.file = file;
+		w.seen_nr = 0;
+		w.depth = 0;
+		walk_chain(&w, file);
+	}
+	free(w.path);
+	free(w.seen);
+}
+
 /* A module is a file's path without its extension: x.c and x.h are one. */
 static size_t module_len(const char *path)
 {
@@ -280,6 +422,7 @@ static void check_tree(const char *root, struct strbuf *found)
 	graph_load(&graph, root);
 	cr_assert_gt(graph.nr, 0, "no includes read under %s", root);
 	find_upward(&graph, found);
+	find_upward_chains(&graph, found);
 	find_cycles(&graph, found);
 	graph_release(&graph);
 }
@@ -297,6 +440,40 @@ Test(layers, no_file_includes_from_a_layer_above_and_no_module_cycles)
 
 /* The checker's own failure paths, on a small tree made here: a store
  * module that calls up into the gate, and two util modules in a cycle. */
+/* An include that goes up through a chain of headers, each of which may
+ * include the next: gate may include probe, probe/devices.h may include
+ * suite.h (an exception), but a gate file may not see suite.h. */
+Test(layers, an_upward_include_through_a_header_chain_is_reported)
+{
+	char *root = test_tmpdir();
+	struct strbuf found = STRBUF_INIT;
+
+	free(test_write_file(root, "harness/gate/compare.c",
+			     "#include \"harness/gate/compare.h\"\n"));
+	free(test_write_file(root, "harness/gate/compare.h",
+			     "#include \"harness/probe/devices.h\"\n"));
+	free(test_write_file(root, "harness/probe/devices.h",
+			     "#include \"harness/suite/suite.h\"\n"));
+	free(test_write_file(root, "harness/suite/suite.h", "\n"));
+	check_tree(root, &found);
+	cr_expect(strstr(found.buf,
+			 "harness/gate/compare.c: includes "
+			 "'harness/suite/suite.h' through "
+			 "harness/gate/compare.h -> harness/probe/devices.h, "
+			 "above its layer (harness/gate/)"),
+		  "%s", found.buf);
+	cr_expect(strstr(found.buf,
+			 "harness/gate/compare.h: includes "
+			 "'harness/suite/suite.h' through "
+			 "harness/probe/devices.h"),
+		  "%s", found.buf);
+	cr_expect_null(strstr(found.buf, "harness/probe/devices.h:"),
+		       "the exception itself may: %s", found.buf);
+	strbuf_release(&found);
+	test_rmtree(root);
+	free(root);
+}
+
 Test(layers, an_upward_include_and_a_cycle_are_reported)
 {
 	char *root = test_tmpdir();
