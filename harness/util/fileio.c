@@ -91,13 +91,46 @@ int write_file_temporary(struct strbuf *tmp, const void *data, size_t len)
 	return write_temporary(tmp, &part, 1, true);
 }
 
+/* Writes the parts into the stream at path (a device, a FIFO, a socket),
+ * opened as it is: there is nothing to replace atomically there. */
+static int write_into_stream(const char *path, const struct iovec *parts,
+			     size_t nr)
+{
+	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	int error = BG_OK;
+
+	if (fd < 0)
+		return bg_error("cannot open '%s': %s", path, strerror(errno));
+	for (size_t i = 0; i < nr && !error; i++)
+		if (write_in_full(fd, parts[i].iov_base, parts[i].iov_len) < 0)
+			error = bg_error("cannot write '%s': %s", path,
+					 strerror(errno));
+	if (close(fd) < 0 && !error)
+		error = bg_error("cannot write '%s': %s", path,
+				 strerror(errno));
+	return error;
+}
+
 static int write_replacing(const char *path, const struct iovec *parts,
 			   size_t nr, bool sync)
 {
 	struct strbuf tmp = STRBUF_INIT, dir = STRBUF_INIT;
 	const char *slash = strrchr(path, '/');
+	struct stat st;
 	int error;
 
+	/*
+	 * A rename over /dev/null, /dev/stdout or a named pipe would put a
+	 * file where the device or the link to it was, for every program
+	 * (root may): what is there, a link followed, is written into.
+	 */
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return bg_error("cannot write '%s': it is a directory",
+					path);
+		if (!S_ISREG(st.st_mode))
+			return write_into_stream(path, parts, nr);
+	}
 	strbuf_addf(&tmp, "%s.tmp-XXXXXX", path);
 	if ((error = write_temporary(&tmp, parts, nr, sync)) < 0)
 		goto done;

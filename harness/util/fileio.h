@@ -39,7 +39,11 @@ int write_file_temporary(struct strbuf *tmp, const void *data, size_t len);
 
 /* Writes data to path atomically: a temporary file beside it, fsync, rename,
  * then fsync of the directory. Readers see the old file or the new, never a
- * half-written one. BG_ERROR on failure, the temporary removed. */
+ * half-written one. BG_ERROR on failure, the temporary removed. A link at
+ * path to a regular file is replaced, not followed; where path is (or
+ * links to) a device, a FIFO or a socket (/dev/null, /dev/stdout), the
+ * data is written into it and it stays what it was; a directory is an
+ * error. */
 int write_file_atomic(const char *path, const void *data, size_t len);
 
 /* The same without fsync of the file or its directory: a reader still
