@@ -31,6 +31,7 @@ const char *const cli_exit_statuses[] = {
 	"3 a benchmark case failed",
 	"4 measured but the result not stored (kept in the file named) or an "
 	"output not written",
+	NULL,
 };
 
 static void print_usage(FILE *to)
