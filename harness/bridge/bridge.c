@@ -389,10 +389,12 @@ int bridge_add_to_result(const struct bridge_doc *doc, struct result *result,
 	int error;
 
 	/* sorted, not pairwise: 10,000 entries took a minute */
-	if ((error = check_benchmarks(doc, result, path, &benchmarks, &nr)) <
-		    0 ||
-	    (error = check_metrics_unique(doc, path)) < 0)
+	if ((error = check_benchmarks(doc, result, path, &benchmarks, &nr)) < 0)
 		return error;
+	if ((error = check_metrics_unique(doc, path)) < 0) {
+		mapped_release(benchmarks, nr);
+		return error;
+	}
 	for (size_t i = 0; i < doc->nr; i++) {
 		const struct bridge_series *s = &doc->series[i];
 		struct result_case *rcase =

@@ -76,6 +76,9 @@ void strbuf_setlen(struct strbuf *sb, size_t len)
 
 void strbuf_add(struct strbuf *sb, const void *data, size_t len)
 {
+	/* nothing to add may come as (NULL, 0), which memcpy may not take */
+	if (!len)
+		return;
 	strbuf_grow(sb, len);
 	memcpy(sb->buf + sb->len, data, len);
 	strbuf_setlen(sb, sb->len + len);
