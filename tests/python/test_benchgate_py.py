@@ -75,6 +75,18 @@ class Recording(unittest.TestCase):
         self.assertEqual(m.values, {"y": [1.0]})
 
 
+def run_in(work):
+    """`benchgate run suite.json` in work: the process and its one case."""
+    out = os.path.join(work, "result.json")
+    run = subprocess.run(
+        [os.environ["BENCHGATE_BIN"], "run", "suite.json", "--store",
+         os.path.join(work, "store"), "--json", out, "--quiet"],
+        cwd=work, capture_output=True, text=True, timeout=300)
+    with open(out) as f:
+        (case,) = json.load(f)["cases"]
+    return run, case
+
+
 BENCH = """
 import benchgate
 with benchgate.metrics() as m:
@@ -125,14 +137,7 @@ class ReadByBenchgate(unittest.TestCase):
             f.write(bench)
         with open(os.path.join(work, "suite.json"), "w") as f:
             json.dump(SUITE, f)
-        out = os.path.join(work, "result.json")
-        run = subprocess.run(
-            [os.environ["BENCHGATE_BIN"], "run", "suite.json", "--store",
-             os.path.join(work, "store"), "--json", out, "--quiet"],
-            cwd=work, capture_output=True, text=True, timeout=120)
-        with open(out) as f:
-            (case,) = json.load(f)["cases"]
-        return run, case
+        return run_in(work)
 
     def test_a_model_summary_reaches_the_result_as_written(self):
         # what model_summary() records, without torch: the names are the
@@ -229,14 +234,7 @@ class PytestPlugin(unittest.TestCase):
                     {"name": "batch", "from": "metrics", "key": "batch_ms"}]}]}
         with open(os.path.join(work, "suite.json"), "w") as f:
             json.dump(suite, f)
-        out = os.path.join(work, "result.json")
-        run = subprocess.run(
-            [os.environ["BENCHGATE_BIN"], "run", "suite.json", "--store",
-             os.path.join(work, "store"), "--json", out, "--quiet"],
-            cwd=work, capture_output=True, text=True, timeout=300)
-        with open(out) as f:
-            (case,) = json.load(f)["cases"]
-        return run, case
+        return run_in(work)
 
     def test_a_pytest_session_is_a_run_of_the_case(self):
         run, case = self.run_suite(PYTEST_BENCH)
