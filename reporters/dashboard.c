@@ -4,9 +4,12 @@
  * branch's history, every user string through escape_html().
  */
 #include "reporters/dashboard.h"
+#include "reporters/dashboard_chart.h"
+#include "reporters/dashboard_script.h"
 #include "reporters/feed.h"
 
 #include "harness/util/alloc.h"
+#include "harness/util/error.h"
 #include "harness/util/format.h"
 #include "reporters/escape.h"
 
@@ -17,12 +20,14 @@
 #define SPARK_WIDTH  160
 #define SPARK_HEIGHT 28
 
-/* Nothing may load or run: only the site's own images. */
+/* Nothing may load, and nothing run but the series pages' own script,
+ * allowed by its hash (dashboard_script.h). */
 static const char page_head[] =
 	"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
-	"'none'; style-src 'unsafe-inline'; img-src 'self' data:\">\n"
-	"<meta name=\"viewport\" content=\"width=device-width, "
+	"'none'; style-src 'unsafe-inline'; img-src 'self' data:";
+static const char page_head_end[] =
+	"\">\n<meta name=\"viewport\" content=\"width=device-width, "
 	"initial-scale=1\">\n";
 
 static const char page_style[] =
@@ -45,6 +50,39 @@ static const char page_style[] =
 	"img.chart{max-width:100%;height:auto;border:1px solid #eee}\n"
 	"code{font-size:92%}\n"
 	"h2 small{font-size:60%;font-weight:normal}\n"
+	"details.benchmark{margin:.4em 0 1em}\n"
+	"details.benchmark>summary{cursor:pointer;font-weight:600;"
+	"font-size:110%}\n"
+	"tr.variant th{background:#f4f6fa;font-weight:600}\n"
+	"td.spark small{display:block;color:#666;font-size:80%}\n"
+	"svg.spark .busy{fill:#fff;stroke:#d68910;stroke-width:1.5}\n"
+	".busy{color:#b9770e}\n"
+	".chart{position:relative;max-width:1000px}\n"
+	".zoom button{font:inherit;padding:.1em .6em}\n"
+	"svg.plot{width:100%;height:auto;display:block;"
+	"border:1px solid #eee;user-select:none}\n"
+	"svg.plot .hit{fill:transparent}\n"
+	"svg.plot .axis{fill:none;stroke:#999}\n"
+	"svg.plot .label{font-size:12px;fill:#555}\n"
+	"svg.plot .line{fill:none;stroke:#1f4e9c;stroke-width:1.2;"
+	"opacity:.6}\n"
+	"svg.plot .ci{stroke:#7f9cc9;stroke-width:1}\n"
+	"svg.plot .pt circle{fill:#1f4e9c}\n"
+	"svg.plot .pt.regression circle{fill:#c0392b;r:5px}\n"
+	"svg.plot .pt.improvement circle{fill:#1b9e77;r:5px}\n"
+	"svg.plot .pt.busy circle{fill:#fff;stroke:#d68910;"
+	"stroke-width:1.5}\n"
+	"svg.plot .pt.on circle{stroke:#000;stroke-width:2}\n"
+	"svg.plot .sel{fill:#1f4e9c;opacity:.15;pointer-events:none}\n"
+	".tip{position:absolute;z-index:1;background:#fff;"
+	"border:1px solid #999;border-radius:4px;padding:.4em .6em;"
+	"box-shadow:0 2px 6px rgba(0,0,0,.2);max-width:24em;"
+	"font-size:90%}\n"
+	".tip[hidden]{display:none}\n"
+	".tip .value{font-weight:600}\n"
+	".tip .subject{color:#444}\n"
+	".tip .links a{margin-right:1em}\n"
+	".worse{color:#c0392b}\n.better{color:#1b7e5f}\n"
 	"</style>\n";
 
 static void add_file(struct dashboard *d, const char *path,
@@ -59,11 +97,15 @@ static void add_file(struct dashboard *d, const char *path,
 	strbuf_init(text, 0);
 }
 
-/* depth: "" for the site's top, "../" for series/. */
+/* depth: "" for the site's top, "../" for series/; script: the CSP
+ * source of the page's script, NULL for a page without one. */
 static void page_begin(struct strbuf *out, const char *title,
-		       const char *depth)
+		       const char *depth, const char *script)
 {
 	strbuf_addstr(out, page_head);
+	if (script)
+		strbuf_addf(out, "; script-src %s", script);
+	strbuf_addstr(out, page_head_end);
 	strbuf_addstr(out, "<title>");
 	escape_html(out, title);
 	strbuf_addf(out,
@@ -151,8 +193,8 @@ static void add_series_link(struct strbuf *out, const struct history_series *s,
 	strbuf_addstr(out, "</a>");
 }
 
-/* The sparkline: the newest points, scaled to their range, a dot at each
- * change point in its direction's colour. Numbers only. */
+/* The sparkline: the newest points, scaled to their own range (written
+ * beneath it), a dot at each change point in its direction's colour. */
 static void add_sparkline(struct strbuf *out, const struct history_series *s)
 {
 	size_t first = s->points_nr > DASHBOARD_SPARK_POINTS
@@ -197,7 +239,11 @@ static void add_sparkline(struct strbuf *out, const struct history_series *s)
 			    direction(c), 2 + dx * (double)(c->at.index - first),
 			    SPARK_HEIGHT - 3 - y * (SPARK_HEIGHT - 6));
 	}
-	strbuf_addstr(out, "</svg>");
+	strbuf_addstr(out, "</svg><small>");
+	add_quantity(out, low, s->unit);
+	strbuf_addstr(out, " \u2013 ");
+	add_quantity(out, high, s->unit);
+	strbuf_addstr(out, "</small>");
 }
 
 /* Change points, newest first */
@@ -265,18 +311,51 @@ static void add_latest_changes(struct strbuf *out,
 	free(refs);
 }
 
+/* The change of the latest point from the one before, as compare and
+ * the change points measure it. */
+static double latest_change(const struct history_series *s)
+{
+	double last = s->points[s->points_nr - 1].median, prev;
+
+	if (s->points_nr < 2)
+		return NAN;
+	prev = s->points[s->points_nr - 2].median;
+	return prev > 0 ? last / prev - 1 : (last - prev) / fabs(prev);
+}
+
 static void add_index_row(struct strbuf *out, const struct history *history,
 			  const struct history_series *s,
 			  const struct dashboard_options *opts)
 {
 	const struct history_point *last = &s->points[s->points_nr - 1];
+	double change = latest_change(s);
+	struct strbuf text = STRBUF_INIT;
 
 	strbuf_addstr(out, "<tr><td>");
-	add_series_link(out, s, "");
-	strbuf_addstr(out, "</td><td>");
+	strbuf_addstr(out, "<a href=\"series/");
+	dashboard_series_name(out, s);
+	strbuf_addstr(out, ".html\">");
+	escape_html(out, s->device);
+	strbuf_addstr(out, " \u00b7 ");
+	escape_html(out, s->metric);
+	strbuf_addstr(out, "</a></td><td class=\"spark\">");
 	add_sparkline(out, s);
 	strbuf_addstr(out, "</td><td class=\"num\">");
 	add_quantity(out, last->median, s->unit);
+	strbuf_addstr(out, "</td><td class=\"num\">");
+	if (isfinite(change)) {
+		bool worse = s->better == BETTER_HIGHER ? change < 0
+							: change > 0;
+
+		format_change(&text, change);
+		strbuf_addf(out, "<span class=\"%s\" title=\"vs the previous "
+				 "point\">",
+			    change == 0 ? "same" : worse ? "worse" : "better");
+		escape_html(out, text.buf);
+		strbuf_addstr(out, "</span>");
+	} else {
+		strbuf_addstr(out, "\u2013");
+	}
 	strbuf_addf(out, "</td><td class=\"num\">%zu</td><td>",
 		    s->points_nr);
 	if (s->changes_nr) {
@@ -292,6 +371,64 @@ static void add_index_row(struct strbuf *out, const struct history *history,
 		strbuf_addstr(out, "none");
 	}
 	strbuf_addstr(out, "</td></tr>\n");
+	strbuf_release(&text);
+}
+
+/* The regressions of series [from, to) that still stand: a mark on a
+ * closed section. */
+static size_t standing_regressions(const struct history *history, size_t from,
+				   size_t to)
+{
+	size_t nr = 0;
+
+	for (size_t i = from; i < to; i++) {
+		const struct history_series *s = &history->series[i];
+
+		for (size_t j = 0; j < s->changes_nr; j++)
+			nr += s->changes[j].regression && !s->changes[j].resolved;
+	}
+	return nr;
+}
+
+static bool same_name(const char *a, const char *b)
+{
+	return !strcmp(a, b);
+}
+
+/* One benchmark of a suite on a machine: series [from, to), a section
+ * that folds, its variants as headings of one table. */
+static void add_index_benchmark(struct strbuf *out,
+				const struct history *history, size_t from,
+				size_t to, const struct dashboard_options *opts)
+{
+	size_t regressions = standing_regressions(history, from, to);
+
+	strbuf_addstr(out, "<details class=\"benchmark\" open><summary>");
+	escape_html(out, history->series[from].benchmark);
+	strbuf_addstr(out, " <small>");
+	report_add_count(out, to - from, "series", "series");
+	if (regressions)
+		strbuf_addf(out, ", <span class=\"regression\">%zu "
+				 "standing regression%s</span>",
+			    regressions, regressions == 1 ? "" : "s");
+	strbuf_addstr(out, "</small></summary>\n<div class=\"scroll\"><table>"
+			   "<tr><th>Device \u00b7 metric</th><th>History "
+			   "<small>(each on its own scale)</small></th>"
+			   "<th>Latest</th><th>Change vs previous point</th>"
+			   "<th>Points</th><th>Last change point</th></tr>\n");
+	for (size_t i = from; i < to; i++) {
+		const struct history_series *s = &history->series[i];
+
+		if (i == from ||
+		    !same_name(s[-1].variant, s->variant)) {
+			strbuf_addstr(out, "<tr class=\"variant\"><th "
+					   "colspan=\"6\">");
+			escape_html(out, s->variant);
+			strbuf_addstr(out, "</th></tr>\n");
+		}
+		add_index_row(out, history, s, opts);
+	}
+	strbuf_addstr(out, "</table></div></details>\n");
 }
 
 static void render_index(struct dashboard *d, const struct history *history,
@@ -300,7 +437,7 @@ static void render_index(struct dashboard *d, const struct history *history,
 	struct strbuf out = STRBUF_INIT, title = STRBUF_INIT;
 
 	strbuf_addf(&title, "Benchmarks of %s", history->branch);
-	page_begin(&out, title.buf, "");
+	page_begin(&out, title.buf, "", NULL);
 	strbuf_addstr(&out, "<h1>");
 	escape_html(&out, title.buf);
 	strbuf_addstr(&out, "</h1>\n<p>");
@@ -316,29 +453,29 @@ static void render_index(struct dashboard *d, const struct history *history,
 	}
 	strbuf_addstr(&out, ".</p>\n");
 	add_latest_changes(&out, history, opts);
-	for (size_t i = 0; i < history->series_nr; i++) {
+	/* Series come ordered by suite, machine, benchmark, variant. */
+	for (size_t i = 0, end; i < history->series_nr; i = end) {
 		const struct history_series *s = &history->series[i];
-		const struct history_series *prev = i ? s - 1 : NULL;
 
-		if (!prev || strcmp(prev->suite, s->suite) ||
-		    strcmp(prev->machine, s->machine)) {
-			if (prev)
-				strbuf_addstr(&out, "</table></div>\n");
+		if (!i || !same_name(s[-1].suite, s->suite) ||
+		    !same_name(s[-1].machine, s->machine)) {
 			strbuf_addstr(&out, "<h2>");
 			escape_html(&out, s->suite);
-			strbuf_addstr(&out, " on machine ");
+			strbuf_addstr(&out, " <small>on machine ");
 			escape_html(&out, s->machine);
-			strbuf_addstr(&out,
-				      "</h2>\n<div class=\"scroll\"><table>"
-				      "<tr><th>Series</th><th>History</th>"
-				      "<th>Latest</th><th>Points</th>"
-				      "<th>Last change point</th></tr>\n");
+			strbuf_addstr(&out, "</small></h2>\n");
 		}
-		add_index_row(&out, history, s, opts);
+		for (end = i + 1; end < history->series_nr; end++) {
+			const struct history_series *e = &history->series[end];
+
+			if (!same_name(e->suite, s->suite) ||
+			    !same_name(e->machine, s->machine) ||
+			    !same_name(e->benchmark, s->benchmark))
+				break;
+		}
+		add_index_benchmark(&out, history, i, end, opts);
 	}
-	if (history->series_nr)
-		strbuf_addstr(&out, "</table></div>\n");
-	else
+	if (!history->series_nr)
 		strbuf_addstr(&out, "<p>No results on this branch yet.</p>\n");
 	page_end(&out);
 	add_file(d, "index.html", &out);
@@ -366,7 +503,7 @@ static void render_regressions(struct dashboard *d,
 	size_t nr = dashboard_changes_newest_first(history, &refs), shown = 0;
 	const struct git_meta *open = NULL;
 
-	page_begin(&out, "Regressions", "");
+	page_begin(&out, "Regressions", "", NULL);
 	strbuf_addstr(&out, "<h1>Regressions</h1>\n<p>Every change point in "
 			    "the worse direction, newest first, grouped by "
 			    "the commit that starts the new level.</p>\n");
@@ -491,7 +628,8 @@ static void add_series_points(struct strbuf *out,
 
 static void render_series(struct dashboard *d, const struct history *history,
 			  const struct history_series *s,
-			  const struct dashboard_options *opts)
+			  const struct dashboard_options *opts,
+			  const char *script)
 {
 	struct strbuf out = STRBUF_INIT, title = STRBUF_INIT;
 	struct strbuf name = STRBUF_INIT, path = STRBUF_INIT;
@@ -502,7 +640,7 @@ static void render_series(struct dashboard *d, const struct history *history,
 	dashboard_series_name(&name, s);
 	strbuf_addf(&title, "%s/%s/%s %s", s->benchmark, s->variant,
 		    s->device, s->metric);
-	page_begin(&out, title.buf, "../");
+	page_begin(&out, title.buf, "../", script);
 	strbuf_addstr(&out, "<h1>");
 	escape_html(&out, title.buf);
 	strbuf_addstr(&out, "</h1>\n<p>Suite ");
@@ -512,7 +650,10 @@ static void render_series(struct dashboard *d, const struct history *history,
 	strbuf_addf(&out, "; %s is better; ",
 		    s->better == BETTER_HIGHER ? "higher" : "lower");
 	report_add_count(&out, s->points_nr, "point", "points");
-	strbuf_addstr(&out, ".</p>\n<p><img class=\"chart\" src=\"../charts/");
+	strbuf_addstr(&out, ".</p>\n");
+	dashboard_chart_render(&out, history, s, NULL);
+	strbuf_addstr(&out, "<h2>Levels and change points</h2>\n"
+			    "<p><img class=\"chart\" src=\"../charts/");
 	escape_html(&out, name.buf);
 	strbuf_addstr(&out, ".svg\" width=\"800\" height=\"500\" alt=\"History "
 			    "chart of ");
@@ -520,6 +661,8 @@ static void render_series(struct dashboard *d, const struct history *history,
 	strbuf_addstr(&out, "\"></p>\n");
 	add_series_changes(&out, history, s, opts);
 	add_series_points(&out, history, s, opts);
+	if (script)
+		strbuf_addf(&out, "<script>%s</script>\n", dashboard_script);
 	page_end(&out);
 	strbuf_addf(&path, "series/%s.html", name.buf);
 	add_file(d, path.buf, &out);
@@ -538,14 +681,21 @@ static void render_series(struct dashboard *d, const struct history *history,
 void dashboard_render(struct dashboard *out, const struct history *history,
 		      const struct dashboard_options *opts)
 {
-	struct strbuf feed = STRBUF_INIT;
+	struct strbuf feed = STRBUF_INIT, script = STRBUF_INIT;
+	/* Without its hash the script could not run: the pages go without
+	 * it, their chart still drawn. */
+	bool scripted = dashboard_script_csp_source(&script) == 0;
 
 	render_index(out, history, opts);
 	render_regressions(out, history, opts);
 	feed_render(&feed, history, opts->repo_url);
 	add_file(out, "feed.xml", &feed);
 	for (size_t i = 0; i < history->series_nr; i++)
-		render_series(out, history, &history->series[i], opts);
+		render_series(out, history, &history->series[i], opts,
+			      scripted ? script.buf : NULL);
+	if (!scripted)
+		bg_error_clear();
+	strbuf_release(&script);
 }
 
 void dashboard_release(struct dashboard *dashboard)

@@ -12,21 +12,28 @@
  * The static dashboard `benchgate publish` writes: the pages of a branch's
  * history (harness/gate/history.h, through reporters/report.h), made in
  * memory as text, so that publish.h can write only the ones that changed.
- * Nothing in a page loads from the network or runs a script: the pages
- * carry a Content-Security-Policy that forbids both, their style inline,
- * their small charts as inline SVG and their big charts as SVG files of
- * the site. Every user string (names, units, subjects, the repository
- * address) is escaped for HTML or XML (escape.h).
+ * Nothing in a page loads from the network: the pages carry a
+ * Content-Security-Policy that forbids it, their style inline, their
+ * small charts as inline SVG and their big charts as SVG files of the
+ * site; the only script that may run is the series pages' own
+ * (dashboard_script.h), allowed by its hash. Every user string (names,
+ * units, subjects, the repository address) is escaped for HTML or XML
+ * (escape.h); the script reads them from attributes and writes them
+ * back as text.
  *
  * The site, relative to its directory:
- *   index.html         suites and metrics, each with a sparkline, its
- *                      latest value and last change point; the latest
- *                      change points of all series
+ *   index.html         the latest change points of all series, then per
+ *                      suite and machine a folding section per
+ *                      benchmark, a heading per variant, and per series
+ *                      a sparkline on its own scale (its range beneath),
+ *                      its latest value, its change from the previous
+ *                      point and its last change point
  *   regressions.html   every worse-direction change point, newest first,
  *                      grouped by commit (one regression, not forty)
  *   feed.xml           Atom feed of the change points, newest first
- *   series/NAME.html   one page per series: its chart, change points and
- *                      newest points
+ *   series/NAME.html   one page per series: its interactive chart
+ *                      (dashboard_chart.h: hover, zoom), its gnuplot
+ *                      chart, change points and newest points
  *   charts/NAME.gp/dat the series' gnuplot chart (charts_series()), drawn
  *                      into charts/NAME.svg
  */

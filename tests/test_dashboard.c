@@ -196,7 +196,11 @@ Test(dashboard, index_lists_series_sparklines_and_latest_change_points)
 		    "\"default-src 'none'; style-src 'unsafe-inline'; img-src "
 		    "'self' data:\">");
 	latest = find(index, "<h2 id=\"latest\">Latest change points</h2>");
-	table = find(index, "<h2>s on machine box</h2>");
+	table = find(index, "<h2>s <small>on machine box</small></h2>");
+	/* grouped: a folding section per benchmark, a heading per variant */
+	cr_assert_lt(table, find(index, "<details class=\"benchmark\" open>"
+					"<summary>bench "));
+	find(index, "<tr class=\"variant\"><th colspan=\"6\">original</th>");
 	cr_assert_lt(latest, table);
 	/* The change point's commit, linked, in both. */
 	cr_assert_eq(count(index, "<a href=\"https://github.com/o/r/commit/"

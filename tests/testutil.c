@@ -490,6 +490,35 @@ void test_browser_load(const char *dir, const char *path, struct strbuf *dom,
 	strbuf_release(&page_url);
 }
 
+void test_browser_drive(const char *dir, const char *path,
+			const char *const *actions, struct strbuf *out)
+{
+	struct strbuf profile = STRBUF_INIT;
+	struct test_output run;
+	const char *argv[64];
+	size_t n = 0;
+
+	strbuf_addf(&profile, "%s/profile-drive", dir);
+	argv[n++] = "/usr/bin/env";
+	argv[n++] = "python3";
+	argv[n++] = BENCHGATE_SOURCE_DIR "/tests/e2e/browse_page.py";
+	argv[n++] = chromium();
+	argv[n++] = profile.buf;
+	argv[n++] = path;
+	while (*actions && n < 63)
+		argv[n++] = *actions++;
+	argv[n] = NULL;
+	test_run(&run, dir, (const char *const[]){ "PYTHONDONTWRITEBYTECODE=1",
+						   NULL },
+		 argv);
+	cr_assert_eq(run.exit_code, 0,
+		     "browse_page.py on %s exited %d:\n%s%s", path,
+		     run.exit_code, run.out.buf, run.err.buf);
+	strbuf_add(out, run.out.buf, run.out.len);
+	test_output_release(&run);
+	strbuf_release(&profile);
+}
+
 struct result *test_only_result(const char *store_dir)
 {
 	struct store *store = NULL;

@@ -113,3 +113,13 @@ void test_browser_run(const char *path, const char *profile,
  * file: and data: URLs. */
 void test_browser_load(const char *dir, const char *path, struct strbuf *dom,
 		       struct strbuf *problems);
+
+/* Drives path (absolute) in the browser over the DevTools protocol with
+ * tests/e2e/browse_page.py's actions (NULL-terminated: "hover", SELECTOR,
+ * "text", SELECTOR, ...), using dir for its profile, and appends what it
+ * printed to out: one line per "text"/"count"/"attr" action and a
+ * "problem: " line per console message, exception, CSP violation or
+ * request for anything but file: and data: URLs. Fails the test when the
+ * browser cannot run or an action finds no element. */
+void test_browser_drive(const char *dir, const char *path,
+			const char *const *actions, struct strbuf *out);
