@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/bridge/bridge.h"
 #include "harness/util/error.h"
+#include "harness/util/strbuf.h"
 
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -339,4 +340,123 @@ Test(bridge, counter_names_keep_to_the_alphabet)
 	cr_assert_not_null(result_case_find_metric(rcase, "_"));
 	result_free(result);
 	bridge_doc_release(&doc);
+}
+
+/* A report of tests/peers/optimum/ (its README names where each is from),
+ * parsed into doc. */
+static void parse_peer(const char *name)
+{
+	struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
+
+	strbuf_addf(&path, "%s/tests/peers/optimum/%s", BENCHGATE_SOURCE_DIR,
+		    name);
+	cr_assert_geq(strbuf_read_file(&text, path.buf), 0, "%s", bg_error_last());
+	cr_assert_eq(bridge_parse(&doc, BRIDGE_OPTIMUM, text.buf, text.len,
+				  path.buf),
+		     BG_OK, "%s", bg_error_last());
+	strbuf_release(&path);
+	strbuf_release(&text);
+}
+
+Test(bridge, optimum_forward_latencies_are_samples_of_the_real_report)
+{
+	const struct bridge_series *latency, *throughput, *found;
+
+	/* written by optimum-benchmark (py-txi, BAAI/bge-base-en-v1.5, CPU),
+	 * its commit 83c4c9f5: load and forward phases, memory and energy
+	 * null */
+	parse_peer("py-txi-bert-cpu.benchmark_report.json");
+	latency = series("forward", NULL);
+	cr_assert_str_eq(latency->metric, "latency");
+	cr_assert_str_eq(latency->unit, "s");
+	cr_assert_eq(latency->nr, 10);
+	cr_assert_eq(latency->independent, 10);
+	cr_assert(latency->gate);
+	cr_assert_eq(latency->better, BETTER_LOWER);
+	cr_assert_float_eq(latency->values[0], 11.477741526905447, 1e-12);
+	cr_assert_float_eq(latency->values[9], 11.333256351063028, 1e-12);
+	throughput = series("forward", "throughput");
+	cr_assert_str_eq(throughput->unit, "samples/s");
+	cr_assert_eq(throughput->better, BETTER_HIGHER);
+	cr_assert_eq(throughput->independent, 1);
+	cr_assert_float_eq(throughput->values[0], 5.648934083819028, 1e-12);
+	cr_assert_eq(series("load", NULL)->nr, 1);
+	cr_assert_eq(bridge_find(&doc, "forward", "max_ram", &found),
+		     BG_ERROR);
+	cr_assert_str_eq(bg_error_last(),
+			 "optimum benchmark 'forward' has no metric 'max_ram'; "
+			 "it has 'latency', 'throughput'");
+	cr_assert_eq(bridge_find(&doc, NULL, NULL, &found), BG_ERROR);
+	cr_assert(strstr(bg_error_last(), "several benchmarks ('load', "
+					  "'forward')"),
+		  "%s", bg_error_last());
+	bridge_doc_release(&doc);
+
+	/* the same run's benchmark.json: the report beside its config */
+	parse_peer("py-txi-bert-cpu.benchmark.json");
+	cr_assert_eq(series("forward", NULL)->nr, 10);
+	bridge_doc_release(&doc);
+}
+
+Test(bridge, optimum_phases_give_memory_energy_and_rates)
+{
+	const struct bridge_series *s, *found;
+
+	/* after optimum-benchmark's report.py and trackers/ (commit
+	 * b263af4): the text-generation phases with memory and energy */
+	parse_peer("gpt2-cuda-schema.benchmark_report.json");
+	cr_assert_eq(series("prefill", "latency")->nr, 10);
+	cr_assert_eq(series("decode", "latency")->nr, 10);
+	cr_assert_eq(series("per_token", "latency")->nr, 6);
+	s = series("decode", "max_allocated");
+	cr_assert_str_eq(s->unit, "MB");
+	cr_assert_eq(s->better, BETTER_LOWER);
+	cr_assert(s->gate);
+	cr_assert_eq(s->nr, 1);
+	cr_assert_float_eq(s->values[0], 611.8, 1e-9);
+	s = series("decode", "energy_total");
+	cr_assert_str_eq(s->unit, "kWh");
+	cr_assert_float_eq(s->values[0], 1.4154e-04, 1e-12);
+	s = series("prefill", "efficiency");
+	cr_assert_str_eq(s->unit, "tokens/kWh");
+	cr_assert_eq(s->better, BETTER_HIGHER);
+	cr_assert_str_eq(series("decode", "throughput")->unit, "tokens/s");
+	/* null where the tracker had nothing: no GPU peaks at load */
+	cr_assert_float_eq(series("load_model", "max_ram")->values[0], 912.6,
+			   1e-9);
+	cr_assert_eq(bridge_find(&doc, "load_model", "max_allocated", &found),
+		     BG_ERROR);
+	cr_assert_eq(bridge_find(&doc, "per_token", "max_ram", &found),
+		     BG_ERROR);
+	bridge_doc_release(&doc);
+}
+
+Test(bridge, optimum_bad_report_is_named_at_its_position)
+{
+	parse_fails(BRIDGE_OPTIMUM, "[1, 2]",
+		    "in.json:1:1: expected an object of phases (load, "
+		    "prefill, decode, forward, ...), found an array");
+	/* line 2, column 14: the prefill phase */
+	parse_fails(BRIDGE_OPTIMUM, "{\"load\": null,\n \"prefill\": 3}",
+		    "in.json:2:13: prefill: expected an object of "
+		    "measurements (memory, latency, throughput, energy, "
+		    "efficiency), found a number");
+	parse_fails(BRIDGE_OPTIMUM,
+		    "{\"decode\": {\"latency\": {\"unit\": \"s\",\n"
+		    "  \"values\": [0.4, \"slow\"]}}}",
+		    "in.json:2:19: decode.latency.values[1]: expected a "
+		    "finite number, found a string");
+	parse_fails(BRIDGE_OPTIMUM,
+		    "{\"decode\": {\"throughput\": {\"value\": 3}}}",
+		    "in.json:1:27: decode.throughput: missing required key "
+		    "'unit'");
+	parse_fails(BRIDGE_OPTIMUM,
+		    "{\"forward\": {\"memory\": {\"unit\": \"MB\", "
+		    "\"max_ram\": \"big\"}}}",
+		    "in.json:1:50: forward.memory.max_ram: expected a number, "
+		    "found a string");
+	parse_fails(BRIDGE_OPTIMUM, "{\"forward\": {\"latency\": null}}",
+		    "in.json:1:1: expected at least one benchmark, found none");
+	parse_fails(BRIDGE_OPTIMUM, "{\"config\": {}, \"results\": {}}",
+		    "in.json:1:1: missing required key 'report'");
 }

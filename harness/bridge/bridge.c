@@ -17,6 +17,7 @@ const char *const bridge_format_names[] = {
 	[BRIDGE_PYTEST_BENCHMARK] = "pytest-benchmark",
 	[BRIDGE_GAB_SMALLER] = "customSmallerIsBetter",
 	[BRIDGE_GAB_BIGGER] = "customBiggerIsBetter",
+	[BRIDGE_OPTIMUM] = "optimum",
 	NULL,
 };
 
@@ -27,6 +28,7 @@ static const char *const main_metric[] = {
 	[BRIDGE_PYTEST_BENCHMARK] = "time",
 	[BRIDGE_GAB_SMALLER] = "value",
 	[BRIDGE_GAB_BIGGER] = "value",
+	[BRIDGE_OPTIMUM] = "latency",
 };
 
 static void add_names(struct strbuf *out, const char *const *names)
@@ -79,6 +81,9 @@ int bridge_parse(struct bridge_doc *doc, enum bridge_format format,
 					format == BRIDGE_GAB_BIGGER
 						? BETTER_HIGHER
 						: BETTER_LOWER);
+		break;
+	case BRIDGE_OPTIMUM:
+		error = bridge_read_optimum(doc, &rd);
 		break;
 	}
 	if (!error && !doc->nr && !doc->failures_nr)

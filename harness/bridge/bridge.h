@@ -12,8 +12,8 @@
  * Bridges: the result documents of peer tools, read into benchgate's
  * terms (docs/how-to/import.md). `benchgate import` turns a document into a
  * stored result; a suite's metric of source "gbench", "hyperfine",
- * "pytest-benchmark", "customSmallerIsBetter" or "customBiggerIsBetter"
- * reads one after each run (collectors.h).
+ * "pytest-benchmark", "customSmallerIsBetter", "customBiggerIsBetter" or
+ * "optimum" reads one after each run (collectors.h).
  *
  * A document becomes a list of (benchmark, metric) series, each knowing
  * how many independent values it holds: the repetitions, runs or rounds
@@ -47,6 +47,17 @@
  *  - customSmallerIsBetter / customBiggerIsBetter (github-action-benchmark):
  *    an array of {"name", "unit", "value"}; each value is one value of
  *    metric "value" of benchmark "name", lower / higher better.
+ *  - optimum (optimum-benchmark's benchmark_report.json, or the "report"
+ *    of its benchmark.json): an object of phases ("load_model", "prefill",
+ *    "decode", "per_token", "forward", ...), each a benchmark named by
+ *    the phase. latency.values are the samples of metric latency (in
+ *    latency.unit, "s"); without them its mean is one value. Each of
+ *    the rest is one value, gated: throughput and efficiency (higher
+ *    better, in their units), and lower better memory's max_ram,
+ *    max_global_vram, max_process_vram, max_reserved and max_allocated
+ *    (MB) and energy's cpu, ram, gpu and total as energy_cpu, ...,
+ *    energy_total (kWh). A measurement the tool did not track is null
+ *    and gives no metric.
  *
  * Errors are input errors with the document's position ("out.json:12:7:
  * benchmarks[3].real_time: expected a number, found a string", jsonread.h).
@@ -54,8 +65,8 @@
  */
 
 /* "gbench", "hyperfine", "pytest-benchmark", "customSmallerIsBetter",
- * "customBiggerIsBetter" by value, then NULL: the --format names of
- * `import`, and the names of the suite's metric sources. */
+ * "customBiggerIsBetter", "optimum" by value, then NULL: the --format
+ * names of `import`, and the names of the suite's metric sources. */
 extern const char *const bridge_format_names[];
 
 /* The format of that name into *out; BG_EINPUT listing the names. */
@@ -72,10 +83,11 @@ int bridge_parse(struct bridge_doc *doc, enum bridge_format format,
 
 /*
  * The series of `metric` (NULL: the format's main one: real_time, time,
- * time, value) of `benchmark` (the peer's name as written, or as
- * bridge_name() maps it; NULL: the document's only benchmark) into *out,
- * borrowed from doc. BG_ERROR naming what the document holds when there is
- * no such series, or with the peer's reason when the benchmark failed.
+ * time, value, value, latency) of `benchmark` (the peer's name as
+ * written, or as bridge_name() maps it; NULL: the document's only
+ * benchmark) into *out, borrowed from doc. BG_ERROR naming what the
+ * document holds when there is no such series, or with the peer's
+ * reason when the benchmark failed.
  */
 int bridge_find(const struct bridge_doc *doc, const char *benchmark,
 		const char *metric, const struct bridge_series **out);

@@ -20,6 +20,7 @@ enum bridge_format {
 	BRIDGE_PYTEST_BENCHMARK,
 	BRIDGE_GAB_SMALLER,
 	BRIDGE_GAB_BIGGER,
+	BRIDGE_OPTIMUM,
 };
 
 /* One series: a metric of a benchmark, as the peer named them. */

@@ -16,6 +16,7 @@
 int bridge_read_gbench(struct bridge_doc *doc, struct json_reader *rd);
 int bridge_read_hyperfine(struct bridge_doc *doc, struct json_reader *rd);
 int bridge_read_pytest(struct bridge_doc *doc, struct json_reader *rd);
+int bridge_read_optimum(struct bridge_doc *doc, struct json_reader *rd);
 int bridge_read_gab(struct bridge_doc *doc, struct json_reader *rd,
 		    enum better better);
 

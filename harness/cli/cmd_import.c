@@ -16,7 +16,7 @@ static const struct cli_opt options[] = {
 	CLI_OPT_STRING("format", "FMT", &args.req.format,
 		       "the format of the files: gbench, hyperfine, "
 		       "pytest-benchmark, customSmallerIsBetter, "
-		       "customBiggerIsBetter"),
+		       "customBiggerIsBetter, optimum"),
 	CLI_OPT_STRING("suite", "S", &args.req.suite,
 		       "the suite the result is of (default: the format's "
 		       "name)"),
@@ -40,14 +40,16 @@ const struct cli_command cli_cmd_import = {
 	.help = "FMT: gbench (Google Benchmark's JSON), hyperfine "
 		"(--export-json), pytest-benchmark\n(--benchmark-json, or a "
 		"saved run), customSmallerIsBetter or customBiggerIsBetter\n"
-		"(github-action-benchmark's arrays). The benchmarks of every "
-		"FILE become the cases\nof one result of suite --suite "
-		"(default: FMT), stored under\n<store>/<commit>/<machine>/ "
-		"as `run` stores its own, for compare, check and\nhistory. "
-		"Each metric keeps how many independent values it holds: a "
-		"peer's\nsummary is one, and the gate judges it as one "
-		"(README \"Bridges\").\nExit status 3 when the tool reports "
-		"a benchmark as failed.",
+		"(github-action-benchmark's arrays), optimum "
+		"(optimum-benchmark's benchmark_report.json,\nor its "
+		"benchmark.json: each phase, such as prefill or decode, is a "
+		"benchmark).\nThe benchmarks of every FILE become the cases "
+		"of one result of suite --suite\n(default: FMT), stored "
+		"under <store>/<commit>/<machine>/ as `run` stores its\nown, "
+		"for compare, check and history. Each metric keeps how many "
+		"independent\nvalues it holds: a peer's summary is one, and "
+		"the gate judges it as one\n(README \"Bridges\"). Exit "
+		"status 3 when the tool reports a benchmark as failed.",
 	.options = options,
 	.min_args = 1,
 	.max_args = INT_MAX,

@@ -1321,6 +1321,7 @@ static int collect_one(struct collect_state *state, size_t m)
 	case SOURCE_PYTEST_BENCHMARK:
 	case SOURCE_GAB_SMALLER:
 	case SOURCE_GAB_BIGGER:
+	case SOURCE_OPTIMUM:
 		return collect_bridge(state);
 	case SOURCE_PERF:
 	case SOURCE_NVML:

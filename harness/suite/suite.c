@@ -37,6 +37,7 @@ static const char *const source_names[] = {
 	[SOURCE_PYTEST_BENCHMARK] = "pytest-benchmark",
 	[SOURCE_GAB_SMALLER] = "customSmallerIsBetter",
 	[SOURCE_GAB_BIGGER] = "customBiggerIsBetter",
+	[SOURCE_OPTIMUM] = "optimum",
 };
 #define SOURCE_COUNT (sizeof(source_names) / sizeof(*source_names))
 
@@ -621,6 +622,15 @@ static void parse_metric_use(struct json_reader *rd, const cJSON *object,
 		  &metric->devices, &metric->devices_nr);
 }
 
+/* optimum-benchmark's rates (throughput, efficiency) are higher better,
+ * its latencies, memory and energy lower: the suite need not say so. */
+static bool optimum_rate(const struct metric_spec *metric)
+{
+	return metric->from == SOURCE_OPTIMUM && metric->field &&
+	       (!strcmp(metric->field, "throughput") ||
+		!strcmp(metric->field, "efficiency"));
+}
+
 static int parse_metric(struct json_reader *rd, const cJSON *object,
 			struct metric_spec *metric)
 {
@@ -694,11 +704,13 @@ static int parse_metric(struct json_reader *rd, const cJSON *object,
 	case SOURCE_PYTEST_BENCHMARK:
 	case SOURCE_GAB_SMALLER:
 	case SOURCE_GAB_BIGGER:
+	case SOURCE_OPTIMUM:
 		/* key: the peer's benchmark, field: its metric; both may be
 		 * left to the document (bridge_find()) */
 		if (!metric->path)
 			json_read_item(rd, object, "path", JSON_REQUIRED);
-		if (!better && metric->from == SOURCE_GAB_BIGGER)
+		if (!better && (metric->from == SOURCE_GAB_BIGGER ||
+				optimum_rate(metric)))
 			metric->better = BETTER_HIGHER;
 		forbid_key(rd, object, "regex", source);
 		break;

@@ -53,6 +53,7 @@ enum metric_source {
 	SOURCE_PYTEST_BENCHMARK,
 	SOURCE_GAB_SMALLER,
 	SOURCE_GAB_BIGGER,
+	SOURCE_OPTIMUM,
 };
 
 /* Whether source reads a peer's document; its format into *format. */

@@ -18,6 +18,7 @@
 
 #include "testutil.h"
 
+#include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <glob.h>
 #include <stdio.h>
@@ -468,4 +469,138 @@ Test(import, a_failed_benchmark_is_a_failed_case)
 	cr_assert(strstr(out.out.buf, "stored "), "%s", out.out.buf);
 	test_output_release(&out);
 	free(file);
+}
+
+/* optimum-benchmark's own report (tests/peers/optimum/README.md: the
+ * py-txi backend on a CPU, from its repository at commit 83c4c9f5). */
+#define OPTIMUM_REPORT                            \
+	BENCHGATE_SOURCE_DIR "/tests/peers/optimum/" \
+			     "py-txi-bert-cpu.benchmark_report.json"
+
+/* The report with every forward latency times factor and its throughput
+ * divided by it, as a slower model would leave it, at dir/name. */
+static char *slowed_report(const char *name, double factor)
+{
+	char *text = test_read_file(OPTIMUM_REPORT), *printed, *path;
+	cJSON *report = cJSON_Parse(text), *forward, *value;
+
+	cr_assert_not_null(report);
+	forward = cJSON_GetObjectItem(report, "forward");
+	cJSON_ArrayForEach(value, cJSON_GetObjectItem(
+					  cJSON_GetObjectItem(forward, "latency"),
+					  "values"))
+		cJSON_SetNumberValue(value, value->valuedouble * factor);
+	value = cJSON_GetObjectItem(cJSON_GetObjectItem(forward, "throughput"),
+				    "value");
+	cJSON_SetNumberValue(value, value->valuedouble / factor);
+	printed = cJSON_Print(report);
+	path = test_write_file(dir, name, printed);
+	free(printed);
+	cJSON_Delete(report);
+	free(text);
+	return path;
+}
+
+Test(import, optimum_report_phases_gate)
+{
+	char *slow = slowed_report("slow_report.json", 4), *text;
+	struct strbuf out = STRBUF_INIT;
+
+	import("optimum", OPTIMUM_REPORT, at("base.json", 1));
+	/* the same run again: a recorded report, not a measurement */
+	import("optimum", OPTIMUM_REPORT, at("same.json", 1));
+	import("optimum", slow, at("slow.json", 1));
+	text = test_read_file(at("base.json", 0));
+	/* ten forward latencies, and one load latency */
+	cr_assert(strstr(text, "\"independent\":\t10"), "%s", text);
+	cr_assert(strstr(text, "\"benchmark\":\t\"forward\""), "%s", text);
+	cr_assert(strstr(text, "\"benchmark\":\t\"load\""), "%s", text);
+	cr_assert(strstr(text, "\"samples/s\""), "%s", text);
+	free(text);
+	assert_gate("latency", false);
+	/* a quarter of the throughput: a regression of a higher-better rate */
+	compare(at("base.json", 0), at("slow.json", 1), &out);
+	text = strstr(out.buf, "forward/original/cpu throughput ");
+	cr_assert_not_null(text, "%s", out.buf);
+	cr_assert(strstr(text, "regression"), "%s", out.buf);
+	strbuf_release(&out);
+	free(slow);
+}
+
+/* A suite whose benchmark leaves an optimum-benchmark report: here a copy
+ * of $REPORT, as optimum-benchmark itself would write one per run. */
+static const char optimum_suite[] =
+	"{ \"benchgate\": 1, \"suite\": \"ob\",\n"
+	"  \"defaults\": { \"warmup\": 0, \"runs\": 2 },\n"
+	"  \"benchmarks\": [ { \"name\": \"bert\",\n"
+	"    \"shell\": \"cp \\\"$REPORT\\\" benchmark_report.json\",\n"
+	"    \"metrics\": [\n"
+	"      { \"name\": \"latency\", \"from\": \"optimum\",\n"
+	"        \"path\": \"benchmark_report.json\", \"key\": \"forward\" },\n"
+	"      { \"name\": \"throughput\", \"from\": \"optimum\",\n"
+	"        \"path\": \"benchmark_report.json\", \"key\": \"forward\",\n"
+	"        \"field\": \"throughput\" } ] } ] }\n";
+
+Test(import, a_suite_reads_optimum_reports_as_a_metric_source)
+{
+	char *slow = slowed_report("slow_report.json", 4), *suite, *result;
+	struct strbuf env_base = STRBUF_INIT, env_slow = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT;
+	const char *base_env[2], *slow_env[2];
+
+	strbuf_addstr(&env_base, "REPORT=" OPTIMUM_REPORT);
+	strbuf_addf(&env_slow, "REPORT=%s", slow);
+	base_env[0] = env_base.buf;
+	slow_env[0] = env_slow.buf;
+	base_env[1] = slow_env[1] = NULL;
+	suite = test_write_file(dir, "suite/suite.json", optimum_suite);
+	run_suite(suite, base_env, at("base.json", 1));
+	run_suite(suite, base_env, at("same.json", 1));
+	run_suite(suite, slow_env, at("slow.json", 1));
+	result = test_read_file(at("base.json", 0));
+	/* two benchgate runs, ten latencies each */
+	cr_assert(strstr(result, "\"independent\":\t20"), "%s", result);
+	/* throughput is higher better without the suite saying so */
+	cr_assert(strstr(result, "\"higher\""), "%s", result);
+	free(result);
+	cr_assert_eq(compare(at("base.json", 0), at("same.json", 1), &out), 0,
+		     "%s", out.buf);
+	cr_assert_eq(compare(at("base.json", 0), at("slow.json", 1), &out), 1,
+		     "%s", out.buf);
+	cr_assert(strstr(out.buf, "bert/default/cpu latency "), "%s",
+		  out.buf);
+	cr_assert(strstr(out.buf, "bert/default/cpu throughput "), "%s",
+		  out.buf);
+	strbuf_release(&out);
+	strbuf_release(&env_base);
+	strbuf_release(&env_slow);
+	free(suite);
+	free(slow);
+}
+
+Test(import, a_bad_optimum_report_is_named_at_its_position)
+{
+	struct strbuf listing = STRBUF_INIT;
+	struct test_output out;
+	char *bad = test_write_file(
+		dir, "benchmark_report.json",
+		"{\"forward\": {\n"
+		"  \"latency\": {\"unit\": \"s\", \"values\": [1, null]}}}");
+
+	test_benchgate(&out, dir, NULL,
+		       (const char *const[]){ "import", "--format", "optimum",
+					      bad, "--store", at("store", 0),
+					      NULL });
+	cr_assert_eq(out.exit_code, 2, "%s", out.err.buf);
+	/* line 2, column 42: the null */
+	cr_assert(strstr(out.err.buf,
+			 "benchmark_report.json:2:42: "
+			 "forward.latency.values[1]: expected a finite number, "
+			 "found null"),
+		  "%s", out.err.buf);
+	test_list_tree(&listing, at("store", 0));
+	cr_assert_str_empty(listing.buf, "stored: %s", listing.buf);
+	test_output_release(&out);
+	strbuf_release(&listing);
+	free(bad);
 }

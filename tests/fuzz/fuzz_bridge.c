@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size)
 		return 0;
-	format = (enum bridge_format)(data[0] % 5);
+	format = (enum bridge_format)(data[0] % 6);
 	bg_error_clear();
 	if (bridge_parse(&doc, format, (const char *)data + 1, size - 1,
 			 "fuzz.json") < 0) {
