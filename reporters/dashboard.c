@@ -55,7 +55,7 @@ static const char page_style[] =
 	"font-size:110%}\n"
 	"tr.variant th{background:#f4f6fa;font-weight:600}\n"
 	"td.spark small{display:block;color:#666;font-size:80%}\n"
-	"svg.spark .busy{fill:#fff;stroke:#d68910;stroke-width:1.5}\n"
+	"svg.spark .busy{fill:none;stroke:#e67e22;stroke-width:1.2}\n"
 	".busy{color:#b9770e}\n"
 	".chart{position:relative;max-width:1000px}\n"
 	".zoom button{font:inherit;padding:.1em .6em}\n"
@@ -70,8 +70,7 @@ static const char page_style[] =
 	"svg.plot .pt circle{fill:#1f4e9c}\n"
 	"svg.plot .pt.regression circle{fill:#c0392b;r:5px}\n"
 	"svg.plot .pt.improvement circle{fill:#1b9e77;r:5px}\n"
-	"svg.plot .pt.busy circle{fill:#fff;stroke:#d68910;"
-	"stroke-width:1.5}\n"
+	"svg.plot .pt.busy circle{stroke:#e67e22;stroke-width:2}\n"
 	"svg.plot .pt.on circle{stroke:#000;stroke-width:2}\n"
 	"svg.plot .sel{fill:#1f4e9c;opacity:.15;pointer-events:none}\n"
 	".tip{position:absolute;z-index:1;background:#fff;"
@@ -224,6 +223,20 @@ static void add_sparkline(struct strbuf *out, const struct history_series *s)
 			    SPARK_HEIGHT - 3 - y * (SPARK_HEIGHT - 6));
 	}
 	strbuf_addstr(out, "\"/>");
+	/* A busy night, hollow: a dot of its own, under a change's. */
+	for (size_t i = first; i < s->points_nr; i++) {
+		double y;
+
+		if (!(s->points[i].busy >= MACHINE_LOAD_BUSY_CPU))
+			continue;
+		y = high > low ? (s->points[i].median - low) / (high - low)
+			       : 0.5;
+		strbuf_addf(out,
+			    "<circle class=\"busy\" cx=\"%.1f\" cy=\"%.1f\" "
+			    "r=\"2.5\"/>",
+			    2 + dx * (double)(i - first),
+			    SPARK_HEIGHT - 3 - y * (SPARK_HEIGHT - 6));
+	}
 	for (size_t i = 0; i < s->changes_nr; i++) {
 		const struct history_change *c = &s->changes[i];
 		double y;
@@ -311,6 +324,19 @@ static void add_latest_changes(struct strbuf *out,
 	free(refs);
 }
 
+/* " busy" after a value measured while other processes kept the machine
+ * busy (machine_load_quiet()'s bound), with how busy in its title. */
+static void add_busy_mark(struct strbuf *out, const struct history_point *p)
+{
+	if (!(p->busy >= MACHINE_LOAD_BUSY_CPU))
+		return;
+	strbuf_addf(out,
+		    " <span class=\"busy\" title=\"measured on a busy "
+		    "machine: other processes kept %.2g cores busy\">busy"
+		    "</span>",
+		    p->busy);
+}
+
 /* The change of the latest point from the one before, as compare and
  * the change points measure it. */
 static double latest_change(const struct history_series *s)
@@ -342,6 +368,7 @@ static void add_index_row(struct strbuf *out, const struct history *history,
 	add_sparkline(out, s);
 	strbuf_addstr(out, "</td><td class=\"num\">");
 	add_quantity(out, last->median, s->unit);
+	add_busy_mark(out, last);
 	strbuf_addstr(out, "</td><td class=\"num\">");
 	if (isfinite(change)) {
 		bool worse = s->better == BETTER_HIGHER ? change < 0
@@ -615,6 +642,7 @@ static void add_series_points(struct strbuf *out,
 				 "<td class=\"num\">",
 			    p->n);
 		add_quantity(out, p->median, s->unit);
+		add_busy_mark(out, p);
 		strbuf_addstr(out, "</td><td class=\"num\">");
 		add_quantity(out, p->ci_low, s->unit);
 		strbuf_addstr(out, " \u2013 ");

@@ -101,15 +101,26 @@ static void add_quantity_attr(struct strbuf *out, const char *name,
 	strbuf_release(&text);
 }
 
-/* The class of the point: "pt", with the direction of the change point
- * it starts, if any. */
-static const char *point_class(const struct history_series *s, size_t index)
+/* Whether the point was measured while other processes kept the machine
+ * busy (machine_load_quiet()'s bound). */
+static bool point_busy(const struct history_point *p)
 {
+	return p->busy >= MACHINE_LOAD_BUSY_CPU;
+}
+
+/* The class of the point: "pt", with the direction of the change point
+ * it starts, if any, and "busy". */
+static void add_point_class(struct strbuf *out, const struct history_series *s,
+			    size_t index)
+{
+	strbuf_addstr(out, "pt");
 	for (size_t i = 0; i < s->changes_nr; i++)
 		if (s->changes[i].at.index == index)
-			return s->changes[i].regression ? "pt regression"
-							: "pt improvement";
-	return "pt";
+			strbuf_addstr(out, s->changes[i].regression
+						   ? " regression"
+						   : " improvement");
+	if (point_busy(&s->points[index]))
+		strbuf_addstr(out, " busy");
 }
 
 static void add_point(struct strbuf *out, const struct history *history,
@@ -122,8 +133,9 @@ static void add_point(struct strbuf *out, const struct history *history,
 	struct strbuf text = STRBUF_INIT;
 	double x = frame_x(f, (double)p->commit), y = frame_y(f, p->median);
 
-	strbuf_addf(out, "<g class=\"%s\" data-x=\"%zu\"", point_class(s, i),
-		    p->commit);
+	strbuf_addstr(out, "<g class=\"");
+	add_point_class(out, s, i);
+	strbuf_addf(out, "\" data-x=\"%zu\"", p->commit);
 	add_number_attr(out, "data-y", p->median);
 	add_number_attr(out, "data-lo", p->ci_low);
 	add_number_attr(out, "data-hi", p->ci_high);
@@ -139,6 +151,11 @@ static void add_point(struct strbuf *out, const struct history *history,
 		report_add_cut(out, commit->subject, 80, escape_html);
 		strbuf_addch(out, '"');
 	}
+	if (point_busy(p))
+		strbuf_addf(out,
+			    " data-busy=\"measured on a busy machine: other "
+			    "processes kept %.2g cores busy\"",
+			    p->busy);
 	if (links && links->logs && links->logs[i])
 		add_text_attr(out, "data-log", links->logs[i]);
 	if (links && links->reports && links->reports[i])
@@ -157,6 +174,8 @@ static void add_point(struct strbuf *out, const struct history *history,
 	if (commit->commit_time)
 		strbuf_addf(&text, "%s ", commit->commit_time);
 	format_quantity(&text, p->median, s->unit);
+	if (point_busy(p))
+		strbuf_addstr(&text, " (busy machine)");
 	escape_html(out, text.buf);
 	strbuf_addstr(out, "</title></circle></g>\n");
 	strbuf_release(&text);

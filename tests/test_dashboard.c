@@ -190,8 +190,25 @@ Test(dashboard, index_lists_series_sparklines_and_latest_change_points)
 	const char *index, *latest, *table;
 
 	make_history(&h, "s", metrics, 0.2);
+	/* point 5 measured while 2 cores were busy, the latest at a quarter
+	 * of one (MACHINE_LOAD_BUSY_CPU: busy), point 6 just below it */
+	h.series[0].points[5].busy = 2;
+	h.series[0].points[6].busy = 0.24;
+	h.series[0].points[29].busy = 0.25;
 	dashboard_render(&d, &h, &linked);
 	index = file(&d, "index.html")->text.buf;
+	cr_assert_eq(count(index, "<circle class=\"busy\""), 2, "%s", index);
+	find(index, "<span class=\"busy\" title=\"measured on a busy machine: "
+		    "other processes kept 0.25 cores busy\">busy</span>");
+	for (size_t i = 0; i < d.files_nr; i++)
+		if (!strncmp(d.files[i].path, "series/", 7)) {
+			const char *page = d.files[i].text.buf;
+
+			cr_assert_eq(count(page, "<g class=\"pt busy\""), 2,
+				     "%s", page);
+			find(page, " data-busy=\"measured on a busy machine: "
+				   "other processes kept 2 cores busy\"");
+		}
 	find(index, "<meta http-equiv=\"Content-Security-Policy\" content="
 		    "\"default-src 'none'; style-src 'unsafe-inline'; img-src "
 		    "'self' data:\">");

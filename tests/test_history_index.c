@@ -28,7 +28,7 @@ static git_oid commits[30];
 
 /* One result of suite "s" on machine m1 at commit: case b/original/cpu
  * with latency samples level, level + 0.01, ..., level + 0.04 ms. */
-static void store_level(const git_oid *commit, double level)
+static void store_level(const git_oid *commit, double level, double busy)
 {
 	struct result *r = result_new();
 	struct result_case *c = result_add_case(r, "b", "original", "cpu");
@@ -39,6 +39,10 @@ static void store_level(const git_oid *commit, double level)
 	snprintf(r->git.commit, sizeof(r->git.commit), "%s",
 		 test_oid_hex(commit, 3));
 	snprintf(r->machine.id, sizeof(r->machine.id), "m1");
+	if (busy > 0) {
+		r->load.observed = true;
+		r->load.cpu_busy = busy;
+	}
 	latency->unit = strdup("ms");
 	for (int i = 0; i < 5; i++)
 		metric_samples_push(latency, level + i * 0.01);
@@ -48,7 +52,9 @@ static void store_level(const git_oid *commit, double level)
 }
 
 /* 30 commits on main, each measured; latency steps from 10 to 12 ms at
- * commit 15 (and wobbles by 0.05 ms on the way). */
+ * commit 15 (and wobbles by 0.05 ms on the way); commit 7 was measured
+ * while other processes kept 1.25 cores busy. */
+#define BUSY_COMMIT 7
 static void setup(void)
 {
 	char path[4096], message[32];
@@ -63,7 +69,8 @@ static void setup(void)
 		test_git_commit(repo, "refs/heads/main", message, i ? 1 : 0,
 				i ? &commits[i - 1] : NULL, &commits[i]);
 		store_level(&commits[i],
-			    (i < 15 ? 10 : 12) + 0.05 * (double)(i % 3));
+			    (i < 15 ? 10 : 12) + 0.05 * (double)(i % 3),
+			    i == BUSY_COMMIT ? 1.25 : 0);
 	}
 }
 
@@ -104,6 +111,7 @@ static void assert_same(const struct history *a, const struct history *b)
 			cr_assert_eq(x->points[j].ci_low, y->points[j].ci_low);
 			cr_assert_eq(x->points[j].ci_high,
 				     y->points[j].ci_high);
+			cr_assert_eq(x->points[j].busy, y->points[j].busy);
 		}
 		cr_assert_eq(x->changes_nr, y->changes_nr);
 		for (size_t j = 0; j < x->changes_nr; j++)
@@ -259,15 +267,47 @@ static void write_index(const unsigned char *bytes, size_t size)
 /* Where the metric table starts: the header's counts (at the same
  * offsets in every version: strings' bytes at 24, then the numbers of
  * strings, metrics, records and points) and the fixed widths of a
- * metric (24 bytes), a record (32) and a point (40) give the header's
+ * metric (24 bytes), a record (40) and a point (40) give the header's
  * size, whatever it is. */
 static size_t metric_table_at(const unsigned char *bytes, size_t size)
 {
 	uint64_t counts[5];
 
 	memcpy(counts, bytes + 24, sizeof(counts));
-	return size - (size_t)(counts[3] * 40 + counts[4] * 32 +
+	return size - (size_t)(counts[3] * 40 + counts[4] * 40 +
 			       counts[2] * 24);
+}
+
+/* Each point carries the load its result recorded, from the results and
+ * from the index alike; an index of version 2 (without it) is rebuilt. */
+Test(history_index, keeps_each_results_load_and_rebuilds_an_older_index)
+{
+	struct history cold, warm;
+	unsigned char *bytes;
+	uint32_t version = 2;
+	size_t size;
+
+	build(&cold);
+	for (size_t i = 0; i < 30; i++)
+		cr_assert_eq(latency(&cold)->points[i].busy,
+			     i == BUSY_COMMIT ? 1.25 : 0, "point %zu", i);
+	build(&warm);
+	assert_same(&cold, &warm);
+	history_release(&warm);
+
+	/* the version, after the 8 bytes of the magic */
+	bytes = read_index(&size);
+	memcpy(bytes + 8, &version, sizeof(version));
+	write_index(bytes, size);
+	free(bytes);
+	build(&warm);
+	assert_same(&cold, &warm);
+	bytes = read_index(&size);
+	memcpy(&version, bytes + 8, sizeof(version));
+	cr_assert_eq(version, 3, "the older index was not rebuilt");
+	free(bytes);
+	history_release(&warm);
+	history_release(&cold);
 }
 
 /* A metric record that fails validation (its `better` is 2) once

@@ -165,6 +165,7 @@ static void add_result(struct builder *b, const struct history_index_result *r,
 			.median = p->median,
 			.ci_low = p->ci_low,
 			.ci_high = p->ci_high,
+			.busy = r->busy,
 		};
 	}
 }

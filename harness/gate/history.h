@@ -67,6 +67,11 @@ struct history_point {
 	double ci_low, ci_high; /* the median's order-statistic interval
 				 * at HISTORY_CONFIDENCE,
 				 * stats_median_order_ci() */
+	/* Cores other processes kept busy while its result was measured
+	 * (machine_load's cpu_busy, result.h); 0 when quiet or not
+	 * recorded. At MACHINE_LOAD_BUSY_CPU or more the machine was busy:
+	 * the dashboard marks the point. */
+	double busy;
 };
 
 /* A change point of a series: points[at.index] starts the new level. */

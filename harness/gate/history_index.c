@@ -30,7 +30,7 @@
  */
 #define INDEX_FILE "/.history-index"
 #define INDEX_MAGIC "bgindex\n"
-#define INDEX_VERSION 2
+#define INDEX_VERSION 3
 #define INDEX_BYTE_ORDER 0x01020304u
 /* Larger than any index this version writes would be absurd: 16 GiB. */
 #define INDEX_MAX_BYTES (UINT64_C(16) << 30)
@@ -60,10 +60,11 @@ struct record {
 	uint32_t key, identity, suite, machine;
 	uint64_t first;
 	uint64_t points_nr;
+	double busy; /* since version 3 */
 };
 
 _Static_assert(sizeof(struct file_header) == 104, "header layout");
-_Static_assert(sizeof(struct record) == 32, "record layout");
+_Static_assert(sizeof(struct record) == 40, "record layout");
 _Static_assert(sizeof(struct history_index_metric) == 24, "metric layout");
 _Static_assert(sizeof(struct history_index_point) == 40, "point layout");
 
@@ -275,7 +276,8 @@ static const char *load_records(struct history_index *ix, FILE *f,
 		    !valid_string(ix, r->suite) ||
 		    !valid_string(ix, r->machine) ||
 		    r->first > ix->points_nr ||
-		    r->points_nr > ix->points_nr - r->first)
+		    r->points_nr > ix->points_nr - r->first ||
+		    !(r->busy >= 0 && isfinite(r->busy)))
 			return "a record is out of range";
 		if (ix->record_of[r->key] != HISTORY_INDEX_NONE)
 			return "a record is repeated";
@@ -344,6 +346,8 @@ static const char *load_from(struct history_index *ix, FILE *f,
 	else if (fread(&h, sizeof(h), 1, f) != 1 ||
 		 memcmp(h.magic, INDEX_MAGIC, sizeof(h.magic)))
 		why = "not an index";
+	else if (h.version == 2)
+		; /* an earlier benchgate's, without the load: rebuilt quietly */
 	else if (h.version != INDEX_VERSION)
 		why = "of another version";
 	else if (h.byte_order != INDEX_BYTE_ORDER)
@@ -452,6 +456,10 @@ static void summarise(struct history_index *ix, const struct result *r,
 {
 	rec->suite = intern(ix, r->suite);
 	rec->machine = intern(ix, r->machine.id);
+	rec->busy = r->load.observed && isfinite(r->load.cpu_busy) &&
+				    r->load.cpu_busy > 0
+			    ? r->load.cpu_busy
+			    : 0;
 	rec->first = ix->points_nr;
 	for (size_t i = 0; i < r->cases_nr; i++) {
 		const struct result_case *c = &r->cases[i];
@@ -525,6 +533,7 @@ int history_index_lookup(struct history_index *ix, struct store *store,
 		*out = (struct history_index_result){
 			.suite = rec->suite,
 			.machine = rec->machine,
+			.busy = rec->busy,
 			.points = ix->points + rec->first,
 			.points_nr = (size_t)rec->points_nr,
 		};

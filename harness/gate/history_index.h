@@ -60,6 +60,9 @@ struct history_index_point {
  * samples, in the file's order. */
 struct history_index_result {
 	uint32_t suite, machine;
+	/* Cores other processes kept busy while it ran (its load_at_start's
+	 * cpu_busy, result.h); 0 when it recorded none. */
+	double busy;
 	const struct history_index_point *points; /* valid until the next
 						   * lookup */
 	size_t points_nr;

@@ -6,7 +6,8 @@
  * chart shows a point's commit under the pointer and zooms to a dragged
  * x-range, its script allowed by the page's CSP hash and nothing fetched;
  * hostile text (a commit subject with </script>, quotes and U+2028, a
- * unit and a suite name with markup) shown as text, never run.
+ * unit and a suite name with markup) shown as text, never run; a point
+ * measured on a busy machine marked on both.
  */
 #include "harness/model/result.h"
 #include "harness/store/store.h"
@@ -24,6 +25,7 @@
 
 #define COMMITS 30
 #define STEP	20 /* +20 % from this commit on */
+#define BUSY	8  /* measured while 1.5 cores were busy */
 #define HOSTILE_SUBJECT                                                      \
 	"c20 </script><script>alert(1)</script>\"' \xe2\x80\xa8 <img src=x " \
 	"onerror=alert(2)>"
@@ -47,6 +49,11 @@ static void store_at(struct store *store, size_t i, double level)
 	r->started_at = xstrdup("2026-01-01T00:00:00Z");
 	git_oid_tostr(r->git.commit, sizeof(r->git.commit), &commits[i]);
 	snprintf(r->machine.id, sizeof(r->machine.id), "box");
+	if (i == BUSY) {
+		/* the night the CI runner was shared */
+		r->load.observed = true;
+		r->load.cpu_busy = 1.5;
+	}
 	for (size_t k = 0; k < 3; k++) {
 		struct result_case *c =
 			result_add_case(r, cases[k][0], cases[k][1], "cpu");
@@ -172,6 +179,8 @@ Test(dashboard_browse, the_index_groups_by_suite_benchmark_and_variant)
 	cr_assert(strstr(b, "</svg><small>14.9 ms&lt;/script&gt;&lt;i&gt; "
 			    "\xe2\x80\x93 "),
 		  "%s", b);
+	/* the busy night: a hollow dot on each sparkline, at point 8 of 30 */
+	cr_assert(strstr(b, "<circle class=\"busy\" cx=\"45.0\""), "%s", b);
 	cr_assert_null(strstr(index, "<script"), "markup got through:\n%s",
 		       index);
 
@@ -220,7 +229,8 @@ Test(dashboard_browse, hovering_a_point_shows_its_commit_and_a_drag_zooms)
 			"button[data-last=\"0\"]", "text", "#range", "hover",
 			"#points g.pt:nth-child(21) circle", "text",
 			"#tip .subject", "text", "#tip .commit", "count",
-			"script", "count", "img", NULL },
+			"script", "count", "img", "count", "g.pt.busy", "hover",
+			"#points g.pt.busy circle", "text", "#tip .busy", NULL },
 		&seen);
 	cr_assert(strstr(seen.buf, "text #range: 30 of 30 points shown\n"),
 		  "%s", seen.buf);
@@ -240,6 +250,11 @@ Test(dashboard_browse, hovering_a_point_shows_its_commit_and_a_drag_zooms)
 	/* the page's one script; the hostile <img> stayed text */
 	cr_assert(strstr(seen.buf, "count script: 1\n"), "%s", seen.buf);
 	cr_assert(strstr(seen.buf, "count img: 1\n"), "%s", seen.buf);
+	cr_assert(strstr(seen.buf, "count g.pt.busy: 1\n"), "%s", seen.buf);
+	cr_assert(strstr(seen.buf, "text #tip .busy: measured on a busy "
+				   "machine: other processes kept 1.5 cores "
+				   "busy\n"),
+		  "%s", seen.buf);
 	assert_no_problem(seen.buf, page.buf);
 	free(html);
 	strbuf_release(&page);
