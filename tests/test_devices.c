@@ -256,16 +256,20 @@ Test(devices, benchmark_env_sets_cuda_visible_devices)
 	struct name_value env[] = { { (char *)"CUDA_VISIBLE_DEVICES",
 				      (char *)"0" } };
 	struct benchmark benchmark;
+	struct gpu_visible visible;
 
 	memset(&benchmark, 0, sizeof(benchmark));
 	setenv("CUDA_VISIBLE_DEVICES", "1", 1);
-	cr_assert_str_eq(devices_cuda_visible(&benchmark), "1");
+	suite_gpu_visible(&benchmark, &visible);
+	cr_assert_str_eq(visible.cuda, "1");
 	benchmark.settings.env = env;
 	benchmark.settings.env_nr = 1;
-	cr_assert_str_eq(devices_cuda_visible(&benchmark), "0");
+	suite_gpu_visible(&benchmark, &visible);
+	cr_assert_str_eq(visible.cuda, "0");
 	unsetenv("CUDA_VISIBLE_DEVICES");
 	benchmark.settings.env_nr = 0;
-	cr_assert_null(devices_cuda_visible(&benchmark));
+	suite_gpu_visible(&benchmark, &visible);
+	cr_assert_null(visible.cuda);
 }
 
 /* The CUDA runtime's reading of CUDA_VISIBLE_DEVICES, from NVIDIA's CUDA

@@ -5,6 +5,7 @@
  * BENCHGATE_SYSFS_ROOT), GPUs from the fake NVML (tests/fakenvml), and the
  * perf counters for real, or the reason they cannot count here.
  */
+#include "harness/model/result.h"
 #include "harness/util/error.h"
 #include "harness/probe/perfevent.h"
 #include "harness/util/process.h"

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/util/error.h"
 #include "harness/suite/suite.h"
+#include "harness/probe/sampler.h"
+#include "harness/util/strbuf.h"
 
 #include <criterion/criterion.h>
 #include <string.h>
@@ -636,4 +638,53 @@ Test(suite, a_peers_document_is_a_metric_source)
 	REJECTS(ONE_METRIC("{ \"name\": \"t\", \"from\": \"gbench\", "
 			   "\"path\": \"x\", \"regex\": \"(x)\" }"),
 		"benchmarks[0].metrics[0].regex", "gbench");
+}
+
+/* Issue 21: probe owns the one table of sampled fields (sampler.h), and
+ * the suite loader checks a metric's "field" against it: every field the
+ * sampler lists loads, with the sampler's unit and gate default, and a
+ * wrong one is refused with the sampler's list of its source's fields. */
+Test(suite, sampled_fields_are_the_samplers)
+{
+	size_t nr;
+	const struct sampler_field *fields = sampler_fields(&nr);
+	struct strbuf text = STRBUF_INIT, names = STRBUF_INIT;
+
+	cr_assert_gt(nr, 0);
+	for (size_t i = 0; i < nr; i++) {
+		const char *source = metric_source_name(fields[i].source);
+		struct suite *suite;
+		const struct metric_spec *metric;
+
+		strbuf_reset(&text);
+		strbuf_addf(&text,
+			    MODEL_SUITE("", "{\"name\": \"m\", \"from\": "
+					    "\"%s\", \"field\": \"%s\"}"),
+			    source, fields[i].name);
+		suite = parse_ok(text.buf);
+		metric = &suite->benchmarks[0].metrics[0];
+		cr_expect_str_eq(metric->unit ? metric->unit : "(none)",
+				 fields[i].unit ? fields[i].unit : "(none)",
+				 "%s %s", source, fields[i].name);
+		cr_expect_eq(metric->gate, !fields[i].undirected, "%s %s",
+			     source, fields[i].name);
+		suite_free(suite);
+
+		/* the list a wrong field gets: this source's fields */
+		strbuf_reset(&names);
+		strbuf_addstr(&names, "expected one of: ");
+		for (size_t j = 0, listed = 0; j < nr; j++)
+			if (fields[j].source == fields[i].source)
+				strbuf_addf(&names, "%s%s",
+					    listed++ ? ", " : "",
+					    fields[j].name);
+		strbuf_reset(&text);
+		strbuf_addf(&text,
+			    MODEL_SUITE("", "{\"name\": \"m\", \"from\": "
+					    "\"%s\", \"field\": \"nope\"}"),
+			    source);
+		REJECTS(text.buf, "unknown field 'nope'", names.buf);
+	}
+	strbuf_release(&text);
+	strbuf_release(&names);
 }

@@ -652,31 +652,6 @@ bool devices_has(const struct devices *devices, const char *device,
 	return true;
 }
 
-/* A variable as the benchmark's runs get it: the suite's, else ours. */
-static const char *benchmark_env(const struct benchmark *benchmark,
-				 const char *name)
-{
-	const struct suite_settings *settings = &benchmark->settings;
-
-	for (size_t i = settings->env_nr; i-- > 0;)
-		if (!strcmp(settings->env[i].name, name))
-			return settings->env[i].value;
-	return getenv(name);
-}
-
-const char *devices_cuda_visible(const struct benchmark *benchmark)
-{
-	return benchmark_env(benchmark, "CUDA_VISIBLE_DEVICES");
-}
-
-void devices_gpu_visible(const struct benchmark *benchmark,
-			 struct gpu_visible *out)
-{
-	out->cuda = benchmark_env(benchmark, "CUDA_VISIBLE_DEVICES");
-	out->hip = benchmark_env(benchmark, "HIP_VISIBLE_DEVICES");
-	out->rocr = benchmark_env(benchmark, "ROCR_VISIBLE_DEVICES");
-}
-
 /* --- `benchgate devices` --- */
 
 #define INDENT "      "

@@ -4,7 +4,6 @@
 
 #include "harness/probe/gpu.h"
 #include "harness/util/strbuf.h"
-#include "harness/suite/suite.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -86,7 +85,7 @@ void devices_free(struct devices *devices);
  * whose GPU visibility variables are `visible`: "cpu" always; "gpu" when
  * it sees a GPU of any vendor; "cuda" an NVIDIA one; "rocm" an AMD one;
  * "ipu" when there is one.
- * A name the suite declares ("declared_devices", suite.h) is taken as
+ * A name the suite declares ("declared_devices", harness/suite/suite.h) is taken as
  * present: the benchmark itself knows best.
  * When absent, appends the reason to `reason`: "device 'gpu' is not
  * present: cannot load 'libnvidia-ml.so.1': ...".
@@ -97,15 +96,6 @@ void devices_free(struct devices *devices);
  */
 bool devices_has(const struct devices *devices, const char *device,
 		 const struct gpu_visible *visible, struct strbuf *reason);
-
-/* The GPU visibility variables a benchmark's runs get (gpu.h), each the
- * suite's env when it sets it, else benchgate's own. Borrowed strings. */
-void devices_gpu_visible(const struct benchmark *benchmark,
-			 struct gpu_visible *out);
-
-/* The CUDA_VISIBLE_DEVICES a benchmark's runs get: the suite's env when it
- * sets one, else benchgate's own; NULL when neither does. Borrowed. */
-const char *devices_cuda_visible(const struct benchmark *benchmark);
 
 /* The listing of `benchgate devices`: one block per kind, saying what was
  * found and how, or why nothing was. */

@@ -47,31 +47,37 @@ enum field {
 	F_NR
 };
 
-static const struct {
-	enum metric_source source;
-	const char *name;
-} fields[F_NR] = {
-#define GPU_FIELDS(first, source)                                           \
-	[first + GF_UTIL_MEAN] = { source, "utilization_mean" },            \
-	[first + GF_UTIL_PEAK] = { source, "utilization_peak" },            \
-	[first + GF_MEMORY_PEAK] = { source, "memory_peak" },               \
-	[first + GF_DEVICE_MEMORY_PEAK] = { source, "device_memory_peak" }, \
-	[first + GF_POWER_MEAN] = { source, "power_mean" },                 \
-	[first + GF_POWER_PEAK] = { source, "power_peak" },                 \
-	[first + GF_ENERGY] = { source, "energy" }
+/* The one table of the sampled fields (sampler.h), in the order of enum
+ * field. */
+static const struct sampler_field fields[F_NR] = {
+#define GPU_FIELDS(first, source)                                             \
+	[first + GF_UTIL_MEAN] = { source, "utilization_mean", "%", true },   \
+	[first + GF_UTIL_PEAK] = { source, "utilization_peak", "%", true },   \
+	[first + GF_MEMORY_PEAK] = { source, "memory_peak", "B", false },     \
+	[first + GF_DEVICE_MEMORY_PEAK] = { source, "device_memory_peak", "B", \
+					    true },                             \
+	[first + GF_POWER_MEAN] = { source, "power_mean", "W", true },        \
+	[first + GF_POWER_PEAK] = { source, "power_peak", "W", true },        \
+	[first + GF_ENERGY] = { source, "energy", "J", false }
 	GPU_FIELDS(F_NVML, SOURCE_NVML),
 	GPU_FIELDS(F_ROCM, SOURCE_ROCM),
 #undef GPU_FIELDS
-	[F_RAPL_ENERGY] = { SOURCE_RAPL, "energy" },
-	[F_RAPL_POWER_MEAN] = { SOURCE_RAPL, "power_mean" },
-	[F_CPU_UTIL_MEAN] = { SOURCE_SYSTEM, "cpu_utilization_mean" },
-	[F_CPU_UTIL_PEAK] = { SOURCE_SYSTEM, "cpu_utilization_peak" },
-	[F_LOAD] = { SOURCE_SYSTEM, "load" },
-	[F_DISK_FREE] = { SOURCE_SYSTEM, "disk_free" },
-	[F_INSTRUCTIONS] = { SOURCE_PERF, "instructions" },
-	[F_CYCLES] = { SOURCE_PERF, "cycles" },
-	[F_TASK_CLOCK] = { SOURCE_PERF, "task_clock" },
+	[F_RAPL_ENERGY] = { SOURCE_RAPL, "energy", "J", false },
+	[F_RAPL_POWER_MEAN] = { SOURCE_RAPL, "power_mean", "W", true },
+	[F_CPU_UTIL_MEAN] = { SOURCE_SYSTEM, "cpu_utilization_mean", "%", true },
+	[F_CPU_UTIL_PEAK] = { SOURCE_SYSTEM, "cpu_utilization_peak", "%", true },
+	[F_LOAD] = { SOURCE_SYSTEM, "load", NULL, true },
+	[F_DISK_FREE] = { SOURCE_SYSTEM, "disk_free", "B", false },
+	[F_INSTRUCTIONS] = { SOURCE_PERF, "instructions", NULL, false },
+	[F_CYCLES] = { SOURCE_PERF, "cycles", NULL, false },
+	[F_TASK_CLOCK] = { SOURCE_PERF, "task_clock", "s", false },
 };
+
+const struct sampler_field *sampler_fields(size_t *nr)
+{
+	*nr = F_NR;
+	return fields;
+}
 
 static const enum metric_source sources_in_order[] = {
 	SOURCE_SYSTEM,

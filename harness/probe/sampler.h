@@ -3,8 +3,11 @@
 #define BENCHGATE_SAMPLER_H
 
 #include "harness/probe/gpu.h"
+#include "harness/probe/source.h"
 #include "harness/util/strbuf.h"
-#include "harness/suite/suite.h"
+
+#include <stdbool.h>
+#include <stddef.h>
 
 /*
  * Watching the machine while a measured run goes on: the harness-measured
@@ -64,6 +67,23 @@
 	(SAMPLER_SOURCE(SOURCE_NVML) | SAMPLER_SOURCE(SOURCE_ROCM) | \
 	 SAMPLER_SOURCE(SOURCE_RAPL) | SAMPLER_SOURCE(SOURCE_SYSTEM) |  \
 	 SAMPLER_SOURCE(SOURCE_PERF))
+
+/* One field of a sampled source: its name in a suite ("field"), its unit
+ * (NULL: a count), and whether it is undirected: more or less of it is
+ * neither better nor worse (a slower benchmark keeps a GPU busier), so the
+ * gate leaves it alone unless the suite says "gate": true. */
+struct sampler_field {
+	enum metric_source source;
+	const char *name;
+	const char *unit;
+	bool undirected;
+};
+
+/* The fields above, each source's together and in the order listed: the
+ * one table of sampled fields, which the suite loader checks a metric's
+ * "field" against and sampler_value() answers for. Static; *nr gets how
+ * many. */
+const struct sampler_field *sampler_fields(size_t *nr);
 
 struct sampler;
 

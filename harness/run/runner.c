@@ -616,7 +616,7 @@ static int run_next(struct runner *runner, struct case_state *cs)
 	if (!warmup && cs->sampled) {
 		struct gpu_visible visible;
 
-		devices_gpu_visible(pcase->benchmark, &visible);
+		suite_gpu_visible(pcase->benchmark, &visible);
 		sampler_start(runner->sampler, cs->sampled, &visible,
 			      pcase->suite->dir);
 	}

@@ -41,7 +41,7 @@ static const char *skip_absent_device(const struct plan_case *pcase,
 	if (!state->devices)
 		devices_probe(&state->devices);
 	strbuf_reset(&state->skip_reason);
-	devices_gpu_visible(pcase->benchmark, &visible);
+	suite_gpu_visible(pcase->benchmark, &visible);
 	if (devices_has(state->devices, pcase->device, &visible,
 			&state->skip_reason))
 		return NULL;

@@ -5,6 +5,7 @@
 #include "harness/util/error.h"
 #include "harness/util/hash.h"
 #include "harness/suite/expand.h"
+#include "harness/probe/sampler.h"
 #include "harness/util/jsonread.h"
 #include "harness/util/strbuf.h"
 
@@ -24,62 +25,27 @@ const char *const suite_builtin_vars[] = {
 	"suite_dir", "build_dir", "run",       NULL,
 };
 
-static const char *const source_names[] = {
-	[SOURCE_WALL] = "wall",		  [SOURCE_RUSAGE] = "rusage",
-	[SOURCE_PERF] = "perf",		  [SOURCE_NVML] = "nvml",
-	[SOURCE_ROCM] = "rocm",
-	[SOURCE_RAPL] = "rapl",		  [SOURCE_SYSTEM] = "system",
-	[SOURCE_CALLGRIND] = "callgrind", [SOURCE_METRICS] = "metrics",
-	[SOURCE_STDOUT] = "stdout",	  [SOURCE_STDERR] = "stderr",
-	[SOURCE_FILE] = "file",		  [SOURCE_COMMAND] = "command",
-	/* bridge_format_names' */
-	[SOURCE_GBENCH] = "gbench",	  [SOURCE_HYPERFINE] = "hyperfine",
-	[SOURCE_PYTEST_BENCHMARK] = "pytest-benchmark",
-	[SOURCE_GAB_SMALLER] = "customSmallerIsBetter",
-	[SOURCE_GAB_BIGGER] = "customBiggerIsBetter",
-	[SOURCE_OPTIMUM] = "optimum",
-};
-#define SOURCE_COUNT (sizeof(source_names) / sizeof(*source_names))
 
-/* The fields each harness-measured source can report, and their units.
- * `undirected`: more or less of it is neither better nor worse (a slower
- * benchmark keeps a GPU busier), so it is not gated unless the suite says
- * "gate": true. */
-static const struct {
-	enum metric_source source;
-	const char *field;
-	const char *unit;
-	bool undirected;
-} source_fields[] = {
+/* The fields of rusage, which the runner reads when a run is reaped; the
+ * sampled sources' fields are the sampler's (sampler_fields()). */
+static const struct sampler_field rusage_fields[] = {
 	{ SOURCE_RUSAGE, "utime", "s", false },
 	{ SOURCE_RUSAGE, "stime", "s", false },
 	{ SOURCE_RUSAGE, "maxrss", "B", false },
-	/* the sampled sources: sampler.h says what each field means */
-	{ SOURCE_PERF, "instructions", NULL, false },
-	{ SOURCE_PERF, "cycles", NULL, false },
-	{ SOURCE_PERF, "task_clock", "s", false },
-#define GPU_FIELDS(source)                                   \
-	{ source, "utilization_mean", "%", true },           \
-		{ source, "utilization_peak", "%", true },   \
-		{ source, "memory_peak", "B", false },       \
-		{ source, "device_memory_peak", "B", true }, \
-		{ source, "power_mean", "W", true },         \
-		{ source, "power_peak", "W", true },         \
-		{ source, "energy", "J", false }
-	GPU_FIELDS(SOURCE_NVML),
-	GPU_FIELDS(SOURCE_ROCM),
-#undef GPU_FIELDS
-	{ SOURCE_RAPL, "energy", "J", false },
-	{ SOURCE_RAPL, "power_mean", "W", true },
-	{ SOURCE_SYSTEM, "cpu_utilization_mean", "%", true },
-	{ SOURCE_SYSTEM, "cpu_utilization_peak", "%", true },
-	{ SOURCE_SYSTEM, "load", NULL, true },
-	{ SOURCE_SYSTEM, "disk_free", "B", false },
 };
+#define RUSAGE_FIELDS_NR (sizeof(rusage_fields) / sizeof(*rusage_fields))
 
-const char *metric_source_name(enum metric_source source)
+/* The i-th field a harness-measured source can report: rusage's, then the
+ * sampled ones; NULL past the last. */
+static const struct sampler_field *harness_field(size_t i)
 {
-	return source_names[source];
+	size_t sampled_nr;
+	const struct sampler_field *sampled = sampler_fields(&sampled_nr);
+
+	if (i < RUSAGE_FIELDS_NR)
+		return &rusage_fields[i];
+	i -= RUSAGE_FIELDS_NR;
+	return i < sampled_nr ? &sampled[i] : NULL;
 }
 
 bool metric_source_bridge(enum metric_source source,
@@ -460,12 +426,13 @@ static int parse_source(struct json_reader *rd, const char *name,
 {
 	struct strbuf list = STRBUF_INIT;
 
-	for (size_t i = 0; i < SOURCE_COUNT; i++) {
-		if (!strcmp(source_names[i], name)) {
+	for (size_t i = 0; i < METRIC_SOURCES_NR; i++) {
+		if (!strcmp(metric_source_name((enum metric_source)i), name)) {
 			*out = (enum metric_source)i;
 			goto done;
 		}
-		strbuf_addf(&list, "%s%s", i ? ", " : "", source_names[i]);
+		strbuf_addf(&list, "%s%s", i ? ", " : "",
+			    metric_source_name((enum metric_source)i));
 	}
 	json_reader_push_key(rd, "from");
 	json_reader_fail(rd, "unknown source '%s'; expected one of: %s", name,
@@ -493,21 +460,19 @@ static int forbid_key(struct json_reader *rd, const cJSON *object,
 static int check_field(struct json_reader *rd, struct metric_spec *metric)
 {
 	struct strbuf list = STRBUF_INIT;
+	const struct sampler_field *field;
 	bool has_fields = false;
 
-	for (size_t i = 0; i < sizeof(source_fields) / sizeof(*source_fields);
-	     i++) {
-		if (source_fields[i].source != metric->from)
+	for (size_t i = 0; (field = harness_field(i)); i++) {
+		if (field->source != metric->from)
 			continue;
 		has_fields = true;
-		if (metric->field &&
-		    !strcmp(source_fields[i].field, metric->field)) {
-			if (!metric->unit && source_fields[i].unit)
-				metric->unit = xstrdup(source_fields[i].unit);
+		if (metric->field && !strcmp(field->name, metric->field)) {
+			if (!metric->unit && field->unit)
+				metric->unit = xstrdup(field->unit);
 			goto done;
 		}
-		strbuf_addf(&list, "%s%s", list.len ? ", " : "",
-			    source_fields[i].field);
+		strbuf_addf(&list, "%s%s", list.len ? ", " : "", field->name);
 	}
 	if (!has_fields)
 		goto done;
@@ -515,12 +480,12 @@ static int check_field(struct json_reader *rd, struct metric_spec *metric)
 	if (!metric->field)
 		json_reader_fail(
 			rd, "source '%s' needs a 'field'; expected one of: %s",
-			source_names[metric->from], list.buf);
+			metric_source_name(metric->from), list.buf);
 	else
 		json_reader_fail(
 			rd,
 			"unknown field '%s' for source '%s'; expected one of: %s",
-			metric->field, source_names[metric->from], list.buf);
+			metric->field, metric_source_name(metric->from), list.buf);
 	json_reader_pop(rd);
 done:
 	strbuf_release(&list);
@@ -597,14 +562,15 @@ static int check_regex(struct json_reader *rd, const char *pattern)
 	return rd->error;
 }
 
-/* Whether the metric's field has no worse direction (source_fields). */
+/* Whether the metric's field has no worse direction (sampler.h). */
 static bool field_undirected(const struct metric_spec *metric)
 {
-	for (size_t i = 0; i < sizeof(source_fields) / sizeof(*source_fields);
-	     i++)
-		if (source_fields[i].source == metric->from && metric->field &&
-		    !strcmp(source_fields[i].field, metric->field))
-			return source_fields[i].undirected;
+	const struct sampler_field *field;
+
+	for (size_t i = 0; metric->field && (field = harness_field(i)); i++)
+		if (field->source == metric->from &&
+		    !strcmp(field->name, metric->field))
+			return field->undirected;
 	return false;
 }
 
@@ -651,7 +617,7 @@ static int parse_metric(struct json_reader *rd, const cJSON *object,
 	get_string(rd, object, "from", JSON_REQUIRED, &from);
 	if (rd->error || parse_source(rd, from, &metric->from) < 0)
 		goto done;
-	source = source_names[metric->from];
+	source = metric_source_name(metric->from);
 	get_string(rd, object, "key", 0, &metric->key);
 	get_string(rd, object, "regex", 0, &metric->regex);
 	get_string(rd, object, "field", 0, &metric->field);
@@ -1666,4 +1632,24 @@ void suite_free(struct suite *suite)
 		benchmark_release(&suite->benchmarks[i]);
 	free(suite->benchmarks);
 	free(suite);
+}
+
+/* A variable as the benchmark's runs get it: the suite's, else ours. */
+static const char *benchmark_env(const struct benchmark *benchmark,
+				 const char *name)
+{
+	const struct suite_settings *settings = &benchmark->settings;
+
+	for (size_t i = settings->env_nr; i-- > 0;)
+		if (!strcmp(settings->env[i].name, name))
+			return settings->env[i].value;
+	return getenv(name);
+}
+
+void suite_gpu_visible(const struct benchmark *benchmark,
+		       struct gpu_visible *out)
+{
+	out->cuda = benchmark_env(benchmark, "CUDA_VISIBLE_DEVICES");
+	out->hip = benchmark_env(benchmark, "HIP_VISIBLE_DEVICES");
+	out->rocr = benchmark_env(benchmark, "ROCR_VISIBLE_DEVICES");
 }

@@ -4,6 +4,8 @@
 
 #include "harness/bridge/bridge.h"
 #include "harness/model/result.h"
+#include "harness/probe/gpu.h"
+#include "harness/probe/source.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,39 +30,9 @@
  * reported at the comma.
  */
 
-enum metric_source {
-	SOURCE_WALL,   /* harness: monotonic wall time of the run, seconds */
-	SOURCE_RUSAGE, /* harness: field utime | stime (s) | maxrss (bytes) */
-	SOURCE_PERF,   /* harness: field instructions | cycles */
-	SOURCE_NVML,   /* harness: NVIDIA GPU field */
-	SOURCE_ROCM,   /* harness: AMD GPU field */
-	SOURCE_RAPL,   /* harness: CPU package energy */
-	SOURCE_SYSTEM, /* harness: machine CPU utilisation */
-	SOURCE_CALLGRIND, /* harness: instructions under valgrind, in a
-			     run of its own (callgrind.h) */
-	SOURCE_METRICS,	  /* benchmark: the metrics file, by key */
-	SOURCE_STDOUT,	  /* benchmark: regex with one capture group */
-	SOURCE_STDERR,
-	SOURCE_FILE, /* benchmark: a JSON file and a key path */
-	SOURCE_COMMAND, /* an extractor command run after each measured
-			   run, its stdout read as a metrics file */
-	/* benchmark: a peer tool's result document (harness/bridge/), in
-	 * the order of enum bridge_format: path template, key (the peer's
-	 * benchmark; default its only one), field (the peer's metric;
-	 * default its main one) */
-	SOURCE_GBENCH,
-	SOURCE_HYPERFINE,
-	SOURCE_PYTEST_BENCHMARK,
-	SOURCE_GAB_SMALLER,
-	SOURCE_GAB_BIGGER,
-	SOURCE_OPTIMUM,
-};
-
 /* Whether source reads a peer's document; its format into *format. */
 bool metric_source_bridge(enum metric_source source,
 			  enum bridge_format *format);
-
-const char *metric_source_name(enum metric_source source);
 
 struct metric_spec {
 	char *name;
@@ -208,6 +180,12 @@ void suite_settings_stamp(const struct suite_settings *settings,
  * others keep theirs), and the suite's default confidence as the
  * result's. */
 void suite_stamp_result(const struct suite *suite, struct result *result);
+
+/* The GPU visibility variables a benchmark's runs get (probe/gpu.h), each
+ * the suite's env when it sets it, else benchgate's own; NULL when
+ * neither does. Borrowed strings. */
+void suite_gpu_visible(const struct benchmark *benchmark,
+		       struct gpu_visible *out);
 
 /* The variable names a command may use besides the variant's own vars. */
 extern const char *const suite_builtin_vars[];
