@@ -16,8 +16,8 @@
  * A profiling run only records (harness/run/profile.h: perf.data and the
  * folded stacks, read by harness/run/stacks.h); the graphs are drawn after
  * every case has run and before the result is stored, by
- * report_draw_flamegraphs() (report.h), which the command layer calls in
- * between (harness/cli/cli.c, for run and check). The renderer takes the
+ * app_draw_flamegraphs() (harness/app/profiles.h), which the use cases
+ * that drive a session (run and check) call in between. The renderer takes the
  * stacks as plain data, so that drawing needs nothing of the run layer.
  */
 

@@ -5,6 +5,7 @@
  */
 #include "reporters/publish.h"
 
+#include "reporters/gnuplot.h"
 #include "reporters/history_view.h"
 
 #include "harness/util/alloc.h"
@@ -350,7 +351,7 @@ static int draw_charts(struct publisher *p, const struct dashboard *site)
 	if (!error) {
 		strbuf_reset(&svg);
 		strbuf_addf(&svg, "%s/charts", p->dir);
-		error = report_run_gnuplot(svg.buf, scripts, nr);
+		error = gnuplot_run(svg.buf, scripts, nr);
 	}
 	if (error == BG_ENOTFOUND) {
 		/* An SVG of an earlier publish stays, still ours but out of

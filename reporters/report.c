@@ -2,9 +2,9 @@
 #include "reporters/report.h"
 
 #include "reporters/escape.h"
+#include "reporters/gnuplot.h"
 
 #include "harness/gate/stats.h"
-#include "harness/util/process.h"
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/util/fileio.h"
@@ -732,43 +732,6 @@ static void derive_artifact_base(struct strbuf *out, const char *result_path,
 
 /* Charts: charts.c writes the scripts, gnuplot draws them */
 
-/* gnuplot renders one chart in well under a second; a hung one must not
- * hang the CI job. */
-#define GNUPLOT_TIMEOUT_S 120
-
-/* The program to spawn: $BENCHGATE_GNUPLOT, else gnuplot from PATH. A
- * relative path is made absolute because gnuplot runs in charts/. */
-static char *gnuplot_program(void)
-{
-	const char *program = getenv("BENCHGATE_GNUPLOT");
-	char *absolute;
-
-	if (!program || !*program)
-		return xstrdup("gnuplot");
-	if (program[0] == '/' || !strchr(program, '/'))
-		return xstrdup(program);
-	absolute = realpath(program, NULL);
-	return absolute ? absolute : xstrdup(program);
-}
-
-/* Whether program runs: spawning it is the only check that also catches
- * a broken installation, and it reuses process_run()'s PATH lookup. */
-static bool program_runs(const char *program)
-{
-	const char *argv[] = { program, "--version", NULL };
-	struct process_options options = PROCESS_OPTIONS_INIT;
-	struct process_outcome outcome;
-	bool runs;
-
-	options.argv = argv;
-	options.timeout_s = 10;
-	process_outcome_init(&outcome);
-	runs = process_run(&outcome, &options) == BG_OK &&
-	       !process_outcome_failed(&outcome);
-	process_outcome_release(&outcome);
-	return runs;
-}
-
 static int write_beside(const char *dir, const struct chart *chart,
 			const char *ext, const struct strbuf *text)
 {
@@ -781,39 +744,6 @@ static int write_beside(const char *dir, const struct chart *chart,
 	return error;
 }
 
-/* Runs one gnuplot on scripts[0..nr), in order, in dir. */
-static int run_gnuplot_scripts(const char *program, const char *dir,
-			       const char *const *scripts, size_t nr)
-{
-	struct process_options options = PROCESS_OPTIONS_INIT;
-	struct process_outcome outcome;
-	struct strbuf why = STRBUF_INIT;
-	const char **argv = xcalloc(nr + 2, sizeof(*argv));
-	int error = BG_OK;
-
-	argv[0] = program;
-	memcpy(argv + 1, scripts, nr * sizeof(*scripts));
-	options.argv = argv;
-	options.cwd = dir;
-	options.timeout_s = GNUPLOT_TIMEOUT_S;
-	process_outcome_init(&outcome);
-	if ((error = process_run(&outcome, &options)) < 0)
-		goto done;
-	if (process_outcome_failed(&outcome)) {
-		process_outcome_describe(&outcome, &why);
-		strbuf_rtrim(&outcome.err.text);
-		error = bg_error("gnuplot failed on '%s/%s'%s: %s%s%s", dir,
-				 scripts[0], nr > 1 ? " or a script after it" : "",
-				 why.buf, outcome.err.text.len ? ": " : "",
-				 outcome.err.text.buf);
-	}
-done:
-	process_outcome_release(&outcome);
-	strbuf_release(&why);
-	free(argv);
-	return error;
-}
-
 static int run_gnuplot(const char *program, const char *dir,
 		       const struct chart *chart)
 {
@@ -823,35 +753,8 @@ static int run_gnuplot(const char *program, const char *dir,
 
 	strbuf_addf(&script, "%s.gp", chart->stem.buf);
 	scripts[0] = script.buf;
-	error = run_gnuplot_scripts(program, dir, scripts, 1);
+	error = gnuplot_run_scripts(program, dir, scripts, 1);
 	strbuf_release(&script);
-	return error;
-}
-
-/* Scripts per gnuplot process: far below the argument list's limit, and
- * a failure still names a script near the one at fault. */
-#define GNUPLOT_BATCH 64
-
-int report_run_gnuplot(const char *dir, const char *const *scripts,
-		       size_t nr)
-{
-	char *program = gnuplot_program();
-	int error = BG_OK;
-
-	for (size_t i = 0; !error && i < nr; i += GNUPLOT_BATCH)
-		error = run_gnuplot_scripts(program, dir, scripts + i,
-					    nr - i < GNUPLOT_BATCH
-						    ? nr - i
-						    : GNUPLOT_BATCH);
-	/* Probed only once a batch failed, to tell a missing gnuplot from a
-	 * failing script: a probe up front would start gnuplot once more on
-	 * every publish. A missing one fails the first batch, so nothing
-	 * was drawn. */
-	if (error < 0 && !program_runs(program))
-		error = bg_notfound("gnuplot not found (tried '%s'): charts "
-				    "skipped",
-				    program);
-	free(program);
 	return error;
 }
 
@@ -904,7 +807,7 @@ static int write_charts(const struct report_model *model, const char *dir,
 	strbuf_addf(&charts_dir, "%s/charts", dir);
 	/* Checked before anything is written, so that without gnuplot the
 	 * report directory holds no half-made charts/. */
-	if (!program_runs(program)) {
+	if (!gnuplot_runs(program)) {
 		error = bg_notfound("gnuplot not found (tried '%s'): charts "
 				    "skipped",
 				    program);
@@ -970,102 +873,6 @@ done:
 	charts_release(&charts);
 	strbuf_release(&base);
 	return error;
-}
-
-/* Flame graphs */
-
-/* Where a listed artifact is: relative paths start at the result's
- * directory, as result_case_add_artifact() made them. */
-static void artifact_path(struct strbuf *out, const char *result_dir,
-			  const char *path)
-{
-	if (path[0] != '/' && result_dir)
-		strbuf_addf(out, "%s/", result_dir);
-	strbuf_addstr(out, path);
-}
-
-static int draw_flamegraph(struct result_case *rcase, const char *result_dir,
-			   const char *folded_path, const char *sampling,
-			   report_read_stacks_fn read_stacks)
-{
-	struct flamegraph_stacks stacks = FLAMEGRAPH_STACKS_INIT;
-	struct flamegraph_options options = FLAMEGRAPH_OPTIONS_INIT;
-	struct strbuf path = STRBUF_INIT, svg = STRBUF_INIT;
-	struct strbuf title = STRBUF_INIT, subtitle = STRBUF_INIT;
-	const char *slash;
-	int error;
-
-	artifact_path(&path, result_dir, folded_path);
-	if ((error = read_stacks(&stacks, path.buf)) < 0)
-		goto done;
-	strbuf_addf(&title, "Flame graph of %s/%s/%s", rcase->benchmark,
-		    rcase->variant, rcase->device);
-	strbuf_addf(&subtitle, "%s: %llu samples", sampling,
-		    (unsigned long long)stacks.total);
-	options.title = title.buf;
-	options.subtitle = subtitle.buf;
-	flamegraph_render_svg(&stacks, &options, &svg);
-	/* beside the stacks, so a case's profile stays in one directory */
-	slash = strrchr(path.buf, '/');
-	strbuf_setlen(&path, slash ? (size_t)(slash + 1 - path.buf) : 0);
-	strbuf_addstr(&path, "flamegraph.svg");
-	if ((error = write_file_atomic(path.buf, svg.buf, svg.len)) < 0)
-		goto done;
-	result_case_add_artifact(rcase, "flamegraph", path.buf, result_dir);
-done:
-	flamegraph_stacks_release(&stacks);
-	strbuf_release(&path);
-	strbuf_release(&svg);
-	strbuf_release(&title);
-	strbuf_release(&subtitle);
-	return error;
-}
-
-/* Moves the artifact listed last to position at; those from at on move
- * one place down. */
-static void move_last_artifact(struct result_case *rcase, size_t at)
-{
-	struct result_artifact last = rcase->artifacts[rcase->artifacts_nr - 1];
-
-	memmove(&rcase->artifacts[at + 1], &rcase->artifacts[at],
-		(rcase->artifacts_nr - 1 - at) * sizeof(last));
-	rcase->artifacts[at] = last;
-}
-
-/* Said as profile.h says why a profile is missing; the first reason is
- * the one worth reading, later ones follow from it. */
-static void note_no_graph(struct result_case *rcase, const char *why)
-{
-	struct strbuf note = STRBUF_INIT;
-
-	if (rcase->profile_note)
-		return;
-	strbuf_addf(&note, "no flame graph: %s", why);
-	bg_warn("%s/%s/%s: %s", rcase->benchmark, rcase->variant, rcase->device,
-		note.buf);
-	rcase->profile_note = strbuf_detach(&note, NULL);
-}
-
-void report_draw_flamegraphs(struct result *result, const char *result_dir,
-			     const char *sampling,
-			     report_read_stacks_fn read_stacks)
-{
-	for (size_t i = 0; i < result->cases_nr; i++) {
-		struct result_case *rcase = &result->cases[i];
-		size_t folded = 0;
-
-		while (folded < rcase->artifacts_nr &&
-		       strcmp(rcase->artifacts[folded].kind, "folded"))
-			folded++;
-		if (folded == rcase->artifacts_nr)
-			continue;
-		if (draw_flamegraph(rcase, result_dir,
-				    rcase->artifacts[folded].path, sampling,
-				    read_stacks) < 0)
-			note_no_graph(rcase, bg_error_last());
-		else /* readers look for the graph before its stacks */
-			move_last_artifact(rcase, folded);
-	}
 }
 
 static const struct {

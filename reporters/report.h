@@ -10,7 +10,6 @@
 #include "harness/gate/alert.h"
 #include "harness/model/result.h"
 #include "harness/util/strbuf.h"
-#include "reporters/flamegraph.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -294,7 +293,7 @@ void charts_release(struct charts *charts);
  * commit, labelled with short ids. Fills chart (empty, CHART_INIT-like)
  * under `stem`: an SVG only (the site shows no PNG), and the script starts
  * with `reset`, so several scripts can share one gnuplot process
- * (report_run_gnuplot()). The same series always gives the same bytes.
+ * (gnuplot_run(), gnuplot.h). The same series always gives the same bytes.
  */
 struct report_level;
 void charts_series(struct chart *chart, const char *stem,
@@ -316,44 +315,6 @@ struct report_level {
  * bands. O(n log n) in the points. */
 void report_series_levels(const struct history_series *series,
 			  struct report_level *levels);
-
-/*
- * Runs gnuplot ($BENCHGATE_GNUPLOT, else gnuplot on PATH) in dir on the
- * scripts (names relative to dir), several per process: starting gnuplot
- * costs more than drawing a chart. BG_ENOTFOUND, nothing run, when
- * gnuplot cannot be run; BG_ERROR with its stderr when a script fails.
- */
-int report_run_gnuplot(const char *dir, const char *const *scripts,
-		       size_t nr);
-
-/*
- * Reads the folded stacks file at path into the empty stacks, in drawing
- * order (flamegraph.h); a BG_* code, with the message recorded, when it
- * cannot. Reading profiles is the run layer's (harness/run/stacks.h), so
- * the command layer passes its reader in.
- */
-typedef int (*report_read_stacks_fn)(struct flamegraph_stacks *stacks,
-				     const char *path);
-
-/*
- * Draws the flame graph of every case of result that has folded stacks
- * (its "folded" artifact, harness/run/profile.h), read by read_stacks:
- * flamegraph.svg beside that file, titled "Flame graph of
- * <benchmark>/<variant>/<device>" and subtitled "<sampling>: <N> samples",
- * where sampling says how every case's stacks were sampled
- * (profiler_describe_perf()). Lists it as the case's "flamegraph" artifact
- * just before "folded", where readers look first; relative artifact paths,
- * read and written, are relative to result_dir (the result file's
- * directory).
- *
- * A graph that cannot be drawn (the stacks unreadable, the SVG not
- * written) is not listed: the case's profile_note says why, unless it
- * already holds a reason (the first is the one worth reading), and a
- * warning is printed. Never fails: a profile never fails a case.
- */
-void report_draw_flamegraphs(struct result *result, const char *result_dir,
-			     const char *sampling,
-			     report_read_stacks_fn read_stacks);
 
 /* Helpers every reporter shares. */
 

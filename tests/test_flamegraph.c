@@ -11,7 +11,7 @@
 #include "harness/model/result.h"
 #include "harness/run/stacks.h"
 #include "reporters/flamegraph.h"
-#include "reporters/report.h"
+#include "harness/app/profiles.h"
 
 #include "testutil.h"
 
@@ -66,18 +66,6 @@ static int parse_folded(struct flamegraph_stacks *drawn, const char *text,
 	if (!error)
 		to_drawn(&stacks, drawn);
 	stacks_release(&stacks);
-	return error;
-}
-
-/* The reader report_draw_flamegraphs() is given. */
-static int read_folded(struct flamegraph_stacks *drawn, const char *path)
-{
-	struct strbuf text = STRBUF_INIT;
-	int error = strbuf_read_file(&text, path);
-
-	if (!error)
-		error = parse_folded(drawn, text.buf, text.len);
-	strbuf_release(&text);
 	return error;
 }
 
@@ -304,7 +292,7 @@ Test(flamegraph, profiles_get_their_graph_listed_before_the_stacks)
 	struct strbuf path = STRBUF_INIT, expected = STRBUF_INIT;
 	char *svg;
 
-	report_draw_flamegraphs(result, dir, SAMPLING, read_folded);
+	app_draw_flamegraphs(result, dir, SAMPLING);
 	cr_assert_null(rcase->profile_note, "%s", rcase->profile_note);
 	cr_assert_eq(rcase->artifacts_nr, 4);
 	cr_assert_str_eq(rcase->artifacts[0].kind, "callgrind");
@@ -340,7 +328,7 @@ Test(flamegraph, a_graph_that_cannot_be_drawn_is_a_note)
 	struct result *result = profiled_result(dir, NULL);
 	struct result_case *rcase = &result->cases[0];
 
-	report_draw_flamegraphs(result, dir, SAMPLING, read_folded);
+	app_draw_flamegraphs(result, dir, SAMPLING);
 	cr_assert_eq(rcase->artifacts_nr, 3, "no flame graph is listed");
 	cr_assert_not_null(rcase->profile_note);
 	cr_assert(strstr(rcase->profile_note, "no flame graph: "), "%s",
@@ -353,7 +341,7 @@ Test(flamegraph, a_graph_that_cannot_be_drawn_is_a_note)
 	result = profiled_result(dir, "a;b 1\nno count\n");
 	rcase = &result->cases[0];
 	rcase->profile_note = strdup("perf recorded no samples");
-	report_draw_flamegraphs(result, dir, SAMPLING, read_folded);
+	app_draw_flamegraphs(result, dir, SAMPLING);
 	cr_assert_str_eq(rcase->profile_note, "perf recorded no samples");
 	cr_assert_eq(rcase->artifacts_nr, 3);
 

@@ -2,13 +2,10 @@
 #include "harness/app/outputs.h"
 
 #include "harness/gate/compare.h"
-#include "harness/run/session.h"
-#include "harness/run/stacks.h"
 #include "harness/store/store.h"
 #include "harness/util/error.h"
 #include "harness/util/fileio.h"
 #include "harness/util/terminal.h"
-#include "reporters/flamegraph.h"
 #include "reporters/report.h"
 
 #include <stdio.h>
@@ -146,42 +143,4 @@ int app_write_outputs(const struct report_model *model, const char *json_path,
 	strbuf_release(&text);
 	strbuf_release(&json_error);
 	return error;
-}
-
-/* The run layer reads a profile's stacks, the reporters draw them: handed
- * over in the order they are drawn in. */
-static int read_folded_stacks(struct flamegraph_stacks *out, const char *path)
-{
-	struct stacks stacks = STACKS_INIT;
-	struct strbuf text = STRBUF_INIT;
-	const struct stack **sorted = NULL;
-	int error;
-
-	if ((error = strbuf_read_file(&text, path)) < 0 ||
-	    (error = stacks_parse_folded(&stacks, text.buf, text.len)) < 0)
-		goto done;
-	sorted = stacks_sorted(&stacks);
-	for (size_t i = 0; i < stacks.nr; i++)
-		flamegraph_stacks_add(out, sorted[i]->frames, sorted[i]->count);
-done:
-	free(sorted);
-	stacks_release(&stacks);
-	strbuf_release(&text);
-	return error;
-}
-
-void app_draw_profiles(struct session *session)
-{
-	struct strbuf sampling = STRBUF_INIT;
-
-	if (profiler_describe_perf(session->profiler, &sampling) < 0)
-		goto done;
-	report_draw_flamegraphs(session->result, session->result_dir,
-				sampling.buf, read_folded_stacks);
-	/* the baseline tree's profiles lie beside the candidate's */
-	if (session->baseline)
-		report_draw_flamegraphs(session->baseline, session->result_dir,
-					sampling.buf, read_folded_stacks);
-done:
-	strbuf_release(&sampling);
 }

@@ -4,6 +4,7 @@
 #include "harness/app/check.h"
 #include "harness/app/outcome.h"
 #include "harness/app/outputs.h"
+#include "harness/app/profiles.h"
 #include "harness/util/error.h"
 #include "harness/util/terminal.h"
 #include "reporters/summary.h"

@@ -3,6 +3,7 @@
 
 #include "harness/app/outcome.h"
 #include "harness/app/outputs.h"
+#include "harness/app/profiles.h"
 #include "harness/gate/baseline.h"
 #include "harness/store/store.h"
 #include "harness/util/alloc.h"

@@ -47,9 +47,9 @@
  *
  * This module only records: the flame graph (flamegraph.svg beside
  * folded.txt) is drawn from the folded stacks after every case has run and
- * before the result is stored, by the flamegraph reporter (flamegraph.h),
- * which the command layer calls between the session's finish and store
- * steps (session.h), so that the harness never calls a reporter.
+ * before the result is stored, by the use case that drives the session
+ * (harness/app/profiles.h: app_draw_flamegraphs()) between its finish and
+ * store steps (session.h), so that the run layer never calls a reporter.
  *
  * Where profiling is impossible (perf not installed or not permitted,
  * user options that are not JSON) the case gets a one-line
@@ -112,7 +112,7 @@ int profile_prepare(struct profile_run *run, struct profiler *profiler,
  * to rcase (paths relative to base, the result file's directory), in this
  * order: "folded", "perf" (perf.data), "poplar" (when the benchmark wrote
  * Poplar reports), "profile" (the directory). The flame graph drawn from
- * folded.txt later goes before "folded" (the flamegraph reporter).
+ * folded.txt later goes before "folded" (app_draw_flamegraphs()).
  * Anything that went wrong, the run itself included, becomes
  * rcase->profile_note. Never fails.
  */

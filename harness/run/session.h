@@ -29,7 +29,7 @@
  *                         it has enough samples (the gate answers, check.h)
  *     session_finish()    the runs outside the measurement, the end time;
  *                         the result is complete but not stored (the
- *                         command layer draws the flame graphs here)
+ *                         use case draws the flame graphs here)
  *     session_store()     store it; or, when the store refuses it,
  *     session_keep()      write it where it can be, so that measurements
  *                         that took minutes are never thrown away
