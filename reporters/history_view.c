@@ -349,19 +349,38 @@ void history_view_csv(struct strbuf *out, const struct history *history)
 	}
 }
 
-static cJSON *point_json(const struct history *history,
-			 const struct history_point *p)
+/* The document is written as it goes (json.h's writer), not built as a
+ * tree: a long history's points are nearly all of it, a million for 100
+ * series of 10,000 commits, and a tree of them took gigabytes and most of
+ * the time. */
+
+static void write_string(struct json_writer *w, const char *key,
+			 const char *s)
+{
+	json_write_key(w, key);
+	json_write_value_string(w, s);
+}
+
+static void write_number(struct json_writer *w, const char *key, double d)
+{
+	json_write_key(w, key);
+	json_write_value_number(w, d);
+}
+
+static void write_point(struct json_writer *w, const struct history *history,
+			const struct history_point *p)
 {
 	const struct git_meta *commit = &history->commits[p->commit];
-	cJSON *object = cJSON_CreateObject();
 
-	json_add_string(object, "commit", commit->commit);
-	json_add_string(object, "commit_time", commit->commit_time);
-	json_add_string(object, "subject", commit->subject);
-	cJSON_AddNumberToObject(object, "n", (double)p->n);
-	cJSON_AddNumberToObject(object, "median", p->median);
-	json_add_pair(object, "ci", p->ci_low, p->ci_high);
-	return object;
+	json_write_object(w);
+	write_string(w, "commit", commit->commit);
+	write_string(w, "commit_time", commit->commit_time);
+	write_string(w, "subject", commit->subject);
+	write_number(w, "n", (double)p->n);
+	write_number(w, "median", p->median);
+	json_write_key(w, "ci");
+	json_write_value_pair(w, p->ci_low, p->ci_high);
+	json_write_end(w);
 }
 
 /* "range": [first, last], commits a bisect searches. */
@@ -379,38 +398,45 @@ static const char *author_of(const struct history *history, size_t commit)
 	return history->authors ? history->authors[commit] : NULL;
 }
 
-static cJSON *change_json(const struct history *history,
-			  const struct history_series *s,
-			  const struct history_change *change)
+static void write_change(struct json_writer *w, const struct history *history,
+			 const struct history_series *s,
+			 const struct history_change *change)
 {
 	size_t commit = s->points[change->at.index].commit;
-	cJSON *object = cJSON_CreateObject();
 
-	json_add_string(object, "commit", history->commits[commit].commit);
-	cJSON_AddNumberToObject(object, "index", (double)change->at.index);
-	cJSON_AddNumberToObject(object, "before", change->at.before);
-	cJSON_AddNumberToObject(object, "after", change->at.after);
-	cJSON_AddNumberToObject(object, "change", change->at.change);
-	json_add_pair(object, "change_ci", change->at.change_lo,
-		      change->at.change_hi);
-	json_add_string(object, "direction", direction(change));
-	add_range(object, history, change->range_first, commit);
-	if (change->resolved)
-		json_add_string(
-			object, "resolved_by",
-			history->commits[s->points[s->changes[change->resolved_by]
-							   .at.index]
-						 .commit]
-				.commit);
-	else if (change->regression)
-		cJSON_AddNullToObject(object, "resolved_by");
-	json_add_string(object, "author", author_of(history, commit));
+	json_write_object(w);
+	write_string(w, "commit", history->commits[commit].commit);
+	write_number(w, "index", (double)change->at.index);
+	write_number(w, "before", change->at.before);
+	write_number(w, "after", change->at.after);
+	write_number(w, "change", change->at.change);
+	json_write_key(w, "change_ci");
+	json_write_value_pair(w, change->at.change_lo, change->at.change_hi);
+	write_string(w, "direction", direction(change));
+	json_write_key(w, "range");
+	json_write_array(w);
+	json_write_value_string(
+		w, history->commits[change->range_first].commit);
+	json_write_value_string(w, history->commits[commit].commit);
+	json_write_end(w);
+	if (change->resolved) {
+		const struct history_change *fix =
+			&s->changes[change->resolved_by];
+
+		write_string(w, "resolved_by",
+			     history->commits[s->points[fix->at.index].commit]
+				     .commit);
+	} else if (change->regression) {
+		json_write_key(w, "resolved_by");
+		json_write_value_null(w);
+	}
+	write_string(w, "author", author_of(history, commit));
+	json_write_key(w, "incident");
 	if (change->incident >= history->incidents_nr)
-		cJSON_AddNullToObject(object, "incident");
+		json_write_value_null(w);
 	else
-		cJSON_AddNumberToObject(object, "incident",
-					(double)change->incident);
-	return object;
+		json_write_value_number(w, (double)change->incident);
+	json_write_end(w);
 }
 
 /* What names a series: suite, benchmark, variant, device, machine,
@@ -471,24 +497,30 @@ void history_view_json_names(cJSON *object, const struct history_series *s)
 	json_add_string(object, "metric", s->metric);
 }
 
-static cJSON *series_json(const struct history *history,
-			  const struct history_series *s)
+static void write_series(struct json_writer *w,
+			 const struct history *history,
+			 const struct history_series *s)
 {
-	cJSON *object = cJSON_CreateObject();
-	cJSON *points, *changes;
-
-	add_series_names(object, s);
-	json_add_string(object, "unit", s->unit);
-	json_add_string(object, "better", better_names[s->better]);
-	points = cJSON_AddArrayToObject(object, "points");
+	json_write_object(w);
+	write_string(w, "suite", s->suite);
+	write_string(w, "benchmark", s->benchmark);
+	write_string(w, "variant", s->variant);
+	write_string(w, "device", s->device);
+	write_string(w, "machine", s->machine);
+	write_string(w, "metric", s->metric);
+	write_string(w, "unit", s->unit);
+	write_string(w, "better", better_names[s->better]);
+	json_write_key(w, "points");
+	json_write_array(w);
 	for (size_t i = 0; i < s->points_nr; i++)
-		cJSON_AddItemToArray(points,
-				     point_json(history, &s->points[i]));
-	changes = cJSON_AddArrayToObject(object, "change_points");
+		write_point(w, history, &s->points[i]);
+	json_write_end(w);
+	json_write_key(w, "change_points");
+	json_write_array(w);
 	for (size_t i = 0; i < s->changes_nr; i++)
-		cJSON_AddItemToArray(changes,
-				     change_json(history, s, &s->changes[i]));
-	return object;
+		write_change(w, history, s, &s->changes[i]);
+	json_write_end(w);
+	json_write_end(w);
 }
 
 /* Appends item (freed) as json_print() prints it `indent` further in
@@ -510,31 +542,48 @@ static void print_nested(struct strbuf *out, cJSON *item, const char *indent)
 	strbuf_release(&text);
 }
 
-/*
- * The text json_print() gives of the whole document, put together one
- * series at a time: a long history's points are nearly all of it (a
- * million for 100 series of 10,000 commits), and one tree of them all
- * took 1.3 GB where one series' takes a thousandth of that.
- */
-void history_view_json(struct strbuf *out, const struct history *history)
+void history_json_start(struct history_json *it,
+			const struct history *history)
 {
-	cJSON *incidents = cJSON_CreateArray();
+	memset(it, 0, sizeof(*it));
+	it->history = history;
+}
 
-	strbuf_addstr(out, "{\n\t\"benchgate_history\":\t1,\n\t\"branch\":\t");
-	print_nested(out, json_string(history->branch), "");
-	strbuf_addstr(out, ",\n\t\"series\":\t[");
-	for (size_t i = 0; i < history->series_nr; i++) {
-		if (i)
+/*
+ * The document in pieces: the head, one series per piece (a series of
+ * 10,000 commits is about 2 MB of text) and the incidents with the end,
+ * each written by a writer of its own at the depth the piece sits at.
+ */
+bool history_json_next(void *ctx, struct strbuf *out)
+{
+	struct history_json *it = ctx;
+	const struct history *history = it->history;
+	struct json_writer w;
+	cJSON *incidents;
+
+	if (it->next == 0) {
+		strbuf_addstr(out, "{\n\t\"benchgate_history\":\t1,\n"
+				   "\t\"branch\":\t");
+		json_write_string(out, history->branch);
+		strbuf_addstr(out, ",\n\t\"series\":\t[");
+	} else if (it->next <= history->series_nr) {
+		if (it->next > 1)
 			strbuf_addstr(out, ", ");
 		/* an element of the top-level object's array */
-		print_nested(out, series_json(history, &history->series[i]),
-			     "\t\t");
+		json_writer_init(&w, out, 2);
+		write_series(&w, history, &history->series[it->next - 1]);
+	} else {
+		strbuf_addstr(out, "],\n\t\"incidents\":\t");
+		incidents = cJSON_CreateArray();
+		for (size_t i = 0; i < history->incidents_nr; i++)
+			cJSON_AddItemToArray(
+				incidents,
+				incident_json(history,
+					      &history->incidents[i]));
+		print_nested(out, incidents, "\t");
+		strbuf_addstr(out, "\n}\n");
+		return false;
 	}
-	strbuf_addstr(out, "],\n\t\"incidents\":\t");
-	for (size_t i = 0; i < history->incidents_nr; i++)
-		cJSON_AddItemToArray(
-			incidents,
-			incident_json(history, &history->incidents[i]));
-	print_nested(out, incidents, "\t");
-	strbuf_addstr(out, "\n}\n");
+	it->next++;
+	return true;
 }

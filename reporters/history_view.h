@@ -71,7 +71,19 @@ void history_view_csv(struct strbuf *out, const struct history *history);
  * its range; its moves index series and their change_points. Unknown
  * numbers are null.
  */
-void history_view_json(struct strbuf *out, const struct history *history);
+struct history_json {
+	const struct history *history;
+	size_t next;
+};
+
+/* Starts writing history's document with history_json_next(). */
+void history_json_start(struct history_json *it,
+			const struct history *history);
+
+/* Appends the next piece of the document (the text of cJSON_Print(), one
+ * series at a time) to out: a file_producer (fileio.h) for a history_json
+ * ctx, false when the piece was the last. */
+bool history_json_next(void *ctx, struct strbuf *out);
 
 /* Adds the "suite", "benchmark", "variant", "device", "machine" and
  * "metric" of s to the JSON object: how the history document, and the

@@ -117,6 +117,61 @@ Test(fileio, a_link_to_a_file_is_replaced_not_followed)
 	free(link);
 }
 
+/* Pieces "0\n" to "4\n", one a call. */
+static bool five_pieces(void *ctx, struct strbuf *out)
+{
+	int *next = ctx;
+
+	strbuf_addf(out, "%d\n", *next);
+	return ++*next < 5;
+}
+
+/* A produced file holds every piece, in order, replacing what was there;
+ * into a stream (a FIFO) the pieces go as they come. */
+Test(fileio, a_produced_file_holds_every_piece)
+{
+	char *path = path_in_dir("produced");
+	char *fifo = path_in_dir("pipe");
+	int next = 0, status;
+	char *text;
+	pid_t reader;
+
+	free(test_write_file(test_dir, "produced", "old text, longer"));
+	cr_assert_eq(write_file_atomic_produced(path, five_pieces, &next),
+		     BG_OK, "%s", bg_error_last());
+	text = test_read_file(path);
+	cr_assert_str_eq(text, "0\n1\n2\n3\n4\n");
+	cr_assert_eq(kind_of(path), S_IFREG);
+	free(text);
+
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	reader = fork();
+	cr_assert_geq(reader, 0);
+	if (!reader) {
+		char buf[64];
+		size_t got = 0;
+		ssize_t n;
+		int in;
+
+		alarm(10);
+		in = open(fifo, O_RDONLY);
+		while (in >= 0 && got < sizeof(buf) &&
+		       (n = read(in, buf + got, sizeof(buf) - got)) > 0)
+			got += (size_t)n;
+		_exit(got == 10 && !memcmp(buf, "0\n1\n2\n3\n4\n", 10) ? 0
+									: 1);
+	}
+	next = 0;
+	cr_assert_eq(write_file_atomic_produced(fifo, five_pieces, &next),
+		     BG_OK, "%s", bg_error_last());
+	cr_assert_eq(waitpid(reader, &status, 0), reader);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "the reader did not get every piece");
+	cr_assert_eq(kind_of(fifo), S_IFIFO);
+	free(fifo);
+	free(path);
+}
+
 Test(fileio, a_directory_is_an_error_naming_it)
 {
 	cr_assert_lt(write_file_atomic(test_dir, "x", 1), 0);

@@ -6,6 +6,7 @@
 #include "testutil.h"
 
 #include <criterion/criterion.h>
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -401,6 +402,25 @@ static char *history_json(const char *repo_dir, const char *store_spec)
 	return test_read_file(path);
 }
 
+/* The document, written piece by piece, is the text cJSON_Print() gives
+ * of it, as when it was printed from one tree: parsed and printed again,
+ * the same bytes. */
+static void assert_cjson_text(const char *text)
+{
+	cJSON *root = cJSON_Parse(text);
+	char *again;
+
+	cr_assert_not_null(root, "%.300s", text);
+	again = cJSON_Print(root);
+	cr_assert_not_null(again);
+	cr_assert_eq(strlen(again) + 1, strlen(text));
+	cr_assert(!strncmp(again, text, strlen(again)) &&
+			  text[strlen(again)] == '\n',
+		  "history --json differs from cJSON_Print's text");
+	free(again);
+	cJSON_Delete(root);
+}
+
 static void generate(const char *repo_dir, const char *count)
 {
 	const char *gen[] = { BENCHGATE_SOURCE_DIR
@@ -440,6 +460,7 @@ Test(history_index, the_binary_indexes_both_store_kinds)
 	generate(repo_dir, "60");
 	cold = history_json(repo_dir, stores[0]);
 	cr_assert(strstr(cold, "\"m02\""), "%.300s", cold);
+	assert_cjson_text(cold);
 	for (size_t i = 0; i < 2; i++) {
 		for (int call = 0; call < 2; call++) {
 			text = history_json(repo_dir, stores[i]);

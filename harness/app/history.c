@@ -71,10 +71,12 @@ int app_history(const struct app_history_request *req)
 				       &req->history)) < 0)
 		goto done;
 	if (req->json) {
-		history_view_json(&text, &history);
-		if ((error = app_write_output(req->json, &text)) < 0)
+		struct history_json it;
+
+		history_json_start(&it, &history);
+		if ((error = app_write_output_produced(
+			     req->json, history_json_next, &it)) < 0)
 			goto done;
-		strbuf_reset(&text);
 	}
 	if (req->alert) {
 		error = alert(&history, req->published, req->quiet,

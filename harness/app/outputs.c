@@ -58,6 +58,19 @@ int app_write_output(const char *path, const struct strbuf *text)
 	return BG_OK;
 }
 
+int app_write_output_produced(const char *path, file_producer *produce,
+			      void *ctx)
+{
+	if (!app_output_is_stdout(path))
+		return write_file_atomic_produced(path, produce, ctx);
+	app_claim_stdout();
+	if (write_fd_produced(machine_stdout >= 0 ? machine_stdout
+						  : STDOUT_FILENO,
+			      produce, ctx) < 0)
+		return bg_error("cannot write to stdout: %s", strerror(errno));
+	return BG_OK;
+}
+
 /* Creates dir and its parents, and proves a file can be made in it. */
 static int prepare_directory(const char *option, const char *path,
 			     const char *dir)

@@ -2,6 +2,8 @@
 #ifndef BENCHGATE_APP_OUTPUTS_H
 #define BENCHGATE_APP_OUTPUTS_H
 
+#include "harness/util/fileio.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -30,6 +32,11 @@ struct strbuf;
 /* Writes text to path atomically (fileio.h), or for "-" to the stdout that
  * app_claim_stdout() kept; BG_ERROR when it cannot. */
 int app_write_output(const char *path, const struct strbuf *text);
+
+/* app_write_output() of the text produce gives (fileio.h), written piece
+ * by piece as it comes. */
+int app_write_output_produced(const char *path, file_producer *produce,
+			      void *ctx);
 
 /* Before anything is measured: creates the directory of json_path and
  * report_dir when missing and proves a file can be written in each (each

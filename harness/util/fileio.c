@@ -56,11 +56,39 @@ void fsync_filesystem(const char *path)
 	}
 }
 
-static int write_temporary(struct strbuf *tmp, const struct iovec *parts,
-			   size_t nr, bool sync)
+/* What a file is written from: parts in memory, or a producer called for
+ * one piece after another. */
+struct source {
+	const struct iovec *parts;
+	size_t nr;
+	file_producer *produce;
+	void *ctx;
+};
+
+/* Writes all of src to fd: 0, or -1 with errno set. */
+static int write_source(int fd, const struct source *src)
+{
+	struct strbuf piece = STRBUF_INIT;
+	bool more = true;
+	int ret = 0;
+
+	for (size_t i = 0; i < src->nr; i++)
+		if (write_in_full(fd, src->parts[i].iov_base,
+				  src->parts[i].iov_len) < 0)
+			return -1;
+	while (src->produce && more && !ret) {
+		more = src->produce(src->ctx, &piece);
+		ret = write_in_full(fd, piece.buf, piece.len);
+		strbuf_reset(&piece);
+	}
+	strbuf_release(&piece);
+	return ret;
+}
+
+static int write_temporary(struct strbuf *tmp, const struct source *src,
+			   bool sync)
 {
 	int fd, error = BG_OK;
-	size_t i;
 
 	if ((fd = mkstemp(tmp->buf)) < 0) {
 		error = bg_error("cannot create a temporary file '%s': %s",
@@ -68,10 +96,8 @@ static int write_temporary(struct strbuf *tmp, const struct iovec *parts,
 		strbuf_reset(tmp);
 		return error;
 	}
-	for (i = 0; i < nr; i++)
-		if (write_in_full(fd, parts[i].iov_base, parts[i].iov_len) < 0)
-			break;
-	if (i < nr || fchmod(fd, 0644) < 0 || (sync && fsync(fd) < 0))
+	if (write_source(fd, src) < 0 || fchmod(fd, 0644) < 0 ||
+	    (sync && fsync(fd) < 0))
 		error = bg_error("cannot write '%s': %s", tmp->buf,
 				 strerror(errno));
 	if (close(fd) < 0 && !error)
@@ -88,31 +114,30 @@ int write_file_temporary(struct strbuf *tmp, const void *data, size_t len)
 {
 	const struct iovec part = { (void *)data, len };
 
-	return write_temporary(tmp, &part, 1, true);
+	return write_temporary(tmp, &(struct source){ &part, 1, NULL, NULL },
+			       true);
 }
 
-/* Writes the parts into the stream at path (a device, a FIFO, a socket),
- * opened as it is: there is nothing to replace atomically there. */
-static int write_into_stream(const char *path, const struct iovec *parts,
-			     size_t nr)
+/* Writes src into the stream at path (a device, a FIFO, a socket), opened
+ * as it is: there is nothing to replace atomically there. */
+static int write_into_stream(const char *path, const struct source *src)
 {
 	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
 	int error = BG_OK;
 
 	if (fd < 0)
 		return bg_error("cannot open '%s': %s", path, strerror(errno));
-	for (size_t i = 0; i < nr && !error; i++)
-		if (write_in_full(fd, parts[i].iov_base, parts[i].iov_len) < 0)
-			error = bg_error("cannot write '%s': %s", path,
-					 strerror(errno));
+	if (write_source(fd, src) < 0)
+		error = bg_error("cannot write '%s': %s", path,
+				 strerror(errno));
 	if (close(fd) < 0 && !error)
 		error = bg_error("cannot write '%s': %s", path,
 				 strerror(errno));
 	return error;
 }
 
-static int write_replacing(const char *path, const struct iovec *parts,
-			   size_t nr, bool sync)
+static int write_replacing(const char *path, const struct source *src,
+			   bool sync)
 {
 	struct strbuf tmp = STRBUF_INIT, dir = STRBUF_INIT;
 	const char *slash = strrchr(path, '/');
@@ -129,10 +154,10 @@ static int write_replacing(const char *path, const struct iovec *parts,
 			return bg_error("cannot write '%s': it is a directory",
 					path);
 		if (!S_ISREG(st.st_mode))
-			return write_into_stream(path, parts, nr);
+			return write_into_stream(path, src);
 	}
 	strbuf_addf(&tmp, "%s.tmp-XXXXXX", path);
-	if ((error = write_temporary(&tmp, parts, nr, sync)) < 0)
+	if ((error = write_temporary(&tmp, src, sync)) < 0)
 		goto done;
 	if (rename(tmp.buf, path) < 0) {
 		error = bg_error("cannot rename '%s' to '%s': %s", tmp.buf,
@@ -157,20 +182,35 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 {
 	const struct iovec part = { (void *)data, len };
 
-	return write_replacing(path, &part, 1, true);
+	return write_replacing(path, &(struct source){ &part, 1, NULL, NULL },
+			       true);
 }
 
 int write_file_atomic_parts(const char *path, const struct iovec *parts,
 			    size_t nr)
 {
-	return write_replacing(path, parts, nr, true);
+	return write_replacing(path, &(struct source){ parts, nr, NULL, NULL },
+			       true);
+}
+
+int write_file_atomic_produced(const char *path, file_producer *produce,
+			       void *ctx)
+{
+	return write_replacing(
+		path, &(struct source){ NULL, 0, produce, ctx }, true);
+}
+
+int write_fd_produced(int fd, file_producer *produce, void *ctx)
+{
+	return write_source(fd, &(struct source){ NULL, 0, produce, ctx });
 }
 
 int write_file_atomic_unsynced(const char *path, const void *data, size_t len)
 {
 	const struct iovec part = { (void *)data, len };
 
-	return write_replacing(path, &part, 1, false);
+	return write_replacing(path, &(struct source){ &part, 1, NULL, NULL },
+			       false);
 }
 
 static int remove_entry(const char *path, const struct stat *st, int type,

@@ -59,6 +59,20 @@ int write_file_atomic_unsynced(const char *path, const void *data, size_t len);
 int write_file_atomic_parts(const char *path, const struct iovec *parts,
 			    size_t nr);
 
+/* A producer of a file's text, piece by piece: each call appends the
+ * next piece to out (emptied between calls) and returns whether more
+ * follow. */
+typedef bool file_producer(void *ctx, struct strbuf *out);
+
+/* write_file_atomic() of the text produce gives, written as it comes: a
+ * document too large to hold in memory at once (history --json). */
+int write_file_atomic_produced(const char *path, file_producer *produce,
+			       void *ctx);
+
+/* Writes the text produce gives to fd as it comes: 0, or -1 with errno
+ * set, as write_in_full(). */
+int write_fd_produced(int fd, file_producer *produce, void *ctx);
+
 /* syncfs(2) of the file system holding path: every write to it reaches
  * the disk. Best effort, as fsync_dir(). */
 void fsync_filesystem(const char *path);
