@@ -441,6 +441,62 @@ Test(stats, hodges_lehmann_matches_brute_force_on_random_samples)
 	}
 }
 
+/* Samples large enough for the radix sort (64 values and more), with ties,
+ * unsorted and sorted. */
+Test(stats, hodges_lehmann_of_large_samples_matches_brute_force)
+{
+	uint64_t state = 21;
+	size_t na = 150, nb = 170, np = 0;
+	double *a = malloc(na * sizeof(*a)), *b = malloc(nb * sizeof(*b));
+	double *ratios = malloc(na * nb * sizeof(*ratios));
+
+	for (size_t i = 0; i < na; i++)
+		a[i] = 50 + floor(test_normal(&state) * 40) / 4;
+	for (size_t j = 0; j < nb; j++)
+		b[j] = 52 + (double)j / 8; /* already sorted */
+	for (size_t i = 0; i < na; i++)
+		for (size_t j = 0; j < nb; j++)
+			ratios[np++] = b[j] / a[i];
+	cr_assert(eq(dbl, stats_hodges_lehmann_ratio(a, na, b, nb),
+		     sorted_median(ratios, np)));
+	free(ratios);
+	free(b);
+	free(a);
+}
+
+/* The summary sorts its sample; percentiles by selection do not: both
+ * agree on large samples of every sign, zeros of both signs, ties and
+ * infinities. */
+Test(stats, summary_of_large_samples_agrees_with_selection)
+{
+	uint64_t state = 5;
+	size_t sizes[] = { 63, 64, 65, 1000, 40000 };
+
+	for (size_t k = 0; k < ARRAY_SIZE(sizes); k++) {
+		size_t n = sizes[k];
+		double *v = malloc(n * sizeof(*v));
+		struct stats_summary s;
+
+		for (size_t i = 0; i < n; i++) {
+			double x = floor(test_normal(&state) * 1e3) / 8;
+
+			v[i] = i % 97 == 0 ? -0.0 : i % 89 == 0 ? 0.0 : x;
+		}
+		v[n / 2] = INFINITY;
+		v[n / 3] = -INFINITY;
+		v[n / 5] = -1e300;
+		cr_assert(eq(int, stats_summarize(v, n, 0.99, 1, &s), BG_OK));
+		cr_assert(eq(dbl, s.median, stats_median(v, n)), "n %zu", n);
+		cr_assert(eq(dbl, s.p90, stats_percentile(v, n, 90)), "n %zu",
+			  n);
+		cr_assert(eq(dbl, s.p99, stats_percentile(v, n, 99)), "n %zu",
+			  n);
+		cr_assert(eq(dbl, s.min, -INFINITY));
+		cr_assert(eq(dbl, s.max, INFINITY));
+		free(v);
+	}
+}
+
 Test(stats, hodges_lehmann_ratio_needs_positive_values)
 {
 	double a[] = { 1, 0 }, b[] = { 1, 2 };

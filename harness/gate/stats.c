@@ -34,11 +34,98 @@ static double *copy_sample(const double *v, size_t n)
 	return copy;
 }
 
+/* The order of compare_doubles() as unsigned integers: negative zero as
+ * zero (the two compare equal), every NaN last and equal. */
+static uint64_t sort_key(double x)
+{
+	uint64_t bits;
+
+	if (isnan(x))
+		return UINT64_MAX;
+	if (x == 0)
+		x = 0;
+	memcpy(&bits, &x, sizeof(bits));
+	return bits >> 63 ? ~bits : bits | (1ULL << 63);
+}
+
+#define RADIX_BITS 11
+#define RADIX_SIZE (1u << RADIX_BITS)
+#define RADIX_PASSES ((64 + RADIX_BITS - 1) / RADIX_BITS)
+
+/*
+ * Sorts v in the order of compare_doubles(), stably, as glibc's qsort()
+ * (a merge sort) did: equal values keep their order. Small samples by
+ * insertion, large ones by a least-significant-digit radix sort of the
+ * keys, which is stable too: a compare of one metric with a million
+ * samples sorted them several times and spent most of its time in
+ * qsort()'s comparisons. A pass whose digit is the same for every value
+ * (the sign and the high exponent bits, mostly) is skipped.
+ */
+static void sort_doubles(double *v, size_t n)
+{
+	size_t (*counts)[RADIX_SIZE];
+	double *from = v, *to;
+	size_t i;
+
+	if (n < 64) {
+		for (i = 1; i < n; i++) {
+			double x = v[i];
+			size_t j = i;
+
+			for (; j > 0 && compare_doubles(&v[j - 1], &x) > 0; j--)
+				v[j] = v[j - 1];
+			v[j] = x;
+		}
+		return;
+	}
+	for (i = 1; i < n && compare_doubles(&v[i - 1], &v[i]) <= 0; i++)
+		;
+	if (i == n)
+		return;
+	counts = xcalloc(RADIX_PASSES, sizeof(*counts));
+	to = xmalloc(n * sizeof(*to));
+	for (i = 0; i < n; i++) {
+		uint64_t key = sort_key(v[i]);
+
+		for (int p = 0; p < RADIX_PASSES; p++)
+			counts[p][(key >> (p * RADIX_BITS)) & (RADIX_SIZE - 1)]++;
+	}
+	for (int p = 0; p < RADIX_PASSES; p++) {
+		size_t at = 0, digit0 = (sort_key(from[0]) >> (p * RADIX_BITS)) &
+					 (RADIX_SIZE - 1);
+		double *swap;
+
+		if (counts[p][digit0] == n)
+			continue;
+		for (size_t d = 0; d < RADIX_SIZE; d++) {
+			size_t c = counts[p][d];
+
+			counts[p][d] = at;
+			at += c;
+		}
+		for (i = 0; i < n; i++) {
+			size_t d = (sort_key(from[i]) >> (p * RADIX_BITS)) &
+				   (RADIX_SIZE - 1);
+
+			to[counts[p][d]++] = from[i];
+		}
+		swap = from;
+		from = to;
+		to = swap;
+	}
+	if (from != v) {
+		memcpy(v, from, n * sizeof(*v));
+		to = from;
+	}
+	free(to);
+	free(counts);
+}
+
 static double *sorted_copy(const double *v, size_t n)
 {
 	double *copy = copy_sample(v, n);
 
-	qsort(copy, n, sizeof(*copy), compare_doubles);
+	sort_doubles(copy, n);
 	return copy;
 }
 
@@ -1123,7 +1210,7 @@ int stats_signed_rank(const double *d, size_t n, double confidence,
 			above += w > 0;
 			below += w < 0;
 		}
-	qsort(averages, walsh, sizeof(*averages), compare_doubles);
+	sort_doubles(averages, walsh);
 	out->estimate = median_sorted(averages, walsh);
 	if (n <= SIGNED_RANK_EXACT)
 		cdf = signed_rank_cdf(n, walsh);
