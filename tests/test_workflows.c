@@ -1087,6 +1087,34 @@ Test(workflows, templates_publish_what_ci_systems_read)
 	free(bench);
 }
 
+/* The pull-request gate measures the merge base through `check --against`
+ * (a scratch tree benchgate makes, builds and removes), not a work tree
+ * of the workflow's own making, in each template and workflow. */
+Test(workflows, pull_requests_measure_the_merge_base_with_check_against)
+{
+	static const char *const files[] = {
+		"/action.yml",
+		"/ci/gitlab/benchgate.gitlab-ci.yml",
+		"/.github/workflows/benchmarks.yml",
+	};
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
+		char path[4096], *text;
+
+		snprintf(path, sizeof(path), "%s%s", BENCHGATE_SOURCE_DIR,
+			 files[i]);
+		text = test_read_file(path);
+		cr_assert_not_null(text, "%s", path);
+		cr_assert(strstr(text, "--against "), "%s: no check --against",
+			  files[i]);
+		cr_assert_null(strstr(text, "git worktree"),
+			       "%s: makes a work tree of its own", files[i]);
+		cr_assert_null(strstr(text, "--baseline-tree"),
+			       "%s: passes a tree of its own", files[i]);
+		free(text);
+	}
+}
+
 /* Least privilege (issue 22): no permission granted at the top of a
  * workflow but read, every job that needs more names it, and every
  * checkout leaves no token in .git/config for the code it runs (the pull

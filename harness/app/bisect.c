@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/app/bisect.h"
 
+#include "harness/app/build.h"
 #include "harness/app/check.h"
 #include "harness/git/repo.h"
 #include "harness/util/process.h"
@@ -20,9 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Lines of a failed build's output kept in the reason it was skipped. */
-#define BUILD_TAIL_LINES 5
 
 const char *bisect_mark_name(enum bisect_mark mark)
 {
@@ -195,51 +193,6 @@ done:
 	return error;
 }
 
-/* The last lines of a build's output, for the reason it was skipped. */
-static void add_tail(struct strbuf *out, const struct strbuf *text)
-{
-	size_t start = text->len, lines = 0;
-
-	while (start > 0 && lines <= BUILD_TAIL_LINES)
-		if (text->buf[--start] == '\n' && start + 1 < text->len)
-			lines++;
-	if (start < text->len) {
-		strbuf_addstr(out, ": ");
-		strbuf_add(out, text->buf + start + (text->buf[start] == '\n'),
-			   text->len - start - (text->buf[start] == '\n'));
-		strbuf_rtrim(out);
-	}
-}
-
-/* 0 built; 1 the build failed (why says how); < 0 the harness failed. */
-static int build(const struct bisector *b, const char *tree,
-		 struct strbuf *why)
-{
-	struct process_options popts = PROCESS_OPTIONS_INIT;
-	struct process_outcome outcome;
-	struct strbuf output = STRBUF_INIT;
-	int error;
-
-	popts.shell = b->opts->build_command;
-	popts.cwd = tree;
-	popts.timeout_s = b->opts->build_timeout_s;
-	process_outcome_init(&outcome);
-	if ((error = process_run(&outcome, &popts)) < 0)
-		goto done;
-	if (!process_outcome_failed(&outcome))
-		goto done;
-	strbuf_addstr(why, "the build ");
-	process_outcome_describe(&outcome, why);
-	strbuf_add(&output, outcome.out.text.buf, outcome.out.text.len);
-	strbuf_add(&output, outcome.err.text.buf, outcome.err.text.len);
-	add_tail(why, &output);
-	error = 1;
-done:
-	process_outcome_release(&outcome);
-	strbuf_release(&output);
-	return error;
-}
-
 /* Only the cases of the metrics bisected. */
 static bool bisected_case(const struct plan_case *pcase, void *payload)
 {
@@ -370,7 +323,8 @@ static int try_commit(struct bisector *b, size_t index, struct result **result,
 	if ((error = stop_if_interrupted()) < 0 ||
 	    (error = checkout_commit(b->area, b->repo, commit, c->git.commit,
 				     &tree)) < 0 ||
-	    (error = built = build(b, tree.buf, why)) < 0 ||
+	    (error = built = build_run(b->opts->build_command, tree.buf,
+					       b->opts->build_timeout_s, why)) < 0 ||
 	    (error = stop_if_interrupted()) < 0 || (error = built) > 0 ||
 	    (error = measure(b, index, commit, tree.buf, result, why)) != 0)
 		goto done;

@@ -53,8 +53,6 @@ enum bisect_mark {
 
 const char *bisect_mark_name(enum bisect_mark mark);
 
-/* A build that hangs must not stall a bisect: 30 minutes. */
-#define BISECT_BUILD_TIMEOUT_DEFAULT 1800
 
 /*
  * The search alone: commits 0 .. nr - 1 (nr >= 2), 0 good and nr - 1 bad
@@ -80,7 +78,7 @@ struct bisect_options {
 	const char *build_command; /* run by /bin/sh in each checkout */
 	/* Seconds a build may take before its process group is killed and
 	 * the commit skipped as one that cannot be built; 0: no limit.
-	 * BISECT_BUILD_TIMEOUT_DEFAULT unless set (--build-timeout). */
+	 * BUILD_TIMEOUT_DEFAULT_S (build.h) unless set (--build-timeout). */
 	int build_timeout_s;
 	double threshold;	   /* < 0: the suite's */
 	double confidence;	   /* < 0: the suite's */

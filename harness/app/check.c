@@ -39,10 +39,12 @@ static int describe_tree(struct check *check)
 				      "commit checked out in '%s'; it cannot "
 				      "be combined with --baseline '%s'",
 				      tree, opts->baseline);
-	strbuf_addf(&note,
-		    "tree %s measured in this session, interleaved with the "
-		    "candidate, ",
-		    tree);
+	if (opts->baseline_what)
+		strbuf_addstr(&note, opts->baseline_what);
+	else
+		strbuf_addf(&note, "tree %s", tree);
+	strbuf_addstr(&note, " measured in this session, interleaved with "
+			     "the candidate, ");
 	if (strcmp(git->commit, "unknown"))
 		strbuf_addf(&note, "at %.12s%s%s%s", git->commit,
 			    git->subject ? " (\"" : "",

@@ -44,6 +44,9 @@ struct check_options {
 	 * tree only "auto" (the tree names its commit). */
 	const char *baseline;
 	const char *branch; /* --branch: the target of auto; NULL: default */
+	/* What the baseline's note calls the baseline tree (check
+	 * --against names how it was made); NULL: "tree DIR". */
+	const char *baseline_what;
 	double threshold;   /* --threshold; < 0: the suite's */
 	double confidence;  /* --confidence; < 0: the suite's */
 };

@@ -35,12 +35,22 @@ static void print_check(const struct check *check, bool quiet, bool color)
 int app_check(const struct app_check_request *req)
 {
 	const struct app_outputs *out = &req->out;
+	struct check_options opts = req->check;
 	struct report_model model = { 0 };
 	struct check *check = NULL;
+	struct against against;
 	int error;
 
+	against_init(&against);
 	if ((error = app_prepare_outputs(out->json, out->report_dir)) < 0 ||
-	    (error = check_run(&check, &req->check)) < 0)
+	    (req->against.ref &&
+	     (error = against_prepare(&against, &req->against, &opts)) != 0))
+		goto done;
+	error = check_run(&check, &opts);
+	/* measured: the merge base's tree is not needed any more */
+	if (req->against.ref)
+		against_remove_tree(&against);
+	if (error < 0)
 		goto done;
 	app_draw_profiles(check->session);
 	if ((error = check_conclude(check)) < 0) {
@@ -60,6 +70,8 @@ int app_check(const struct app_check_request *req)
 	error = app_outcome_after_measuring(check->session, error,
 					    app_outcome_of(check->comparison));
 done:
+	if (req->against.ref)
+		against_release(&against);
 	check_free(check);
 	return error;
 }

@@ -2,6 +2,7 @@
 #ifndef BENCHGATE_APP_VERDICT_H
 #define BENCHGATE_APP_VERDICT_H
 
+#include "harness/app/against.h"
 #include "harness/app/check.h"
 
 #include <stdbool.h>
@@ -24,12 +25,14 @@ struct app_outputs {
 
 struct app_check_request {
 	struct check_options check;
+	struct against_options against; /* its ref NULL: no --against */
 	struct app_outputs out;
 };
 
-/* check_run(), the flame graphs, check_conclude(), then the summary, the
- * CI annotations and the outputs, also when the result was not stored
- * (the outcome then says so, app_outcome_after_measuring()). */
+/* With --against, against_prepare() first (its tree removed once
+ * measured); check_run(), the flame graphs, check_conclude(), then the
+ * summary, the CI annotations and the outputs, also when the result was
+ * not stored (the outcome then says so, app_outcome_after_measuring()). */
 int app_check(const struct app_check_request *req);
 
 struct app_compare_request {

@@ -2,6 +2,7 @@
 #include "harness/cli/cli.h"
 
 #include "harness/app/bisect_print.h"
+#include "harness/app/build.h"
 #include "harness/util/error.h"
 
 #include <stdio.h>
@@ -38,7 +39,7 @@ static int run(int argc, char **argv)
 {
 	cli_session_defaults(&args.bisect.session, &args.filter);
 	args.bisect.threshold = args.bisect.confidence = -1;
-	args.bisect.build_timeout_s = BISECT_BUILD_TIMEOUT_DEFAULT;
+	args.bisect.build_timeout_s = BUILD_TIMEOUT_DEFAULT_S;
 	CLI_PARSE_OR_RETURN(&cli_cmd_bisect, &args.common, argc, argv);
 	if (!args.bisect.good || !args.bisect.bad ||
 	    !args.bisect.build_command)

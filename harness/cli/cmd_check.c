@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/cli/cli.h"
 
+#include "harness/app/build.h"
 #include "harness/app/init.h"
+#include "harness/util/error.h"
 
 #include "harness/app/verdict.h"
 
@@ -25,6 +27,20 @@ static const struct cli_opt options[] = {
 		       "tree of the baseline commit with its build: every "
 		       "case also runs as the suite there says, interleaved "
 		       "with the candidate's runs"),
+	CLI_OPT_STRING("against", "REF",
+		       &args.req.against.ref,
+		       "measure the baseline in this session from the merge "
+		       "base of HEAD and REF (origin/REF first), checked out "
+		       "and built (--build) in a scratch tree that is removed "
+		       "afterwards"),
+	CLI_OPT_STRING("build", "CMD", &args.req.against.build_command,
+		       "with --against: the build command, run by /bin/sh in "
+		       "the merge base's tree, then in this work tree's root "
+		       "(a failed build: exit 3)"),
+	CLI_OPT_VALUE("build-timeout", "S", &args.req.against.build_timeout_s,
+		      cli_opt_warmup,
+		      "seconds a build may take before it is killed (default "
+		      "1800; 0: no limit)"),
 	CLI_OPT_STRING("branch", "B", &args.req.check.branch,
 		       "the target branch of --baseline auto: compare against "
 		       "its merge base (default: the default branch)"),
@@ -50,11 +66,17 @@ static int run(int argc, char **argv)
 	cli_session_defaults(&check->session, &args.filter);
 	check->baseline = "auto";
 	check->threshold = check->confidence = -1;
+	args.req.against.build_timeout_s = BUILD_TIMEOUT_DEFAULT_S;
 	CLI_PARSE_OR_RETURN(&cli_cmd_check, &args.common, argc, argv);
+	if (args.req.against.build_command && !args.req.against.ref)
+		return bg_input_error("check: --build builds the two trees of "
+				      "--against; without it, build before "
+				      "check");
 	check->session.suite_path = args.common.args_nr ? args.common.args[0]
 						  : INIT_SUITE_FILE;
 	check->session.progress = args.common.progress;
 	args.req.out.quiet = args.common.quiet;
+	args.req.against.quiet = args.common.quiet;
 	args.req.out.color = args.common.color;
 	return app_check(&args.req);
 }
@@ -76,7 +98,13 @@ const struct cli_command cli_cmd_check = {
 		"with ${build_dir}\nat the same place in DIR as --build-dir, "
 		"next to the candidate's runs in every\nround, so drift of the "
 		"machine reaches both sides alike.\n"
-		"Exit status 1 on a regression, 3 when a case failed, 2 on bad "
+		"With --against REF that tree is made here: the merge base "
+		"of HEAD and REF is\nchecked out into a scratch directory "
+		"under $TMPDIR (no .git), --build CMD runs\nthere and in this "
+		"work tree's root, both are measured so, and the scratch "
+		"tree\nis removed (on SIGINT, SIGTERM and SIGHUP too).\n"
+		"Exit status 1 on a regression, 3 when a case failed or a "
+		"--build failed, 2 on bad "
 		"input (nothing run),\n4 when the result could not be stored "
 		"(it is then kept in a benchgate-unstored-*.json\nfile in the "
 		"current directory or $TMPDIR, named in the message, and still "

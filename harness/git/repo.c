@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/git/repo.h"
 
+#include "harness/git/gitref.h"
 #include "harness/util/error.h"
 
 #include <pthread.h>
@@ -37,6 +38,20 @@ int repo_open_at(git_repository **out, const char *path)
 				       GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
 }
 
+/* The first of the candidates that names an object, into *out and name;
+ * BG_ENOTFOUND (no message) when none does. */
+static int find_first(git_repository *repo, const char *const *candidates,
+		      git_object **out, struct strbuf *name)
+{
+	for (; *candidates; candidates++) {
+		if (git_revparse_single(out, repo, *candidates) == 0) {
+			strbuf_addstr(name, *candidates);
+			return BG_OK;
+		}
+	}
+	return BG_ENOTFOUND;
+}
+
 int repo_default_branch(git_repository *repo, const char *branch,
 			git_object **out, struct strbuf *name)
 {
@@ -49,7 +64,7 @@ int repo_default_branch(git_repository *repo, const char *branch,
 	const char *named[] = { NULL, NULL, NULL };
 	struct strbuf remote = STRBUF_INIT;
 	const char *const *candidates = defaults;
-	int error = BG_ENOTFOUND;
+	int error;
 
 	if (branch) {
 		strbuf_addf(&remote, "origin/%s", branch);
@@ -57,13 +72,7 @@ int repo_default_branch(git_repository *repo, const char *branch,
 		named[1] = branch;
 		candidates = named;
 	}
-	for (; *candidates; candidates++) {
-		if (git_revparse_single(out, repo, *candidates) == 0) {
-			strbuf_addstr(name, *candidates);
-			error = BG_OK;
-			break;
-		}
-	}
+	error = find_first(repo, candidates, out, name);
 	strbuf_release(&remote);
 	if (error && branch)
 		return bg_input_error("--branch: no branch '%s' (nor "
@@ -86,4 +95,48 @@ int repo_walk_first_parents(git_revwalk **out, git_repository *repo,
 	}
 	git_revwalk_simplify_first_parent(*out);
 	return 0;
+}
+
+int repo_merge_base(git_commit **out, struct strbuf *name,
+		    git_repository *repo, const char *ref)
+{
+	struct strbuf remote = STRBUF_INIT;
+	const char *candidates[] = { remote.buf, ref, NULL };
+	git_object *object = NULL, *target = NULL, *head = NULL;
+	git_oid base;
+	int error = BG_OK;
+
+	*out = NULL;
+	strbuf_addf(&remote, "origin/%s", ref);
+	candidates[0] = remote.buf;
+	if (find_first(repo, candidates, &object, name) < 0 ||
+	    git_object_peel(&target, object, GIT_OBJECT_COMMIT) < 0) {
+		error = bg_input_error("--against: '%s' names no commit of "
+				       "the repository (nor does 'origin/%s')",
+				       ref, ref);
+		goto done;
+	}
+	if (git_revparse_single(&head, repo, "HEAD") < 0) {
+		error = bg_input_error("--against: HEAD names no commit: %s",
+				       gitref_message());
+		goto done;
+	}
+	if (git_merge_base(&base, repo, git_object_id(head),
+			   git_object_id(target)) < 0) {
+		error = bg_input_error("--against: HEAD and '%s' have no "
+				       "common history here (a shallow "
+				       "clone? fetch the history, as "
+				       "fetch-depth: 0 does): %s",
+				       name->buf, gitref_message());
+		goto done;
+	}
+	if (git_commit_lookup(out, repo, &base) < 0)
+		error = bg_error("cannot read the merge base %s: %s",
+				 git_oid_tostr_s(&base), gitref_message());
+done:
+	git_object_free(object);
+	git_object_free(target);
+	git_object_free(head);
+	strbuf_release(&remote);
+	return error;
 }

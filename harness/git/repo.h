@@ -50,6 +50,17 @@ int repo_default_branch(git_repository *repo, const char *branch,
 			git_object **out, struct strbuf *name);
 
 /*
+ * The merge base of HEAD and the commit `ref` names (origin/REF first, as
+ * CI checkouts have no local copy of the target branch, then REF itself:
+ * a branch, tag or commit) into *out (free with git_commit_free()), and
+ * the name REF was found under into name. BG_EINPUT when REF names no
+ * commit, HEAD is unborn, or they have no merge base (a shallow clone
+ * that does not reach it); BG_ERROR when the merge base cannot be read.
+ */
+int repo_merge_base(git_commit **out, struct strbuf *name,
+		    git_repository *repo, const char *ref);
+
+/*
  * A walk of the first parents from `from`, newest first, into *out (free
  * with git_revwalk_free()): the line of a branch as its merges made it. A
  * shallow clone ends the walk early, which is not an error. libgit2's code

@@ -74,6 +74,21 @@ void git_meta_release(struct git_meta *git)
 	memcpy(git->commit, "unknown", sizeof("unknown"));
 }
 
+void git_meta_copy(struct git_meta *out, const struct git_meta *from)
+{
+	memcpy(out->commit, from->commit, sizeof(out->commit));
+	out->branch = from->branch ? xstrdup(from->branch) : NULL;
+	out->dirty = from->dirty;
+	out->commit_time = from->commit_time ? xstrdup(from->commit_time)
+					     : NULL;
+	out->subject = from->subject ? xstrdup(from->subject) : NULL;
+	out->parents = xcalloc(from->parents_nr ? from->parents_nr : 1,
+			       sizeof(*out->parents));
+	for (size_t i = 0; i < from->parents_nr; i++)
+		out->parents[i] = xstrdup(from->parents[i]);
+	out->parents_nr = from->parents_nr;
+}
+
 void machine_info_release(struct machine_info *machine)
 {
 	free(machine->hostname);

@@ -250,6 +250,9 @@ int result_load(struct result **out, const char *path);
 
 /* Fills git_meta / machine_info helpers' string fields free. */
 void git_meta_release(struct git_meta *git);
+/* Fills `out` (overwritten: release an old value first) with a copy of
+ * `from`. */
+void git_meta_copy(struct git_meta *out, const struct git_meta *from);
 void machine_info_release(struct machine_info *machine);
 
 #endif

@@ -234,7 +234,9 @@ static int plan_baseline_tree(struct session *session)
 	}
 	if (opts->runs_auto)
 		apply_runs_auto(session->baseline_suite);
-	if ((error = gitinfo_read(&session->baseline_git, tree_dir)) < 0)
+	if (opts->baseline_commit)
+		git_meta_copy(&session->baseline_git, opts->baseline_commit);
+	else if ((error = gitinfo_read(&session->baseline_git, tree_dir)) < 0)
 		goto done;
 	plan_add_baseline(session->plan, session->baseline_suite, opts->filter,
 			  build_dir.buf);

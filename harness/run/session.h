@@ -66,6 +66,10 @@ struct session_options {
 	 * (plan_add_baseline()); those cases end up in session->baseline,
 	 * not in the stored result. NULL: none. */
 	const char *baseline_tree;
+	/* The commit baseline_tree holds when it is no work tree of its
+	 * own (check --against checks it out without a .git); NULL: the
+	 * commit is read from the tree. */
+	const struct git_meta *baseline_commit;
 };
 
 struct session {

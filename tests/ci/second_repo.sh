@@ -17,7 +17,8 @@
 #   verified (a tampered SHA256SUMS stops it), and builds nothing;
 # - a pull request that slows the imported module is caught (exit 1, the
 #   case named, the action's outputs verdict, regressions and comparison
-#   set), with the merge base measured from its own work tree;
+#   set), with the merge base measured from the scratch tree of check
+#   --against;
 # - a pull request that changes only documentation passes;
 # - a push to main stores the result and pushes the results branch;
 # - the GitLab template, outside its image, builds benchgate from the
@@ -138,8 +139,6 @@ checkout() {
 	rm -rf "$work/job"
 	git_quiet clone -q "$origin" "$work/job"
 	git_quiet -C "$work/job" checkout -q "$1"
-	# the runner's own worktree from an earlier job
-	rm -rf "$RUNNER_TEMP/merge-base"
 }
 github() {
 	(cd "$work/job" && python3 "$runner" github .github/workflows/benchmarks.yml \
@@ -153,7 +152,7 @@ GITHUB_BASE_REF=main PR_FROM_FORK=true github pull_request pr-slow || status=$?
 [[ $status == 1 ]] || { tail -40 "$work/pr-slow.log" >&2; fail "slow PR: exit $status, expected 1"; }
 grep -q "preprocess/default/cpu" "$work/pr-slow.log" || fail "slow PR: the case is not named"
 grep -q "regression" "$work/pr-slow.log" || fail "slow PR: no regression reported"
-grep -q "::step::Build the merge base in a work tree" "$work/pr-slow.log" ||
+grep -q "baseline: --against main: the merge base with origin/main, checked out" "$work/pr-slow.log" ||
 	fail "slow PR: the merge base was not measured in the job"
 [[ -f $work/job/benchgate-report/report.html ]] || fail "slow PR: no report.html"
 grep -q "benchgate: installing benchgate_${version}-1~.*\.deb from file://$release" "$work/pr-slow.log" ||

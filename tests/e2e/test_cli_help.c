@@ -31,6 +31,7 @@ static const struct {
 		     "--charts --suite" },
 	{ "check", "--store --runs --warmup --filter --variant --device "
 		   "--shard --order --build-dir --baseline --baseline-tree "
+		   "--against --build --build-timeout "
 		   "--branch --threshold --confidence --report --json "
 		   "--charts --require-devices --sample-interval --profile "
 		   "--no-wait" },
