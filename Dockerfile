@@ -15,7 +15,7 @@ FROM debian:${DEBIAN_TAG} AS package
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       cmake make gcc libc6-dev pkg-config dpkg-dev file git ca-certificates \
-      libgit2-dev libcjson-dev libcurl4-openssl-dev libssl-dev \
+      libgit2-dev libcjson-dev libcurl4-openssl-dev libssl-dev libpq-dev \
  && rm -rf /var/lib/apt/lists/*
 COPY . /src
 RUN git config --global --add safe.directory /src \

@@ -50,6 +50,10 @@ extern const struct cli_command cli_cmd_run, cli_cmd_compare, cli_cmd_check,
 	cli_cmd_report, cli_cmd_baseline, cli_cmd_comment, cli_cmd_sync,
 	cli_cmd_merge, cli_cmd_validate, cli_cmd_devices, cli_cmd_history,
 	cli_cmd_bisect, cli_cmd_import, cli_cmd_export, cli_cmd_publish,
-	cli_cmd_init, cli_cmd_generate_docs;
+	cli_cmd_init, cli_cmd_store, cli_cmd_generate_docs;
+
+/* The subcommands of `benchgate store` (cmd_store.c lists them; each is
+ * in its own cmd_store_NAME.c). */
+extern const struct cli_command cli_cmd_store_init;
 
 #endif

@@ -36,6 +36,31 @@ done:
 	return error;
 }
 
+/* man/benchgate-NAME.1 and docs/reference/commands/NAME.md, a
+ * subcommand's NAME "group-sub". */
+static int write_command_pages(const char *root, const struct cli_command *cmd)
+{
+	struct strbuf text = STRBUF_INIT, name = STRBUF_INIT;
+	int error;
+
+	manual_roff_command(&text, cmd);
+	strbuf_addstr(&name, "benchgate-");
+	cli_command_name_joined(cmd, '-', &name);
+	strbuf_addstr(&name, ".1");
+	if ((error = write_page(root, "man", name.buf, &text)) < 0)
+		goto done;
+	strbuf_reset(&text);
+	strbuf_reset(&name);
+	manual_markdown_command(&text, cmd);
+	cli_command_name_joined(cmd, '-', &name);
+	strbuf_addstr(&name, ".md");
+	error = write_page(root, "docs/reference/commands", name.buf, &text);
+done:
+	strbuf_release(&text);
+	strbuf_release(&name);
+	return error;
+}
+
 static int run(int argc, char **argv)
 {
 	struct strbuf text = STRBUF_INIT, name = STRBUF_INIT;
@@ -51,18 +76,11 @@ static int run(int argc, char **argv)
 
 		if (cmd->hidden)
 			continue;
-		strbuf_reset(&text);
-		strbuf_reset(&name);
-		manual_roff_command(&text, cmd);
-		strbuf_addf(&name, "benchgate-%s.1", cmd->name);
-		if ((error = write_page(root, "man", name.buf, &text)) < 0)
-			break;
-		strbuf_reset(&text);
-		strbuf_reset(&name);
-		manual_markdown_command(&text, cmd);
-		strbuf_addf(&name, "%s.md", cmd->name);
-		error = write_page(root, "docs/reference/commands", name.buf,
-				   &text);
+		error = write_command_pages(root, cmd);
+		for (size_t j = 0; !error && cmd->subcommands &&
+				   cmd->subcommands[j];
+		     j++)
+			error = write_command_pages(root, cmd->subcommands[j]);
 	}
 	strbuf_release(&text);
 	strbuf_release(&name);

@@ -74,7 +74,8 @@ void manual_roff_command(struct strbuf *out, const struct cli_command *cmd)
 {
 	struct strbuf page = STRBUF_INIT;
 
-	strbuf_addf(&page, "benchgate-%s", cmd->name);
+	strbuf_addstr(&page, "benchgate-");
+	cli_command_name_joined(cmd, '-', &page);
 	roff_header(out, page.buf);
 	strbuf_addstr(out, ".SH NAME\n");
 	roff_escape(out, page.buf);
@@ -87,6 +88,19 @@ void manual_roff_command(struct strbuf *out, const struct cli_command *cmd)
 	strbuf_addstr(out, ".SH OPTIONS\n");
 	roff_options(out, cmd->options);
 	strbuf_addstr(out, ".SH SEE ALSO\n.BR benchgate (1)\n");
+	strbuf_release(&page);
+}
+
+static void roff_index_entry(struct strbuf *out, const struct cli_command *cmd)
+{
+	struct strbuf page = STRBUF_INIT;
+
+	cli_command_name_joined(cmd, '-', &page);
+	strbuf_addstr(out, ".TP\n.BR benchgate\\-");
+	roff_escape(out, page.buf);
+	strbuf_addstr(out, " (1)\n");
+	roff_escape(out, cmd->summary);
+	strbuf_addch(out, '\n');
 	strbuf_release(&page);
 }
 
@@ -107,10 +121,11 @@ void manual_roff_index(struct strbuf *out,
 	for (size_t i = 0; cmds[i]; i++) {
 		if (cmds[i]->hidden)
 			continue;
-		strbuf_addf(out, ".TP\n.BR benchgate\\-%s (1)\n",
-			    cmds[i]->name);
-		roff_escape(out, cmds[i]->summary);
-		strbuf_addch(out, '\n');
+		roff_index_entry(out, cmds[i]);
+		for (size_t j = 0; cmds[i]->subcommands &&
+				   cmds[i]->subcommands[j];
+		     j++)
+			roff_index_entry(out, cmds[i]->subcommands[j]);
 	}
 	strbuf_addstr(out, ".SH OPTIONS\nEvery command takes these.\n");
 	roff_options(out, common_opts);

@@ -142,3 +142,10 @@ int cli_parse(const struct cli_command *cmd, struct cli_common *common,
 				      cmd->usage);
 	return 0;
 }
+
+void cli_command_name_joined(const struct cli_command *cmd, char sep,
+			     struct strbuf *out)
+{
+	for (const char *p = cmd->name; *p; p++)
+		strbuf_addch(out, *p == ' ' ? sep : *p);
+}

@@ -2,6 +2,8 @@
 #ifndef BENCHGATE_CLI_OPT_H
 #define BENCHGATE_CLI_OPT_H
 
+#include "harness/util/strbuf.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -87,7 +89,16 @@ struct cli_command {
 	int min_args, max_args;
 	int (*run)(int argc, char **argv);
 	bool hidden; /* left out of `benchgate --help` and the manual */
+	/* a command group ("store"): its subcommands, named "store init",
+	 * ..., ending with NULL; `benchgate store init ...` runs one with
+	 * argv[0] "init". NULL for a plain command. */
+	const struct cli_command *const *subcommands;
 };
+
+/* Appends the command's name with each space replaced by `sep`: a man
+ * page's "store-init", a source file's "store_init". */
+void cli_command_name_joined(const struct cli_command *cmd, char sep,
+			     struct strbuf *out);
 
 /*
  * Parses argv (argv[0] is the command's name) by the command's table into

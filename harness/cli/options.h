@@ -28,8 +28,9 @@ int cli_opt_output(void *path, const char *option, const char *text);
 		      "stdout, and nothing else there)")
 
 #define CLI_OPT_STORE(field)                                                 \
-	CLI_OPT_STRING("store", "DIR|git:BRANCH", &(field),                   \
-		       "result store, a directory or a branch (default "      \
+	CLI_OPT_STRING("store", "STORE", &(field),                            \
+		       "result store: a directory, git:BRANCH or a "          \
+		       "postgresql:// URL (default $BENCHGATE_STORE, else "   \
 		       ".benchgate/results at the repository root)")
 
 /* --runs --warmup into a struct session_options. */

@@ -84,6 +84,8 @@ int store_open(struct store **out, const char *spec)
 		return bg_input_error("the store path is empty");
 	if (!strncmp(spec, "git:", 4))
 		return store_git_open(out, spec + 4);
+	if (store_spec_is_postgres(spec))
+		return store_pg_open(out, spec);
 	return store_dir_open(out, spec);
 }
 
@@ -115,11 +117,48 @@ const char *store_cache_dir(const struct store *store)
 
 void store_default_spec(struct strbuf *out, const char *start_dir)
 {
+	const char *env = getenv("BENCHGATE_STORE");
+
+	if (env && *env) {
+		strbuf_addstr(out, env);
+		return;
+	}
 	if (gitinfo_repo_root(start_dir, out) < 0) {
 		bg_error_clear();
 		strbuf_addstr(out, start_dir ? start_dir : ".");
 	}
 	strbuf_addstr(out, "/.benchgate/results");
+}
+
+int store_init(const char *spec, struct strbuf *report)
+{
+	struct store *store = NULL;
+	int from, to, error;
+
+	if (!store_spec_is_postgres(spec))
+		return bg_input_error("'%s' is not a PostgreSQL store "
+				      "(postgresql://...): a directory or "
+				      "git: store needs no init, its first "
+				      "write makes it",
+				      spec);
+	if ((error = store_pg_open(&store, spec)) < 0 ||
+	    (error = store_pg_init(store, &from, &to)) < 0)
+		goto done;
+	if (from == to)
+		strbuf_addf(report, "the store '%s' has schema version %d, "
+				    "this benchgate's: nothing to do",
+			    store->location, to);
+	else if (!from)
+		strbuf_addf(report, "created the store '%s' (schema version "
+				    "%d)",
+			    store->location, to);
+	else
+		strbuf_addf(report, "migrated the store '%s' from schema "
+				    "version %d to %d",
+			    store->location, from, to);
+done:
+	store_free(store);
+	return error;
 }
 
 int store_reserve(struct store *store, const struct result *r,

@@ -61,6 +61,43 @@
 struct store;
 
 /*
+ * A third backend keeps results in a PostgreSQL database: a spec starting
+ * "postgresql://" or "postgres://" is a libpq connection URL (password,
+ * ~/.pgpass, PGPASSWORD, sslmode and service files as libpq has them),
+ * harness/store/store_pg.c. Its schema is made by store_init(); its
+ * layout, summaries and views are docs/reference/store-postgresql.md's.
+ * - each store_write() is one transaction: the result is whole or absent,
+ *   and a document already stored (the same bytes, by SHA-256) is not
+ *   stored again, its entry is the answer;
+ * - a reserved slot's logs and artifacts are files in a scratch directory
+ *   under store_cache_dir() until the result is written, then rows of the
+ *   database beside it (benchgate_files) and the files are removed;
+ * - entries are named "<location>#<commit>/<machine>/<file>.json";
+ * - store_location() is the URL without its password: no message and no
+ *   file ever holds the password;
+ * - opening does not connect; the first verb that reads or writes does,
+ *   and fails with BG_EINPUT naming `benchgate store init` when the
+ *   database has no schema or an older one, BG_ERROR when the server
+ *   cannot be reached. store_reserve() lets a run go on when the server
+ *   is down (warning), so that its store_write() failure keeps the result
+ *   in a file (session_keep()).
+ */
+
+/* Whether spec names a PostgreSQL store ("postgresql://", "postgres://"). */
+bool store_spec_is_postgres(const char *spec);
+
+/*
+ * Prepares the store of `spec`: creates or migrates a PostgreSQL store's
+ * schema to this benchgate's version (in one transaction; concurrent
+ * calls take turns) and appends a line saying what was done to `report`
+ * (its location without the password). BG_EINPUT for a spec that is not a
+ * PostgreSQL store (a directory or branch is made by its first write) or
+ * whose schema is newer than this benchgate's; BG_ERROR when the server
+ * cannot be reached or refuses.
+ */
+int store_init(const char *spec, struct strbuf *report);
+
+/*
  * Opens the store of `spec` into *out (free with store_free()). A store is
  * only created by the first write (a directory, or the branch), so opening
  * a store that does not exist yet is fine and it lists nothing.
@@ -73,8 +110,8 @@ int store_open(struct store **out, const char *spec);
 /* Frees the store; NULL-safe. */
 void store_free(struct store *store);
 
-/* The store's location for messages: the absolute directory, or
- * "git:BRANCH". Borrowed. */
+/* The store's location for messages: the absolute directory,
+ * "git:BRANCH", or a PostgreSQL URL without its password. Borrowed. */
 const char *store_location(const struct store *store);
 
 /*
@@ -82,15 +119,18 @@ const char *store_location(const struct store *store);
  * files named ".<something>" in this directory, which the store never
  * lists and never needs; each can be deleted at any time. A directory
  * store's own directory; "<git common dir>/benchgate/<branch>" for a git
- * store (beside its scratch, outside the branch). It may not exist yet.
+ * store (beside its scratch, outside the branch);
+ * "$XDG_CACHE_HOME/benchgate/postgresql-<hash of the location>" (or under
+ * ~/.cache) for a PostgreSQL store. It may not exist yet.
  * Borrowed.
  */
 const char *store_cache_dir(const struct store *store);
 
 /*
  * Appends the default store spec for a run started in start_dir (NULL: the
- * current directory): ".benchgate/results" at the root of the repository's
- * work tree, or under start_dir itself outside any repository.
+ * current directory): $BENCHGATE_STORE when set and not empty, else
+ * ".benchgate/results" at the root of the repository's work tree, or
+ * under start_dir itself outside any repository.
  */
 void store_default_spec(struct strbuf *out, const char *start_dir);
 

@@ -68,4 +68,19 @@ int store_dir_open(struct store **out, const char *path);
  */
 int store_git_open(struct store **out, const char *branch);
 
+/*
+ * Opens the store in the PostgreSQL database of `url`, a spec for which
+ * store_spec_is_postgres() holds (store_pg.c). Connects lazily: the first
+ * verb that needs the server connects and checks the schema.
+ */
+int store_pg_open(struct store **out, const char *url);
+
+/*
+ * Creates or migrates the schema of a store opened by store_pg_open() to
+ * this benchgate's version, in one transaction; *from and *to get the
+ * versions before and after (equal: nothing to do). BG_ERROR when the
+ * server cannot be reached or refuses, BG_EINPUT for a newer schema.
+ */
+int store_pg_init(struct store *store, int *from, int *to);
+
 #endif

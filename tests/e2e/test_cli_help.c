@@ -43,6 +43,7 @@ static const struct {
 	{ "sync", "--branch --remote" },
 	{ "merge", "--store --out" },
 	{ "devices", "" },
+	{ "store", "" },
 	{ "history", "--store --variant --device --branch --json --suite "
 		     "--metric --benchmark --machine --since --csv --alert "
 		     "--published" },
