@@ -1052,11 +1052,16 @@ Test(workflows, templates_publish_what_ci_systems_read)
 	/* The file names report_write_all() gives (report.h). */
 	cr_assert(strstr(gitlab, "junit: out/junit.xml"));
 	cr_assert(strstr(gitlab, "metrics: out/metrics.txt"));
-	/* the alert quotes commit subjects: posted fenced, never raw */
+	/* the alert quotes commit subjects: posted as the body benchgate
+	 * neutralised (history --issue, body_fence()), never raw nor fenced
+	 * by a script of its own */
 	cr_assert_null(strstr(gitlab, "description@alert.txt"));
 	cr_assert(strstr(gitlab, "description@issue.md") &&
-			  strstr(gitlab, "echo \"${fence}text\"; cat alert.txt"),
-		  "the GitLab issue does not fence the alert");
+			  strstr(gitlab, "--alert --published public "
+					 "--issue issue.md"),
+		  "the GitLab issue is not benchgate's neutralised body");
+	cr_assert_null(strstr(gitlab, "${fence}"),
+		       "the GitLab template fences in shell");
 	/* the jobs run in the image of the template's own version */
 	cr_assert(strstr(gitlab, "image: $BENCHGATE_IMAGE"));
 	cr_assert(strstr(gitlab, "BENCHGATE_IMAGE: ghcr.io/benchgate/benchgate:"
@@ -1139,6 +1144,51 @@ static bool grants_write(yaml_document_t *doc, const yaml_node_t *perms)
 	return false;
 }
 
+/* Whether the workflow runs on pull requests: `on` names pull_request
+ * (or pull_request_target) as a scalar, an item or a key. */
+static bool on_pull_requests(yaml_document_t *doc, const yaml_node_t *on)
+{
+	const char *one = scalar(on);
+
+	if (one)
+		return !strncmp(one, "pull_request", 12);
+	if (on && on->type == YAML_SEQUENCE_NODE) {
+		for (yaml_node_item_t *item = on->data.sequence.items.start;
+		     item < on->data.sequence.items.top; item++) {
+			one = scalar(yaml_document_get_node(doc, *item));
+			if (one && !strncmp(one, "pull_request", 12))
+				return true;
+		}
+	}
+	return get(doc, on, "pull_request") ||
+	       get(doc, on, "pull_request_target");
+}
+
+/* Whether a job's `if` keeps it off pull requests: it runs only on
+ * another event, or on any but pull_request. */
+static bool kept_off_pull_requests(const char *condition)
+{
+	const char *equal;
+
+	if (!condition)
+		return false;
+	if (strstr(condition, "github.event_name != 'pull_request'"))
+		return true;
+	equal = strstr(condition, "github.event_name == '");
+	return equal && strncmp(equal + 22, "pull_request", 12);
+}
+
+/* Whether a job's permissions give contents: write (write-all too). */
+static bool writes_contents(yaml_document_t *doc, const yaml_node_t *perms)
+{
+	const char *all = scalar(perms), *contents;
+
+	if (all)
+		return !strcmp(all, "write-all");
+	contents = scalar(get(doc, perms, "contents"));
+	return contents && !strcmp(contents, "write");
+}
+
 static void privilege_problems(const char *name, const char *text,
 			       struct strbuf *problems)
 {
@@ -1169,6 +1219,16 @@ static void privilege_problems(const char *name, const char *text,
 			scalar(yaml_document_get_node(&doc, job->key));
 		yaml_node_t *body = yaml_document_get_node(&doc, job->value);
 		yaml_node_t *steps = get(&doc, body, "steps");
+
+		/* a pull request's run pushes nothing: its token must not
+		 * be able to (the code it runs is the pull request's) */
+		if (on_pull_requests(&doc, get(&doc, root, "on")) &&
+		    !kept_off_pull_requests(scalar(get(&doc, body, "if"))) &&
+		    writes_contents(&doc, get(&doc, body, "permissions")))
+			strbuf_addf(problems,
+				    "%s: job %s: contents: write on pull "
+				    "requests\n",
+				    name, job_name);
 
 		for (yaml_node_item_t *item =
 			     steps && steps->type == YAML_SEQUENCE_NODE
@@ -1216,6 +1276,19 @@ Test(workflows, each_job_gets_only_the_permissions_it_uses)
 	cr_assert(strstr(problems.buf, "persist-credentials"), "%s",
 		  problems.buf);
 	strbuf_reset(&problems);
+	privilege_problems("pr-write",
+			   "on: [pull_request, push]\npermissions: {}\n"
+			   "jobs:\n  b:\n    permissions:\n"
+			   "      contents: write\n    steps: []\n"
+			   "  c:\n    if: github.event_name == 'push'\n"
+			   "    permissions:\n      contents: write\n"
+			   "    steps: []\n",
+			   &problems);
+	cr_assert(strstr(problems.buf, "job b: contents: write on pull "
+				       "requests"),
+		  "%s", problems.buf);
+	cr_assert_null(strstr(problems.buf, "job c"), "%s", problems.buf);
+	strbuf_reset(&problems);
 	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
 		char path[4096], *text;
 
@@ -1225,6 +1298,24 @@ Test(workflows, each_job_gets_only_the_permissions_it_uses)
 		cr_assert_not_null(text, "%s", path);
 		privilege_problems(files[i], text, &problems);
 		free(text);
+	}
+	/* and the workflow the how-to tells users to copy */
+	{
+		char *doc = test_read_file(BENCHGATE_SOURCE_DIR
+					   "/docs/how-to/github-actions.md");
+		char *start, *end;
+
+		cr_assert_not_null(doc);
+		start = strstr(doc, "```yaml\n# .github/workflows/"
+				    "benchmarks.yml\n");
+		cr_assert_not_null(start, "no documented workflow");
+		start += 8;
+		end = strstr(start, "```");
+		cr_assert_not_null(end);
+		*end = '\0';
+		privilege_problems("docs/how-to/github-actions.md", start,
+				   &problems);
+		free(doc);
 	}
 	cr_assert_eq(problems.len, 0, "%s", problems.buf);
 	strbuf_release(&problems);

@@ -3,6 +3,7 @@
 
 #include "harness/app/outcome.h"
 #include "harness/app/outputs.h"
+#include "harness/forge/body.h"
 #include "harness/gate/alert.h"
 #include "harness/gate/attribution.h"
 #include "harness/git/repo.h"
@@ -12,11 +13,13 @@
 #include "harness/util/fileio.h"
 #include "harness/util/name.h"
 #include "harness/util/terminal.h"
+#include "harness/util/utf8.h"
 #include "reporters/dashboard.h"
 #include "reporters/history_view.h"
 #include "reporters/publish.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 int app_history_build(struct history *out, struct store **store,
 		      const char *store_spec, const struct history_request *req)
@@ -36,9 +39,31 @@ int app_history_build(struct history *out, struct store **store,
 	return error;
 }
 
+/* --issue: the alert as an issue's body. It quotes commit subjects and
+ * authors, which a pull request chooses: fenced, so that no mention,
+ * image or HTML of theirs goes live on the forge. */
+static int write_issue(const char *path, const struct history *history,
+		       const struct alerts *alerts)
+{
+	struct strbuf text = STRBUF_INIT, body = STRBUF_INIT;
+	char *valid;
+	int error;
+
+	history_view_alerts(&text, history, alerts, false);
+	valid = utf8_sanitized(text.buf);
+	strbuf_addstr(&body, "The nightly benchmarks found new regressions:"
+			     "\n\n");
+	body_fence(&body, valid);
+	free(valid);
+	error = app_write_output(path, &body);
+	strbuf_release(&text);
+	strbuf_release(&body);
+	return error;
+}
+
 /* --alert: the regressions the published site does not show yet. */
 static int alert(const struct history *history, const char *published,
-		 bool quiet, bool color)
+		 const char *issue, bool quiet, bool color)
 {
 	struct alerts alerts = { 0 };
 	struct strbuf text = STRBUF_INIT;
@@ -46,6 +71,9 @@ static int alert(const struct history *history, const char *published,
 
 	if ((error = alert_find(&alerts, history, published)) < 0)
 		return error;
+	if (issue && alerts.nr && (error = write_issue(issue, history,
+						       &alerts)) < 0)
+		goto done;
 	history_view_alerts(&text, history, &alerts, color);
 	if (!alerts.nr && !quiet)
 		strbuf_addf(&text, "no new regression on %s%s\n",
@@ -55,6 +83,7 @@ static int alert(const struct history *history, const char *published,
 					     : " since the published state");
 	terminal_write(stdout, text.buf, color ? TERMINAL_COLOR : 0);
 	error = alerts.nr ? OUTCOME_REGRESSION : OUTCOME_PASS;
+done:
 	alerts_release(&alerts);
 	strbuf_release(&text);
 	return error;
@@ -79,8 +108,8 @@ int app_history(const struct app_history_request *req)
 			goto done;
 	}
 	if (req->alert) {
-		error = alert(&history, req->published, req->quiet,
-			      req->color);
+		error = alert(&history, req->published, req->issue,
+			      req->quiet, req->color);
 		goto done;
 	}
 	if (req->csv)

@@ -28,6 +28,9 @@ struct app_history_request {
 	const char *store;     /* NULL: the default store */
 	const char *json;      /* also write the history document here */
 	const char *published; /* with alert: the published site's DIR */
+	/* with alert: also write the alert here as the body of an issue
+	 * (Markdown, through the forge's neutraliser: body_fence()) */
+	const char *issue;
 	bool csv;	       /* CSV on stdout instead of the view */
 	bool alert;	       /* only the regressions the site lacks */
 	bool quiet, color;

@@ -22,6 +22,11 @@ static const struct cli_opt options[] = {
 	CLI_OPT_STRING("published", "DIR", &args.req.published,
 		       "the directory `benchgate publish --out` wrote (for "
 		       "--alert)"),
+	CLI_OPT_STRING("issue", "FILE", &args.req.issue,
+		       "with --alert: when there are new regressions, also "
+		       "write FILE, their issue body (Markdown, the alert "
+		       "fenced so that no mention, image or HTML in a commit "
+		       "subject goes live)"),
 	CLI_COMMON_OPTS(args.common),
 };
 
@@ -31,6 +36,9 @@ static int run(int argc, char **argv)
 	if (args.req.alert != !!args.req.published)
 		return bg_input_error("history: --alert and --published DIR "
 				      "go together");
+	if (args.req.issue && !args.req.alert)
+		return bg_input_error("history: --issue FILE writes the "
+				      "issue of --alert");
 	args.req.quiet = args.common.quiet;
 	args.req.color = args.common.color;
 	return app_history(&args.req);

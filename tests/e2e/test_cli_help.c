@@ -46,7 +46,7 @@ static const struct {
 	{ "store", "" },
 	{ "history", "--store --variant --device --branch --json --suite "
 		     "--metric --benchmark --machine --since --csv --alert "
-		     "--published" },
+		     "--published --issue" },
 	{ "export", "--mlflow --experiment" },
 	{ "publish", "--store --variant --device --branch --out --suite "
 		     "--metric --benchmark --machine --since" },

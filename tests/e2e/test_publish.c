@@ -666,6 +666,60 @@ Test(publish, alert_on_a_new_step_then_quiet_once_published)
 	test_output_release(&out);
 }
 
+/* history --issue: the body the nightly jobs post as an issue, the alert
+ * through the forge's neutraliser (body_fence()): a commit subject with a
+ * mention, an image (a beacon), HTML and a run of backticks stays inside
+ * a fence longer than that run, so none of it goes live. */
+Test(publish, alert_issue_body_is_fenced_by_benchgate)
+{
+	struct test_output out;
+	char message[160], path[4096], *body;
+
+	publish(&out, NULL);
+	test_output_release(&out);
+	for (size_t i = 0; i < 10 + NIGHTS; i++) {
+		if (i == 10)
+			snprintf(message, sizeof(message),
+				 "slow ```` @all ![b](http://beacon.invalid/"
+				 "b.png) <img src=x>");
+		else
+			snprintf(message, sizeof(message), "%s %zu",
+				 i < 10 ? "same" : "slow", i);
+		add_commit(message);
+		store_spec(".benchgate/results", commits_nr - 1, "box",
+			   (i < 10 ? 12 : 15) *
+				   (1 + 0.003 * (double)((int)(i * 7 % 5) - 2)));
+	}
+	RUN(&out, "history", "--alert", "--published", "site", "--issue",
+	    "issue.md");
+	cr_assert_eq(out.exit_code, 1, "%s%s", out.out.buf, out.err.buf);
+	test_output_release(&out);
+	snprintf(path, sizeof(path), "%s/issue.md", dir);
+	body = test_read_file(path);
+	cr_assert_not_null(body, "no issue body");
+	cr_assert(!strncmp(body,
+			   "The nightly benchmarks found new regressions:\n\n"
+			   "`````text\n",
+			   strlen("The nightly benchmarks found new "
+				  "regressions:\n\n`````text\n")),
+		  "%s", body);
+	cr_assert(strstr(body, "\"slow ```` @all ![b](http://beacon.invalid/"
+			       "b.png) <img src=x>\""),
+		  "%s", body);
+	cr_assert(strlen(body) > 6 &&
+			  !strcmp(body + strlen(body) - 6, "`````\n") &&
+			  body[strlen(body) - 7] == '\n',
+		  "the fence is not closed last: %s", body);
+	free(body);
+	/* no regression: no issue, and --issue belongs to --alert */
+	RUN(&out, "history", "--issue", "x.md");
+	cr_assert_eq(out.exit_code, 2, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.err.buf, "--issue FILE writes the issue of "
+				      "--alert"),
+		  "%s", out.err.buf);
+	test_output_release(&out);
+}
+
 Test(publish, alert_input_errors_exit_2)
 {
 	struct test_output out;
