@@ -15,6 +15,7 @@
 #include "harness/util/format.h"
 #include "harness/util/terminal.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,12 +79,12 @@ static void add_message(struct strbuf *out, const struct metric_comparison *mc,
 	strbuf_release(&text);
 }
 
-void report_github_annotations(const struct comparison *comparison,
+void report_github_annotations(const struct report_model *model,
 			       struct strbuf *out)
 {
-	struct report_model model = { .comparison = comparison };
+	const struct comparison *comparison = model->comparison;
 
-	report_model_build(&model);
+	assert(model->built);
 	for (size_t i = 0; i < comparison->nr; i++) {
 		const struct metric_comparison *mc = &comparison->items[i];
 
@@ -93,20 +94,19 @@ void report_github_annotations(const struct comparison *comparison,
 		strbuf_addstr(out, "::error title=");
 		add_escaped(out, "benchgate regression", true);
 		strbuf_addstr(out, "::");
-		add_message(out, mc, &model.items[i]);
+		add_message(out, mc, &model->items[i]);
 		strbuf_addch(out, '\n');
 	}
-	report_model_release(&model);
 }
 
-void report_annotate_ci(FILE *to, const struct comparison *comparison)
+void report_annotate_ci(FILE *to, const struct report_model *model)
 {
 	const char *actions = getenv("GITHUB_ACTIONS");
 	struct strbuf text = STRBUF_INIT;
 
 	if (!actions || strcmp(actions, "true"))
 		return;
-	report_github_annotations(comparison, &text);
+	report_github_annotations(model, &text);
 	fwrite(text.buf, 1, text.len, to);
 	fflush(to);
 	strbuf_release(&text);

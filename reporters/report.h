@@ -430,11 +430,11 @@ void report_openmetrics(const struct report_model *model, struct strbuf *out);
  * requires (%25 %0D %0A, and %3A %2C in properties), so no name can inject
  * another command.
  */
-void report_github_annotations(const struct comparison *comparison,
+void report_github_annotations(const struct report_model *model,
 			       struct strbuf *out);
 
 /* Prints report_github_annotations() to `to` when the environment has
  * GITHUB_ACTIONS=true (the runner sets it), nothing otherwise. */
-void report_annotate_ci(FILE *to, const struct comparison *comparison);
+void report_annotate_ci(FILE *to, const struct report_model *model);
 
 #endif

@@ -7,6 +7,7 @@
 #include "harness/util/terminal.h"
 #include "harness/util/utf8.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -288,14 +289,15 @@ static void add_skipped_result_cases(struct strbuf *text,
 	free(group_of);
 }
 
-/* The result table; the failed and skipped cases too when `problems`. */
-static void print_result(FILE *to, const struct result *result,
+/* The result table of a built model's candidate; the failed and skipped
+ * cases too when `problems`. */
+static void print_result(FILE *to, const struct report_model *model,
 			 const char *result_path, bool color, bool problems)
 {
-	struct report_model model = { .candidate = result };
+	const struct result *result = model->candidate;
 	struct strbuf text = STRBUF_INIT, id = STRBUF_INIT, log = STRBUF_INIT;
 
-	report_model_build(&model);
+	assert(model->built && result);
 	strbuf_addstr(&text, paint(color, BOLD));
 	terminal_escape(&text, result->suite);
 	strbuf_addf(&text, "%s at ", paint(color, RESET));
@@ -328,12 +330,11 @@ static void print_result(FILE *to, const struct result *result,
 			continue;
 		for (size_t j = 0; j < c->metrics_nr; j++)
 			add_metric_row(&text, j ? "" : id.buf, &c->metrics[j],
-				       &model.cases[i].metrics[j]);
+				       &model->cases[i].metrics[j]);
 	}
 	if (problems)
 		add_skipped_result_cases(&text, result, color);
 	write_text(to, &text, color);
-	report_model_release(&model);
 	strbuf_release(&text);
 	strbuf_release(&id);
 	strbuf_release(&log);
@@ -341,18 +342,23 @@ static void print_result(FILE *to, const struct result *result,
 
 void summary_print_result(FILE *to, const struct result *result, bool color)
 {
-	print_result(to, result, NULL, color, true);
+	struct report_model model = { .candidate = result };
+
+	report_model_build(&model);
+	print_result(to, &model, NULL, color, true);
+	report_model_release(&model);
 }
 
-void summary_print_result_at(FILE *to, const struct result *result,
+void summary_print_result_at(FILE *to, const struct report_model *model,
 			     const char *result_path, bool color)
 {
-	print_result(to, result, result_path, color, true);
+	print_result(to, model, result_path, color, true);
 }
 
-void summary_print_measures(FILE *to, const struct result *result, bool color)
+void summary_print_measures(FILE *to, const struct report_model *model,
+			    bool color)
 {
-	print_result(to, result, NULL, color, false);
+	print_result(to, model, NULL, color, false);
 }
 
 void summary_warn_load(const struct result *result)
@@ -516,20 +522,18 @@ static void add_variants(struct strbuf *text, const struct report_model *model)
 	strbuf_release(&id);
 }
 
-void summary_print_variants(FILE *to, const struct comparison *comparison,
+void summary_print_variants(FILE *to, const struct report_model *model,
 			    bool color)
 {
-	struct report_model model = { .comparison = comparison };
 	struct strbuf text = STRBUF_INIT;
 
-	report_model_build(&model);
-	add_variants(&text, &model);
+	assert(model->built);
+	add_variants(&text, model);
 	write_text(to, &text, color);
-	report_model_release(&model);
 	strbuf_release(&text);
 }
 
-void summary_print_comparison(FILE *to, const struct comparison *comparison,
+void summary_print_comparison(FILE *to, const struct report_model *model,
 			      bool color, bool all)
 {
 	static const enum verdict order[] = {
@@ -537,12 +541,12 @@ void summary_print_comparison(FILE *to, const struct comparison *comparison,
 		VERDICT_INCONCLUSIVE, VERDICT_SKIPPED,	 VERDICT_MISSING,
 		VERDICT_NEW,	      VERDICT_UNCHANGED,
 	};
-	struct report_model model = { .comparison = comparison };
+	const struct comparison *comparison = model->comparison;
 	struct strbuf text = STRBUF_INIT, rows = STRBUF_INIT;
 	const size_t *n = comparison->counts;
 	size_t hidden = 0;
 
-	report_model_build(&model);
+	assert(model->built);
 	strbuf_addf(
 		&text,
 		"%s%s%s: %zu regression%s, %zu improvement%s, %zu "
@@ -580,7 +584,7 @@ void summary_print_comparison(FILE *to, const struct comparison *comparison,
 			if (quiet && !all)
 				hidden++;
 			else
-				add_comparison_row(&rows, mc, &model.items[i],
+				add_comparison_row(&rows, mc, &model->items[i],
 						   color);
 		}
 	}
@@ -590,16 +594,15 @@ void summary_print_comparison(FILE *to, const struct comparison *comparison,
 			    "case metric", "baseline", "candidate",
 			    "change [interval]", "p", "verdict", rows.buf);
 	add_failed_cases(&text, comparison, color);
-	add_skipped_cases(&text, &model, color);
+	add_skipped_cases(&text, model, color);
 	if (hidden)
 		strbuf_addf(&text,
 			    "  ... and %zu unchanged or new (--json or a "
 			    "report lists them)\n",
 			    hidden);
 	add_inconclusive_hint(&text, comparison);
-	add_variants(&text, &model);
+	add_variants(&text, model);
 	write_text(to, &text, color);
-	report_model_release(&model);
 	strbuf_release(&text);
 	strbuf_release(&rows);
 }

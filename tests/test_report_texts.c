@@ -77,8 +77,11 @@ static char *terminal_text(const struct comparison *c)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
+	struct report_model model = { .comparison = c };
 
-	summary_print_comparison(out, c, false, true);
+	report_model_build(&model);
+	summary_print_comparison(out, &model, false, true);
+	report_model_release(&model);
 	fclose(out);
 	return text;
 }

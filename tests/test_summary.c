@@ -29,6 +29,17 @@ static struct result *result_of(const char *commit, const double *values,
 	return r;
 }
 
+/* summary_print_comparison() of c's report model, as a command prints
+ * it: every item. */
+static void print_comparison(FILE *out, const struct comparison *c)
+{
+	struct report_model model = { .comparison = c };
+
+	report_model_build(&model);
+	summary_print_comparison(out, &model, false, true);
+	report_model_release(&model);
+}
+
 /* What summary_print_comparison() prints for base against cand. */
 static char *summary_of(const double *base, const double *cand, size_t n)
 {
@@ -42,7 +53,7 @@ static char *summary_of(const double *base, const double *cand, size_t n)
 
 	compare_options_init(&opts);
 	cr_assert_eq(compare_results(&comparison, b, c, &opts), BG_OK);
-	summary_print_comparison(out, comparison, false, true);
+	print_comparison(out, comparison);
 	fclose(out);
 	comparison_free(comparison);
 	result_free(b);
@@ -144,7 +155,7 @@ Test(summary, a_comparison_shows_a_failure_note_escaped_on_its_line)
 	c.nr = 1;
 	c.counts[VERDICT_FAILED] = 1;
 	c.overall = OVERALL_FAILED;
-	summary_print_comparison(out, &c, false, true);
+	print_comparison(out, &c);
 	fclose(out);
 
 	cr_assert(strstr(text, "failed: boom\\x0d::add-mask::s ##\\[error]"

@@ -1557,6 +1557,7 @@ Test(annotations, one_error_per_regression_with_user_text_escaped)
 	struct metric_comparison items[3];
 	struct comparison c;
 	struct strbuf out = STRBUF_INIT;
+	struct report_model model = { 0 };
 
 	memset(&c, 0, sizeof(c));
 	items[0] = sample_item("infer-batch32", VERDICT_REGRESSION);
@@ -1569,7 +1570,10 @@ Test(annotations, one_error_per_regression_with_user_text_escaped)
 	items[2] = sample_item("fine", VERDICT_UNCHANGED);
 	c.items = items;
 	c.nr = 3;
-	report_github_annotations(&c, &out);
+	model.comparison = &c;
+	report_model_build(&model);
+	report_github_annotations(&model, &out);
+	report_model_release(&model);
 
 	/* Every '%' is escaped, benchgate's own included: the runner
 	 * decodes %25 back, and only an escaped name is inert. */
@@ -1589,6 +1593,7 @@ Test(annotations, printed_only_under_github_actions)
 {
 	struct metric_comparison item = sample_item("b", VERDICT_REGRESSION);
 	struct comparison c;
+	struct report_model model = { 0 };
 	char *text = NULL;
 	size_t len = 0;
 	FILE *to;
@@ -1596,18 +1601,21 @@ Test(annotations, printed_only_under_github_actions)
 	memset(&c, 0, sizeof(c));
 	c.items = &item;
 	c.nr = 1;
+	model.comparison = &c;
+	report_model_build(&model);
 	unsetenv("GITHUB_ACTIONS");
 	to = open_memstream(&text, &len);
-	report_annotate_ci(to, &c);
+	report_annotate_ci(to, &model);
 	fclose(to);
 	cr_assert_eq(len, 0);
 	free(text);
 
 	setenv("GITHUB_ACTIONS", "true", 1);
 	to = open_memstream(&text, &len);
-	report_annotate_ci(to, &c);
+	report_annotate_ci(to, &model);
 	fclose(to);
 	cr_assert(!strncmp(text, "::error title=benchgate regression::b/", 38),
 		  "%s", text);
 	free(text);
+	report_model_release(&model);
 }

@@ -126,7 +126,7 @@ int app_prepare_outputs(const char *json_path, const char *report_dir)
 }
 
 int app_write_outputs(const struct report_model *model, const char *json_path,
-		      const char *report_dir, size_t chart_cases, bool quiet)
+		      const char *report_dir, bool quiet)
 {
 	struct strbuf text = STRBUF_INIT, json_error = STRBUF_INIT;
 	int error = BG_OK, failed = BG_OK;
@@ -138,12 +138,8 @@ int app_write_outputs(const struct report_model *model, const char *json_path,
 			strbuf_addstr(&json_error, bg_error_last());
 	}
 	if (report_dir) {
-		struct report_model bounded = *model;
-
-		bounded.chart_cases = chart_cases;
 		strbuf_reset(&text);
-		error = report_write_all(&bounded, report_dir, REPORT_ALL,
-					 &text);
+		error = report_write_all(model, report_dir, REPORT_ALL, &text);
 		if (!error && !quiet)
 			terminal_print_line(stdout, "reports in %s",
 					    report_dir);

@@ -45,10 +45,11 @@ int app_write_output_produced(const char *path, file_producer *produce,
  * --report), the path and why. */
 int app_prepare_outputs(const char *json_path, const char *report_dir);
 
-/* Writes the comparison of model to json_path and every report into
- * report_dir, at most chart_cases charted (report.h), saying so unless
- * quiet; each when not NULL, each even when the other failed: the first
- * failure is returned, the other printed. */
+/* Writes the comparison of model, the command's one report model (built
+ * with its chart_cases, report.h), to json_path and every report into
+ * report_dir, saying so unless quiet; each when not NULL, each even when
+ * the other failed: the first failure is returned, the other printed. */
 int app_write_outputs(const struct report_model *model, const char *json_path,
-		      const char *report_dir, size_t chart_cases, bool quiet);
+		      const char *report_dir, bool quiet);
+
 #endif

@@ -12,17 +12,24 @@
 #include <stdio.h>
 #include <unistd.h>
 
-/* The variants compared inside the run (README): what check prints
- * below its comparison. */
-static void print_variants(const struct session *session, bool color)
+/* The result table, then the variants compared inside the run (README):
+ * what check prints below its comparison; one report model for both. */
+static void print_result(const struct session *session, bool color)
 {
 	struct compare_options compare;
 	struct comparison *comparison = NULL;
+	struct report_model model = { .candidate = session->result };
 
 	compare_options_init(&compare);
 	if (compare_results(&comparison, NULL, session->result, &compare) ==
 	    BG_OK)
-		summary_print_variants(stdout, comparison, color);
+		model.comparison = comparison;
+	report_model_build(&model);
+	summary_print_result_at(stdout, &model, session->result_path.buf,
+				color);
+	if (comparison)
+		summary_print_variants(stdout, &model, color);
+	report_model_release(&model);
 	comparison_free(comparison);
 }
 
@@ -60,11 +67,8 @@ int app_run(const struct app_run_request *req)
 		result_to_json(session->result, &json);
 		error = app_write_output(req->json, &json);
 	}
-	if (!req->quiet) {
-		summary_print_result_at(stdout, session->result,
-					session->result_path.buf, req->color);
-		print_variants(session, req->color);
-	}
+	if (!req->quiet)
+		print_result(session, req->color);
 	summary_warn_load(session->result); /* with --quiet too */
 	print_stored(session);
 	error = app_outcome_after_measuring(session, error,

@@ -14,8 +14,10 @@
 
 #include <stdio.h>
 
-/* The terminal's story of a concluded check. */
-static void print_check(const struct check *check, bool quiet, bool color)
+/* The terminal's story of a concluded check, from its report model. */
+static void print_check(const struct check *check,
+			const struct report_model *model, bool quiet,
+			bool color)
 {
 	if (!quiet)
 		terminal_print_line(stdout, "baseline: %s",
@@ -23,10 +25,10 @@ static void print_check(const struct check *check, bool quiet, bool color)
 	/* Without a baseline every metric is "new": the measurements
 	 * themselves are the news. */
 	if (!check->baseline.result && !quiet)
-		summary_print_measures(stdout, check->session->result, color);
+		summary_print_measures(stdout, model, color);
 	summary_warn_load(check->session->result); /* with --quiet too */
-	summary_print_comparison(stdout, check->comparison, color, false);
-	report_annotate_ci(stdout, check->comparison);
+	summary_print_comparison(stdout, model, color, false);
+	report_annotate_ci(stdout, model);
 	if (!quiet && !check->session->unstored.len)
 		terminal_print_line(stdout, "stored %s",
 				    check->session->result_path.buf);
@@ -58,18 +60,22 @@ int app_check(const struct app_check_request *req)
 						    error);
 		goto done;
 	}
-	print_check(check, out->quiet, out->color);
+	/* one model for the terminal, the annotations and every report */
 	model.comparison = check->comparison;
 	model.baseline = check->baseline.result;
 	model.candidate = check->session->result;
 	model.history = check->baseline.history;
 	model.history_nr = check->baseline.history_nr;
+	model.chart_cases = out->chart_cases;
+	report_model_build(&model);
+	print_check(check, &model, out->quiet, out->color);
 	/* the reports are written whether or not the result was stored */
 	error = app_write_outputs(&model, out->json, out->report_dir,
-				  out->chart_cases, out->quiet);
+				  out->quiet);
 	error = app_outcome_after_measuring(check->session, error,
 					    app_outcome_of(check->comparison));
 done:
+	report_model_release(&model);
 	if (req->against.ref)
 		against_release(&against);
 	check_free(check);
@@ -112,16 +118,19 @@ int app_compare(const struct app_compare_request *req)
 	comparison->baseline.source = xstrdup(base.source);
 	comparison->baseline.path = xstrdup(base.path);
 	comparison->candidate.path = xstrdup(cand.path);
-	summary_print_comparison(stdout, comparison, req->out.color,
+	/* one model for the terminal and every report */
+	model.comparison = comparison;
+	model.chart_cases = req->out.chart_cases;
+	report_model_build(&model);
+	summary_print_comparison(stdout, &model, req->out.color,
 				 !req->out.quiet);
 	warn_if_defaulted(comparison);
-	model.comparison = comparison;
 	if ((error = app_write_outputs(&model, req->out.json,
 				       req->out.report_dir,
-				       req->out.chart_cases,
 				       req->out.quiet)) == BG_OK)
 		error = app_outcome_of(comparison);
 done:
+	report_model_release(&model);
 	comparison_free(comparison);
 	baseline_release(&base);
 	baseline_release(&cand);

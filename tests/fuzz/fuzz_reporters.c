@@ -37,15 +37,15 @@ static void check_annotations(const struct strbuf *text)
 	}
 }
 
-static void render_summary(const struct comparison *comparison)
+static void render_summary(const struct report_model *model)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *to = open_memstream(&text, &len);
 
 	FUZZ_CHECK(to);
-	summary_print_comparison(to, comparison, true, true);
-	summary_print_comparison(to, comparison, false, false);
+	summary_print_comparison(to, model, true, true);
+	summary_print_comparison(to, model, false, false);
 	fclose(to);
 	free(text);
 }
@@ -74,9 +74,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	comparison_to_json(comparison, &out);
 	strbuf_reset(&out);
 	charts_render(&charts, &model);
-	report_github_annotations(comparison, &out);
+	report_github_annotations(&model, &out);
 	check_annotations(&out);
-	render_summary(comparison);
+	render_summary(&model);
 	charts_release(&charts);
 	report_model_release(&model);
 	comparison_free(comparison);
