@@ -341,6 +341,24 @@ static void add_title(struct strbuf *gp, struct strbuf *text)
 	strbuf_reset(text);
 }
 
+/*
+ * The y axis: gnuplot's autoscale with 8 % of room above and below what
+ * is shown, except below zero when nothing shown is negative (data_low,
+ * the least value of the data; shown_low, of everything drawn, a noise
+ * band included): the room below a latency near zero would otherwise
+ * take the axis to -2 ms. Tics then stay at zero or above, as autoscale
+ * extends a range only to the tic below its end.
+ */
+static void add_y_room(struct strbuf *gp, double data_low, double shown_low,
+		       double high)
+{
+	double low = fmin(data_low, shown_low);
+
+	strbuf_addstr(gp, "set offsets 0, 0, graph 0.08, graph 0.08\n");
+	if (data_low >= 0 && low - 0.1 * (high - low) < 0)
+		strbuf_addstr(gp, "set yrange [0:*]\n");
+}
+
 static void history_chart(struct chart_context *ctx,
 			  const struct report_model *model,
 			  const struct metric_comparison *mc,
@@ -354,6 +372,7 @@ static void history_chart(struct chart_context *ctx,
 	struct strbuf text = STRBUF_INIT;
 	size_t nr = item->history_nr, step;
 	double center = item->band_center, spread = item->band_spread;
+	double low = mc->candidate.ci_low, high = mc->candidate.ci_high;
 	bool band = item->has_band, first = true;
 
 	if (!nr || !finite_summary(&mc->candidate))
@@ -363,10 +382,13 @@ static void history_chart(struct chart_context *ctx,
 
 	strbuf_addstr(&chart.dat, "# index 0: commits, oldest first\n"
 				  "# x median ci_low ci_high\n");
-	for (size_t i = 0; i < nr; i++)
+	for (size_t i = 0; i < nr; i++) {
 		strbuf_addf(&chart.dat, "%zu %.9g %.9g %.9g\n", i,
 			    points[i].median, points[i].ci_low,
 			    points[i].ci_high);
+		low = fmin(low, fmin(points[i].median, points[i].ci_low));
+		high = fmax(high, fmax(points[i].median, points[i].ci_high));
+	}
 	strbuf_addf(&chart.dat,
 		    "\n\n# index 1: the candidate\n"
 		    "%zu %.9g %.9g %.9g\n",
@@ -402,12 +424,13 @@ static void history_chart(struct chart_context *ctx,
 	strbuf_addstr(&text, "candidate ");
 	short_commit(&text, model->candidate->git.commit);
 	add_tic(&chart.gp, first, &text, (double)nr);
+	strbuf_addf(&chart.gp, ")\nset xrange [-0.5:%zu.5]\n", nr);
+	add_y_room(&chart.gp, low, band ? center - spread : low,
+		   band ? fmax(high, center + spread) : high);
 	strbuf_addf(&chart.gp,
-		    ")\nset xrange [-0.5:%zu.5]\n"
-		    "set offsets 0, 0, graph 0.08, graph 0.08\n"
 		    "set style fill solid 1.0 noborder\n"
 		    "plot '%s.dat' ",
-		    nr, chart.stem.buf);
+		    chart.stem.buf);
 	if (band) {
 		strbuf_addf(&text, "noise: \u00b1 robust SD of %zu commits",
 			    nr);
@@ -913,9 +936,11 @@ static void distribution_chart(struct chart_context *ctx,
 	short_commit(&text, model->candidate->git.commit);
 	strbuf_addf(&text, ", %zu samples", cand->nr);
 	add_tic(&chart.gp, false, &text, 2);
+	strbuf_addstr(&chart.gp, ")\nset xrange [0.4:2.6]\n");
+	add_y_room(&chart.gp, fmin(base->box.min, cand->box.min),
+		   fmin(base->box.min, cand->box.min),
+		   fmax(base->box.max, cand->box.max));
 	strbuf_addf(&chart.gp,
-		    ")\nset xrange [0.4:2.6]\n"
-		    "set offsets 0, 0, graph 0.08, graph 0.08\n"
 		    "set boxwidth 0.45\n"
 		    "set style fill empty\n"
 		    "plot '%s.dat' index 2 using 1:2:3:4:5 with candlesticks "

@@ -92,6 +92,8 @@ static const char html_style[] =
 	"svg .axis{stroke:#666;stroke-width:1}\n"
 	"svg .one{stroke:#666;stroke-width:1;stroke-dasharray:3 2}\n"
 	"svg .ci{stroke:#333;stroke-width:3}\n"
+	"svg .ci.unbounded{stroke-dasharray:4 3}\n"
+	"svg .beyond{fill:#333}\n"
 	"svg .mark{stroke:#000;stroke-width:1.2}\n"
 	"svg .m-regression{fill:#b3261e}\n"
 	"svg .m-improvement{fill:#fff;stroke:#1d6b30;stroke-width:2.2}\n"
@@ -274,7 +276,11 @@ static void add_threshold_cell(struct strbuf *out,
 /* Inline charts */
 
 /* The half-width, as a relative change, of the common scale of the change
- * bars: every row of a table on one scale, so the bars compare. */
+ * bars: every row of a table on one scale, so the bars compare. The scale
+ * fits the changes and thresholds shown, not their intervals: one wide
+ * interval (a few drifting runs bound nothing better than [-73 %,
+ * +1532 %]) would make every change a dot at the centre. An interval
+ * that runs past the scale ends in an arrowhead at the edge. */
 static double change_scale(const struct report_model *model,
 			   const enum verdict *verdicts, size_t verdicts_nr)
 {
@@ -283,20 +289,18 @@ static double change_scale(const struct report_model *model,
 
 	for (size_t i = 0; i < c->nr; i++) {
 		const struct metric_comparison *mc = &c->items[i];
-		double values[] = { mc->change, mc->change_low, mc->change_high,
-				    model->items[i].threshold };
+		double values[] = { mc->change, model->items[i].threshold };
 		bool listed = false;
 
 		for (size_t v = 0; v < verdicts_nr; v++)
 			listed |= mc->verdict == verdicts[v];
 		if (!listed || !model->items[i].compared)
 			continue;
-		for (size_t v = 0; v < 4; v++)
+		for (size_t v = 0; v < 2; v++)
 			if (isfinite(values[v]) && fabs(values[v]) > scale)
 				scale = fabs(values[v]);
 	}
-	/* Past +-1000 % the bars say nothing more; infinite intervals run
-	 * to the edge. */
+	/* Past +-1000 % the bars say nothing more. */
 	return fmin(scale * 1.1, 10.0);
 }
 
@@ -310,10 +314,23 @@ static double change_x(double change, double scale)
 	return fmin(fmax(x, 2), BAR_WIDTH - 2);
 }
 
+/* An arrowhead at the edge of a change bar, pointing out (side -1 left,
+ * +1 right): the interval goes on past the scale. */
+static void add_beyond(struct strbuf *out, int side)
+{
+	double tip = side < 0 ? 1 : BAR_WIDTH - 1;
+
+	strbuf_addf(out,
+		    "<path class=\"beyond\" d=\"M%.1f %d l%d -5 l0 10 z\"/>",
+		    tip, BAR_HEIGHT / 2, side < 0 ? 7 : -7);
+}
+
 /*
  * The change as a point on a line, its interval as a thick bar and the
  * threshold as a grey band around zero: a regression is a filled diamond
- * to the worse side of the band, an improvement an open circle.
+ * to the worse side of the band, an improvement an open circle. An
+ * interval that runs past the scale ends in an arrowhead at the edge; an
+ * unbounded one (no test could bound it) is dashed and says so.
  */
 static void add_change_bar(struct strbuf *out,
 			   const struct metric_comparison *mc,
@@ -327,8 +344,13 @@ static void add_change_bar(struct strbuf *out,
 				   : "m-other";
 	struct strbuf label = STRBUF_INIT;
 
+	bool unbounded = item->compared && !mc->exact &&
+			 (isinf(mc->change_low) || isinf(mc->change_high));
+
 	strbuf_addstr(&label, "change ");
 	strbuf_addstr(&label, item->change);
+	if (unbounded)
+		strbuf_addstr(&label, "; interval unbounded");
 	if (isfinite(threshold))
 		strbuf_addf(&label, "; threshold \u00b1%.1f%%",
 			    threshold * 100);
@@ -352,13 +374,20 @@ static void add_change_bar(struct strbuf *out,
 		    "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" "
 		    "y1=\"0\" y2=\"%d\"/>",
 		    BAR_WIDTH / 2.0, BAR_WIDTH / 2.0, BAR_HEIGHT);
-	if (item->compared && !isnan(mc->change_low) && !isnan(mc->change_high))
+	if (item->compared && !isnan(mc->change_low) &&
+	    !isnan(mc->change_high)) {
 		strbuf_addf(out,
-			    "<line class=\"ci\" x1=\"%.1f\" x2=\"%.1f\" "
+			    "<line class=\"ci%s\" x1=\"%.1f\" x2=\"%.1f\" "
 			    "y1=\"%d\" y2=\"%d\"/>",
+			    unbounded ? " unbounded" : "",
 			    change_x(mc->change_low, scale),
 			    change_x(mc->change_high, scale), BAR_HEIGHT / 2,
 			    BAR_HEIGHT / 2);
+		if (mc->change_low < -scale)
+			add_beyond(out, -1);
+		if (mc->change_high > scale)
+			add_beyond(out, 1);
+	}
 	if (item->compared && !isnan(mc->change)) {
 		if (mc->verdict == VERDICT_REGRESSION)
 			strbuf_addf(out,
@@ -764,9 +793,10 @@ static void add_changes(struct strbuf *out, const struct report_model *model)
 	strbuf_addstr(out, " to ");
 	format_change(out, scale);
 	strbuf_addstr(out, ": the grey band is the threshold, the line the "
-			   "interval, the diamond a regression, the open "
-			   "circle an improvement. Click a column header to "
-			   "sort.</p>\n");
+			   "interval (an arrowhead where it runs on past the "
+			   "edge, dashed where it is unbounded), the diamond a "
+			   "regression, the open circle an improvement. Click "
+			   "a column header to sort.</p>\n");
 	table_begin(out, "changes", headers);
 	for (size_t v = 0; v < CHANGED_NR; v++)
 		for (size_t i = 0; i < c->nr; i++) {

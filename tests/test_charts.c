@@ -891,3 +891,73 @@ Test(charts, a_comparison_of_nothing_draws_no_chart)
 	charts_release(&charts);
 	report_model_release(&model);
 }
+
+/* The distribution chart of one metric whose baseline and candidate
+ * samples are base[] + offset and base[] * factor + offset. */
+static void distribution_of(struct strbuf *gp, const double *base, size_t n,
+			    double factor, double offset)
+{
+	struct result *b = result_new(), *c = result_new();
+	struct comparison *comparison = NULL;
+	struct compare_options opts;
+	struct report_model model = { 0 };
+	struct charts charts = CHARTS_INIT;
+	struct metric_samples *mb, *mc;
+
+	snprintf(b->git.commit, sizeof(b->git.commit), "%040d", 1);
+	snprintf(c->git.commit, sizeof(c->git.commit), "%040d", 2);
+	mb = result_case_metric(result_add_case(b, "t", "v", "cpu"), "latency");
+	mc = result_case_metric(result_add_case(c, "t", "v", "cpu"), "latency");
+	mb->unit = strdup("ms");
+	mc->unit = strdup("ms");
+	for (size_t i = 0; i < n; i++) {
+		metric_samples_push(mb, base[i] + offset);
+		metric_samples_push(mc, base[i] * factor + offset);
+	}
+	mb->runs = mc->runs = (int)n;
+	compare_options_init(&opts);
+	cr_assert_eq(compare_results(&comparison, b, c, &opts), BG_OK);
+	model.comparison = comparison;
+	model.baseline = b;
+	model.candidate = c;
+	report_model_build(&model);
+	charts_render(&charts, &model);
+	cr_assert_eq(count_charts(&charts, "distribution-"), 1);
+	for (size_t i = 0; i < charts.nr; i++)
+		if (!strcmp(charts.items[i].kind, "distribution"))
+			strbuf_add(gp, charts.items[i].gp.buf,
+				   charts.items[i].gp.len);
+	charts_release(&charts);
+	report_model_release(&model);
+	comparison_free(comparison);
+	result_free(b);
+	result_free(c);
+}
+
+/* Issue 27: a distribution axis does not dip below zero when no sample
+ * does (the room gnuplot leaves below a latency near zero took it to
+ * -2 ms), and keeps its room where the data are far from zero or below
+ * it. */
+Test(charts, a_distribution_axis_stays_at_zero_or_above)
+{
+	/* latencies about 0.01 ms, then 20x slower: the room below the
+	 * baseline's would reach below zero */
+	static const double near_zero[] = { 0.0100, 0.0102, 0.0099, 0.0101,
+					     0.0103, 0.0098, 0.0100, 0.0102,
+					     0.0099, 0.0101 };
+	static const double far[] = { 100.0, 100.4, 99.7, 100.2, 99.9,
+				      100.1, 100.3, 99.8, 100.0, 100.2 };
+	struct strbuf gp = STRBUF_INIT;
+
+	distribution_of(&gp, near_zero, 10, 20.0, 0);
+	cr_assert(strstr(gp.buf, "set yrange [0:*]\n"), "%s", gp.buf);
+	strbuf_reset(&gp);
+	distribution_of(&gp, far, 10, 1.5, 0);
+	cr_assert_null(strstr(gp.buf, "set yrange"), "%s", gp.buf);
+	cr_assert(strstr(gp.buf, "set offsets 0, 0, graph 0.08, graph 0.08"));
+	/* a metric that goes below zero keeps its room there */
+	strbuf_reset(&gp);
+	distribution_of(&gp, near_zero, 10, 20.0, -0.05);
+	cr_assert_null(strstr(gp.buf, "set yrange"), "%s", gp.buf);
+	strbuf_release(&gp);
+}

@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -456,4 +457,67 @@ Test(html, browser_check_catches_a_blocked_load, .timeout = 300)
 	test_rmtree(dir);
 	free(path);
 	free(dir);
+}
+
+/* Issue 27, "numbers that agree": a regression of +12 % [-73 %, +1532 %]
+ * against a 3 % threshold (the interval few drifting runs give) and a
+ * change whose interval no test could bound. */
+static struct metric_comparison wide_item(const char *benchmark, double low,
+					  double high)
+{
+	struct metric_comparison mc;
+
+	memset(&mc, 0, sizeof(mc));
+	mc.suite = (char *)"s";
+	mc.benchmark = (char *)benchmark;
+	mc.variant = (char *)"v";
+	mc.device = (char *)"cpu";
+	mc.metric = (char *)"latency";
+	mc.unit = (char *)"ms";
+	mc.has_baseline = mc.has_candidate = true;
+	mc.baseline.n = mc.candidate.n = 10;
+	mc.baseline.median = 1.00;
+	mc.candidate.median = 1.12;
+	mc.change = 0.12;
+	mc.change_low = low;
+	mc.change_high = high;
+	mc.threshold = 0.03;
+	mc.p_value = mc.p_adjusted = 0.0004;
+	mc.verdict = VERDICT_REGRESSION;
+	return mc;
+}
+
+/* The change bars are scaled to the changes and thresholds shown, so a
+ * 12 % regression is not a dot on a ±1700 % scale; an interval past the
+ * scale ends in an arrowhead, an unbounded one is dashed and says so. */
+Test(html, change_bars_fit_the_changes_not_their_intervals)
+{
+	struct metric_comparison items[2];
+	struct comparison c;
+	struct report_model model = { 0 };
+	struct strbuf out = STRBUF_INIT;
+	const char *changes;
+
+	items[0] = wide_item("wide", -0.73, 15.32);
+	items[1] = wide_item("unbounded", -1.0, INFINITY);
+	memset(&c, 0, sizeof(c));
+	c.items = items;
+	c.nr = 2;
+	c.confidence = 0.99;
+	c.counts[VERDICT_REGRESSION] = 2;
+	c.overall = OVERALL_REGRESSION;
+	model.comparison = &c;
+	report_model_build(&model);
+	report_html(&model, &out);
+	changes = strstr(out.buf, "<h2>Regressions and improvements</h2>");
+	cr_assert_not_null(changes);
+	/* 12 % and 1.1 of room: the bars run from -13.2 % to +13.2 % */
+	cr_assert(strstr(changes, "Each bar runs from -13.2% to +13.2%"),
+		  "%.600s", changes);
+	/* both ends of both intervals run past the scale */
+	cr_assert_eq(count(changes, "class=\"beyond\""), 4, "%s", changes);
+	cr_assert_eq(count(changes, "class=\"ci unbounded\""), 1);
+	cr_assert(strstr(changes, "interval unbounded"));
+	report_model_release(&model);
+	strbuf_release(&out);
 }
