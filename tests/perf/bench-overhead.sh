@@ -10,6 +10,7 @@
 # BUILD_DIR: a Release build (default build-release: cmake -S . -B
 # build-release -DCMAKE_BUILD_TYPE=Release && cmake --build build-release
 # --target benchgate benchgate-launch); PAIRS: rounds (default 7).
+# Needs GNU time too, for the second half.
 # Needs cc, hyperfine and python3. Each round runs, in turn:
 # - /bin/true x 1000, one whole invocation each: benchgate run, hyperfine
 #   -N --runs 1000, the bare loop;
@@ -21,7 +22,10 @@
 # - /bin/true x 300 in one suite, with and without a peak-memory metric
 #   (rusage maxrss, which runs through benchgate-launch): the median wall
 #   samples of the two cases, against hyperfine's and the loop's.
-# Every figure is the median over the rounds.
+# Every figure is the median over the rounds. Then tests/perf/bench-scale.sh
+# BUILD_DIR (compare of 10,000 and 20,000 cases and of 1 M samples,
+# history --json of 10,000 commits; BENCH_SCALE_ROUNDS rounds, default 3)
+# prints the second half of the table, unless BENCH_SKIP_SCALE=1.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build-release}
@@ -196,3 +200,10 @@ print("| a 10 ms benchmark's median sample | %s | bare spawn loop %s | %.4f | wi
 print("| /bin/true's wall sample with a peak-memory metric | %s | without %s | %.3f | within 5 %% |"
       % (us(f["bg_peak"]), us(f["bg_plain"]), f["bg_peak"] / f["bg_plain"]))
 EOF
+
+# The second half of the table: compare and history at scale, measured
+# in rounds of their own (BENCH_SKIP_SCALE=1 leaves them out).
+if [ -z "${BENCH_SKIP_SCALE:-}" ]; then
+	echo
+	bash tests/perf/bench-scale.sh "$build" "${BENCH_SCALE_ROUNDS:-3}"
+fi
