@@ -9,6 +9,7 @@
  */
 #include "harness/util/strbuf.h"
 
+#include "pgserver.h"
 #include "testutil.h"
 
 #include <criterion/criterion.h>
@@ -162,6 +163,51 @@ Test(bisect, names_the_planted_commit_and_skips_the_one_that_fails_to_build)
 		  "progress on stderr: %s", out.err.buf);
 	cr_assert_eq(entries(scratch), 0, "the checkouts are gone");
 	test_output_release(&out);
+}
+
+/* The same bisection with its results in PostgreSQL, the store named by
+ * BENCHGATE_STORE alone: one result per measured commit in the database,
+ * nothing in the repository's default store. */
+Test(bisect, names_the_planted_commit_with_a_postgresql_store)
+{
+	struct pgserver pg;
+	struct strbuf store_env = STRBUF_INIT, path = STRBUF_INIT;
+	struct test_output out;
+	char expected[256];
+
+	pgserver_start(&pg);
+	strbuf_addf(&store_env, "BENCHGATE_STORE=%s", pg.url);
+	test_benchgate(&out, repo, NULL,
+		       (const char *const[]){ "store", "init", pg.url, NULL });
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	test_output_release(&out);
+	{
+		const char *env[] = { tmpdir_env, lock_env, store_env.buf,
+				      NULL };
+
+		test_benchgate(&out, repo, env,
+			       (const char *const[]){ "bisect", "suite.json",
+						      "--good", hex[0], "--bad",
+						      hex[COMMITS - 1],
+						      "--build",
+						      "test ! -e broken",
+						      NULL });
+	}
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	snprintf(expected, sizeof(expected), "first bad commit: %s \"slow\"",
+		 hex[PLANTED]);
+	cr_assert(strstr(out.out.buf, expected), "%s\n%s", expected,
+		  out.out.buf);
+	test_output_release(&out);
+	cr_assert_eq(pgserver_count(&pg, "SELECT count(DISTINCT commit) FROM"
+					 " benchgate_results"),
+		     8);
+	strbuf_addf(&path, "%s/.benchgate/results", repo);
+	cr_assert_leq(entries_named(path.buf, 40), 0,
+		      "nothing in the default store");
+	pgserver_free(&pg);
+	strbuf_release(&store_env);
+	strbuf_release(&path);
 }
 
 Test(bisect, bad_input_exits_2_naming_it)

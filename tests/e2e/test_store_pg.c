@@ -546,3 +546,40 @@ Test(store_pg, history_alert_and_publish_match_a_directory_store)
 		       0);
 	strbuf_release(&dirstore);
 }
+
+/* import stores a peer's results in the database, and compare by
+ * revision reads the latest result of a commit from it. */
+Test(store_pg, import_and_compare_by_revision)
+{
+	struct test_output out;
+
+	init_store();
+	free(test_write_file(dir, "peer.json",
+			     "[{\"name\": \"parse\", \"unit\": \"ms\","
+			     " \"value\": 1.5}, {\"name\": \"render\","
+			     " \"unit\": \"ms\", \"value\": 7.25}]"));
+	RUN(&out, machine_env, "import", "--format", "customSmallerIsBetter",
+	    "peer.json", "--suite", "peer", "--store", pg.url);
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	test_output_release(&out);
+	cr_assert_eq(pgserver_count(&pg, "SELECT count(*) FROM benchgate_points"
+					 " WHERE suite = 'peer' AND n = 1 AND"
+					 " median IN (1.5, 7.25)"),
+		     2);
+	run_ok("s.json");
+	RUN(&out, machine_env, "compare", "HEAD", "HEAD", "--suite", "pgsuite",
+	    "--store", pg.url);
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.out.buf, "spin"), "%s", out.out.buf);
+	test_output_release(&out);
+	RUN(&out, machine_env, "compare", "HEAD", "HEAD", "--suite", "peer",
+	    "--store", pg.url);
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.out.buf, "render"), "%s", out.out.buf);
+	test_output_release(&out);
+	/* a suite the database does not have: not found, not a crash */
+	RUN(&out, machine_env, "compare", "HEAD", "HEAD", "--suite", "none",
+	    "--store", pg.url);
+	cr_assert_eq(out.exit_code, 2, "%s%s", out.out.buf, out.err.buf);
+	test_output_release(&out);
+}
