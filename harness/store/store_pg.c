@@ -763,6 +763,7 @@ static int write_transaction(struct store *store, const struct pending *w,
 	const struct result *r = w->r;
 	const char *lock_params[] = { r->git.commit, r->machine.id };
 	const char *hash_params[] = { w->sha256 };
+	struct strbuf suite_file = STRBUF_INIT;
 	PGresult *res = NULL;
 	char id[32] = "";
 	int error;
@@ -786,26 +787,16 @@ static int write_transaction(struct store *store, const struct pending *w,
 		goto done;
 	}
 	PQclear(res);
-	if ((error = choose_name(store, w, slot_dir, name)) < 0) {
-		res = NULL;
+	res = NULL;
+	if ((error = choose_name(store, w, slot_dir, name)) < 0 ||
+	    (error = store_suite_filename(r->suite, &suite_file)) < 0)
 		goto done;
-	}
 	{
-		char suite_file[256] = "";
-		struct strbuf sf = STRBUF_INIT;
-		const char *params[8];
+		const char *params[] = { r->git.commit, r->machine.id,
+					 r->suite,	suite_file.buf,
+					 name->buf,	w->started,
+					 w->sha256,	w->document };
 
-		store_suite_filename(r->suite, &sf);
-		snprintf(suite_file, sizeof(suite_file), "%s", sf.buf);
-		strbuf_release(&sf);
-		params[0] = r->git.commit;
-		params[1] = r->machine.id;
-		params[2] = r->suite;
-		params[3] = suite_file;
-		params[4] = name->buf;
-		params[5] = w->started;
-		params[6] = w->sha256;
-		params[7] = w->document;
 		res = select_rows(store,
 				  "INSERT INTO benchgate_results (commit,"
 				  " machine, suite, suite_file, name,"
@@ -824,6 +815,7 @@ static int write_transaction(struct store *store, const struct pending *w,
 		goto done;
 done:
 	PQclear(res);
+	strbuf_release(&suite_file);
 	if (error < 0) {
 		PQclear(PQexec(pg_of(store)->conn, "ROLLBACK"));
 		return error;
