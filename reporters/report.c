@@ -882,6 +882,9 @@ static const struct {
 	{ "flamegraph", "flame graph" },    { "folded", "folded stacks" },
 	{ "profile", "profile directory" }, { "perf", "perf.data" },
 	{ "poplar", "Poplar reports" },	    { "callgrind", "callgrind output" },
+	{ "python-folded", "Python stacks" },
+	{ "torch-ops", "torch operators" },
+	{ "cuda-memory", "CUDA memory snapshot" },
 };
 
 const char *report_artifact_label(const char *kind)

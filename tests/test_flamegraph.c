@@ -292,7 +292,7 @@ Test(flamegraph, profiles_get_their_graph_listed_before_the_stacks)
 	struct strbuf path = STRBUF_INIT, expected = STRBUF_INIT;
 	char *svg;
 
-	app_draw_flamegraphs(result, dir, SAMPLING);
+	app_draw_flamegraphs(result, dir, SAMPLING, NULL);
 	cr_assert_null(rcase->profile_note, "%s", rcase->profile_note);
 	cr_assert_eq(rcase->artifacts_nr, 4);
 	cr_assert_str_eq(rcase->artifacts[0].kind, "callgrind");
@@ -328,7 +328,7 @@ Test(flamegraph, a_graph_that_cannot_be_drawn_is_a_note)
 	struct result *result = profiled_result(dir, NULL);
 	struct result_case *rcase = &result->cases[0];
 
-	app_draw_flamegraphs(result, dir, SAMPLING);
+	app_draw_flamegraphs(result, dir, SAMPLING, NULL);
 	cr_assert_eq(rcase->artifacts_nr, 3, "no flame graph is listed");
 	cr_assert_not_null(rcase->profile_note);
 	cr_assert(strstr(rcase->profile_note, "no flame graph: "), "%s",
@@ -341,11 +341,42 @@ Test(flamegraph, a_graph_that_cannot_be_drawn_is_a_note)
 	result = profiled_result(dir, "a;b 1\nno count\n");
 	rcase = &result->cases[0];
 	rcase->profile_note = strdup("perf recorded no samples");
-	app_draw_flamegraphs(result, dir, SAMPLING);
+	app_draw_flamegraphs(result, dir, SAMPLING, NULL);
 	cr_assert_str_eq(rcase->profile_note, "perf recorded no samples");
 	cr_assert_eq(rcase->artifacts_nr, 3);
 
 	result_free(result);
+	test_rmtree(dir);
+	free(dir);
+}
+
+Test(flamegraph, python_stacks_are_drawn_with_their_own_caption)
+{
+	static const char folded[] = "python3 b.py;<module> (b.py:1);"
+				     "preprocess (b.py:3) 5\n";
+	char *dir = test_tmpdir(), *svg;
+	struct result *result = result_new();
+	struct result_case *rcase = result_add_case(result, "b", "v", "cpu");
+	struct strbuf path = STRBUF_INIT;
+
+	strbuf_addf(&path, "%s/artifacts/r/b__v__cpu", dir);
+	free(test_write_file(path.buf, "folded-python.txt", folded));
+	strbuf_addstr(&path, "/folded-python.txt");
+	result_case_add_artifact(rcase, "python-folded", path.buf, dir);
+	/* no perf here: "folded" stacks would get no graph, Python's do */
+	app_draw_flamegraphs(result, dir, NULL, "the Python sampler");
+	cr_assert_null(rcase->profile_note, "%s", rcase->profile_note);
+	cr_assert_eq(rcase->artifacts_nr, 2);
+	cr_assert_str_eq(rcase->artifacts[0].kind, "flamegraph");
+	cr_assert_str_eq(rcase->artifacts[1].kind, "python-folded");
+	strbuf_reset(&path);
+	strbuf_addf(&path, "%s/%s", dir, rcase->artifacts[0].path);
+	svg = test_read_file(path.buf);
+	cr_assert(strstr(svg, "the Python sampler: 5 samples"), "%s", svg);
+	cr_assert(strstr(svg, "<title>preprocess (b.py:3) ("), "%s", svg);
+	free(svg);
+	result_free(result);
+	strbuf_release(&path);
 	test_rmtree(dir);
 	free(dir);
 }

@@ -570,3 +570,26 @@ struct result *test_run_result(const char *dir, const char *suite,
 	strbuf_release(&json);
 	return result;
 }
+
+const char *test_python_that(const char *check)
+{
+	const char *candidates[] = { getenv("BENCHGATE_TORCH_PYTHON"),
+				     "/usr/bin/python3",
+				     "/usr/local/bin/python3" };
+
+	for (size_t i = 0; i < sizeof(candidates) / sizeof(*candidates); i++) {
+		struct test_output out;
+		int code;
+
+		if (!candidates[i] || access(candidates[i], X_OK))
+			continue;
+		test_run(&out, NULL, NULL,
+			 (const char *const[]){ candidates[i], "-c", check,
+						NULL });
+		code = out.exit_code;
+		test_output_release(&out);
+		if (!code)
+			return candidates[i];
+	}
+	return NULL;
+}

@@ -22,6 +22,12 @@ extern char *test_dir;
 void test_dir_setup(void);
 void test_dir_teardown(void);
 
+/* The first Python interpreter that runs `check` (python3 -c): that
+ * $BENCHGATE_TORCH_PYTHON names, /usr/bin/python3 (Debian's, with
+ * python3-torch), /usr/local/bin/python3; NULL when none does. python3 on
+ * PATH may be another one. */
+const char *test_python_that(const char *check);
+
 /* Writes text to dir/name (creating parent directories); returns the full
  * path (free it). Aborts the test on failure. */
 char *test_write_file(const char *dir, const char *name, const char *text);

@@ -113,20 +113,26 @@ static void note_no_graph(struct result_case *rcase, const char *why)
 }
 
 void app_draw_flamegraphs(struct result *result, const char *result_dir,
-			  const char *sampling)
+			  const char *sampling, const char *python_sampling)
 {
 	for (size_t i = 0; i < result->cases_nr; i++) {
 		struct result_case *rcase = &result->cases[i];
+		const char *caption = NULL;
 		size_t folded = 0;
 
-		while (folded < rcase->artifacts_nr &&
-		       strcmp(rcase->artifacts[folded].kind, "folded"))
-			folded++;
-		if (folded == rcase->artifacts_nr)
+		for (; folded < rcase->artifacts_nr && !caption; folded++) {
+			const char *kind = rcase->artifacts[folded].kind;
+
+			if (!strcmp(kind, "python-folded"))
+				caption = python_sampling;
+			else if (!strcmp(kind, "folded"))
+				caption = sampling;
+		}
+		if (!caption)
 			continue;
+		folded--;
 		if (draw_flamegraph(rcase, result_dir,
-				    rcase->artifacts[folded].path,
-				    sampling) < 0)
+				    rcase->artifacts[folded].path, caption) < 0)
 			note_no_graph(rcase, bg_error_last());
 		else /* readers look for the graph before its stacks */
 			move_last_artifact(rcase, folded);
@@ -136,15 +142,15 @@ void app_draw_flamegraphs(struct result *result, const char *result_dir,
 void app_draw_profiles(struct session *session)
 {
 	struct strbuf sampling = STRBUF_INIT;
+	const char *perf = NULL;
 
-	if (profiler_describe_perf(session->profiler, &sampling) < 0)
-		goto done;
-	app_draw_flamegraphs(session->result, session->result_dir,
-			     sampling.buf);
+	if (profiler_describe_perf(session->profiler, &sampling) == BG_OK)
+		perf = sampling.buf;
+	app_draw_flamegraphs(session->result, session->result_dir, perf,
+			     PROFILE_PYTHON_SAMPLING);
 	/* the baseline tree's profiles lie beside the candidate's */
 	if (session->baseline)
 		app_draw_flamegraphs(session->baseline, session->result_dir,
-				     sampling.buf);
-done:
+				     perf, PROFILE_PYTHON_SAMPLING);
 	strbuf_release(&sampling);
 }

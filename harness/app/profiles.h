@@ -17,12 +17,14 @@ void app_draw_profiles(struct session *session);
 
 /*
  * Draws the flame graph of every case of result that has folded stacks
- * (its "folded" artifact, harness/run/profile.h): flamegraph.svg beside
- * that file (reporters/flamegraph.h), titled "Flame graph of
- * <benchmark>/<variant>/<device>" and subtitled "<sampling>: <N>
- * samples", where sampling says how every case's stacks were sampled
- * (profiler_describe_perf()). Lists it as the case's "flamegraph"
- * artifact just before "folded", where readers look first; relative
+ * (its first "folded" or "python-folded" artifact, harness/run/profile.h):
+ * flamegraph.svg beside that file (reporters/flamegraph.h), titled "Flame
+ * graph of <benchmark>/<variant>/<device>" and subtitled "<sampling>: <N>
+ * samples", where sampling says how "folded" stacks were sampled
+ * (profiler_describe_perf(); NULL: none were, and such cases get no
+ * graph) and python_sampling how "python-folded" ones were
+ * (PROFILE_PYTHON_SAMPLING). Lists it as the case's "flamegraph"
+ * artifact just before the stacks, where readers look first; relative
  * artifact paths, read and written, are relative to result_dir (the
  * result file's directory). The caller owns result and has not stored
  * it yet.
@@ -33,6 +35,6 @@ void app_draw_profiles(struct session *session);
  * warning is printed. Never fails: a profile never fails a case.
  */
 void app_draw_flamegraphs(struct result *result, const char *result_dir,
-			  const char *sampling);
+			  const char *sampling, const char *python_sampling);
 
 #endif

@@ -62,8 +62,9 @@ struct metric_samples {
  * directory of a profiling run, callgrind's output (profile.h,
  * callgrind.h). */
 struct result_artifact {
-	char *kind; /* "profile", "flamegraph", "folded", "perf",
-				   "poplar", "callgrind" */
+	char *kind; /* "profile", "flamegraph", "folded", "python-folded",
+		       "perf", "torch-ops", "cuda-memory", "poplar",
+		       "callgrind" */
 	char *path; /* relative to the result file's directory,
 				   or absolute */
 };

@@ -8,6 +8,7 @@
 
 #include <assert.h>
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
@@ -22,6 +23,9 @@
  * enough that a minute-long one stays a few megabytes. Odd, so that it
  * does not beat with periodic work (flamegraph.pl's advice). */
 #define PERF_FREQUENCY "999"
+
+/* python/benchgate_profile.py, compiled in (CMakeLists.txt). */
+extern const char profile_python_sampler[];
 
 /* Seconds perf may take to start, or to turn a profile into text. */
 #define PERF_PROBE_TIMEOUT  30
@@ -250,6 +254,30 @@ static void add_env(struct profile_run *run, const char *name,
 	run->env[n] = strbuf_detach(&entry, NULL);
 }
 
+/* Where the sampler goes: hidden in the artifact directory, and removed
+ * after the run (profile_finish()). */
+#define PYTHON_SAMPLER_DIR ".benchgate-python"
+
+/* The Python sampler as the run's sitecustomize, in run->python_dir,
+ * which the runner puts first on PYTHONPATH. */
+static void add_python_sampler(struct profile_run *run)
+{
+	struct strbuf path = STRBUF_INIT;
+
+	strbuf_addf(&path, "%s/" PYTHON_SAMPLER_DIR, run->dir);
+	run->python_dir = xstrdup(path.buf);
+	strbuf_addstr(&path, "/sitecustomize.py");
+	if (mkdir_p(run->python_dir) < 0 ||
+	    write_file_atomic(path.buf, profile_python_sampler,
+			      strlen(profile_python_sampler)) < 0) {
+		set_note(run, "no Python stacks: %s", bg_error_last());
+		remove_tree(run->python_dir);
+		free(run->python_dir);
+		run->python_dir = NULL;
+	}
+	strbuf_release(&path);
+}
+
 int profile_prepare(struct profile_run *run, struct profiler *profiler,
 		    const struct plan_case *pcase, const char *dir)
 {
@@ -278,13 +306,14 @@ int profile_prepare(struct profile_run *run, struct profiler *profiler,
 	add_env(run, "BENCHGATE_PROFILE_DIR", dir);
 	if (value.len)
 		add_env(run, "POPLAR_ENGINE_OPTIONS", value.buf);
+	add_python_sampler(run);
 	if (!profiles_cpu(pcase->device))
 		goto done;
 	if (!profiler->probed)
 		probe_perf(profiler);
 	if (profiler->perf_why) {
-		set_note(run, "no flame graph: %s", profiler->perf_why);
-		run->told = true; /* the probe said it, once for all */
+		/* said in profile_finish() unless Python stacks stand in */
+		run->perf_why = profiler->perf_why;
 		goto done;
 	}
 	strbuf_reset(&path);
@@ -391,25 +420,101 @@ static bool is_directory(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* Whether name is "python-<pid>.folded", as the sampler names its files. */
+static bool is_python_stacks(const char *name)
+{
+	size_t len = strlen(name), suffix = strlen(".folded");
+
+	return !strncmp(name, "python-", strlen("python-")) && len > suffix &&
+	       !strcmp(name + len - suffix, ".folded");
+}
+
+/* The python-<pid>.folded of every Python process of the run merged into
+ * folded-python.txt (listed as "python-folded"), and removed: true when
+ * there were any stacks. A file that cannot be read is a note. */
+static bool merge_python_stacks(struct profile_run *run,
+				struct result_case *rcase, const char *base)
+{
+	struct stacks stacks = STACKS_INIT;
+	struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
+	DIR *listing = opendir(run->dir);
+	const struct dirent *entry;
+	bool found = false;
+
+	while (listing && (entry = readdir(listing))) {
+		if (!is_python_stacks(entry->d_name))
+			continue;
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s/%s", run->dir, entry->d_name);
+		strbuf_reset(&text);
+		if (strbuf_read_file(&text, path.buf) < 0 ||
+		    stacks_parse_folded(&stacks, text.buf, text.len) < 0)
+			set_note(run, "Python stacks left out: %s",
+				 bg_error_last());
+		unlink(path.buf);
+	}
+	if (listing)
+		closedir(listing);
+	if (!stacks.total)
+		goto done;
+	strbuf_reset(&text);
+	stacks_write_folded(&stacks, &text);
+	strbuf_reset(&path);
+	strbuf_addf(&path, "%s/folded-python.txt", run->dir);
+	if (write_file_atomic(path.buf, text.buf, text.len) < 0) {
+		set_note(run, "no flame graph: %s", bg_error_last());
+		goto done;
+	}
+	result_case_add_artifact(rcase, "python-folded", path.buf, base);
+	found = true;
+done:
+	stacks_release(&stacks);
+	strbuf_release(&path);
+	strbuf_release(&text);
+	return found;
+}
+
+/* dir/name as an artifact of kind, when the run left it. */
+static void add_if_present(struct profile_run *run, struct result_case *rcase,
+			   const char *base, const char *name, const char *kind)
+{
+	struct strbuf path = STRBUF_INIT;
+
+	strbuf_addf(&path, "%s/%s", run->dir, name);
+	if (access(path.buf, F_OK) == 0)
+		result_case_add_artifact(rcase, kind, path.buf, base);
+	strbuf_release(&path);
+}
+
 void profile_finish(struct profile_run *run, const struct plan_case *pcase,
 		    const struct process_outcome *outcome,
 		    struct result_case *rcase, const char *base)
 {
 	struct strbuf why = STRBUF_INIT, path = STRBUF_INIT;
+	bool python = false;
 	struct stat st;
 
 	if (outcome && process_outcome_failed(outcome)) {
 		process_outcome_describe(outcome, &why);
 		set_note(run, "the profiling run %s", why.buf);
 	}
+	if (run->python_dir) {
+		remove_tree(run->python_dir);
+		python = merge_python_stacks(run, rcase, base);
+	}
 	/* a run that failed may still have left samples worth a look */
 	if (run->perf_data && stat(run->perf_data, &st) == 0 && st.st_size) {
-		if (write_folded(run, rcase, base) < 0)
+		if (!python && write_folded(run, rcase, base) < 0)
 			set_note(run, "no flame graph: %s", bg_error_last());
 		result_case_add_artifact(rcase, "perf", run->perf_data, base);
-	} else if (run->perf_data) {
+	} else if (run->perf_data && !python) {
 		set_note(run, "no flame graph: perf wrote no profile");
+	} else if (run->perf_why && !python && !run->note) {
+		set_note(run, "no flame graph: %s", run->perf_why);
+		run->told = true; /* the probe said it, once for all */
 	}
+	add_if_present(run, rcase, base, "torch-ops.txt", "torch-ops");
+	add_if_present(run, rcase, base, "cuda-memory.pickle", "cuda-memory");
 	strbuf_addf(&path, "%s/poplar", run->dir);
 	if (is_directory(path.buf))
 		result_case_add_artifact(rcase, "poplar", path.buf, base);
@@ -429,6 +534,7 @@ void profile_finish(struct profile_run *run, const struct plan_case *pcase,
 void profile_run_release(struct profile_run *run)
 {
 	free(run->dir);
+	free(run->python_dir);
 	free(run->perf_data);
 	for (size_t i = 0; run->env[i]; i++)
 		free(run->env[i]);

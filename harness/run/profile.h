@@ -20,14 +20,23 @@
  *
  * Every device: BENCHGATE_PROFILE_DIR is set to the artifact directory (an
  * absolute path, created), only in the profiling run, for the benchmark's
- * own profiler hooks. A PyTorch benchmark, for example:
+ * own profiler hooks.
+ *
+ * Every device, Python: PYTHONPATH starts with a directory where
+ * benchgate wrote its Python sampler (python/benchgate_profile.py,
+ * compiled in) as sitecustomize.py (run->python_dir), so every Python process of the run
+ * samples its stacks and, at exit, leaves python-<pid>.folded; when it
+ * imports torch, torch.profiler's operator table goes to torch-ops.txt,
+ * and where CUDA is present a memory snapshot to cuda-memory.pickle.
+ * After the run the folded files are merged into folded-python.txt and
+ * the sampler's directory is removed. A benchmark's own PyTorch hooks
+ * still work (docs/how-to/profile.md):
  *
  *     out = os.environ.get("BENCHGATE_PROFILE_DIR")
  *     if out:
  *         trace = torch.profiler.tensorboard_trace_handler(out)
  *         with torch.profiler.profile(on_trace_ready=trace):
  *             run_batches()
- *         torch.cuda.memory._dump_snapshot(os.path.join(out, "memory.pickle"))
  *     else:
  *         run_batches()
  *
@@ -43,7 +52,9 @@
  * machine has no hardware cycle counter, at 999 Hz; the samples are folded
  * (folded.txt, stacks.h); perf.data stays for `perf report -i`. Stacks
  * are walked through frame pointers: build the benchmark with
- * -fno-omit-frame-pointer for whole stacks.
+ * -fno-omit-frame-pointer for whole stacks. Where the run left Python
+ * stacks, they are the profile: the interpreter's native frames say
+ * nothing of which Python function ran, so perf's are not folded.
  *
  * This module only records: the flame graph (flamegraph.svg beside
  * folded.txt) is drawn from the folded stacks after every case has run and
@@ -78,6 +89,12 @@ void profiler_free(struct profiler *profiler);
  */
 int profiler_describe_perf(const struct profiler *profiler, struct strbuf *out);
 
+/* How the Python sampler samples (python/benchgate_profile.py's
+ * INTERVAL), for the caption of a flame graph of Python stacks. */
+#define PROFILE_PYTHON_SAMPLING                                   \
+	"benchgate's Python sampler (sys._current_frames() of " \
+	"every thread every 5 ms of wall-clock time)"
+
 /* How many argv entries a profiling run may put before the command's. */
 #define PROFILE_PREFIX_MAX 16
 
@@ -90,14 +107,20 @@ struct profile_run {
 	const char *prefix[PROFILE_PREFIX_MAX];
 	/* "NAME=VALUE" entries for the run's environment, NULL-terminated */
 	char *env[3];
+	/* the directory of the Python sampler's sitecustomize.py, to go
+	 * first on the run's PYTHONPATH, before the benchmark's (expanded)
+	 * or benchgate's own; NULL: none */
+	char *python_dir;
+	const char *perf_why;	/* why perf cannot record here (borrowed
+				 * from the profiler); NULL: it can */
 	char *note; /* why something is missing; NULL: nothing */
 	bool told;  /* the note was printed already */
 };
 
 /*
  * Sets up the profiling run of pcase with artifacts in dir (created).
- * BG_OK: run the command with run->prefix and run->env. BG_ENOTFOUND:
- * nothing to run; run->note says why (the user's POPLAR_ENGINE_OPTIONS is
+ * BG_OK: run the command with run->prefix and run->env, and
+ * run->python_dir first on its PYTHONPATH. BG_ENOTFOUND: nothing to run; run->note says why (the user's POPLAR_ENGINE_OPTIONS is
  * not a JSON object, the directory cannot be created). A perf that cannot
  * record here is not a reason to skip the run (the benchmark's own hooks
  * still get their directory): run->note says so and prefix stays empty.
@@ -108,11 +131,14 @@ int profile_prepare(struct profile_run *run, struct profiler *profiler,
 
 /*
  * After the run (outcome NULL: none, profile_prepare() said why not):
- * folds perf's samples into folded.txt (stacks.h), and adds the artifacts
- * to rcase (paths relative to base, the result file's directory), in this
- * order: "folded", "perf" (perf.data), "poplar" (when the benchmark wrote
- * Poplar reports), "profile" (the directory). The flame graph drawn from
- * folded.txt later goes before "folded" (app_draw_flamegraphs()).
+ * merges the Python processes' stacks into folded-python.txt, or where
+ * there were none folds perf's samples into folded.txt (stacks.h), and
+ * adds the artifacts to rcase (paths relative to base, the result file's
+ * directory), in this order: "python-folded" or "folded", "perf"
+ * (perf.data), "torch-ops" (torch.profiler's table), "cuda-memory" (the
+ * snapshot), "poplar" (when the benchmark wrote Poplar reports),
+ * "profile" (the directory). The flame graph drawn from the stacks
+ * later goes before them (app_draw_flamegraphs()).
  * Anything that went wrong, the run itself included, becomes
  * rcase->profile_note. Never fails.
  */

@@ -689,6 +689,8 @@ struct extra_run {
 	char *const *env;	   /* "NAME=VALUE" after the protocol's;
 					 * NULL: none */
 	double timeout_factor;	   /* of the benchmark's timeout */
+	const char *python_path;   /* a directory to put first on
+				    * PYTHONPATH; NULL: none */
 };
 
 /* The case's directory for artifacts, "<artifact_dir>/<case>". */
@@ -697,6 +699,22 @@ static void add_artifact_dir(struct strbuf *out, const struct runner *runner,
 {
 	strbuf_addf(out, "%s/", runner->options->artifact_dir);
 	add_case_file_name(out, cs->pcase->id);
+}
+
+/* PYTHONPATH with dir first, then the benchmark's own (its "env",
+ * expanded) or else benchgate's. */
+static void add_python_path(struct env_list *env, char *const *suite_env,
+			    const char *dir)
+{
+	const char *user = getenv("PYTHONPATH");
+
+	for (size_t i = 0; suite_env && suite_env[i]; i++)
+		if (!strncmp(suite_env[i], "PYTHONPATH=", strlen("PYTHONPATH=")))
+			user = suite_env[i] + strlen("PYTHONPATH=");
+	if (user && *user)
+		env_add(env, "PYTHONPATH=%s:%s", dir, user);
+	else
+		env_add(env, "PYTHONPATH=%s", dir);
 }
 
 /*
@@ -752,6 +770,8 @@ static int run_extra(struct runner *runner, struct case_state *cs,
 		  runner->metrics_path.buf, runner->run_dir.buf);
 	for (size_t i = 0; extra->env && extra->env[i]; i++)
 		env_add(&env, "%s", extra->env[i]);
+	if (extra->python_path)
+		add_python_path(&env, suite_env, extra->python_path);
 	process.argv = full;
 	process.env = (const char *const *)env.items;
 	set_process_options(&process, runner, pcase,
@@ -774,8 +794,8 @@ done:
 /* One count of the case's instructions under valgrind (callgrind.h). */
 static int callgrind_case(struct runner *runner, struct case_state *cs)
 {
-	struct extra_run extra = { "callgrind run", NULL, NULL,
-				   CALLGRIND_TIMEOUT_FACTOR };
+	struct extra_run extra = { .which = "callgrind run",
+				   .timeout_factor = CALLGRIND_TIMEOUT_FACTOR };
 	struct strbuf dir = STRBUF_INIT, stem = STRBUF_INIT;
 	struct strbuf what = STRBUF_INIT;
 	struct callgrind_run callgrind;
@@ -844,8 +864,8 @@ static bool profile_wanted(const struct runner *runner,
 /* One profiling run of the case (profile.h); never fails the case. */
 static int profile_case(struct runner *runner, struct case_state *cs)
 {
-	struct extra_run extra = { "profiling run", NULL, NULL,
-				   PROFILE_TIMEOUT_FACTOR };
+	struct extra_run extra = { .which = "profiling run",
+				   .timeout_factor = PROFILE_TIMEOUT_FACTOR };
 	struct result_case *rcase = case_result(runner, cs);
 	struct strbuf dir = STRBUF_INIT;
 	struct process_outcome outcome;
@@ -862,6 +882,7 @@ static int profile_case(struct runner *runner, struct case_state *cs)
 	}
 	extra.prefix = profile.prefix[0] ? profile.prefix : NULL;
 	extra.env = profile.env;
+	extra.python_path = profile.python_dir;
 	if ((error = run_extra(runner, cs, &extra, &outcome)) < 0) {
 		error = error == BG_ENOTFOUND ? BG_OK : error;
 		goto done;

@@ -24,30 +24,6 @@
 
 TestSuite(torch_suite, .init = test_dir_setup, .fini = test_dir_teardown);
 
-/* The first candidate interpreter that imports torch, or NULL. */
-static const char *python_with_torch(void)
-{
-	const char *candidates[] = { getenv("BENCHGATE_TORCH_PYTHON"),
-				     "/usr/bin/python3",
-				     "/usr/local/bin/python3" };
-
-	for (size_t i = 0; i < sizeof(candidates) / sizeof(*candidates); i++) {
-		struct test_output out;
-		int code;
-
-		if (!candidates[i] || access(candidates[i], X_OK))
-			continue;
-		test_run(&out, NULL, NULL,
-			 (const char *const[]){ candidates[i], "-c",
-						"import torch", NULL });
-		code = out.exit_code;
-		test_output_release(&out);
-		if (!code)
-			return candidates[i];
-	}
-	return NULL;
-}
-
 static const struct metric_samples *
 metric(const struct result_case *rcase, const char *name)
 {
@@ -155,7 +131,7 @@ Test(torch_suite, every_variant_runs_on_the_cpu_and_no_impossible_case_is_planne
 {
 	static const char *const variants[] = { "fp32", "quantized", "pruned",
 						"distilled" };
-	const char *python = python_with_torch();
+	const char *python = test_python_that("import torch");
 	struct strbuf store = STRBUF_INIT, json = STRBUF_INIT;
 	const struct result_case *rcase;
 	struct result *result = NULL;

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Tests of python/benchgate.py, the helper for Python benchmark authors.
+"""Tests of python/benchgate.py, the helper for Python benchmark authors,
+and of python/benchgate_profile.py, the sampler of profiling runs.
 
 Run by ctest (tests/CMakeLists.txt) with BENCHGATE_BIN naming the built
 benchgate, which the end-to-end test drives: what the helper writes must be
@@ -259,3 +260,178 @@ class PytestPlugin(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ProfileBase(unittest.TestCase):
+    """python/benchgate_profile.py as a profiling run installs it: the
+    sitecustomize of a directory first on PYTHONPATH."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.dir)
+        self.site = os.path.join(self.dir, "site")
+        self.out = os.path.join(self.dir, "out")
+        os.makedirs(self.site)
+        os.makedirs(self.out)
+        shutil.copy(os.path.join(HELPER_DIR, "benchgate_profile.py"),
+                    os.path.join(self.site, "sitecustomize.py"))
+        # the sitecustomize it shadows, which must still run
+        self.other = os.path.join(self.dir, "other")
+        os.makedirs(self.other)
+        with open(os.path.join(self.other, "sitecustomize.py"), "w") as f:
+            f.write("import os\nos.environ['OTHER_SITE'] = 'ran'\n")
+
+    def run_script(self, script, profile=True):
+        path = os.path.join(self.dir, "script.py")
+        with open(path, "w") as f:
+            f.write(script)
+        env = dict(os.environ, PYTHONPATH=self.site + os.pathsep + self.other)
+        env.pop("BENCHGATE_PROFILE_DIR", None)
+        if profile:
+            env["BENCHGATE_PROFILE_DIR"] = self.out
+        return subprocess.run([sys.executable, path], env=env,
+                              cwd=self.dir, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE,
+                              universal_newlines=True)
+
+    def folded(self):
+        return sorted(name for name in os.listdir(self.out)
+                      if name.endswith(".folded"))
+
+    BUSY = ("import os, sys, time\n"
+            "def busy(seconds):\n"
+            "    end = time.time() + seconds\n"
+            "    while time.time() < end:\n"
+            "        sum(range(100))\n")
+
+
+
+class ProfileSampler(ProfileBase):
+    def test_samples_and_keeps_the_exit_status(self):
+        done = self.run_script(self.BUSY + "busy(0.3)\n"
+                               "print(os.environ.get('OTHER_SITE'))\n"
+                               "sys.exit(3)\n")
+        self.assertEqual(done.returncode, 3, done.stderr)
+        self.assertEqual(done.stdout.strip(), "ran")
+        self.assertNotIn("benchgate: python profile:", done.stderr)
+        files = self.folded()
+        self.assertEqual(len(files), 1)
+        with open(os.path.join(self.out, files[0])) as f:
+            text = f.read()
+        self.assertIn(";<module> (script.py:1);busy (script.py:2)", text)
+        for line in text.splitlines():
+            frames, count = line.rsplit(" ", 1)
+            self.assertGreater(int(count), 0)
+            self.assertTrue(frames.startswith(
+                os.path.basename(sys.executable) + " script.py"), line)
+
+    def test_does_nothing_outside_a_profiling_run(self):
+        done = self.run_script(self.BUSY + "busy(0.1)\n", profile=False)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(self.folded(), [])
+
+    @unittest.skipUnless(hasattr(os, "fork"), "no fork here")
+    def test_a_forked_child_samples_on_its_own(self):
+        done = self.run_script(self.BUSY +
+                               "def child_work(seconds):\n"
+                               "    busy(seconds)\n"
+                               "pid = os.fork()\n"
+                               "if pid:\n"
+                               "    busy(0.3)\n"
+                               "    os.waitpid(pid, 0)\n"
+                               "else:\n"
+                               "    child_work(0.3)\n"
+                               "    sys.exit(0)\n")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        files = self.folded()
+        self.assertEqual(len(files), 2, files)
+        texts = []
+        for name in files:
+            with open(os.path.join(self.out, name)) as f:
+                texts.append(f.read())
+        # the child's own sampler saw the child's work, in its own file
+        self.assertEqual(sum("child_work (script.py:6)" in text
+                             for text in texts), 1, texts)
+
+
+# A stand-in for torch with what benchgate_profile.py calls, so the CUDA
+# path runs without a GPU: FAKE_CUDA=1 makes CUDA present, FAKE_OLD=1
+# takes away _dump_snapshot as torch 1.13 has none.
+FAKE_TORCH = {
+    "torch/__init__.py": "from . import autograd, cuda, profiler\n",
+    "torch/autograd/__init__.py": "from . import profiler\n",
+    "torch/autograd/profiler.py":
+        "class profile:\n"
+        "    def _start_trace(self):\n"
+        "        pass\n",
+    "torch/cuda/__init__.py":
+        "import os\n"
+        "from . import memory\n"
+        "def is_available():\n"
+        "    return os.environ.get('FAKE_CUDA') == '1'\n",
+    "torch/cuda/memory.py":
+        "import os\n"
+        "recording = []\n"
+        "def _record_memory_history(enabled):\n"
+        "    recording.append(enabled)\n"
+        "def _dump_snapshot(path):\n"
+        "    with open(path, 'w') as f:\n"
+        "        f.write('recorded %r' % recording)\n"
+        "if os.environ.get('FAKE_OLD') == '1':\n"
+        "    del _dump_snapshot\n",
+    "torch/profiler/__init__.py":
+        "from torch.autograd import profiler as _autograd\n"
+        "class ProfilerActivity:\n"
+        "    CPU, CUDA = 'cpu', 'cuda'\n"
+        "class _Averages:\n"
+        "    def __init__(self, activities):\n"
+        "        self.activities = activities\n"
+        "    def table(self, sort_by, row_limit):\n"
+        "        return 'ops of %s by %s' % ('+'.join(self.activities),\n"
+        "                                    sort_by)\n"
+        "class profile:\n"
+        "    def __init__(self, activities):\n"
+        "        self.activities = activities\n"
+        "        self.profiler = _autograd.profile()\n"
+        "    def start(self):\n"
+        "        self.profiler._start_trace()\n"
+        "    def stop(self):\n"
+        "        pass\n"
+        "    def key_averages(self):\n"
+        "        return _Averages(self.activities)\n",
+}
+
+
+class ProfileTorch(ProfileBase):
+    def setUp(self):
+        super().setUp()
+        for name, text in FAKE_TORCH.items():
+            path = os.path.join(self.other, name)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write(text)
+
+    def run_torch(self, **env):
+        with mock.patch.dict(os.environ, env):
+            done = self.run_script("import torch\n")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertNotIn("benchgate: python profile:", done.stderr)
+        with open(os.path.join(self.out, "torch-ops.txt")) as f:
+            return f.read()
+
+    def test_cuda_gets_a_memory_snapshot(self):
+        table = self.run_torch(FAKE_CUDA="1", FAKE_OLD="0")
+        self.assertIn("ops of cpu+cuda by self_cuda_time_total", table)
+        with open(os.path.join(self.out, "cuda-memory.pickle")) as f:
+            self.assertEqual(f.read(), "recorded [True]")
+
+    def test_cpu_gets_no_snapshot(self):
+        table = self.run_torch(FAKE_CUDA="0", FAKE_OLD="0")
+        self.assertIn("ops of cpu by self_cpu_time_total", table)
+        self.assertFalse(os.path.exists(os.path.join(self.out,
+                                                     "cuda-memory.pickle")))
+
+    def test_cuda_without_dump_snapshot_is_no_failure(self):
+        self.run_torch(FAKE_CUDA="1", FAKE_OLD="1")
+        self.assertFalse(os.path.exists(os.path.join(self.out,
+                                                     "cuda-memory.pickle")))
