@@ -11,7 +11,7 @@
 /*
  * The static dashboard `benchgate publish` writes: the pages of a branch's
  * history (harness/gate/history.h, through reporters/report.h), made in
- * memory as text, so that publish.h can write only the ones that changed.
+ * memory as text, so that harness/app/publish.h can write only the ones that changed.
  * Nothing in a page loads from the network: the pages carry a
  * Content-Security-Policy that forbids it, their style inline, their
  * small charts as inline SVG and their big charts as SVG files of the

@@ -8,7 +8,7 @@
 /*
  * gnuplot, run as an external program on the scripts that charts.c
  * writes (report.h): the reports' charts and the dashboard's
- * (publish.h). Runs go through util/process.h, one at a time.
+ * (harness/app/publish.h). Runs go through util/process.h, one at a time.
  */
 
 /* The program to spawn: $BENCHGATE_GNUPLOT, else "gnuplot" (found on

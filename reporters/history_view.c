@@ -440,10 +440,15 @@ static void write_change(struct json_writer *w, const struct history *history,
 }
 
 /* What names a series: suite, benchmark, variant, device, machine,
- * metric. */
+ * metric, as the dashboard's state does (harness/gate/published.h). */
 static void add_series_names(cJSON *object, const struct history_series *s)
 {
-	history_view_json_names(object, s);
+	json_add_string(object, "suite", s->suite);
+	json_add_string(object, "benchmark", s->benchmark);
+	json_add_string(object, "variant", s->variant);
+	json_add_string(object, "device", s->device);
+	json_add_string(object, "machine", s->machine);
+	json_add_string(object, "metric", s->metric);
 }
 
 static cJSON *move_json(const struct history *history,
@@ -487,15 +492,6 @@ static cJSON *incident_json(const struct history *history,
 	return object;
 }
 
-void history_view_json_names(cJSON *object, const struct history_series *s)
-{
-	json_add_string(object, "suite", s->suite);
-	json_add_string(object, "benchmark", s->benchmark);
-	json_add_string(object, "variant", s->variant);
-	json_add_string(object, "device", s->device);
-	json_add_string(object, "machine", s->machine);
-	json_add_string(object, "metric", s->metric);
-}
 
 static void write_series(struct json_writer *w,
 			 const struct history *history,

@@ -85,11 +85,6 @@ void history_json_start(struct history_json *it,
  * ctx, false when the piece was the last. */
 bool history_json_next(void *ctx, struct strbuf *out);
 
-/* Adds the "suite", "benchmark", "variant", "device", "machine" and
- * "metric" of s to the JSON object: how the history document, and the
- * dashboard's state (publish.h), name a series. */
-void history_view_json_names(cJSON *object, const struct history_series *s);
-
 /*
  * `history --alert`'s lines: per new regression (alert.h), newest commit
  * first, "new regression in SUITE on MACHINE: CASE METRIC" and beneath it

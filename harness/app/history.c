@@ -16,7 +16,7 @@
 #include "harness/util/utf8.h"
 #include "reporters/dashboard.h"
 #include "reporters/history_view.h"
-#include "reporters/publish.h"
+#include "harness/app/publish.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -48,7 +48,7 @@ struct app_publish_request {
 	bool quiet;
 };
 
-/* Writes the dashboard into req->out (reporters/publish.h) and says what
+/* Writes the dashboard into req->out (harness/app/publish.h) and says what
  * it did unless quiet; errors of app_history_build() and publish_site(). */
 int app_publish(const struct app_publish_request *req);
 

@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/gate/alert.h"
 
+#include "harness/gate/published.h"
+
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
-#include "harness/util/jsonread.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* A change point the published state lists. */
 struct published {
@@ -21,9 +20,6 @@ struct published_list {
 	struct published *items;
 	size_t nr, alloc;
 };
-
-static const char *const key_fields[] = { "suite",   "machine", "benchmark",
-					  "variant", "device",  "metric" };
 
 void alert_series_key(struct strbuf *out, const struct history_series *s)
 {
@@ -38,76 +34,35 @@ static int compare_published(const void *a, const void *b)
 		      ((const struct published *)b)->key);
 }
 
-static void read_change_point(struct published_list *list,
-			      struct json_reader *rd, const cJSON *item)
+/* The change points of the state in dir, sorted by series key. */
+static int read_state(struct published_list *list, bool *found,
+		      const char *dir)
 {
-	static const char *const directions[] = { "regression", "improvement",
-						  NULL };
+	struct published_state state = { 0 };
 	struct strbuf key = STRBUF_INIT;
-	char *field = NULL, *commit = NULL;
-	int direction = 0;
+	int error;
 
-	for (size_t i = 0; i < 6; i++) {
-		if (json_read_string(rd, item, key_fields[i], JSON_REQUIRED,
-				     &field) != 1)
-			goto done;
-		strbuf_addf(&key, "%s%s", i ? "\n" : "", field);
-	}
-	if (json_read_string(rd, item, "commit", JSON_REQUIRED, &commit) != 1 ||
-	    json_read_enum(rd, item, "direction", JSON_REQUIRED, directions,
-			   &direction) != 1)
+	if ((error = published_read(&state, dir)) < 0)
 		goto done;
-	ALLOC_GROW(list->items, list->nr + 1, list->alloc);
-	list->items[list->nr++] = (struct published){
-		.key = strbuf_detach(&key, NULL),
-		.commit = commit,
-		.regression = direction == 0,
-	};
-	commit = NULL;
-done:
-	free(field);
-	free(commit);
-	strbuf_release(&key);
-}
+	*found = state.found;
+	for (size_t i = 0; i < state.points_nr; i++) {
+		const struct published_point *p = &state.points[i];
 
-static int read_state(struct published_list *list, const char *path)
-{
-	struct strbuf text = STRBUF_INIT;
-	struct json_reader rd;
-	const cJSON *points, *item;
-	int version = 0, index = 0, error;
-
-	if ((error = strbuf_read_file(&text, path)) < 0)
-		return error;
-	if ((error = json_reader_parse(&rd, path, text.buf, text.len)) < 0)
-		goto done;
-	if (!cJSON_IsObject(rd.root)) {
-		error = json_reader_fail(&rd, "expected the object benchgate "
-					      "publish writes");
-		goto done;
+		strbuf_reset(&key);
+		published_point_key(&key, p);
+		ALLOC_GROW(list->items, list->nr + 1, list->alloc);
+		list->items[list->nr++] = (struct published){
+			.key = xstrdup(key.buf),
+			.commit = xstrdup(p->commit),
+			.regression = p->regression,
+		};
 	}
-	json_read_int(&rd, rd.root, "benchgate_dashboard", JSON_REQUIRED, 1, 1,
-		      &version);
-	points = json_read_array(&rd, rd.root, "change_points", JSON_REQUIRED);
-	json_reader_push_key(&rd, "change_points");
-	cJSON_ArrayForEach(item, points)
-	{
-		json_reader_push_index(&rd, index++);
-		if (!cJSON_IsObject(item))
-			json_reader_fail(&rd, "expected an object, found %s",
-					 json_type_name(item));
-		else
-			read_change_point(list, &rd, item);
-		json_reader_pop(&rd);
-	}
-	json_reader_pop(&rd);
-	error = rd.error;
-done:
-	json_reader_release(&rd);
-	strbuf_release(&text);
-	if (!error && list->nr)
+	if (list->nr)
 		qsort(list->items, list->nr, sizeof(*list->items),
 		      compare_published);
+done:
+	published_release(&state);
+	strbuf_release(&key);
 	return error;
 }
 
@@ -128,8 +83,11 @@ static bool covers(const struct history *history,
 	return false;
 }
 
-bool alert_history_has(const struct history *history, const char *key,
-		       const char *commit, bool regression)
+/* Whether history has a change point of the series whose
+ * alert_series_key() is `key`, in the direction `regression` says, that
+ * the state's change point at `commit` stands for (covers()). */
+static bool history_has(const struct history *history, const char *key,
+			const char *commit, bool regression)
 {
 	struct strbuf own = STRBUF_INIT;
 	bool found = false;
@@ -220,14 +178,13 @@ int alert_find(struct alerts *out, const struct history *history,
 	       const char *published_dir)
 {
 	struct published_list list = { 0 };
-	struct strbuf path = STRBUF_INIT, key = STRBUF_INIT;
-	int error = BG_OK;
+	struct strbuf key = STRBUF_INIT;
+	bool found = false;
+	int error;
 
-	strbuf_addf(&path, "%s/benchgate-state.json", published_dir);
-	if (access(path.buf, F_OK) < 0 && errno == ENOENT)
-		out->first_run = true;
-	else if ((error = read_state(&list, path.buf)) < 0)
+	if ((error = read_state(&list, &found, published_dir)) < 0)
 		goto done;
+	out->first_run = !found;
 	for (size_t i = 0; i < history->series_nr; i++) {
 		const struct history_series *s = &history->series[i];
 
@@ -254,7 +211,6 @@ done:
 		free(list.items[i].commit);
 	}
 	free(list.items);
-	strbuf_release(&path);
 	strbuf_release(&key);
 	return error;
 }
@@ -263,4 +219,59 @@ void alerts_release(struct alerts *alerts)
 {
 	free(alerts->items);
 	memset(alerts, 0, sizeof(*alerts));
+}
+
+static const char *commit_of(const struct history *history,
+			     const struct history_series *s, size_t change)
+{
+	return history->commits[s->points[s->changes[change].at.index].commit]
+		.commit;
+}
+
+void alert_points_to_publish(struct published_state *next,
+			     const struct history *history,
+			     const struct published_state *previous)
+{
+	struct strbuf key = STRBUF_INIT;
+
+	for (size_t i = 0; i < history->series_nr; i++) {
+		const struct history_series *s = &history->series[i];
+
+		for (size_t j = 0; j < s->changes_nr; j++) {
+			const struct history_change *c = &s->changes[j];
+			struct published_point p = {
+				.suite = s->suite,
+				.machine = s->machine,
+				.benchmark = s->benchmark,
+				.variant = s->variant,
+				.device = s->device,
+				.metric = s->metric,
+				.commit = (char *)commit_of(history, s, j),
+				.regression = c->regression,
+				.change = c->at.change,
+				.resolved_by =
+					c->resolved
+						? (char *)commit_of(
+							  history, s,
+							  c->resolved_by)
+						: NULL,
+				.present = true,
+			};
+
+			published_add_point(next, &p);
+		}
+	}
+	/* an earlier publish's change point that this history no longer
+	 * shows is remembered, so that it is not new when it comes back */
+	for (size_t i = 0; previous && i < previous->points_nr; i++) {
+		struct published_point p = previous->points[i];
+
+		strbuf_reset(&key);
+		published_point_key(&key, &p);
+		if (history_has(history, key.buf, p.commit, p.regression))
+			continue;
+		p.present = false;
+		published_add_point(next, &p);
+	}
+	strbuf_release(&key);
 }

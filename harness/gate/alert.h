@@ -3,6 +3,7 @@
 #define BENCHGATE_ALERT_H
 
 #include "harness/gate/history.h"
+#include "harness/gate/published.h"
 #include "harness/util/strbuf.h"
 
 #include <stdbool.h>
@@ -12,7 +13,7 @@
  * `benchgate history --alert --published DIR`: the regressions of a
  * branch's history that its published dashboard does not show yet, for
  * the nightly job that opens an issue. The dashboard's state file
- * (DIR/benchgate-state.json, reporters/publish.h) lists the change points
+ * (DIR/benchgate-state.json, published.h) lists the change points
  * it was published with.
  *
  * A change point is "already published" when the state lists one of the
@@ -66,12 +67,15 @@ void alerts_release(struct alerts *alerts);
 void alert_series_key(struct strbuf *out, const struct history_series *s);
 
 /*
- * Whether history has a change point of the series whose alert_series_key()
- * is `key`, in the direction `regression` says, that the state's change
- * point at `commit` (a commit id) stands for: commit lies in its commit
+ * The change points a publish of history records (published.h) appended
+ * to next: every change point of history, then each of previous (the
+ * state of the publish before, NULL for none) that history no longer
+ * shows, with present false: a change point of the same series and
+ * direction stands for it when the state's commit lies in its commit
  * range widened by ALERT_MARGIN commits each way (above).
  */
-bool alert_history_has(const struct history *history, const char *key,
-		       const char *commit, bool regression);
+void alert_points_to_publish(struct published_state *next,
+			     const struct history *history,
+			     const struct published_state *previous);
 
 #endif

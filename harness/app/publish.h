@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#ifndef BENCHGATE_PUBLISH_H
-#define BENCHGATE_PUBLISH_H
+#ifndef BENCHGATE_APP_PUBLISH_H
+#define BENCHGATE_APP_PUBLISH_H
 
+#include "harness/gate/history.h"
 #include "reporters/dashboard.h"
 
 #include <stdbool.h>
@@ -19,23 +20,10 @@
  * benchgate wrote on an earlier publish and no longer makes (a series
  * filtered out) is removed.
  *
- * The state file, DIR/benchgate-state.json:
- *   {"benchgate_dashboard": 1, "branch": "main", "tip": "<commit>",
- *    "files": {"index.html": "<hash>", "charts/NAME.svg": "<hash>", ...},
- *    "change_points": [{"suite", "benchmark", "variant", "device",
- *      "machine", "metric", "commit", "direction", "change",
- *      "resolved_by" (a regression that was fixed: the commit of the
- *      change point that took it back), "present": false (below)}]}
- * files maps each path benchgate wrote to the FNV-1a 64 hash (16 hex) of
- * its content (for an SVG, of the script and data it was drawn from);
- * change_points lists every change point the site shows, the regressions
- * that `benchgate history --alert --published DIR` (harness/gate/alert.h)
- * has already told of, and every one an earlier publish listed that this
- * history no longer shows ("present": false): remembered, so that a
- * change point that vanishes for a night and comes back is not new.
+ * The state file, DIR/benchgate-state.json, is harness/gate/published.h's:
+ * the hash of every file written and the change points of the history
+ * published (the alerts' memory, alert.h).
  */
-
-#define PUBLISH_STATE_FILE "benchgate-state.json"
 
 struct publish_counts {
 	size_t written, kept; /* files of the site, charts' SVGs included */

@@ -3,17 +3,18 @@
  * Writing a dashboard incrementally (publish.h): a content hash per file
  * in the state file decides what is written and what gnuplot draws.
  */
-#include "reporters/publish.h"
+#include "harness/app/publish.h"
 
-#include "reporters/gnuplot.h"
-#include "reporters/history_view.h"
 
+#include "harness/gate/alert.h"
+#include "harness/gate/published.h"
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/util/fileio.h"
 #include "harness/util/hash.h"
 #include "harness/util/json.h"
 #include "harness/util/jsonread.h"
+#include "reporters/gnuplot.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,8 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Larger than any state or chart publish writes. */
-#define PUBLISH_STATE_MAX_BYTES ((size_t)256 << 20)
+/* Larger than any chart publish writes. */
 #define PUBLISH_CHART_MAX_BYTES ((size_t)256 << 20)
 
 /* What no content hashes to (hash_text() never writes it for a file it
@@ -42,7 +42,6 @@ struct state_entry {
 struct old_state {
 	struct state_entry *entries;
 	size_t nr, alloc;
-	cJSON *change_points; /* the previous state's, NULL when none */
 };
 
 static int compare_entries(const void *a, const void *b)
@@ -66,14 +65,6 @@ static void old_release(struct old_state *old)
 	for (size_t i = 0; i < old->nr; i++)
 		free(old->entries[i].path);
 	free(old->entries);
-	cJSON_Delete(old->change_points);
-}
-
-static bool is_hex16(const char *s)
-{
-	size_t n = strspn(s, "0123456789abcdef");
-
-	return n == 16 && !s[n];
 }
 
 /* Only what publish writes may be removed on its word: a state file
@@ -93,74 +84,32 @@ static bool site_path(const char *path)
 	       !strstr(path, "..");
 }
 
-static int read_files(struct old_state *old, struct json_reader *rd)
+/* The previous publish's files (published.h), those publish may remove
+ * on its word (site_path()), sorted; none when dir has no state file. */
+static int read_old_state(struct old_state *old,
+			  struct published_state *previous, const char *dir)
 {
-	const cJSON *files = json_read_object(rd, rd->root, "files",
-					      JSON_REQUIRED);
-	const cJSON *item;
+	int error = published_read(previous, dir);
+	struct strbuf message = STRBUF_INIT;
 
-	json_reader_push_key(rd, "files");
-	cJSON_ArrayForEach(item, files)
-	{
-		json_reader_push_key(rd, item->string);
-		if (!cJSON_IsString(item) || !is_hex16(item->valuestring)) {
-			json_reader_fail(rd, "expected a hash of 16 hex "
-					     "digits, found %s",
-					 json_type_name(item));
-		} else if (site_path(item->string)) {
-			ALLOC_GROW(old->entries, old->nr + 1, old->alloc);
-			old->entries[old->nr].path = xstrdup(item->string);
-			memcpy(old->entries[old->nr++].hash,
-			       item->valuestring, 17);
-		}
-		json_reader_pop(rd);
-	}
-	json_reader_pop(rd);
-	return rd->error;
-}
-
-/* The previous publish's files; none when dir has no state file. */
-static int read_old_state(struct old_state *old, int root, const char *path)
-{
-	struct strbuf text = STRBUF_INIT;
-	struct json_reader rd;
-	int version = 0, error;
-
-	error = read_file_at(&text, root, PUBLISH_STATE_FILE, O_NOFOLLOW,
-			     PUBLISH_STATE_MAX_BYTES, path);
-	if (error == BG_ENOTFOUND) {
-		bg_error_clear();
-		return BG_OK;
-	}
-	if (error < 0)
-		return error;
-	if ((error = json_reader_parse(&rd, path, text.buf, text.len)) == 0) {
-		if (!cJSON_IsObject(rd.root))
-			json_reader_fail(&rd, "expected the object benchgate "
-					      "publish writes");
-		else if (json_read_int(&rd, rd.root, "benchgate_dashboard",
-				       JSON_REQUIRED, 1, 1, &version) &&
-			 read_files(old, &rd) == 0) {
-			const cJSON *points = cJSON_GetObjectItemCaseSensitive(
-				rd.root, "change_points");
-
-			if (cJSON_IsArray(points))
-				old->change_points =
-					cJSON_Duplicate(points, true);
-		}
-		error = rd.error;
-	}
-	json_reader_release(&rd);
-	strbuf_reset(&text);
 	if (error < 0) {
 		/* The message is formatted into the buffer it is read from. */
-		strbuf_addstr(&text, bg_error_last());
-		error = bg_input_error("%s (remove it to publish afresh)",
-				       text.buf);
-		strbuf_release(&text);
+		strbuf_addstr(&message, bg_error_last());
+		if (error == BG_EINPUT)
+			error = bg_input_error("%s (remove it to publish "
+					       "afresh)",
+					       message.buf);
+		strbuf_release(&message);
 		return error;
 	}
-	strbuf_release(&text);
+	for (size_t i = 0; i < previous->files_nr; i++) {
+		if (!site_path(previous->files[i].path))
+			continue;
+		ALLOC_GROW(old->entries, old->nr + 1, old->alloc);
+		old->entries[old->nr].path = xstrdup(previous->files[i].path);
+		memcpy(old->entries[old->nr++].hash, previous->files[i].hash,
+		       17);
+	}
 	if (old->nr)
 		qsort(old->entries, old->nr, sizeof(*old->entries),
 		      compare_entries);
@@ -504,107 +453,25 @@ static void remove_stale(struct publisher *p)
 	}
 }
 
-static const char *commit_of(const struct history *history,
-			     const struct history_series *s, size_t change)
+/* The state file, last: the files of this publish and the change points
+ * of its history, with those of the previous state it no longer shows
+ * (alert_points_to_publish()). */
+static int write_state(struct publisher *p, const struct history *history,
+		       const struct published_state *previous)
 {
-	return history->commits[s->points[s->changes[change].at.index].commit]
-		.commit;
-}
-
-/* The previous state's change point item, when the history of this
- * publish no longer shows it (alert_history_has()): remembered with
- * "present": false, so that `history --alert` does not take it for new
- * when it comes back. Items that are not a change point benchgate wrote
- * are dropped. */
-static void remember_absent(cJSON *list, const struct history *history,
-			    const cJSON *item)
-{
-	static const char *const fields[] = { "suite",	 "machine", "benchmark",
-					      "variant", "device",  "metric" };
-	struct strbuf key = STRBUF_INIT;
-	const cJSON *commit = cJSON_GetObjectItemCaseSensitive(item, "commit");
-	const cJSON *direction =
-		cJSON_GetObjectItemCaseSensitive(item, "direction");
-	cJSON *copy;
-
-	if (!cJSON_IsString(commit) || !cJSON_IsString(direction))
-		goto done;
-	for (size_t i = 0; i < 6; i++) {
-		const cJSON *field =
-			cJSON_GetObjectItemCaseSensitive(item, fields[i]);
-
-		if (!cJSON_IsString(field))
-			goto done;
-		strbuf_addf(&key, "%s%s", i ? "\n" : "", field->valuestring);
-	}
-	if (alert_history_has(history, key.buf, commit->valuestring,
-			      !strcmp(direction->valuestring, "regression")))
-		goto done;
-	copy = cJSON_Duplicate(item, true);
-	cJSON_DeleteItemFromObjectCaseSensitive(copy, "present");
-	cJSON_AddFalseToObject(copy, "present");
-	cJSON_AddItemToArray(list, copy);
-done:
-	strbuf_release(&key);
-}
-
-static cJSON *change_points_json(const struct history *history,
-				 const cJSON *previous)
-{
-	cJSON *list = cJSON_CreateArray();
-	const cJSON *old;
-
-	for (size_t i = 0; i < history->series_nr; i++) {
-		const struct history_series *s = &history->series[i];
-
-		for (size_t j = 0; j < s->changes_nr; j++) {
-			const struct history_change *c = &s->changes[j];
-			cJSON *item = cJSON_CreateObject();
-
-			history_view_json_names(item, s);
-			json_add_string(item, "commit", commit_of(history, s, j));
-			json_add_string(item, "direction",
-					c->regression ? "regression"
-						      : "improvement");
-			cJSON_AddNumberToObject(item, "change", c->at.change);
-			if (c->resolved)
-				json_add_string(
-					item, "resolved_by",
-					commit_of(history, s, c->resolved_by));
-			cJSON_AddItemToArray(list, item);
-		}
-	}
-	cJSON_ArrayForEach(old, previous)
-		remember_absent(list, history, old);
-	return list;
-}
-
-static int write_state(struct publisher *p, const struct history *history)
-{
-	cJSON *root = cJSON_CreateObject(), *files;
-	struct strbuf text = STRBUF_INIT;
+	struct published_state state = { 0 };
 	int error;
 
-	cJSON_AddNumberToObject(root, "benchgate_dashboard", 1);
-	json_add_string(root, "branch", history->branch);
-	json_add_string(root, "tip",
-			history->commits_nr
-				? history->commits[history->commits_nr - 1]
-					  .commit
-				: NULL);
-	files = cJSON_AddObjectToObject(root, "files");
+	state.branch = history->branch ? xstrdup(history->branch) : NULL;
+	if (history->commits_nr)
+		state.tip = xstrdup(
+			history->commits[history->commits_nr - 1].commit);
 	for (size_t i = 0; i < p->now.nr; i++)
-		json_add_string(files, p->now.entries[i].path,
-				p->now.entries[i].hash);
-	json_add_item(root, "change_points",
-		      change_points_json(history, p->old.change_points));
-	json_print(&text, root);
-	strbuf_reset(&p->path);
-	strbuf_addf(&p->path, "%s/%s", p->dir, PUBLISH_STATE_FILE);
-	error = write_file_atomic_at(p->root, PUBLISH_STATE_FILE, text.buf,
-				     text.len, true, p->path.buf);
-	cJSON_Delete(root);
-	strbuf_release(&text);
+		published_add_file(&state, p->now.entries[i].path,
+				   p->now.entries[i].hash);
+	alert_points_to_publish(&state, history, previous);
+	error = published_write(&state, p->root, p->dir);
+	published_release(&state);
 	return error;
 }
 
@@ -649,14 +516,13 @@ int publish_site(struct publish_counts *counts, const char *dir,
 	struct publisher p = { .dir = dir, .counts = counts, .root = -1,
 			       .series = -1, .charts = -1 };
 	struct drawing drawing = { 0 };
-	struct strbuf state = STRBUF_INIT;
+	struct published_state previous = { 0 };
 	int error;
 
 	memset(counts, 0, sizeof(*counts));
 	strbuf_init(&p.path, 0);
-	strbuf_addf(&state, "%s/%s", dir, PUBLISH_STATE_FILE);
 	if ((error = open_dirs(&p)) < 0 ||
-	    (error = read_old_state(&p.old, p.root, state.buf)) < 0)
+	    (error = read_old_state(&p.old, &previous, dir)) < 0)
 		goto done;
 	start_drawing(&drawing, &p, site);
 	for (size_t i = 0; !error && i < site->files_nr; i++)
@@ -674,13 +540,13 @@ int publish_site(struct publish_counts *counts, const char *dir,
 	/* Pages and charts on the disk first: a state that outlives them
 	 * would keep an empty page forever. */
 	fsync_filesystem(dir);
-	error = write_state(&p, history);
+	error = write_state(&p, history, &previous);
 done:
 	drawing_release(&drawing);
 	close_dirs(&p);
 	old_release(&p.now);
 	old_release(&p.old);
 	strbuf_release(&p.path);
-	strbuf_release(&state);
+	published_release(&previous);
 	return error;
 }
