@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /*
  * Histories are built with libgit2 in a temporary directory (first-parent
@@ -49,6 +50,7 @@ struct stored {
 	double level;
 	bool more_cases; /* also other/original at level + 1 and
 			  * b/pruned at level + 2 */
+	double busy;	 /* cores busy meanwhile; 0: load not observed */
 };
 
 static void add_case(struct result *r, const char *benchmark,
@@ -80,6 +82,8 @@ static void store_at(const git_oid *commit, struct stored s)
 		 test_oid_hex(commit, 3));
 	snprintf(r->machine.id, sizeof(r->machine.id), "%s",
 		 s.machine ? s.machine : "m1");
+	r->load.observed = s.busy > 0;
+	r->load.cpu_busy = s.busy;
 	add_case(r, s.benchmark ? s.benchmark : "b",
 		 s.variant ? s.variant : "original", s.level);
 	if (s.more_cases) {
@@ -478,6 +482,53 @@ Test(history, a_planted_step_is_a_change_point_with_its_range)
 	cr_assert(throughput->changes[0].regression,
 		  "less throughput is worse");
 	history_release(&h);
+}
+
+/*
+ * A load burst: four nights in a row measured while other processes kept
+ * two cores busy, and 40 % slower for it, in a history otherwise at
+ * 10 ms. Weighted by their load, those nights barely count, so no change
+ * point comes of them: neither when the history is built from the
+ * results (no index yet) nor from the index written then, which carries
+ * each result's load. The other nights had 5 % of a core busy, every
+ * machine's background: a quiet night, weighted in full (without the
+ * weights, the burst reads as a regression fixed four commits later).
+ */
+Test(history, a_load_burst_is_weighted_down_with_and_without_the_index)
+{
+	char index_path[4096];
+	git_oid c[30];
+	struct history h;
+	const struct history_series *latency;
+
+	line(c, 30);
+	for (size_t i = 0; i < 30; i++) {
+		bool burst = i >= 12 && i < 16;
+
+		store_at(&c[i], (struct stored){
+					.level = (burst ? 14 : 10) * wobble(i),
+					.busy = burst ? 2 : 0.05,
+				});
+	}
+	snprintf(index_path, sizeof(index_path),
+		 "%s/.benchgate/results/.history-index", dir);
+	cr_assert(access(index_path, F_OK) < 0, "no index before the first");
+	for (int from_index = 0; from_index < 2; from_index++) {
+		cr_assert_eq(build(&h, (struct history_request){ 0 }), BG_OK);
+		cr_assert_eq(access(index_path, F_OK), 0, "the index is saved");
+		latency = find(&h, "m1", "original", "latency");
+		cr_assert_eq(latency->points_nr, 30);
+		cr_assert_float_eq(latency->points[13].busy, 2, 1e-9,
+				   "the burst's load, %s",
+				   from_index ? "from the index" : "read");
+		cr_assert_float_eq(latency->points[3].busy, 0.05, 1e-9);
+		cr_assert_eq(latency->changes_nr, 0,
+			     "the burst is no change point (%s): %zu found",
+			     from_index ? "from the index"
+					: "from the results",
+			     latency->changes_nr);
+		history_release(&h);
+	}
 }
 
 Test(history, an_improvement_is_no_regression)

@@ -65,7 +65,7 @@ struct changepoint_input {
 	/* Cores that other processes kept busy when the point was measured
 	 * (machine_load's cpu_busy; 0: quiet or not recorded). A busy night
 	 * counts for less: its variance is multiplied by
-	 * (1 + 4 busy)^2, 25 times for one busy core. */
+	 * (1 + 30 busy)^2, 961 times for one busy core. */
 	double busy;
 };
 

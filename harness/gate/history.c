@@ -401,6 +401,11 @@ static void find_changes(struct history_series *s,
 			.n = s->points[i].n,
 			.variance_known = true,
 			.variance = sb->variances[i],
+			/* a few per cent of a core is every machine's
+			 * background, not a busy night */
+			.busy = s->points[i].busy >= MACHINE_LOAD_BUSY_CPU
+					? s->points[i].busy
+					: 0,
 		};
 	changepoint_detect(&found, inputs, s->points_nr, opts);
 	for (size_t i = 0; i < found.nr; i++) {
