@@ -37,15 +37,21 @@ static void add_metric(struct strbuf *out,
 
 void bisect_view_terminal(struct strbuf *out, const struct bisect_view *bisect)
 {
-	size_t tested = 0, skipped = 0;
+	size_t tested = 0, skipped = 0, undecided = 0;
 
 	if (bisect->first == bisect->last) {
 		strbuf_addstr(out, "first bad commit: ");
 		add_commit(out, &bisect->commits[bisect->first]);
+		if (bisect->verdict) {
+			strbuf_addstr(out, "confidence: ");
+			name_quote(out, bisect->verdict);
+			strbuf_addch(out, '\n');
+		}
 	} else {
 		strbuf_addf(out,
 			    "the first bad commit is one of these %zu (the "
-			    "ones before the last could not be tested):\n",
+			    "ones before the last could not be tested, or "
+			    "not classified at the gate's confidence):\n",
 			    bisect->last - bisect->first + 1);
 		for (size_t i = bisect->first; i <= bisect->last; i++) {
 			strbuf_addstr(out, "  ");
@@ -60,10 +66,14 @@ void bisect_view_terminal(struct strbuf *out, const struct bisect_view *bisect)
 
 		tested += mark != NULL;
 		skipped += mark && !strcmp(mark, "skipped");
+		undecided += mark && !strcmp(mark, "undecided");
 	}
 	strbuf_addf(out, "tested %zu of %zu commits (the ends included), "
-			 "%zu measured, %zu skipped:\n",
+			 "%zu measured, %zu skipped",
 		    tested, bisect->nr, bisect->measured, skipped);
+	if (undecided)
+		strbuf_addf(out, ", %zu undecided", undecided);
+	strbuf_addstr(out, ":\n");
 	for (size_t i = 0; i < bisect->nr; i++) {
 		const struct bisect_view_commit *c = &bisect->commits[i];
 

@@ -20,7 +20,8 @@
 struct bisect_view_commit {
 	const char *commit, *subject, *author, *commit_time; /* may be NULL
 							       * but commit */
-	const char *mark; /* "good", "bad", "skipped"; NULL: untested */
+	const char *mark; /* "good", "bad", "skipped", "undecided"; NULL:
+			   * untested */
 	const char *why;  /* what the measurement said; may be NULL */
 };
 
@@ -39,6 +40,9 @@ struct bisect_view {
 	 * one of commits[first .. last] */
 	size_t first, last;
 	size_t measured; /* commits measured, the ends included */
+	/* What naming one commit rests on (its confidence), printed under
+	 * it; NULL: nothing. */
+	const char *verdict;
 };
 
 void bisect_view_terminal(struct strbuf *out, const struct bisect_view *view);

@@ -3,6 +3,7 @@
 
 #include "harness/app/build.h"
 #include "harness/app/check.h"
+#include "harness/gate/stats.h"
 #include "harness/git/repo.h"
 #include "harness/util/process.h"
 #include "harness/git/checkout.h"
@@ -25,7 +26,7 @@
 const char *bisect_mark_name(enum bisect_mark mark)
 {
 	static const char *const names[] = { "untested", "good", "bad",
-					     "skipped" };
+					     "skipped", "undecided" };
 
 	return names[mark];
 }
@@ -86,7 +87,14 @@ struct bisector {
 	struct strbuf build_place; /* "/<build dir from the root>" */
 	struct suite *suite;	   /* the current one: the gate's settings */
 	struct compare_options compare;
+	/* the ends as measured side by side: bad the candidate, good its
+	 * baseline twin */
 	struct result *good, *bad;
+	/* the ends' checkouts, built, kept for the whole search: every
+	 * commit tested is measured beside each */
+	struct strbuf good_tree, bad_tree;
+	double confidence; /* the gate's, at which a commit is classified */
+	int first_rounds, cap; /* rounds of a commit's first batch, at most */
 };
 
 static void progress(const struct bisector *b, const char *fmt, ...)
@@ -131,6 +139,7 @@ static void add_commit(struct bisect *bisect, git_commit *commit)
 							    sizeof(*c));
 	c = &bisect->commits[bisect->nr++];
 	memset(c, 0, sizeof(*c));
+	c->p_value = NAN;
 	git_meta_release(&c->git);
 	gitinfo_read_commit(&c->git, commit);
 	strbuf_addf(&ident, "%s <%s>", author->name, author->email);
@@ -226,24 +235,75 @@ static void add_failed_case(struct strbuf *why, const struct result *result)
 	}
 }
 
-/*
- * Measures the suite of the checkout `tree` of commits[index] into
- * *result and stores it. 0 measured; 1 it cannot be (why says so: the
- * suite is missing or bad, a case failed); < 0 the harness failed.
- */
-static int measure(struct bisector *b, size_t index, git_commit *commit,
-		   const char *tree, struct result **result, struct strbuf *why)
+/* The commit at index, looked up. */
+static int commit_at(struct bisector *b, size_t index, git_commit **out)
 {
-	struct bisect_commit *c = &b->out->commits[index];
+	const struct bisect_commit *c = &b->out->commits[index];
+	git_oid oid;
+
+	if (git_oid_fromstr(&oid, c->git.commit) < 0 ||
+	    git_commit_lookup(out, b->repo, &oid) < 0)
+		return bg_error("cannot read commit %s: %s", c->git.commit,
+				gitref_message());
+	return BG_OK;
+}
+
+/* A result labelled as commits[index] (the checkouts have no .git). */
+static int label(struct bisector *b, size_t index, struct result *result)
+{
+	git_commit *commit = NULL;
+	int error;
+
+	if ((error = commit_at(b, index, &commit)) < 0)
+		return error;
+	git_meta_release(&result->git);
+	gitinfo_read_commit(&result->git, commit);
+	git_commit_free(commit);
+	return BG_OK;
+}
+
+/* A failed case of either side, into why; false when none failed. */
+static bool add_failure(struct strbuf *why, const struct result *result,
+			const struct result *baseline)
+{
+	size_t len = why->len;
+
+	add_failed_case(why, result);
+	if (why->len == len && baseline)
+		add_failed_case(why, baseline);
+	return why->len > len;
+}
+
+/*
+ * Measures commits[cand] (checked out and built in cand_tree) beside
+ * commits[base] (in base_tree), interleaved as `check --baseline-tree`
+ * does, `rounds` runs each (< 0: as the session options say), into *cand
+ * and *base, and stores the candidate's result (and the baseline's, when
+ * store_base). 0 measured; 1 it cannot
+ * be (why says so: the suite is missing or bad, a case failed; *failed
+ * the side whose case failed, when one did); < 0 the harness failed.
+ */
+static int measure_pair(struct bisector *b, size_t cand, const char *cand_tree,
+			size_t base, const char *base_tree, int rounds,
+			bool store_base, struct result **cand_out,
+			struct result **base_out, struct strbuf *why)
+{
+	struct bisect_commit *c = &b->out->commits[cand];
 	struct session_options sopts = b->opts->session;
 	struct strbuf suite_path = STRBUF_INIT, build_dir = STRBUF_INIT;
 	struct session *session = NULL;
 	int error;
 
-	strbuf_addf(&suite_path, "%s%s", tree, b->suite_place.buf);
-	strbuf_addf(&build_dir, "%s%s", tree, b->build_place.buf);
+	strbuf_addf(&suite_path, "%s%s", cand_tree, b->suite_place.buf);
+	strbuf_addf(&build_dir, "%s%s", cand_tree, b->build_place.buf);
 	sopts.suite_path = suite_path.buf;
 	sopts.build_dir = build_dir.buf;
+	sopts.baseline_tree = base_tree;
+	sopts.work_tree = cand_tree;
+	if (rounds > 0) {
+		sopts.runs = rounds;
+		sopts.runs_auto = false;
+	}
 	if ((error = session_prepare(&session, &sopts)) < 0) {
 		if (error == BG_EINPUT) {
 			strbuf_addstr(why, bg_error_last());
@@ -252,29 +312,49 @@ static int measure(struct bisector *b, size_t index, git_commit *commit,
 		}
 		goto done;
 	}
-	/* the checkout has no .git: the result is labelled here */
-	git_meta_release(&session->result->git);
-	gitinfo_read_commit(&session->result->git, commit);
-	if (b->good && b->bad)
+	if ((error = label(b, cand, session->result)) < 0)
+		goto done;
+	if (b->out->metrics_nr)
 		plan_retain(session->plan, bisected_case, b->out);
-	if ((error = check_measure(session, NULL)) < 0)
+	if ((error = check_measure(session, NULL)) < 0 ||
+	    (session->baseline &&
+	     (error = label(b, base, session->baseline)) < 0))
 		goto done;
 	if (session_store(session) < 0 && session_keep(session, NULL) < 0)
 		bg_warn("%s", session->unstored.buf);
 	else if (session->unstored.len)
 		bg_warn("%s", session->unstored.buf);
 	bg_error_clear();
+	free(c->result_path);
 	c->result_path = xstrdup(session->result_path.buf);
-	if (session_failed(session)) {
-		add_failed_case(why, session->result);
+	if (session->baseline && store_base) {
+		struct bisect_commit *bc = &b->out->commits[base];
+		struct strbuf path = STRBUF_INIT;
+
+		if (store_write(session->store, session->baseline, NULL,
+				&path) < 0)
+			bg_warn("%s", bg_error_last());
+		bg_error_clear();
+		free(bc->result_path);
+		bc->result_path = strbuf_detach(&path, NULL);
+	}
+	if (!session->baseline) {
+		strbuf_addstr(why, "the other commit's suite has none of the "
+				   "cases");
 		error = 1;
 		goto done;
 	}
-	/* stored with its own suite's settings, judged with the current
+	if (add_failure(why, session->result, session->baseline)) {
+		error = 1;
+		goto done;
+	}
+	/* stored with their own suite's settings, judged with the current
 	 * suite's, as every commit of the range is */
 	suite_stamp_result(b->suite, session->result);
-	*result = session->result;
-	session->result = NULL;
+	suite_stamp_result(b->suite, session->baseline);
+	*cand_out = session->result;
+	*base_out = session->baseline;
+	session->result = session->baseline = NULL;
 done:
 	session_free(session);
 	strbuf_release(&suite_path);
@@ -301,56 +381,29 @@ static int stop_if_interrupted(void)
 			strsignal(sig));
 }
 
-/* Checks out, builds and measures commits[index]: 0 measured, 1 skipped
- * (why says why), < 0 failed. */
-static int try_commit(struct bisector *b, size_t index, struct result **result,
-		      struct strbuf *why)
+/* Checks out and builds commits[index] into *tree (the caller removes
+ * it): 0 built, 1 it cannot be (why says why), < 0 failed. */
+static int prepare(struct bisector *b, size_t index, struct strbuf *tree,
+		   struct strbuf *why)
 {
 	struct bisect_commit *c = &b->out->commits[index];
-	struct strbuf tree = STRBUF_INIT;
 	git_commit *commit = NULL;
-	git_oid oid;
 	int error, built;
 
-	progress(b, "%.12s \"%s\": checking out, building, measuring",
-		 c->git.commit, c->git.subject ? c->git.subject : "");
-	if (git_oid_fromstr(&oid, c->git.commit) < 0 ||
-	    git_commit_lookup(&commit, b->repo, &oid) < 0) {
-		error = bg_error("cannot read commit %s: %s", c->git.commit,
-				 gitref_message());
-		goto done;
-	}
-	if ((error = stop_if_interrupted()) < 0 ||
+	progress(b, "%.12s \"%s\": checking out, building", c->git.commit,
+		 c->git.subject ? c->git.subject : "");
+	if ((error = commit_at(b, index, &commit)) < 0 ||
+	    (error = stop_if_interrupted()) < 0 ||
 	    (error = checkout_commit(b->area, b->repo, commit, c->git.commit,
-				     &tree)) < 0 ||
-	    (error = built = build_run(b->opts->build_command, tree.buf,
-					       b->opts->build_timeout_s, why)) < 0 ||
-	    (error = stop_if_interrupted()) < 0 || (error = built) > 0 ||
-	    (error = measure(b, index, commit, tree.buf, result, why)) != 0)
+				     tree)) < 0 ||
+	    (error = built = build_run(b->opts->build_command, tree->buf,
+				       b->opts->build_timeout_s, why)) < 0 ||
+	    (error = stop_if_interrupted()) < 0)
 		goto done;
-	b->out->measured++;
+	error = built;
 done:
-	if (tree.len)
-		remove_tree(tree.buf);
 	git_commit_free(commit);
-	strbuf_release(&tree);
 	return error;
-}
-
-static const struct metric_comparison *
-find_item(const struct comparison *comparison, const struct bisect_metric *m)
-{
-	for (size_t i = 0; comparison && i < comparison->nr; i++) {
-		const struct metric_comparison *mc = &comparison->items[i];
-
-		if (mc->has_baseline && mc->has_candidate &&
-		    !strcmp(mc->benchmark, m->benchmark) &&
-		    !strcmp(mc->variant, m->variant) &&
-		    !strcmp(mc->device, m->device) &&
-		    !strcmp(mc->metric, m->metric))
-			return mc;
-	}
-	return NULL;
 }
 
 /* The metrics that regressed from good to bad. */
@@ -398,74 +451,188 @@ static int find_regressions(struct bisector *b)
 	return BG_OK;
 }
 
-/* One metric's say on a measured commit: the end its level is nearer to,
- * by ratio, from the gate's estimates of the change against good and on
- * to bad. Not from the verdicts: with the step far beyond the noise, a
- * commit measured beside a noisy end can "regress" against both. */
-static enum bisect_mark judge_metric(const struct metric_comparison *vs_good,
-				     const struct metric_comparison *to_bad)
-{
-	return fabs(log1p(vs_good->change)) > fabs(log1p(to_bad->change))
-		       ? BISECT_BAD
-		       : BISECT_GOOD;
-}
+/* The rounds of pairs measured so far at a commit being classified. */
+struct rounds {
+	double *votes; /* per round: sum over the metrics, below */
+	size_t nr;
+	double **vs_good, **to_bad; /* per metric, per round: log ratios */
+};
 
-/* "+312.5% against good (regression)" */
-static void add_change(struct strbuf *why, const struct metric_comparison *mc,
-		       const char *against)
+static void rounds_release(struct rounds *r, size_t metrics_nr)
 {
-	format_change(why, mc->change);
-	strbuf_addf(why, " %s (%s)", against, verdict_name(mc->verdict));
+	for (size_t m = 0; m < metrics_nr; m++) {
+		free(r->vs_good[m]);
+		free(r->to_bad[m]);
+	}
+	free(r->vs_good);
+	free(r->to_bad);
+	free(r->votes);
 }
 
 /*
- * A measured commit's mark: each metric bisected votes (judge_metric())
- * with the weight of its regression from good to bad, |log(bad / good)|,
- * so that a metric that moved by a few per cent between the ends (perhaps
- * the machine, between sessions) does not outvote one that doubled; bad
- * when the bad votes weigh more.
+ * Adds the rounds of one batch: at_vs_good the commit measured beside
+ * good (its baseline), bad_vs_at bad measured beside it. Round i's vote
+ * is the sum over the metrics bisected of s_m (log(at_i / good_i) -
+ * log(bad_i / at_i)), s_m the sign of the metric's regression: above 0
+ * where the commit's level is nearer bad's, below where it is nearer
+ * good's. Each log ratio compares runs made next to each other, so what
+ * the machine did meanwhile reaches both. false (why says which) when a
+ * metric has no pairs.
  */
-static int judge(struct bisector *b, const struct result *measured,
-		 enum bisect_mark *mark, struct strbuf *why)
+static bool add_rounds(struct bisector *b, struct rounds *r,
+		       const struct result *good, const struct result *at,
+		       const struct result *at_beside_bad,
+		       const struct result *bad, struct strbuf *why)
 {
-	struct comparison *vs_good = NULL, *to_bad = NULL;
-	double bad_weight = 0, good_weight = 0;
-	int error;
+	size_t metrics_nr = b->out->metrics_nr, k = SIZE_MAX;
+	double **a = xcalloc(metrics_nr, sizeof(*a));
+	double **d = xcalloc(metrics_nr, sizeof(*d));
+	bool ok = true;
 
-	*mark = BISECT_GOOD;
-	if ((error = compare_results(&vs_good, b->good, measured,
-				     &b->compare)) < 0 ||
-	    (error = compare_results(&to_bad, measured, b->bad, &b->compare)) <
-		    0)
-		goto done;
-	for (size_t i = 0; i < b->out->metrics_nr; i++) {
-		const struct bisect_metric *m = &b->out->metrics[i];
-		const struct metric_comparison *g = find_item(vs_good, m);
-		const struct metric_comparison *d = find_item(to_bad, m);
-		double weight = fabs(log1p(m->change));
+	for (size_t m = 0; m < metrics_nr; m++) {
+		const struct bisect_metric *bm = &b->out->metrics[m];
+		size_t na = compare_run_log_ratios(
+			result_find_case(good, bm->benchmark, bm->variant,
+					 bm->device),
+			result_find_case(at, bm->benchmark, bm->variant,
+					 bm->device),
+			bm->metric, &a[m]);
+		size_t nd = compare_run_log_ratios(
+			result_find_case(at_beside_bad, bm->benchmark,
+					 bm->variant, bm->device),
+			result_find_case(bad, bm->benchmark, bm->variant,
+					 bm->device),
+			bm->metric, &d[m]);
 
-		if (why->len)
-			strbuf_addstr(why, "; ");
-		strbuf_addf(why, "%s/%s/%s %s ", m->benchmark, m->variant,
-			    m->device, m->metric);
-		if (!g || !d) {
-			strbuf_addstr(why, "not measured");
-			*mark = BISECT_SKIPPED;
-			continue;
+		k = na < k ? na : k;
+		k = nd < k ? nd : k;
+		if (!na || !nd) {
+			strbuf_addf(why, "%s/%s/%s %s not measured in pairs",
+				    bm->benchmark, bm->variant, bm->device,
+				    bm->metric);
+			ok = false;
+			break;
 		}
-		add_change(why, g, "against good");
-		strbuf_addstr(why, ", ");
-		add_change(why, d, "on to bad");
-		if (judge_metric(g, d) == BISECT_BAD)
-			bad_weight += isfinite(weight) ? weight : 0;
-		else
-			good_weight += isfinite(weight) ? weight : 0;
 	}
-	if (*mark != BISECT_SKIPPED)
-		*mark = bad_weight > good_weight ? BISECT_BAD : BISECT_GOOD;
-done:
-	comparison_free(vs_good);
-	comparison_free(to_bad);
+	if (ok) {
+		r->votes = xrealloc(r->votes, (r->nr + k) * sizeof(*r->votes));
+		for (size_t m = 0; m < metrics_nr; m++) {
+			double sign = b->out->metrics[m].change < 0 ? -1 : 1;
+
+			r->vs_good[m] = xrealloc(r->vs_good[m],
+						 (r->nr + k) * sizeof(double));
+			r->to_bad[m] = xrealloc(r->to_bad[m],
+						(r->nr + k) * sizeof(double));
+			for (size_t i = 0; i < k; i++) {
+				r->vs_good[m][r->nr + i] = a[m][i];
+				r->to_bad[m][r->nr + i] = d[m][i];
+				r->votes[r->nr + i] =
+					(m ? r->votes[r->nr + i] : 0) +
+					sign * (a[m][i] - d[m][i]);
+			}
+		}
+		r->nr += k;
+	}
+	for (size_t m = 0; m < metrics_nr; m++) {
+		free(a[m]);
+		free(d[m]);
+	}
+	free(a);
+	free(d);
+	return ok;
+}
+
+/* "+0.4% against good, +19.6% on to bad": each the median of the
+ * rounds' ratios. */
+static void describe_rounds(struct bisector *b, const struct rounds *r,
+			    struct strbuf *why)
+{
+	for (size_t m = 0; m < b->out->metrics_nr; m++) {
+		const struct bisect_metric *bm = &b->out->metrics[m];
+
+		if (m)
+			strbuf_addstr(why, "; ");
+		strbuf_addf(why, "%s/%s/%s %s ", bm->benchmark, bm->variant,
+			    bm->device, bm->metric);
+		format_change(why, expm1(stats_median(r->vs_good[m], r->nr)));
+		strbuf_addstr(why, " against good, ");
+		format_change(why, expm1(stats_median(r->to_bad[m], r->nr)));
+		strbuf_addstr(why, " on to bad");
+	}
+	strbuf_addf(why, " (%zu rounds beside each end)", r->nr);
+}
+
+/*
+ * Classifies commits[index], checked out and built in tree: batches of
+ * rounds, each the commit measured beside good and then bad measured
+ * beside it (two interleaved sessions), until Wilcoxon's signed-rank test
+ * of the rounds' votes (add_rounds()) rejects "as near good as bad" at
+ * the gate's confidence, or the rounds reach the cap (undecided). 0 and
+ * *mark; 1 it cannot be measured (why); < 0 failed.
+ */
+static int classify(struct bisector *b, size_t index, const char *tree,
+		    enum bisect_mark *mark, struct strbuf *why)
+{
+	struct bisect_commit *c = &b->out->commits[index];
+	size_t bad_at = b->out->nr - 1;
+	struct rounds r = { 0 };
+	int rounds = b->first_rounds, error = BG_OK;
+
+	r.vs_good = xcalloc(b->out->metrics_nr, sizeof(*r.vs_good));
+	r.to_bad = xcalloc(b->out->metrics_nr, sizeof(*r.to_bad));
+	*mark = BISECT_UNDECIDED;
+	for (;;) {
+		struct result *at = NULL, *good = NULL, *bad = NULL,
+			      *at2 = NULL;
+		struct stats_signed_rank rank;
+
+		progress(b, "%.12s: %d rounds beside good, then beside bad",
+			 c->git.commit, rounds);
+		if ((error = measure_pair(b, index, tree, 0,
+					  b->good_tree.buf, rounds, false, &at,
+					  &good, why)) == 0 &&
+		    (error = measure_pair(b, bad_at, b->bad_tree.buf, index,
+					  tree, rounds, false, &bad, &at2,
+					  why)) == 0 &&
+		    !add_rounds(b, &r, good, at, at2, bad, why))
+			error = 1;
+		result_free(at);
+		result_free(good);
+		result_free(bad);
+		result_free(at2);
+		if (error)
+			break;
+		if (stats_signed_rank_can_reject(r.nr, b->confidence) &&
+		    !stats_signed_rank(r.votes, r.nr, b->confidence, &rank) &&
+		    (rank.low > 0 || rank.high < 0)) {
+			*mark = rank.low > 0 ? BISECT_BAD : BISECT_GOOD;
+			c->p_value = rank.p_value;
+			break;
+		}
+		if (r.nr >= (size_t)b->cap) {
+			if (!stats_signed_rank(r.votes, r.nr, b->confidence,
+					       &rank))
+				c->p_value = rank.p_value;
+			break;
+		}
+		rounds = BISECT_BATCH_ROUNDS;
+		if ((size_t)rounds > (size_t)b->cap - r.nr)
+			rounds = (int)((size_t)b->cap - r.nr);
+	}
+	if (!error) {
+		describe_rounds(b, &r, why);
+		if (*mark == BISECT_UNDECIDED)
+			strbuf_addf(why, ": neither end's level at confidence "
+					 "%g %% (p = %.2g, at the cap of %d "
+					 "rounds)",
+				    100 * b->confidence, c->p_value, b->cap);
+		else
+			strbuf_addf(why, ": nearer %s, p = %.2g",
+				    *mark == BISECT_BAD ? "bad" : "good",
+				    c->p_value);
+		b->out->measured++;
+	}
+	rounds_release(&r, b->out->metrics_nr);
 	return error;
 }
 
@@ -473,14 +640,14 @@ static int test_commit(size_t index, enum bisect_mark *mark, void *payload)
 {
 	struct bisector *b = payload;
 	struct bisect_commit *c = &b->out->commits[index];
-	struct strbuf why = STRBUF_INIT;
-	struct result *measured = NULL;
+	struct strbuf why = STRBUF_INIT, tree = STRBUF_INIT;
 	int error;
 
-	error = try_commit(b, index, &measured, &why);
-	if (error == 0)
-		error = judge(b, measured, mark, &why);
-	else if (error > 0)
+	if ((error = prepare(b, index, &tree, &why)) == 0)
+		error = classify(b, index, tree.buf, mark, &why);
+	if (tree.len)
+		remove_tree(tree.buf);
+	if (error > 0)
 		*mark = BISECT_SKIPPED;
 	if (error >= 0) {
 		c->mark = *mark;
@@ -489,30 +656,114 @@ static int test_commit(size_t index, enum bisect_mark *mark, void *payload)
 			 bisect_mark_name(c->mark), c->why);
 		error = BG_OK;
 	}
-	result_free(measured);
+	strbuf_release(&why);
+	strbuf_release(&tree);
+	return error;
+}
+
+/* An end must build: without it there is nothing to compare with. */
+static int prepare_end(struct bisector *b, size_t index, const char *option,
+		       struct strbuf *tree)
+{
+	struct strbuf why = STRBUF_INIT;
+	int error = prepare(b, index, tree, &why);
+
+	if (error > 0)
+		error = bg_input_error("--%s %.12s cannot be measured: %s",
+				       option,
+				       b->out->commits[index].git.commit,
+				       why.buf);
 	strbuf_release(&why);
 	return error;
 }
 
-/* An end must measure: without it there is nothing to compare with. */
-static int measure_end(struct bisector *b, size_t index, const char *option,
-		       struct result **out)
+/* The ends, built and measured side by side (bad the candidate, good its
+ * baseline twin), so that their comparison is paired. */
+static int measure_ends(struct bisector *b)
 {
-	struct bisect_commit *c = &b->out->commits[index];
+	struct bisect *out = b->out;
 	struct strbuf why = STRBUF_INIT;
-	int error = try_commit(b, index, out, &why);
+	int error;
 
-	if (error > 0)
-		error = bg_input_error("--%s %.12s cannot be measured: %s",
-				       option, c->git.commit, why.buf);
-	if (error == BG_OK) {
-		c->mark = index ? BISECT_BAD : BISECT_GOOD;
-		c->why = xstrdup("the end given");
-		progress(b, "%.12s measured as the %s end", c->git.commit,
-			 option);
+	if ((error = prepare_end(b, out->nr - 1, "bad", &b->bad_tree)) < 0 ||
+	    (error = prepare_end(b, 0, "good", &b->good_tree)) < 0)
+		goto done;
+	progress(b, "the ends: measured side by side");
+	error = measure_pair(b, out->nr - 1, b->bad_tree.buf, 0,
+			     b->good_tree.buf, -1, true, &b->bad, &b->good,
+			     &why);
+	if (error > 0) {
+		error = bg_input_error("--good %.12s and --bad %.12s cannot "
+				       "be measured: %s",
+				       out->commits[0].git.commit,
+				       out->commits[out->nr - 1].git.commit,
+				       why.buf);
+		goto done;
 	}
+	if (error < 0)
+		goto done;
+	out->measured += 2;
+	for (size_t i = 0; i < 2; i++) {
+		struct bisect_commit *c = &out->commits[i ? out->nr - 1 : 0];
+
+		c->mark = i ? BISECT_BAD : BISECT_GOOD;
+		c->why = xstrdup("the end given");
+	}
+done:
 	strbuf_release(&why);
 	return error;
+}
+
+/* The rounds of a commit's first batch: the fewest with which the
+ * signed-rank test can reach the gate's confidence; its cap: the largest
+ * max_runs of the bisected benchmarks (the suite's adaptive cap). */
+static void set_rounds(struct bisector *b)
+{
+	b->first_rounds = 2;
+	while (!stats_signed_rank_can_reject((size_t)b->first_rounds,
+					     b->confidence))
+		b->first_rounds++;
+	b->cap = 0;
+	for (size_t i = 0; i < b->suite->benchmarks_nr; i++) {
+		const struct benchmark *bench = &b->suite->benchmarks[i];
+
+		for (size_t m = 0; m < b->out->metrics_nr; m++)
+			if (!strcmp(bench->name, b->out->metrics[m].benchmark) &&
+			    bench->settings.max_runs > b->cap)
+				b->cap = bench->settings.max_runs;
+	}
+	if (b->cap < b->first_rounds)
+		b->cap = b->first_rounds;
+}
+
+/* What the answer rests on, in words (bisect.verdict). */
+static void conclude(struct bisector *b)
+{
+	struct bisect *out = b->out;
+	const struct bisect_commit *first = &out->commits[out->first];
+	const struct bisect_commit *parent = &out->commits[out->first - 1];
+	struct strbuf text = STRBUF_INIT;
+
+	if (out->first != out->last)
+		return;
+	if (out->nr == 2) {
+		out->verdict = xstrdup("the two ends given are adjacent");
+		return;
+	}
+	strbuf_addf(&text, "%.12s is ", first->git.commit);
+	if (out->first == out->nr - 1)
+		strbuf_addstr(&text, "the bad end given");
+	else
+		strbuf_addf(&text, "bad (p = %.2g)", first->p_value);
+	strbuf_addf(&text, " and its parent %.12s ", parent->git.commit);
+	if (out->first == 1)
+		strbuf_addstr(&text, "the good end given");
+	else
+		strbuf_addf(&text, "good (p = %.2g)", parent->p_value);
+	strbuf_addf(&text, ", each at the gate's confidence of %g %%, its "
+			   "rounds measured beside both ends",
+		    100 * b->confidence);
+	out->verdict = strbuf_detach(&text, NULL);
 }
 
 /* Where the suite and the build directory are in every checkout. */
@@ -560,6 +811,8 @@ int bisect_run(struct bisect **out, const struct bisect_options *opts)
 	*out = b.out = xcalloc(1, sizeof(**out));
 	strbuf_init(&b.suite_place, 0);
 	strbuf_init(&b.build_place, 0);
+	strbuf_init(&b.good_tree, 0);
+	strbuf_init(&b.bad_tree, 0);
 	/* the suite here gives the gate's settings, and bad input shows
 	 * before anything is built */
 	if ((error = suite_load(&b.suite, opts->session.suite_path)) < 0 ||
@@ -570,17 +823,26 @@ int bisect_run(struct bisect **out, const struct bisect_options *opts)
 	compare_options_init(&b.compare);
 	b.compare.threshold = opts->threshold;
 	b.compare.confidence = opts->confidence;
+	b.compare.baseline_measured = true;
+	b.confidence = opts->confidence > 0 ? opts->confidence
+					    : b.suite->defaults.confidence;
 	progress(&b, "%zu commits from good %.12s to bad %.12s", b.out->nr,
 		 b.out->commits[0].git.commit,
 		 b.out->commits[b.out->nr - 1].git.commit);
-	if ((error = measure_end(&b, b.out->nr - 1, "bad", &b.bad)) < 0 ||
-	    (error = measure_end(&b, 0, "good", &b.good)) < 0 ||
+	if ((error = measure_ends(&b)) < 0 ||
 	    (error = find_regressions(&b)) < 0)
 		goto done;
+	set_rounds(&b);
 	error = bisect_search(b.out->nr, test_commit, &b, &b.out->first,
 			      &b.out->last);
+	if (!error)
+		conclude(&b);
 done:
 	process_catch_interrupts(false);
+	if (b.good_tree.len)
+		remove_tree(b.good_tree.buf);
+	if (b.bad_tree.len)
+		remove_tree(b.bad_tree.buf);
 	checkout_area_free(b.area);
 	git_repository_free(b.repo);
 	suite_free(b.suite);
@@ -588,6 +850,8 @@ done:
 	result_free(b.bad);
 	strbuf_release(&b.suite_place);
 	strbuf_release(&b.build_place);
+	strbuf_release(&b.good_tree);
+	strbuf_release(&b.bad_tree);
 	return error;
 }
 
@@ -603,6 +867,7 @@ void bisect_free(struct bisect *bisect)
 		free(c->why);
 		free(c->result_path);
 	}
+	free(bisect->verdict);
 	for (size_t i = 0; i < bisect->metrics_nr; i++) {
 		struct bisect_metric *m = &bisect->metrics[i];
 

@@ -19,29 +19,42 @@
  * checkout as its working directory), and measured as the suite file at
  * the same place in that checkout says, with the build directory at the
  * same place too: the suite, its commands and its build all come from
- * that commit. Its result goes to the store like any other, labelled with
- * that commit. Then the checkout is removed (on SIGINT, SIGTERM and
- * SIGHUP too).
+ * that commit. The ends' checkouts stay, built, until the search ends;
+ * each other commit's is removed once it is classified (on SIGINT,
+ * SIGTERM and SIGHUP too).
  *
- * The two ends are measured first, each case the filter selects, and
- * compared by the gate (compare.h): the metrics that regressed from good
- * to bad are what is bisected, and only their cases are measured at the
- * commits between. Each commit between is compared with both ends by the
- * gate; each metric says bad when the gate's estimate of its change
- * against good is larger, by ratio, than the one on to bad (its level is
- * nearer bad's), else good. Not the verdicts: with a step far beyond the
- * noise, a commit measured beside a noisy end can "regress" against both.
- * The metrics vote, each with the weight of its own regression from good
- * to bad (|log(bad / good)|), so that a metric the machine moved by a few
- * per cent between sessions does not outvote one that doubled; with
- * several regressions in the range, the search follows the one that moved
- * the metrics most at each step.
+ * The two ends are measured first, side by side (as `check
+ * --baseline-tree` measures, runs alternating), each case the filter
+ * selects, and compared by the gate pair by pair (compare.h): the metrics
+ * that regressed from good to bad are what is bisected, and only their
+ * cases are measured at the commits between.
+ *
+ * A commit between is measured beside both ends: in rounds, each the
+ * commit measured beside good (an interleaved session, good the baseline
+ * twin) and then bad measured beside the commit (another). Round i gives
+ * each metric log(at_i / good_i) - log(bad_i / at_i), positive when the
+ * commit's level is nearer bad's, and the metrics bisected add theirs up
+ * (signed by their regression's direction), each term a ratio of runs
+ * made next to each other, so the machine's drift and load bursts
+ * cancel. Wilcoxon's signed-rank test of those sums decides: bad when
+ * its interval at the gate's confidence lies above 0, good when below.
+ * Sequential: the first batch is the fewest rounds with which the test
+ * can reach that confidence (8 at 0.99), then BISECT_BATCH_ROUNDS more
+ * at a time while it cannot decide, up to the largest max_runs of the
+ * bisected benchmarks (the suite's adaptive cap, 30 by default). A
+ * commit still undecided there is marked so, and searched around as a
+ * skipped one is: so the first bad commit is named only when its parent
+ * is the good end or was classified good at that confidence, and itself
+ * the bad end or classified bad; otherwise the range that is left. Each
+ * session's candidate result goes to the store (the commit's runs beside
+ * good; bad's runs beside the commit), and both ends' of their session.
  *
  * A commit that cannot be built, whose suite is missing or invalid, or
  * whose cases fail is skipped, as `git bisect skip` does: the next
  * untested commit nearest the middle is tried instead. When the skipped
- * ones leave the answer open, the first bad commit is one of a range.
- * At most about log2(commits) + 2 measurements, plus one per skip.
+ * or undecided ones leave the answer open, the first bad commit is one
+ * of a range. About log2(commits) commits are measured between the ends,
+ * plus one per skip.
  */
 
 enum bisect_mark {
@@ -49,10 +62,15 @@ enum bisect_mark {
 	BISECT_GOOD,
 	BISECT_BAD,
 	BISECT_SKIPPED,
+	/* measured to the cap of rounds without reaching the gate's
+	 * confidence either way: searched around as a skipped one is */
+	BISECT_UNDECIDED,
 };
 
 const char *bisect_mark_name(enum bisect_mark mark);
 
+/* The rounds added to a commit's measurements while it is undecided. */
+#define BISECT_BATCH_ROUNDS 4
 
 /*
  * The search alone: commits 0 .. nr - 1 (nr >= 2), 0 good and nr - 1 bad
@@ -93,6 +111,9 @@ struct bisect_commit {
 	char *why; /* what the measurement said, or why it was skipped;
 		    * NULL untested */
 	char *result_path; /* where its result was stored; NULL untested */
+	/* A commit between classified: the two-sided p-value of its
+	 * rounds' signed-rank test (NAN for the ends and the untested). */
+	double p_value;
 };
 
 /* A metric that regressed from good to bad: what is bisected. */
@@ -111,6 +132,9 @@ struct bisect {
 	 * one of commits[first .. last] (the ones between were skipped). */
 	size_t first, last;
 	size_t measured; /* commits measured, the ends included */
+	/* When one commit is named: what that rests on, in words (its p
+	 * and its parent's, the confidence); else NULL. */
+	char *verdict;
 };
 
 /*

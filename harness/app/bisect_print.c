@@ -53,6 +53,7 @@ static void view_of(struct bisect_view *view, const struct bisect *bisect)
 		.first = bisect->first,
 		.last = bisect->last,
 		.measured = bisect->measured,
+		.verdict = bisect->verdict,
 	};
 }
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct check_state {
 	struct check_options opts;
@@ -170,18 +171,47 @@ static bool has_enough(const struct session *session, const struct check *check,
 	return precise_enough(rcase, &benchmark->settings);
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Whether the time budget is spent (said once on stderr). */
+static bool budget_spent(const struct check *check, double start,
+			 bool *said)
+{
+	int budget = check ? check->state->opts.budget_s : 0;
+
+	if (!(budget > 0) || now_s() - start < budget)
+		return false;
+	if (!*said)
+		bg_warn("check: the time budget of %d s is spent: adaptive "
+			"cases stop at the runs they have (--budget S or "
+			"BENCHGATE_BUDGET sets it; 0: none)",
+			budget);
+	*said = true;
+	return true;
+}
+
 int check_measure(struct session *session, const struct check *check)
 {
 	size_t asking;
 	int ran, error;
+	double start;
+	bool said = false;
 
 	if ((error = session_start(session)) < 0)
 		return error;
+	start = now_s();
 	while ((ran = session_step(session, &asking)) > 0) {
 		size_t partner;
 
 		if (asking == RUNNER_NO_CASE ||
-		    !has_enough(session, check, asking))
+		    (!budget_spent(check, start, &said) &&
+		     !has_enough(session, check, asking)))
 			continue;
 		session_stop_case(session, asking);
 		if (check && (partner = partner_of(session->plan, asking)) !=

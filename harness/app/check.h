@@ -23,7 +23,10 @@
  *     check_conclude()  store the result (or keep it aside when the
  *                       store refuses it), compare it with the baseline
  *
- * Adaptive sampling ("runs": "auto", check_measure()): a case stops once
+ * Adaptive sampling ("runs": "auto", and check's default for a benchmark
+ * whose suite sets no "runs": session_options.auto_unless_set): a case
+ * samples from its min_runs to its max_runs within the time budget
+ * (check_options.budget_s, counted from the first run), and stops once
  * its comparison with the baseline is decided either way
  * (compare_case_decided()), or once its medians are precise: every
  * non-exact metric's median known to within the benchmark's `precision`
@@ -49,7 +52,14 @@ struct check_options {
 	const char *baseline_what;
 	double threshold;   /* --threshold; < 0: the suite's */
 	double confidence;  /* --confidence; < 0: the suite's */
+	/* Seconds of measuring after which adaptive cases stop at the runs
+	 * they have (their min_runs at least): --budget, else
+	 * $BENCHGATE_BUDGET, else CHECK_BUDGET_DEFAULT; 0: none. */
+	int budget_s;
 };
+
+/* The time budget of check's adaptive sampling: 15 minutes. */
+#define CHECK_BUDGET_DEFAULT 900
 
 struct check {
 	struct session *session;

@@ -62,14 +62,19 @@ const struct cli_command cli_cmd_bisect = {
 		"in the checkout) and measured as the suite file at the "
 		"same\nplace in it says, with --build-dir at the same place "
 		"too; its result goes to\nthe store. The ends are measured "
-		"first: the metrics that regressed from good\nto bad are "
-		"bisected, and only their cases measured in between. A "
-		"commit that\ncannot be built, whose suite is missing or "
-		"whose cases fail is skipped.\nProgress goes to stderr. Exit "
-		"status 0 when the first bad commit is named (or\nnarrowed "
-		"to the skipped commits), 2 on bad input: a revision, an end "
-		"that cannot\nbe built or measured, or ends between which "
-		"nothing regressed.",
+		"first, side by side: the metrics that\nregressed from good "
+		"to bad are bisected, and only their cases measured in\n"
+		"between. Each commit between is measured beside both ends, "
+		"in rounds added\nuntil it is classified good or bad at the "
+		"gate's confidence (or undecided at\nthe suite's max_runs); "
+		"the first bad commit is named, with its confidence, only\n"
+		"when its parent is good. A commit that cannot be built, "
+		"whose suite is missing\nor whose cases fail is skipped. "
+		"Progress goes to stderr. Exit status 0 when the\nfirst bad "
+		"commit is named (or narrowed to the skipped and undecided "
+		"commits), 2\non bad input: a revision, an end that cannot "
+		"be built or measured, or ends\nbetween which nothing "
+		"regressed.",
 	.options = options,
 	.min_args = 1,
 	.max_args = 1,

@@ -7,6 +7,9 @@
 
 #include "harness/app/verdict.h"
 
+#include <limits.h>
+#include <stdlib.h>
+
 static struct {
 	struct cli_common common;
 	struct app_check_request req;
@@ -45,6 +48,10 @@ static const struct cli_opt options[] = {
 		       "the target branch of --baseline auto: compare against "
 		       "its merge base (default: the default branch)"),
 	CLI_OPTS_GATE(args.req.check.threshold, args.req.check.confidence),
+	CLI_OPT_VALUE("budget", "S", &args.req.check.budget_s, cli_opt_warmup,
+		      "seconds of measuring after which adaptive cases stop "
+		      "at the runs they have (default $BENCHGATE_BUDGET, "
+		      "else 900; 0: none)"),
 	CLI_OPT_STRING("report", "DIR", &args.req.out.report_dir,
 		       "write the reports into DIR"),
 	CLI_OPT_JSON(args.req.out.json, "comparison"),
@@ -59,6 +66,26 @@ static const struct cli_opt options[] = {
 	CLI_COMMON_OPTS(args.common),
 };
 
+/* $BENCHGATE_BUDGET, a whole number of seconds, else the default. */
+static int budget_from_env(int *budget_s)
+{
+	const char *text = getenv("BENCHGATE_BUDGET");
+	char *end;
+	long value;
+
+	*budget_s = CHECK_BUDGET_DEFAULT;
+	if (!text || !*text)
+		return BG_OK;
+	value = strtol(text, &end, 10);
+	if (*end || end == text || value < 0 || value > INT_MAX)
+		return bg_input_error("BENCHGATE_BUDGET: expected a whole "
+				      "number of seconds (0: none), found "
+				      "'%s'",
+				      text);
+	*budget_s = (int)value;
+	return BG_OK;
+}
+
 static int run(int argc, char **argv)
 {
 	struct check_options *check = &args.req.check;
@@ -66,12 +93,16 @@ static int run(int argc, char **argv)
 	cli_session_defaults(&check->session, &args.filter);
 	check->baseline = "auto";
 	check->threshold = check->confidence = -1;
+	check->budget_s = -1;
 	args.req.against.build_timeout_s = BUILD_TIMEOUT_DEFAULT_S;
 	CLI_PARSE_OR_RETURN(&cli_cmd_check, &args.common, argc, argv);
 	if (args.req.against.build_command && !args.req.against.ref)
 		return bg_input_error("check: --build builds the two trees of "
 				      "--against; without it, build before "
 				      "check");
+	if (check->budget_s < 0 && budget_from_env(&check->budget_s) < 0)
+		return BG_EINPUT;
+	check->session.auto_unless_set = true;
 	check->session.suite_path = args.common.args_nr ? args.common.args[0]
 						  : INIT_SUITE_FILE;
 	check->session.progress = args.common.progress;
@@ -89,8 +120,10 @@ const struct cli_command cli_cmd_check = {
 		"for this suite and\nmachine on the first-parent history of the "
 		"merge base of HEAD and the target\nbranch (--branch, default "
 		"origin/HEAD, main or master), else\nbaselines/<suite>/<machine>"
-		".json, else none (every metric \"new\", exit 0).\nWith --runs "
-		"auto a case stops sampling once its comparison is decided.\n"
+		".json, else none (every metric \"new\", exit 0).\nA benchmark "
+		"whose suite sets no \"runs\" (and --runs auto) samples "
+		"adaptively:\nfrom min_runs to max_runs, stopping once its "
+		"comparison is decided, within\nthe time budget (--budget).\n"
 		"With --baseline-tree DIR the baseline is measured here "
 		"instead: DIR is a work tree\nof the baseline commit with its "
 		"build, and every case also runs as the suite file\nat the "

@@ -554,6 +554,37 @@ bool compare_case_decided(const struct result_case *base,
 	return true;
 }
 
+size_t compare_run_log_ratios(const struct result_case *base,
+			      const struct result_case *cand,
+			      const char *metric, double **out)
+{
+	const struct metric_samples *bm =
+		base ? result_case_find_metric(base, metric) : NULL;
+	const struct metric_samples *cm =
+		cand ? result_case_find_metric(cand, metric) : NULL;
+	const double *b, *c;
+	double *b_owned = NULL, *c_owned = NULL, cap_b, cap_c;
+	size_t nb, nc, runs, n = 0;
+
+	*out = NULL;
+	if (!bm || !cm || bm->independent || cm->independent ||
+	    base->status != CASE_OK || cand->status != CASE_OK)
+		return 0;
+	runs = common_prefix(bm, cm, &nb, &nc);
+	b = per_run(bm->samples, nb, runs, &b_owned, &nb, &cap_b);
+	c = per_run(cm->samples, nc, runs, &c_owned, &nc, &cap_c);
+	/* one value a run on each side, or nothing to pair */
+	if (nb == nc && cap_b == (double)nb && cap_c == (double)nc && nb &&
+	    all_positive(b, nb) && all_positive(c, nc)) {
+		*out = xmalloc(nb * sizeof(**out));
+		for (n = 0; n < nb; n++)
+			(*out)[n] = log(c[n] / b[n]);
+	}
+	free(b_owned);
+	free(c_owned);
+	return n;
+}
+
 /* Cases by identity */
 
 /*

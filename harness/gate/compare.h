@@ -293,6 +293,19 @@ bool compare_case_decided(const struct result_case *base,
 			  const struct result_case *cand, double threshold,
 			  double confidence, bool paired);
 
+/*
+ * The runs of a case measured beside its baseline twin (an interleaved
+ * session), as the paired test sees them: log(cand_i / base_i) of each
+ * round both completed, run i's value the median of its samples, into
+ * *out (free it). Returns the number of pairs: 0 (and *out NULL) when
+ * either side lacks the metric or did not end ok, its values are not all
+ * positive, or its samples do not split into runs. bisect classifies a
+ * commit from these.
+ */
+size_t compare_run_log_ratios(const struct result_case *base,
+			      const struct result_case *cand,
+			      const char *metric, double **out);
+
 /* The method string (metric_comparison.method) of that text, NULL when
  * it names none: a comparison document read back points to the same. */
 const char *compare_method_named(const char *text);

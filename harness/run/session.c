@@ -75,6 +75,19 @@ static void apply_runs_auto(struct suite *suite)
 		suite->benchmarks[i].settings.runs_auto = true;
 }
 
+/* --runs auto for every benchmark; check's default for those whose suite
+ * sets no "runs" (opts->auto_unless_set), unless --runs N. */
+static void apply_sampling(struct suite *suite,
+			   const struct session_options *opts)
+{
+	if (opts->runs_auto)
+		apply_runs_auto(suite);
+	else if (opts->auto_unless_set && opts->runs < 0)
+		for (size_t i = 0; i < suite->benchmarks_nr; i++)
+			if (!suite->benchmarks[i].settings.runs_given)
+				suite->benchmarks[i].settings.runs_auto = true;
+}
+
 static int describe(struct result *result, const struct suite *suite)
 {
 	struct strbuf now = STRBUF_INIT;
@@ -206,7 +219,10 @@ static int plan_baseline_tree(struct session *session)
 				       tree);
 		goto done;
 	}
-	if (gitinfo_repo_root(session->suite->dir, &found) < 0 ||
+	if (opts->work_tree)
+		strbuf_addstr(&found, opts->work_tree);
+	if ((!opts->work_tree &&
+	     gitinfo_repo_root(session->suite->dir, &found) < 0) ||
 	    !(root = realpath(found.buf, NULL)) ||
 	    !(suite_file = realpath(opts->suite_path, NULL)) ||
 	    place_in_tree(&suite_path, root, suite_file, tree_dir) < 0) {
@@ -232,8 +248,7 @@ static int plan_baseline_tree(struct session *session)
 		error = bg_input_error("--baseline-tree: %s", why.buf);
 		goto done;
 	}
-	if (opts->runs_auto)
-		apply_runs_auto(session->baseline_suite);
+	apply_sampling(session->baseline_suite, opts);
 	if (opts->baseline_commit)
 		git_meta_copy(&session->baseline_git, opts->baseline_commit);
 	else if ((error = gitinfo_read(&session->baseline_git, tree_dir)) < 0)
@@ -270,8 +285,7 @@ int session_prepare(struct session **out, const struct session_options *opts)
 	    (error = plan_build(&session->plan, session->suite, opts->filter,
 				opts->build_dir)) < 0)
 		goto done;
-	if (opts->runs_auto)
-		apply_runs_auto(session->suite);
+	apply_sampling(session->suite, opts);
 	if (opts->baseline_tree && (error = plan_baseline_tree(session)) < 0)
 		goto done;
 	if (opts->store_spec)

@@ -44,6 +44,10 @@ struct session_options {
 	const char *store_spec; /* NULL: store_default_spec() */
 	int runs;		/* -1: the suite's */
 	bool runs_auto;		/* --runs auto */
+	/* check: a benchmark whose suite sets no "runs" (in "defaults" or
+	 * its own settings) samples adaptively ("runs": "auto") unless
+	 * --runs N is given. */
+	bool auto_unless_set;
 	int warmup;		/* -1: the suite's */
 	bool sequential;
 	bool progress;
@@ -70,6 +74,10 @@ struct session_options {
 	 * own (check --against checks it out without a .git); NULL: the
 	 * commit is read from the tree. */
 	const struct git_meta *baseline_commit;
+	/* The root of the work tree the suite is in, for one that has no
+	 * .git (bisect's checkouts, checkout.h): where the baseline tree's
+	 * suite and build directory are found from. NULL: git finds it. */
+	const char *work_tree;
 };
 
 struct session {

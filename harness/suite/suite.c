@@ -323,6 +323,7 @@ static int parse_settings(struct json_reader *rd, const cJSON *object,
 	get_count(rd, object, "warmup", 0, &settings->warmup);
 	if ((runs = json_read_item(rd, object, "runs", 0))) {
 		json_reader_push_key(rd, "runs");
+		settings->runs_given = true;
 		if (cJSON_IsString(runs) && !strcmp(runs->valuestring, "auto"))
 			settings->runs_auto = true;
 		else if (cJSON_IsNumber(runs) && runs->valuedouble >= 1 &&

@@ -79,6 +79,9 @@ struct suite_settings {
 	int warmup;
 	int runs;	/* fixed number of measured runs */
 	bool runs_auto; /* "runs": "auto": adaptive sampling */
+	/* "runs" is set, in "defaults" or the benchmark: `check` samples
+	 * adaptively where it is not (session_options.auto_unless_set) */
+	bool runs_given;
 	int min_runs, max_runs;
 	double precision; /* adaptive: half-width of the median CI, rel. */
 	double timeout_s; /* 0: none */

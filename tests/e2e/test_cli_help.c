@@ -32,7 +32,7 @@ static const struct {
 	{ "check", "--store --runs --warmup --filter --variant --device "
 		   "--shard --order --build-dir --baseline --baseline-tree "
 		   "--against --build --build-timeout "
-		   "--branch --threshold --confidence --report --json "
+		   "--branch --threshold --confidence --budget --report --json "
 		   "--charts --require-devices --sample-interval --profile "
 		   "--no-wait" },
 	{ "report", "--out --format --charts" },

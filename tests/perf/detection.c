@@ -1029,6 +1029,50 @@ static void judge_false_alarms(struct strbuf *out, struct cell *cells,
 		    model_names[worst_model], cvs[worst_cv] * 100);
 }
 
+/* Of a cell's adaptive pairs, the share that alarmed, in %. */
+static double adaptive_rate(const struct cell *cell, bool adaptive)
+{
+	size_t alarms = 0;
+
+	for (size_t p = 0; p < cell->adaptive_nr; p++)
+		alarms += adaptive ? cell->pairs[p].adaptive_alarm
+				   : cell->pairs[p].alarm[RULE_BENCHGATE];
+	return percent(alarms, cell->adaptive_nr);
+}
+
+/*
+ * `check` at its defaults samples adaptively where the suite sets no
+ * "runs" (docs/gate.md): each cell's false alarms and its detection of
+ * 5 % slower with that plan, beside the fixed plan of opts->runs, on the
+ * same pairs.
+ */
+static void report_check_default(struct strbuf *out, struct cell *cells,
+				 const struct options *opts)
+{
+	strbuf_addf(out,
+		    "\n### `check` at its defaults (adaptive, %d to %d runs "
+		    "a side)\n\n"
+		    "The first %zu pairs of each cell. Cells read **adaptive "
+		    "/ fixed %zu**, in %% of pairs.\n\n"
+		    "| model | CV | A/A (false alarms) | 5 %% slower |\n"
+		    "|---|---|---|---|\n",
+		    MIN_RUNS, MAX_RUNS, opts->adaptive_pairs, opts->runs);
+	for (int m = 0; m < MODEL_COUNT; m++)
+		for (size_t c = 0; c < CV_COUNT; c++) {
+			const struct cell *aa = cell_at(cells, m, c, 0);
+			const struct cell *hit = cell_at(cells, m, c, 2);
+
+			strbuf_addf(out,
+				    "| %s | %g %% | %.1f / %.1f | %.1f / %.1f "
+				    "|\n",
+				    model_names[m], 100 * cvs[c],
+				    adaptive_rate(aa, true),
+				    adaptive_rate(aa, false),
+				    adaptive_rate(hit, true),
+				    adaptive_rate(hit, false));
+		}
+}
+
 static void report_targets(struct strbuf *out, struct cell *cells,
 			   const struct options *opts)
 {
@@ -1091,8 +1135,10 @@ static void report(struct strbuf *out, struct cell *cells,
 	report_history(out, cells);
 	report_session(out, cells);
 	report_dependence(out, cells);
-	if (opts->adaptive_pairs)
+	if (opts->adaptive_pairs) {
 		report_adaptive(out, cells, opts);
+		report_check_default(out, cells, opts);
+	}
 	report_targets(out, cells, opts);
 }
 
