@@ -49,6 +49,8 @@ static const char page_style[] =
 	"svg.spark .improvement{fill:#1b9e77}\n"
 	"img.chart{max-width:100%;height:auto;border:1px solid #eee}\n"
 	"code{font-size:92%}\n"
+	"pre.log{white-space:pre-wrap;background:#f8f8f8;padding:.6em;"
+	"border:1px solid #eee;font-size:85%}\n"
 	"h2 small{font-size:60%;font-weight:normal}\n"
 	"details.benchmark{margin:.4em 0 1em}\n"
 	"details.benchmark>summary{cursor:pointer;font-weight:600;"
@@ -84,8 +86,8 @@ static const char page_style[] =
 	".worse{color:#c0392b}\n.better{color:#1b7e5f}\n"
 	"</style>\n";
 
-static void add_file(struct dashboard *d, const char *path,
-		     struct strbuf *text)
+void dashboard_add_file(struct dashboard *d, const char *path,
+			struct strbuf *text, bool keep)
 {
 	struct dashboard_file *file;
 
@@ -93,7 +95,14 @@ static void add_file(struct dashboard *d, const char *path,
 	file = &d->files[d->files_nr++];
 	file->path = xstrdup(path);
 	file->text = *text;
+	file->keep = keep;
 	strbuf_init(text, 0);
+}
+
+static void add_file(struct dashboard *d, const char *path,
+		     struct strbuf *text)
+{
+	dashboard_add_file(d, path, text, false);
 }
 
 /* depth: "" for the site's top, "../" for series/; script: the CSP
@@ -618,17 +627,38 @@ static void add_series_changes(struct strbuf *out,
 	strbuf_addstr(out, "</table></div>\n");
 }
 
+/* The links of point i to its run's log and report, if any. */
+static void add_run_links(struct strbuf *out,
+			  const struct dashboard_point_links *links, size_t i)
+{
+	const char *log = links->logs[i], *report = links->reports[i];
+
+	if (log) {
+		strbuf_addstr(out, "<a href=\"");
+		escape_html(out, log);
+		strbuf_addstr(out, "\">log</a>");
+	}
+	if (log && report)
+		strbuf_addstr(out, " \u00b7 ");
+	if (report) {
+		strbuf_addstr(out, "<a href=\"");
+		escape_html(out, report);
+		strbuf_addstr(out, "\">report</a>");
+	}
+}
+
 static void add_series_points(struct strbuf *out,
 			      const struct history *history,
 			      const struct history_series *s,
-			      const struct dashboard_options *opts)
+			      const struct dashboard_options *opts,
+			      const struct dashboard_point_links *links)
 {
 	size_t shown = 0;
 
 	strbuf_addstr(out, "<h2>Newest points</h2>\n<div class=\"scroll\">"
 			   "<table><tr><th>Commit</th><th>Time</th><th>n</th>"
-			   "<th>Median</th><th>99% interval</th><th>"
-			   "Subject</th></tr>\n");
+			   "<th>Median</th><th>99% interval</th><th>Run</th>"
+			   "<th>Subject</th></tr>\n");
 	for (size_t i = s->points_nr; i-- > 0 && shown < DASHBOARD_TABLE_POINTS;
 	     shown++) {
 		const struct history_point *p = &s->points[i];
@@ -647,6 +677,8 @@ static void add_series_points(struct strbuf *out,
 		add_quantity(out, p->ci_low, s->unit);
 		strbuf_addstr(out, " \u2013 ");
 		add_quantity(out, p->ci_high, s->unit);
+		strbuf_addstr(out, "</td><td class=\"run\">");
+		add_run_links(out, links, i);
 		strbuf_addstr(out, "</td><td>");
 		report_add_cut(out, commit->subject, 80, escape_html);
 		strbuf_addstr(out, "</td></tr>\n");
@@ -654,8 +686,46 @@ static void add_series_points(struct strbuf *out,
 	strbuf_addstr(out, "</table></div>\n");
 }
 
+/* Each point's links from the series page ("../logs/..."), NULL for
+ * none; release with point_links_release(). */
+static void point_links(struct dashboard_point_links *links,
+			const struct history_series *s, size_t series_index,
+			const struct dashboard_options *opts)
+{
+	char **logs = xcalloc(s->points_nr + 1, sizeof(*logs));
+	char **reports = xcalloc(s->points_nr + 1, sizeof(*reports));
+
+	for (size_t i = 0; opts->run_pages && i < s->points_nr; i++) {
+		const char *log = NULL, *report = NULL;
+		struct strbuf path = STRBUF_INIT;
+
+		opts->run_pages(opts->payload, series_index, i, &log, &report);
+		if (log) {
+			strbuf_addf(&path, "../%s", log);
+			logs[i] = strbuf_detach(&path, NULL);
+		}
+		if (report) {
+			strbuf_addf(&path, "../%s", report);
+			reports[i] = strbuf_detach(&path, NULL);
+		}
+	}
+	links->logs = (const char *const *)logs;
+	links->reports = (const char *const *)reports;
+	links->nr = s->points_nr;
+}
+
+static void point_links_release(struct dashboard_point_links *links)
+{
+	for (size_t i = 0; i < links->nr; i++) {
+		free((char *)links->logs[i]);
+		free((char *)links->reports[i]);
+	}
+	free((void *)links->logs);
+	free((void *)links->reports);
+}
+
 static void render_series(struct dashboard *d, const struct history *history,
-			  const struct history_series *s,
+			  const struct history_series *s, size_t series_index,
 			  const struct dashboard_options *opts,
 			  const char *script)
 {
@@ -664,6 +734,9 @@ static void render_series(struct dashboard *d, const struct history *history,
 	struct report_level *levels =
 		xcalloc(s->changes_nr + 1, sizeof(*levels));
 	struct chart chart = CHART_INIT;
+	struct dashboard_point_links links = { 0 };
+
+	point_links(&links, s, series_index, opts);
 
 	dashboard_series_name(&name, s);
 	strbuf_addf(&title, "%s/%s/%s %s", s->benchmark, s->variant,
@@ -679,7 +752,7 @@ static void render_series(struct dashboard *d, const struct history *history,
 		    s->better == BETTER_HIGHER ? "higher" : "lower");
 	report_add_count(&out, s->points_nr, "point", "points");
 	strbuf_addstr(&out, ".</p>\n");
-	dashboard_chart_render(&out, history, s, NULL);
+	dashboard_chart_render(&out, history, s, &links);
 	strbuf_addstr(&out, "<h2>Levels and change points</h2>\n"
 			    "<p><img class=\"chart\" src=\"../charts/");
 	escape_html(&out, name.buf);
@@ -688,7 +761,7 @@ static void render_series(struct dashboard *d, const struct history *history,
 	escape_html(&out, title.buf);
 	strbuf_addstr(&out, "\"></p>\n");
 	add_series_changes(&out, history, s, opts);
-	add_series_points(&out, history, s, opts);
+	add_series_points(&out, history, s, opts, &links);
 	if (script)
 		strbuf_addf(&out, "<script>%s</script>\n", dashboard_script);
 	page_end(&out);
@@ -701,6 +774,7 @@ static void render_series(struct dashboard *d, const struct history *history,
 	d->charts.items[d->charts.nr++] = chart;
 
 	free(levels);
+	point_links_release(&links);
 	strbuf_release(&title);
 	strbuf_release(&name);
 	strbuf_release(&path);
@@ -719,11 +793,38 @@ void dashboard_render(struct dashboard *out, const struct history *history,
 	feed_render(&feed, history, opts->repo_url);
 	add_file(out, "feed.xml", &feed);
 	for (size_t i = 0; i < history->series_nr; i++)
-		render_series(out, history, &history->series[i], opts,
+		render_series(out, history, &history->series[i], i, opts,
 			      scripted ? script.buf : NULL);
 	if (!scripted)
 		bg_error_clear();
 	strbuf_release(&script);
+}
+
+void dashboard_log_page(struct strbuf *out, const char *title,
+			const char *log, size_t len, bool truncated)
+{
+	struct strbuf text = STRBUF_INIT;
+
+	/* a NUL would end the text early: shown as U+FFFD */
+	for (size_t i = 0; i < len; i++) {
+		if (log[i])
+			strbuf_addch(&text, log[i]);
+		else
+			strbuf_addstr(&text, "\xef\xbf\xbd");
+	}
+	page_begin(out, title, "../", NULL);
+	strbuf_addstr(out, "<h1>");
+	escape_html(out, title);
+	strbuf_addstr(out, "</h1>\n");
+	if (truncated)
+		strbuf_addf(out, "<p>The first %zu bytes of the log; the "
+				 "store holds the rest.</p>\n",
+			    len);
+	strbuf_addstr(out, "<pre class=\"log\">");
+	escape_html(out, text.buf);
+	strbuf_addstr(out, "</pre>\n");
+	page_end(out);
+	strbuf_release(&text);
 }
 
 void dashboard_release(struct dashboard *dashboard)

@@ -33,7 +33,10 @@
  *   feed.xml           Atom feed of the change points, newest first
  *   series/NAME.html   one page per series: its interactive chart
  *                      (dashboard_chart.h: hover, zoom), its gnuplot
- *                      chart, change points and newest points
+ *                      chart, change points and newest points, each
+ *                      point with links to its run's log and report
+ *                      where opts->run_pages gives them (the caller
+ *                      adds those pages to the site)
  *   charts/NAME.gp/dat the series' gnuplot chart (charts_series()), drawn
  *                      into charts/NAME.svg
  */
@@ -42,12 +45,24 @@ struct dashboard_options {
 	/* The repository's web address (https://host/owner/name), which
 	 * links each commit; NULL links none. */
 	const char *repo_url;
+	/* Optional: the pages of the run that point `point` of
+	 * history->series[series] came from, as the site publishes them
+	 * (paths relative to the site: "logs/NAME.html", "reports/
+	 * NAME.html"): sets *log and *report, NULL for none (borrowed, valid
+	 * while the dashboard is rendered). NULL: no point links a run. */
+	void (*run_pages)(void *payload, size_t series, size_t point,
+			  const char **log, const char **report);
+	void *payload;
 };
 
 /* One file of the site: its path relative to the site, its content. */
 struct dashboard_file {
 	char *path;
 	struct strbuf text;
+	/* The file an earlier publish wrote is kept as it is, text unused:
+	 * a page that costs a result's loading to make and never changes
+	 * (a run's log or report). */
+	bool keep;
 };
 
 struct dashboard {
@@ -75,5 +90,19 @@ void dashboard_render(struct dashboard *out, const struct history *history,
 		      const struct dashboard_options *opts);
 
 void dashboard_release(struct dashboard *dashboard);
+
+/* Adds a file to the site: text is moved into it (text is left empty);
+ * keep as in struct dashboard_file. */
+void dashboard_add_file(struct dashboard *dashboard, const char *path,
+			struct strbuf *text, bool keep);
+
+/*
+ * The page of a run's log (logs/NAME.html): its title (plain text), then
+ * the log's bytes escaped in a <pre> (invalid UTF-8 replaced), with a note
+ * when it was cut short; the site's CSP, no script. depth as the site's
+ * pages: "../".
+ */
+void dashboard_log_page(struct strbuf *out, const char *title,
+			const char *log, size_t len, bool truncated);
 
 #endif

@@ -33,6 +33,7 @@
 struct dashboard_point_links {
 	const char *const *logs;
 	const char *const *reports;
+	size_t nr;
 };
 
 /* Appends the chart of s (at least one point) to out; links may be NULL. */

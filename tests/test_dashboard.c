@@ -111,7 +111,9 @@ static size_t count(const char *haystack, const char *needle)
 	return n;
 }
 
-static const struct dashboard_options linked = { "https://github.com/o/r" };
+static const struct dashboard_options linked = {
+	.repo_url = "https://github.com/o/r"
+};
 
 /* Every `index N` the chart's script plots is a block of its data with a
  * data line: gnuplot numbers the blocks between two blank lines, and
@@ -239,7 +241,7 @@ Test(dashboard, without_a_web_address_nothing_is_linked_to_a_forge)
 	const char *const metrics[] = { "latency", NULL };
 	struct history h;
 	struct dashboard d = { 0 };
-	const struct dashboard_options none = { NULL };
+	const struct dashboard_options none = { .repo_url = NULL };
 
 	make_history(&h, "s", metrics, 0.2);
 	dashboard_render(&d, &h, &none);

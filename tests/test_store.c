@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
+#include "harness/util/fileio.h"
 #include "harness/store/store.h"
 #include "testutil.h"
 
@@ -915,4 +916,72 @@ Test(store, special_files_named_like_results_are_skipped, .timeout = 20)
 	strbuf_release(&fifo);
 	strbuf_release(&zero);
 	store_free(s);
+}
+
+/* What lies beside a result is read only by a plain relative path, at
+ * most max bytes of it (truncated says so), and never through a link. */
+Test(store, reads_beside_a_result_by_a_plain_path_only)
+{
+	static const char *const bad[] = { "", "/etc/passwd", "../x",
+					   "logs/../../x", "logs//x", "./x",
+					   "logs/", NULL };
+	struct store *s = open_store();
+	struct store_entry *entries = NULL;
+	struct strbuf text = STRBUF_INIT, path = STRBUF_INIT;
+	char *written = write_result(s, "suite", COMMIT_A, MACHINE, STARTED);
+	bool truncated;
+	size_t nr = 0;
+
+	cr_assert_eq(store_list(s, NULL, &entries, &nr), BG_OK);
+	cr_assert_eq(nr, 1);
+	strbuf_addf(&path, "%s/%s/%s/logs/x", root.buf, COMMIT_A, MACHINE);
+	cr_assert_eq(mkdir_p(path.buf), 0);
+	strbuf_addstr(&path, "/case.log");
+	free(test_write_file(tmp, "outside.txt", "outside"));
+	cr_assert_eq(write_file_atomic(path.buf, "0123456789", 10), 0);
+	cr_assert_eq(store_read_beside(s, &entries[0], "logs/x/case.log", 4,
+				       &text, &truncated),
+		     BG_OK, "%s", bg_error_last());
+	cr_assert_str_eq(text.buf, "0123");
+	cr_assert(truncated);
+	strbuf_reset(&text);
+	cr_assert_eq(store_read_beside(s, &entries[0], "logs/x/case.log", 10,
+				       &text, &truncated),
+		     BG_OK);
+	cr_assert_str_eq(text.buf, "0123456789");
+	cr_assert(!truncated);
+	for (size_t i = 0; bad[i]; i++)
+		cr_assert_eq(store_read_beside(s, &entries[0], bad[i], 10,
+					       &text, &truncated),
+			     BG_EINPUT, "'%s' was taken", bad[i]);
+	/* a link, as the log or as a directory on the way: not followed */
+	cr_assert_eq(unlink(path.buf), 0);
+	strbuf_reset(&text);
+	strbuf_addf(&text, "%s/outside.txt", tmp);
+	cr_assert_eq(symlink(text.buf, path.buf), 0);
+	strbuf_reset(&text);
+	cr_assert_eq(store_read_beside(s, &entries[0], "logs/x/case.log", 10,
+				       &text, &truncated),
+		     BG_ENOTFOUND);
+	strbuf_reset(&path);
+	strbuf_addf(&path, "%s/%s/%s/logs/y", root.buf, COMMIT_A, MACHINE);
+	strbuf_reset(&text);
+	strbuf_addf(&text, "%s/%s/%s/logs/x", root.buf, COMMIT_A, MACHINE);
+	/* logs/x/case.log regular again, reached through the link logs/y */
+	strbuf_addstr(&text, "/case.log");
+	cr_assert_eq(unlink(text.buf), 0);
+	cr_assert_eq(write_file_atomic(text.buf, "0123456789", 10), 0);
+	strbuf_setlen(&text, text.len - strlen("/case.log"));
+	cr_assert_eq(symlink(text.buf, path.buf), 0);
+	strbuf_reset(&text);
+	cr_assert_eq(store_read_beside(s, &entries[0], "logs/y/case.log", 10,
+				       &text, &truncated),
+		     BG_ERROR);
+	cr_assert(strstr(bg_error_last(), "logs/y"), "%s", bg_error_last());
+	cr_assert_eq(text.len, 0);
+	store_entries_free(entries, nr);
+	store_free(s);
+	free(written);
+	strbuf_release(&text);
+	strbuf_release(&path);
 }

@@ -3,6 +3,7 @@
 
 #include "harness/app/outcome.h"
 #include "harness/app/outputs.h"
+#include "harness/app/run_pages.h"
 #include "harness/forge/body.h"
 #include "harness/gate/alert.h"
 #include "harness/gate/attribution.h"
@@ -152,6 +153,8 @@ int app_publish(const struct app_publish_request *req)
 	struct history_request with_repo = req->history;
 	struct store *store = NULL;
 	git_repository *repo = NULL;
+	struct publish_previous *previous = NULL;
+	struct run_pages *runs = NULL;
 	int error;
 
 	/* one handle for the history, its authors and the commits' links */
@@ -161,9 +164,16 @@ int app_publish(const struct app_publish_request *req)
 				       &with_repo)) < 0)
 		goto done;
 	weburl_of_repository(&repo_url, repo, NULL);
+	/* the runs' pages first: the series pages link them */
+	if ((error = publish_previous_read(&previous, req->out)) < 0)
+		goto done;
+	run_pages_add(&runs, &site, &history, store, previous,
+		      repo_url.len ? repo_url.buf : NULL);
 	dashboard_render(&site, &history,
 			 &(struct dashboard_options){
 				 .repo_url = repo_url.len ? repo_url.buf : NULL,
+				 .run_pages = run_pages_lookup,
+				 .payload = runs,
 			 });
 	if ((error = publish_site(&counts, req->out, &site, &history)) < 0)
 		goto done;
@@ -175,6 +185,8 @@ int app_publish(const struct app_publish_request *req)
 	error = OUTCOME_PASS;
 done:
 	dashboard_release(&site);
+	run_pages_free(runs);
+	publish_previous_free(previous);
 	history_release(&history);
 	store_free(store);
 	git_repository_free(repo);

@@ -80,7 +80,8 @@ static bool site_path(const char *path)
 			return true;
 	if (!name || strchr(name + 1, '/') || name[1] == '.' || !name[1])
 		return false;
-	return (!strncmp(path, "series/", 7) || !strncmp(path, "charts/", 7)) &&
+	return (!strncmp(path, "series/", 7) || !strncmp(path, "charts/", 7) ||
+		!strncmp(path, "logs/", 5) || !strncmp(path, "reports/", 8)) &&
 	       !strstr(path, "..");
 }
 
@@ -128,7 +129,8 @@ static void hash_text(char out[17], const void *data, size_t len)
  * links that lead outside it (fileio.h). */
 struct publisher {
 	const char *dir;
-	int root, series, charts; /* dir and its two subdirectories */
+	int root, series, charts; /* dir and its subdirectories */
+	int logs, reports;
 	struct old_state old;
 	struct old_state now; /* the files of this publish */
 	struct publish_counts *counts;
@@ -152,6 +154,10 @@ static int dir_of(const struct publisher *p, const char *path,
 	*name = slash ? slash + 1 : path;
 	if (!slash)
 		return p->root;
+	if (!strncmp(path, "logs/", 5))
+		return p->logs;
+	if (!strncmp(path, "reports/", 8))
+		return p->reports;
 	return !strncmp(path, "series/", 7) ? p->series : p->charts;
 }
 
@@ -188,6 +194,20 @@ static int write_site_file(struct publisher *p, const char *path,
 					  false, p->path.buf)) == 0)
 		p->counts->written++;
 	return error;
+}
+
+/* Keeps a file an earlier publish wrote, as it is; one gone since is left
+ * out of the state, so that the next publish makes it again. */
+static void keep_site_file(struct publisher *p, const char *path)
+{
+	const struct state_entry *entry = old_find(&p->old, path);
+	const char *name;
+	int dir = dir_of(p, path, &name);
+
+	if (!entry || !regular_file_at(dir, name))
+		return;
+	record(p, path, entry->hash);
+	p->counts->kept++;
 }
 
 /* Writes a chart's script and data; *hash is theirs together, what its
@@ -372,6 +392,8 @@ static void start_drawing(struct drawing *d, const struct publisher *p,
 				   .root = p->root,
 				   .series = p->series,
 				   .charts = p->charts,
+				   .logs = p->logs,
+				   .reports = p->reports,
 				   .old = p->old,
 				   .counts = &d->counts };
 	strbuf_init(&d->p.path, 0);
@@ -497,15 +519,26 @@ static int open_dirs(struct publisher *p)
 	if (!error &&
 	    (p->charts = dir_open_at(p->root, "charts", true, path.buf)) < 0)
 		error = p->charts;
+	strbuf_reset(&path);
+	strbuf_addf(&path, "%s/logs", p->dir);
+	if (!error &&
+	    (p->logs = dir_open_at(p->root, "logs", true, path.buf)) < 0)
+		error = p->logs;
+	strbuf_reset(&path);
+	strbuf_addf(&path, "%s/reports", p->dir);
+	if (!error && (p->reports = dir_open_at(p->root, "reports", true,
+						 path.buf)) < 0)
+		error = p->reports;
 	strbuf_release(&path);
 	return error;
 }
 
 static void close_dirs(struct publisher *p)
 {
-	int *fds[] = { &p->root, &p->series, &p->charts };
+	int *fds[] = { &p->root, &p->series, &p->charts, &p->logs,
+		       &p->reports };
 
-	for (size_t i = 0; i < 3; i++)
+	for (size_t i = 0; i < 5; i++)
 		if (*fds[i] >= 0)
 			close(*fds[i]);
 }
@@ -514,7 +547,8 @@ int publish_site(struct publish_counts *counts, const char *dir,
 		 const struct dashboard *site, const struct history *history)
 {
 	struct publisher p = { .dir = dir, .counts = counts, .root = -1,
-			       .series = -1, .charts = -1 };
+			       .series = -1, .charts = -1, .logs = -1,
+			       .reports = -1 };
 	struct drawing drawing = { 0 };
 	struct published_state previous = { 0 };
 	int error;
@@ -526,8 +560,11 @@ int publish_site(struct publish_counts *counts, const char *dir,
 		goto done;
 	start_drawing(&drawing, &p, site);
 	for (size_t i = 0; !error && i < site->files_nr; i++)
-		error = write_site_file(&p, site->files[i].path,
-					&site->files[i].text);
+		if (site->files[i].keep)
+			keep_site_file(&p, site->files[i].path);
+		else
+			error = write_site_file(&p, site->files[i].path,
+						&site->files[i].text);
 	/* The pages' error first: it is this thread's last message. */
 	if (finish_drawing(&p, &drawing) < 0 && !error)
 		error = bg_error("%s", drawing.message);
@@ -549,4 +586,35 @@ done:
 	strbuf_release(&p.path);
 	published_release(&previous);
 	return error;
+}
+
+struct publish_previous {
+	struct old_state state;
+};
+
+int publish_previous_read(struct publish_previous **out, const char *dir)
+{
+	struct publish_previous *previous = xcalloc(1, sizeof(*previous));
+	struct published_state state = { 0 };
+	int error;
+
+	*out = previous;
+	/* a directory not made yet has no state: nothing published */
+	error = read_old_state(&previous->state, &state, dir);
+	published_release(&state);
+	return error;
+}
+
+bool publish_previous_has(const struct publish_previous *previous,
+			  const char *path)
+{
+	return old_find(&previous->state, path) != NULL;
+}
+
+void publish_previous_free(struct publish_previous *previous)
+{
+	if (!previous)
+		return;
+	old_release(&previous->state);
+	free(previous);
 }

@@ -18,7 +18,8 @@
  * benchgate did not write (a CNAME, a README, a .nojekyll) are never
  * removed or overwritten unless the site has a file of that name; a file
  * benchgate wrote on an earlier publish and no longer makes (a series
- * filtered out) is removed.
+ * filtered out) is removed. The pages of runs (logs/, reports/) are made
+ * once and kept (dashboard_file.keep).
  *
  * The state file, DIR/benchgate-state.json, is harness/gate/published.h's:
  * the hash of every file written and the change points of the history
@@ -44,5 +45,19 @@ struct publish_counts {
  */
 int publish_site(struct publish_counts *counts, const char *dir,
 		 const struct dashboard *site, const struct history *history);
+
+/*
+ * What an earlier publish of dir wrote, from its state file: for the pages
+ * that cost a stored result's loading to make and never change (a run's
+ * log and report), which a republish keeps (dashboard_file.keep) instead
+ * of making again. An empty list when dir or its state file is missing;
+ * errors as publish_site()'s for a state file that is not one. Free with
+ * publish_previous_free() (NULL-safe).
+ */
+struct publish_previous;
+int publish_previous_read(struct publish_previous **out, const char *dir);
+bool publish_previous_has(const struct publish_previous *previous,
+			  const char *path);
+void publish_previous_free(struct publish_previous *previous);
 
 #endif

@@ -130,11 +130,13 @@ static bool selected(const char *filter, const struct history_index *index,
 	return !filter || !strcmp(filter, history_index_string(index, name));
 }
 
-/* The points of one result at walk position `position`. */
-static void add_result(struct builder *b, const struct history_index_result *r,
-		       size_t position)
+/* The points of one result at walk position `position`, their source
+ * `source`; whether it gave any. */
+static bool add_result(struct builder *b, const struct history_index_result *r,
+		       size_t position, size_t source)
 {
 	const struct history_request *req = b->req;
+	bool added = false;
 
 	for (size_t i = 0; i < r->points_nr; i++) {
 		const struct history_index_point *p = &r->points[i];
@@ -166,8 +168,11 @@ static void add_result(struct builder *b, const struct history_index_result *r,
 			.ci_low = p->ci_low,
 			.ci_high = p->ci_high,
 			.busy = r->busy,
+			.source = source,
 		};
+		added = true;
 	}
+	return added;
 }
 
 /*
@@ -195,8 +200,14 @@ static int add_commit(struct builder *b, struct store *store, const char *hex,
 		if (history_index_lookup(b->index, store, &entries[i], &r) < 0)
 			continue;
 		/* Suites whose file names collide are told apart here. */
-		if (selected(b->req->suite, b->index, r.suite))
-			add_result(b, &r, position);
+		if (!selected(b->req->suite, b->index, r.suite) ||
+		    !add_result(b, &r, position, b->out->sources_nr))
+			continue;
+		/* the entry moves into the history */
+		ALLOC_GROW(b->out->sources, b->out->sources_nr + 1,
+			   b->out->sources_alloc);
+		b->out->sources[b->out->sources_nr++] = entries[i];
+		memset(&entries[i], 0, sizeof(entries[i]));
 	}
 done:
 	store_entries_free(entries, nr);
@@ -597,6 +608,7 @@ void history_release(struct history *history)
 		free(history->authors[i]);
 	free(history->incidents);
 	free(history->authors);
+	store_entries_free(history->sources, history->sources_nr);
 	for (size_t i = 0; i < history->commits_nr; i++)
 		git_meta_release(&history->commits[i]);
 	for (size_t i = 0; i < history->series_nr; i++)

@@ -72,6 +72,7 @@ struct history_point {
 	 * recorded. At MACHINE_LOAD_BUSY_CPU or more the machine was busy:
 	 * the dashboard marks the point. */
 	double busy;
+	size_t source; /* the result it came from: history->sources */
 };
 
 /* A change point of a series: points[at.index] starts the new level. */
@@ -150,6 +151,11 @@ struct history {
 	/* Parallel to commits: "Name <email>" of the commits a change point
 	 * or an incident names, NULL for the others. */
 	char **authors;
+	/* The stored results that gave points, as store_list() named them
+	 * (not loaded): what is kept beside one, its logs, is found from
+	 * here (store_read_beside()). */
+	struct store_entry *sources;
+	size_t sources_nr, sources_alloc;
 };
 
 /*

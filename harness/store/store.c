@@ -218,6 +218,42 @@ int store_load(struct store *store, const struct store_entry *entry,
 	return store->backend->load(store, entry, out);
 }
 
+/* Whether relative is a/b/c: components that are not empty, "." or "..". */
+static bool plain_relative(const char *relative)
+{
+	const char *p = relative;
+
+	if (!*p || *p == '/')
+		return false;
+	while (*p) {
+		size_t len = strcspn(p, "/");
+
+		if (!len || (len == 1 && p[0] == '.') ||
+		    (len == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		p += len;
+		if (*p == '/' && !*++p)
+			return false;
+	}
+	return true;
+}
+
+int store_read_beside(struct store *store, const struct store_entry *entry,
+		      const char *relative, size_t max, struct strbuf *out,
+		      bool *truncated)
+{
+	*truncated = false;
+	if (!plain_relative(relative))
+		return bg_input_error("'%s': '%s' is not a path beside the "
+				      "result",
+				      entry->path, relative);
+	if (!store->backend->read_beside)
+		return bg_notfound("'%s': the store keeps no '%s'", entry->path,
+				   relative);
+	return store->backend->read_beside(store, entry, relative, max, out,
+					   truncated);
+}
+
 int store_list(struct store *store, const struct store_query *q,
 	       struct store_entry **entries, size_t *nr)
 {

@@ -263,6 +263,23 @@ int store_load(struct store *store, const struct store_entry *entry,
 	       struct result **out);
 
 /*
+ * Reads a file stored beside a result, such as a case's log: `relative` is
+ * as the result records it (result_case.log, "logs/<name>/<case>.log"),
+ * relative to the result file's directory. At most `max` bytes are read;
+ * *truncated says whether the file held more. No link is followed, in a
+ * directory store at any component, and only a regular file (a blob, in a
+ * git store) is read. BG_EINPUT when relative is not a plain relative path
+ * (empty, absolute, or with an empty, "." or ".." component);
+ * BG_ENOTFOUND when there is no such regular file (a link in its place
+ * included); BG_ERROR, naming it, when a directory on the way is a link
+ * or anything cannot be read. out is appended to, and as it was on an
+ * error.
+ */
+int store_read_beside(struct store *store, const struct store_entry *entry,
+		      const char *relative, size_t max, struct strbuf *out,
+		      bool *truncated);
+
+/*
  * Loads the newest result matching q (q->load is ignored) into *out (free
  * with result_free()) and appends its path to path_out (may be NULL),
  * with the cases it lacks taken from the older results of its commit,

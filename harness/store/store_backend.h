@@ -4,6 +4,8 @@
 
 #include "harness/util/strbuf.h"
 
+#include <stdbool.h>
+
 #include <stddef.h>
 
 /*
@@ -41,6 +43,12 @@ struct store_backend {
 		    struct result **out);
 	/* Releases backend_data; NULL when there is none. */
 	void (*free)(struct store *store);
+	/* store_read_beside(), relative already checked; NULL: a backend
+	 * that keeps nothing beside its results. */
+	int (*read_beside)(struct store *store,
+			   const struct store_entry *entry,
+			   const char *relative, size_t max,
+			   struct strbuf *out, bool *truncated);
 };
 
 struct store {

@@ -451,8 +451,103 @@ static int dir_load(struct store *store, const struct store_entry *entry,
 	return BG_OK;
 }
 
+/* Reads up to max bytes of the regular file name of dir, no link. */
+static int read_capped_at(int dir, const char *name, size_t max,
+			  struct strbuf *out, bool *truncated,
+			  const char *shown)
+{
+	int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+					   O_CLOEXEC);
+	size_t start = out->len;
+	struct stat st;
+	int error = BG_OK;
+
+	if (fd < 0)
+		return errno == ENOENT || errno == ELOOP || errno == ENOTDIR
+			       ? bg_notfound("'%s': no such file", shown)
+			       : bg_error("cannot open '%s': %s", shown,
+					  strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return bg_notfound("'%s': not a regular file", shown);
+	}
+	while (out->len - start < max) {
+		size_t want = max - (out->len - start);
+		ssize_t got;
+
+		strbuf_grow(out, want < 65536 ? want : 65536);
+		got = read(fd, out->buf + out->len,
+			   want < 65536 ? want : 65536);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			error = bg_error("cannot read '%s': %s", shown,
+					 strerror(errno));
+			break;
+		}
+		if (!got)
+			break;
+		strbuf_setlen(out, out->len + (size_t)got);
+	}
+	if (!error && out->len - start == max) {
+		char more;
+
+		*truncated = read(fd, &more, 1) == 1;
+	}
+	if (error)
+		strbuf_setlen(out, start);
+	close(fd);
+	return error;
+}
+
+static int dir_read_beside(struct store *store, const struct store_entry *entry,
+			   const char *relative, size_t max,
+			   struct strbuf *out, bool *truncated)
+{
+	struct strbuf path = STRBUF_INIT, part = STRBUF_INIT;
+	const char *slash = strrchr(entry->path, '/');
+	int dir, error = BG_OK;
+
+	(void)store;
+	strbuf_add(&path, entry->path,
+		   slash ? (size_t)(slash - entry->path) : 0);
+	if (!path.len)
+		strbuf_addch(&path, '.');
+	dir = open(path.buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0) {
+		error = bg_notfound("'%s': no such directory", path.buf);
+		goto done;
+	}
+	/* every directory below the result's without following a link */
+	for (const char *p = relative; !error;) {
+		size_t len = strcspn(p, "/");
+		int next;
+
+		strbuf_reset(&part);
+		strbuf_add(&part, p, len);
+		strbuf_addf(&path, "/%s", part.buf);
+		if (!p[len]) {
+			error = read_capped_at(dir, part.buf, max, out,
+					       truncated, path.buf);
+			break;
+		}
+		if ((next = dir_open_at(dir, part.buf, false, path.buf)) < 0) {
+			error = next;
+			break;
+		}
+		close(dir);
+		dir = next;
+		p += len + 1;
+	}
+	close(dir);
+done:
+	strbuf_release(&path);
+	strbuf_release(&part);
+	return error;
+}
+
 static const struct store_backend dir_backend = {
-	dir_reserve, dir_write, dir_list, dir_load, NULL,
+	dir_reserve, dir_write, dir_list, dir_load, NULL, dir_read_beside,
 };
 
 static void current_directory(struct strbuf *out)

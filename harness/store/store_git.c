@@ -389,6 +389,54 @@ done:
 	return error;
 }
 
+static int git_read_beside(struct store *store, const struct store_entry *entry,
+			   const char *relative, size_t max,
+			   struct strbuf *out, bool *truncated)
+{
+	struct git_store *gs = git_store_of(store);
+	size_t branch_len = strlen(gs->branch);
+	struct strbuf path = STRBUF_INIT;
+	git_tree_entry *te = NULL;
+	git_tree *root = NULL;
+	git_blob *blob = NULL;
+	const char *slash;
+	git_oid tip;
+	size_t size;
+	int error;
+
+	assert(!strncmp(entry->path, gs->branch, branch_len) &&
+	       entry->path[branch_len] == ':');
+	slash = strrchr(entry->path + branch_len + 1, '/');
+	if (slash)
+		strbuf_add(&path, entry->path + branch_len + 1,
+			   (size_t)(slash + 1 - (entry->path + branch_len + 1)));
+	strbuf_addstr(&path, relative);
+	if ((error = read_tip(gs, gs->repo, &tip, &root)) < 0)
+		goto done;
+	/* a blob, not a link (GIT_FILEMODE_LINK) nor a tree */
+	if (!root || git_tree_entry_bypath(&te, root, path.buf) < 0 ||
+	    git_tree_entry_type(te) != GIT_OBJECT_BLOB ||
+	    git_tree_entry_filemode(te) == GIT_FILEMODE_LINK) {
+		error = bg_notfound("'%s:%s': no such file on branch '%s'",
+				    gs->branch, path.buf, gs->branch);
+		goto done;
+	}
+	if (git_blob_lookup(&blob, gs->repo, git_tree_entry_id(te)) < 0) {
+		error = bg_error("'%s:%s': cannot read: %s", gs->branch,
+				 path.buf, gitref_message());
+		goto done;
+	}
+	size = (size_t)git_blob_rawsize(blob);
+	*truncated = size > max;
+	strbuf_add(out, git_blob_rawcontent(blob), size > max ? max : size);
+done:
+	git_blob_free(blob);
+	git_tree_entry_free(te);
+	git_tree_free(root);
+	strbuf_release(&path);
+	return error;
+}
+
 /* Removing scratch */
 
 /* nftw() callback of remove_contents(): children before their directory
@@ -1226,7 +1274,7 @@ static void git_free(struct store *store)
 }
 
 static const struct store_backend git_backend = {
-	git_reserve, git_write, git_list, git_load, git_free,
+	git_reserve, git_write, git_list, git_load, git_free, git_read_beside,
 };
 
 int store_git_open(struct store **out, const char *branch)

@@ -1027,6 +1027,9 @@ static void pg_free(struct store *store)
 
 static const struct store_backend pg_backend = {
 	pg_reserve, pg_write, pg_list, pg_load, pg_free,
+	/* TODO(issue 26): read_beside from benchgate_files, so that publish
+	 * links the logs of a PostgreSQL store's runs too */
+	NULL,
 };
 
 int store_pg_open(struct store **out, const char *url)

@@ -135,8 +135,9 @@ Test(publish, writes_the_site_its_state_and_leaves_user_files)
 	free(test_write_file(path, "CNAME", "bench.example.org\n"));
 	/* 3 series pages would be wrong: box and old, latency and
 	 * throughput: 4 pages, 4 charts of 3 files, index, regressions,
-	 * feed. */
-	publish(&out, "published 4 series of main into site: 19 files "
+	 * feed; and the report of each of the 34 runs (24 of box, 10 of
+	 * old; they kept no log). */
+	publish(&out, "published 4 series of main into site: 53 files "
 		      "written, 0 kept, 0 removed (4 charts drawn)\n");
 	test_output_release(&out);
 
@@ -275,7 +276,7 @@ Test(publish, republishing_after_one_commit_rewrites_only_what_changed)
 	publish(&out, NULL);
 	test_output_release(&out);
 	age_site();
-	publish(&out, ": 0 files written, 19 kept, 0 removed (0 charts "
+	publish(&out, ": 0 files written, 53 kept, 0 removed (0 charts "
 		      "drawn)\n");
 	test_output_release(&out);
 
@@ -284,8 +285,9 @@ Test(publish, republishing_after_one_commit_rewrites_only_what_changed)
 	/* "old" measured nothing new: its 2 pages and 2 charts (8 files)
 	 * stay; box's 2 pages and 2 charts (8) and the index are written.
 	 * The regressions page and the feed show the change points' levels
-	 * to 3 digits, which a night at the level does not move: kept. */
-	publish(&out, ": 9 files written, 10 kept, 0 removed (2 charts "
+	 * to 3 digits, which a night at the level does not move: kept. The
+	 * new run's report is written, the 34 others kept. */
+	publish(&out, ": 10 files written, 44 kept, 0 removed (2 charts "
 		      "drawn)\n");
 	test_output_release(&out);
 	find_file(&old_page, "series", "old_b_original_cpu_latency", ".html");
@@ -318,7 +320,8 @@ Test(publish, a_series_gone_takes_its_files_and_only_those)
 	RUN(&out, "publish", "--out", "site", "--machine", "box");
 	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
 	cr_assert(strstr(out.out.buf, "removed"), "%s", out.out.buf);
-	cr_assert(strstr(out.out.buf, ", 8 removed"), "%s", out.out.buf);
+	/* old's 2 pages and 2 charts, and the reports of its 10 runs */
+	cr_assert(strstr(out.out.buf, ", 18 removed"), "%s", out.out.buf);
 	test_output_release(&out);
 	free(test_read_file(path));
 	snprintf(path, sizeof(path), "%s/site/series/mine.html", dir);
