@@ -16,6 +16,7 @@ ACTION is one of
   count SELECTOR       print "count SELECTOR: <its matches>"
   shown SELECTOR       print "shown SELECTOR: <its matches not display:none>"
   attr SELECTOR NAME   print "attr SELECTOR NAME: <its attribute>"
+  screenshot PNG       save what the window shows as PNG (the docs' images)
 
 Printed besides: "problem: ..." for every console message, uncaught
 exception, CSP violation or failed load of the page, and for every request
@@ -24,6 +25,7 @@ loaded and every action found its element, 1 otherwise (the reason on
 stderr), 2 on bad usage. Python's standard library only.
 """
 
+import base64
 import json
 import os
 import subprocess
@@ -254,6 +256,12 @@ def main(argv):
                 print("attr %s %s: %s" % (actions[i + 1], actions[i + 2],
                                           value))
                 i += 3
+            elif action == "screenshot":
+                shot = browser.call("Page.captureScreenshot", session,
+                                    format="png")
+                with open(actions[i + 1], "wb") as f:
+                    f.write(base64.b64decode(shot["data"]))
+                i += 2
             else:
                 sys.stderr.write("unknown action %r\n" % action)
                 return 2
