@@ -533,22 +533,14 @@ void summary_print_variants(FILE *to, const struct report_model *model,
 	strbuf_release(&text);
 }
 
-void summary_print_comparison(FILE *to, const struct report_model *model,
-			      bool color, bool all)
+/* "PASS: 0 regressions, ..." and its newline. */
+static void add_verdict_line(struct strbuf *text,
+			     const struct comparison *comparison, bool color)
 {
-	static const enum verdict order[] = {
-		VERDICT_REGRESSION,   VERDICT_FAILED,	 VERDICT_IMPROVEMENT,
-		VERDICT_INCONCLUSIVE, VERDICT_SKIPPED,	 VERDICT_MISSING,
-		VERDICT_NEW,	      VERDICT_UNCHANGED,
-	};
-	const struct comparison *comparison = model->comparison;
-	struct strbuf text = STRBUF_INIT, rows = STRBUF_INIT;
 	const size_t *n = comparison->counts;
-	size_t hidden = 0;
 
-	assert(model->built);
 	strbuf_addf(
-		&text,
+		text,
 		"%s%s%s: %zu regression%s, %zu improvement%s, %zu "
 		"unchanged, %zu inconclusive, %zu failed, %zu new\n",
 		paint(color, comparison->overall == OVERALL_PASS ? GREEN : RED),
@@ -559,6 +551,32 @@ void summary_print_comparison(FILE *to, const struct report_model *model,
 		n[VERDICT_REGRESSION] == 1 ? "" : "s", n[VERDICT_IMPROVEMENT],
 		n[VERDICT_IMPROVEMENT] == 1 ? "" : "s", n[VERDICT_UNCHANGED],
 		n[VERDICT_INCONCLUSIVE], n[VERDICT_FAILED], n[VERDICT_NEW]);
+}
+
+void summary_print_verdict(FILE *to, const struct comparison *comparison,
+			   bool color)
+{
+	struct strbuf text = STRBUF_INIT;
+
+	add_verdict_line(&text, comparison, color);
+	terminal_write(to, text.buf, color ? TERMINAL_COLOR : 0);
+	strbuf_release(&text);
+}
+
+void summary_print_comparison(FILE *to, const struct report_model *model,
+			      bool color, bool all)
+{
+	static const enum verdict order[] = {
+		VERDICT_REGRESSION,   VERDICT_FAILED,	 VERDICT_IMPROVEMENT,
+		VERDICT_INCONCLUSIVE, VERDICT_SKIPPED,	 VERDICT_MISSING,
+		VERDICT_NEW,	      VERDICT_UNCHANGED,
+	};
+	const struct comparison *comparison = model->comparison;
+	struct strbuf text = STRBUF_INIT, rows = STRBUF_INIT;
+	size_t hidden = 0;
+
+	assert(model->built);
+	add_verdict_line(&text, comparison, color);
 	strbuf_addstr(&text, "  baseline ");
 	add_commit(&text, comparison->baseline.commit);
 	strbuf_addstr(&text, " (");

@@ -46,6 +46,11 @@ void summary_print_variants(FILE *to, const struct report_model *model,
  * say. */
 void summary_warn_load(const struct result *result);
 
+/* The verdict line alone ("PASS: 0 regressions, ..."): what --quiet
+ * keeps. */
+void summary_print_verdict(FILE *to, const struct comparison *comparison,
+			   bool color);
+
 /* The verdict line, then the comparisons: regressions first, then
  * failures, improvements, inconclusive; unchanged and the rest only when
  * `all` is set (else counted). Then the variant comparison table. */

@@ -107,9 +107,10 @@ int app_import(const struct app_import_request *req)
 		if ((error = app_write_output(req->json, &json)) < 0)
 			goto done;
 	}
-	if (!req->quiet)
+	if (!req->quiet) {
 		summary_print_result(stdout, result, req->color);
-	terminal_print_line(stdout, "stored %s", path.buf);
+		terminal_print_line(stdout, "stored %s", path.buf);
+	}
 	error = any_failed(result) ? OUTCOME_CASE_FAILED : OUTCOME_PASS;
 done:
 	result_free(result);

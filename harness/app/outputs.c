@@ -44,7 +44,24 @@ void app_claim_stdout(void)
 
 bool app_output_is_stdout(const char *path)
 {
-	return path && !strcmp(path, "-");
+	struct stat file, out, null;
+
+	if (!path)
+		return false;
+	if (!strcmp(path, "-"))
+		return true;
+	/* output thrown away is not output moved: --json /dev/null with
+	 * stdout at /dev/null keeps the prose on stdout */
+	if (stat(path, &file) == 0 && stat("/dev/null", &null) == 0 &&
+	    file.st_dev == null.st_dev && file.st_ino == null.st_ino)
+		return false;
+	/* /dev/stdout, /proc/self/fd/1, or the file stdout was redirected
+	 * to: the same file, so the same stream (once claimed, the real
+	 * stdout is the kept descriptor) */
+	return stat(path, &file) == 0 &&
+	       fstat(machine_stdout >= 0 ? machine_stdout : STDOUT_FILENO,
+		     &out) == 0 &&
+	       file.st_dev == out.st_dev && file.st_ino == out.st_ino;
 }
 
 int app_write_output(const char *path, const struct strbuf *text)

@@ -25,7 +25,10 @@ int app_store_open(struct store **out, const char *spec);
  */
 void app_claim_stdout(void);
 
-/* Whether an output path means stdout ("-"). */
+/* Whether an output path means stdout: "-", or a path to the file that
+ * stdout is (the same device and inode: /dev/stdout, /proc/self/fd/1, the
+ * file stdout was redirected to), so that prose never mixes into the
+ * document written there. */
 bool app_output_is_stdout(const char *path);
 
 struct strbuf;

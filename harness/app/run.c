@@ -69,8 +69,9 @@ int app_run(const struct app_run_request *req)
 	}
 	if (!req->quiet)
 		print_result(session, req->color);
-	summary_warn_load(session->result); /* with --quiet too */
-	print_stored(session);
+	summary_warn_load(session->result);
+	if (!req->quiet)
+		print_stored(session);
 	error = app_outcome_after_measuring(session, error,
 					    app_outcome_of_session(session));
 done:

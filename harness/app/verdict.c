@@ -26,8 +26,13 @@ static void print_check(const struct check *check,
 	 * themselves are the news. */
 	if (!check->baseline.result && !quiet)
 		summary_print_measures(stdout, model, color);
-	summary_warn_load(check->session->result); /* with --quiet too */
-	summary_print_comparison(stdout, model, color, false);
+	summary_warn_load(check->session->result);
+	/* --quiet: the verdict line alone (and the CI annotations, which
+	 * are the verdict as the CI system shows it) */
+	if (quiet)
+		summary_print_verdict(stdout, model->comparison, color);
+	else
+		summary_print_comparison(stdout, model, color, false);
 	report_annotate_ci(stdout, model);
 	if (!quiet && !check->session->unstored.len)
 		terminal_print_line(stdout, "stored %s",
@@ -122,8 +127,11 @@ int app_compare(const struct app_compare_request *req)
 	model.comparison = comparison;
 	model.chart_cases = req->out.chart_cases;
 	report_model_build(&model);
-	summary_print_comparison(stdout, &model, req->out.color,
-				 !req->out.quiet);
+	if (req->out.quiet)
+		summary_print_verdict(stdout, comparison, req->out.color);
+	else
+		summary_print_comparison(stdout, &model, req->out.color,
+					 true);
 	warn_if_defaulted(comparison);
 	if ((error = app_write_outputs(&model, req->out.json,
 				       req->out.report_dir,

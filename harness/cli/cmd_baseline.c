@@ -34,7 +34,7 @@ static int run(int argc, char **argv)
 				      args.common.args[0]);
 	error = baseline_save(args.common.args[1], args.to, NULL, args.force,
 			      &saved);
-	if (!error)
+	if (!error && !args.common.quiet)
 		terminal_print_line(stdout, "saved %s", saved.buf);
 	strbuf_release(&saved);
 	return error < 0 ? error : OUTCOME_PASS;

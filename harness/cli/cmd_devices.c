@@ -31,7 +31,8 @@ static int run(int argc, char **argv)
 	strbuf_addstr(&out, "\nsampled metric sources (field names for "
 			    "\"from\": SOURCE, \"field\": NAME):\n");
 	sampler_describe(sampler, &out);
-	terminal_write(stdout, out.buf, 0);
+	if (!args.common.quiet)
+		terminal_write(stdout, out.buf, 0);
 	error = OUTCOME_PASS;
 done:
 	sampler_free(sampler);

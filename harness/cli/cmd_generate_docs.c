@@ -71,6 +71,10 @@ static int run(int argc, char **argv)
 	root = args.common.args[0];
 	manual_roff_index(&text, cli_commands);
 	error = write_page(root, "man", "benchgate.1", &text);
+	strbuf_reset(&text);
+	manual_markdown_index(&text, cli_commands);
+	if (!error)
+		error = write_page(root, "docs/reference", "cli.md", &text);
 	for (size_t i = 0; !error && cli_commands[i]; i++) {
 		const struct cli_command *cmd = cli_commands[i];
 
@@ -91,7 +95,8 @@ const struct cli_command cli_cmd_generate_docs = {
 	.name = "generate-docs",
 	.usage = "DIR",
 	.summary = "write the man pages and command reference pages",
-	.help = "Writes DIR/man/benchgate.1, DIR/man/benchgate-COMMAND.1 and\n"
+	.help = "Writes DIR/man/benchgate.1, DIR/man/benchgate-COMMAND.1,\n"
+		"DIR/docs/reference/cli.md (the index) and\n"
 		"DIR/docs/reference/commands/COMMAND.md from the commands' "
 		"option tables,\nthe ones --help prints. Run it from the "
 		"source tree as `benchgate generate-docs .`\nafter changing an "

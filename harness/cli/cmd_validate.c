@@ -40,7 +40,8 @@ static int run(int argc, char **argv)
 		    0)
 		goto done;
 	error = plan_describe(plan, &out);
-	terminal_write(stdout, out.buf, 0);
+	if (!args.common.quiet) /* the exit status says it is valid */
+		terminal_write(stdout, out.buf, 0);
 done:
 	plan_free(plan);
 	suite_free(suite);

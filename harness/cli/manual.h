@@ -22,6 +22,12 @@ void manual_roff_index(struct strbuf *out,
 /* benchgate-COMMAND.1. */
 void manual_roff_command(struct strbuf *out, const struct cli_command *cmd);
 
+/* docs/reference/cli.md: the commands, each linking its page, the
+ * options every command takes and the exit statuses, as benchgate.1 has
+ * them. cmds ends with NULL; hidden ones are left out. */
+void manual_markdown_index(struct strbuf *out,
+			   const struct cli_command *const *cmds);
+
 /* docs/reference/commands/COMMAND.md. */
 void manual_markdown_command(struct strbuf *out,
 			     const struct cli_command *cmd);

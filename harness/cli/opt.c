@@ -4,6 +4,7 @@
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
+#include "harness/util/terminal.h"
 
 #include <assert.h>
 #include <getopt.h>
@@ -95,6 +96,8 @@ static void derive(struct cli_common *common, int argc, char **argv)
 	common->color = isatty(STDOUT_FILENO) && !common->no_color &&
 			!(no_color && *no_color);
 	common->progress = !common->quiet && isatty(STDERR_FILENO);
+	/* --quiet: errors and the verdict line only */
+	terminal_quiet_warnings(common->quiet);
 }
 
 int cli_parse(const struct cli_command *cmd, struct cli_common *common,

@@ -118,7 +118,11 @@ int cli_opt_output(void *path, const char *option, const char *text)
 {
 	(void)option;
 	*(const char **)path = text;
-	if (app_output_is_stdout(text))
+	/* decided once, before stdout is claimed: a path to stdout
+	 * (/dev/stdout) resolves to stderr's file afterwards */
+	if (app_output_is_stdout(text)) {
+		*(const char **)path = "-";
 		app_claim_stdout();
+	}
 	return BG_OK;
 }

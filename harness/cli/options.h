@@ -18,7 +18,8 @@ int cli_opt_confidence(void *level, const char *option, const char *text);
 int cli_opt_interval(void *seconds, const char *option, const char *text);
 int cli_opt_chart_cases(void *cases, const char *option, const char *text);
 /* A file a machine-readable document is written to; "-" is stdout, which
- * then carries nothing else (app_claim_stdout()). */
+ * then carries nothing else (app_claim_stdout()), and so is a path to the
+ * file stdout is (/dev/stdout: app_output_is_stdout()), stored as "-". */
 int cli_opt_output(void *path, const char *option, const char *text);
 
 /* --json FILE|-: what the document is, "comparison". */

@@ -192,11 +192,20 @@ void terminal_print_error(const char *text)
 }
 
 /* declared in error.h, for every module that warns */
+static bool warnings_off;
+
+void terminal_quiet_warnings(bool quiet)
+{
+	warnings_off = quiet;
+}
+
 void bg_warn(const char *fmt, ...)
 {
 	struct strbuf text = STRBUF_INIT;
 	va_list ap;
 
+	if (warnings_off)
+		return;
 	va_start(ap, fmt);
 	strbuf_vaddf(&text, fmt, ap);
 	va_end(ap);

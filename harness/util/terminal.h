@@ -4,6 +4,7 @@
 
 #include "harness/util/strbuf.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 
 /*
@@ -89,5 +90,8 @@ void terminal_print_line(FILE *to, const char *fmt, ...)
  * warnings the same way.
  */
 void terminal_print_error(const char *text);
+
+/* --quiet: bg_warn() prints nothing from now on (errors still print). */
+void terminal_quiet_warnings(bool quiet);
 
 #endif

@@ -165,7 +165,7 @@ in_root benchgate --version >"$work/version.log" 2>&1 || fail "--version"
 grep -q "^license Apache-2.0" "$work/version.log" || fail "--version names no licence"
 [[ -x $root/usr/libexec/benchgate/benchgate-launch ]] || fail "no launcher in /usr/libexec/benchgate"
 status=0
-in_root sh -c 'cd /tmp/project && SLOWDOWN=10 benchgate check suite.json --baseline base.json --store store --json cmp.json --quiet' \
+in_root sh -c 'cd /tmp/project && SLOWDOWN=10 benchgate check suite.json --baseline base.json --store store --json cmp.json' \
 	>"$work/check.log" 2>&1 || status=$?
 [[ $status == 1 ]] || { cat "$work/check.log" >&2; fail "check of a 10x slowdown: exit $status, expected 1"; }
 grep -q "sleep/default/cpu" "$work/check.log" || fail "check does not name the case"

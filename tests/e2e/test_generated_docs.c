@@ -72,6 +72,23 @@ Test(generated_docs, the_committed_pages_are_what_the_tables_give)
 		strbuf_release(&made);
 		strbuf_release(&committed);
 	}
+	/* the commands' index, one source with the pages it links */
+	{
+		char path[4096], *want, *have;
+
+		snprintf(path, sizeof(path), "%s/docs/reference/cli.md",
+			 test_dir);
+		want = test_read_file(path);
+		have = test_read_file(BENCHGATE_SOURCE_DIR
+				      "/docs/reference/cli.md");
+		cr_assert_not_null(want, "generate-docs wrote no cli.md");
+		cr_expect(have && !strcmp(want, have),
+			  "docs/reference/cli.md is out of date: run "
+			  "`benchgate generate-docs .` in the source tree");
+		cr_expect(strstr(want, "(commands/check.md)"), "%s", want);
+		free(want);
+		free(have);
+	}
 }
 
 Test(generated_docs, no_page_of_a_command_that_is_gone)

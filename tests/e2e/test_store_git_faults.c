@@ -125,8 +125,7 @@ Test(store_git_faults, a_write_failing_on_a_full_disk_leaves_no_scratch)
 	test_output_release(&out);
 	assert_scratch_empty();
 
-	RUN(&out, machine_env, "run", suite, "--store", "git:results",
-	    "--quiet");
+	RUN(&out, machine_env, "run", suite, "--store", "git:results");
 	cr_assert_eq(out.exit_code, 0, "%s", out.err.buf);
 	cr_assert(strstr(out.out.buf, "stored results:"), "%s", out.out.buf);
 	test_output_release(&out);

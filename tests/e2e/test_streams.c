@@ -113,3 +113,93 @@ Test(streams, warnings_go_to_stderr_in_one_format)
 			  "%s", out.err.buf);
 	test_output_release(&out);
 }
+
+/* A path that is stdout's file (/dev/stdout, /proc/self/fd/1) is stdout,
+ * as "-" is: the document alone there, the prose on stderr. */
+Test(streams, a_path_to_stdout_is_stdout)
+{
+	struct test_output out;
+
+	peer_document("a.json", "1.0");
+	RUN(&out, "import", "--format", "customSmallerIsBetter", "--store",
+	    "store", "a.json", "--json", "/proc/self/fd/1");
+	cr_assert_eq(out.exit_code, 0, "%s", out.err.buf);
+	assert_only_json(&out, "cases");
+	cr_expect(strstr(out.err.buf, "stored "), "%s", out.err.buf);
+	test_output_release(&out);
+	RUN(&out, "import", "--format", "customSmallerIsBetter", "--store",
+	    "store", "a.json", "--json", "base.json");
+	test_output_release(&out);
+	RUN(&out, "compare", "base.json", "base.json", "--json",
+	    "/proc/self/fd/1");
+	cr_assert_eq(out.exit_code, 0, "%s", out.err.buf);
+	assert_only_json(&out, "benchgate_comparison");
+	test_output_release(&out);
+	test_shell(test_dir, "git init -q -b main . && git -c user.name=t"
+			     " -c user.email=t@e commit -q --allow-empty -m c");
+	RUN(&out, "history", "--store", "store", "--json", "/proc/self/fd/1");
+	cr_assert_eq(out.exit_code, 0, "%s", out.err.buf);
+	assert_only_json(&out, "benchgate_history");
+	cr_expect(strstr(out.err.buf, "history of main"), "%s", out.err.buf);
+	test_output_release(&out);
+}
+
+/* --quiet: every command says nothing but errors and the verdict line. */
+Test(streams, quiet_leaves_errors_and_the_verdict_line, .timeout = 240)
+{
+	static const char *const commands[][8] = {
+		{ "init", "--python" },
+		{ "validate" },
+		{ "devices" },
+		{ "run", "--runs", "2", "--store", "store" },
+		{ "run", "--runs", "2", "--store", "store", "--json",
+		  "r.json" },
+		{ "check", "--runs", "2", "--store", "store" },
+		{ "compare", "r.json", "r.json" },
+		{ "report", "r.json", "--out", "rep" },
+		{ "import", "--format", "customSmallerIsBetter", "--store",
+		  "store", "a.json" },
+		{ "merge", "r.json", "--store", "merged" },
+		{ "history", "--store", "store" },
+		{ "publish", "--store", "store", "--out", "site" },
+		{ "baseline", "save", "r.json", "--to", "b.json" },
+	};
+	struct test_output out;
+
+	peer_document("a.json", "1.0");
+	test_shell(test_dir, "git init -q -b main .");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++) {
+		const char *argv[12] = { 0 };
+		size_t n = 0;
+
+		for (; commands[i][n]; n++)
+			argv[n] = commands[i][n];
+		argv[n++] = "--quiet";
+		argv[n++] = "--no-color";
+		test_benchgate(&out, test_dir, NULL, argv);
+		cr_assert_eq(out.exit_code, 0, "%s: %s%s", argv[0],
+			     out.out.buf, out.err.buf);
+		cr_expect_eq(out.err.len, 0, "%s --quiet, stderr: %s", argv[0],
+			     out.err.buf);
+		if (!strcmp(argv[0], "check") || !strcmp(argv[0], "compare"))
+			cr_expect(!strncmp(out.out.buf, "PASS: ", 6) &&
+					  strchr(out.out.buf, '\n') ==
+						  out.out.buf + out.out.len - 1,
+				  "%s --quiet, stdout: %s", argv[0],
+				  out.out.buf);
+		else
+			cr_expect_eq(out.out.len, 0, "%s --quiet, stdout: %s",
+				     argv[0], out.out.buf);
+		test_output_release(&out);
+		if (i == 0)
+			test_shell(test_dir,
+				   "git add -A && git -c user.name=t -c "
+				   "user.email=t@e commit -qm c");
+	}
+	/* an error still says why */
+	RUN(&out, "validate", "nosuch.json", "--quiet");
+	cr_assert_eq(out.exit_code, 2);
+	cr_assert(strstr(out.err.buf, "benchgate: error: "), "%s",
+		  out.err.buf);
+	test_output_release(&out);
+}

@@ -292,8 +292,7 @@ Test(sync, diverged_sides_merge_and_a_rerun_is_up_to_date)
 	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
 	cr_assert(strstr(out.out.buf, "does not exist"), "%s", out.out.buf);
 	test_output_release(&out);
-	RUN(&out, job_a, a_env, "run", suite_path.buf, "--store", "git:" BRANCH,
-	    "--quiet");
+	RUN(&out, job_a, a_env, "run", suite_path.buf, "--store", "git:" BRANCH);
 	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
 	cr_assert(strstr(out.out.buf, "stored " BRANCH ":"), "%s", out.out.buf);
 	test_output_release(&out);
