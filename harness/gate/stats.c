@@ -3,6 +3,7 @@
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
+#include "harness/util/median_interval.h"
 
 #include <assert.h>
 #include <math.h>
@@ -1104,30 +1105,14 @@ double stats_tailweight(const double *v, size_t n)
 int stats_median_order_ci(const double *v, size_t n, double confidence,
 			  struct stats_interval *out)
 {
-	double *sorted, tail = 0, log_half_n = (double)n * log(0.5);
-	size_t j = 0;
+	double *sorted;
 	int error;
 
 	if ((error = check_bootstrap_args("interval of the median", n,
 					  confidence, 1)) < 0)
 		return error;
-	/* j - 1 values or fewer below the median: P(Binomial(n, 1/2) <= j - 1),
-	 * summed in logs so that a large n does not underflow 2^-n. */
-	while (j + 1 <= n / 2) {
-		double p = exp(log_gamma((double)n + 1) -
-			       log_gamma((double)j + 1) -
-			       log_gamma((double)(n - j) + 1) + log_half_n);
-
-		if (2 * (tail + p) > 1 - confidence)
-			break;
-		tail += p;
-		j++;
-	}
-	if (!j)
-		j = 1;
 	sorted = sorted_copy(v, n);
-	out->low = sorted[j - 1];
-	out->high = sorted[n - j];
+	median_interval(sorted, n, confidence, &out->low, &out->high);
 	free(sorted);
 	return BG_OK;
 }

@@ -26,6 +26,7 @@
 #include "harness/util/error.h"
 #include "harness/util/fileio.h"
 #include "harness/util/hash.h"
+#include "harness/util/median_interval.h"
 
 #include <libpq-fe.h>
 
@@ -462,34 +463,22 @@ struct summary {
  * The summary of a metric's samples that its row keeps: the median, the
  * distribution-free interval of the median by order statistics at
  * SUMMARY_CONFIDENCE (the j-th smallest and largest sample, j the largest
- * with P(Binomial(n, 1/2) < j) <= (1 - confidence) / 2, as history's own
- * index computes it), and the samples' variance (n - 1), NAN for one.
+ * with P(Binomial(n, 1/2) < j) <= (1 - confidence) / 2: median_interval(),
+ * as the statistics layer computes it), and the samples' variance (n - 1),
+ * NAN for one.
  */
 static void summarize(const struct metric_samples *m, struct summary *out)
 {
 	double *sorted = xmalloc(m->nr * sizeof(*sorted));
-	double tail = 0, log_half_n = (double)m->nr * log(0.5), mean = 0,
-	       ss = 0;
-	size_t n = m->nr, j = 0;
+	double mean = 0, ss = 0;
+	size_t n = m->nr;
 
 	memcpy(sorted, m->samples, n * sizeof(*sorted));
 	qsort(sorted, n, sizeof(*sorted), compare_doubles);
 	out->n = n;
 	out->median = n % 2 ? sorted[n / 2]
 			    : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-	while (j + 1 <= n / 2) {
-		double p = exp(lgamma((double)n + 1) - lgamma((double)j + 1) -
-			       lgamma((double)(n - j) + 1) + log_half_n);
-
-		if (2 * (tail + p) > 1 - SUMMARY_CONFIDENCE)
-			break;
-		tail += p;
-		j++;
-	}
-	if (!j)
-		j = 1;
-	out->low = sorted[j - 1];
-	out->high = sorted[n - j];
+	median_interval(sorted, n, SUMMARY_CONFIDENCE, &out->low, &out->high);
 	for (size_t i = 0; i < n; i++)
 		mean += sorted[i] / (double)n;
 	for (size_t i = 0; i < n; i++)
