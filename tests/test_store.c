@@ -962,7 +962,8 @@ Test(store, reads_beside_a_result_by_a_plain_path_only)
 	strbuf_reset(&text);
 	cr_assert_eq(store_read_beside(s, &entries[0], "logs/x/case.log", 10,
 				       &text, &truncated),
-		     BG_ENOTFOUND);
+		     BG_ERROR);
+	cr_assert_eq(text.len, 0);
 	strbuf_reset(&path);
 	strbuf_addf(&path, "%s/%s/%s/logs/y", root.buf, COMMIT_A, MACHINE);
 	strbuf_reset(&text);

@@ -1070,7 +1070,9 @@ Test(workflows, templates_publish_what_ci_systems_read)
 		  BENCHGATE_VERSION);
 	cr_assert(strstr(bench, "--body out/report.md"));
 	cr_assert(strstr(bench, "GITHUB_STEP_SUMMARY"));
-	cr_assert(strstr(bench, "fetch-depth: 0"));
+	/* the history comes from fetches of named refs
+	 * (jobs_fetch_only_the_refs_they_need) */
+	cr_assert(strstr(bench, "\"$GITHUB_REF\""));
 	for (const char *const *input =
 		     (const char *const[]){ "suite:", "baseline:", "threshold:",
 					    "comment:", "store:", "charts:",
@@ -1118,6 +1120,81 @@ Test(workflows, pull_requests_measure_the_merge_base_with_check_against)
 			       "%s: passes a tree of its own", files[i]);
 		free(text);
 	}
+}
+
+/* Issue 25: no job fetches every branch (the results branch with them):
+ * no `fetch-depth: 0`, every `git fetch` names the refs it wants, and
+ * the remote is an input or a variable, never a hard-coded "origin" in
+ * the action and the GitLab template. */
+
+/* The lines of text containing `word`, each reported with its file into
+ * problems unless it also contains one of `allowed` (NULL-terminated). */
+static void lines_with(const char *name, const char *text, const char *word,
+		       const char *const *allowed, const char *why,
+		       struct strbuf *problems)
+{
+	for (const char *p = strstr(text, word); p; p = strstr(p + 1, word)) {
+		const char *start = p, *end = strchr(p, '\n');
+		bool ok = false;
+
+		while (start > text && start[-1] != '\n')
+			start--;
+		if (!end)
+			end = p + strlen(p);
+		for (const char *const *a = allowed; a && *a; a++) {
+			const char *hit = strstr(start, *a);
+
+			ok |= hit && hit < end;
+		}
+		if (!ok)
+			strbuf_addf(problems, "%s: %s: %.*s\n", name, why,
+				    (int)(end - start), start);
+	}
+}
+
+Test(workflows, jobs_fetch_only_the_refs_they_need)
+{
+	static const char *const files[] = {
+		"action.yml",
+		".github/workflows/benchmarks.yml",
+		".github/workflows/nightly.yml",
+		".github/workflows/ci.yml",
+		"ci/gitlab/benchgate.gitlab-ci.yml",
+		"docs/install.md",
+		"docs/how-to/github-actions.md",
+		"docs/tutorial/torch-variants.md",
+		"docs/how-to/gpu-runner.md",
+		"README.md",
+	};
+	/* "${refspecs[@]}": "$GITHUB_REF" and the base branch's */
+	static const char *const refspecs[] = { "\"$GITHUB_REF\"",
+						"refs/heads/",
+						"\"${refspecs[@]}\"", NULL };
+	static const char *const remote_inputs[] = { "default: origin",
+						     "REMOTE: origin", NULL };
+	struct strbuf problems = STRBUF_INIT;
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
+		struct strbuf path = STRBUF_INIT;
+		char *text;
+
+		strbuf_addf(&path, "%s/%s", BENCHGATE_SOURCE_DIR, files[i]);
+		text = test_read_file(path.buf);
+		cr_assert_not_null(text, "%s", path.buf);
+		lines_with(files[i], text, "fetch-depth: 0", (const char *[]){
+				   "# ", NULL },
+			   "fetches every branch", &problems);
+		lines_with(files[i], text, "git fetch ", refspecs,
+			   "a fetch that names no ref", &problems);
+		/* the templates; ci.yml is benchgate's own test job */
+		if (strstr(files[i], ".yml") && !strstr(files[i], "/ci.yml"))
+			lines_with(files[i], text, "origin", remote_inputs,
+				   "a hard-coded remote", &problems);
+		free(text);
+		strbuf_release(&path);
+	}
+	cr_expect_eq(problems.len, 0, "%s", problems.buf);
+	strbuf_release(&problems);
 }
 
 /* Least privilege (issue 22): no permission granted at the top of a

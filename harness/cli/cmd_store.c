@@ -16,6 +16,9 @@ static const struct cli_opt options[] = {
 /* The group's subcommands, each in its own cmd_store_NAME.c. */
 static const struct cli_command *const subcommands[] = {
 	&cli_cmd_store_init,
+	&cli_cmd_store_copy,
+	&cli_cmd_store_prune,
+	&cli_cmd_store_compact,
 	NULL,
 };
 
@@ -34,10 +37,15 @@ static int run(int argc, char **argv)
 const struct cli_command cli_cmd_store = {
 	.name = "store",
 	.usage = "SUBCOMMAND [options]",
-	.summary = "manage result stores: prepare a database store",
+	.summary = "manage result stores: prepare, copy, prune, compact",
 	.help = "Subcommands (each has its own --help and man page):\n"
 		"  store init URL    create or migrate the schema of a "
 		"PostgreSQL store\n"
+		"  store copy        copy every result of one store into "
+		"another\n"
+		"  store prune       remove old results\n"
+		"  store compact     keep a bounded subsample of each "
+		"metric's samples\n"
 		"A store is a directory, git:BRANCH or a postgresql:// URL "
 		"(docs/reference/store.md).",
 	.options = options,

@@ -16,8 +16,9 @@ static const struct cli_opt options[] = {
 	CLI_OPT_STRING("branch", "B", &args.sync.branch,
 		       "the results branch to sync, the B of --store git:B "
 		       "(default benchgate-results)"),
-	CLI_OPT_STRING("remote", "NAME", &args.sync.remote,
-		       "the remote to sync with (default origin)"),
+	CLI_OPT_STRING("remote", "NAME|URL", &args.sync.remote,
+		       "the remote to sync with, or the URL or path of a "
+		       "results repository (default origin)"),
 	CLI_COMMON_OPTS(args.common),
 };
 
@@ -73,7 +74,7 @@ static int run(int argc, char **argv)
 
 const struct cli_command cli_cmd_sync = {
 	.name = "sync",
-	.usage = "[--remote NAME] [--branch B]",
+	.usage = "[--remote NAME|URL] [--branch B]",
 	.summary = "fetch, merge and push the results branch of a git:BRANCH store",
 	.help = "Shares a `--store git:B` store (--branch B, default "
 		"benchgate-results) "
@@ -87,7 +88,9 @@ const struct cli_command cli_cmd_sync = {
 		"for https remotes\ncome from GITHUB_TOKEN, or GITLAB_TOKEN or "
 		"CI_JOB_TOKEN, each sent only to its\nown forge; ssh uses the "
 		"agent. Run it before `check` to see other runners'\nresults, "
-		"and after `run` or `check` to publish yours.",
+		"and after `run` or `check` to publish yours. A --remote that "
+		"is a URL or\na path keeps the results in a repository of "
+		"their own, which clones of the\ncode never fetch.",
 	.options = options,
 	.min_args = 0,
 	.max_args = 0,

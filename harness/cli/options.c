@@ -126,3 +126,36 @@ int cli_opt_output(void *path, const char *option, const char *text)
 	}
 	return BG_OK;
 }
+
+int cli_opt_age(void *seconds, const char *option, const char *text)
+{
+	static const struct {
+		char unit;
+		double scale;
+	} units[] = {
+		{ 's', 1 },	    { 'm', 60 },      { 'h', 3600 },
+		{ 'd', 86400 },	    { 'w', 604800 },  { 'y', 31536000 },
+	};
+	char *end;
+	double value = strtod(text, &end);
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(*units); i++)
+		if (end != text && value >= 0 && value < 1e6 &&
+		    end[0] == units[i].unit && !end[1]) {
+			*(double *)seconds = value * units[i].scale;
+			return BG_OK;
+		}
+	return bg_input_error("--%s: expected an age such as 90d (s, m, h, d, "
+			      "w or y), found '%s'",
+			      option, text);
+}
+
+int cli_opt_count(void *count, const char *option, const char *text)
+{
+	int value;
+	int error = cli_opt_whole_number(option, text, 1, &value);
+
+	if (!error)
+		*(size_t *)count = (size_t)value;
+	return error;
+}

@@ -17,6 +17,11 @@ int cli_opt_threshold(void *fraction, const char *option, const char *text);
 int cli_opt_confidence(void *level, const char *option, const char *text);
 int cli_opt_interval(void *seconds, const char *option, const char *text);
 int cli_opt_chart_cases(void *cases, const char *option, const char *text);
+/* An age such as "90d" into a double of seconds: a positive number and
+ * one of s, m (minutes), h, d, w, y (365 days). */
+int cli_opt_age(void *seconds, const char *option, const char *text);
+/* A whole number of at least 1 into a size_t. */
+int cli_opt_count(void *count, const char *option, const char *text);
 /* A file a machine-readable document is written to; "-" is stdout, which
  * then carries nothing else (app_claim_stdout()), and so is a path to the
  * file stdout is (/dev/stdout: app_output_is_stdout()), stored as "-". */

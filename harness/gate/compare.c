@@ -737,6 +737,26 @@ static struct metric_comparison *add_item(struct comparison *comparison,
 	return mc;
 }
 
+/* What a compacted side (`store compact`, maintain.h) kept of its
+ * samples, for the metric's note: the medians and the gate's independent
+ * runs are what they were, the sample-level detail is not. */
+static char *compacted_note(const struct metric_samples *bm,
+			    const struct metric_samples *cm)
+{
+	struct strbuf note = STRBUF_INIT;
+
+	strbuf_addstr(&note, "compacted:");
+	if (bm->compacted_from)
+		strbuf_addf(&note, " the baseline keeps %zu of %zu samples",
+			    bm->nr, bm->compacted_from);
+	if (bm->compacted_from && cm->compacted_from)
+		strbuf_addch(&note, ',');
+	if (cm->compacted_from)
+		strbuf_addf(&note, " the candidate keeps %zu of %zu samples",
+			    cm->nr, cm->compacted_from);
+	return strbuf_detach(&note, NULL);
+}
+
 static void describe_metric(struct metric_comparison *mc,
 			    const struct metric_samples *metric)
 {
@@ -859,6 +879,9 @@ static void compare_case(struct comparison *comparison,
 					   "has no spread to test, so the "
 					   "threshold alone decides");
 		}
+		if (!mc->note && bm &&
+		    (bm->compacted_from || cm->compacted_from))
+			mc->note = compacted_note(bm, cm);
 		if (!bm)
 			mc->note =
 				xstrdup(!base ? "no baseline for this case"

@@ -354,6 +354,9 @@ static cJSON *metric_to_json(const struct metric_samples *metric)
 	if (metric->independent)
 		cJSON_AddNumberToObject(object, "independent",
 					(double)metric->independent);
+	if (metric->compacted_from)
+		cJSON_AddNumberToObject(object, "compacted_from",
+					(double)metric->compacted_from);
 	for (size_t i = 0; i < metric->nr; i++)
 		cJSON_AddItemToArray(samples,
 				     cJSON_CreateNumber(metric->samples[i]));
@@ -703,6 +706,7 @@ static void read_metric(struct json_reader *rd, const cJSON *object,
 	metric->tolerance = get_number(rd, object, "tolerance");
 	metric->runs = get_count(rd, object, "runs");
 	metric->independent = get_count(rd, object, "independent");
+	metric->compacted_from = get_count(rd, object, "compacted_from");
 	json_read_bool(rd, object, "gate", JSON_NULLABLE, &metric->gate);
 	read_role(rd, object, metric);
 	read_samples(rd, object, metric);

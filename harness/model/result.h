@@ -56,6 +56,9 @@ struct metric_samples {
 	 * (harness/bridge/) knows it: 1 for a peer's summary, one per run
 	 * for each of a peer's runs. The gate counts no more (compare.h). */
 	size_t independent;
+	/* How many samples the metric had before `store compact` kept
+	 * these (a subsample per run, maintain.h); 0: never compacted. */
+	size_t compacted_from;
 };
 
 /* A file or directory a case left beside the result: a flame graph, the

@@ -209,21 +209,38 @@ void store_slot_free(struct store_slot *slot)
 int store_write(struct store *store, const struct result *r,
 		const struct store_slot *slot, struct strbuf *path_out)
 {
-	return store->backend->write(store, r, slot, path_out);
+	return store->backend->write(store, r, slot, NULL, path_out);
 }
 
-int store_load(struct store *store, const struct store_entry *entry,
-	       struct result **out)
+int store_write_document(struct store *store, const struct result *r,
+			 const struct strbuf *document,
+			 const struct store_slot *slot, struct strbuf *path_out)
 {
-	return store->backend->load(store, entry, out);
+	return store->backend->write(store, r, slot, document, path_out);
 }
 
-/* Whether relative is a/b/c: components that are not empty, "." or "..". */
-static bool plain_relative(const char *relative)
+int store_rewrite(struct store *store, const struct store_change *changes,
+		  size_t nr, const char *message, unsigned flags)
 {
-	const char *p = relative;
+	if (!nr && !(flags & STORE_REWRITE_SQUASH))
+		return BG_OK;
+	return store->backend->rewrite(store, changes, nr, message, flags);
+}
 
-	if (!*p || *p == '/')
+void store_paths_release(struct store_paths *paths)
+{
+	for (size_t i = 0; i < paths->nr; i++)
+		free(paths->items[i]);
+	free(paths->items);
+	memset(paths, 0, sizeof(*paths));
+}
+
+/* Whether rel stays below the directory it is relative to. */
+static bool relative_path_safe(const char *rel)
+{
+	const char *p = rel;
+
+	if (!*rel || *rel == '/')
 		return false;
 	while (*p) {
 		size_t len = strcspn(p, "/");
@@ -232,26 +249,65 @@ static bool plain_relative(const char *relative)
 		    (len == 2 && p[0] == '.' && p[1] == '.'))
 			return false;
 		p += len;
-		if (*p == '/' && !*++p)
-			return false;
+		if (*p)
+			p++;
 	}
-	return true;
+	return p[-1] != '/';
+}
+
+int store_read_file(struct store *store, const struct store_entry *entry,
+		    const char *rel, struct strbuf *out)
+{
+	if (rel && !relative_path_safe(rel))
+		return bg_input_error("'%s' is not a path below the result "
+				      "'%s'",
+				      rel, entry->path);
+	return store->backend->read_file(store, entry, rel, out);
+}
+
+static int compare_paths(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int store_entry_files(struct store *store, const struct store_entry *entry,
+		      struct store_paths *out)
+{
+	size_t before = out->nr;
+	int error = store->backend->entry_files(store, entry, out);
+
+	if (error >= 0 && out->nr - before > 1)
+		qsort(out->items + before, out->nr - before,
+		      sizeof(*out->items), compare_paths);
+	return error;
+}
+
+int store_load(struct store *store, const struct store_entry *entry,
+	       struct result **out)
+{
+	return store->backend->load(store, entry, out);
 }
 
 int store_read_beside(struct store *store, const struct store_entry *entry,
 		      const char *relative, size_t max, struct strbuf *out,
 		      bool *truncated)
 {
+	struct strbuf whole = STRBUF_INIT;
+	int error;
+
 	*truncated = false;
-	if (!plain_relative(relative))
+	if (!relative_path_safe(relative))
 		return bg_input_error("'%s': '%s' is not a path beside the "
 				      "result",
 				      entry->path, relative);
-	if (!store->backend->read_beside)
-		return bg_notfound("'%s': the store keeps no '%s'", entry->path,
-				   relative);
-	return store->backend->read_beside(store, entry, relative, max, out,
-					   truncated);
+	/* one reader of what a result owns, the one `store copy` uses */
+	error = store->backend->read_file(store, entry, relative, &whole);
+	if (error >= 0) {
+		*truncated = whole.len > max;
+		strbuf_add(out, whole.buf, *truncated ? max : whole.len);
+	}
+	strbuf_release(&whole);
+	return error;
 }
 
 int store_list(struct store *store, const struct store_query *q,

@@ -265,15 +265,14 @@ int store_load(struct store *store, const struct store_entry *entry,
 /*
  * Reads a file stored beside a result, such as a case's log: `relative` is
  * as the result records it (result_case.log, "logs/<name>/<case>.log"),
- * relative to the result file's directory. At most `max` bytes are read;
- * *truncated says whether the file held more. No link is followed, in a
- * directory store at any component, and only a regular file (a blob, in a
- * git store) is read. BG_EINPUT when relative is not a plain relative path
+ * relative to the result file's directory. At most `max` bytes are
+ * appended; *truncated says whether the file held more. It is read as
+ * store_read_file() reads it: no link is followed, on the way or at the
+ * end (BG_ERROR naming it), and only a regular file (a blob, in a git
+ * store) is read. BG_EINPUT when relative is not a plain relative path
  * (empty, absolute, or with an empty, "." or ".." component);
- * BG_ENOTFOUND when there is no such regular file (a link in its place
- * included); BG_ERROR, naming it, when a directory on the way is a link
- * or anything cannot be read. out is appended to, and as it was on an
- * error.
+ * BG_ENOTFOUND when there is no such file; BG_ERROR when anything cannot
+ * be read. out is appended to, and as it was on an error.
  */
 int store_read_beside(struct store *store, const struct store_entry *entry,
 		      const char *relative, size_t max, struct strbuf *out,
@@ -290,5 +289,83 @@ int store_read_beside(struct store *store, const struct store_entry *entry,
  */
 int store_latest(struct store *store, const struct store_query *q,
 		 struct result **out, struct strbuf *path_out);
+
+/* Reading and writing what a result owns (store copy, copy.h) */
+
+/* Paths, each allocated; release with store_paths_release(). */
+struct store_paths {
+	char **items;
+	size_t nr, alloc;
+};
+
+void store_paths_release(struct store_paths *paths);
+
+/*
+ * Appends to `out` the bytes of a file of the entry's result, as stored:
+ * with rel NULL the result document itself; otherwise `rel`, a path
+ * relative to the result's directory as store_entry_files() lists them
+ * ("logs/<name>/<case>.log"). A symbolic link, on the way or at the end,
+ * is never followed but BG_ERROR, as are I/O errors and files over
+ * RESULT_MAX_BYTES; BG_ENOTFOUND when there is no such file; BG_EINPUT
+ * for a rel that is absolute or has an empty, "." or ".." component.
+ */
+int store_read_file(struct store *store, const struct store_entry *entry,
+		    const char *rel, struct strbuf *out);
+
+/*
+ * Appends to `out` the files the entry's result owns besides its
+ * document: every regular file below "logs/<name>/" and
+ * "artifacts/<name>/" of its directory (<name> is the result file's name
+ * without ".json"), relative to that directory, sorted. Hidden files
+ * (names starting with '.'), links and anything else that is not a
+ * regular file or a directory are left out, never followed.
+ */
+int store_entry_files(struct store *store, const struct store_entry *entry,
+		      struct store_paths *out);
+
+/*
+ * store_write() of a result whose stored bytes are to be `document`
+ * exactly (r is document parsed): what `store copy` writes, so that a
+ * result moved between stores stays byte for byte the same. When the
+ * store has to give the result another name than the slot's (a git store
+ * whose branch took the name meanwhile) its log and artifact paths change
+ * and r is serialised instead.
+ */
+int store_write_document(struct store *store, const struct result *r,
+			 const struct strbuf *document,
+			 const struct store_slot *slot, struct strbuf *path_out);
+
+/* Rewriting results: prune and compact (maintain.h) */
+
+/* One result to replace or remove. */
+struct store_change {
+	const struct store_entry *entry; /* from store_list() of the store */
+	const struct strbuf *document;	 /* its new document, the same
+					  * result's; NULL: remove the result
+					  * with its logs and artifacts */
+};
+
+enum store_rewrite_flags {
+	/* git store: the branch becomes one commit without parents, so
+	 * that what was removed is no longer reachable from it */
+	STORE_REWRITE_SQUASH = 1 << 0,
+};
+
+/*
+ * Applies the changes; results not named are never touched. A git store
+ * makes them one commit on the branch with `message` (the old blobs stay
+ * in the branch's history until STORE_REWRITE_SQUASH and git's garbage
+ * collection drop them); the ref moves by compare-and-swap, and a branch
+ * that moved meanwhile is read again (a change whose result is gone from
+ * it is dropped). A directory store replaces each document atomically
+ * (a temporary file renamed over it, under the store's lock) and removes
+ * a result's document first, then its logs/<name>/ and
+ * artifacts/<name>/ (links removed, never followed), then the
+ * directories left empty. BG_EINPUT for STORE_REWRITE_SQUASH on a store
+ * that has no history; BG_ERROR for I/O, the changes made before it
+ * kept.
+ */
+int store_rewrite(struct store *store, const struct store_change *changes,
+		  size_t nr, const char *message, unsigned flags);
 
 #endif

@@ -29,26 +29,34 @@ struct result;
 struct store;
 struct store_entry;
 struct store_query;
+struct store_change;
+struct store_paths;
 struct store_slot;
 
 struct store_backend {
 	int (*reserve)(struct store *store, const struct result *r,
 		       struct store_slot **out);
+	/* document: the bytes to store for r as they are (store_write_
+	 * document()); NULL: r serialised. */
 	int (*write)(struct store *store, const struct result *r,
-		     const struct store_slot *slot, struct strbuf *path_out);
+		     const struct store_slot *slot,
+		     const struct strbuf *document, struct strbuf *path_out);
 	/* The entries matching q, unsorted and not loaded. */
 	int (*list)(struct store *store, const struct store_query *q,
 		    struct store_entry **entries, size_t *nr);
 	int (*load)(struct store *store, const struct store_entry *entry,
 		    struct result **out);
+	/* store_read_file(), store_read_beside() and store_entry_files(),
+	 * arguments checked. */
+	int (*read_file)(struct store *store, const struct store_entry *entry,
+			 const char *rel, struct strbuf *out);
+	int (*entry_files)(struct store *store, const struct store_entry *entry,
+			   struct store_paths *out);
+	/* store_rewrite(): nr > 0, or a squash. */
+	int (*rewrite)(struct store *store, const struct store_change *changes,
+		       size_t nr, const char *message, unsigned flags);
 	/* Releases backend_data; NULL when there is none. */
 	void (*free)(struct store *store);
-	/* store_read_beside(), relative already checked; NULL: a backend
-	 * that keeps nothing beside its results. */
-	int (*read_beside)(struct store *store,
-			   const struct store_entry *entry,
-			   const char *relative, size_t max,
-			   struct strbuf *out, bool *truncated);
 };
 
 struct store {

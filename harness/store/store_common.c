@@ -268,3 +268,44 @@ int store_check_placement(const struct store_entry *entry,
 			      entry->path, r->git.commit, r->machine.id,
 			      entry->commit, entry->machine);
 }
+
+void store_entry_name(const struct store_entry *entry, struct strbuf *name)
+{
+	const char *file = strrchr(entry->path, '/');
+	size_t len;
+
+	file = file ? file + 1 : entry->path;
+	len = strlen(file);
+	if (len > 5 && !strcmp(file + len - 5, ".json"))
+		len -= 5;
+	strbuf_add(name, file, len);
+}
+
+void store_move_path(char **path, const char *area, const char *old_name,
+		     const char *name)
+{
+	struct strbuf prefix = STRBUF_INIT, moved = STRBUF_INIT;
+
+	strbuf_addf(&prefix, "%s/%s", area, old_name);
+	if (*path && !strncmp(*path, prefix.buf, prefix.len) &&
+	    ((*path)[prefix.len] == '/' || !(*path)[prefix.len])) {
+		strbuf_addf(&moved, "%s/%s%s", area, name, *path + prefix.len);
+		free(*path);
+		*path = strbuf_detach(&moved, NULL);
+	}
+	strbuf_release(&prefix);
+	strbuf_release(&moved);
+}
+
+void store_rename_result(struct result *r, const char *old_name,
+			 const char *name)
+{
+	for (size_t i = 0; i < r->cases_nr; i++) {
+		struct result_case *rcase = &r->cases[i];
+
+		store_move_path(&rcase->log, "logs", old_name, name);
+		for (size_t j = 0; j < rcase->artifacts_nr; j++)
+			store_move_path(&rcase->artifacts[j].path, "artifacts",
+					old_name, name);
+	}
+}

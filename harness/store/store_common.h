@@ -116,4 +116,19 @@ int store_list_finish(struct store_entry_list *list, int error,
 int store_check_placement(const struct store_entry *entry,
 			  const struct result *r);
 
+/* Appends the name of the entry's result, its file name without ".json"
+ * ("<suite>-<timestamp>[-N]"), to `name`. */
+void store_entry_name(const struct store_entry *entry, struct strbuf *name);
+
+/* "<area>/<old_name>/..." (or "<area>/<old_name>" itself) becomes
+ * "<area>/<name>/...": a log or artifact path of a result that had to
+ * change names. Other paths, and NULL, are left as they are. */
+void store_move_path(char **path, const char *area, const char *old_name,
+		     const char *name);
+
+/* Moves every log and artifact path of r's cases from old_name to name
+ * (store_move_path()). */
+void store_rename_result(struct result *r, const char *old_name,
+			 const char *name);
+
 #endif

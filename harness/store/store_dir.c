@@ -219,14 +219,18 @@ done:
 	return error;
 }
 
-/* Writes r to a new file after the mkstemp(3) template `tmp`; `tmp` then
- * holds its name, or "" on error (nothing left behind). */
-static int write_temporary(const struct result *r, struct strbuf *tmp)
+/* Writes r (its `document` when given) to a new file after the mkstemp(3)
+ * template `tmp`; `tmp` then holds its name, or "" on error (nothing left
+ * behind). */
+static int write_temporary(const struct result *r,
+			   const struct strbuf *document, struct strbuf *tmp)
 {
 	struct strbuf json = STRBUF_INIT;
 	int error;
 
-	if ((error = result_to_json_checked(r, &json, "the result")) == 0)
+	if (document)
+		error = write_file_temporary(tmp, document->buf, document->len);
+	else if ((error = result_to_json_checked(r, &json, "the result")) == 0)
 		error = write_file_temporary(tmp, json.buf, json.len);
 	else
 		strbuf_reset(tmp);
@@ -235,7 +239,8 @@ static int write_temporary(const struct result *r, struct strbuf *tmp)
 }
 
 static int dir_write(struct store *store, const struct result *r,
-		     const struct store_slot *slot, struct strbuf *path_out)
+		     const struct store_slot *slot,
+		     const struct strbuf *document, struct strbuf *path_out)
 {
 	struct strbuf dir = STRBUF_INIT, stem = STRBUF_INIT;
 	struct strbuf tmp = STRBUF_INIT, target = STRBUF_INIT;
@@ -261,7 +266,7 @@ static int dir_write(struct store *store, const struct result *r,
 	}
 	reclaim_temporaries(tmp_dir);
 	strbuf_addstr(&tmp, "/XXXXXX");
-	if ((error = write_temporary(r, &tmp)) < 0)
+	if ((error = write_temporary(r, document, &tmp)) < 0)
 		goto done;
 	if (slot) {
 		strbuf_addf(&target, "%s/%s.json", dir.buf, slot->name);
@@ -308,7 +313,7 @@ int store_write_aside(const struct result *r, const char *dir,
 		goto done;
 	/* a dot name that says whose it is, should this process die */
 	strbuf_addf(&tmp, "%s/." STORE_ASIDE_PREFIX "XXXXXX", dir);
-	if ((error = write_temporary(r, &tmp)) < 0)
+	if ((error = write_temporary(r, NULL, &tmp)) < 0)
 		goto done;
 	placed = place_under_free_name(tmp.buf, dir, STORE_ASIDE_PREFIX,
 				       stem.buf, NULL, NULL, &target);
@@ -451,103 +456,250 @@ static int dir_load(struct store *store, const struct store_entry *entry,
 	return BG_OK;
 }
 
-/* Reads up to max bytes of the regular file name of dir, no link. */
-static int read_capped_at(int dir, const char *name, size_t max,
-			  struct strbuf *out, bool *truncated,
-			  const char *shown)
+/* Reading a result's files, never through a link */
+
+/* Opens the directory of rel's components but the last (below base,
+ * itself opened as a path) without following links; *last is rel's
+ * last component. A descriptor, or < 0 recorded. */
+static int open_parent_nofollow(const char *base, const char *rel,
+				const char **last)
 {
-	int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-					   O_CLOEXEC);
-	size_t start = out->len;
-	struct stat st;
-	int error = BG_OK;
+	struct strbuf component = STRBUF_INIT;
+	const char *p = rel, *slash;
+	int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (fd < 0)
-		return errno == ENOENT || errno == ELOOP || errno == ENOTDIR
-			       ? bg_notfound("'%s': no such file", shown)
-			       : bg_error("cannot open '%s': %s", shown,
-					  strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		return errno == ENOENT ? bg_notfound("cannot open directory "
+						     "'%s': %s",
+						     base, strerror(errno))
+				       : bg_error("cannot open directory '%s': "
+						  "%s",
+						  base, strerror(errno));
+	while ((slash = strchr(p, '/'))) {
+		int next;
+
+		strbuf_reset(&component);
+		strbuf_add(&component, p, (size_t)(slash - p));
+		next = dir_open_at(fd, component.buf, false, rel);
 		close(fd);
-		return bg_notfound("'%s': not a regular file", shown);
-	}
-	while (out->len - start < max) {
-		size_t want = max - (out->len - start);
-		ssize_t got;
-
-		strbuf_grow(out, want < 65536 ? want : 65536);
-		got = read(fd, out->buf + out->len,
-			   want < 65536 ? want : 65536);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			error = bg_error("cannot read '%s': %s", shown,
-					 strerror(errno));
+		if ((fd = next) < 0)
 			break;
-		}
-		if (!got)
-			break;
-		strbuf_setlen(out, out->len + (size_t)got);
+		p = slash + 1;
 	}
-	if (!error && out->len - start == max) {
-		char more;
+	*last = p;
+	strbuf_release(&component);
+	return fd;
+}
 
-		*truncated = read(fd, &more, 1) == 1;
+static int dir_read_file(struct store *store, const struct store_entry *entry,
+			 const char *rel, struct strbuf *out)
+{
+	struct strbuf base = STRBUF_INIT, shown = STRBUF_INIT;
+	const char *slash = strrchr(entry->path, '/'), *last = NULL;
+	int fd, error;
+
+	(void)store;
+	assert(slash);
+	strbuf_add(&base, entry->path, (size_t)(slash - entry->path));
+	if (!rel)
+		rel = slash + 1;
+	strbuf_addf(&shown, "%s/%s", base.buf, rel);
+	if ((fd = open_parent_nofollow(base.buf, rel, &last)) < 0) {
+		error = fd;
+		goto done;
 	}
-	if (error)
-		strbuf_setlen(out, start);
+	error = read_file_at(out, fd, last, O_NOFOLLOW, RESULT_MAX_BYTES,
+			     shown.buf);
 	close(fd);
+done:
+	strbuf_release(&base);
+	strbuf_release(&shown);
 	return error;
 }
 
-static int dir_read_beside(struct store *store, const struct store_entry *entry,
-			   const char *relative, size_t max,
-			   struct strbuf *out, bool *truncated)
+/* Appends the regular files below the directory descriptor dir (taken
+ * over and closed), named "<prefix>/<path below dir>". */
+static int collect_files(int dir, const char *prefix, struct store_paths *out)
 {
-	struct strbuf path = STRBUF_INIT, part = STRBUF_INIT;
-	const char *slash = strrchr(entry->path, '/');
-	int dir, error = BG_OK;
+	struct strbuf path = STRBUF_INIT;
+	struct dirent *de;
+	DIR *d = fdopendir(dir);
+	int error = BG_OK;
 
+	if (!d) {
+		close(dir);
+		return bg_error("cannot read directory '%s': %s", prefix,
+				strerror(errno));
+	}
+	while (!error && (de = readdir(d))) {
+		struct stat st;
+
+		if (de->d_name[0] == '.' ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s/%s", prefix, de->d_name);
+		if (S_ISDIR(st.st_mode)) {
+			int sub = dir_open_at(dirfd(d), de->d_name, false,
+					      path.buf);
+
+			error = sub < 0 ? sub : collect_files(sub, path.buf, out);
+		} else if (S_ISREG(st.st_mode)) {
+			ALLOC_GROW(out->items, out->nr + 1, out->alloc);
+			out->items[out->nr++] = strbuf_detach(&path, NULL);
+		}
+	}
+	closedir(d);
+	strbuf_release(&path);
+	return error;
+}
+
+static int dir_entry_files(struct store *store, const struct store_entry *entry,
+			   struct store_paths *out)
+{
+	static const char *const areas[] = { "logs", "artifacts" };
+	struct strbuf name = STRBUF_INIT, rel = STRBUF_INIT;
+	struct strbuf base = STRBUF_INIT;
+	const char *slash = strrchr(entry->path, '/');
+	int error = BG_OK;
+
+	assert(slash);
+	strbuf_add(&base, entry->path, (size_t)(slash - entry->path));
+	store_entry_name(entry, &name);
+	for (size_t i = 0; i < 2 && !error; i++) {
+		const char *last = NULL;
+		int parent, fd;
+
+		strbuf_reset(&rel);
+		strbuf_addf(&rel, "%s/%s", areas[i], name.buf);
+		parent = open_parent_nofollow(base.buf, rel.buf, &last);
+		if (parent == BG_ENOTFOUND) {
+			bg_error_clear();
+			continue;
+		}
+		if ((error = parent) < 0)
+			break;
+		fd = dir_open_at(parent, last, false, rel.buf);
+		close(parent);
+		if (fd == BG_ENOTFOUND) {
+			bg_error_clear();
+			continue;
+		}
+		error = fd < 0 ? fd : collect_files(fd, rel.buf, out);
+	}
 	(void)store;
-	strbuf_add(&path, entry->path,
-		   slash ? (size_t)(slash - entry->path) : 0);
-	if (!path.len)
-		strbuf_addch(&path, '.');
-	dir = open(path.buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dir < 0) {
-		error = bg_notfound("'%s': no such directory", path.buf);
+	strbuf_release(&name);
+	strbuf_release(&rel);
+	strbuf_release(&base);
+	return error;
+}
+
+/* Rewriting */
+
+/* Removes the result of entry: its document, then what it owns, then
+ * the directories left empty (rmdir() leaves any that is not). */
+static int remove_result(const struct store_entry *entry)
+{
+	struct strbuf dir = STRBUF_INIT, name = STRBUF_INIT;
+	struct strbuf path = STRBUF_INIT;
+	const char *slash = strrchr(entry->path, '/');
+	int error = BG_OK;
+
+	assert(slash);
+	strbuf_add(&dir, entry->path, (size_t)(slash - entry->path));
+	store_entry_name(entry, &name);
+	if (unlink(entry->path) < 0 && errno != ENOENT) {
+		error = bg_error("cannot remove '%s': %s", entry->path,
+				 strerror(errno));
 		goto done;
 	}
-	/* every directory below the result's without following a link */
-	for (const char *p = relative; !error;) {
-		size_t len = strcspn(p, "/");
-		int next;
-
-		strbuf_reset(&part);
-		strbuf_add(&part, p, len);
-		strbuf_addf(&path, "/%s", part.buf);
-		if (!p[len]) {
-			error = read_capped_at(dir, part.buf, max, out,
-					       truncated, path.buf);
-			break;
-		}
-		if ((next = dir_open_at(dir, part.buf, false, path.buf)) < 0) {
-			error = next;
-			break;
-		}
-		close(dir);
-		dir = next;
-		p += len + 1;
+	for (int area = 0; area < 2; area++) {
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s/%s", dir.buf,
+			    area ? "artifacts" : "logs");
+		strbuf_addf(&path, "/%s", name.buf);
+		remove_tree(path.buf);
+		strbuf_setlen(&path, path.len - name.len - 1);
+		rmdir(path.buf);
 	}
-	close(dir);
+	fsync_dir(dir.buf);
+	/* <machine>/, then <commit>/ */
+	if (rmdir(dir.buf) == 0 && (slash = strrchr(dir.buf, '/'))) {
+		strbuf_setlen(&dir, (size_t)(slash - dir.buf));
+		rmdir(dir.buf);
+	}
 done:
+	strbuf_release(&dir);
+	strbuf_release(&name);
 	strbuf_release(&path);
-	strbuf_release(&part);
+	return error;
+}
+
+/* Replaces the document of entry by `document`, through a temporary file
+ * in the store's .tmp (tmp_path its template's directory). */
+static int replace_result(const struct store_entry *entry,
+			  const struct strbuf *document, const char *tmp_path)
+{
+	struct strbuf tmp = STRBUF_INIT;
+	const char *slash = strrchr(entry->path, '/');
+	int error;
+
+	strbuf_addf(&tmp, "%s/XXXXXX", tmp_path);
+	if ((error = write_file_temporary(&tmp, document->buf,
+					  document->len)) < 0)
+		goto done;
+	if (rename(tmp.buf, entry->path) < 0) {
+		error = bg_error("cannot replace '%s': %s", entry->path,
+				 strerror(errno));
+		unlink(tmp.buf);
+		goto done;
+	}
+	strbuf_reset(&tmp);
+	strbuf_add(&tmp, entry->path, (size_t)(slash - entry->path));
+	fsync_dir(tmp.buf);
+done:
+	strbuf_release(&tmp);
+	return error;
+}
+
+static int dir_rewrite(struct store *store, const struct store_change *changes,
+		       size_t nr, const char *message, unsigned flags)
+{
+	struct strbuf tmp = STRBUF_INIT;
+	int lock = -1, tmp_dir = -1, error = BG_OK;
+
+	(void)message;
+	if (flags & STORE_REWRITE_SQUASH)
+		return bg_input_error("store '%s' is a directory: it has no "
+				      "history to squash",
+				      store->location);
+	if ((error = lock_store(store, &lock)) < 0)
+		goto done;
+	if ((error = tmp_dir = open_tmp_dir(store, &tmp)) < 0)
+		goto done;
+	reclaim_temporaries(tmp_dir);
+	error = BG_OK;
+	for (size_t i = 0; i < nr && !error; i++)
+		error = changes[i].document
+				? replace_result(changes[i].entry,
+						 changes[i].document, tmp.buf)
+				: remove_result(changes[i].entry);
+done:
+	if (tmp_dir >= 0)
+		close(tmp_dir);
+	unlock_file(lock);
+	strbuf_release(&tmp);
 	return error;
 }
 
 static const struct store_backend dir_backend = {
-	dir_reserve, dir_write, dir_list, dir_load, NULL, dir_read_beside,
+	.reserve = dir_reserve,
+	.write = dir_write,
+	.list = dir_list,
+	.load = dir_load,
+	.read_file = dir_read_file,
+	.entry_files = dir_entry_files,
+	.rewrite = dir_rewrite,
 };
 
 static void current_directory(struct strbuf *out)

@@ -389,36 +389,47 @@ done:
 	return error;
 }
 
-static int git_read_beside(struct store *store, const struct store_entry *entry,
-			   const char *relative, size_t max,
-			   struct strbuf *out, bool *truncated)
+/* Reading a result's files */
+
+/* "<commit>/<machine>/<file>.json" of an entry git_list() made. */
+static const char *entry_tree_path(struct git_store *gs,
+				   const struct store_entry *entry)
+{
+	size_t branch_len = strlen(gs->branch);
+
+	assert(!strncmp(entry->path, gs->branch, branch_len) &&
+	       entry->path[branch_len] == ':');
+	return entry->path + branch_len + 1;
+}
+
+static int git_read_file(struct store *store, const struct store_entry *entry,
+			 const char *rel, struct strbuf *out)
 {
 	struct git_store *gs = git_store_of(store);
-	size_t branch_len = strlen(gs->branch);
 	struct strbuf path = STRBUF_INIT;
 	git_tree_entry *te = NULL;
 	git_tree *root = NULL;
 	git_blob *blob = NULL;
-	const char *slash;
 	git_oid tip;
-	size_t size;
 	int error;
 
-	assert(!strncmp(entry->path, gs->branch, branch_len) &&
-	       entry->path[branch_len] == ':');
-	slash = strrchr(entry->path + branch_len + 1, '/');
-	if (slash)
-		strbuf_add(&path, entry->path + branch_len + 1,
-			   (size_t)(slash + 1 - (entry->path + branch_len + 1)));
-	strbuf_addstr(&path, relative);
+	if (rel)
+		strbuf_addf(&path, "%s/%s/%s", entry->commit, entry->machine,
+			    rel);
+	else
+		strbuf_addstr(&path, entry_tree_path(gs, entry));
 	if ((error = read_tip(gs, gs->repo, &tip, &root)) < 0)
 		goto done;
-	/* a blob, not a link (GIT_FILEMODE_LINK) nor a tree */
 	if (!root || git_tree_entry_bypath(&te, root, path.buf) < 0 ||
-	    git_tree_entry_type(te) != GIT_OBJECT_BLOB ||
-	    git_tree_entry_filemode(te) == GIT_FILEMODE_LINK) {
-		error = bg_notfound("'%s:%s': no such file on branch '%s'",
-				    gs->branch, path.buf, gs->branch);
+	    git_tree_entry_type(te) != GIT_OBJECT_BLOB) {
+		error = bg_notfound("'%s:%s': no such file", gs->branch,
+				    path.buf);
+		goto done;
+	}
+	if (git_tree_entry_filemode(te) == GIT_FILEMODE_LINK) {
+		error = bg_error("'%s:%s' is a symbolic link: benchgate reads "
+				 "only the files it wrote",
+				 gs->branch, path.buf);
 		goto done;
 	}
 	if (git_blob_lookup(&blob, gs->repo, git_tree_entry_id(te)) < 0) {
@@ -426,14 +437,90 @@ static int git_read_beside(struct store *store, const struct store_entry *entry,
 				 path.buf, gitref_message());
 		goto done;
 	}
-	size = (size_t)git_blob_rawsize(blob);
-	*truncated = size > max;
-	strbuf_add(out, git_blob_rawcontent(blob), size > max ? max : size);
+	if ((size_t)git_blob_rawsize(blob) > RESULT_MAX_BYTES) {
+		error = bg_error("'%s:%s' is larger than %zu bytes", gs->branch,
+				 path.buf, RESULT_MAX_BYTES);
+		goto done;
+	}
+	strbuf_add(out, git_blob_rawcontent(blob),
+		   (size_t)git_blob_rawsize(blob));
 done:
 	git_blob_free(blob);
 	git_tree_entry_free(te);
 	git_tree_free(root);
 	strbuf_release(&path);
+	return error;
+}
+
+struct files_walk {
+	const char *prefix; /* "logs/<name>" */
+	struct store_paths *out;
+};
+
+/* git_tree_walk() callback: the regular files, hidden ones and hidden
+ * directories left out. */
+static int collect_file(const char *root, const git_tree_entry *te,
+			void *data)
+{
+	struct files_walk *walk = data;
+	const char *name = git_tree_entry_name(te);
+	git_filemode_t mode = git_tree_entry_filemode(te);
+	struct strbuf path = STRBUF_INIT;
+
+	if (name[0] == '.')
+		return 1; /* for a tree: do not walk into it */
+	if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE)
+		return 0;
+	strbuf_addf(&path, "%s/%s%s", walk->prefix, root, name);
+	ALLOC_GROW(walk->out->items, walk->out->nr + 1, walk->out->alloc);
+	walk->out->items[walk->out->nr++] = strbuf_detach(&path, NULL);
+	return 0;
+}
+
+static int git_entry_files(struct store *store, const struct store_entry *entry,
+			   struct store_paths *out)
+{
+	static const char *const areas[] = { "logs", "artifacts" };
+	struct git_store *gs = git_store_of(store);
+	struct strbuf name = STRBUF_INIT, path = STRBUF_INIT;
+	struct strbuf prefix = STRBUF_INIT;
+	git_tree *root = NULL;
+	git_oid tip;
+	int error;
+
+	store_entry_name(entry, &name);
+	if ((error = read_tip(gs, gs->repo, &tip, &root)) < 0 || !root)
+		goto done;
+	for (size_t i = 0; i < 2 && !error; i++) {
+		struct files_walk walk = { NULL, out };
+		git_tree_entry *te = NULL;
+		git_tree *tree = NULL;
+
+		strbuf_reset(&prefix);
+		strbuf_addf(&prefix, "%s/%s", areas[i], name.buf);
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s/%s/%s", entry->commit, entry->machine,
+			    prefix.buf);
+		walk.prefix = prefix.buf;
+		if (git_tree_entry_bypath(&te, root, path.buf) < 0 ||
+		    git_tree_entry_type(te) != GIT_OBJECT_TREE) {
+			git_tree_entry_free(te);
+			continue;
+		}
+		if (git_tree_lookup(&tree, gs->repo, git_tree_entry_id(te)) <
+			    0 ||
+		    git_tree_walk(tree, GIT_TREEWALK_PRE, collect_file, &walk) <
+			    0)
+			error = bg_error("cannot read tree '%s:%s': %s",
+					 gs->branch, path.buf, gitref_message());
+		git_tree_free(tree);
+		git_tree_entry_free(te);
+	}
+done:
+	git_tree_free(root);
+	strbuf_release(&name);
+	strbuf_release(&path);
+	strbuf_release(&prefix);
 	return error;
 }
 
@@ -961,49 +1048,31 @@ done:
 	return error;
 }
 
-/* "<area>/<old>/..." (or "<area>/<old>" itself) becomes "<area>/<name>/...":
- * a path of a result that had to change names. */
-static void move_path(char **path, const char *area, const char *old_name,
-		      const char *name)
-{
-	struct strbuf prefix = STRBUF_INIT, moved = STRBUF_INIT;
-
-	strbuf_addf(&prefix, "%s/%s", area, old_name);
-	if (*path && !strncmp(*path, prefix.buf, prefix.len) &&
-	    ((*path)[prefix.len] == '/' || !(*path)[prefix.len])) {
-		strbuf_addf(&moved, "%s/%s%s", area, name, *path + prefix.len);
-		free(*path);
-		*path = strbuf_detach(&moved, NULL);
-	}
-	strbuf_release(&prefix);
-	strbuf_release(&moved);
-}
-
 /*
- * The result's JSON as a blob. When the result had to change names (see
- * git_write()), its cases' logs and artifacts move along: "logs/<old>/"
- * becomes "logs/<name>/" and "artifacts/<old>/" "artifacts/<name>/".
+ * The result's JSON as a blob: `document` as it is when given (NULL: r
+ * serialised). When the result had to change names (see git_write()),
+ * its cases' logs and artifacts move along: "logs/<old>/" becomes
+ * "logs/<name>/" and "artifacts/<old>/" "artifacts/<name>/", and r is
+ * serialised anew.
  */
 static int result_blob(git_repository *repo, const struct result *r,
-		       const char *old_name, const char *name, git_oid *out)
+		       const struct strbuf *document, const char *old_name,
+		       const char *name, git_oid *out)
 {
 	struct strbuf json = STRBUF_INIT;
 	struct result *copy = NULL;
+	bool renamed = old_name && strcmp(old_name, name);
 	int error = BG_OK;
 
-	if ((error = result_to_json_checked(r, &json, name)) < 0)
+	if (document && !renamed) {
+		strbuf_add(&json, document->buf, document->len);
+	} else if ((error = result_to_json_checked(r, &json, name)) < 0) {
 		goto done;
-	if (old_name && strcmp(old_name, name)) {
+	}
+	if (renamed) {
 		if ((error = result_parse(&copy, json.buf, json.len, name)) < 0)
 			goto done;
-		for (size_t i = 0; i < copy->cases_nr; i++) {
-			struct result_case *rcase = &copy->cases[i];
-
-			move_path(&rcase->log, "logs", old_name, name);
-			for (size_t j = 0; j < rcase->artifacts_nr; j++)
-				move_path(&rcase->artifacts[j].path,
-					  "artifacts", old_name, name);
-		}
+		store_rename_result(copy, old_name, name);
 		strbuf_reset(&json);
 		result_to_json(copy, &json);
 	}
@@ -1037,6 +1106,7 @@ static int empty_tree(git_tree **out, git_repository *repo)
 struct writer {
 	git_repository *repo;
 	const char *quarantine;
+	bool orphan; /* commit without a parent: the branch squashed */
 };
 
 /*
@@ -1061,7 +1131,8 @@ static int commit_files(struct git_store *gs, const struct writer *w,
 	if (git_tree_create_updated(&tree_id, w->repo, tree ? tree : base,
 				    nupdates, updates) < 0 ||
 	    git_tree_lookup(&new_tree, w->repo, &tree_id) < 0 ||
-	    (tree && git_commit_lookup(&parent, w->repo, tip) < 0)) {
+	    (tree && !w->orphan &&
+	     git_commit_lookup(&parent, w->repo, tip) < 0)) {
 		error = bg_error("cannot build the tree of branch '%s': %s",
 				 gs->branch, gitref_message());
 		goto done;
@@ -1089,7 +1160,8 @@ done:
 }
 
 static int git_write(struct store *store, const struct result *r,
-		     const struct store_slot *slot, struct strbuf *path_out)
+		     const struct store_slot *slot,
+		     const struct strbuf *document, struct strbuf *path_out)
 {
 	struct git_store *gs = git_store_of(store);
 	struct strbuf scratch_dir = STRBUF_INIT, rel_dir = STRBUF_INIT;
@@ -1098,7 +1170,7 @@ static int git_write(struct store *store, const struct result *r,
 	struct strbuf message = STRBUF_INIT, claim = STRBUF_INIT;
 	struct strbuf extra_claim = STRBUF_INIT, artifacts = STRBUF_INIT;
 	struct strbuf quarantine = STRBUF_INIT;
-	struct writer w = { NULL, NULL };
+	struct writer w = { NULL, NULL, false };
 	struct file_blobs files = { 0 };
 	git_tree_update *updates = NULL;
 	char **update_paths = NULL;
@@ -1134,7 +1206,8 @@ static int git_write(struct store *store, const struct result *r,
 					&files)) < 0)
 			goto done;
 	}
-	if ((error = result_blob(w.repo, r, NULL, name.buf, &result_id)) < 0)
+	if ((error = result_blob(w.repo, r, document, NULL, name.buf,
+				 &result_id)) < 0)
 		goto done;
 	updates = xcalloc(files.nr + 1, sizeof(*updates));
 	update_paths = xcalloc(files.nr + 1, sizeof(*update_paths));
@@ -1178,8 +1251,8 @@ static int git_write(struct store *store, const struct result *r,
 			strbuf_reset(&name);
 			strbuf_addstr(&name, fresh.buf);
 			strbuf_release(&fresh);
-			if ((error = result_blob(w.repo, r, old_name, name.buf,
-						 &result_id)) < 0)
+			if ((error = result_blob(w.repo, r, document, old_name,
+						 name.buf, &result_id)) < 0)
 				goto done;
 			strbuf_reset(&path);
 			strbuf_addf(&path, "%s/%s.json", rel_dir.buf, name.buf);
@@ -1242,6 +1315,141 @@ done:
 	return error;
 }
 
+/* Rewriting */
+
+/* Appends to `updates` what change c does to the branch's tree `root`:
+ * nothing when its result is no longer there. */
+static void change_updates(struct git_store *gs, git_tree *root,
+			   const struct store_change *c, const git_oid *blob,
+			   git_tree_update **updates, size_t *nr,
+			   size_t *alloc, struct store_paths *paths)
+{
+	struct strbuf name = STRBUF_INIT, path = STRBUF_INIT;
+	const char *json = entry_tree_path(gs, c->entry);
+
+	if (!tree_has_path(root, json))
+		goto done;
+	for (int i = 0; i < (c->document ? 1 : 3); i++) {
+		git_tree_update *u;
+
+		strbuf_reset(&path);
+		if (i == 0) {
+			strbuf_addstr(&path, json);
+		} else {
+			strbuf_reset(&name);
+			store_entry_name(c->entry, &name);
+			strbuf_addf(&path, "%s/%s/%s/%s", c->entry->commit,
+				    c->entry->machine,
+				    i == 1 ? "logs" : "artifacts", name.buf);
+			if (!tree_has_path(root, path.buf))
+				continue;
+		}
+		ALLOC_GROW(*updates, *nr + 1, *alloc);
+		u = &(*updates)[(*nr)++];
+		memset(u, 0, sizeof(*u));
+		u->action = c->document ? GIT_TREE_UPDATE_UPSERT
+					: GIT_TREE_UPDATE_REMOVE;
+		if (c->document)
+			u->id = *blob;
+		u->filemode = GIT_FILEMODE_BLOB;
+		ALLOC_GROW(paths->items, paths->nr + 1, paths->alloc);
+		paths->items[paths->nr++] = strbuf_detach(&path, NULL);
+		u->path = paths->items[paths->nr - 1];
+	}
+done:
+	strbuf_release(&name);
+	strbuf_release(&path);
+}
+
+/* The new documents' blobs, written through the writer w. */
+static int change_blobs(struct git_store *gs, const struct writer *w,
+			const struct store_change *changes, size_t nr,
+			git_oid *blobs)
+{
+	for (size_t i = 0; i < nr; i++) {
+		const struct strbuf *doc = changes[i].document;
+
+		if (doc && git_blob_create_from_buffer(&blobs[i], w->repo,
+						       doc->buf, doc->len) < 0)
+			return bg_error("cannot store '%s' on branch '%s': %s",
+					changes[i].entry->path, gs->branch,
+					gitref_message());
+	}
+	return BG_OK;
+}
+
+/* One attempt of git_rewrite(): as commit_files(). */
+static int rewrite_once(struct git_store *gs, const struct writer *w,
+			const struct store_change *changes, size_t nr,
+			const git_oid *blobs, const char *message)
+{
+	git_tree_update *updates = NULL;
+	size_t updates_nr = 0, updates_alloc = 0;
+	struct store_paths paths = { 0 };
+	git_tree *root = NULL;
+	git_oid tip;
+	int error;
+
+	if ((error = read_tip(gs, w->repo, &tip, &root)) < 0 || !root)
+		goto done;
+	for (size_t i = 0; i < nr; i++)
+		change_updates(gs, root, &changes[i], &blobs[i], &updates,
+			       &updates_nr, &updates_alloc, &paths);
+	if (updates_nr || w->orphan)
+		error = commit_files(gs, w, &tip, root, updates, updates_nr,
+				     message);
+done:
+	free(updates);
+	store_paths_release(&paths);
+	git_tree_free(root);
+	return error;
+}
+
+static int git_rewrite(struct store *store, const struct store_change *changes,
+		       size_t nr, const char *message, unsigned flags)
+{
+	struct git_store *gs = git_store_of(store);
+	struct strbuf dir = STRBUF_INIT, quarantine = STRBUF_INIT;
+	struct writer w = { NULL, NULL, flags & STORE_REWRITE_SQUASH };
+	git_oid *blobs = xcalloc(nr, sizeof(*blobs));
+	int error;
+
+	strbuf_addf(&dir, "%s/.rewrite-XXXXXX", gs->scratch);
+	if ((error = mkdir_p(gs->scratch)) < 0)
+		goto done;
+	if (!mkdtemp(dir.buf)) {
+		error = bg_error("cannot create a directory in '%s': %s",
+				 gs->scratch, strerror(errno));
+		strbuf_reset(&dir);
+		goto done;
+	}
+	strbuf_addf(&quarantine, "%s/objects", dir.buf);
+	w.quarantine = quarantine.buf;
+	if ((error = open_writer(gs, quarantine.buf, &w.repo)) < 0 ||
+	    (error = change_blobs(gs, &w, changes, nr, blobs)) < 0)
+		goto done;
+	error = 1;
+	for (unsigned attempt = 0; error == 1; attempt++) {
+		if (attempt == CAS_ATTEMPTS_MAX) {
+			error = bg_error("cannot update branch '%s': it kept "
+					 "changing or stayed locked",
+					 gs->branch);
+			break;
+		}
+		if (attempt)
+			backoff(gs, attempt);
+		error = rewrite_once(gs, &w, changes, nr, blobs, message);
+	}
+done:
+	git_repository_free(w.repo);
+	if (dir.len)
+		remove_tree(dir.buf);
+	free(blobs);
+	strbuf_release(&dir);
+	strbuf_release(&quarantine);
+	return error;
+}
+
 /* Opening */
 
 static void git_free(struct store *store)
@@ -1274,7 +1482,14 @@ static void git_free(struct store *store)
 }
 
 static const struct store_backend git_backend = {
-	git_reserve, git_write, git_list, git_load, git_free, git_read_beside,
+	.reserve = git_reserve,
+	.write = git_write,
+	.list = git_list,
+	.load = git_load,
+	.read_file = git_read_file,
+	.entry_files = git_entry_files,
+	.rewrite = git_rewrite,
+	.free = git_free,
 };
 
 int store_git_open(struct store **out, const char *branch)

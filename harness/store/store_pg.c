@@ -832,7 +832,8 @@ static void remove_slot_scratch(const struct store_slot *slot)
 }
 
 static int pg_write(struct store *store, const struct result *r,
-		    const struct store_slot *slot, struct strbuf *path_out)
+		    const struct store_slot *slot,
+		    const struct strbuf *document, struct strbuf *path_out)
 {
 	struct strbuf stem = STRBUF_INIT, json = STRBUF_INIT;
 	struct strbuf name = STRBUF_INIT, dir = STRBUF_INIT;
@@ -841,8 +842,11 @@ static int pg_write(struct store *store, const struct result *r,
 	char sha256[65], started[21];
 	int error;
 
+	if (document)
+		strbuf_add(&json, document->buf, document->len);
 	if ((error = store_result_stem(r, &stem)) < 0 ||
-	    (error = result_to_json_checked(r, &json, "the result")) < 0 ||
+	    (!document &&
+	     (error = result_to_json_checked(r, &json, "the result")) < 0) ||
 	    (error = hash_sha256_hex(json.buf, json.len, sha256)) < 0)
 		goto done;
 	started_of(stem.buf, started);
@@ -1003,6 +1007,95 @@ done:
 	return error;
 }
 
+/* A result's files (store_read_file(), store_entry_files()) */
+
+/* The rows of a query about one entry's result, in binary (bytea as it
+ * is): its commit, machine and name, then `rel` when not NULL. */
+static PGresult *entry_rows(struct store *store, const struct store_entry *entry,
+			    const char *sql, const char *rel, const char *what)
+{
+	const char *file = strrchr(entry->path, '/') + 1;
+	char *name = xstrndup(file, strlen(file) - strlen(".json"));
+	const char *params[] = { entry->commit, entry->machine, name, rel };
+	PGresult *res = PQexecParams(pg_of(store)->conn, sql, rel ? 4 : 3,
+				     NULL, params, NULL, NULL, 1);
+
+	free(name);
+	if (PQresultStatus(res) == PGRES_TUPLES_OK)
+		return res;
+	query_failed(store, res, what);
+	PQclear(res);
+	return NULL;
+}
+
+static int pg_read_file(struct store *store, const struct store_entry *entry,
+			const char *rel, struct strbuf *out)
+{
+	PGresult *res;
+	int error;
+
+	if ((error = pg_open_checked(store)) < 0)
+		return error;
+	res = entry_rows(store, entry,
+			 rel ? "SELECT f.content FROM benchgate_files f"
+			       " JOIN benchgate_results r ON r.id = f.result_id"
+			       " WHERE r.commit = $1 AND r.machine = $2"
+			       " AND r.name = $3 AND f.path = $4"
+			     : "SELECT document FROM benchgate_results"
+			       " WHERE commit = $1 AND machine = $2 AND name = $3",
+			 rel, "read a file of a result");
+	if (!res)
+		return BG_ERROR;
+	if (PQntuples(res))
+		strbuf_add(out, PQgetvalue(res, 0, 0),
+			   (size_t)PQgetlength(res, 0, 0));
+	else
+		error = bg_notfound("'%s': no file '%s'", entry->path,
+				    rel ? rel : "(document)");
+	PQclear(res);
+	return error;
+}
+
+static int pg_entry_files(struct store *store, const struct store_entry *entry,
+			  struct store_paths *out)
+{
+	PGresult *res;
+	int error;
+
+	if ((error = pg_open_checked(store)) < 0)
+		return error;
+	res = entry_rows(store, entry,
+			 "SELECT f.path FROM benchgate_files f"
+			 " JOIN benchgate_results r ON r.id = f.result_id"
+			 " WHERE r.commit = $1 AND r.machine = $2"
+			 " AND r.name = $3",
+			 NULL, "list the files of a result");
+	if (!res)
+		return BG_ERROR;
+	for (int i = 0; i < PQntuples(res); i++) {
+		ALLOC_GROW(out->items, out->nr + 1, out->alloc);
+		out->items[out->nr++] = xstrndup(PQgetvalue(res, i, 0),
+						 (size_t)PQgetlength(res, i, 0));
+	}
+	PQclear(res);
+	return BG_OK;
+}
+
+/* TODO(issue 25): prune and compact of a database store; refused until
+ * then, naming the stores that have them. */
+static int pg_rewrite(struct store *store, const struct store_change *changes,
+		      size_t nr, const char *message, unsigned flags)
+{
+	(void)changes;
+	(void)nr;
+	(void)message;
+	(void)flags;
+	return bg_input_error("store '%s': prune and compact work on "
+			      "directory and git: stores only so far",
+			      store->location);
+}
+
+
 static void pg_free(struct store *store)
 {
 	struct pg_store *ps = pg_of(store);
@@ -1015,10 +1108,14 @@ static void pg_free(struct store *store)
 }
 
 static const struct store_backend pg_backend = {
-	pg_reserve, pg_write, pg_list, pg_load, pg_free,
-	/* TODO(issue 26): read_beside from benchgate_files, so that publish
-	 * links the logs of a PostgreSQL store's runs too */
-	NULL,
+	.reserve = pg_reserve,
+	.write = pg_write,
+	.list = pg_list,
+	.load = pg_load,
+	.read_file = pg_read_file,
+	.entry_files = pg_entry_files,
+	.rewrite = pg_rewrite,
+	.free = pg_free,
 };
 
 int store_pg_open(struct store **out, const char *url)

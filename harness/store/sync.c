@@ -4,6 +4,7 @@
 #include "harness/util/alloc.h"
 #include "harness/git/repo.h"
 #include "harness/util/error.h"
+#include "harness/util/hash.h"
 #include "harness/git/gitref.h"
 #include "harness/git/gitinfo.h"
 #include "harness/store/store_common.h"
@@ -783,6 +784,37 @@ static int backoff_scale(const struct sync_options *opts, double *out)
 	return BG_OK;
 }
 
+/* Whether --remote names a repository rather than a configured remote:
+ * a URL ("https://...", "file://..."), an scp-like "host:path" or a
+ * path ("/srv/results.git", "./results.git"). */
+static bool remote_is_url(const char *name)
+{
+	const char *colon = strchr(name, ':');
+
+	return strstr(name, "://") || name[0] == '/' || name[0] == '.' ||
+	       (colon && !memchr(name, '/', (size_t)(colon - name)));
+}
+
+/*
+ * A remote that is a URL: an anonymous remote, its branch fetched into
+ * "refs/benchgate/remotes/<hash of the URL>/<branch>", which no `git
+ * fetch` of the code's remotes touches. Results kept in a repository of
+ * their own never ride along with a clone of the code.
+ */
+static int open_url_remote(struct sync *s)
+{
+	int error = git_remote_create_anonymous(&s->remote, s->repo,
+						 s->remote_name);
+
+	if (error < 0)
+		return error;
+	strbuf_addf(&s->tracking_ref, "refs/benchgate/remotes/%016llx/%s",
+		    (unsigned long long)hash_fnv1a64(s->remote_name,
+						     strlen(s->remote_name)),
+		    s->branch);
+	return 0;
+}
+
 /* The whole sync */
 
 static int open_sync(struct sync *s, const struct sync_options *opts)
@@ -796,8 +828,6 @@ static int open_sync(struct sync *s, const struct sync_options *opts)
 	if ((error = backoff_scale(opts, &s->backoff_scale)) < 0)
 		return error;
 	strbuf_addf(&s->local_ref, "refs/heads/%s", s->branch);
-	strbuf_addf(&s->tracking_ref, "refs/remotes/%s/%s", s->remote_name,
-		    s->branch);
 	if (!*s->branch ||
 	    git_reference_name_is_valid(&valid, s->local_ref.buf) < 0 || !valid)
 		return bg_input_error("--branch: '%s' is not a valid branch "
@@ -808,6 +838,12 @@ static int open_sync(struct sync *s, const struct sync_options *opts)
 				      "git repository that can be opened: %s",
 				      gitref_message());
 	error = git_remote_lookup(&s->remote, s->repo, s->remote_name);
+	if ((error == GIT_ENOTFOUND || error == GIT_EINVALIDSPEC) &&
+	    remote_is_url(s->remote_name))
+		error = open_url_remote(s);
+	else if (error == 0)
+		strbuf_addf(&s->tracking_ref, "refs/remotes/%s/%s",
+			    s->remote_name, s->branch);
 	if (error == GIT_ENOTFOUND || error == GIT_EINVALIDSPEC)
 		return bg_input_error("--remote: the repository has no remote "
 				      "'%s'",

@@ -42,8 +42,14 @@
 /* Pushes tried before giving up while other runners keep winning. */
 #define SYNC_ATTEMPTS 6
 
+/*
+ * The remote is a configured remote's name, or the URL or path of a
+ * repository ("https://host/org/results.git", "/srv/results.git"): a
+ * results repository of its own, which clones of the code never fetch.
+ * Its branch is then tracked in "refs/benchgate/remotes/<hash>/<branch>".
+ */
 struct sync_options {
-	const char *remote; /* remote name; NULL: "origin" */
+	const char *remote; /* remote name or URL; NULL: "origin" */
 	const char *branch; /* NULL: "benchgate-results" */
 	/* Multiplies the pauses between attempts (base 250 ms, doubling,
 	 * jittered by +-50 %); < 0: BENCHGATE_SYNC_BACKOFF_SCALE, else 1. */

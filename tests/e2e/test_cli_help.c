@@ -55,10 +55,37 @@ static const struct {
 	{ "bisect", "--store --runs --warmup --filter --variant --device "
 		    "--shard --build-dir --threshold --confidence --good --bad "
 		    "--build --build-timeout --require-devices --sample-interval" },
+	{ "store", "" },
+	{ "store copy", "--from --to" },
+	{ "store prune", "--store --older-than --keep-tagged --dry-run "
+			 "--squash" },
+	{ "store compact", "--store --samples --older-than --keep-tagged "
+			   "--dry-run --squash" },
 };
 #define TABLE_NR (sizeof(table) / sizeof(*table))
 
 TestSuite(cli_help, .init = test_dir_setup, .fini = test_dir_teardown);
+
+/* Runs benchgate with the words of `command` ("store copy" is two), then
+ * the NULL-terminated args. */
+static void run_command(struct test_output *output, const char *command,
+			const char *const *args)
+{
+	const char *argv[16];
+	char words[64], *space;
+	size_t n = 0;
+
+	snprintf(words, sizeof(words), "%s", command);
+	argv[n++] = words;
+	if ((space = strchr(words, ' '))) {
+		*space = '\0';
+		argv[n++] = space + 1;
+	}
+	while (*args && n < 15)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	test_benchgate(output, test_dir, NULL, argv);
+}
 
 /* The options --help lists, "--a --b", into out; whether each takes a
  * value into takes_value ("1" or "0" per option, in order). */
@@ -68,8 +95,7 @@ static void help_options(const char *command, struct strbuf *out,
 	struct test_output output;
 	const char *line;
 
-	test_benchgate(&output, test_dir, NULL,
-		       (const char *[]){ command, "--help", NULL });
+	run_command(&output, command, (const char *[]){ "--help", NULL });
 	cr_assert_eq(output.exit_code, 0, "%s --help: %s", command,
 		     output.err.buf);
 	for (line = output.out.buf; line; line = strchr(line, '\n')) {
@@ -165,11 +191,10 @@ Test(cli_help, the_parser_takes_what_help_lists_and_names_what_it_refuses)
 
 			/* too many arguments: nothing runs, whatever the
 			 * option does */
-			test_benchgate(&out, test_dir, NULL,
-				       (const char *[]){
-					       table[i].command, opt,
-					       value ? value : "a1", "a2",
-					       "a3", "a4", "a5", "a6", NULL });
+			run_command(&out, table[i].command,
+				    (const char *[]){ opt, value ? value : "a1",
+						      "a2", "a3", "a4", "a5",
+						      "a6", NULL });
 			strbuf_addf(&unknown, "unknown option '%s'", opt);
 			if (takes) {
 				cr_expect(!strstr(out.err.buf, "unknown option"),
