@@ -93,11 +93,14 @@ import os, sys, time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from mylib.work import preprocess
 
+# The process's CPU time, not the wall clock: this test is about the CI
+# templates, and its verdicts must hold on a loaded runner, where other
+# processes stretch the wall time of each run by several times.
 times = []
 for _ in range(5):
-    start = time.perf_counter()
+    start = time.process_time()
     preprocess(200000)
-    times.append((time.perf_counter() - start) * 1000)
+    times.append((time.process_time() - start) * 1000)
 with open(os.environ["BENCHGATE_METRICS_FILE"], "w") as out:
     for t in times:
         out.write("latency_ms %f ms\n" % t)
