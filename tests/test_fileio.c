@@ -117,6 +117,36 @@ Test(fileio, a_link_to_a_file_is_replaced_not_followed)
 	free(link);
 }
 
+/* /dev/stdout of a program whose output a shell sent to a file: a link to
+ * /proc/self/fd/N, behind which is a regular file. Once, as root, a
+ * `--json /dev/stdout` put a file in place of the machine's /dev/stdout. */
+Test(fileio, a_descriptor_name_is_appended_to_never_replaced)
+{
+	char *file = path_in_dir("output.txt");
+	char *link = path_in_dir("stdout");
+	char fd_path[64];
+	char *text;
+	int fd;
+
+	free(test_write_file(test_dir, "output.txt", "prose\n"));
+	fd = open(file, O_WRONLY | O_APPEND);
+	cr_assert_geq(fd, 0);
+	snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
+	cr_assert_eq(symlink(fd_path, link), 0);
+	cr_assert_eq(write_file_atomic(link, "{}\n", 3), BG_OK,
+		     "%s", bg_error_last());
+	cr_assert_eq(kind_of(link), S_IFLNK);
+	cr_assert_eq(write_file_atomic(fd_path, "[]\n", 3), BG_OK,
+		     "%s", bg_error_last());
+	cr_assert_eq(kind_of(file), S_IFREG);
+	text = test_read_file(file);
+	cr_assert_str_eq(text, "prose\n{}\n[]\n");
+	close(fd);
+	free(text);
+	free(file);
+	free(link);
+}
+
 /* Pieces "0\n" to "4\n", one a call. */
 static bool five_pieces(void *ctx, struct strbuf *out)
 {

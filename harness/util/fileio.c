@@ -118,11 +118,12 @@ int write_file_temporary(struct strbuf *tmp, const void *data, size_t len)
 			       true);
 }
 
-/* Writes src into the stream at path (a device, a FIFO, a socket), opened
- * as it is: there is nothing to replace atomically there. */
+/* Writes src into the stream at path (a device, a FIFO, a socket, an
+ * open file descriptor), opened as it is and appended to: there is
+ * nothing to replace atomically there. */
 static int write_into_stream(const char *path, const struct source *src)
 {
-	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	int fd = open(path, O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC);
 	int error = BG_OK;
 
 	if (fd < 0)
@@ -136,6 +137,33 @@ static int write_into_stream(const char *path, const struct source *src)
 	return error;
 }
 
+/*
+ * Whether path names a file descriptor the caller holds: a link into
+ * /proc, as /dev/stdout, /dev/stderr and /dev/fd/N are, or an entry of
+ * /proc/PID/fd itself. Such a name stands for an open file, whatever
+ * that file is, and must never be replaced by one.
+ */
+static bool names_open_descriptor(const char *path)
+{
+	char target[16], *parent, *real;
+	const char *slash = strrchr(path, '/');
+	bool in_proc;
+	ssize_t len = readlink(path, target, sizeof(target) - 1);
+
+	if (len < 0)
+		return false;
+	target[len] = '\0';
+	if (!strncmp(target, "/proc/", 6))
+		return true;
+	parent = slash ? strndup(path, (size_t)(slash - path) + 1)
+		       : strdup(".");
+	real = parent ? realpath(parent, NULL) : NULL;
+	in_proc = real && !strncmp(real, "/proc/", 6);
+	free(parent);
+	free(real);
+	return in_proc;
+}
+
 static int write_replacing(const char *path, const struct source *src,
 			   bool sync)
 {
@@ -147,8 +175,12 @@ static int write_replacing(const char *path, const struct source *src,
 	/*
 	 * A rename over /dev/null, /dev/stdout or a named pipe would put a
 	 * file where the device or the link to it was, for every program
-	 * (root may): what is there, a link followed, is written into.
+	 * (root may): what is there, a link followed, is written into; so
+	 * is the file behind a descriptor's name (/dev/stdout of a program
+	 * whose output goes to a file), which is appended to.
 	 */
+	if (names_open_descriptor(path))
+		return write_into_stream(path, src);
 	if (stat(path, &st) == 0) {
 		if (S_ISDIR(st.st_mode))
 			return bg_error("cannot write '%s': it is a directory",

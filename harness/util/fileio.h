@@ -42,7 +42,9 @@ int write_file_temporary(struct strbuf *tmp, const void *data, size_t len);
  * half-written one. BG_ERROR on failure, the temporary removed. A link at
  * path to a regular file is replaced, not followed; where path is (or
  * links to) a device, a FIFO or a socket (/dev/null, /dev/stdout), the
- * data is written into it and it stays what it was; a directory is an
+ * data is written into it and it stays what it was; so is the file behind
+ * a descriptor's name (a link into /proc as /dev/stdout is, or
+ * /proc/PID/fd/N), appended to, whatever that file is; a directory is an
  * error. */
 int write_file_atomic(const char *path, const void *data, size_t len);
 
