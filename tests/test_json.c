@@ -79,6 +79,16 @@ static const double numbers[] = {
 	-1234.5678e-9,
 };
 
+/* object[key] = [low, high], the tree json_write_value_pair() writes */
+static void add_pair(cJSON *object, const char *key, double low, double high)
+{
+	cJSON *pair = cJSON_CreateArray();
+
+	cJSON_AddItemToArray(pair, cJSON_CreateNumber(low));
+	cJSON_AddItemToArray(pair, cJSON_CreateNumber(high));
+	json_add_item(object, key, pair);
+}
+
 static cJSON *number_array(void)
 {
 	cJSON *array = cJSON_CreateArray();
@@ -138,7 +148,7 @@ static cJSON *mixed_document(void)
 	cJSON_AddFalseToObject(root, "no");
 	cJSON_AddObjectToObject(root, "empty object");
 	cJSON_AddArrayToObject(root, "empty array");
-	json_add_pair(root, "pair", 0.25, NAN);
+	add_pair(root, "pair", 0.25, NAN);
 	array = cJSON_AddArrayToObject(root, "objects");
 	for (int i = 0; i < 3; i++) {
 		nested = cJSON_CreateObject();
@@ -230,7 +240,7 @@ Test(json, the_writer_writes_the_text_of_the_tree)
 		json_write_end(&w);
 		point = cJSON_CreateObject();
 		cJSON_AddNumberToObject(point, "n", numbers[i]);
-		json_add_pair(point, "ci", numbers[i] / 3, -numbers[i]);
+		add_pair(point, "ci", numbers[i] / 3, -numbers[i]);
 		cJSON_AddItemToArray(cJSON_AddArrayToObject(point, "tags"),
 				     json_string("a"));
 		cJSON_AddItemToArray(cJSON_GetObjectItem(point, "tags"),

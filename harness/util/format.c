@@ -1,32 +1,69 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/util/format.h"
 
+#include "harness/util/decimal.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdbool.h>
 #include <string.h>
 
+/* "%.{precision}g" of value into text (DECIMAL_TEXT_SIZE bytes), without
+ * printf where decimal.h can */
+static size_t print_g(char *text, double value, int precision)
+{
+	int len = decimal_format_g(text, value, precision, NULL);
+
+	if (len < 0)
+		len = snprintf(text, DECIMAL_TEXT_SIZE, "%.*g", precision,
+			       value);
+	return (size_t)len;
+}
+
+static void add_g(struct strbuf *out, double value, int precision)
+{
+	char text[DECIMAL_TEXT_SIZE];
+	size_t len = print_g(text, value, precision);
+
+	strbuf_add(out, text, len);
+}
+
+/* "%.{decimals}f" of value, "%+.{decimals}f" with `plus` */
+static void add_f(struct strbuf *out, double value, int decimals, bool plus)
+{
+	char text[DECIMAL_TEXT_SIZE];
+	int len = decimal_format_f(text, value, decimals, plus);
+
+	if (len >= 0)
+		strbuf_add(out, text, (size_t)len);
+	else if (plus)
+		strbuf_addf(out, "%+.*f", decimals, value);
+	else
+		strbuf_addf(out, "%.*f", decimals, value);
+}
+
 /* Three significant digits without exponents for the magnitudes that
  * benchmarks report. */
 static void add_number(struct strbuf *out, double value)
 {
-	char rounded[32];
+	char rounded[DECIMAL_TEXT_SIZE];
+	size_t len;
 	double magnitude;
 
 	/* the digits are chosen for the value as it will read, three
 	 * significant digits: 9.997 is "10.0", not "10.00" */
-	snprintf(rounded, sizeof(rounded), "%.3g", value);
+	len = print_g(rounded, value, 3);
 	magnitude = fabs(strtod(rounded, NULL));
 
 	if (magnitude >= 100 || magnitude == 0)
-		strbuf_addf(out, "%.0f", value);
+		add_f(out, value, 0, false);
 	else if (magnitude >= 10)
-		strbuf_addf(out, "%.1f", value);
+		add_f(out, value, 1, false);
 	else if (magnitude >= 1)
-		strbuf_addf(out, "%.2f", value);
+		add_f(out, value, 2, false);
 	else
-		strbuf_addf(out, "%.3g", value);
+		strbuf_add(out, rounded, len);
 }
 
 void format_quantity(struct strbuf *out, double value, const char *unit)
@@ -64,8 +101,10 @@ void format_change(struct strbuf *out, double change)
 {
 	if (isnan(change))
 		strbuf_addstr(out, "-");
-	else
-		strbuf_addf(out, "%+.1f%%", change * 100);
+	else {
+		add_f(out, change * 100, 1, true);
+		strbuf_addch(out, '%');
+	}
 }
 
 void format_p_value(struct strbuf *out, double p)
@@ -73,7 +112,7 @@ void format_p_value(struct strbuf *out, double p)
 	if (isnan(p))
 		strbuf_addstr(out, "-");
 	else if (p >= 1e-4 || p == 0)
-		strbuf_addf(out, "%.4g", p);
+		add_g(out, p, 4);
 	else
 		strbuf_addf(out, "%.1e", p);
 }
@@ -91,8 +130,10 @@ void format_points(struct strbuf *out, double delta)
 {
 	if (isnan(delta))
 		strbuf_addstr(out, "-");
-	else
-		strbuf_addf(out, "%+.2f pts", delta * 100);
+	else {
+		add_f(out, delta * 100, 2, true);
+		strbuf_addstr(out, " pts");
+	}
 }
 
 void format_move(struct strbuf *out, void (*format)(struct strbuf *, double),

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/util/json.h"
 
+#include "harness/util/decimal.h"
 #include "harness/util/utf8.h"
 
 #include <assert.h>
@@ -55,15 +56,6 @@ void json_add_item(cJSON *object, const char *key, cJSON *item)
 	free(valid);
 }
 
-void json_add_pair(cJSON *object, const char *key, double low, double high)
-{
-	cJSON *pair = cJSON_CreateArray();
-
-	cJSON_AddItemToArray(pair, cJSON_CreateNumber(low));
-	cJSON_AddItemToArray(pair, cJSON_CreateNumber(high));
-	json_add_item(object, key, pair);
-}
-
 /*
  * The printer. cJSON_Print() formats each number twice through printf and
  * reads it back through sscanf, and builds its text in a buffer of its own
@@ -72,6 +64,20 @@ void json_add_pair(cJSON *object, const char *key, double low, double high)
  * cJSON 1.7's formatted printer (print_value() and its helpers in
  * cJSON.c): the tests compare the two on every kind of item.
  */
+
+/* "%d" of n */
+static void add_int(struct strbuf *out, int n)
+{
+	char text[12], *p = text + sizeof(text);
+	unsigned int u = n < 0 ? 0u - (unsigned int)n : (unsigned int)n;
+
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (n < 0)
+		*--p = '-';
+	strbuf_add(out, p, (size_t)(text + sizeof(text) - p));
+}
 
 /* cJSON's compare_double(): equal within the larger one's epsilon. */
 static bool close_doubles(double a, double b)
@@ -92,10 +98,12 @@ static bool close_doubles(double a, double b)
 /* print_number(): 15 significant digits when those read back
  * (close_doubles()) to the value, else 17; NaN and the infinities as
  * null. valueint is the item's, cJSON's saturated conversion of the
- * value. */
+ * value. decimal.h writes printf's digits without printf, and knows
+ * for nearly every number whether they read back without strtod(). */
 static void add_number(struct strbuf *out, double d, int valueint)
 {
-	char text[32];
+	char text[DECIMAL_TEXT_SIZE];
+	enum decimal_distance distance = DECIMAL_UNKNOWN;
 	int len;
 
 	if (isnan(d) || isinf(d)) {
@@ -103,10 +111,17 @@ static void add_number(struct strbuf *out, double d, int valueint)
 		return;
 	}
 	if (CJSON_PRINTS_INT && d == (double)valueint) {
-		len = snprintf(text, sizeof(text), "%d", valueint);
-	} else {
+		add_int(out, valueint);
+		return;
+	}
+	len = decimal_format_g(text, d, 15, &distance);
+	if (len < 0)
 		len = snprintf(text, sizeof(text), "%1.15g", d);
-		if (!close_doubles(strtod(text, NULL), d))
+	if (distance == DECIMAL_FAR ||
+	    (distance == DECIMAL_UNKNOWN &&
+	     !close_doubles(strtod(text, NULL), d))) {
+		len = decimal_format_g(text, d, 17, NULL);
+		if (len < 0)
 			len = snprintf(text, sizeof(text), "%1.17g", d);
 	}
 	strbuf_add(out, text, (size_t)len);
@@ -115,6 +130,8 @@ static void add_number(struct strbuf *out, double d, int valueint)
 /* cJSON_CreateNumber()'s valueint of d. */
 static int saturated_int(double d)
 {
+	if (isnan(d))
+		return 0; /* printed as null, whatever valueint is */
 	if (d >= INT_MAX)
 		return INT_MAX;
 	if (d <= (double)INT_MIN)
@@ -351,6 +368,15 @@ void json_write_value_null(struct json_writer *w)
 {
 	before_value(w);
 	strbuf_add(w->out, "null", 4);
+}
+
+void json_write_value_bool(struct json_writer *w, bool b)
+{
+	before_value(w);
+	if (b)
+		strbuf_add(w->out, "true", 4);
+	else
+		strbuf_add(w->out, "false", 5);
 }
 
 void json_write_value_pair(struct json_writer *w, double low, double high)

@@ -25,10 +25,6 @@ void json_add_string(cJSON *object, const char *key, const char *s);
 /* object[key] = item, with the key made valid UTF-8. */
 void json_add_item(cJSON *object, const char *key, cJSON *item);
 
-/* object[key] = [low, high]: an interval (NaN and infinities print as
- * null, an unknown bound). */
-void json_add_pair(cJSON *object, const char *key, double low, double high);
-
 /* Appends item pretty-printed, the bytes cJSON_Print() gives, and a
  * newline to out; an item cJSON_Print() refuses (invalid, a raw one
  * without text) aborts, as out of memory does everywhere. */
@@ -65,7 +61,9 @@ void json_write_key(struct json_writer *w, const char *key);
 void json_write_value_string(struct json_writer *w, const char *s);
 void json_write_value_number(struct json_writer *w, double d);
 void json_write_value_null(struct json_writer *w);
-/* [low, high], as json_add_pair(). */
+void json_write_value_bool(struct json_writer *w, bool b);
+/* [low, high]: an interval (NaN and infinities print as null, an unknown
+ * bound). */
 void json_write_value_pair(struct json_writer *w, double low, double high);
 
 #endif
