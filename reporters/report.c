@@ -4,6 +4,7 @@
 #include "reporters/escape.h"
 #include "reporters/gnuplot.h"
 
+#include "harness/gate/compare.h"
 #include "harness/gate/stats.h"
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
@@ -1037,18 +1038,10 @@ const char *report_verdict_text(const struct metric_comparison *mc)
 				      : ungated[mc->verdict];
 }
 
-bool report_same_case(const struct metric_comparison *a,
-		      const struct metric_comparison *b)
-{
-	return !compare_names(a->benchmark, b->benchmark) &&
-	       !compare_names(a->variant, b->variant) &&
-	       !compare_names(a->device, b->device);
-}
-
 bool report_case_starts(const struct comparison *c, size_t i)
 {
 	return !i || c->items[i - 1].verdict != c->items[i].verdict ||
-	       !report_same_case(&c->items[i - 1], &c->items[i]);
+	       !metric_comparison_same_case(&c->items[i - 1], &c->items[i]);
 }
 
 const char *report_note_tail(const char *note, size_t *why_len,

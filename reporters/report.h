@@ -2,12 +2,13 @@
 #ifndef BENCHGATE_REPORT_H
 #define BENCHGATE_REPORT_H
 
-#include "harness/gate/compare.h"
+/* The report model reads the model's data only: the gate makes the
+ * comparison, the history and its alerts, and no renderer sees how. */
+#include "harness/model/comparison.h"
 /* A branch's history is the other model: reporters/history_view.h shows
- * it, and reaches it only through this door. */
-#include "harness/gate/history.h"
-/* And the regressions a published dashboard lacks (`history --alert`). */
-#include "harness/gate/alert.h"
+ * it, with the regressions a published dashboard lacks (`history
+ * --alert`). */
+#include "harness/model/history_series.h"
 #include "harness/model/result.h"
 #include "harness/util/strbuf.h"
 
@@ -353,14 +354,10 @@ void report_add_cut(struct strbuf *out, const char *text, size_t max,
 bool report_add_charts_note(struct strbuf *out,
 			    const struct report_model *model);
 
-/* Whether two items are of one case (benchmark, variant and device). A
- * failed or skipped case has one item per metric, one after another: the
- * reports show such a case once, at its first item. */
-bool report_same_case(const struct metric_comparison *a,
-		      const struct metric_comparison *b);
-
 /* Whether comparison item i is the first of its case's run of items of
- * one verdict (see report_same_case()). */
+ * one verdict (metric_comparison_same_case()): a failed or skipped case
+ * has one item per metric, one after another, and the reports show such a
+ * case once, at its first item. */
 bool report_case_starts(const struct comparison *c, size_t i);
 
 /* A failed case's note is why it failed, a first line such as "exited

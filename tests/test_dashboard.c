@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "reporters/dashboard.h"
 
+#include "harness/gate/history.h"
 #include "harness/util/alloc.h"
 
 #include "testutil.h"

@@ -28,18 +28,18 @@ struct layer_rule {
  * Most specific prefix first. Bottom to top: util, model (the result
  * document), git, store, bridge (the peers' documents), probe (what the
  * machine can tell), suite, run, gate (the maths), app (the use cases),
- * cli. forge (the forges' HTTP clients) stands beside them on util. The
- * report model is the one door from the library into reporters/: only it
- * reads comparisons and histories; the renderers read the model.
- *
- * The bisect view has its own input (reporters/bisect_view.h), so no
- * reporter reaches app/.
+ * cli. forge (the forges' HTTP clients) stands beside them on util.
+ * reporters/ reads the model's data (the result, the comparison, the
+ * history) and util only: the gate makes the comparisons and histories
+ * the reports show, and only the report model's builder (report.c) calls
+ * its statistics. The bisect view has its own input
+ * (reporters/bisect_view.h), so no reporter reaches app/.
  */
 static const struct layer_rule rules[] = {
-	{ "reporters/report.",
+	{ "reporters/report.c",
 	  { "reporters/", "harness/util/", "harness/model/",
 	    "harness/gate/" } },
-	{ "reporters/", { "reporters/", "harness/util/" } },
+	{ "reporters/", { "reporters/", "harness/model/", "harness/util/" } },
 	{ "harness/util/", { "harness/util/" } },
 	{ "harness/model/", { "harness/model/", "harness/util/" } },
 	{ "harness/git/", { "harness/git/", "harness/model/", "harness/util/" } },
@@ -155,63 +155,6 @@ static const struct layer_rule *rule_for(const char *file)
 	return NULL;
 }
 
-/* Appends "file:line: includes 'x', above its layer" per upward include. */
-static void find_upward(const struct include_graph *graph, struct strbuf *found)
-{
-	for (size_t i = 0; i < graph->nr; i++) {
-		const struct include *inc = &graph->edges[i];
-		const struct layer_rule *rule = rule_for(inc->from);
-		bool allowed = false;
-
-		if (!rule)
-			continue;
-		for (size_t j = 0; j < 12 && rule->may[j]; j++)
-			allowed |= starts_with(inc->to, rule->may[j]);
-		if (!allowed)
-			strbuf_addf(found,
-				    "%s:%d: includes '%s', above its layer "
-				    "(%s)\n",
-				    inc->from, inc->line, inc->to,
-				    rule->prefix);
-	}
-}
-
-/*
- * A header with a rule of its own (a file, not a folder) may include more
- * than its folder: an exception. What it includes reaches every file that
- * includes it, so the walk below holds each file to its own rule for
- * everything it includes through any chain of headers, and an exception
- * passes through only to the includers listed here.
- */
-struct pass_through {
-	const char *door;     /* the excepted header */
-	const char *includer; /* a folder whose files may see through it */
-};
-
-/* TODO(issue 21): report.h includes gate/ and app/bisect.h until the
- * report model owns its types; the renderers see them through it. */
-static const struct pass_through pass_throughs[] = {
-	{ "reporters/report.h", "reporters/" },
-};
-
-/* Chains known to lead up, each with the work that cuts it; a file of
- * the folder may reach the header through a chain, not include it.
- * TODO(issue 21): the report model includes gate/history.h and
- * app/bisect.h, whose chains reach store/ and run/. */
-static const struct pass_through known_leaks[] = {
-	{ "harness/store/", "reporters/report." },
-	{ "harness/run/", "reporters/report." },
-};
-
-static bool known_leak(const char *file, const char *to)
-{
-	for (size_t i = 0; i < sizeof(known_leaks) / sizeof(*known_leaks); i++)
-		if (starts_with(to, known_leaks[i].door) &&
-		    starts_with(file, known_leaks[i].includer))
-			return true;
-	return false;
-}
-
 static bool allowed_by(const struct layer_rule *rule, const char *to)
 {
 	for (size_t j = 0; j < 12 && rule->may[j]; j++)
@@ -220,22 +163,20 @@ static bool allowed_by(const struct layer_rule *rule, const char *to)
 	return false;
 }
 
-static bool passes_through(const char *door, const char *file)
+/* Appends "file:line: includes 'x', above its layer" per upward include. */
+static void find_upward(const struct include_graph *graph, struct strbuf *found)
 {
-	for (size_t i = 0; i < sizeof(pass_throughs) / sizeof(*pass_throughs);
-	     i++)
-		if (!strcmp(door, pass_throughs[i].door) &&
-		    starts_with(file, pass_throughs[i].includer))
-			return true;
-	return false;
-}
+	for (size_t i = 0; i < graph->nr; i++) {
+		const struct include *inc = &graph->edges[i];
+		const struct layer_rule *rule = rule_for(inc->from);
 
-static bool is_exception(const char *file)
-{
-	const struct layer_rule *rule = rule_for(file);
-	size_t len = rule ? strlen(rule->prefix) : 0;
-
-	return len && rule->prefix[len - 1] != '/';
+		if (rule && !allowed_by(rule, inc->to))
+			strbuf_addf(found,
+				    "%s:%d: includes '%s', above its layer "
+				    "(%s)\n",
+				    inc->from, inc->line, inc->to,
+				    rule->prefix);
+	}
 }
 
 struct chain_walk {
@@ -267,9 +208,6 @@ static void walk_chain(struct chain_walk *w, const char *from)
 
 		if (strcmp(inc->from, from) || walk_seen(w, inc->to))
 			continue;
-		if (w->depth && !allowed_by(w->rule, inc->to) &&
-		    known_leak(w->file, inc->to))
-			continue; /* known, and what lies beyond with it */
 		if (w->depth && !allowed_by(w->rule, inc->to)) {
 			strbuf_addf(w->found, "%s: includes '%s' through ",
 				    w->file, inc->to);
@@ -280,8 +218,6 @@ static void walk_chain(struct chain_walk *w, const char *from)
 				    w->rule->prefix);
 			continue;
 		}
-		if (is_exception(inc->to) && passes_through(inc->to, w->file))
-			continue;
 		w->path[w->depth++] = inc->to;
 		walk_chain(w, inc->to);
 		w->depth--;
@@ -465,6 +401,50 @@ Test(layers, an_upward_include_through_a_header_chain_is_reported)
 	free(root);
 }
 
+/* The report model is no door: a renderer that sees the gate through
+ * report.h is as wrong as one that includes it, while the model's builder
+ * (report.c) calls the gate's statistics. */
+Test(layers, a_renderer_that_reaches_the_gate_through_report_h_is_reported)
+{
+	char *root = test_tmpdir();
+	struct strbuf found = STRBUF_INIT;
+
+	free(test_write_file(root, "reporters/junit.c",
+			     "#include \"reporters/report.h\"\n"));
+	free(test_write_file(root, "reporters/report.c",
+			     "#include \"reporters/report.h\"\n"
+			     "#include \"harness/gate/stats.h\"\n"));
+	free(test_write_file(root, "reporters/report.h",
+			     "#include \"harness/model/comparison.h\"\n"
+			     "#include \"harness/gate/compare.h\"\n"));
+	free(test_write_file(root, "harness/model/comparison.h", "\n"));
+	free(test_write_file(root, "harness/gate/compare.h",
+			     "#include \"harness/store/store.h\"\n"));
+	free(test_write_file(root, "harness/gate/stats.h", "\n"));
+	free(test_write_file(root, "harness/store/store.h", "\n"));
+	check_tree(root, &found);
+	cr_expect(strstr(found.buf, "reporters/report.h:2: includes "
+				    "'harness/gate/compare.h', above its layer "
+				    "(reporters/)"),
+		  "%s", found.buf);
+	cr_expect(strstr(found.buf, "reporters/junit.c: includes "
+				    "'harness/gate/compare.h' through "
+				    "reporters/report.h, above its layer "
+				    "(reporters/)"),
+		  "%s", found.buf);
+	cr_expect(strstr(found.buf,
+			 "reporters/report.c: includes "
+			 "'harness/store/store.h' through "
+			 "reporters/report.h -> harness/gate/compare.h"),
+		  "%s", found.buf);
+	cr_expect_null(strstr(found.buf, "reporters/report.c:2:"), "%s",
+		       found.buf);
+	cr_expect_null(strstr(found.buf, "comparison.h"), "%s", found.buf);
+	strbuf_release(&found);
+	test_rmtree(root);
+	free(root);
+}
+
 Test(layers, an_upward_include_and_a_cycle_are_reported)
 {
 	char *root = test_tmpdir();
@@ -480,24 +460,23 @@ Test(layers, an_upward_include_and_a_cycle_are_reported)
 	free(test_write_file(root, "harness/util/b.c",
 			     "#include \"harness/util/a.h\"\n"));
 	free(test_write_file(root, "reporters/html.c",
-			     "#include \"reporters/report.h\"\n"
-			     "  #  include \"harness/model/result.h\"\n"));
-	free(test_write_file(root, "reporters/report.h",
-			     "#include \"harness/gate/stats.h\"\n"));
+			     "#include \"harness/model/result.h\"\n"
+			     "  #  include \"harness/store/store.h\"\n"));
+	free(test_write_file(root, "harness/store/store.h", "\n"));
 	check_tree(root, &found);
 	cr_expect(strstr(found.buf, "harness/model/result.c:2: includes "
 				    "'harness/gate/stats.h', above its layer"),
 		  "%s", found.buf);
 	cr_expect(strstr(found.buf, "reporters/html.c:2: includes "
-				    "'harness/model/result.h'"),
+				    "'harness/store/store.h'"),
 		  "%s", found.buf);
+	cr_expect_null(strstr(found.buf, "reporters/html.c:1:"), "%s",
+		       found.buf);
 	cr_expect(strstr(found.buf, "harness/util/a -> harness/util/b -> "
 				    "harness/util/a") ||
 			  strstr(found.buf, "harness/util/b -> harness/util/a "
 					    "-> harness/util/b"),
 		  "%s", found.buf);
-	cr_expect_null(strstr(found.buf, "reporters/report.h"), "%s",
-		       found.buf);
 	strbuf_release(&found);
 	test_rmtree(root);
 	free(root);

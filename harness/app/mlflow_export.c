@@ -113,13 +113,6 @@ static void add_identity(struct run_record *r, const struct comparison *cmp)
 	ADD_PARAM(r, "machine", cmp->candidate.machine);
 }
 
-static bool same_case(const struct metric_comparison *a,
-		      const struct metric_comparison *b)
-{
-	return !strcmp(a->benchmark, b->benchmark) &&
-	       !strcmp(a->variant, b->variant) && !strcmp(a->device, b->device);
-}
-
 /* The case's metrics items[0..nr) into r. */
 static void add_case_metrics(struct run_record *r,
 			     const struct metric_comparison *items, size_t nr,
@@ -229,8 +222,9 @@ static int export_cases(struct mlflow *client, const struct export_input *in,
 		struct mlflow_run made;
 		enum verdict worst = first->verdict;
 
-		for (end = i + 1; end < cmp->nr && same_case(first,
-							     &cmp->items[end]);
+		for (end = i + 1;
+		     end < cmp->nr &&
+		     metric_comparison_same_case(first, &cmp->items[end]);
 		     end++)
 			if (verdict_rank[cmp->items[end].verdict] >
 			    verdict_rank[worst])

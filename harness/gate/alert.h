@@ -39,17 +39,6 @@
 #define ALERT_MARGIN 5
 #define ALERT_FIRST_RUN_COMMITS 10
 
-/* A new regression: history->series[series].changes[change]. */
-struct alert {
-	size_t series, change;
-};
-
-struct alerts {
-	struct alert *items; /* newest commit first */
-	size_t nr, alloc;
-	bool first_run; /* DIR had no state file */
-};
-
 /*
  * Finds the worse-direction change points of history that the state in
  * published_dir does not list (above) into *out (zeroed by the caller;

@@ -2,6 +2,8 @@
 #ifndef BENCHGATE_CHANGEPOINT_H
 #define BENCHGATE_CHANGEPOINT_H
 
+#include "harness/model/changepoint.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -87,20 +89,6 @@ struct changepoint_options {
 /* The default significance, minimum change and segment length, as used
  * when an option is 0 (docs/evaluation.md says why they were chosen). */
 void changepoint_options_init(struct changepoint_options *opts);
-
-/* A change point: points[index] is the first point of the new level. */
-struct changepoint {
-	size_t index;
-	double before;	  /* the level (median) of the segment before */
-	double after;	  /* the level of the segment from index on */
-	double change;	  /* after / before - 1; (after - before) / |before|
-			    * in a segment with a median <= 0 */
-	double change_lo; /* the change's interval at 1 - significance: */
-	double change_hi; /* log(after / before) +- z * se, as a change */
-	double p;	  /* the change's p-value, Bonferroni-corrected for
-			    * the places between the neighbouring change
-			    * points */
-};
 
 /* Detected change points, in index order. */
 struct changepoint_list {

@@ -2,6 +2,8 @@
 #ifndef BENCHGATE_STATS_H
 #define BENCHGATE_STATS_H
 
+#include "harness/model/stats_summary.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -255,19 +257,11 @@ double stats_tailweight(const double *v, size_t n);
 
 /* Summary */
 
-struct stats_summary {
-	size_t n;
-	double median, mean, stddev, min, max;
-	double mad; /* raw */
-	double robust_cv;
-	double p50, p90, p99;
-	double ci_low, ci_high; /* order-statistic interval of the median */
-};
-
 /*
- * Fills out with every number above for v, the interval of the median from
- * its order statistics (stats_median_order_ci()): exact, and no thousands
- * of resampled medians per metric (seed is no longer used).
+ * Fills out (harness/model/stats_summary.h) with every number of a summary
+ * for v, the interval of the median from its order statistics
+ * (stats_median_order_ci()): exact, and no thousands of resampled medians
+ * per metric (seed is no longer used).
  * BG_EINPUT when n == 0 (out is then n = 0 and NAN everywhere) or confidence
  * is not in (0, 1).
  */
