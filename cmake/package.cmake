@@ -70,9 +70,24 @@ set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
-# Depends from the binary's libraries: libgit2, libcjson1, libcurl4,
-# libssl3 and libpq5 (the PostgreSQL store's client, docs/install.md)
+# Depends from the binary's libraries: libgit2, libcjson1, libssl3 and
+# libpq5 (the PostgreSQL store's client, docs/install.md); and libcurl's
+# package, which dpkg-shlibdeps cannot see: harness/forge/http.c loads it
+# with dlopen() (CMakeLists.txt). It is the package that holds the
+# library built against (libcurl4, libcurl4t64 on Ubuntu 24.04), at least
+# that version.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(benchgate_libcurl_package libcurl4)
+if(BENCHGATE_LIBCURL_FILE)
+	get_filename_component(libcurl_real ${BENCHGATE_LIBCURL_FILE} REALPATH)
+	execute_process(COMMAND dpkg-query -S ${libcurl_real}
+		OUTPUT_VARIABLE libcurl_owner ERROR_QUIET)
+	if(libcurl_owner MATCHES "^([a-z0-9][a-z0-9.+-]*)(:[a-z0-9-]+)?: ")
+		set(benchgate_libcurl_package "${CMAKE_MATCH_1}")
+	endif()
+endif()
+set(CPACK_DEBIAN_PACKAGE_DEPENDS
+	"${benchgate_libcurl_package} (>= ${LIBCURL_VERSION})")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "gnuplot-nox | gnuplot")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "python3, git")
 set(CPACK_DEBIAN_PACKAGE_RELEASE "1")

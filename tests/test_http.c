@@ -91,3 +91,22 @@ Test(http, a_server_that_trickles_bytes_is_given_up_within_seconds,
 	http_response_release(&res);
 	http_client_free(client);
 }
+
+/* RFC 3986, section 2.3: ALPHA / DIGIT / "-" / "." / "_" / "~" stay;
+ * every other byte, UTF-8 ones included, is %XX in upper case (section
+ * 2.1 prefers upper case; curl_easy_escape() writes so). */
+Test(http, escaping_keeps_only_the_unreserved_characters)
+{
+	static const char in[] = "AZaz09-._~ /?#[]@!$&'()*+,;=%:\"\xc3\xa9";
+	struct strbuf out = STRBUF_INIT;
+
+	http_add_escaped(&out, in, sizeof(in) - 1);
+	cr_assert_str_eq(out.buf,
+			 "AZaz09-._~%20%2F%3F%23%5B%5D%40%21%24%26%27%28%29"
+			 "%2A%2B%2C%3B%3D%25%3A%22%C3%A9");
+	strbuf_reset(&out);
+	/* only len bytes, NUL included */
+	http_add_escaped(&out, "a\0b", 3);
+	cr_assert_str_eq(out.buf, "a%00b");
+	strbuf_release(&out);
+}

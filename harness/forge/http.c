@@ -2,6 +2,13 @@
 /*
  * The HTTP client over libcurl; the contract is in http.h. One attempt is
  * http_send(); http_call() wraps it in the retry policy.
+ *
+ * libcurl is loaded with dlopen() by the first client, never linked: it
+ * and the 20-odd libraries it needs (TLS, Kerberos, LDAP, HTTP/2, ...)
+ * would otherwise be mapped and relocated at every start of benchgate,
+ * for the few commands that talk to a server (docs/performance.md). Only
+ * this file calls libcurl, through the table `curl` below; the headers
+ * give the types and constants of the version built against.
  */
 #include "harness/forge/http.h"
 
@@ -14,8 +21,13 @@
 #include <cjson/cJSON.h>
 #include <netinet/in.h>
 #include <ctype.h>
+/* CURLOPT_PROTOCOLS, for a libcurl older than the headers */
+#define CURL_DISABLE_DEPRECATION
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -36,6 +48,31 @@
 
 /* Server messages quoted in our errors are cut to this many bytes. */
 #define SERVER_MESSAGE_MAX 300
+
+/* The soname of the libcurl the build was configured with (CMakeLists.txt
+ * sets it; Debian's libcurl4 and its t64 successor both ship it). */
+#ifndef BENCHGATE_LIBCURL
+#define BENCHGATE_LIBCURL "libcurl.so.4"
+#endif
+
+/* The libcurl calls this file makes, resolved once by load_curl(). */
+static struct curl_api {
+	CURLcode (*global_init)(long flags);
+	void (*global_cleanup)(void);
+	CURL *(*easy_init)(void);
+	CURLcode (*easy_setopt)(CURL *curl, CURLoption option, ...);
+	CURLcode (*easy_perform)(CURL *curl);
+	CURLcode (*easy_getinfo)(CURL *curl, CURLINFO info, ...);
+	void (*easy_cleanup)(CURL *curl);
+	const char *(*easy_strerror)(CURLcode code);
+	struct curl_slist *(*slist_append)(struct curl_slist *list,
+					   const char *line);
+	void (*slist_free_all)(struct curl_slist *list);
+	time_t (*getdate)(const char *date, const time_t *unused);
+	curl_version_info_data *(*version_info)(CURLversion age);
+} curl;
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static char curl_load_error[512]; /* empty when libcurl is loaded */
 
 struct http_client {
 	CURL *curl;
@@ -176,7 +213,7 @@ static double server_wait(const struct http_response *res)
 	if (http_response_header(res, "Retry-After", &value)) {
 		wait = strtod(value.buf, &end);
 		if (end == value.buf || *end) {
-			time_t at = curl_getdate(value.buf, NULL);
+			time_t at = curl.getdate(value.buf, NULL);
 
 			wait = at < 0 ? -1 : difftime(at, time(NULL));
 		}
@@ -257,6 +294,85 @@ done:
 	return found;
 }
 
+/* Loading libcurl */
+
+/* dlsym() returns a data pointer; POSIX guarantees that it holds a
+ * function's address, and memcpy says so without a cast between the two
+ * kinds of pointer that ISO C leaves undefined. */
+static bool load_symbol(void *library, const char *symbol, void *slot,
+			size_t size)
+{
+	void *address = dlsym(library, symbol);
+
+	memcpy(slot, &address, size);
+	return address != NULL;
+}
+
+static void load_curl_once(void)
+{
+	static const struct {
+		const char *name;
+		size_t offset, size;
+	} symbols[] = {
+#define SYMBOL(field, name) \
+	{ name, offsetof(struct curl_api, field), sizeof(curl.field) }
+		SYMBOL(global_init, "curl_global_init"),
+		SYMBOL(global_cleanup, "curl_global_cleanup"),
+		SYMBOL(easy_init, "curl_easy_init"),
+		SYMBOL(easy_setopt, "curl_easy_setopt"),
+		SYMBOL(easy_perform, "curl_easy_perform"),
+		SYMBOL(easy_getinfo, "curl_easy_getinfo"),
+		SYMBOL(easy_cleanup, "curl_easy_cleanup"),
+		SYMBOL(easy_strerror, "curl_easy_strerror"),
+		SYMBOL(slist_append, "curl_slist_append"),
+		SYMBOL(slist_free_all, "curl_slist_free_all"),
+		SYMBOL(getdate, "curl_getdate"),
+		SYMBOL(version_info, "curl_version_info"),
+#undef SYMBOL
+	};
+	void *library = dlopen(BENCHGATE_LIBCURL, RTLD_NOW | RTLD_LOCAL);
+
+	if (!library) {
+		const char *why = dlerror();
+
+		snprintf(curl_load_error, sizeof(curl_load_error),
+			 "cannot load libcurl, which this command needs to "
+			 "talk to a server: %s (install it: apt-get install "
+			 "libcurl4 on Debian and Ubuntu)",
+			 why ? why : BENCHGATE_LIBCURL);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(symbols) / sizeof(symbols[0]); i++) {
+		if (!load_symbol(library, symbols[i].name,
+				 (char *)&curl + symbols[i].offset,
+				 symbols[i].size)) {
+			snprintf(curl_load_error, sizeof(curl_load_error),
+				 "cannot use %s: it has no %s(); benchgate "
+				 "needs libcurl 7.x or newer",
+				 BENCHGATE_LIBCURL, symbols[i].name);
+			dlclose(library);
+			return;
+		}
+	}
+}
+
+/* Loads libcurl once per process; BG_ERROR with a message naming the
+ * library and the package to install when it cannot be loaded. */
+static int load_curl(void)
+{
+	pthread_once(&curl_once, load_curl_once);
+	if (curl_load_error[0])
+		return bg_error("%s", curl_load_error);
+	return BG_OK;
+}
+
+const char *http_library_version(void)
+{
+	if (load_curl() < 0)
+		return NULL;
+	return curl.version_info(CURLVERSION_NOW)->version;
+}
+
 /* Transport */
 
 static size_t on_header(char *data, size_t size, size_t nmemb, void *userdata)
@@ -329,34 +445,35 @@ double http_backoff(const struct http_client *c, int attempt)
 	return backoff_seconds(attempt) * c->backoff_scale;
 }
 
-static void set_options(struct http_client *c)
+static int set_options(struct http_client *c)
 {
-	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, c->headers);
-	curl_easy_setopt(c->curl, CURLOPT_USERAGENT,
+	curl.easy_setopt(c->curl, CURLOPT_HTTPHEADER, c->headers);
+	curl.easy_setopt(c->curl, CURLOPT_USERAGENT,
 			 "benchgate/" BENCHGATE_VERSION);
-	curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, c->curl_error);
-	curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT, CONNECT_TIMEOUT_S);
-	curl_easy_setopt(c->curl, CURLOPT_TIMEOUT, REQUEST_TIMEOUT_S);
+	curl.easy_setopt(c->curl, CURLOPT_ERRORBUFFER, c->curl_error);
+	curl.easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
+	curl.easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT, CONNECT_TIMEOUT_S);
+	curl.easy_setopt(c->curl, CURLOPT_TIMEOUT, REQUEST_TIMEOUT_S);
 	/* a server that trickles bytes (or none) ends the attempt within
 	 * seconds, not at the whole request's timeout, per attempt */
-	curl_easy_setopt(c->curl, CURLOPT_LOW_SPEED_LIMIT, LOW_SPEED_BYTES);
-	curl_easy_setopt(c->curl, CURLOPT_LOW_SPEED_TIME,
+	curl.easy_setopt(c->curl, CURLOPT_LOW_SPEED_LIMIT, LOW_SPEED_BYTES);
+	curl.easy_setopt(c->curl, CURLOPT_LOW_SPEED_TIME,
 			 c->backoff_scale * LOW_SPEED_TIME_S >= LOW_SPEED_MIN_S
 				 ? (long)(c->backoff_scale * LOW_SPEED_TIME_S)
 				 : (long)LOW_SPEED_MIN_S);
-	curl_easy_setopt(c->curl, CURLOPT_ACCEPT_ENCODING, "");
-	curl_easy_setopt(c->curl, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_body);
+	curl.easy_setopt(c->curl, CURLOPT_ACCEPT_ENCODING, "");
+	curl.easy_setopt(c->curl, CURLOPT_HEADERFUNCTION, on_header);
+	curl.easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_body);
 	/* The token header goes to whatever the URL names: never follow a
 	 * redirect, never leave HTTP(S). */
-	curl_easy_setopt(c->curl, CURLOPT_FOLLOWLOCATION, 0L);
-#if LIBCURL_VERSION_NUM >= 0x075500
-	curl_easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-	curl_easy_setopt(c->curl, CURLOPT_PROTOCOLS,
-			 (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
+	curl.easy_setopt(c->curl, CURLOPT_FOLLOWLOCATION, 0L);
+	/* A libcurl older than the headers (7.85) lacks the string form. */
+	if (curl.easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, "http,https") &&
+	    curl.easy_setopt(c->curl, CURLOPT_PROTOCOLS,
+			     (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS)))
+		return redact_error(c->secret, BG_ERROR,
+				    "cannot limit libcurl to http and https");
+	return BG_OK;
 }
 
 int http_client_new(struct http_client **out,
@@ -369,29 +486,31 @@ int http_client_new(struct http_client **out,
 	c->service = opts->service;
 	c->secret = opts->secret;
 	c->backoff_scale = backoff_scale();
-	if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
+	if ((error = load_curl()) < 0)
+		goto done;
+	if (curl.global_init(CURL_GLOBAL_DEFAULT)) {
 		error = redact_error(c->secret, BG_ERROR,
 				     "cannot initialise libcurl");
 		goto done;
 	}
 	c->curl_global = true;
-	if (!(c->curl = curl_easy_init())) {
+	if (!(c->curl = curl.easy_init())) {
 		error = redact_error(c->secret, BG_ERROR,
 				     "cannot initialise libcurl");
 		goto done;
 	}
 	for (const char *const *h = opts->headers; h && *h; h++)
-		c->headers = curl_slist_append(c->headers, *h);
+		c->headers = curl.slist_append(c->headers, *h);
 	c->headers =
-		curl_slist_append(c->headers, "Content-Type: application/json");
+		curl.slist_append(c->headers, "Content-Type: application/json");
 	/* No "Expect: 100-continue" round trip before a large body. */
-	c->headers = curl_slist_append(c->headers, "Expect:");
+	c->headers = curl.slist_append(c->headers, "Expect:");
 	if (!c->headers) {
 		error = redact_error(c->secret, BG_ERROR,
 				     "cannot build the request headers");
 		goto done;
 	}
-	set_options(c);
+	error = set_options(c);
 done:
 	if (error < 0)
 		http_client_free(c);
@@ -404,11 +523,13 @@ void http_client_free(struct http_client *c)
 {
 	if (!c)
 		return;
+	/* without libcurl loaded, there is nothing of it to free */
 	if (c->curl)
-		curl_easy_cleanup(c->curl);
-	curl_slist_free_all(c->headers);
+		curl.easy_cleanup(c->curl);
+	if (c->headers)
+		curl.slist_free_all(c->headers);
 	if (c->curl_global)
-		curl_global_cleanup();
+		curl.global_cleanup();
 	free(c);
 }
 
@@ -424,21 +545,21 @@ static int http_send(struct http_client *c, const char *method, const char *url,
 	strbuf_reset(&res->headers);
 	strbuf_reset(&res->body);
 	c->curl_error[0] = '\0';
-	curl_easy_setopt(c->curl, CURLOPT_URL, url);
-	curl_easy_setopt(c->curl, CURLOPT_HEADERDATA, &in);
-	curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, &in);
+	curl.easy_setopt(c->curl, CURLOPT_URL, url);
+	curl.easy_setopt(c->curl, CURLOPT_HEADERDATA, &in);
+	curl.easy_setopt(c->curl, CURLOPT_WRITEDATA, &in);
 	if (body) {
-		curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE,
+		curl.easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE,
 				 (curl_off_t)strlen(body));
-		curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
-		curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST,
+		curl.easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
+		curl.easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST,
 				 strcmp(method, "POST") ? method : NULL);
 	} else {
-		curl_easy_setopt(c->curl, CURLOPT_HTTPGET, 1L);
-		curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST,
+		curl.easy_setopt(c->curl, CURLOPT_HTTPGET, 1L);
+		curl.easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST,
 				 strcmp(method, "GET") ? method : NULL);
 	}
-	rc = curl_easy_perform(c->curl);
+	rc = curl.easy_perform(c->curl);
 	if (in.too_large)
 		return redact_error(c->secret, BG_ERROR,
 				    "%s %s: the response is larger than %zu "
@@ -448,8 +569,8 @@ static int http_send(struct http_client *c, const char *method, const char *url,
 		return redact_error(c->secret, BG_ERROR, "%s %s: %s", method,
 				    url,
 				    c->curl_error[0] ? c->curl_error
-						     : curl_easy_strerror(rc));
-	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &res->status);
+						     : curl.easy_strerror(rc));
+	curl.easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &res->status);
 	return BG_OK;
 }
 
@@ -489,6 +610,25 @@ bool http_authority_is_loopback(const char *authority)
 	return !strcasecmp(name, "localhost") ||
 	       (inet_pton(AF_INET, name, &v4) == 1 &&
 		ntohl(v4.s_addr) >> 24 == 127);
+}
+
+void http_add_escaped(struct strbuf *out, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+		    (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+		    c == '_' || c == '~') {
+			strbuf_addch(out, (char)c);
+		} else {
+			strbuf_addch(out, '%');
+			strbuf_addch(out, hex[c >> 4]);
+			strbuf_addch(out, hex[c & 15]);
+		}
+	}
 }
 
 bool http_url_may_carry_secret(const char *url)

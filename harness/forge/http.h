@@ -49,7 +49,9 @@ struct http_client_options {
 /*
  * Creates a client that sends the given headers, a User-Agent, and
  * "Content-Type: application/json" with every request. Free it with
- * http_client_free(). BG_ERROR when libcurl cannot be set up.
+ * http_client_free(). BG_ERROR when libcurl cannot be loaded (the first
+ * client loads it with dlopen(); the message names the library and the
+ * package to install) or set up.
  */
 int http_client_new(struct http_client **out,
 		    const struct http_client_options *opts);
@@ -101,6 +103,16 @@ bool http_url_may_carry_secret(const char *url);
 /* Whether the host of an http:// authority (what follows "http://") is
  * this machine. */
 bool http_authority_is_loopback(const char *authority);
+
+/* The version of the libcurl a client would use ("7.88.1"), loading it
+ * if no client has; NULL, with the reason recorded (bg_error_last()),
+ * when it cannot be loaded. */
+const char *http_library_version(void);
+
+/* Appends the first len bytes of s percent-encoded for a URL path segment
+ * or a query value: all but RFC 3986's unreserved characters (letters,
+ * digits, "-._~") become %XX, upper-case hex, as curl_easy_escape() does. */
+void http_add_escaped(struct strbuf *out, const char *s, size_t len);
 
 /* Whether status is 2xx. */
 bool http_is_success(long status);

@@ -9,7 +9,6 @@
 #include "harness/util/strbuf.h"
 
 #include <cjson/cJSON.h>
-#include <curl/curl.h>
 #include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,15 +173,13 @@ int mlflow_experiment(struct mlflow *c, const char *name, char **id)
 						NULL };
 	static const char *const created_id[] = { "experiment_id", NULL };
 	struct strbuf path = STRBUF_INIT;
-	char *escaped = curl_easy_escape(NULL, name, 0);
 	cJSON *answer = NULL, *body;
 	const char *value;
 	int error;
 
 	*id = NULL;
-	strbuf_addf(&path, "mlflow/experiments/get-by-name?experiment_name=%s",
-		    escaped);
-	curl_free(escaped);
+	strbuf_addstr(&path, "mlflow/experiments/get-by-name?experiment_name=");
+	http_add_escaped(&path, name, strlen(name));
 	error = call(c, "GET", path.buf, NULL, HTTP_IDEMPOTENT, true, &answer);
 	if (error == 1) {
 		body = cJSON_CreateObject();

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/forge/provider.h"
 
+#include "harness/forge/http.h"
+
 #include <cjson/cJSON.h>
-#include <curl/curl.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,15 +11,7 @@
 
 void provider_add_path_segment(struct strbuf *out, const char *s, size_t len)
 {
-	/* libcurl keeps exactly RFC 3986's unreserved set. */
-	char *escaped = curl_easy_escape(NULL, s, (int)len);
-
-	if (!escaped) {
-		fputs("benchgate: out of memory\n", stderr);
-		abort();
-	}
-	strbuf_addstr(out, escaped);
-	curl_free(escaped);
+	http_add_escaped(out, s, len);
 }
 
 bool provider_add_id(struct strbuf *out, const cJSON *number)
