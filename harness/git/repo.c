@@ -1,18 +1,124 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE /* RTLD_NEXT */
 #include "harness/git/repo.h"
 
 #include "harness/git/gitref.h"
+#include "harness/util/alloc.h"
 #include "harness/util/error.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 static pthread_once_t libgit2_once = PTHREAD_ONCE_INIT;
 
+/*
+ * libgit2's CA certificates, read when a TLS connection first needs them.
+ *
+ * git_libgit2_init() of a libgit2 over mbedTLS (Debian's) parses the whole
+ * system CA bundle, about 3 ms of CPU at every start, where only `sync`
+ * with an https:// remote ever makes a TLS connection; libgit2 has no
+ * option to skip or defer it (options can be set only after the init).
+ * So the binary defines the three mbedTLS calls below, and exports them
+ * (CMakeLists.txt): the dynamic linker binds libgit2's calls to these
+ * ahead of mbedTLS's own. During git_libgit2_init(), and only then, the
+ * parse of the certificate file is recorded instead of done; the first
+ * mbedtls_ssl_setup(), which every TLS session starts with, does it with
+ * the real function, into the same chain, so a connection verifies
+ * against the certificates it did before. Every other call passes
+ * through. With a libgit2 over OpenSSL none of them is called.
+ * docs/performance.md has the figures.
+ */
+int mbedtls_x509_crt_parse_file(void *chain, const char *path);
+void mbedtls_x509_crt_free(void *chain);
+int mbedtls_ssl_setup(void *ssl, const void *conf);
+
+static pthread_mutex_t ca_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool ca_deferring; /* inside git_libgit2_init() */
+static void *ca_chain;	  /* the chain whose parse is deferred, or NULL */
+static char *ca_file;
+
+/* The next definition of symbol after this binary's, mbedTLS's; memcpy
+ * as in nvml.c, for ISO C's sake. */
+static void next_symbol(const char *symbol, void *slot, size_t size)
+{
+	void *address = dlsym(RTLD_NEXT, symbol);
+
+	memcpy(slot, &address, size);
+}
+
+int mbedtls_x509_crt_parse_file(void *chain, const char *path)
+{
+	int (*parse)(void *, const char *);
+
+	pthread_mutex_lock(&ca_lock);
+	if (ca_deferring && !ca_chain) {
+		ca_chain = chain;
+		ca_file = xstrdup(path);
+		pthread_mutex_unlock(&ca_lock);
+		return 0;
+	}
+	pthread_mutex_unlock(&ca_lock);
+	next_symbol("mbedtls_x509_crt_parse_file", &parse, sizeof(parse));
+	/* -1: mbedTLS's "generic error", should it ever be missing */
+	return parse ? parse(chain, path) : -1;
+}
+
+void mbedtls_x509_crt_free(void *chain)
+{
+	void (*release)(void *);
+
+	pthread_mutex_lock(&ca_lock);
+	if (chain && chain == ca_chain) {
+		ca_chain = NULL;
+		free(ca_file);
+		ca_file = NULL;
+	}
+	pthread_mutex_unlock(&ca_lock);
+	next_symbol("mbedtls_x509_crt_free", &release, sizeof(release));
+	if (release)
+		release(chain);
+}
+
+int mbedtls_ssl_setup(void *ssl, const void *conf)
+{
+	int (*setup)(void *, const void *);
+	int (*parse)(void *, const char *);
+	void *chain;
+	char *file;
+
+	/* taken out first: mbedTLS's parse may call the free above */
+	pthread_mutex_lock(&ca_lock);
+	chain = ca_chain;
+	file = ca_file;
+	ca_chain = NULL;
+	ca_file = NULL;
+	pthread_mutex_unlock(&ca_lock);
+	if (chain) {
+		next_symbol("mbedtls_x509_crt_parse_file", &parse,
+			    sizeof(parse));
+		/* a failure leaves the chain short: the server's certificate
+		 * then fails verification, as with no bundle at all */
+		if (parse)
+			(void)parse(chain, file);
+	}
+	free(file);
+	next_symbol("mbedtls_ssl_setup", &setup, sizeof(setup));
+	return setup ? setup(ssl, conf) : -1;
+}
+
 static void libgit2_init_once(void)
 {
+	pthread_mutex_lock(&ca_lock);
+	ca_deferring = true;
+	pthread_mutex_unlock(&ca_lock);
 	/* A failure here resurfaces as an error of the first real call. */
 	git_libgit2_init();
+	pthread_mutex_lock(&ca_lock);
+	ca_deferring = false;
+	pthread_mutex_unlock(&ca_lock);
 }
 
 void repo_libgit2_init(void)

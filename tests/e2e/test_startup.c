@@ -5,16 +5,21 @@
  * that talk to a server, never by the others: a benchmark that copies
  * its parent's memory map shows that a `run` has none of it mapped. A
  * command that needs libcurl where it cannot be loaded says so and what
- * to install.
+ * to install. libgit2's CA certificates are read when it makes a TLS
+ * connection, not at every start (harness/git/repo.c): a library preloaded
+ * into benchgate logs the files it opens (tests/preload/openlog.c).
  */
 #include "harness/model/result.h"
+#include "harness/util/strbuf.h"
 
 #include "testutil.h"
 
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 TestSuite(startup, .init = test_dir_setup, .fini = test_dir_teardown);
 
@@ -86,4 +91,112 @@ Test(startup, a_forge_command_without_libcurl_says_what_to_install)
 		  out.out.buf);
 	test_output_release(&out);
 	free(env);
+}
+
+/* Runs benchgate with args in test_dir, the files it opens logged to
+ * *log (free it): the output in out. */
+static void run_logged(struct test_output *out, char **log,
+		       const char *const *args)
+{
+	const char *asan = getenv("ASAN_OPTIONS");
+	struct strbuf preload = STRBUF_INIT, log_env = STRBUF_INIT;
+	struct strbuf asan_env = STRBUF_INIT, log_path = STRBUF_INIT;
+
+	strbuf_addf(&log_path, "%s/opened", test_dir);
+	unlink(log_path.buf);
+	strbuf_addf(&preload, "LD_PRELOAD=%s", TEST_OPENLOG_LIB);
+	strbuf_addf(&log_env, "BENCHGATE_OPENLOG=%s", log_path.buf);
+	/* the sanitizers' runtime would refuse to come after the log's */
+	strbuf_addf(&asan_env, "ASAN_OPTIONS=%s%sverify_asan_link_order=0",
+		    asan ? asan : "", asan && *asan ? ":" : "");
+	test_benchgate(out, test_dir,
+		       (const char *const[]){ preload.buf, log_env.buf,
+					      asan_env.buf, NULL },
+		       args);
+	*log = test_read_file(log_path.buf);
+	cr_assert(*log, "nothing logged to %s: %s", log_path.buf, out->err.buf);
+	strbuf_release(&preload);
+	strbuf_release(&log_env);
+	strbuf_release(&asan_env);
+	strbuf_release(&log_path);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t len = strlen(s), suffix_len = strlen(suffix);
+
+	return len >= suffix_len && !strcmp(s + len - suffix_len, suffix);
+}
+
+/* Whether a line of the log names a certificate file or directory. */
+static bool opened_certificates(const char *log)
+{
+	char *lines = strdup(log);
+	bool found = false;
+
+	cr_assert(lines);
+	for (char *line = lines, *end; *line && !found; line = end) {
+		end = line + strcspn(line, "\n");
+		if (*end)
+			*end++ = '\0';
+		found = strstr(line, "cert") &&
+			(ends_with(line, ".crt") || ends_with(line, ".pem") ||
+			 ends_with(line, "certs"));
+	}
+	free(lines);
+	return found;
+}
+
+/* Whether this process's libgit2 is the mbedTLS build whose start-up
+ * benchgate changes (Debian's); the OpenSSL build reads certificates
+ * its own way. */
+static bool libgit2_over_mbedtls(void)
+{
+	char *maps = test_read_file("/proc/self/maps");
+	bool found = maps && strstr(maps, "libmbedtls");
+
+	free(maps);
+	return found;
+}
+
+Test(startup, certificates_are_read_for_a_tls_connection_not_at_start)
+{
+	struct test_output out;
+	char *log;
+
+	if (!libgit2_over_mbedtls())
+		cr_skip_test("libgit2 here does not use mbedTLS");
+	test_shell(test_dir, "git init -q . && git -c user.name=t "
+			     "-c user.email=t@t commit -q --allow-empty -m c");
+	free(test_write_file(
+		test_dir, "suite.json",
+		"{ \"benchgate\": 1, \"suite\": \"s\",\n"
+		"  \"defaults\": { \"warmup\": 0, \"runs\": 1 },\n"
+		"  \"benchmarks\": [ { \"name\": \"t\", \"command\": "
+		"[\"/bin/true\"],\n"
+		"    \"metrics\": [ { \"name\": \"t\", \"from\": \"wall\" } ] "
+		"} ] }\n"));
+
+	/* a run reads the repository with libgit2, and no certificate */
+	run_logged(&out, &log,
+		   (const char *const[]){ "run", "suite.json", "--store",
+					  "results", "--quiet", NULL });
+	cr_assert_eq(out.exit_code, 0, "%s", out.err.buf);
+	cr_assert(strstr(log, "suite.json"), "%s", log);
+	cr_assert(strstr(log, ".git/"), "%s", log);
+	cr_assert_not(opened_certificates(log), "%s", log);
+	free(log);
+	test_output_release(&out);
+
+	/* a fetch over https:// sets up TLS, and reads them first (port 1:
+	 * nothing listens, the connection fails after the set-up) */
+	run_logged(&out, &log,
+		   (const char *const[]){ "sync", "--remote",
+					  "https://127.0.0.1:1/results.git",
+					  NULL });
+	cr_assert_eq(out.exit_code, 2, "%s", out.err.buf);
+	cr_assert(strstr(out.err.buf, "127.0.0.1"), "%s", out.err.buf);
+	cr_assert(opened_certificates(log), "%s", log);
+	free(log);
+	test_output_release(&out);
 }
