@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /*
@@ -260,6 +261,88 @@ Test(gitinfo, staged_change_is_dirty)
 	fixture_stage(repo, "new.txt", "staged\n");
 	cr_assert(dirty_now());
 	git_repository_free(repo);
+}
+
+/* Dates model.txt (of two_commits()) back to 2020-01-01 and records that
+ * in the index, written now: its entry is then not racily clean, and
+ * gitinfo_read() decides by the stat data alone while they match. */
+static const struct timespec old_times[2] = { { 1577836800, 123456789 },
+					      { 1577836800, 123456789 } };
+
+static void backdate_model(git_repository *repo)
+{
+	struct strbuf path = STRBUF_INIT;
+	git_index *index = NULL;
+
+	strbuf_addf(&path, "%s/model.txt", tmp);
+	cr_assert_eq(utimensat(AT_FDCWD, path.buf, old_times, 0), 0);
+	cr_assert_geq(git_repository_index(&index, repo), 0);
+	cr_assert_geq(git_index_add_bypath(index, "model.txt"), 0);
+	cr_assert_geq(git_index_write(index), 0);
+	git_index_free(index);
+	strbuf_release(&path);
+}
+
+Test(gitinfo, a_clean_tree_recorded_before_is_clean)
+{
+	git_oid a, b;
+	git_repository *repo = two_commits(&a, &b);
+
+	backdate_model(repo);
+	cr_assert_not(dirty_now());
+	git_repository_free(repo);
+}
+
+/* The same size and modification time, another content: only the change
+ * time (and the content) tell. */
+Test(gitinfo, a_change_that_keeps_size_and_mtime_is_dirty)
+{
+	struct strbuf path = STRBUF_INIT;
+	int fd;
+	git_oid a, b;
+	git_repository *repo = two_commits(&a, &b);
+
+	backdate_model(repo);
+	strbuf_addf(&path, "%s/model.txt", tmp);
+	/* in place: the same inode */
+	fd = open(path.buf, O_WRONLY);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, "int4\n", 5), 5);
+	cr_assert_eq(close(fd), 0);
+	cr_assert_eq(utimensat(AT_FDCWD, path.buf, old_times, 0), 0);
+	cr_assert(dirty_now());
+	git_repository_free(repo);
+	strbuf_release(&path);
+}
+
+/* A new mode is a change (core.filemode is true where git init ran). */
+Test(gitinfo, a_file_made_executable_is_dirty)
+{
+	struct strbuf path = STRBUF_INIT;
+	git_oid a, b;
+	git_repository *repo = two_commits(&a, &b);
+
+	backdate_model(repo);
+	strbuf_addf(&path, "%s/model.txt", tmp);
+	cr_assert_eq(chmod(path.buf, 0755), 0);
+	cr_assert(dirty_now());
+	git_repository_free(repo);
+	strbuf_release(&path);
+}
+
+/* Touched, not changed: the times differ, the content does not. */
+Test(gitinfo, a_touched_but_unchanged_file_is_clean)
+{
+	struct strbuf path = STRBUF_INIT;
+	git_oid a, b;
+	git_repository *repo = two_commits(&a, &b);
+
+	backdate_model(repo);
+	strbuf_addf(&path, "%s/model.txt", tmp);
+	cr_assert_eq(utimensat(AT_FDCWD, path.buf, NULL, 0), 0);
+	cr_assert_not(dirty_now());
+	git_repository_free(repo);
+	strbuf_release(&path);
 }
 
 Test(gitinfo, unborn_branch_has_unknown_commit_and_its_branch)
