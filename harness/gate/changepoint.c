@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/gate/changepoint.h"
 
+#include "harness/gate/pelt.h"
 #include "harness/gate/stats.h"
 #include "harness/util/alloc.h"
 
@@ -677,75 +678,22 @@ static void propose(const struct series *s, size_t from, size_t to,
 		    const struct changepoint_options *opts, size_t **splits,
 		    size_t *nsplits)
 {
-	size_t n = to - from, m = opts->min_segment, *last, *cand, ncand = 0;
-	double *x, *u, *su, *sx, *sxx, *f;
-	double penalty = opts_penalty(opts);
+	size_t n = to - from;
+	double *x, *u;
 
 	*splits = NULL;
 	*nsplits = 0;
-	if (n < 2 * m || !(noise->jitter > 0))
+	if (n < 2 * opts->min_segment || !(noise->jitter > 0))
 		return;
 	x = xmalloc(n * sizeof(*x));
 	u = xmalloc(n * sizeof(*u));
-	su = xmalloc((n + 1) * sizeof(*su));
-	sx = xmalloc((n + 1) * sizeof(*sx));
-	sxx = xmalloc((n + 1) * sizeof(*sxx));
-	f = xmalloc((n + 1) * sizeof(*f));
-	last = xmalloc((n + 1) * sizeof(*last));
-	cand = xmalloc((n + 1) * sizeof(*cand));
 	range_weights(s, from, n, noise, x, u);
-	/* centred on the first value, the sums keep their precision */
-	su[0] = sx[0] = sxx[0] = 0;
-	for (size_t i = 0; i < n; i++) {
-		double d = x[i] - x[0];
-
-		su[i + 1] = su[i] + u[i];
-		sx[i + 1] = sx[i] + u[i] * d;
-		sxx[i + 1] = sxx[i] + u[i] * d * d;
-	}
-#define COST(a, b)                                                     \
-	(sxx[b] - sxx[a] - (sx[b] - sx[a]) * (sx[b] - sx[a]) / (su[b] - su[a]))
-	f[0] = -penalty;
-	cand[ncand++] = 0;
-	for (size_t t = m; t <= n; t++) {
-		size_t kept = 0;
-
-		f[t] = INFINITY;
-		last[t] = 0;
-		for (size_t c = 0; c < ncand; c++) {
-			double total = f[cand[c]] + COST(cand[c], t) + penalty;
-
-			if (total < f[t]) {
-				f[t] = total;
-				last[t] = cand[c];
-			}
-		}
-		/* pruning: a start that cannot beat the best now never will */
-		for (size_t c = 0; c < ncand; c++)
-			if (f[cand[c]] + COST(cand[c], t) <= f[t])
-				cand[kept++] = cand[c];
-		ncand = kept;
-		if (t + 1 >= 2 * m)
-			cand[ncand++] = t + 1 - m;
-	}
-#undef COST
-	for (size_t t = last[n]; t > 0; t = last[t])
-		(*nsplits)++;
-	if (*nsplits) {
-		size_t j = *nsplits;
-
-		*splits = xmalloc(*nsplits * sizeof(**splits));
-		for (size_t t = last[n]; t > 0; t = last[t])
-			(*splits)[--j] = from + t;
-	}
+	*nsplits = pelt_search(x, u, n, opts->min_segment, opts_penalty(opts),
+			       splits);
+	for (size_t j = 0; j < *nsplits; j++)
+		(*splits)[j] += from;
 	free(x);
 	free(u);
-	free(su);
-	free(sx);
-	free(sxx);
-	free(f);
-	free(last);
-	free(cand);
 }
 
 /*
