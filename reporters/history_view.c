@@ -12,6 +12,7 @@
 #include "reporters/escape.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -367,15 +368,22 @@ static void write_number(struct json_writer *w, const char *key, double d)
 	json_write_value_number(w, d);
 }
 
-static void write_point(struct json_writer *w, const struct history *history,
+/* The commit's field (0 hash, 1 time, 2 subject) from it->commit_text. */
+static const char *commit_field(const struct history_json *it, size_t commit,
+				int field)
+{
+	size_t at = it->commit_at[3 * commit + (size_t)field];
+
+	return at == SIZE_MAX ? NULL : it->commit_text.buf + at;
+}
+
+static void write_point(struct json_writer *w, const struct history_json *it,
 			const struct history_point *p)
 {
-	const struct git_meta *commit = &history->commits[p->commit];
-
 	json_write_object(w);
-	write_string(w, "commit", commit->commit);
-	write_string(w, "commit_time", commit->commit_time);
-	write_string(w, "subject", commit->subject);
+	write_string(w, "commit", commit_field(it, p->commit, 0));
+	write_string(w, "commit_time", commit_field(it, p->commit, 1));
+	write_string(w, "subject", commit_field(it, p->commit, 2));
 	write_number(w, "n", (double)p->n);
 	write_number(w, "median", p->median);
 	json_write_key(w, "ci");
@@ -493,10 +501,11 @@ static cJSON *incident_json(const struct history *history,
 }
 
 
-static void write_series(struct json_writer *w,
-			 const struct history *history,
+static void write_series(struct json_writer *w, const struct history_json *it,
 			 const struct history_series *s)
 {
+	const struct history *history = it->history;
+
 	json_write_object(w);
 	write_string(w, "suite", s->suite);
 	write_string(w, "benchmark", s->benchmark);
@@ -509,7 +518,7 @@ static void write_series(struct json_writer *w,
 	json_write_key(w, "points");
 	json_write_array(w);
 	for (size_t i = 0; i < s->points_nr; i++)
-		write_point(w, history, &s->points[i]);
+		write_point(w, it, &s->points[i]);
 	json_write_end(w);
 	json_write_key(w, "change_points");
 	json_write_array(w);
@@ -538,11 +547,40 @@ static void print_nested(struct strbuf *out, cJSON *item, const char *indent)
 	strbuf_release(&text);
 }
 
+static void add_commit_field(struct history_json *it, size_t slot,
+			     const char *s)
+{
+	if (!s) {
+		it->commit_at[slot] = SIZE_MAX;
+		return;
+	}
+	it->commit_at[slot] = it->commit_text.len;
+	strbuf_add(&it->commit_text, s, strlen(s) + 1);
+}
+
 void history_json_start(struct history_json *it,
 			const struct history *history)
 {
 	memset(it, 0, sizeof(*it));
 	it->history = history;
+	strbuf_init(&it->commit_text, 0);
+	it->commit_at = xmalloc((history->commits_nr ? 3 * history->commits_nr
+						     : 1) *
+				sizeof(*it->commit_at));
+	for (size_t i = 0; i < history->commits_nr; i++) {
+		const struct git_meta *commit = &history->commits[i];
+
+		add_commit_field(it, 3 * i, commit->commit);
+		add_commit_field(it, 3 * i + 1, commit->commit_time);
+		add_commit_field(it, 3 * i + 2, commit->subject);
+	}
+}
+
+void history_json_release(struct history_json *it)
+{
+	strbuf_release(&it->commit_text);
+	free(it->commit_at);
+	it->commit_at = NULL;
 }
 
 /*
@@ -567,7 +605,7 @@ bool history_json_next(void *ctx, struct strbuf *out)
 			strbuf_addstr(out, ", ");
 		/* an element of the top-level object's array */
 		json_writer_init(&w, out, 2);
-		write_series(&w, history, &history->series[it->next - 1]);
+		write_series(&w, it, &history->series[it->next - 1]);
 	} else {
 		strbuf_addstr(out, "],\n\t\"incidents\":\t");
 		incidents = cJSON_CreateArray();

@@ -74,11 +74,19 @@ void history_view_csv(struct strbuf *out, const struct history *history);
 struct history_json {
 	const struct history *history;
 	size_t next;
+	/* each commit's hash, time and subject, side by side in commit
+	 * order: the points read them in that order, a series after
+	 * another, and strings scattered over the heap missed the cache
+	 * at every point */
+	struct strbuf commit_text;
+	size_t *commit_at; /* 3 per commit, SIZE_MAX for NULL */
 };
 
-/* Starts writing history's document with history_json_next(). */
+/* Starts writing history's document with history_json_next();
+ * history_json_release() when done. */
 void history_json_start(struct history_json *it,
 			const struct history *history);
+void history_json_release(struct history_json *it);
 
 /* Appends the next piece of the document (the text of cJSON_Print(), one
  * series at a time) to out: a file_producer (fileio.h) for a history_json

@@ -104,8 +104,10 @@ int app_history(const struct app_history_request *req)
 		struct history_json it;
 
 		history_json_start(&it, &history);
-		if ((error = app_write_output_produced(
-			     req->json, history_json_next, &it)) < 0)
+		error = app_write_output_produced(req->json, history_json_next,
+						  &it);
+		history_json_release(&it);
+		if (error < 0)
 			goto done;
 	}
 	if (req->alert) {

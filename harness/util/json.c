@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,11 +273,31 @@ static void write_number(struct strbuf *out, double d)
 	add_number(out, d, saturated_int(d));
 }
 
+/* The length of s when it is printed as it is between its quotes (ASCII
+ * from the space on, no quote or backslash: nearly every name, commit
+ * and date), else SIZE_MAX. */
+static size_t plain_length(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (;; p++)
+		if (*p < 32 || *p >= 0x80 || *p == '"' || *p == '\\')
+			return *p ? SIZE_MAX : (size_t)(p - (const unsigned char *)s);
+}
+
 void json_write_string(struct strbuf *out, const char *s)
 {
 	char *valid;
+	size_t plain = s ? plain_length(s) : SIZE_MAX;
 
-	if (!s) {
+	if (plain != SIZE_MAX) {
+		/* one pass and one copy: history's million points */
+		strbuf_grow(out, plain + 2);
+		out->buf[out->len] = '"';
+		memcpy(out->buf + out->len + 1, s, plain);
+		out->buf[out->len + 1 + plain] = '"';
+		strbuf_setlen(out, out->len + plain + 2);
+	} else if (!s) {
 		strbuf_add(out, "null", 4);
 	} else if (is_ascii(s)) {
 		add_quoted(out, s);
