@@ -8,6 +8,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /*
  * Two lanes of doubles (GCC's and clang's vector extension: SSE2 on
@@ -32,11 +35,35 @@ static void lanes_store(double *p, lanes v)
 	memcpy(p, &v, sizeof(v));
 }
 
+#ifdef __SSE2__
+/* a < b ? a : b and a > b ? a : b, lane by lane: what MINPD and MAXPD do,
+ * NaNs and signed zeros included, in one instruction each */
+static lanes lanes_min(lanes a, lanes b)
+{
+	return (lanes)_mm_min_pd((__m128d)a, (__m128d)b);
+}
+
+static lanes lanes_max(lanes a, lanes b)
+{
+	return (lanes)_mm_max_pd((__m128d)a, (__m128d)b);
+}
+#else
 /* mask ? a : b, lane by lane (mask lanes all ones or all zeros) */
 static lanes lanes_select(lane_mask mask, lanes a, lanes b)
 {
 	return (lanes)(((lane_mask)a & mask) | ((lane_mask)b & ~mask));
 }
+
+static lanes lanes_min(lanes a, lanes b)
+{
+	return lanes_select(a < b, a, b);
+}
+
+static lanes lanes_max(lanes a, lanes b)
+{
+	return lanes_select(a > b, a, b);
+}
+#endif
 
 /*
  * The live starts of segments, with what the cost of a segment from each
@@ -62,14 +89,14 @@ static lanes pair_total(const struct live *live, size_t c, lanes st,
 	       ((qt - lanes_load(live->sxx + c)) - dx * dx / ds);
 }
 
-/* Folds totals into the least (NaN never taken), the greatest and
- * whether one is NaN. */
-static void pair_fold(lanes total, lanes *least, lanes *most,
-		      lane_mask *nan)
+/* Folds totals into the least (NaN never taken), the greatest (nor
+ * there) and a sum, which a NaN total makes NaN (and so may totals of
+ * both infinities: then live_prune() looks, and finds none to drop). */
+static void pair_fold(lanes total, lanes *least, lanes *most, lanes *sum)
 {
-	*least = lanes_select(total < *least, total, *least);
-	*most = lanes_select(total > *most, total, *most);
-	*nan |= total != total;
+	*least = lanes_min(total, *least);
+	*most = lanes_max(total, *most);
+	*sum += total;
 }
 
 /*
@@ -92,9 +119,9 @@ static size_t live_step(struct live *live, double st, double xt, double qt,
 	const lanes vst = { st, st }, vxt = { xt, xt }, vqt = { qt, qt };
 	lanes least0 = { INFINITY, INFINITY }, least1 = least0;
 	lanes most0 = { -INFINITY, -INFINITY }, most1 = most0;
-	lane_mask nan0 = { 0, 0 }, nan1 = nan0;
+	lanes sum0 = { 0, 0 }, sum1 = sum0;
 	size_t c = 0, at;
-	double least, most;
+	double least, most, sum;
 
 	for (; c + 4 <= nr; c += 4) {
 		lanes total0 = pair_total(live, c, vst, vxt, vqt);
@@ -102,15 +129,15 @@ static size_t live_step(struct live *live, double st, double xt, double qt,
 
 		lanes_store(live->total + c, total0);
 		lanes_store(live->total + c + 2, total1);
-		pair_fold(total0, &least0, &most0, &nan0);
-		pair_fold(total1, &least1, &most1, &nan1);
+		pair_fold(total0, &least0, &most0, &sum0);
+		pair_fold(total1, &least1, &most1, &sum1);
 	}
-	least0 = lanes_select(least1 < least0, least1, least0);
-	most0 = lanes_select(most1 > most0, most1, most0);
-	nan0 |= nan1;
+	least0 = lanes_min(least1, least0);
+	most0 = lanes_max(most1, most0);
+	sum0 += sum1;
 	least = least0[0] < least0[1] ? least0[0] : least0[1];
 	most = most0[0] > most0[1] ? most0[0] : most0[1];
-	*prune = nan0[0] || nan0[1];
+	sum = sum0[0] + sum0[1];
 	for (; c < nr; c++) {
 		double dx = xt - live->sx[c];
 		double total = live->f[c] + ((qt - live->sxx[c]) -
@@ -121,9 +148,9 @@ static size_t live_step(struct live *live, double st, double xt, double qt,
 			least = total;
 		if (total > most)
 			most = total;
-		if (total != total)
-			*prune = true;
+		sum += total;
 	}
+	*prune = isnan(sum);
 	if (!(least + penalty < INFINITY))
 		at = nr;
 	else
