@@ -714,16 +714,23 @@ Test(stats, student_t_critical_inverts_the_two_sided_tail)
 Test(stats, welch_at_full_sizes_is_the_textbook_test)
 {
 	double a[] = { 1, 2, 3, 4, 5 }, b[] = { 3, 4, 5, 6, 7 };
+	const struct stats_dependence half = { 2, 0.5 };
 	struct stats_welch w;
 
-	cr_assert_eq(stats_yuen_eff(a, 5, b, 5, 5, 5, 0, &w), BG_OK);
+	cr_assert_eq(stats_yuen_eff(a, 5, b, 5, NULL, NULL, 0, &w), BG_OK);
 	cr_assert_float_eq(w.difference, 2.0, 1e-12);
 	cr_assert_float_eq(w.se, 1.0, 1e-12);
 	cr_assert_float_eq(w.t, 2.0, 1e-12);
 	cr_assert_float_eq(w.df, 8.0, 1e-9);
 	cr_assert_float_eq(w.p_value, 0.0805, 2e-4);
-	/* The same data trusted as 2.5 values per side is less certain. */
-	cr_assert_eq(stats_yuen_eff(a, 5, b, 5, 2.5, 2.5, 0, &w), BG_OK);
+	/* The same data from dependent runs is less certain: each variance
+	 * doubled (se sqrt 2) and each at half its 4 df: t = sqrt 2 at
+	 * df 2^2 / (1 / 2 + 1 / 2) = 4, where P(|T| < t) = x (3 - x^2) / 2,
+	 * x = t / sqrt(t^2 + 4) = 1 / sqrt 3. */
+	cr_assert_eq(stats_yuen_eff(a, 5, b, 5, &half, &half, 0, &w), BG_OK);
+	cr_assert_float_eq(w.se, sqrt(2), 1e-12);
+	cr_assert_float_eq(w.df, 4.0, 1e-9);
+	cr_assert_float_eq(w.p_value, 1 - 4 / (3 * sqrt(3)), 1e-9);
 	cr_assert_gt(w.p_value, 0.15);
 }
 
@@ -741,16 +748,16 @@ Test(stats, yuen_matches_scipy)
 	double d[] = { 3.5, 3.6, 3.2, 3.9, 3.7, 3.4, 3.8, 3.3, 12.0 };
 	struct stats_welch y;
 
-	cr_assert_eq(stats_yuen_eff(a, 10, b, 10, 10, 10, 0.2, &y), BG_OK);
+	cr_assert_eq(stats_yuen_eff(a, 10, b, 10, NULL, NULL, 0.2, &y), BG_OK);
 	cr_assert_float_eq(y.t, 7.3124265590335495, 1e-9);
 	cr_assert_float_eq(y.p_value, 2.579072888448428e-05, 1e-10);
 	/* Unequal sizes, floor(0.25 n) trimmed: 1 of 7, 2 of 9. */
-	cr_assert_eq(stats_yuen_eff(c, 7, d, 9, 7, 9, 0.25, &y), BG_OK);
+	cr_assert_eq(stats_yuen_eff(c, 7, d, 9, NULL, NULL, 0.25, &y), BG_OK);
 	cr_assert_float_eq(y.t, 2.7560655717702796, 1e-9);
 	cr_assert_float_eq(y.p_value, 0.024929845557148767, 1e-9);
 	/* Untrimmed, the two outliers hide the shift from Welch's test
 	 * (scipy: t 1.9469, p 0.0676). */
-	cr_assert_eq(stats_yuen_eff(a, 10, b, 10, 10, 10, 0, &y), BG_OK);
+	cr_assert_eq(stats_yuen_eff(a, 10, b, 10, NULL, NULL, 0, &y), BG_OK);
 	cr_assert_float_eq(y.t, 1.946865484225066, 1e-9);
 	cr_assert_float_eq(y.p_value, 0.06761045853933575, 1e-9);
 }
@@ -761,22 +768,25 @@ Test(stats, one_sample_yuen_matches_scipy)
 {
 	double d[] = { 0.051, 0.048, 0.062, 0.044, 0.055,
 		       0.047, 0.21,  0.050, 0.046, 0.053 };
+	const struct stats_dependence half = { 2, 0.5 }, shrunk = { 0.5, 1 };
 	struct stats_welch y;
 
-	cr_assert_eq(stats_yuen_one_sample(d, 10, 10, 0, &y), BG_OK);
+	cr_assert_eq(stats_yuen_one_sample(d, 10, NULL, 0, &y), BG_OK);
 	cr_assert_float_eq(y.t, 4.158134805938996, 1e-9);
 	cr_assert_float_eq(y.p_value, 0.002454508810436787, 1e-10);
 	cr_assert_float_eq(y.df, 9, 1e-12);
 	cr_assert_float_eq(y.difference, stats_mean(d, 10), 1e-15);
-	cr_assert_eq(stats_yuen_one_sample(d, 10, 10, 0.2, &y), BG_OK);
+	cr_assert_eq(stats_yuen_one_sample(d, 10, NULL, 0.2, &y), BG_OK);
 	cr_assert_float_eq(y.t, 26.508044043775918, 1e-8);
 	cr_assert_float_eq(y.p_value, 1.428289042831001e-06, 1e-12);
 	cr_assert_float_eq(y.df, 5, 1e-12);
-	/* Trusted as half as many values, the same data is less certain. */
-	cr_assert_eq(stats_yuen_one_sample(d, 10, 5, 0, &y), BG_OK);
+	/* From dependent pairs, the same data is less certain. */
+	cr_assert_eq(stats_yuen_one_sample(d, 10, &half, 0, &y), BG_OK);
+	cr_assert_float_eq(y.df, 4.5, 1e-12);
+	cr_assert_float_eq(y.t, 4.158134805938996 / sqrt(2), 1e-9);
 	cr_assert_gt(y.p_value, 0.002454508810436787);
-	cr_assert_eq(stats_yuen_one_sample(d, 10, 0.5, 0, &y), BG_EINPUT);
-	cr_assert_eq(stats_yuen_one_sample(d, 3, 3, 0.4, &y), BG_EINPUT);
+	cr_assert_eq(stats_yuen_one_sample(d, 10, &shrunk, 0, &y), BG_EINPUT);
+	cr_assert_eq(stats_yuen_one_sample(d, 3, NULL, 0.4, &y), BG_EINPUT);
 }
 
 Test(stats, yuen_rejects_what_it_cannot_test)
@@ -784,10 +794,17 @@ Test(stats, yuen_rejects_what_it_cannot_test)
 	double a[] = { 1, 2, 3, 4 };
 	struct stats_welch y;
 
-	cr_assert_eq(stats_yuen_eff(a, 4, a, 4, 4, 4, 0.5, &y), BG_EINPUT);
-	cr_assert_eq(stats_yuen_eff(a, 4, a, 4, 4, 4, -0.1, &y), BG_EINPUT);
-	cr_assert_eq(stats_yuen_eff(a, 4, a, 4, 0.5, 4, 0.2, &y), BG_EINPUT);
-	cr_assert_eq(stats_yuen_eff(a, 4, a, 4, 4, 4, 0.2, &y), BG_OK);
+	const struct stats_dependence shrunk = { 0.5, 1 }, no_df = { 2, 0 };
+
+	cr_assert_eq(stats_yuen_eff(a, 4, a, 4, NULL, NULL, 0.5, &y),
+		     BG_EINPUT);
+	cr_assert_eq(stats_yuen_eff(a, 4, a, 4, NULL, NULL, -0.1, &y),
+		     BG_EINPUT);
+	cr_assert_eq(stats_yuen_eff(a, 4, a, 4, &shrunk, NULL, 0.2, &y),
+		     BG_EINPUT);
+	cr_assert_eq(stats_yuen_eff(a, 4, a, 4, NULL, &no_df, 0.2, &y),
+		     BG_EINPUT);
+	cr_assert_eq(stats_yuen_eff(a, 4, a, 4, NULL, NULL, 0.2, &y), BG_OK);
 	cr_assert_float_eq(y.p_value, 1.0, 1e-12);
 }
 

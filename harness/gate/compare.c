@@ -75,51 +75,112 @@ static bool all_positive(const double *v, size_t n)
 }
 
 /*
- * The lag-1 autocorrelation of the runs, estimated once from both sides
- * (each centred on its own mean, so a shift between them is not mistaken
- * for dependence) and corrected for its small-sample bias,
- * E[r] = rho - (1 + 4 rho) / N. Pooling halves the chance that noise alone
- * makes independent runs look dependent. b may be empty (nb 0).
+ * How the runs' dependence is judged, for each side of an independent
+ * comparison and for the run-pair ratios of a paired one.
+ *
+ * The lag-1 autocorrelation is that of the runs' ranks, estimated once
+ * from both sides (each ranked on its own, so that a shift between them is
+ * not mistaken for dependence). Ranks, not the values: a burst over two
+ * adjacent runs (a neighbour's job) is two large deviations in a row,
+ * whose product dominates the values' lag-1 sum and read as strong drift,
+ * while ranks bound each run's weight (the rank version of von Neumann's
+ * ratio, Bartels 1982). A drift or trend moves the ranks as it moves the
+ * values and still shows. Pooling halves the chance that noise alone makes
+ * independent runs look dependent.
+ *
+ * Runs count as dependent only when the raw correlation is clearly above
+ * its null mean, -1 / n for series of n values: by more than 1.645 of its
+ * null standard error 1 / sqrt(pooled). The amount of dependence is then
+ * the estimate corrected for its small-sample bias, E[r] = rho - (1 + 4
+ * rho) / n, and it costs certainty in two separate, smooth ways
+ * (stats_ar1_dependence()): the variance of each side's mean is inflated
+ * as an AR(1)'s is, taken at the correlation's upper DEPENDENCE_MARGIN
+ * standard errors (a few runs' correlation is biased low, and the
+ * inflation is convex in it), and the degrees of freedom shrink by the
+ * equivalent degrees of freedom of the variance at the estimate itself.
+ * Before, the runs were cut to n (1 - r) / (1 + r) values, at least 2, and
+ * both the variance and the degrees of freedom taken from that: a burst
+ * over two runs of ten put both sides at 2 values and about one degree of
+ * freedom each, where t's critical value at 0.99 passes 60, and a 4x
+ * slowdown was "inconclusive".
+ *
+ * Drift *between* sessions (the stored baseline ran on a warmer machine)
+ * is not what this is for: no statistic of one result's runs can see it,
+ * and the practical threshold from the metric's historical noise
+ * (compare_noise_k()) is what keeps it from failing the gate.
  */
-static double pooled_autocorrelation(const double *a, size_t na,
-				     const double *b, size_t nb)
+#define DEPENDENCE_MARGIN 1.0
+
+struct dependence {
+	double r;      /* bias-corrected; 0: not clearly dependent */
+	size_t pooled; /* runs the correlation was estimated from */
+};
+
+/* b may be empty (nb 0). */
+static struct dependence runs_dependence(const double *a, size_t na,
+					 const double *b, size_t nb)
 {
 	const double *sides[2] = { a, b };
-	size_t sizes[2] = { na, nb };
-	double lagged = 0, squares = 0, r;
+	size_t sizes[2] = { na, nb }, series = 0;
+	double lagged = 0, squares = 0, r, n;
+	struct dependence dep = { 0, na + nb };
 
+	if (na < 3 || (nb && nb < 3))
+		return dep;
 	for (int s = 0; s < 2 && sizes[s]; s++) {
-		double mean = stats_mean(sides[s], sizes[s]);
+		double *ranks = xmalloc(sizes[s] * sizeof(*ranks));
+		double mean = ((double)sizes[s] + 1) / 2;
 
+		stats_ranks(sides[s], sizes[s], ranks);
 		for (size_t i = 0; i < sizes[s]; i++) {
-			double d = sides[s][i] - mean;
+			double d = ranks[i] - mean;
 
 			squares += d * d;
 			if (i + 1 < sizes[s])
-				lagged += d * (sides[s][i + 1] - mean);
+				lagged += d * (ranks[i + 1] - mean);
 		}
+		series++;
+		free(ranks);
 	}
 	if (!(squares > 0))
-		return 0;
+		return dep;
 	r = lagged / squares;
-	return r + (1 + 4 * r) / (double)(na + nb);
+	n = (double)(na + nb) / (double)series;
+	if (r + 1 / n > 1.645 / sqrt((double)dep.pooled))
+		dep.r = r + (1 + 4 * r) / n;
+	return dep;
 }
 
-/* Runs count as dependent only when the correlation is clearly positive:
- * its null distribution has standard error 1 / sqrt(pooled). */
-static bool clearly_dependent(double r, size_t pooled)
+/*
+ * A side of n runs at that dependence, of which the test may trust no more
+ * than `cap` values (per_run()): the variance inflated to at least
+ * n / cap and the degrees of freedom to no more than cap - 1 (1 at
+ * least), the inflation from dependence to at most n / 2. Its effective
+ * size, n / inflation, is what the reports show.
+ */
+static void side_dependence(size_t n, struct dependence dep, double cap,
+			    struct stats_dependence *out, double *n_eff)
 {
-	return r > 1.645 / sqrt((double)pooled);
-}
+	struct stats_dependence at_estimate;
 
-/* n (1 - r) / (1 + r), within [2, n]. */
-static double effective_size(size_t n, double r)
-{
-	double n_eff = (double)n * (1 - r) / (1 + r);
-
-	return n_eff < 2   ? (n < 2 ? (double)n : 2)
-	       : n_eff > n ? (double)n
-			   : n_eff;
+	stats_ar1_dependence(n,
+			     dep.r > 0 ? dep.r + DEPENDENCE_MARGIN /
+							 sqrt((double)dep.pooled)
+				       : 0,
+			     out);
+	stats_ar1_dependence(n, dep.r, &at_estimate);
+	out->df_share = at_estimate.df_share;
+	/* at least 2 effective values: what more inflation would stand for
+	 * is the level wandering over the session as a whole, drift between
+	 * sessions in all but name (see above) */
+	if (n >= 2)
+		out->inflation = fmin(out->inflation, (double)n / 2);
+	if (cap < (double)n) {
+		out->inflation = fmax(out->inflation, (double)n / cap);
+		out->df_share = fmin(out->df_share,
+				     fmax(cap - 1, 1) / ((double)n - 1));
+	}
+	*n_eff = (double)n / out->inflation;
 }
 
 /*
@@ -207,7 +268,8 @@ static double pooled_tailweight(const double *logs, size_t nb, size_t nc)
  */
 static void test_change(struct metric_comparison *mc, const double *base,
 			size_t nb, const double *cand, size_t nc,
-			double confidence, bool positive, double level)
+			const struct stats_dependence *dep, double confidence,
+			bool positive, double level)
 {
 	double *values = xmalloc((nb + nc) * sizeof(*values));
 	struct stats_welch test;
@@ -221,8 +283,8 @@ static void test_change(struct metric_comparison *mc, const double *base,
 	trim = pooled_tailweight(values, nb, nc) > HEAVY_TAILWEIGHT ? TRIM : 0;
 	mc->test.log_scale = positive;
 	mc->test.level = level;
-	if (!stats_yuen_eff(values, nb, values + nb, nc, mc->n_eff_baseline,
-			    mc->n_eff_candidate, trim, &test)) {
+	if (!stats_yuen_eff(values, nb, values + nb, nc, &dep[0], &dep[1],
+			    trim, &test)) {
 		mc->p_value = test.p_value;
 		mc->test.difference = test.difference;
 		mc->test.se = test.se;
@@ -252,7 +314,8 @@ static void test_change(struct metric_comparison *mc, const double *base,
 static void test_pairs(struct metric_comparison *mc, const double *base,
 		       const double *cand, size_t n, double confidence)
 {
-	double *ratios = xmalloc(n * sizeof(*ratios)), r, n_eff, trim;
+	double *ratios = xmalloc(n * sizeof(*ratios)), n_eff, trim;
+	struct stats_dependence dep;
 	struct stats_signed_rank rank;
 	struct stats_welch test;
 
@@ -274,12 +337,12 @@ static void test_pairs(struct metric_comparison *mc, const double *base,
 		mc->p_adjusted = mc->p_value;
 		return;
 	}
-	r = pooled_autocorrelation(ratios, n, NULL, 0);
-	n_eff = clearly_dependent(r, n) ? effective_size(n, r) : (double)n;
+	side_dependence(n, runs_dependence(ratios, n, NULL, 0), (double)n, &dep,
+			&n_eff);
 	mc->n_eff_baseline = mc->n_eff_candidate = n_eff;
 	/* Hogg's Q2 does not move with the location: no centring needed. */
 	trim = stats_tailweight(ratios, n) > HEAVY_TAILWEIGHT ? TRIM : 0;
-	if (!stats_yuen_one_sample(ratios, n, n_eff, trim, &test)) {
+	if (!stats_yuen_one_sample(ratios, n, &dep, trim, &test)) {
 		mc->change = exp(test.difference) - 1;
 		mc->p_value = test.p_value;
 		mc->test.difference = test.difference;
@@ -297,9 +360,11 @@ void compare_metric_stats(struct metric_comparison *mc, const double *base,
 			  size_t ncand, size_t runs_cand, double confidence,
 			  uint64_t seed)
 {
-	double *base_owned = NULL, *cand_owned = NULL, cap_base, cap_cand, r;
+	double *base_owned = NULL, *cand_owned = NULL, cap_base, cap_cand;
 	double level;
-	bool dependent, positive;
+	struct dependence dependence;
+	struct stats_dependence dep[2];
+	bool positive;
 	size_t nb, nc;
 
 	mc->has_baseline = nbase > 0;
@@ -323,14 +388,14 @@ void compare_metric_stats(struct metric_comparison *mc, const double *base,
 		return;
 	base = per_run(base, nbase, runs_base, &base_owned, &nb, &cap_base);
 	cand = per_run(cand, ncand, runs_cand, &cand_owned, &nc, &cap_cand);
-	r = nb >= 3 && nc >= 3 ? pooled_autocorrelation(base, nb, cand, nc) : 0;
-	dependent = clearly_dependent(r, nb + nc);
+	dependence = runs_dependence(base, nb, cand, nc);
+
 	mc->n_tested_baseline = nb;
 	mc->n_tested_candidate = nc;
-	mc->n_eff_baseline =
-		fmin(dependent ? effective_size(nb, r) : (double)nb, cap_base);
-	mc->n_eff_candidate =
-		fmin(dependent ? effective_size(nc, r) : (double)nc, cap_cand);
+	side_dependence(nb, dependence, cap_base, &dep[0],
+			&mc->n_eff_baseline);
+	side_dependence(nc, dependence, cap_cand, &dep[1],
+			&mc->n_eff_candidate);
 	level = fabs(mc->baseline.median);
 	positive = all_positive(base, nb) && all_positive(cand, nc);
 	if (mc->exact || !positive) {
@@ -350,7 +415,7 @@ void compare_metric_stats(struct metric_comparison *mc, const double *base,
 	} else {
 		mc->change = stats_hodges_lehmann_ratio(base, nb, cand, nc) - 1;
 	}
-	test_change(mc, base, nb, cand, nc, confidence, positive, level);
+	test_change(mc, base, nb, cand, nc, dep, confidence, positive, level);
 done:
 	free(base_owned);
 	free(cand_owned);

@@ -33,8 +33,13 @@
  *   multiplicative), the efficient test on near-normal runs, or Yuen's
  *   20 % trimmed t on them when the tails are heavier than a Laplace's
  *   (Hogg's tailweight), as outliers then inflate Welch's variance. When
- *   the runs are clearly autocorrelated (drift) they count as
- *   n (1 - r) / (1 + r) values and the test runs at those sizes;
+ *   the runs are clearly autocorrelated (drift: the lag-1 autocorrelation
+ *   of their ranks, so that a burst over two runs is not drift), each
+ *   side's variance is inflated as an AR(1)'s mean's is (to at most n / 2,
+ *   at least 2 effective values) and the degrees of freedom shrink by the
+ *   variance's equivalent degrees of freedom, separately and smoothly
+ *   (compare.c, "How the runs' dependence is judged"); drift between
+ *   sessions is the practical threshold's to absorb (below);
  * - runs of a baseline measured next to the candidate's (paired_runs,
  *   check --baseline-tree and bisect) are compared pair by pair: the
  *   log ratio of each candidate run to the baseline run of its round,

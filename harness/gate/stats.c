@@ -984,12 +984,17 @@ static double end_mean(const double *sorted, size_t n, double beta, bool upper)
 }
 
 /* One side of Yuen's test: its trimmed mean, the squared standard error of
- * that mean at the effective size, and the trimmed count at that size. */
+ * that mean (inflated by the side's dependence) and the degrees of freedom
+ * of that variance. */
 struct trimmed_side {
-	double mean, weight, h_eff;
+	double mean, weight, df;
 };
 
-static void trimmed_side(const double *v, size_t n, double n_eff, double trim,
+static const struct stats_dependence independent = { .inflation = 1,
+						     .df_share = 1 };
+
+static void trimmed_side(const double *v, size_t n,
+			 const struct stats_dependence *dep, double trim,
 			 struct trimmed_side *side)
 {
 	double *sorted = sorted_copy(v, n), sum = 0, wmean = 0, wsquares = 0;
@@ -1011,10 +1016,16 @@ static void trimmed_side(const double *v, size_t n, double n_eff, double trim,
 
 		wsquares += d * d;
 	}
-	side->weight =
-		wsquares / ((double)h * (double)(h - 1)) * ((double)n / n_eff);
-	side->h_eff = (double)h * n_eff / (double)n;
+	side->weight = wsquares / ((double)h * (double)(h - 1)) *
+		       dep->inflation;
+	side->df = (double)(h - 1) * dep->df_share;
 	free(sorted);
+}
+
+static bool dependence_valid(const struct stats_dependence *dep)
+{
+	return dep->inflation >= 1 && isfinite(dep->inflation) &&
+	       dep->df_share > 0 && dep->df_share <= 1;
 }
 
 /* Whether trimming floor(trim n) values off each end of n is allowed and
@@ -1026,58 +1037,56 @@ static bool keeps_two(size_t n, double trim)
 }
 
 int stats_yuen_eff(const double *a, size_t na, const double *b, size_t nb,
-		   double na_eff, double nb_eff, double trim,
+		   const struct stats_dependence *da,
+		   const struct stats_dependence *db, double trim,
 		   struct stats_welch *out)
 {
 	struct trimmed_side sa, sb;
 	double se2;
 
+	da = da ? da : &independent;
+	db = db ? db : &independent;
 	if (!keeps_two(na, trim) || !keeps_two(nb, trim) ||
-	    !(na_eff >= 1 && na_eff <= (double)na) ||
-	    !(nb_eff >= 1 && nb_eff <= (double)nb))
+	    !dependence_valid(da) || !dependence_valid(db))
 		return bg_input_error("t-test: need two values per sample "
-				      "after trimming and effective sizes "
-				      "within the samples");
-	trimmed_side(a, na, na_eff, trim, &sa);
-	trimmed_side(b, nb, nb_eff, trim, &sb);
+				      "after trimming, an inflation of at "
+				      "least 1 and a share of the degrees of "
+				      "freedom in (0, 1]");
+	trimmed_side(a, na, da, trim, &sa);
+	trimmed_side(b, nb, db, trim, &sb);
 	se2 = sa.weight + sb.weight;
 	out->difference = sb.mean - sa.mean;
 	out->se = sqrt(se2);
 	out->t = 0;
-	out->df = sa.h_eff + sb.h_eff - 2;
+	out->df = sa.df + sb.df;
 	out->p_value = 1;
 	if (!(se2 > 0))
 		return BG_OK;
 	out->t = out->difference / out->se;
-	/* Welch-Satterthwaite; a side of one effective value carries no
-	 * degrees of freedom of its own. */
+	/* Welch-Satterthwaite, each variance at its own degrees of freedom */
 	out->df = se2 * se2 /
-		  ((sa.h_eff > 1 ? sa.weight * sa.weight / (sa.h_eff - 1) : 0) +
-		   (sb.h_eff > 1 ? sb.weight * sb.weight / (sb.h_eff - 1) : 0));
+		  (sa.weight * sa.weight / sa.df + sb.weight * sb.weight / sb.df);
 	if (!(out->df > 0) || isinf(out->df))
-		out->df = sa.h_eff + sb.h_eff - 2 > 1 ? sa.h_eff + sb.h_eff - 2
-						      : 1;
+		out->df = sa.df + sb.df;
 	out->p_value = stats_t_two_sided(out->t, out->df);
 	return BG_OK;
 }
 
-int stats_yuen_one_sample(const double *v, size_t n, double n_eff, double trim,
+int stats_yuen_one_sample(const double *v, size_t n,
+			  const struct stats_dependence *dep, double trim,
 			  struct stats_welch *out)
 {
 	struct trimmed_side side;
 
-	if (!keeps_two(n, trim) || !(n_eff >= 1 && n_eff <= (double)n))
-		return bg_input_error("t-test: need two values after trimming "
-				      "and an effective size within the "
-				      "sample");
-	trimmed_side(v, n, n_eff, trim, &side);
-	if (!(side.h_eff > 1))
-		return bg_input_error("t-test: %g effective values leave no "
-				      "degree of freedom",
-				      n_eff);
+	dep = dep ? dep : &independent;
+	if (!keeps_two(n, trim) || !dependence_valid(dep))
+		return bg_input_error("t-test: need two values after trimming, "
+				      "an inflation of at least 1 and a share "
+				      "of the degrees of freedom in (0, 1]");
+	trimmed_side(v, n, dep, trim, &side);
 	out->difference = side.mean;
 	out->se = sqrt(side.weight);
-	out->df = side.h_eff - 1;
+	out->df = side.df;
 	out->t = 0;
 	out->p_value = 1;
 	if (!(side.weight > 0))
@@ -1085,6 +1094,55 @@ int stats_yuen_one_sample(const double *v, size_t n, double n_eff, double trim,
 	out->t = side.mean / out->se;
 	out->p_value = stats_t_two_sided(out->t, out->df);
 	return BG_OK;
+}
+
+void stats_ranks(const double *v, size_t n, double *ranks)
+{
+	double *sorted = sorted_copy(v, n);
+
+	/* below: values less than v[i]; equal: those equal to it, which
+	 * share the mean of their ranks */
+	for (size_t i = 0; i < n; i++) {
+		size_t lo = 0, hi = n, below, upto;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (compare_doubles(&sorted[mid], &v[i]) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		below = lo;
+		hi = n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (compare_doubles(&sorted[mid], &v[i]) <= 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		upto = lo;
+		ranks[i] = ((double)below + 1 + (double)upto) / 2;
+	}
+	free(sorted);
+}
+
+void stats_ar1_dependence(size_t n, double r, struct stats_dependence *out)
+{
+	double f = 1, power = 1;
+
+	out->inflation = out->df_share = 1;
+	if (n < 2 || !(r > 0))
+		return;
+	r = r < STATS_AR1_MAX ? r : STATS_AR1_MAX;
+	for (size_t k = 1; k < n; k++) {
+		power *= r;
+		f += 2 * (1 - (double)k / (double)n) * power;
+	}
+	out->inflation = (double)(n - 1) * f / ((double)n - f);
+	out->df_share = (1 - r * r) / (1 + r * r);
 }
 
 double stats_tailweight(const double *v, size_t n)

@@ -145,9 +145,47 @@ struct stats_welch {
 	double difference; /* b's (trimmed) mean less a's */
 	double se;	   /* standard error of the difference */
 	double t;	/* difference / se: positive when b's mean is larger */
-	double df;	/* Welch-Satterthwaite, at the effective sizes */
+	double df;	/* Welch-Satterthwaite, at the variances' own df */
 	double p_value; /* two-sided */
 };
+
+/*
+ * How much less a sample of dependent values (runs that drift) says about
+ * its mean than its count suggests, in the two ways that matter to a t-test:
+ * - inflation (>= 1): the variance of the sample's mean over s^2 / n, its
+ *   value for independent values; n / inflation is the sample's effective
+ *   size, the independent values it is worth;
+ * - df_share (in (0, 1]): the share of the n - 1 degrees of freedom its
+ *   variance estimate keeps, as a dependent sample's s^2 varies more from
+ *   sample to sample than an independent one's.
+ * Independent values: { 1, 1 }. The two degrade separately: shrinking the
+ * sample to n / inflation values and taking the degrees of freedom from
+ * that (what the gate did before) left a drifting side of 10 runs with
+ * one degree of freedom, where t's critical value passes 60 at 0.99.
+ */
+struct stats_dependence {
+	double inflation;
+	double df_share;
+};
+
+/* The largest lag-1 autocorrelation stats_ar1_dependence() takes: above
+ * it the dependence of a few runs cannot be told from a trend, and the
+ * variance's inflation would grow without bound. */
+#define STATS_AR1_MAX 0.9
+
+/*
+ * The dependence of n values of a stationary AR(1) series with lag-1
+ * autocorrelation r (taken at most STATS_AR1_MAX; r <= 0: independent):
+ * - inflation = (n - 1) f / (n - f), f = 1 + 2 sum_{k<n} (1 - k/n) r^k,
+ *   exact for the AR(1): Var(mean) = sigma^2 f / n, while E[s^2] =
+ *   sigma^2 (n - f) / (n - 1) (the sample variance, taken around a mean
+ *   that itself drifts, misses part of the spread). At r 0.5 and n 10 it
+ *   is 3.2 where the large-sample (1 + r) / (1 - r) says 3;
+ * - df_share = (1 - r^2) / (1 + r^2), Bartlett's (1946) equivalent
+ *   degrees of freedom of an AR(1)'s variance: Var(s^2) ~ 2 sigma^4 / n
+ *   (1 + r^2) / (1 - r^2).
+ */
+void stats_ar1_dependence(size_t n, double r, struct stats_dependence *out);
 
 /*
  * Yuen's (1974) test: Welch's test of the trimmed means, trimming
@@ -155,37 +193,44 @@ struct stats_welch {
  * the squared standard error (n - 1) s_w^2 / (h (h - 1)) from the
  * winsorized variance s_w^2 over the h values kept. At trim 0 it is
  * Welch's two-sample t-test. As scipy's
- * ttest_ind(a, b, equal_var=False, trim=trim) when the effective sizes are
- * the sizes. A few outliers move a 20 % trimmed mean no more than they
- * move a median, while it keeps most of the mean's efficiency.
+ * ttest_ind(a, b, equal_var=False, trim=trim) for independent samples
+ * (da and db NULL). A few outliers move a 20 % trimmed mean no more than
+ * they move a median, while it keeps most of the mean's efficiency.
  *
- * The variances' weights and the degrees of freedom are taken at the
- * effective sizes na_eff and nb_eff, the number of independent values each
- * sample is worth: autocorrelated runs carry less information than their
- * count says, and at two or three effective values a rank test's smallest
- * attainable p-value stops above any useful significance level. Identical
- * samples give p = 1.
+ * da and db (NULL: independent) say how dependent each sample's values
+ * are: each squared standard error is multiplied by its inflation, and
+ * the Welch-Satterthwaite degrees of freedom combine each side's h - 1
+ * times its df_share. Identical samples give p = 1.
  *
  * BG_EINPUT when fewer than 2 values of a sample are kept, trim is out of
- * range or an effective size is not in [1, its sample's size].
+ * range or a dependence is out of its ranges.
  */
 int stats_yuen_eff(const double *a, size_t na, const double *b, size_t nb,
-		   double na_eff, double nb_eff, double trim,
+		   const struct stats_dependence *da,
+		   const struct stats_dependence *db, double trim,
 		   struct stats_welch *out);
 
 /*
  * The one-sample form of stats_yuen_eff(), for paired values: whether the
- * (trimmed) mean of v, the differences of the pairs, is 0, at effective
- * size n_eff. `difference` is that trimmed mean, `se` its standard error
- * as stats_yuen_eff() takes it for one side, df the trimmed count at the
- * effective size less one. As scipy's ttest_1samp(v, 0) at trim 0, and
- * ttest_ind(v, zeros, equal_var=False, trim=trim) otherwise: a side of
- * zeros adds nothing to the variance.
+ * (trimmed) mean of v, the differences of the pairs, is 0, their
+ * dependence dep (NULL: independent). `difference` is that trimmed mean,
+ * `se` its standard error as stats_yuen_eff() takes it for one side, df
+ * (h - 1) times dep's df_share. As scipy's ttest_1samp(v, 0) at trim 0,
+ * and ttest_ind(v, zeros, equal_var=False, trim=trim) otherwise: a side
+ * of zeros adds nothing to the variance.
  * BG_EINPUT when fewer than 2 values are kept, trim is out of range, or
- * n_eff is not in [1, n] or leaves no degree of freedom.
+ * dep is out of its ranges.
  */
-int stats_yuen_one_sample(const double *v, size_t n, double n_eff, double trim,
+int stats_yuen_one_sample(const double *v, size_t n,
+			  const struct stats_dependence *dep, double trim,
 			  struct stats_welch *out);
+
+/* Ranks */
+
+/* The ranks of v (1 to n, ties sharing the mean of their ranks) into
+ * ranks[n]: what the gate's lag-1 autocorrelation is computed on, so that
+ * one run far off the rest weighs as one rank, not as its square. */
+void stats_ranks(const double *v, size_t n, double *ranks);
 
 /* Effect size */
 
