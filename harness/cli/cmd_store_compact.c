@@ -49,6 +49,9 @@ static int run(int argc, char **argv)
 			report.selected, report.results, report.kept_tagged,
 			(unsigned long long)report.bytes_before,
 			(unsigned long long)report.bytes_after);
+	if (!args.common.quiet && report.database_sizes)
+		terminal_print_line(stdout, "%s",
+				    STORE_MAINTAIN_DATABASE_SIZES);
 	return OUTCOME_PASS;
 }
 
@@ -66,7 +69,9 @@ const struct cli_command cli_cmd_store_compact = {
 		"(compacted_from), and compare,\ncheck and history say that a "
 		"result was compacted. --older-than and\n--keep-tagged select "
 		"as for `store prune`; --dry-run prints each result and\nits "
-		"size before and after.",
+		"size before and after. In a PostgreSQL store the new "
+		"documents and their\nmetric summaries replace the old in one "
+		"transaction.",
 	.options = options,
 	.min_args = 0,
 	.max_args = 0,

@@ -47,6 +47,9 @@ static int run(int argc, char **argv)
 			args.prune.dry_run ? "would remove" : "removed",
 			report.selected, report.results, report.kept_tagged,
 			(unsigned long long)report.bytes_before);
+	if (!args.common.quiet && report.database_sizes)
+		terminal_print_line(stdout, "%s",
+				    STORE_MAINTAIN_DATABASE_SIZES);
 	return OUTCOME_PASS;
 }
 
@@ -62,8 +65,11 @@ const struct cli_command cli_cmd_store_prune = {
 		"removal\nis one new commit: the old files stay in the "
 		"branch's history until --squash\nrewrites the branch as one "
 		"commit and `git gc` drops them (see\ndocs/how-to/"
-		"small-git-store.md). --dry-run prints each result it would "
-		"remove\nand the bytes that would save.",
+		"small-git-store.md). In a PostgreSQL store the removal is one\n"
+		"transaction, summaries and files included. --dry-run prints "
+		"each result it\nwould remove and the bytes that would save "
+		"(a PostgreSQL store's: octet_length\nof the documents and "
+		"files).",
 	.options = options,
 	.min_args = 0,
 	.max_args = 0,

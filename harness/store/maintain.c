@@ -172,26 +172,6 @@ static bool selected(const struct store_maintain_options *o,
 
 /* Changes */
 
-/* The bytes of the entry's logs and artifacts. */
-static uint64_t owned_bytes(struct store *store, const struct store_entry *e)
-{
-	struct store_paths files = { 0 };
-	struct strbuf data = STRBUF_INIT;
-	uint64_t bytes = 0;
-
-	if (store_entry_files(store, e, &files) == 0)
-		for (size_t i = 0; i < files.nr; i++) {
-			strbuf_reset(&data);
-			if (store_read_file(store, e, files.items[i], &data) ==
-			    0)
-				bytes += data.len;
-		}
-	bg_error_clear();
-	store_paths_release(&files);
-	strbuf_release(&data);
-	return bytes;
-}
-
 /*
  * The change of one selected entry into *change (its document allocated
  * for a compaction); false when there is nothing to change (nothing to
@@ -215,7 +195,14 @@ static bool plan_change(const struct store_maintain_options *o,
 	change->entry = e;
 	change->document = NULL;
 	if (o->action == STORE_PRUNE) {
-		report->bytes_before += doc.len + owned_bytes(store, e);
+		uint64_t document, owned;
+
+		if (store_entry_size(store, e, &document, &owned) < 0) {
+			bg_warn("%s; only its document is counted",
+				bg_error_last());
+			document = doc.len;
+		}
+		report->bytes_before += document + owned;
 		changed = true;
 	} else if (compact_result(r, o->samples)) {
 		compacted = xcalloc(1, sizeof(*compacted));
@@ -313,11 +300,12 @@ int store_maintain(const struct store_maintain_options *o,
 	    (error = store_open(&store, spec.buf)) < 0)
 		goto done;
 	if (o->squash && strncmp(store_location(store), "git:", 4)) {
-		error = bg_input_error("--squash: store '%s' is a directory: "
-				       "it has no history to squash",
+		error = bg_input_error("--squash: store '%s' is not a git: "
+				       "store: it has no history to squash",
 				       store_location(store));
 		goto done;
 	}
+	report->database_sizes = store_spec_is_postgres(spec.buf);
 	if ((error = store_list(store, NULL, &entries, &nr)) < 0)
 		goto done;
 	changes = xcalloc(nr ? nr : 1, sizeof(*changes));

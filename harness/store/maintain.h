@@ -14,7 +14,9 @@
  * select by age (the start of the run, as its file name records it) and
  * can keep the results of tagged commits; a dry run prints what would go
  * and the bytes it would save, and changes nothing. Results not selected
- * are never touched (store_rewrite()).
+ * are never touched (store_rewrite()). Directory, git: and PostgreSQL
+ * stores follow the same rules, here; each applies the changes its way
+ * (store_rewrite(): a PostgreSQL store in one transaction).
  *
  * Compaction keeps, of a metric with more than `samples` samples, a
  * deterministic subsample: when its samples divide into its runs (as the
@@ -51,7 +53,16 @@ struct store_maintain_report {
 	uint64_t bytes_before; /* of the selected: documents, logs and
 				* artifacts before ... */
 	uint64_t bytes_after;  /* ... and after (0 for a prune) */
+	/* the bytes are a PostgreSQL store's octet_length() of documents
+	 * and files (store_entry_size()), not the space on its disk */
+	bool database_sizes;
 };
+
+/* What the bytes of a report with database_sizes are: said under it. */
+#define STORE_MAINTAIN_DATABASE_SIZES                                      \
+	"bytes: PostgreSQL's octet_length() of the documents and files, "  \
+	"uncompressed; the database reuses the space after (auto)VACUUM, " \
+	"VACUUM FULL gives it back to the file system"
 
 /*
  * Prunes or compacts the store as `o` says and fills *report. BG_EINPUT

@@ -282,6 +282,34 @@ int store_entry_files(struct store *store, const struct store_entry *entry,
 	return error;
 }
 
+int store_entry_size(struct store *store, const struct store_entry *entry,
+		     uint64_t *document, uint64_t *owned)
+{
+	struct store_paths files = { 0 };
+	struct strbuf data = STRBUF_INIT;
+	int error;
+
+	*document = *owned = 0;
+	if (store->backend->entry_size)
+		return store->backend->entry_size(store, entry, document,
+						  owned);
+	if ((error = store_read_file(store, entry, NULL, &data)) < 0)
+		goto done;
+	*document = data.len;
+	if (store_entry_files(store, entry, &files) == 0)
+		for (size_t i = 0; i < files.nr; i++) {
+			strbuf_reset(&data);
+			if (store_read_file(store, entry, files.items[i],
+					    &data) == 0)
+				*owned += data.len;
+		}
+	bg_error_clear();
+done:
+	store_paths_release(&files);
+	strbuf_release(&data);
+	return error;
+}
+
 int store_load(struct store *store, const struct store_entry *entry,
 	       struct result **out)
 {

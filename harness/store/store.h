@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Where results are kept, keyed by commit and machine (DESIGN.md):
@@ -233,8 +234,9 @@ struct store_entry {
 	unsigned seq;	       /* the "-N" suffix, 0 without */
 	struct result *result; /* with query.load; else NULL */
 	/* git store: the id of the result's blob, which changes with its
-	 * content (caches key on it); "" in a directory store, whose
-	 * files a cache tells apart by size, mtime and inode */
+	 * content (caches key on it); PostgreSQL: the first 40 hex digits
+	 * of its SHA-256; "" in a directory store, whose files a cache
+	 * tells apart by size, mtime and inode */
 	char content_id[41];
 };
 
@@ -324,6 +326,19 @@ int store_entry_files(struct store *store, const struct store_entry *entry,
 		      struct store_paths *out);
 
 /*
+ * The bytes the entry's result takes into *document (the result document)
+ * and *owned (the files store_entry_files() lists), as the store counts
+ * them: a directory or git store reads the files (one that does not read
+ * counts 0); a PostgreSQL store asks the database for octet_length() of
+ * the stored document and of each file's content, in one query, without
+ * reading them (what the database takes on disk differs: compression,
+ * the metric rows, indexes, and space freed only for reuse until VACUUM
+ * FULL). Errors of store_read_file() for the document, or of the query.
+ */
+int store_entry_size(struct store *store, const struct store_entry *entry,
+		     uint64_t *document, uint64_t *owned);
+
+/*
  * store_write() of a result whose stored bytes are to be `document`
  * exactly (r is document parsed): what `store copy` writes, so that a
  * result moved between stores stays byte for byte the same. When the
@@ -361,9 +376,17 @@ enum store_rewrite_flags {
  * (a temporary file renamed over it, under the store's lock) and removes
  * a result's document first, then its logs/<name>/ and
  * artifacts/<name>/ (links removed, never followed), then the
- * directories left empty. BG_EINPUT for STORE_REWRITE_SQUASH on a store
- * that has no history; BG_ERROR for I/O, the changes made before it
- * kept.
+ * directories left empty. A PostgreSQL store makes all the changes one
+ * transaction (all or none): a document replaced gets its new SHA-256
+ * and metric summaries (computed from the new document as store_write()
+ * computes them); a result removed takes its summaries and files with it;
+ * a result changed or removed since it was listed (its SHA-256 no
+ * longer starts with the entry's content_id) is left as it is now, with
+ * a warning, and so is one whose new document is already stored as
+ * another result.
+ * BG_EINPUT for STORE_REWRITE_SQUASH on a store that has no history;
+ * BG_ERROR for I/O, the changes made before it kept (none, in a
+ * PostgreSQL store).
  */
 int store_rewrite(struct store *store, const struct store_change *changes,
 		  size_t nr, const char *message, unsigned flags);

@@ -5,8 +5,8 @@
 #include "harness/util/strbuf.h"
 
 #include <stdbool.h>
-
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * The inside of the store: the one interface between store.c, which holds
@@ -52,6 +52,10 @@ struct store_backend {
 			 const char *rel, struct strbuf *out);
 	int (*entry_files)(struct store *store, const struct store_entry *entry,
 			   struct store_paths *out);
+	/* store_entry_size(); NULL: store.c reads the document and the
+	 * files to count their bytes. */
+	int (*entry_size)(struct store *store, const struct store_entry *entry,
+			  uint64_t *document, uint64_t *owned);
 	/* store_rewrite(): nr > 0, or a squash. */
 	int (*rewrite)(struct store *store, const struct store_change *changes,
 		       size_t nr, const char *message, unsigned flags);

@@ -17,6 +17,9 @@
  * - While a run is in progress its logs and artifacts are plain files in a
  *   scratch directory under the store's cache directory; they go into
  *   benchgate_files with the result and are then removed.
+ * - Prune and compact (store_rewrite()) are one transaction: a result
+ *   removed takes its metric and file rows with it, a compacted document
+ *   gets its SHA-256 and metric rows anew.
  */
 #include "harness/store/store.h"
 #include "harness/store/store_backend.h"
@@ -965,11 +968,19 @@ done:
 	return store_list_finish(&list, error, entries, nr);
 }
 
+/* The result's name in its row: the entry's file name without ".json"
+ * (free it). */
+static char *entry_name(const struct store_entry *entry)
+{
+	const char *file = strrchr(entry->path, '/') + 1;
+
+	return xstrndup(file, strlen(file) - strlen(".json"));
+}
+
 static int pg_load(struct store *store, const struct store_entry *entry,
 		   struct result **out)
 {
-	const char *file = strrchr(entry->path, '/') + 1;
-	char *name = xstrndup(file, strlen(file) - strlen(".json"));
+	char *name = entry_name(entry);
 	const char *params[] = { entry->commit, entry->machine, name };
 	struct result *r = NULL;
 	PGresult *res = NULL;
@@ -1014,8 +1025,7 @@ done:
 static PGresult *entry_rows(struct store *store, const struct store_entry *entry,
 			    const char *sql, const char *rel, const char *what)
 {
-	const char *file = strrchr(entry->path, '/') + 1;
-	char *name = xstrndup(file, strlen(file) - strlen(".json"));
+	char *name = entry_name(entry);
 	const char *params[] = { entry->commit, entry->machine, name, rel };
 	PGresult *res = PQexecParams(pg_of(store)->conn, sql, rel ? 4 : 3,
 				     NULL, params, NULL, NULL, 1);
@@ -1081,20 +1091,161 @@ static int pg_entry_files(struct store *store, const struct store_entry *entry,
 	return BG_OK;
 }
 
-/* TODO(issue 25): prune and compact of a database store; refused until
- * then, naming the stores that have them. */
+static int pg_entry_size(struct store *store, const struct store_entry *entry,
+			 uint64_t *document, uint64_t *owned)
+{
+	char *name = entry_name(entry);
+	const char *params[] = { entry->commit, entry->machine, name };
+	PGresult *res = NULL;
+	int error;
+
+	if ((error = pg_open_checked(store)) < 0)
+		goto done;
+	res = select_rows(store,
+			  "SELECT octet_length(r.document),"
+			  " (SELECT coalesce(sum(octet_length(f.content)), 0)"
+			  "  FROM benchgate_files f WHERE f.result_id = r.id)"
+			  " FROM benchgate_results r"
+			  " WHERE r.commit = $1 AND r.machine = $2"
+			  " AND r.name = $3",
+			  3, params, "measure a result");
+	if (!res) {
+		error = BG_ERROR;
+		goto done;
+	}
+	if (!PQntuples(res)) {
+		error = bg_notfound("'%s' is not in the store", entry->path);
+		goto done;
+	}
+	*document = strtoull(PQgetvalue(res, 0, 0), NULL, 10);
+	*owned = strtoull(PQgetvalue(res, 0, 1), NULL, 10);
+done:
+	PQclear(res);
+	free(name);
+	return error;
+}
+
+/* Rewriting: prune and compact (store_rewrite()) */
+
+/*
+ * Replaces the document of the entry's result by `document` when its
+ * SHA-256 is still the entry's (content_id), with its metric rows made
+ * again from the new document; *applied says whether it was. A document
+ * already stored as another result is not stored twice: that result is
+ * left as it is.
+ */
+static int replace_document(struct store *store,
+			    const struct store_entry *entry, const char *name,
+			    const struct strbuf *document, bool *applied)
+{
+	struct result *r = NULL;
+	PGresult *res = NULL;
+	char sha256[65];
+	int error;
+
+	*applied = false;
+	if ((error = result_parse(&r, document->buf, document->len,
+				  entry->path)) < 0 ||
+	    (error = hash_sha256_hex(document->buf, document->len, sha256)) < 0)
+		goto done;
+	{
+		const char *params[] = { entry->commit, entry->machine,
+					 name,		entry->content_id,
+					 sha256,	document->buf };
+
+		res = select_rows(
+			store,
+			"UPDATE benchgate_results SET document = $6,"
+			" content_sha256 = $5"
+			" WHERE commit = $1 AND machine = $2 AND name = $3"
+			" AND left(content_sha256, length($4)) = $4"
+			" AND NOT EXISTS (SELECT 1 FROM benchgate_results"
+			"  WHERE content_sha256 = $5)"
+			" RETURNING id",
+			6, params, "replace a result's document");
+	}
+	if (!res) {
+		error = BG_ERROR;
+		goto done;
+	}
+	if (!PQntuples(res))
+		goto done;
+	{
+		const char *id = PQgetvalue(res, 0, 0);
+		const char *params[] = { id };
+
+		if ((error = command(store,
+				     "DELETE FROM benchgate_metrics"
+				     " WHERE result_id = $1",
+				     1, params, "replace the metrics")) < 0 ||
+		    (error = copy_metrics(store, r, id)) < 0)
+			goto done;
+	}
+	*applied = true;
+done:
+	PQclear(res);
+	result_free(r);
+	return error;
+}
+
+/* Removes the entry's result, its metric rows and files (by the
+ * schema's ON DELETE CASCADE), when its SHA-256 is still the entry's. */
+static int remove_result(struct store *store, const struct store_entry *entry,
+			 const char *name, bool *applied)
+{
+	const char *params[] = { entry->commit, entry->machine, name,
+				 entry->content_id };
+	PGresult *res = query(store,
+			      "DELETE FROM benchgate_results"
+			      " WHERE commit = $1 AND machine = $2"
+			      " AND name = $3"
+			      " AND left(content_sha256, length($4)) = $4",
+			      4, params);
+	int error = BG_OK;
+
+	if (PQresultStatus(res) != PGRES_COMMAND_OK)
+		error = query_failed(store, res, "remove a result");
+	*applied = error == BG_OK && strcmp(PQcmdTuples(res), "0");
+	PQclear(res);
+	return error;
+}
+
+/* All the changes, one transaction: all of them or none. */
 static int pg_rewrite(struct store *store, const struct store_change *changes,
 		      size_t nr, const char *message, unsigned flags)
 {
-	(void)changes;
-	(void)nr;
-	(void)message;
-	(void)flags;
-	return bg_input_error("store '%s': prune and compact work on "
-			      "directory and git: stores only so far",
-			      store->location);
-}
+	int error;
 
+	(void)message;
+	if (flags & STORE_REWRITE_SQUASH)
+		return bg_input_error("store '%s' has no history to squash",
+				      store->location);
+	if ((error = pg_open_checked(store)) < 0 ||
+	    (error = exec_command(store, "BEGIN", "begin a transaction")) < 0)
+		return error;
+	for (size_t i = 0; i < nr && !error; i++) {
+		const struct store_change *c = &changes[i];
+		char *name = entry_name(c->entry);
+		bool applied;
+
+		error = c->document ? replace_document(store, c->entry, name,
+						       c->document, &applied)
+				    : remove_result(store, c->entry, name,
+						    &applied);
+		if (!error && !applied)
+			bg_warn("'%s' %s since it was read; left as it is",
+				c->entry->path,
+				c->document ? "changed, or its new document "
+					      "is already stored,"
+					    : "changed or went");
+		free(name);
+	}
+	if (error < 0) {
+		PQclear(PQexec(pg_of(store)->conn, "ROLLBACK"));
+		return error;
+	}
+	return exec_command(store, "COMMIT", "commit the changes");
+}
 
 static void pg_free(struct store *store)
 {
@@ -1114,6 +1265,7 @@ static const struct store_backend pg_backend = {
 	.load = pg_load,
 	.read_file = pg_read_file,
 	.entry_files = pg_entry_files,
+	.entry_size = pg_entry_size,
 	.rewrite = pg_rewrite,
 	.free = pg_free,
 };

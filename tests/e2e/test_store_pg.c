@@ -4,9 +4,12 @@
  * started for each test: `store init`, run, history and check through
  * --store postgresql://..., the schema checks, transactions (concurrent
  * runs, a writer killed mid-write, a server stopped mid-run), the same
- * result stored once, and a password that is never printed.
+ * result stored once, a password that is never printed, and prune and
+ * compact giving what they give in a directory store, in one transaction.
  */
+#include "harness/util/alloc.h"
 #include "harness/util/error.h"
+#include "harness/util/isotime.h"
 #include "harness/model/result.h"
 #include "harness/store/store.h"
 
@@ -582,4 +585,356 @@ Test(store_pg, import_and_compare_by_revision)
 	    "--store", pg.url);
 	cr_assert_eq(out.exit_code, 2, "%s%s", out.out.buf, out.err.buf);
 	test_output_release(&out);
+}
+
+/* Prune and compact (maintain.h): the same commands on a directory store
+ * and on the database holding the same results give the same report
+ * (the database's sizes are octet_length(), as the files' are their
+ * sizes) and the same store: copied back to a directory, byte for byte
+ * what the directory store holds; the summaries follow the documents. */
+
+#define MAINTAIN_MACHINE  "0123456789abcdef"
+#define MAINTAIN_OLD	  "2026-01-01T00:00:00Z"
+#define MAINTAIN_OLD_STEM "s-20260101T000000Z"
+
+/* Commits c0 (tagged v1) and c1 on main, beside setup()'s first. */
+static void tagged_commits(git_oid commits[2])
+{
+	git_object *target = NULL;
+	git_repository *repo;
+	git_oid head, tag;
+
+	cr_assert_eq(git_repository_open(&repo, dir), 0);
+	cr_assert_eq(git_reference_name_to_id(&head, repo, "refs/heads/main"),
+		     0);
+	test_git_commit(repo, "refs/heads/main", "c0", 1, &head, &commits[0]);
+	test_git_commit(repo, "refs/heads/main", "c1", 1, &commits[0],
+			&commits[1]);
+	cr_assert_eq(git_object_lookup(&target, repo, &commits[0],
+				       GIT_OBJECT_COMMIT),
+		     0);
+	cr_assert_eq(git_tag_create_lightweight(&tag, repo, "v1", target, 0),
+		     0);
+	git_object_free(target);
+	git_repository_free(repo);
+}
+
+/* A result of suite "s" at `commit` started at `started` (NULL: now):
+ * latency of 5 runs of 200 samples around `level`, deterministic noise
+ * of +-1 %. */
+static void maintain_result(struct store *store, const git_oid *commit,
+			    const char *started, double level)
+{
+	struct strbuf now = STRBUF_INIT;
+	struct result *r = result_new();
+	struct metric_samples *m;
+	unsigned state = 12345u + (unsigned)(level * 100);
+
+	iso8601_now(&now);
+	r->suite = xstrdup("s");
+	r->started_at = xstrdup(started ? started : now.buf);
+	git_oid_tostr(r->git.commit, sizeof(r->git.commit), commit);
+	snprintf(r->machine.id, sizeof(r->machine.id), "%s", MAINTAIN_MACHINE);
+	m = result_case_metric(result_add_case(r, "b", "original", "cpu"),
+			       "latency");
+	m->runs = 5;
+	for (size_t k = 0; k < 5 * 200; k++) {
+		state = state * 1103515245u + 12345u;
+		metric_samples_push(
+			m, level * (0.99 + 0.02 * (state >> 16) / 65536.0));
+	}
+	cr_assert_eq(store_write(store, r, NULL, NULL), 0, "%s",
+		     bg_error_last());
+	result_free(r);
+	strbuf_release(&now);
+}
+
+/* "dref": the old results of c0 and c1 with a log each and one of c1
+ * from now; the same in the database (store copy). */
+static void maintain_fixture(git_oid commits[2])
+{
+	struct strbuf path = STRBUF_INIT;
+	struct store *store = NULL;
+	struct test_output out;
+
+	init_store();
+	tagged_commits(commits);
+	strbuf_addf(&path, "%s/dref", dir);
+	cr_assert_eq(store_open(&store, path.buf), 0);
+	maintain_result(store, &commits[0], MAINTAIN_OLD, 10);
+	maintain_result(store, &commits[1], MAINTAIN_OLD, 11);
+	maintain_result(store, &commits[1], NULL, 12);
+	store_free(store);
+	test_shell(dir, "for m in dref/*/" MAINTAIN_MACHINE "; do\n"
+			"  l=$m/logs/" MAINTAIN_OLD_STEM "; mkdir -p $l\n"
+			"  echo \"log of $m\" > $l/b.log\n"
+			"done\n");
+	RUN(&out, NULL, "store", "copy", "--from", "dref", "--to", pg.url);
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.out.buf, "3 results: 3 copied"), "%s",
+		  out.out.buf);
+	test_output_release(&out);
+	strbuf_release(&path);
+}
+
+/* The last line of `text` that starts with `start` (free it). */
+static char *line_starting(const char *text, const char *start)
+{
+	const char *found = NULL, *end;
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p += !!p)
+		if (!strncmp(p, start, strlen(start)))
+			found = p;
+	cr_assert(found, "no line '%s...' in:\n%s", start, text);
+	end = strchr(found, '\n');
+	return xstrndup(found, end ? (size_t)(end - found) : strlen(found));
+}
+
+/* Runs `store <verb> ARGS...` on dref and on the database: both exit 0
+ * with the same summary line (starting with `summary`), which is
+ * returned (free it); the database's says what its bytes are. */
+static char *maintain_both(const char *summary, const char *verb,
+			   const char *a1, const char *a2, const char *a3,
+			   const char *a4)
+{
+	const char *specs[] = { "dref", pg.url };
+	char *lines[2];
+
+	for (int s = 0; s < 2; s++) {
+		const char *argv[] = { "store", verb, "--store", specs[s], a1,
+				       a2,	a3,   a4,	 NULL };
+		struct test_output out;
+
+		test_benchgate(&out, dir, NULL, argv);
+		cr_assert_eq(out.exit_code, 0, "%s %s: %s%s", verb, specs[s],
+			     out.out.buf, out.err.buf);
+		lines[s] = line_starting(out.out.buf, summary);
+		if (s == 1)
+			cr_assert(strstr(out.out.buf, "octet_length()"), "%s",
+				  out.out.buf);
+		else
+			cr_assert(!strstr(out.out.buf, "octet_length()"), "%s",
+				  out.out.buf);
+		test_output_release(&out);
+	}
+	cr_assert_str_eq(lines[1], lines[0]);
+	free(lines[0]);
+	return lines[1];
+}
+
+/* The database copied into a new directory store `to` holds exactly the
+ * files of dref, byte for byte; its history is dref's. */
+static void database_matches_dref(const char *to)
+{
+	struct strbuf script = STRBUF_INIT;
+	struct test_output out;
+
+	RUN(&out, NULL, "store", "copy", "--from", pg.url, "--to", to);
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	test_output_release(&out);
+	strbuf_addf(&script,
+		    "(cd dref && find . -type f ! -name '.*' | sort) > files-ref\n"
+		    "(cd %s && find . -type f ! -name '.*' | sort) > files-out\n"
+		    "diff files-ref files-out\n"
+		    "while read f; do cmp dref/$f %s/$f; done < files-ref\n",
+		    to, to);
+	test_shell(dir, script.buf);
+	strbuf_release(&script);
+	same_from_both("history --json after maintenance",
+		       (const char *const[]){ "history", "--store", "dref",
+					      "--json", "h-ref.json", NULL },
+		       (const char *const[]){ "history", "--store", pg.url,
+					      "--json", "h-pg.json", NULL },
+		       0);
+	{
+		char *a = read_in_dir("h-ref.json"),
+		     *b = read_in_dir("h-pg.json");
+
+		cr_assert(a && b);
+		cr_assert_str_eq(a, b);
+		free(a);
+		free(b);
+	}
+}
+
+/* Every row's SHA-256 is its document's; every metric row's n and median
+ * are its document's samples' (percentile_cont(0.5) is the median of an
+ * even count as the summaries take it), and no row outlives its result. */
+static void summaries_follow_documents(long results, long files)
+{
+	long stored = pgserver_count(&pg, "SELECT count(*) FROM "
+					  "benchgate_results");
+
+	cr_assert_eq(stored, results, "%ld results, %ld expected", stored,
+		     results);
+	cr_assert_eq(pgserver_count(&pg,
+				    "SELECT count(*) FROM "
+				    "benchgate_results WHERE content_sha256"
+				    " <> encode(sha256(convert_to(document,"
+				    " 'UTF8')), 'hex')"),
+		     0);
+	cr_assert_eq(pgserver_count(&pg, "SELECT count(*) FROM "
+					 "benchgate_points"),
+		     results);
+	cr_assert_eq(
+		pgserver_count(
+			&pg,
+			"SELECT count(*) FROM benchgate_points p"
+			" JOIN benchgate_results r ON r.id = p.result_id,"
+			" LATERAL (SELECT count(*) AS n,"
+			"  percentile_cont(0.5) WITHIN GROUP"
+			"  (ORDER BY x::float8) AS median"
+			"  FROM jsonb_array_elements_text(r.document::jsonb"
+			"  #> '{cases,0,metrics,latency,samples}') x) s"
+			" WHERE s.n = p.n"
+			" AND abs(s.median - p.median) <= 1e-9 * p.median"),
+		results);
+	cr_assert_eq(pgserver_count(&pg, "SELECT count(*) FROM "
+					 "benchgate_files"),
+		     files);
+}
+
+Test(store_pg, prune_and_compact_match_a_directory_store)
+{
+	struct strbuf before = STRBUF_INIT, after = STRBUF_INIT;
+	struct test_output out;
+	git_oid commits[2];
+	char *dry;
+	const char *snapshot = "SELECT name, commit, content_sha256,"
+			       " (SELECT count(*) FROM benchgate_files f"
+			       "  WHERE f.result_id = r.id)"
+			       " FROM benchgate_results r ORDER BY id";
+
+	maintain_fixture(commits);
+	summaries_follow_documents(3, 2);
+	pgserver_sql(&pg, snapshot, &before);
+
+	/* a dry run: the old untagged result, its bytes and its log's,
+	 * counted alike in both stores; nothing changes */
+	dry = maintain_both("would remove 1 of 3 results (1 kept as tagged), ",
+			    "prune", "--older-than", "30d", "--keep-tagged",
+			    "--dry-run");
+	pgserver_sql(&pg, snapshot, &after);
+	cr_assert_str_eq(after.buf, before.buf, "a dry run changed the store");
+	{
+		/* the bytes it gives are the database's: the document's and
+		 * its log's octet_length() */
+		struct strbuf sql = STRBUF_INIT, expected = STRBUF_INIT;
+
+		strbuf_addf(
+			&sql,
+			"SELECT octet_length(document) + (SELECT"
+			" sum(octet_length(content)) FROM benchgate_files f"
+			" WHERE f.result_id = r.id) FROM benchgate_results r"
+			" WHERE commit = '%s' AND started_at < now() -"
+			" interval '30 days'",
+			test_oid_hex(&commits[1], 0));
+		strbuf_addf(&expected, "(1 kept as tagged), %ld bytes ",
+			    pgserver_count(&pg, sql.buf));
+		cr_assert(strstr(dry, expected.buf), "%s: %s", expected.buf,
+			  dry);
+		strbuf_release(&sql);
+		strbuf_release(&expected);
+		free(dry);
+	}
+	free(maintain_both("removed 1 of 3 results (1 kept as tagged), ",
+			   "prune", "--older-than", "30d", "--keep-tagged",
+			   NULL));
+	summaries_follow_documents(2, 1);
+	cr_assert_eq(pgserver_count(&pg,
+				    "SELECT count(*) FROM benchgate_results"
+				    " WHERE started_at < now() - interval"
+				    " '30 days'"),
+		     1);
+
+	strbuf_reset(&before);
+	pgserver_sql(&pg, snapshot, &before);
+	free(maintain_both("would compact 2 of 2 results (0 kept as tagged): ",
+			   "compact", "--samples", "20", "--dry-run", NULL));
+	strbuf_reset(&after);
+	pgserver_sql(&pg, snapshot, &after);
+	cr_assert_str_eq(after.buf, before.buf, "a dry run changed the store");
+	free(maintain_both("compacted 2 of 2 results (0 kept as tagged): ",
+			   "compact", "--samples", "20", NULL, NULL));
+	/* 4 order statistics of each of the 5 runs */
+	summaries_follow_documents(2, 1);
+	cr_assert_eq(pgserver_count(&pg, "SELECT count(*) FROM benchgate_points"
+					 " WHERE n = 20"),
+		     2);
+	database_matches_dref("dout");
+
+	/* the compacted documents are the stored ones: copying them in
+	 * again stores nothing (the same content is stored once) */
+	RUN(&out, NULL, "store", "copy", "--from", "dout", "--to", pg.url);
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.out.buf, "2 results: 0 copied (0 renamed), 2 "
+				      "already there"),
+		  "%s", out.out.buf);
+	test_output_release(&out);
+	summaries_follow_documents(2, 1);
+
+	/* without --keep-tagged the tagged old result goes too */
+	free(maintain_both("removed 1 of 2 results (0 kept as tagged), ",
+			   "prune", "--older-than", "30d", NULL, NULL));
+	summaries_follow_documents(1, 0);
+	database_matches_dref("dout2");
+	RUN(&out, NULL, "store", "prune", "--store", pg.url, "--older-than",
+	    "1d", "--squash");
+	cr_assert_eq(out.exit_code, 2, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.err.buf, "no history to squash"), "%s",
+		  out.err.buf);
+	test_output_release(&out);
+	strbuf_release(&before);
+	strbuf_release(&after);
+}
+
+/* A prune whose second removal the server refuses (a trigger) removes
+ * nothing: the changes are one transaction. */
+Test(store_pg, a_prune_that_fails_midway_changes_nothing)
+{
+	struct strbuf sql = STRBUF_INIT, before = STRBUF_INIT;
+	struct strbuf after = STRBUF_INIT, later = STRBUF_INIT;
+	struct test_output out;
+	git_oid commits[2];
+	const char *snapshot = "SELECT name, commit, content_sha256 FROM"
+			       " benchgate_results ORDER BY id";
+
+	maintain_fixture(commits);
+	/* the old results go oldest first, then by commit: refuse the
+	 * later commit's, so that the other is removed before */
+	pgserver_sql(&pg,
+		     "SELECT max(commit) FROM benchgate_results WHERE"
+		     " started_at < now() - interval '30 days'",
+		     &later);
+	strbuf_rtrim(&later);
+	strbuf_addf(&sql,
+		    "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql"
+		    " AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END"
+		    " $$; CREATE TRIGGER refuse BEFORE DELETE ON"
+		    " benchgate_results FOR EACH ROW WHEN (OLD.commit ="
+		    " '%s') EXECUTE FUNCTION refuse()",
+		    later.buf);
+	pgserver_sql(&pg, sql.buf, NULL);
+	pgserver_sql(&pg, snapshot, &before);
+	RUN(&out, NULL, "store", "prune", "--store", pg.url, "--older-than",
+	    "30d");
+	cr_assert_neq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.err.buf, "refused by the test"), "%s",
+		  out.err.buf);
+	test_output_release(&out);
+	pgserver_sql(&pg, snapshot, &after);
+	cr_assert_str_eq(after.buf, before.buf);
+	summaries_follow_documents(3, 2);
+	pgserver_sql(&pg, "DROP TRIGGER refuse ON benchgate_results", NULL);
+	RUN(&out, NULL, "store", "prune", "--store", pg.url, "--older-than",
+	    "30d");
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.out.buf, "removed 2 of 3 results"), "%s",
+		  out.out.buf);
+	test_output_release(&out);
+	summaries_follow_documents(1, 0);
+	strbuf_release(&sql);
+	strbuf_release(&before);
+	strbuf_release(&after);
+	strbuf_release(&later);
 }
