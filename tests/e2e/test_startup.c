@@ -166,6 +166,9 @@ Test(startup, certificates_are_read_for_a_tls_connection_not_at_start)
 
 	if (!libgit2_over_mbedtls())
 		cr_skip_test("libgit2 here does not use mbedTLS");
+	/* Debian's libgit2 reads this bundle; without it, nothing to defer */
+	if (access("/etc/ssl/certs/ca-certificates.crt", R_OK))
+		cr_skip_test("no /etc/ssl/certs/ca-certificates.crt here");
 	test_shell(test_dir, "git init -q . && git -c user.name=t "
 			     "-c user.email=t@t commit -q --allow-empty -m c");
 	free(test_write_file(
