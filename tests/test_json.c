@@ -294,3 +294,38 @@ Test(json, a_writer_at_a_depth_indents_as_the_printer)
 	cJSON_Delete(root);
 	strbuf_release(&out);
 }
+
+/* Keys at every depth to past the tabs written in one piece (16), plain,
+ * empty and needing escapes, as the printer writes them. */
+Test(json, keys_at_every_depth_print_as_cjson_prints_them)
+{
+	static const char *const keys[] = { "plain", "", "a\"b", "tab\tkey",
+					    "back\\slash", "\x01" };
+	struct strbuf out = STRBUF_INIT;
+	struct json_writer w;
+	cJSON *root = cJSON_CreateObject(), *object = root;
+	char *expected;
+	size_t depth = 20;
+
+	json_writer_init(&w, &out, 0);
+	json_write_object(&w);
+	for (size_t d = 0; d < depth; d++) {
+		for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++) {
+			json_write_key(&w, keys[k]);
+			json_write_value_number(&w, (double)(d * 10 + k));
+			cJSON_AddNumberToObject(object, keys[k],
+						(double)(d * 10 + k));
+		}
+		json_write_key(&w, "next");
+		json_write_object(&w);
+		object = cJSON_AddObjectToObject(object, "next");
+	}
+	for (size_t d = 0; d <= depth; d++)
+		json_write_end(&w);
+	strbuf_addch(&out, '\n');
+	expected = cjson_text(root);
+	cr_assert_str_eq(out.buf, expected);
+	free(expected);
+	cJSON_Delete(root);
+	strbuf_release(&out);
+}

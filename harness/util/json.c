@@ -364,11 +364,35 @@ void json_write_end(struct json_writer *w)
 
 void json_write_key(struct json_writer *w, const char *key)
 {
+	size_t depth = w->base + w->nested, plain = plain_length(key);
+	bool first;
+
 	assert(w->nested > 0 && !w->array[w->nested - 1]);
-	if (!w->first[w->nested - 1])
-		strbuf_add(w->out, ",\n", 2);
+	first = w->first[w->nested - 1];
 	w->first[w->nested - 1] = false;
-	add_tabs(w->out, w->base + w->nested);
+	if (plain != SIZE_MAX && depth <= 16) {
+		/* ",\n", the tabs, the quoted key and ":\t" in one piece:
+		 * history's million points have six keys each */
+		char *at;
+
+		strbuf_grow(w->out, 2 + depth + plain + 4);
+		at = w->out->buf + w->out->len;
+		if (!first) {
+			*at++ = ',';
+			*at++ = '\n';
+		}
+		memset(at, '\t', depth);
+		at += depth;
+		*at++ = '"';
+		memcpy(at, key, plain);
+		at += plain;
+		memcpy(at, "\":\t", 3);
+		strbuf_setlen(w->out, (size_t)(at + 3 - w->out->buf));
+		return;
+	}
+	if (!first)
+		strbuf_add(w->out, ",\n", 2);
+	add_tabs(w->out, depth);
 	json_write_string(w->out, key);
 	strbuf_add(w->out, ":\t", 2);
 }
