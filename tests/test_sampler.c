@@ -378,6 +378,28 @@ Test(sampler, nvml_sums_and_averages_over_every_gpu_when_unset)
 	cr_assert_float_eq(value(SOURCE_NVML, "power_peak"), 400, 1e-9);
 }
 
+/* A child of this process that sleeps, for a fake NVML to list as the
+ * benchmark's process; the process tree read is then this machine's, not
+ * the planted /proc. end_child() ends it. */
+static pid_t benchmark_child(void)
+{
+	pid_t child = fork();
+
+	cr_assert_geq(child, 0);
+	if (!child) {
+		sleep(5);
+		_exit(0);
+	}
+	unsetenv("BENCHGATE_PROCFS_ROOT");
+	return child;
+}
+
+static void end_child(pid_t child)
+{
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+}
+
 /*
  * memory_peak is the benchmark's own: NVML lists a child of this process
  * (the benchmark stands for one) and another process on GPU 0, and only
@@ -386,15 +408,8 @@ Test(sampler, nvml_sums_and_averages_over_every_gpu_when_unset)
 Test(sampler, nvml_memory_peak_counts_only_the_benchmarks_processes)
 {
 	char script[512];
-	pid_t child = fork();
+	pid_t child = benchmark_child();
 
-	cr_assert_geq(child, 0);
-	if (!child) {
-		sleep(5);
-		_exit(0);
-	}
-	/* the process tree is this machine's, not the planted /proc */
-	unsetenv("BENCHGATE_PROCFS_ROOT");
 	snprintf(script, sizeof(script),
 		 "gpu GPU-aaaaaaaa-0000 40960 6144 75 250000 counter A\n"
 		 "gpu GPU-bbbbbbbb-1111 40960 1024 75 250000 counter B\n"
@@ -413,21 +428,14 @@ Test(sampler, nvml_memory_peak_counts_only_the_benchmarks_processes)
 	/* GPU 1 hidden: the child's memory there is not counted */
 	run_nvml("0", 0.15);
 	cr_assert_float_eq(value(SOURCE_NVML, "memory_peak"), 1.5 * GIB, 1);
-	kill(child, SIGKILL);
-	waitpid(child, NULL, 0);
+	end_child(child);
 }
 
 Test(sampler, nvml_memory_the_driver_cannot_attribute_says_why)
 {
 	char script[256];
-	pid_t child = fork();
+	pid_t child = benchmark_child();
 
-	cr_assert_geq(child, 0);
-	if (!child) {
-		sleep(5);
-		_exit(0);
-	}
-	unsetenv("BENCHGATE_PROCFS_ROOT");
 	snprintf(script, sizeof(script),
 		 "gpu GPU-aaaaaaaa-0000 40960 6144 75 250000 counter A\n"
 		 "process %d 0 -\n",
@@ -437,8 +445,7 @@ Test(sampler, nvml_memory_the_driver_cannot_attribute_says_why)
 	cr_assert_str_eq(why(SOURCE_NVML, "memory_peak"),
 			 "GPU memory of the benchmark's processes: NVML: Not "
 			 "Supported");
-	kill(child, SIGKILL);
-	waitpid(child, NULL, 0);
+	end_child(child);
 }
 
 Test(sampler, nvml_with_every_gpu_hidden_says_why)

@@ -537,6 +537,83 @@ struct result *test_only_result(const char *store_dir)
 	return result;
 }
 
+const struct result_artifact *test_artifact_of(const struct result_case *rcase,
+					       const char *kind)
+{
+	for (size_t i = 0; i < rcase->artifacts_nr; i++)
+		if (!strcmp(rcase->artifacts[i].kind, kind))
+			return &rcase->artifacts[i];
+	return NULL;
+}
+
+int test_count_entries(const char *path, size_t len)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int nr = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		nr += strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		      (!len || strlen(e->d_name) == len);
+	closedir(d);
+	return nr;
+}
+
+void test_git_area_init(struct test_git_area *area, const char *script)
+{
+	struct strbuf full = STRBUF_INIT;
+
+	area->dir = test_tmpdir();
+	snprintf(area->repo, sizeof(area->repo), "%s/repo", area->dir);
+	snprintf(area->scratch, sizeof(area->scratch), "%s/scratch", area->dir);
+	snprintf(area->tmpdir_env, sizeof(area->tmpdir_env), "TMPDIR=%s",
+		 area->scratch);
+	snprintf(area->lock_env, sizeof(area->lock_env),
+		 "BENCHGATE_LOCK=%s/lock", area->dir);
+	area->env[0] = area->tmpdir_env;
+	area->env[1] = area->lock_env;
+	area->env[2] = NULL;
+	strbuf_addf(&full,
+		    "mkdir scratch repo && cd repo\n"
+		    "export GIT_AUTHOR_NAME=Dev "
+		    "GIT_AUTHOR_EMAIL=dev@example.invalid\n"
+		    "export GIT_COMMITTER_NAME=Dev "
+		    "GIT_COMMITTER_EMAIL=dev@example.invalid\n"
+		    "git init -q -b main .\n"
+		    "%s",
+		    script);
+	test_shell(area->dir, full.buf);
+	strbuf_release(&full);
+}
+
+void test_git_area_release(struct test_git_area *area)
+{
+	test_rmtree(area->dir);
+	free(area->dir);
+	area->dir = NULL;
+}
+
+void test_read_commit_ids(const char *dir, const char *name, char (*ids)[41],
+			  size_t nr)
+{
+	struct strbuf path = STRBUF_INIT;
+	char *text;
+
+	strbuf_addf(&path, "%s/%s", dir, name);
+	text = test_read_file(path.buf);
+	cr_assert_not_null(text, "%s", path.buf);
+	cr_assert_geq(strlen(text), 41 * nr, "%s: fewer than %zu ids:\n%s",
+		      path.buf, nr, text);
+	for (size_t i = 0; i < nr; i++) {
+		memcpy(ids[i], text + 41 * i, 40);
+		ids[i][40] = '\0';
+	}
+	free(text);
+	strbuf_release(&path);
+}
+
 char *test_dir;
 
 void test_dir_setup(void)

@@ -76,6 +76,43 @@ void test_shell(const char *dir, const char *script);
 struct result;
 struct result *test_only_result(const char *store_dir);
 
+/* The first artifact of that kind ("flamegraph", "profile", ...) of a
+ * case (result.h); NULL when it has none. */
+struct result_case;
+const struct result_artifact *test_artifact_of(const struct result_case *rcase,
+					       const char *kind);
+
+/* How many entries a directory has whose names are `len` bytes long (0:
+ * any), . and .. aside; -1 when it cannot be opened. */
+int test_count_entries(const char *path, size_t len);
+
+/*
+ * A repository made with the git program, as a CI job has one, for tests
+ * that drive a command on commits (bisect, check --against): dir is a
+ * fresh temporary directory holding repo/ and scratch/; env (NULL-ended)
+ * sets $TMPDIR to scratch/ and a machine lock of its own (dir/lock), so
+ * other tests' runs do not hold it.
+ */
+struct test_git_area {
+	char *dir;
+	char repo[4096], scratch[4096];
+	char tmpdir_env[4200], lock_env[4200];
+	const char *env[3];
+};
+
+/* Makes the area and runs script (test_shell()) in its repo/, an empty
+ * repository on main, with the commits' author and committer set to
+ * "Dev <dev@example.invalid>" in the environment. */
+void test_git_area_init(struct test_git_area *area, const char *script);
+
+/* Removes the area's directory and frees it. */
+void test_git_area_release(struct test_git_area *area);
+
+/* Reads nr commit ids, one a line as `git log --format=%H` writes them,
+ * from dir/name into ids; the test fails when the file is shorter. */
+void test_read_commit_ids(const char *dir, const char *name, char (*ids)[41],
+			  size_t nr);
+
 #endif
 
 /* Git fixtures, made with libgit2 (never the git program). */

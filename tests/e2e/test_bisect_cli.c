@@ -13,7 +13,6 @@
 #include "testutil.h"
 
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +21,7 @@
 #define PLANTED 37 /* the first slow commit: c37 */
 #define BROKEN	39 /* its tree cannot be built: the search meets it */
 
-static char *dir;
-static char repo[4096], scratch[4096], tmpdir_env[4200], lock_env[4200];
+static struct test_git_area area;
 static char hex[COMMITS][41];
 
 /*
@@ -35,20 +33,9 @@ static char hex[COMMITS][41];
 static void setup(void)
 {
 	struct strbuf script = STRBUF_INIT;
-	char *ids;
 
-	dir = test_tmpdir();
-	snprintf(repo, sizeof(repo), "%s/repo", dir);
-	snprintf(scratch, sizeof(scratch), "%s/scratch", dir);
-	snprintf(tmpdir_env, sizeof(tmpdir_env), "TMPDIR=%s", scratch);
-	/* a machine lock of its own: other tests' runs do not hold it */
-	snprintf(lock_env, sizeof(lock_env), "BENCHGATE_LOCK=%s/lock", dir);
 	strbuf_addf(
 		&script,
-		"mkdir scratch repo && cd repo\n"
-		"export GIT_AUTHOR_NAME=Dev GIT_AUTHOR_EMAIL=dev@example.invalid\n"
-		"export GIT_COMMITTER_NAME=Dev GIT_COMMITTER_EMAIL=dev@example.invalid\n"
-		"git init -q -b main .\n"
 		"cat > suite.json <<'EOF'\n"
 		"{ \"benchgate\": 1, \"suite\": \"naps\",\n"
 		"  \"defaults\": { \"warmup\": 0, \"runs\": 8, "
@@ -76,54 +63,22 @@ static void setup(void)
 		"done\n"
 		"git log --first-parent --reverse --format=%%H > ../ids\n",
 		COMMITS, BROKEN, BROKEN + 1, PLANTED);
-	test_shell(dir, script.buf);
+	test_git_area_init(&area, script.buf);
 	strbuf_release(&script);
-	strbuf_addf(&script, "%s/ids", dir);
-	ids = test_read_file(script.buf);
-	cr_assert_not_null(ids);
-	for (size_t i = 0; i < COMMITS; i++)
-		memcpy(hex[i], ids + 41 * i, 40);
-	free(ids);
-	strbuf_release(&script);
+	test_read_commit_ids(area.dir, "ids", hex, COMMITS);
 }
 
 static void teardown(void)
 {
-	test_rmtree(dir);
-	free(dir);
+	test_git_area_release(&area);
 }
 
 TestSuite(bisect, .init = setup, .fini = teardown, .timeout = 180);
 
-/* How many entries a directory has whose names are `len` long (0: any),
- * . and .. aside (the store's own, .lock and .tmp, are shorter than a
- * commit id); -1 when absent. */
-static int entries_named(const char *path, size_t len)
-{
-	DIR *d = opendir(path);
-	struct dirent *e;
-	int nr = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		nr += strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-		      (!len || strlen(e->d_name) == len);
-	closedir(d);
-	return nr;
-}
-
-static int entries(const char *path)
-{
-	return entries_named(path, 0);
-}
-
 static void bisect(struct test_output *out, const char *good, const char *bad,
 		   const char *build)
 {
-	const char *env[] = { tmpdir_env, lock_env, NULL };
-
-	test_benchgate(out, repo, env,
+	test_benchgate(out, area.repo, area.env,
 		       (const char *const[]){ "bisect", "suite.json", "--good",
 					      good, "--bad", bad, "--build",
 					      build, NULL });
@@ -153,15 +108,17 @@ Test(bisect, names_the_planted_commit_and_skips_the_one_that_fails_to_build)
 	cr_assert(strstr(out.out.buf, "(the ends included), 8 measured, "
 				      "1 skipped"),
 		  "%s", out.out.buf);
-	snprintf(path, sizeof(path), "%s/.benchgate/results", repo);
-	cr_assert_eq(entries_named(path, 40), 8,
+	snprintf(path, sizeof(path), "%s/.benchgate/results", area.repo);
+	cr_assert_eq(test_count_entries(path, 40), 8,
 		     "one result per measured commit");
-	snprintf(path, sizeof(path), "%s/.benchgate/results/%s", repo,
+	snprintf(path, sizeof(path), "%s/.benchgate/results/%s", area.repo,
 		 hex[PLANTED]);
-	cr_assert_eq(entries(path), 1, "the planted commit's result");
+	cr_assert_eq(test_count_entries(path, 0), 1,
+		     "the planted commit's result");
 	cr_assert(strstr(out.err.buf, "bisect: 64 commits from good"),
 		  "progress on stderr: %s", out.err.buf);
-	cr_assert_eq(entries(scratch), 0, "the checkouts are gone");
+	cr_assert_eq(test_count_entries(area.scratch, 0), 0,
+		     "the checkouts are gone");
 	test_output_release(&out);
 }
 
@@ -177,21 +134,19 @@ Test(bisect, names_the_planted_commit_with_a_postgresql_store)
 
 	pgserver_start(&pg);
 	strbuf_addf(&store_env, "BENCHGATE_STORE=%s", pg.url);
-	test_benchgate(&out, repo, NULL,
+	test_benchgate(&out, area.repo, NULL,
 		       (const char *const[]){ "store", "init", pg.url, NULL });
 	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
 	test_output_release(&out);
 	{
-		const char *env[] = { tmpdir_env, lock_env, store_env.buf,
-				      NULL };
+		const char *env[] = { area.tmpdir_env, area.lock_env,
+				      store_env.buf, NULL };
 
-		test_benchgate(&out, repo, env,
-			       (const char *const[]){ "bisect", "suite.json",
-						      "--good", hex[0], "--bad",
-						      hex[COMMITS - 1],
-						      "--build",
-						      "test ! -e broken",
-						      NULL });
+		test_benchgate(&out, area.repo, env,
+			       (const char *const[]){
+				       "bisect", "suite.json", "--good", hex[0],
+				       "--bad", hex[COMMITS - 1], "--build",
+				       "test ! -e broken", NULL });
 	}
 	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
 	snprintf(expected, sizeof(expected), "first bad commit: %s \"slow\"",
@@ -202,8 +157,8 @@ Test(bisect, names_the_planted_commit_with_a_postgresql_store)
 	cr_assert_eq(pgserver_count(&pg, "SELECT count(DISTINCT commit) FROM"
 					 " benchgate_results"),
 		     8);
-	strbuf_addf(&path, "%s/.benchgate/results", repo);
-	cr_assert_leq(entries_named(path.buf, 40), 0,
+	strbuf_addf(&path, "%s/.benchgate/results", area.repo);
+	cr_assert_leq(test_count_entries(path.buf, 40), 0,
 		      "nothing in the default store");
 	pgserver_free(&pg);
 	strbuf_release(&store_env);
@@ -243,9 +198,7 @@ Test(bisect, bad_input_exits_2_naming_it)
 
 	/* a build that hangs is killed at --build-timeout, not waited for */
 	{
-		const char *env[] = { tmpdir_env, lock_env, NULL };
-
-		test_benchgate(&out, repo, env,
+		test_benchgate(&out, area.repo, area.env,
 			       (const char *const[]){
 				       "bisect", "suite.json", "--good", hex[0],
 				       "--bad", hex[3], "--build", "sleep 600",
@@ -258,11 +211,11 @@ Test(bisect, bad_input_exits_2_naming_it)
 	test_output_release(&out);
 
 	/* a build directory whose place in each checkout is unknown */
-	test_benchgate(&out, repo, (const char *const[]){ tmpdir_env, NULL },
-		       (const char *const[]){ "bisect", "suite.json", "--good",
-					      hex[0], "--bad", hex[9],
-					      "--build", "true", "--build-dir",
-					      scratch, NULL });
+	test_benchgate(
+		&out, area.repo, (const char *const[]){ area.tmpdir_env, NULL },
+		(const char *const[]){ "bisect", "suite.json", "--good", hex[0],
+				       "--bad", hex[9], "--build", "true",
+				       "--build-dir", area.scratch, NULL });
 	cr_assert_eq(out.exit_code, 2);
 	cr_assert(strstr(out.err.buf, "the build directory '"),
 		  "%s", out.err.buf);
@@ -272,7 +225,7 @@ Test(bisect, bad_input_exits_2_naming_it)
 		  "%s", out.err.buf);
 	test_output_release(&out);
 
-	test_benchgate(&out, repo, NULL,
+	test_benchgate(&out, area.repo, NULL,
 		       (const char *const[]){ "bisect", "suite.json", "--good",
 					      hex[0], NULL });
 	cr_assert_eq(out.exit_code, 2);
@@ -280,7 +233,8 @@ Test(bisect, bad_input_exits_2_naming_it)
 				      "required"),
 		  "%s", out.err.buf);
 	test_output_release(&out);
-	cr_assert_eq(entries(scratch), 0, "the checkouts are gone");
+	cr_assert_eq(test_count_entries(area.scratch, 0), 0,
+		     "the checkouts are gone");
 }
 
 Test(bisect, an_interrupted_bisect_leaves_no_checkout)
@@ -291,7 +245,8 @@ Test(bisect, an_interrupted_bisect_leaves_no_checkout)
 	bisect(&out, hex[0], hex[COMMITS - 1], "kill -INT $PPID; sleep 5");
 	cr_assert_eq(out.exit_code, -1, "ended by the signal: %s%s",
 		     out.out.buf, out.err.buf);
-	cr_assert_eq(entries(scratch), 0, "the checkouts are gone");
+	cr_assert_eq(test_count_entries(area.scratch, 0), 0,
+		     "the checkouts are gone");
 	test_output_release(&out);
 }
 

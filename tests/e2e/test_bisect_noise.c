@@ -31,23 +31,15 @@
 #define PLANTED 37 /* the first slow commit: c37 */
 #define SEEDS	10
 
-static char *dir;
-static char repo[4096];
+static struct test_git_area area;
 static char hex[COMMITS][41];
 
 static void setup(void)
 {
 	struct strbuf script = STRBUF_INIT;
-	char *ids;
 
-	dir = test_tmpdir();
-	snprintf(repo, sizeof(repo), "%s/repo", dir);
 	strbuf_addf(
 		&script,
-		"mkdir repo && cd repo\n"
-		"export GIT_AUTHOR_NAME=Dev GIT_AUTHOR_EMAIL=dev@example.invalid\n"
-		"export GIT_COMMITTER_NAME=Dev GIT_COMMITTER_EMAIL=dev@example.invalid\n"
-		"git init -q -b main .\n"
 		"cat > noisy.awk <<'EOF'\n"
 		"function normal(  z, i) {\n"
 		"  z = 0\n"
@@ -92,21 +84,14 @@ static void setup(void)
 		"done\n"
 		"git log --first-parent --reverse --format=%%H > ../ids\n",
 		COMMITS, PLANTED);
-	test_shell(dir, script.buf);
+	test_git_area_init(&area, script.buf);
 	strbuf_release(&script);
-	strbuf_addf(&script, "%s/ids", dir);
-	ids = test_read_file(script.buf);
-	cr_assert_not_null(ids);
-	for (size_t i = 0; i < COMMITS; i++)
-		memcpy(hex[i], ids + 41 * i, 40);
-	free(ids);
-	strbuf_release(&script);
+	test_read_commit_ids(area.dir, "ids", hex, COMMITS);
 }
 
 static void teardown(void)
 {
-	test_rmtree(dir);
-	free(dir);
+	test_git_area_release(&area);
 }
 
 TestSuite(bisect_noise, .init = setup, .fini = teardown, .timeout = 600);
@@ -132,7 +117,7 @@ static void bisect_all(void)
 		    "done\n"
 		    "wait\n",
 		    SEEDS, BENCHGATE_BIN, hex[0], hex[COMMITS - 1]);
-	test_shell(dir, script.buf);
+	test_shell(area.dir, script.buf);
 	strbuf_release(&script);
 }
 
@@ -142,7 +127,7 @@ static char *seed_file(int seed, const char *name)
 	char path[4200];
 	char *text;
 
-	snprintf(path, sizeof(path), "%s/seed-%d/%s", dir, seed, name);
+	snprintf(path, sizeof(path), "%s/seed-%d/%s", area.dir, seed, name);
 	text = test_read_file(path);
 	cr_assert_not_null(text, "%s", path);
 	return text;

@@ -15,13 +15,11 @@
 #include "testutil.h"
 
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static char *dir;
-static char repo[4096], scratch[4096], tmpdir_env[4200], lock_env[4200];
+static struct test_git_area area;
 static char store_opt[4200];
 static char base_hex[41];
 
@@ -34,22 +32,8 @@ static char base_hex[41];
  */
 static void setup(void)
 {
-	struct strbuf script = STRBUF_INIT;
-	char *hex;
-
-	dir = test_tmpdir();
-	snprintf(repo, sizeof(repo), "%s/repo", dir);
-	snprintf(scratch, sizeof(scratch), "%s/scratch", dir);
-	snprintf(tmpdir_env, sizeof(tmpdir_env), "TMPDIR=%s", scratch);
-	/* a machine lock of its own: other tests' runs do not hold it */
-	snprintf(lock_env, sizeof(lock_env), "BENCHGATE_LOCK=%s/lock", dir);
-	snprintf(store_opt, sizeof(store_opt), "%s/store", dir);
-	strbuf_addstr(
-		&script,
-		"mkdir scratch repo && cd repo\n"
-		"export GIT_AUTHOR_NAME=Dev GIT_AUTHOR_EMAIL=dev@example.invalid\n"
-		"export GIT_COMMITTER_NAME=Dev GIT_COMMITTER_EMAIL=dev@example.invalid\n"
-		"git init -q -b main .\n"
+	test_git_area_init(
+		&area,
 		"cat > suite.json <<'EOF'\n"
 		"{ \"benchgate\": 1, \"suite\": \"latency\",\n"
 		"  \"defaults\": { \"warmup\": 0, \"runs\": 5, "
@@ -70,45 +54,23 @@ static void setup(void)
 		"git commit -qam 'slower by 20 %'\n"
 		"git checkout -q main && echo 80 > latency\n"
 		"git commit -qam faster\n");
-	test_shell(dir, script.buf);
-	strbuf_reset(&script);
-	strbuf_addf(&script, "%s/base", dir);
-	hex = test_read_file(script.buf);
-	cr_assert_not_null(hex);
-	memcpy(base_hex, hex, 40);
-	free(hex);
-	strbuf_release(&script);
+	snprintf(store_opt, sizeof(store_opt), "%s/store", area.dir);
+	test_read_commit_ids(area.dir, "base", &base_hex, 1);
 }
 
 static void teardown(void)
 {
-	test_rmtree(dir);
-	free(dir);
+	test_git_area_release(&area);
 }
 
 TestSuite(check_against, .init = setup, .fini = teardown, .timeout = 180);
-
-/* Entries of a directory, . and .. aside; -1 when absent. */
-static int entries(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *e;
-	int nr = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		nr += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(d);
-	return nr;
-}
 
 static void on_branch(const char *branch)
 {
 	struct strbuf script = STRBUF_INIT;
 
 	strbuf_addf(&script, "cd repo && git checkout -q %s", branch);
-	test_shell(dir, script.buf);
+	test_shell(area.dir, script.buf);
 	strbuf_release(&script);
 }
 
@@ -116,9 +78,7 @@ static void on_branch(const char *branch)
 static void check(struct test_output *out, const char *build,
 		  const char *extra)
 {
-	const char *env[] = { tmpdir_env, lock_env, NULL };
-
-	test_benchgate(out, repo, env,
+	test_benchgate(out, area.repo, area.env,
 		       (const char *const[]){ "check", "suite.json", "--store",
 					      store_opt, "--no-color",
 					      "--against", "main", "--build",
@@ -142,7 +102,8 @@ Test(check_against, a_docs_only_branch_passes_against_the_merge_base)
 	cr_assert(strstr(out.out.buf, note), "%s", out.out.buf);
 	cr_assert(strstr(out.err.buf, "check: comparing with the merge base"),
 		  "%s", out.err.buf);
-	cr_assert_eq(entries(scratch), 0, "the scratch tree is gone");
+	cr_assert_eq(test_count_entries(area.scratch, 0), 0,
+		     "the scratch tree is gone");
 	test_output_release(&out);
 }
 
@@ -157,7 +118,8 @@ Test(check_against, a_branch_20_percent_slower_fails_the_gate)
 		  out.out.buf);
 	cr_assert(strstr(out.out.buf, "100 ms"), "%s", out.out.buf);
 	cr_assert(strstr(out.out.buf, "120 ms"), "%s", out.out.buf);
-	cr_assert_eq(entries(scratch), 0, "the scratch tree is gone");
+	cr_assert_eq(test_count_entries(area.scratch, 0), 0,
+		     "the scratch tree is gone");
 	test_output_release(&out);
 }
 
@@ -172,7 +134,8 @@ Test(check_against, a_build_that_fails_is_broken_not_slower)
 	cr_assert(strstr(out.err.buf, "exited with status 7: no compiler "
 				      "here"),
 		  "%s", out.err.buf);
-	cr_assert_eq(entries(scratch), 0, "the scratch tree is gone");
+	cr_assert_eq(test_count_entries(area.scratch, 0), 0,
+		     "the scratch tree is gone");
 	test_output_release(&out);
 	/* only the current tree's build fails: the same */
 	check(&out, "test ! -d .git || exit 5; " BUILD, NULL);
@@ -185,7 +148,8 @@ Test(check_against, a_build_that_fails_is_broken_not_slower)
 	cr_assert_eq(out.exit_code, 3, "%s%s", out.out.buf, out.err.buf);
 	cr_assert(strstr(out.err.buf, "timed out after 1s"), "%s",
 		  out.err.buf);
-	cr_assert_eq(entries(scratch), 0, "the scratch tree is gone");
+	cr_assert_eq(test_count_entries(area.scratch, 0), 0,
+		     "the scratch tree is gone");
 	test_output_release(&out);
 }
 
@@ -201,47 +165,48 @@ Test(check_against, an_interrupted_check_removes_its_scratch_tree)
 	cr_assert(strstr(out.err.buf, "check stopped, its scratch tree "
 				      "removed"),
 		  "%s", out.err.buf);
-	cr_assert_eq(entries(scratch), 0, "the scratch tree is gone");
+	cr_assert_eq(test_count_entries(area.scratch, 0), 0,
+		     "the scratch tree is gone");
 	test_output_release(&out);
 	/* SIGTERM while the current tree builds */
 	check(&out, "test ! -d .git || kill -TERM $PPID; sleep 1; " BUILD,
 	      NULL);
 	cr_assert_eq(out.exit_code, -1, "%s%s", out.out.buf, out.err.buf);
-	cr_assert_eq(entries(scratch), 0, "the scratch tree is gone");
+	cr_assert_eq(test_count_entries(area.scratch, 0), 0,
+		     "the scratch tree is gone");
 	test_output_release(&out);
 }
 
 Test(check_against, an_interrupt_while_measuring_removes_the_tree)
 {
 	struct test_output out;
-	const char *env[] = { tmpdir_env, lock_env, NULL };
 
 	/* the benchmark of the scratch tree (no .git there) sends SIGTERM
 	 * to benchgate as a CI runner cancelling the job would */
-	free(test_write_file(dir, "repo/suite.json",
-			"{ \"benchgate\": 1, \"suite\": \"stop\","
-			"  \"benchmarks\": [ { \"name\": \"stop\","
-			"  \"shell\": \"test -d ${suite_dir}/.git ||"
-			" kill -TERM $PPID; sleep 0.1\","
-			"  \"metrics\": [ { \"name\": \"wall\","
-			" \"from\": \"wall\" } ] } ] }\n"));
-	test_shell(dir, "cd repo && git -c user.name=t -c user.email=t@e "
-			"commit -qam stop");
-	test_benchgate(&out, repo, env,
+	free(test_write_file(area.dir, "repo/suite.json",
+			     "{ \"benchgate\": 1, \"suite\": \"stop\","
+			     "  \"benchmarks\": [ { \"name\": \"stop\","
+			     "  \"shell\": \"test -d ${suite_dir}/.git ||"
+			     " kill -TERM $PPID; sleep 0.1\","
+			     "  \"metrics\": [ { \"name\": \"wall\","
+			     " \"from\": \"wall\" } ] } ] }\n"));
+	test_shell(area.dir, "cd repo && git -c user.name=t -c user.email=t@e "
+			     "commit -qam stop");
+	test_benchgate(&out, area.repo, area.env,
 		       (const char *const[]){ "check", "suite.json", "--store",
 					      store_opt, "--against", "HEAD",
 					      NULL });
 	cr_assert_eq(out.exit_code, -1, "%s%s", out.out.buf, out.err.buf);
-	cr_assert_eq(entries(scratch), 0, "the scratch tree is gone");
+	cr_assert_eq(test_count_entries(area.scratch, 0), 0,
+		     "the scratch tree is gone");
 	test_output_release(&out);
 }
 
 Test(check_against, bad_input_is_exit_2_before_anything_is_made)
 {
 	struct test_output out;
-	const char *env[] = { tmpdir_env, lock_env, NULL };
 
-	test_benchgate(&out, repo, env,
+	test_benchgate(&out, area.repo, area.env,
 		       (const char *const[]){ "check", "suite.json", "--store",
 					      store_opt, "--against", "nosuch",
 					      NULL });
@@ -249,7 +214,7 @@ Test(check_against, bad_input_is_exit_2_before_anything_is_made)
 	cr_assert(strstr(out.err.buf, "--against: 'nosuch' names no commit"),
 		  "%s", out.err.buf);
 	test_output_release(&out);
-	test_benchgate(&out, repo, env,
+	test_benchgate(&out, area.repo, area.env,
 		       (const char *const[]){ "check", "suite.json", "--store",
 					      store_opt, "--build", "make",
 					      NULL });
@@ -258,7 +223,7 @@ Test(check_against, bad_input_is_exit_2_before_anything_is_made)
 				      "--against"),
 		  "%s", out.err.buf);
 	test_output_release(&out);
-	test_benchgate(&out, repo, env,
+	test_benchgate(&out, area.repo, area.env,
 		       (const char *const[]){ "check", "suite.json", "--store",
 					      store_opt, "--against", "main",
 					      "--baseline-tree", ".", NULL });
@@ -267,18 +232,19 @@ Test(check_against, bad_input_is_exit_2_before_anything_is_made)
 				      "--baseline-tree"),
 		  "%s", out.err.buf);
 	test_output_release(&out);
-	cr_assert_eq(entries(scratch), 0, "nothing was checked out");
+	cr_assert_eq(test_count_entries(area.scratch, 0), 0,
+		     "nothing was checked out");
 }
 
 Test(check_against, a_suite_the_branch_adds_is_compared_with_the_store)
 {
 	struct test_output out;
-	const char *env[] = { tmpdir_env, lock_env, NULL };
 
 	on_branch("docs");
-	test_shell(dir, "cd repo && cp suite.json added.json && git add -A &&"
-			" git -c user.name=t -c user.email=t@e commit -qm add");
-	test_benchgate(&out, repo, env,
+	test_shell(area.dir,
+		   "cd repo && cp suite.json added.json && git add -A &&"
+		   " git -c user.name=t -c user.email=t@e commit -qm add");
+	test_benchgate(&out, area.repo, area.env,
 		       (const char *const[]){ "check", "added.json", "--store",
 					      store_opt, "--against", "main",
 					      "--build", BUILD, NULL });
@@ -287,6 +253,7 @@ Test(check_against, a_suite_the_branch_adds_is_compared_with_the_store)
 				      "not in the merge base"),
 		  "%s", out.err.buf);
 	cr_assert(strstr(out.out.buf, "1 new"), "%s", out.out.buf);
-	cr_assert_eq(entries(scratch), 0, "the scratch tree is gone");
+	cr_assert_eq(test_count_entries(area.scratch, 0), 0,
+		     "the scratch tree is gone");
 	test_output_release(&out);
 }

@@ -84,15 +84,6 @@ static void resolve(struct strbuf *out, const char *result_path,
 	strbuf_release(&path);
 }
 
-static const struct result_artifact *
-artifact_of(const struct result_case *rcase, const char *kind)
-{
-	for (size_t i = 0; i < rcase->artifacts_nr; i++)
-		if (!strcmp(rcase->artifacts[i].kind, kind))
-			return &rcase->artifacts[i];
-	return NULL;
-}
-
 static size_t count_lines(const char *name)
 {
 	struct strbuf path = STRBUF_INIT;
@@ -188,13 +179,14 @@ Test(profiling, ipu_profiling_run_gets_poplar_options_and_is_no_sample)
 	cr_assert_eq(result_case_find_metric(rcase, "n")->nr, 3);
 	cr_assert_eq(rcase->runs, 3);
 
-	profile = artifact_of(rcase, "profile");
+	profile = test_artifact_of(rcase, "profile");
 	cr_assert_not_null(profile, "the artifact directory is linked");
 	cr_assert(profile->path[0] != '/', "relative to the result file");
 	cr_assert(!strncmp(profile->path, "artifacts/", 10), "%s",
 		  profile->path);
 	resolve(&profile_dir, result_path.buf, profile->path);
-	cr_assert_null(artifact_of(rcase, "flamegraph"), "no perf on an IPU");
+	cr_assert_null(test_artifact_of(rcase, "flamegraph"),
+		       "no perf on an IPU");
 	cr_assert_null(rcase->profile_note, "%s", rcase->profile_note);
 
 	strbuf_addf(&file, "%s/options.json", profile_dir.buf);
@@ -374,9 +366,9 @@ Test(profiling, cpu_profile_draws_a_flame_graph_of_the_spin)
 		goto done;
 	}
 	cr_assert_null(rcase->profile_note, "%s", rcase->profile_note);
-	svg = artifact_of(rcase, "flamegraph");
-	folded = artifact_of(rcase, "folded");
-	cr_assert(svg && folded && artifact_of(rcase, "perf"));
+	svg = test_artifact_of(rcase, "flamegraph");
+	folded = test_artifact_of(rcase, "folded");
+	cr_assert(svg && folded && test_artifact_of(rcase, "perf"));
 	resolve(&path, result_path.buf, svg->path);
 	assert_well_formed(path.buf);
 	text = test_read_file(path.buf);
@@ -417,7 +409,7 @@ Test(profiling, missing_perf_is_a_note_and_the_run_goes_on)
 			 "no flame graph: perf is not "
 			 "installed (no 'perf' on PATH; Debian and Ubuntu "
 			 "package it as linux-perf)");
-	cr_assert_not_null(artifact_of(rcase, "profile"),
+	cr_assert_not_null(test_artifact_of(rcase, "profile"),
 			   "the benchmark's own hooks still had a directory");
 	test_output_release(&out);
 	result_free(result);
@@ -450,7 +442,7 @@ static double instructions_of(const struct result *result, const char *variant)
 	cr_assert_str_eq(metric->unit, "instructions");
 	cr_assert_eq(result_case_find_metric(rcase, "wall")->nr, 2,
 		     "the callgrind run is no timing sample");
-	cr_assert_not_null(artifact_of(rcase, "callgrind"));
+	cr_assert_not_null(test_artifact_of(rcase, "callgrind"));
 	return metric->samples[0];
 }
 
@@ -483,8 +475,9 @@ Test(profiling, callgrind_counts_the_same_instructions_every_run)
 	cr_assert(instructions_of(first, "large") > small,
 		  "twice the loop costs more");
 	resolve(&kept, first_path.buf,
-		artifact_of(result_find_case(first, "loop", "small", "cpu"),
-			    "callgrind")
+		test_artifact_of(result_find_case(first, "loop", "small",
+						  "cpu"),
+				 "callgrind")
 			->path);
 	cr_assert(strstr(kept.buf, "/callgrind.out"), "%s", kept.buf);
 

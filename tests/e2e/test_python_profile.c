@@ -64,21 +64,12 @@ static const char bench_suite[] =
 	"   \"command\": [\"%s\", \"bench.py\"],\n"
 	"   \"metrics\": [{\"name\": \"wall\", \"from\": \"wall\"}]}]}\n";
 
-static const struct result_artifact *
-artifact_of(const struct result_case *rcase, const char *kind)
-{
-	for (size_t i = 0; i < rcase->artifacts_nr; i++)
-		if (!strcmp(rcase->artifacts[i].kind, kind))
-			return &rcase->artifacts[i];
-	return NULL;
-}
-
 /* The text of an artifact of the stored result (paths relative to the
  * result file's directory); NULL when the case has none of that kind. */
 static char *artifact_text(const char *result_path,
 			   const struct result_case *rcase, const char *kind)
 {
-	const struct result_artifact *artifact = artifact_of(rcase, kind);
+	const struct result_artifact *artifact = test_artifact_of(rcase, kind);
 	struct strbuf path = STRBUF_INIT;
 	const char *slash = strrchr(result_path, '/');
 	char *text;
@@ -261,7 +252,8 @@ Test(python_profile, a_torch_model_run_writes_the_operator_table)
 		cr_assert_eq(strstr(table, "its own") != NULL, i == 1, "%s",
 			     table);
 		/* a CPU build: no CUDA memory snapshot */
-		cr_assert_null(artifact_of(&result->cases[0], "cuda-memory"));
+		cr_assert_null(
+			test_artifact_of(&result->cases[0], "cuda-memory"));
 		folded = artifact_text(result_path.buf, &result->cases[0],
 				       "python-folded");
 		cr_assert_not_null(folded);
