@@ -62,9 +62,9 @@ static void add_message(struct strbuf *out, const struct metric_comparison *mc,
 	else
 		format_change(&text, mc->change);
 	strbuf_addstr(&text, " (");
-	format_quantity(&text, mc->baseline.median, mc->unit);
+	format_quantity(&text, mc->centre_baseline, mc->unit);
 	strbuf_addstr(&text, " -> ");
-	format_quantity(&text, mc->candidate.median, mc->unit);
+	format_quantity(&text, mc->centre_candidate, mc->unit);
 	if (mc->exact) {
 		strbuf_addf(&text, ", tolerance %g)", mc->tolerance);
 	} else {

@@ -219,12 +219,13 @@ static void add_verdict_cell(struct strbuf *out,
 		    report_verdict_text(mc));
 }
 
+/* A side's value as the change's estimator sees it (the centre). */
 static void add_value_cell(struct strbuf *out,
-			   const struct metric_comparison *mc,
-			   const struct stats_summary *side, bool present)
+			   const struct metric_comparison *mc, double centre,
+			   bool present)
 {
 	struct strbuf text = STRBUF_INIT;
-	double value = present ? side->median : NAN;
+	double value = present ? centre : NAN;
 
 	format_quantity(&text, value, mc->unit);
 	strbuf_addstr(out, "<td class=\"num\"");
@@ -748,8 +749,8 @@ static void add_row_head(struct strbuf *out, const struct metric_comparison *mc,
 	strbuf_addstr(out, "<tr>");
 	add_verdict_cell(out, mc);
 	add_case_cells(out, mc);
-	add_value_cell(out, mc, &mc->baseline, mc->has_baseline);
-	add_value_cell(out, mc, &mc->candidate, mc->has_candidate);
+	add_value_cell(out, mc, mc->centre_baseline, mc->has_baseline);
+	add_value_cell(out, mc, mc->centre_candidate, mc->has_candidate);
 	add_change_cell(out, mc, item);
 	if (scale <= 0)
 		return;
@@ -1201,6 +1202,20 @@ static void add_charts_note(struct strbuf *out,
 	strbuf_release(&note);
 }
 
+/* How the changes and the values beside them were estimated. */
+static void add_methods_note(struct strbuf *out,
+			     const struct report_model *model)
+{
+	struct strbuf note = STRBUF_INIT;
+
+	if (report_add_methods_note(&note, model->comparison)) {
+		strbuf_addstr(out, "<p class=\"hint\">");
+		escape_html(out, note.buf);
+		strbuf_addstr(out, ".</p>\n");
+	}
+	strbuf_release(&note);
+}
+
 void report_html(const struct report_model *model, struct strbuf *out)
 {
 	const struct comparison *c = model->comparison;
@@ -1224,6 +1239,7 @@ void report_html(const struct report_model *model, struct strbuf *out)
 	add_figures(out, model,
 		    (const char *const[]){ "distribution", "history", NULL },
 		    "Charts of the changes: samples and history");
+	add_methods_note(out, model);
 	add_charts_note(out, model);
 	add_profiles(out, model);
 	add_models(out, model);

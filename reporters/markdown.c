@@ -120,17 +120,18 @@ static void add_case_cell(struct strbuf *row,
 	strbuf_addstr(row, " |");
 }
 
+/* A side's value as the change's estimator sees it (the centre). */
 static void add_value_cell(struct strbuf *row,
-			   const struct metric_comparison *mc,
-			   const struct stats_summary *side, bool present)
+			   const struct metric_comparison *mc, double centre,
+			   bool present)
 {
 	struct strbuf text = STRBUF_INIT;
 
-	if (!present || isnan(side->median)) {
+	if (!present || isnan(centre)) {
 		add_own_cell(row, "-");
 		return;
 	}
-	format_quantity(&text, side->median, mc->unit);
+	format_quantity(&text, centre, mc->unit);
 	add_cell(row, text.buf);
 	strbuf_release(&text);
 }
@@ -168,8 +169,8 @@ static void add_change_row(struct table *table,
 	strbuf_addch(&row, '|');
 	add_case_cell(&row, mc, c);
 	add_cell(&row, mc->metric);
-	add_value_cell(&row, mc, &mc->baseline, mc->has_baseline);
-	add_value_cell(&row, mc, &mc->candidate, mc->has_candidate);
+	add_value_cell(&row, mc, mc->centre_baseline, mc->has_baseline);
+	add_value_cell(&row, mc, mc->centre_candidate, mc->has_candidate);
 	add_own_cell(&row, item->change);
 	add_p_cell(&row, mc);
 	strbuf_addch(&row, '\n');
@@ -248,8 +249,8 @@ static void add_other_row(struct table *table,
 	add_case_cell(&row, mc, c);
 	add_cell(&row, mc->metric);
 	add_cell(&row, report_verdict_text(mc));
-	add_value_cell(&row, mc, &mc->baseline, mc->has_baseline);
-	add_value_cell(&row, mc, &mc->candidate, mc->has_candidate);
+	add_value_cell(&row, mc, mc->centre_baseline, mc->has_baseline);
+	add_value_cell(&row, mc, mc->centre_candidate, mc->has_candidate);
 	add_own_cell(&row, item->change);
 	add_p_cell(&row, mc);
 	add_note_cell(&row, mc->note);
@@ -430,6 +431,20 @@ static void add_charts_note(struct strbuf *out,
 	strbuf_release(&note);
 }
 
+/* How the changes and the values beside them were estimated. */
+static void add_methods_note(struct strbuf *out,
+			     const struct report_model *model)
+{
+	struct strbuf note = STRBUF_INIT;
+
+	if (report_add_methods_note(&note, model->comparison)) {
+		strbuf_addch(out, '_');
+		escape_markdown(out, note.buf);
+		strbuf_addstr(out, "._\n\n");
+	}
+	strbuf_release(&note);
+}
+
 /* The collapsed section, most telling first, so the size limit drops
  * unchanged rows before failures. */
 static const enum verdict others_order[] = {
@@ -472,6 +487,7 @@ static void render(struct strbuf *out, const struct report_model *model,
 		strbuf_addstr(out, "\n\n");
 		add_table(out, VARIANTS_HEADER, variants);
 	}
+	add_methods_note(out, model);
 	add_charts_note(out, model);
 
 	if (others->nr) {

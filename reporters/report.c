@@ -968,6 +968,40 @@ void report_add_cut(struct strbuf *out, const char *text, size_t max,
 	strbuf_release(&cut);
 }
 
+bool report_add_methods_note(struct strbuf *out,
+			     const struct comparison *comparison)
+{
+	/* the gate's methods are few: a linear scan per item is enough */
+	const char *seen[16];
+	size_t counts[16], seen_nr = 0;
+
+	for (size_t i = 0; i < comparison->nr; i++) {
+		const char *method = comparison->items[i].method;
+		size_t j = 0;
+
+		if (!method)
+			continue;
+		while (j < seen_nr && strcmp(seen[j], method))
+			j++;
+		if (j == seen_nr) {
+			if (seen_nr == sizeof(seen) / sizeof(*seen))
+				continue;
+			seen[seen_nr] = method;
+			counts[seen_nr++] = 0;
+		}
+		counts[j]++;
+	}
+	if (!seen_nr)
+		return false;
+	strbuf_addstr(out, "changes and the values beside them: ");
+	for (size_t j = 0; j < seen_nr; j++) {
+		strbuf_addf(out, "%s%s (", j ? "; " : "", seen[j]);
+		report_add_count(out, counts[j], "metric", "metrics");
+		strbuf_addch(out, ')');
+	}
+	return true;
+}
+
 bool report_add_charts_note(struct strbuf *out,
 			    const struct report_model *model)
 {

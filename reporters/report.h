@@ -347,6 +347,13 @@ bool report_has_profiles(const struct report_model *model);
 void report_add_cut(struct strbuf *out, const char *text, size_t max,
 		    void (*escape)(struct strbuf *, const char *));
 
+/* How the changes shown were estimated: "changes and the values beside
+ * them: <method> (N metrics); <method> (M)", each method the gate used
+ * once (metric_comparison.method, the gate's fixed words: safe in any
+ * format), and true; nothing and false when no metric was tested. */
+bool report_add_methods_note(struct strbuf *out,
+			     const struct comparison *comparison);
+
 /* When the bound left cases of a built model without charts, appends
  * "450 of 500 cases have no chart: ..." (why, and the option that
  * changes it; numbers and fixed words only, safe in any format) and

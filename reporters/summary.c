@@ -402,10 +402,10 @@ static void add_comparison_row(struct strbuf *text,
 	add_case_id(&id, mc->benchmark, mc->variant, mc->device);
 	strbuf_addch(&id, ' ');
 	terminal_escape(&id, mc->metric);
-	format_quantity(&quantity, mc->baseline.median, mc->unit);
+	format_quantity(&quantity, mc->centre_baseline, mc->unit);
 	terminal_escape(&base, quantity.buf);
 	strbuf_reset(&quantity);
-	format_quantity(&quantity, mc->candidate.median, mc->unit);
+	format_quantity(&quantity, mc->centre_candidate, mc->unit);
 	terminal_escape(&cand, quantity.buf);
 	if (!mc->exact && item->compared)
 		format_p_value(&p, mc->p_adjusted);
@@ -619,6 +619,13 @@ void summary_print_comparison(FILE *to, const struct report_model *model,
 			    "report lists them)\n",
 			    hidden);
 	add_inconclusive_hint(&text, comparison);
+	if (rows.len) {
+		struct strbuf methods = STRBUF_INIT;
+
+		if (report_add_methods_note(&methods, comparison))
+			strbuf_addf(&text, "  note: %s\n", methods.buf);
+		strbuf_release(&methods);
+	}
 	add_variants(&text, model);
 	write_text(to, &text, color);
 	strbuf_release(&text);

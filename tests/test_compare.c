@@ -902,3 +902,52 @@ Test(compare, a_peers_independent_runs_count_each)
 	/* the same samples as one benchgate run's pool are one value */
 	cr_assert_eq(verdict_of_ten_in_one_run(0), VERDICT_INCONCLUSIVE);
 }
+
+/* The values shown beside a change (centre_baseline, centre_candidate)
+ * and the change itself come from one estimator: candidate / baseline - 1
+ * is the change, for each method, and the change lies in its interval. */
+static void assert_centres_agree(const double *base, const double *cand,
+				 size_t n, bool paired, const char *method)
+{
+	struct metric_comparison mc = { .better = BETTER_LOWER,
+					.threshold = 0.03,
+					.paired_runs = paired };
+
+	compare_metric_stats(&mc, base, n, n, cand, n, n, 0.99, 1);
+	cr_assert_not_null(mc.method);
+	cr_assert(strstr(mc.method, method), "%s, not %s", mc.method, method);
+	cr_assert_float_eq(mc.centre_candidate / mc.centre_baseline - 1,
+			   mc.change, 1e-9, "%g / %g - 1 against %g (%s)",
+			   mc.centre_candidate, mc.centre_baseline, mc.change,
+			   mc.method);
+	cr_assert(mc.change_low <= mc.change && mc.change <= mc.change_high,
+		  "%g outside [%g, %g] (%s)", mc.change, mc.change_low,
+		  mc.change_high, mc.method);
+	compare_metric_release(&mc);
+}
+
+Test(compare, the_values_shown_beside_a_change_agree_with_it)
+{
+	/* near-normal runs: geometric means */
+	const double base[12] = { 100, 101, 99, 100.5, 99.5, 100.2,
+				  99.8, 100.4, 99.6, 100.1, 99.9, 100.3 };
+	const double cand[12] = { 110, 111, 109, 110.5, 109.5, 110.2,
+				  109.8, 110.4, 109.6, 110.1, 109.9, 110.3 };
+	/* a bimodal candidate (pytest-benchmark's rounds on a busy machine,
+	 * tests/fixtures/pytest-benchmark): its median barely moves while
+	 * its trimmed mean does; the sides shown must follow the estimator,
+	 * not the medians (which read +2.7 % beside +24.5 %) */
+	const double quiet[12] = { 124, 124, 124, 125, 125, 125,
+				   125, 125, 126, 124, 125, 1540 };
+	const double mixed[12] = { 124, 124, 125, 125, 125, 125,
+				   158, 209, 218, 226, 234, 12333 };
+	/* values not all positive: means, relative to the baseline's */
+	const double diff_base[12] = { -2, 1, 0, 3, -1, 2, 1, 0, 2, 1, -1, 0 };
+	const double diff_cand[12] = { 8, 11, 10, 13, 9, 12, 11, 10, 12, 11,
+				       9, 10 };
+
+	assert_centres_agree(base, cand, 12, false, "geometric means");
+	assert_centres_agree(quiet, mixed, 12, false, "trimmed");
+	assert_centres_agree(diff_base, diff_cand, 12, false, "difference");
+	assert_centres_agree(base, cand, 12, true, "paired");
+}

@@ -206,6 +206,8 @@ static cJSON *reference_item(const struct metric_comparison *mc)
 	else
 		cJSON_AddNullToObject(object, "candidate");
 	cJSON_AddNumberToObject(object, "change", mc->change);
+	json_add_item(object, "centres",
+		      reference_pair(mc->centre_baseline, mc->centre_candidate));
 	json_add_item(object, "change_ci",
 		      reference_pair(mc->change_low, mc->change_high));
 	if (!mc->exact && mc->has_baseline && mc->has_candidate)
@@ -400,6 +402,8 @@ static struct comparison *generated_comparison(size_t items, bool printable)
 		if (mc->has_candidate)
 			some_summary(&mc->candidate);
 		mc->change = some_number();
+		mc->centre_baseline = some_number();
+		mc->centre_candidate = some_number();
 		mc->change_low = some_number();
 		mc->change_high = some_number();
 		mc->interval_confidence = some_number();

@@ -290,9 +290,22 @@ static void test_change(struct metric_comparison *mc, const double *base,
 		mc->test.se = test.se;
 		mc->test.df = test.df;
 		/* the change is the test's own estimate, the centre of its
-		 * interval, so that the two never disagree */
-		if (positive)
+		 * interval, so that the two never disagree, and the sides
+		 * shown beside it are the test's own centres */
+		if (positive) {
 			mc->change = exp(test.difference) - 1;
+			mc->centre_baseline = exp(test.mean_a);
+			mc->centre_candidate = exp(test.mean_b);
+		} else {
+			/* relative to the baseline's own mean, as shown */
+			if (fabs(test.mean_a) > 0)
+				mc->test.level = fabs(test.mean_a);
+			mc->change = mc->test.level > 0
+					     ? test.difference / mc->test.level
+					     : 0;
+			mc->centre_baseline = test.mean_a;
+			mc->centre_candidate = test.mean_b;
+		}
 		mc->method = !positive ? METHOD_RAW
 			     : trim	   ? METHOD_YUEN
 					   : METHOD_WELCH;
@@ -379,6 +392,8 @@ void compare_metric_stats(struct metric_comparison *mc, const double *base,
 	else
 		summary_empty(&mc->candidate);
 	mc->change = mc->change_low = mc->change_high = NAN;
+	mc->centre_baseline = mc->baseline.median;
+	mc->centre_candidate = mc->candidate.median;
 	mc->p_value = mc->p_adjusted = 1;
 	compare_metric_release(mc);
 	memset(&mc->test, 0, sizeof(mc->test));
@@ -411,6 +426,9 @@ void compare_metric_stats(struct metric_comparison *mc, const double *base,
 	} else if (mc->paired_runs && nb == nc && nb >= 2 &&
 		   cap_base == (double)nb && cap_cand == (double)nc) {
 		test_pairs(mc, base, cand, nb, confidence);
+		/* the pairs estimate the ratio itself: the candidate shown
+		 * is the baseline's median moved by it */
+		mc->centre_candidate = mc->centre_baseline * (1 + mc->change);
 		goto done;
 	} else {
 		mc->change = stats_hodges_lehmann_ratio(base, nb, cand, nc) - 1;
@@ -764,6 +782,7 @@ static struct metric_comparison *add_item(struct comparison *comparison,
 	mc->device = xstrdup(rcase->device);
 	mc->metric = xstrdup(metric);
 	mc->change = mc->change_low = mc->change_high = NAN;
+	mc->centre_baseline = mc->centre_candidate = NAN;
 	mc->p_value = mc->p_adjusted = 1;
 	mc->verdict = VERDICT_NEW;
 	summary_empty(&mc->baseline);

@@ -89,6 +89,7 @@ static void write_item(struct json_writer *w,
 	write_summary(w, "baseline", mc->has_baseline, &mc->baseline);
 	write_summary(w, "candidate", mc->has_candidate, &mc->candidate);
 	write_number(w, "change", mc->change);
+	write_pair(w, "centres", mc->centre_baseline, mc->centre_candidate);
 	write_pair(w, "change_ci", mc->change_low, mc->change_high);
 	if (!mc->exact && mc->has_baseline && mc->has_candidate)
 		write_number(w, "change_ci_confidence",
@@ -337,6 +338,15 @@ static void read_item(struct json_reader *rd, const cJSON *object,
 	mc->has_candidate =
 		read_summary(rd, object, "candidate", &mc->candidate);
 	mc->change = get_number(rd, object, "change");
+	/* a document written before the centres were recorded showed the
+	 * medians */
+	if (json_read_item(rd, object, "centres", JSON_NULLABLE))
+		read_pair(rd, object, "centres", &mc->centre_baseline,
+			  &mc->centre_candidate);
+	else {
+		mc->centre_baseline = mc->baseline.median;
+		mc->centre_candidate = mc->candidate.median;
+	}
 	read_pair(rd, object, "change_ci", &mc->change_low, &mc->change_high);
 	mc->interval_confidence =
 		get_number(rd, object, "change_ci_confidence");

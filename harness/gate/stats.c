@@ -1056,6 +1056,8 @@ int stats_yuen_eff(const double *a, size_t na, const double *b, size_t nb,
 	trimmed_side(b, nb, db, trim, &sb);
 	se2 = sa.weight + sb.weight;
 	out->difference = sb.mean - sa.mean;
+	out->mean_a = sa.mean;
+	out->mean_b = sb.mean;
 	out->se = sqrt(se2);
 	out->t = 0;
 	out->df = sa.df + sb.df;
@@ -1085,6 +1087,8 @@ int stats_yuen_one_sample(const double *v, size_t n,
 				      "of the degrees of freedom in (0, 1]");
 	trimmed_side(v, n, dep, trim, &side);
 	out->difference = side.mean;
+	out->mean_a = 0;
+	out->mean_b = side.mean;
 	out->se = sqrt(side.weight);
 	out->df = side.df;
 	out->t = 0;

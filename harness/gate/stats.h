@@ -143,6 +143,7 @@ double stats_t_critical(double alpha, double df);
 
 struct stats_welch {
 	double difference; /* b's (trimmed) mean less a's */
+	double mean_a, mean_b; /* each side's (trimmed) mean; one sample: 0, v's */
 	double se;	   /* standard error of the difference */
 	double t;	/* difference / se: positive when b's mean is larger */
 	double df;	/* Welch-Satterthwaite, at the variances' own df */

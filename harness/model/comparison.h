@@ -49,6 +49,13 @@ struct metric_comparison {
 	bool has_baseline, has_candidate;
 	struct stats_summary baseline, candidate;
 	double change; /* relative, candidate vs baseline */
+	/* Each side's value as the change's own estimator sees it, what the
+	 * reports show beside the change, so that the two always agree:
+	 * the geometric means (Welch), the 20 % trimmed geometric means
+	 * (Yuen), the (trimmed) means of values not all positive; for paired
+	 * runs the baseline's median and that times 1 + change; the medians
+	 * where no test ran (exact metrics, a side of one value). */
+	double centre_baseline, centre_candidate;
 	/* The change's interval at interval_confidence: the test's, at the
 	 * level the FDR adjustment leaves; excluding 0 is being significant.
 	 * [-inf, inf] when too few runs bound it (compare_is_bounded()); a
