@@ -122,9 +122,12 @@ import benchgate
 
 slow = float(os.environ.get("SLOWDOWN", "1"))
 samples = []
-for _ in range(20):
+# 10 ms naps, not 2 ms: on a loaded runner a nap overshoots by a few
+# milliseconds whatever its length, which at 2 ms left a tenfold slowdown
+# reading as inconclusive (load 25)
+for _ in range(10):
     start = time.perf_counter()
-    time.sleep(0.002 * slow)
+    time.sleep(0.01 * slow)
     samples.append((time.perf_counter() - start) * 1000)
 with benchgate.metrics() as m:
     m.record("latency_ms", samples, unit="ms")
