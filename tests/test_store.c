@@ -129,7 +129,8 @@ static char *capture_stderr(void (*fn)(void *), void *arg)
 static void machine_dir(struct strbuf *out, const char *commit)
 {
 	strbuf_reset(out);
-	strbuf_addf(out, "%s/%s/" MACHINE, root.buf, commit);
+	/* its shard: the commit's first two hex digits */
+	strbuf_addf(out, "%s/%.2s/%s/" MACHINE, root.buf, commit, commit);
 }
 
 Test(store, a_result_splits_into_two_with_the_same_metadata)
@@ -523,7 +524,7 @@ Test(store, hostile_names_stay_inside_the_store)
 
 	cr_assert_eq(store_write(s, r, NULL, &path), BG_OK);
 	strbuf_addf(&expected,
-		    "%s/" COMMIT_A "/" MACHINE "/_._.._evil-" STAMP ".json",
+		    "%s/01/" COMMIT_A "/" MACHINE "/_._.._evil-" STAMP ".json",
 		    root.buf);
 	cr_assert_str_eq(path.buf, expected.buf);
 	q.load = true;
@@ -934,7 +935,8 @@ Test(store, reads_beside_a_result_by_a_plain_path_only)
 
 	cr_assert_eq(store_list(s, NULL, &entries, &nr), BG_OK);
 	cr_assert_eq(nr, 1);
-	strbuf_addf(&path, "%s/%s/%s/logs/x", root.buf, COMMIT_A, MACHINE);
+	machine_dir(&path, COMMIT_A);
+	strbuf_addstr(&path, "/logs/x");
 	cr_assert_eq(mkdir_p(path.buf), 0);
 	strbuf_addstr(&path, "/case.log");
 	free(test_write_file(tmp, "outside.txt", "outside"));
@@ -965,9 +967,10 @@ Test(store, reads_beside_a_result_by_a_plain_path_only)
 		     BG_ERROR);
 	cr_assert_eq(text.len, 0);
 	strbuf_reset(&path);
-	strbuf_addf(&path, "%s/%s/%s/logs/y", root.buf, COMMIT_A, MACHINE);
-	strbuf_reset(&text);
-	strbuf_addf(&text, "%s/%s/%s/logs/x", root.buf, COMMIT_A, MACHINE);
+	machine_dir(&path, COMMIT_A);
+	strbuf_addstr(&path, "/logs/y");
+	machine_dir(&text, COMMIT_A);
+	strbuf_addstr(&text, "/logs/x");
 	/* logs/x/case.log regular again, reached through the link logs/y */
 	strbuf_addstr(&text, "/case.log");
 	cr_assert_eq(unlink(text.buf), 0);

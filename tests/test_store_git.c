@@ -23,6 +23,8 @@
 #include <unistd.h>
 
 #define COMMIT_A   "0123456789abcdef0123456789abcdef01234567"
+/* its folder: in its shard, the id's first two hex digits */
+#define DIR_A	   "01/" COMMIT_A
 #define COMMIT_B   "fedcba9876543210fedcba9876543210fedcba98"
 #define MACHINE	   "a1b2c3d4e5f60718"
 #define STARTED	   "2026-11-22T07:34:22Z"
@@ -172,7 +174,7 @@ Test(store_git, writes_commits_without_touching_work_tree_or_index)
 	cr_assert(strstr(before.buf, "tracked.txt"), "%s", before.buf);
 	path = write_result(s, "mlp", COMMIT_A, MACHINE, STARTED);
 	cr_assert_str_eq(path,
-			 "results:" COMMIT_A "/" MACHINE "/mlp-" STAMP ".json");
+			 "results:" DIR_A "/" MACHINE "/mlp-" STAMP ".json");
 	free(path);
 	free(write_result(s, "mlp", COMMIT_B, MACHINE, STARTED));
 	snapshot(&after);
@@ -229,7 +231,7 @@ Test(store_git, lists_loads_and_finds_the_latest)
 	q = (struct store_query){ .machine = MACHINE, .suite = "mlp" };
 	cr_assert_eq(store_latest(s, &q, &latest, &path), BG_OK);
 	cr_assert_str_eq(latest->git.commit, COMMIT_B);
-	cr_assert_str_eq(path.buf, "results:" COMMIT_B "/" MACHINE "/mlp-"
+	cr_assert_str_eq(path.buf, "results:fe/" COMMIT_B "/" MACHINE "/mlp-"
 				   "20261122T080000Z.json");
 	result_free(latest);
 	store_free(s);
@@ -263,9 +265,9 @@ Test(store_git, a_reserved_slot_carries_its_logs_into_the_branch)
 	cr_assert_eq(store_write(s, r, slot, &path), BG_OK, "%s",
 		     bg_error_last());
 	cr_assert_str_eq(path.buf,
-			 "results:" COMMIT_A "/" MACHINE "/mlp-" STAMP ".json");
+			 "results:" DIR_A "/" MACHINE "/mlp-" STAMP ".json");
 	cr_assert_eq(git_revparse_single(&blob, repo,
-					 "results:" COMMIT_A "/" MACHINE
+					 "results:" DIR_A "/" MACHINE
 					 "/logs/mlp-" STAMP
 					 "/infer__original__cpu.log"),
 		     0);
@@ -332,7 +334,7 @@ static void assert_artifact_resolves(struct store *s, const char *name)
 	strbuf_addf(&expected, "artifacts/%s/" CASE_DIR "/profile/folded.txt",
 		    name);
 	cr_assert_str_eq(stored->cases[0].artifacts[0].path, expected.buf);
-	strbuf_addf(&rel, COMMIT_A "/" MACHINE "/%s",
+	strbuf_addf(&rel, DIR_A "/" MACHINE "/%s",
 		    stored->cases[0].artifacts[0].path);
 	assert_blob(rel.buf, FOLDED);
 	result_free(stored);
@@ -356,7 +358,7 @@ Test(store_git, a_reserved_slot_carries_its_artifacts_into_the_branch)
 			 "/profile/folded.txt");
 	cr_assert_eq(store_write(s, r, slot, &path), BG_OK, "%s",
 		     bg_error_last());
-	assert_blob(COMMIT_A "/" MACHINE "/artifacts/mlp-" STAMP "/" CASE_DIR
+	assert_blob(DIR_A "/" MACHINE "/artifacts/mlp-" STAMP "/" CASE_DIR
 			     "/profile/folded.txt",
 		    FOLDED);
 	assert_artifact_resolves(s, "mlp-" STAMP);
@@ -421,14 +423,15 @@ Test(store_git, a_result_moved_to_a_fresh_name_takes_its_artifacts_along)
 	free(file);
 	r->cases[0].log = xstrdup("logs/mlp-" STAMP "/" CASE_DIR ".log");
 	free(write_artifact(r, slot));
+	/* in the flat folder of an older store: its names are taken too */
 	commit_behind_the_store(COMMIT_A "/" MACHINE "/mlp-" STAMP ".json");
 
 	cr_assert_eq(store_write(s, r, slot, &path), BG_OK, "%s",
 		     bg_error_last());
-	cr_assert_str_eq(path.buf, "results:" COMMIT_A "/" MACHINE "/mlp-" STAMP
+	cr_assert_str_eq(path.buf, "results:" DIR_A "/" MACHINE "/mlp-" STAMP
 				   "-1.json");
 	assert_blob(COMMIT_A "/" MACHINE "/mlp-" STAMP ".json", "{}");
-	assert_blob(COMMIT_A "/" MACHINE "/logs/mlp-" STAMP "-1/" CASE_DIR
+	assert_blob(DIR_A "/" MACHINE "/logs/mlp-" STAMP "-1/" CASE_DIR
 			     ".log",
 		    "run 0: ok\n");
 	assert_artifact_resolves(s, "mlp-" STAMP "-1");
@@ -710,7 +713,7 @@ Test(store_git, a_failed_write_leaves_no_scratch_and_the_next_one_succeeds)
 
 	stored = write_result(s, "mlp", COMMIT_A, MACHINE, STARTED);
 	cr_assert_str_eq(stored,
-			 "results:" COMMIT_A "/" MACHINE "/mlp-" STAMP ".json");
+			 "results:" DIR_A "/" MACHINE "/mlp-" STAMP ".json");
 	assert_scratch_empty();
 	free(stored);
 	store_free(s);
@@ -842,7 +845,7 @@ Test(store_git, a_dead_writers_scratch_is_reclaimed_and_a_live_ones_kept)
 	s = open_store();
 	stored = write_result(s, "mlp", COMMIT_A, MACHINE, STARTED);
 	cr_assert_str_eq(stored,
-			 "results:" COMMIT_A "/" MACHINE "/mlp-" STAMP ".json",
+			 "results:" DIR_A "/" MACHINE "/mlp-" STAMP ".json",
 			 "the dead writer's name is free again");
 	cr_assert_not(exists(dead_log), "%s is left", dead_log);
 	cr_assert_not(exists(dead_artifacts), "%s is left", dead_artifacts);

@@ -55,6 +55,6 @@ extern const struct cli_command cli_cmd_run, cli_cmd_compare, cli_cmd_check,
 /* The subcommands of `benchgate store` (cmd_store.c lists them; each is
  * in its own cmd_store_NAME.c). */
 extern const struct cli_command cli_cmd_store_init, cli_cmd_store_copy,
-	cli_cmd_store_prune, cli_cmd_store_compact;
+	cli_cmd_store_prune, cli_cmd_store_compact, cli_cmd_store_migrate;
 
 #endif

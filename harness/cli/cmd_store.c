@@ -19,6 +19,7 @@ static const struct cli_command *const subcommands[] = {
 	&cli_cmd_store_copy,
 	&cli_cmd_store_prune,
 	&cli_cmd_store_compact,
+	&cli_cmd_store_migrate,
 	NULL,
 };
 
@@ -37,7 +38,8 @@ static int run(int argc, char **argv)
 const struct cli_command cli_cmd_store = {
 	.name = "store",
 	.usage = "SUBCOMMAND [options]",
-	.summary = "manage result stores: prepare, copy, prune, compact",
+	.summary = "manage result stores: prepare, copy, prune, compact, "
+		   "migrate",
 	.help = "Subcommands (each has its own --help and man page):\n"
 		"  store init URL    create or migrate the schema of a "
 		"PostgreSQL store\n"
@@ -46,6 +48,8 @@ const struct cli_command cli_cmd_store = {
 		"  store prune       remove old results\n"
 		"  store compact     keep a bounded subsample of each "
 		"metric's samples\n"
+		"  store migrate     move results of the flat layout into "
+		"commit shards\n"
 		"A store is a directory, git:BRANCH or a postgresql:// URL "
 		"(docs/reference/store.md).",
 	.options = options,

@@ -35,8 +35,9 @@ int cli_opt_output(void *path, const char *option, const char *text);
 
 #define CLI_OPT_STORE(field)                                                 \
 	CLI_OPT_STRING("store", "STORE", &(field),                            \
-		       "result store: a directory, git:BRANCH or a "          \
-		       "postgresql:// URL (default $BENCHGATE_STORE, else "   \
+		       "result store: a directory, git:BRANCH, "              \
+		       "git:URL#BRANCH or a postgresql:// URL (default "      \
+		       "$BENCHGATE_STORE, else "                              \
 		       ".benchgate/results at the repository root)")
 
 /* --runs --warmup into a struct session_options. */

@@ -77,13 +77,48 @@ static int compare_entries(const void *a, const void *b)
 	return strcmp(x->suite, y->suite);
 }
 
+/* Whether the text before a '#' names a repository rather than being
+ * part of a branch name: a URL, a path, or an scp-like "host:path". */
+static bool names_repository(const char *text, size_t len)
+{
+	const char *colon = memchr(text, ':', len);
+	const char *scheme = strstr(text, "://");
+
+	/* none of them can start or be a valid branch name */
+	return len && ((scheme && (size_t)(scheme - text) < len) ||
+		       text[0] == '/' || text[0] == '.' ||
+		       (colon && !memchr(text, '/', (size_t)(colon - text))));
+}
+
+/* "git:BRANCH", or "git:URL#BRANCH" for a results repository of its own;
+ * `rest` is what follows "git:". */
+static int open_git(struct store **out, const char *rest)
+{
+	const char *hash = strrchr(rest, '#');
+	char *url;
+	int error;
+
+	if (!hash || !names_repository(rest, (size_t)(hash - rest))) {
+		/* not echoed: a URL may hold a password */
+		if (names_repository(rest, strlen(rest)))
+			return bg_input_error("a git: store in a repository "
+					      "of its own names its branch "
+					      "after '#' (git:URL#BRANCH)");
+		return store_git_open(out, rest);
+	}
+	url = xstrndup(rest, (size_t)(hash - rest));
+	error = store_git_open_url(out, url, hash + 1);
+	free(url);
+	return error;
+}
+
 int store_open(struct store **out, const char *spec)
 {
 	*out = NULL;
 	if (!spec || !*spec)
 		return bg_input_error("the store path is empty");
 	if (!strncmp(spec, "git:", 4))
-		return store_git_open(out, spec + 4);
+		return open_git(out, spec + 4);
 	if (store_spec_is_postgres(spec))
 		return store_pg_open(out, spec);
 	return store_dir_open(out, spec);
@@ -179,6 +214,21 @@ static void remove_parent_if_empty(struct strbuf *path)
 	rmdir(path->buf);
 }
 
+/* Whether the directory "<...>/<shard>/<commit>" is a commit's folder
+ * in its shard. */
+static bool in_its_shard(const char *commit_dir)
+{
+	const char *commit = strrchr(commit_dir, '/');
+	const char *shard = commit;
+
+	if (!commit)
+		return false;
+	while (shard > commit_dir && shard[-1] != '/')
+		shard--;
+	return (size_t)(commit - shard) == STORE_SHARD_LEN &&
+	       !strncmp(shard, commit + 1, STORE_SHARD_LEN);
+}
+
 void store_slot_abandon(struct store_slot *slot)
 {
 	struct strbuf path = STRBUF_INIT;
@@ -190,6 +240,9 @@ void store_slot_abandon(struct store_slot *slot)
 	 * twins) when this run made them */
 	strbuf_addstr(&path, slot->log_dir);
 	for (int level = 0; level < 3; level++)
+		remove_parent_if_empty(&path);
+	/* and the shard above <commit>/ (store_commit_dir()) */
+	if (in_its_shard(path.buf))
 		remove_parent_if_empty(&path);
 	strbuf_release(&path);
 	store_slot_free(slot);
@@ -225,6 +278,15 @@ int store_rewrite(struct store *store, const struct store_change *changes,
 	if (!nr && !(flags & STORE_REWRITE_SQUASH))
 		return BG_OK;
 	return store->backend->rewrite(store, changes, nr, message, flags);
+}
+
+int store_migrate(struct store *store, bool dry_run, FILE *listing,
+		  struct store_migration *report)
+{
+	memset(report, 0, sizeof(*report));
+	if (!store->backend->migrate)
+		return BG_OK;
+	return store->backend->migrate(store, dry_run, listing, report);
 }
 
 void store_paths_release(struct store_paths *paths)

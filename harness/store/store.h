@@ -8,12 +8,21 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /*
  * Where results are kept, keyed by commit and machine (DESIGN.md):
  *
- *     <store>/<commit>/<machine-id>/<suite>-<timestamp>.json
- *     <store>/<commit>/<machine-id>/logs/<suite>-<timestamp>/<case>.log
+ *     <store>/<shard>/<commit>/<machine-id>/<suite>-<timestamp>.json
+ *     <store>/<shard>/<commit>/<machine-id>/logs/<suite>-<timestamp>/<case>.log
+ *
+ * <shard> is the commit id's first two hex digits, so that no directory
+ * holds more than 256 shards or a few thousand commits; results of no
+ * commit are in <store>/unknown/<machine-id>/. Stores written before
+ * shards keep <store>/<commit>/: every reader looks in both places (a
+ * listing of one commit opens both), new results go into the shard and
+ * take no name that the flat folder holds, and store_migrate() moves the
+ * flat folders into their shards.
  *
  * <timestamp> is the run's start in UTC, "20261122T073422Z"; runs of one
  * suite started in the same second get "-1", "-2", ... after it. <suite> is
@@ -31,8 +40,9 @@
  *   under an flock(2) on <store>/.lock;
  * - reading never fails because of one bad file: a truncated or corrupt
  *   result is reported once per store with bg_warn() and skipped;
- * - listing one commit opens only that commit's directory, so the cost does
- *   not grow with the length of the history.
+ * - listing one commit opens only that commit's directories (its shard's
+ *   folder and the flat one), so the cost does not grow with the length of
+ *   the history.
  * Files whose names start with '.' (the lock, temporary files) and the
  * logs/ directories are the store's own and never listed.
  *
@@ -40,6 +50,14 @@
  * current directory), or "git:BRANCH" for a store kept on a branch of the
  * repository containing the current directory (a second backend behind
  * the same verbs). A directory really named "git:x" is spelled "./git:x".
+ * "git:URL#BRANCH" keeps it on BRANCH of a results repository of its own
+ * (a URL, "host:path" or a path, none of which a branch name can be):
+ * the same backend on a bare local copy of it, in the user's cache
+ * directory, synced with URL as `benchgate sync` does (sync.h): fetched
+ * before the first read of an open store, pushed after each write,
+ * rewrite and migration. A write the results repository does not take
+ * is taken back from the copy (when nothing came on top of it) and fails,
+ * so that the caller keeps the result elsewhere; squashing is refused.
  *
  * A git store keeps the same tree, logs included, as commits on
  * refs/heads/BRANCH, written through libgit2 without touching the work
@@ -52,7 +70,9 @@
  *   session.c) live in "<git dir>/benchgate/BRANCH/..." until the result
  *   is written, then go into the branch beside it, every regular file
  *   below them (hidden ones excepted), and the scratch copies are removed;
- * - entries are named "BRANCH:<commit>/<machine>/<file>.json", a revision
+ *   the scratch is not sharded (it only holds runs in progress);
+ * - entries are named "BRANCH:<shard>/<commit>/<machine>/<file>.json"
+ *   ("BRANCH:<commit>/..." for a flat folder), a revision
  *   `git show` understands; reading looks at the local branch only (run
  *   `benchgate sync` to bring in other runners' results, see sync.h).
  *
@@ -60,6 +80,10 @@
  * directory safely.
  */
 struct store;
+
+/* The length of a shard's name: two lower-case hex digits, the first of
+ * the ids of the commits whose folders it holds. */
+#define STORE_SHARD_LEN 2
 
 /*
  * A third backend keeps results in a PostgreSQL database: a spec starting
@@ -390,5 +414,33 @@ enum store_rewrite_flags {
  */
 int store_rewrite(struct store *store, const struct store_change *changes,
 		  size_t nr, const char *message, unsigned flags);
+
+/* Moving results into the current layout (`benchgate store migrate`) */
+
+struct store_migration {
+	size_t folders;	    /* flat commit folders found at the root */
+	size_t files;	    /* their files moved into shards (or that would
+			     * be), duplicates of a shard's file included */
+	size_t left;	    /* files left where they are: their place in the
+			     * shard holds other content (reported) */
+	unsigned long long bytes; /* of the files moved */
+};
+
+/*
+ * Moves the results a store keeps in the flat layout of older versions,
+ * "<commit>/<machine>/...", into their shards, "<shard>/<commit>/...":
+ * every file below each flat commit folder, as it is (names, bytes, and
+ * in a directory its inode and times: a rename), then the folder. A file
+ * whose place in the shard is taken is dropped when it holds the same
+ * bytes and left where it is otherwise (warned about; readers list both
+ * folders, nothing is lost). A directory store does it under its lock; a
+ * git store makes it one commit, the ref moved by compare-and-swap.
+ * Running it again finds nothing to do. With dry_run nothing changes.
+ * One line per folder goes to `listing` (may be NULL); *report counts.
+ * A PostgreSQL store has no folders: nothing to do. BG_ERROR for I/O,
+ * what was moved before it staying moved.
+ */
+int store_migrate(struct store *store, bool dry_run, FILE *listing,
+		  struct store_migration *report);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /*
  * The inside of the store: the one interface between store.c, which holds
@@ -30,6 +31,7 @@ struct store;
 struct store_entry;
 struct store_query;
 struct store_change;
+struct store_migration;
 struct store_paths;
 struct store_slot;
 
@@ -59,6 +61,9 @@ struct store_backend {
 	/* store_rewrite(): nr > 0, or a squash. */
 	int (*rewrite)(struct store *store, const struct store_change *changes,
 		       size_t nr, const char *message, unsigned flags);
+	/* store_migrate(), report zeroed; NULL: a store with one layout. */
+	int (*migrate)(struct store *store, bool dry_run, FILE *listing,
+		       struct store_migration *report);
 	/* Releases backend_data; NULL when there is none. */
 	void (*free)(struct store *store);
 };
@@ -87,6 +92,15 @@ int store_dir_open(struct store **out, const char *path);
  * outside a repository.
  */
 int store_git_open(struct store **out, const char *branch);
+
+/*
+ * Opens the store on branch `branch` of the results repository `url` (a
+ * URL, an scp-like "host:path" or a path, made absolute), through a bare
+ * local copy in the user's cache directory that is synced with it
+ * (store_git.c). BG_EINPUT for an invalid branch name.
+ */
+int store_git_open_url(struct store **out, const char *url,
+		       const char *branch);
 
 /*
  * Opens the store in the PostgreSQL database of `url`, a spec for which

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -58,6 +59,37 @@ bool store_commit_name_valid(const char *commit)
 	if (!strcmp(commit, "unknown"))
 		return true;
 	return (len == 40 || len == 64) && all_hex(commit, len);
+}
+
+void store_commit_dir(const char *commit, struct strbuf *out)
+{
+	if (store_commit_has_flat_dir(commit))
+		strbuf_addf(out, "%.*s/", STORE_SHARD_LEN, commit);
+	strbuf_addstr(out, commit);
+}
+
+bool store_commit_has_flat_dir(const char *commit)
+{
+	return strcmp(commit, "unknown") != 0;
+}
+
+bool store_shard_name_valid(const char *name)
+{
+	return strlen(name) == STORE_SHARD_LEN &&
+	       all_hex(name, STORE_SHARD_LEN);
+}
+
+void store_migration_line(FILE *listing, bool dry_run, const char *commit,
+			  size_t files, unsigned long long bytes, size_t left)
+{
+	if (!listing)
+		return;
+	fprintf(listing, "%s %s/ to %.*s/%s/: %zu files, %llu bytes",
+		dry_run ? "would move" : "moved", commit, STORE_SHARD_LEN,
+		commit, commit, files, bytes);
+	if (left)
+		fprintf(listing, ", %zu left in place", left);
+	fputc('\n', listing);
 }
 
 int store_commit_prefix(const char *commit, struct strbuf *prefix)

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /*
  * The rules both store backends (store_dir.c, store_git.c) and `sync` name
@@ -42,6 +43,28 @@ void store_warn_once(struct store *store, const char *key, const char *fmt, ...)
 /* A full lower-case SHA-1 or SHA-256 id, or "unknown": the names a commit
  * directory can have. */
 bool store_commit_name_valid(const char *commit);
+
+/*
+ * Appends to `out` the directory of `commit`'s results relative to the
+ * store's root, where new results go: "<first two hex digits>/<commit>"
+ * ("38/38f97067..."), so that no directory holds more than 256 shards
+ * or a few thousand commits; "unknown" (results of no commit) stays at
+ * the root. commit is valid (store_commit_name_valid()).
+ */
+void store_commit_dir(const char *commit, struct strbuf *out);
+
+/* Whether commit (valid) also has the older, flat place "<commit>" at
+ * the root, which readers look in too: every id but "unknown". */
+bool store_commit_has_flat_dir(const char *commit);
+
+/* Whether `name` is a shard's name (STORE_SHARD_LEN lower-case hex). */
+bool store_shard_name_valid(const char *name);
+
+/* Prints the line of store_migrate()'s listing (NULL: none) for one flat
+ * commit folder: "moved <commit>/ to <shard>/<commit>/: N files, B
+ * bytes[, L left in place]". */
+void store_migration_line(FILE *listing, bool dry_run, const char *commit,
+			  size_t files, unsigned long long bytes, size_t left);
 
 /*
  * Appends `commit` of a query in lower case to `prefix`: a full id (see

@@ -30,16 +30,22 @@ static bool path_exists(const char *path)
 	return lstat(path, &st) == 0 || errno != ENOENT;
 }
 
-/* "<root>/<commit>/<machine>" and the stem of the file name for a
- * result. */
+/* "<root>/<shard>/<commit>/<machine>" (store_commit_dir()), the stem of
+ * the file name for a result, and the flat "<root>/<commit>/<machine>"
+ * of stores written before shards, whose names are taken too (the same
+ * as dir for "unknown"). */
 static int result_location(struct store *store, const struct result *r,
-			   struct strbuf *dir, struct strbuf *stem)
+			   struct strbuf *dir, struct strbuf *stem,
+			   struct strbuf *flat)
 {
 	int error = store_result_stem(r, stem);
 
 	if (error < 0)
 		return error;
-	strbuf_addf(dir, "%s/%s/%s", store->location, r->git.commit,
+	strbuf_addf(dir, "%s/", store->location);
+	store_commit_dir(r->git.commit, dir);
+	strbuf_addf(dir, "/%s", r->machine.id);
+	strbuf_addf(flat, "%s/%s/%s", store->location, r->git.commit,
 		    r->machine.id);
 	return BG_OK;
 }
@@ -151,11 +157,26 @@ static int place_under_free_name(const char *tmp, const char *dir,
 
 struct reserved_names {
 	const char *dir;
+	const char *flat; /* the flat twin of dir (result_location()) */
 	const struct store_slot *slot;
 };
 
-/* The slot's own name (tried first), and every name a run in progress
- * reserved: a logs/ directory without a result. */
+/* Whether the result file of `name` exists in the directory `dir`. */
+static bool result_in(const char *dir, const char *name)
+{
+	struct strbuf path = STRBUF_INIT;
+	bool exists;
+
+	strbuf_addf(&path, "%s/%s.json", dir, name);
+	exists = path_exists(path.buf);
+	strbuf_release(&path);
+	return exists;
+}
+
+/* The slot's own name (tried first), every name a run in progress
+ * reserved (a logs/ directory without a result), and the names of the
+ * flat folder: one name never stands for two results of a commit, so
+ * that `store migrate` can move them into the shard. */
 static bool name_reserved(const char *name, void *data)
 {
 	const struct reserved_names *reserved = data;
@@ -165,21 +186,19 @@ static bool name_reserved(const char *name, void *data)
 	if (reserved->slot && !strcmp(name, reserved->slot->name))
 		return true;
 	strbuf_addf(&probe, "%s/logs/%s", reserved->dir, name);
-	taken = path_exists(probe.buf);
+	taken = path_exists(probe.buf) || result_in(reserved->flat, name);
 	strbuf_release(&probe);
 	return taken;
 }
 
-/* Whether the result file of `name` exists in the directory `dir`. */
-static bool result_exists(const char *name, void *dir)
+/* Whether the result file of `name` exists in the shard's directory or
+ * in its flat twin (struct reserved_names). */
+static bool result_exists(const char *name, void *data)
 {
-	struct strbuf path = STRBUF_INIT;
-	bool exists;
+	const struct reserved_names *reserved = data;
 
-	strbuf_addf(&path, "%s/%s.json", (const char *)dir, name);
-	exists = path_exists(path.buf);
-	strbuf_release(&path);
-	return exists;
+	return result_in(reserved->dir, name) ||
+	       result_in(reserved->flat, name);
 }
 
 static int dir_reserve(struct store *store, const struct result *r,
@@ -188,11 +207,14 @@ static int dir_reserve(struct store *store, const struct result *r,
 	struct strbuf dir = STRBUF_INIT, stem = STRBUF_INIT;
 	struct strbuf name = STRBUF_INIT, logs = STRBUF_INIT;
 	struct strbuf where = STRBUF_INIT, tmp = STRBUF_INIT;
+	struct strbuf flat = STRBUF_INIT;
+	struct reserved_names places;
 	int lock = -1, tmp_dir = -1, error;
 
 	*out = NULL;
-	if ((error = result_location(store, r, &dir, &stem)) < 0)
+	if ((error = result_location(store, r, &dir, &stem, &flat)) < 0)
 		goto done;
+	places = (struct reserved_names){ dir.buf, flat.buf, NULL };
 	strbuf_addf(&logs, "%s/logs", dir.buf);
 	strbuf_addf(&where, "in '%s'", dir.buf);
 	if ((error = mkdir_p(logs.buf)) < 0 ||
@@ -203,7 +225,7 @@ static int dir_reserve(struct store *store, const struct result *r,
 		goto done;
 	reclaim_temporaries(tmp_dir);
 	if ((error = store_claim_name(stem.buf, 0, logs.buf, result_exists,
-				      dir.buf, where.buf, &name)) < 0)
+				      &places, where.buf, &name)) < 0)
 		goto done;
 	*out = store_slot_new(dir.buf, name.buf);
 done:
@@ -212,6 +234,7 @@ done:
 	unlock_file(lock);
 	strbuf_release(&tmp);
 	strbuf_release(&dir);
+	strbuf_release(&flat);
 	strbuf_release(&stem);
 	strbuf_release(&name);
 	strbuf_release(&logs);
@@ -244,9 +267,10 @@ static int dir_write(struct store *store, const struct result *r,
 {
 	struct strbuf dir = STRBUF_INIT, stem = STRBUF_INIT;
 	struct strbuf tmp = STRBUF_INIT, target = STRBUF_INIT;
+	struct strbuf flat = STRBUF_INIT;
 	int lock = -1, tmp_dir = -1, placed = 0, error;
 
-	if ((error = result_location(store, r, &dir, &stem)) < 0)
+	if ((error = result_location(store, r, &dir, &stem, &flat)) < 0)
 		goto done;
 	/* A slot of another commit or machine is a caller's mistake. */
 	assert(!slot || !strcmp(slot->dir, dir.buf));
@@ -273,7 +297,7 @@ static int dir_write(struct store *store, const struct result *r,
 		placed = place_file(tmp.buf, target.buf);
 	}
 	if (!placed) {
-		struct reserved_names reserved = { dir.buf, slot };
+		struct reserved_names reserved = { dir.buf, flat.buf, slot };
 
 		strbuf_reset(&target);
 		placed = place_under_free_name(tmp.buf, dir.buf, "", stem.buf,
@@ -296,6 +320,7 @@ done:
 		close(tmp_dir);
 	unlock_file(lock);
 	strbuf_release(&dir);
+	strbuf_release(&flat);
 	strbuf_release(&stem);
 	strbuf_release(&tmp);
 	strbuf_release(&target);
@@ -342,16 +367,17 @@ static int open_dir(DIR **out, const char *path)
 			strerror(errno));
 }
 
-static int list_machine(struct store *store, const char *commit,
-			const char *machine, const char *suite,
-			struct store_entry_list *list)
+/* The results in "<commit_dir>/<machine>", commit_dir absolute. */
+static int list_machine(struct store *store, const char *commit_dir,
+			const char *commit, const char *machine,
+			const char *suite, struct store_entry_list *list)
 {
 	struct strbuf dir = STRBUF_INIT, path = STRBUF_INIT;
 	struct dirent *de;
 	DIR *d = NULL;
 	int error;
 
-	strbuf_addf(&dir, "%s/%s/%s", store->location, commit, machine);
+	strbuf_addf(&dir, "%s/%s", commit_dir, machine);
 	if ((error = open_dir(&d, dir.buf)) < 0 || !d)
 		goto done;
 	while ((de = readdir(d))) {
@@ -370,30 +396,83 @@ done:
 	return error;
 }
 
-static int list_commit(struct store *store, const char *commit,
-		       const struct store_query *q, const char *suite,
-		       struct store_entry_list *list)
+/* The results of one commit folder, "<root>/<rel>" ("<shard>/<commit>"
+ * or the flat "<commit>"). */
+static int list_commit(struct store *store, const char *rel,
+		       const char *commit, const struct store_query *q,
+		       const char *suite, struct store_entry_list *list)
 {
 	struct strbuf dir = STRBUF_INIT;
 	struct dirent *de;
 	DIR *d = NULL;
 	int error;
 
+	strbuf_addf(&dir, "%s/%s", store->location, rel);
 	if (q->machine) {
-		error = list_machine(store, commit, q->machine, suite, list);
+		error = list_machine(store, dir.buf, commit, q->machine, suite,
+				     list);
 		goto done;
 	}
-	strbuf_addf(&dir, "%s/%s", store->location, commit);
 	if ((error = open_dir(&d, dir.buf)) < 0 || !d)
 		goto done;
 	while (!error && (de = readdir(d)))
 		if (result_machine_id_valid(de->d_name))
-			error = list_machine(store, commit, de->d_name, suite,
-					     list);
+			error = list_machine(store, dir.buf, commit,
+					     de->d_name, suite, list);
 done:
 	if (d)
 		closedir(d);
 	strbuf_release(&dir);
+	return error;
+}
+
+/* Both places of one commit: its shard's folder, then the flat one. */
+static int list_full_id(struct store *store, const char *commit,
+			const struct store_query *q, const char *suite,
+			struct store_entry_list *list)
+{
+	struct strbuf rel = STRBUF_INIT;
+	int error;
+
+	store_commit_dir(commit, &rel);
+	error = list_commit(store, rel.buf, commit, q, suite, list);
+	if (!error && store_commit_has_flat_dir(commit))
+		error = list_commit(store, commit, commit, q, suite, list);
+	strbuf_release(&rel);
+	return error;
+}
+
+/* The commit folders of the shard "<root>/<shard>" that start with
+ * prefix. */
+static int list_shard(struct store *store, const char *shard,
+		      const char *prefix, const struct store_query *q,
+		      const char *suite, struct store_entry_list *list)
+{
+	struct strbuf dir = STRBUF_INIT, rel = STRBUF_INIT;
+	struct dirent *de;
+	DIR *d = NULL;
+	int error;
+
+	strbuf_addf(&dir, "%s/%s", store->location, shard);
+	if ((error = open_dir(&d, dir.buf)) < 0 || !d)
+		goto done;
+	while (!error && (de = readdir(d))) {
+		/* a commit in the wrong shard is not where readers of its
+		 * id look: left out here too, so listings agree */
+		if (!store_commit_name_valid(de->d_name) ||
+		    !store_commit_has_flat_dir(de->d_name) ||
+		    strncmp(de->d_name, shard, STORE_SHARD_LEN) ||
+		    strncmp(de->d_name, prefix, strlen(prefix)))
+			continue;
+		strbuf_reset(&rel);
+		strbuf_addf(&rel, "%s/%s", shard, de->d_name);
+		error = list_commit(store, rel.buf, de->d_name, q, suite, list);
+	}
+done:
+	if (d)
+		closedir(d);
+	strbuf_release(&dir);
+	strbuf_release(&rel);
 	return error;
 }
 
@@ -416,19 +495,32 @@ static int dir_list(struct store *store, const struct store_query *q,
 		if ((error = store_commit_prefix(q->commit, &prefix)) < 0)
 			goto done;
 		if (store_commit_name_valid(prefix.buf)) {
-			error = list_commit(store, prefix.buf, q, suite_name,
-					    &list);
+			error = list_full_id(store, prefix.buf, q, suite_name,
+					     &list);
 			goto done;
 		}
 	}
-	/* No full id: the one place where the whole history is walked. */
+	/* No full id: the one place where the whole history is walked.
+	 * The root holds shards, "unknown" and the flat commit folders of
+	 * stores written before shards (`store migrate` moves them). */
 	if ((error = open_dir(&d, store->location)) < 0 || !d)
 		goto done;
 	while (!error && (de = readdir(d))) {
+		if (store_shard_name_valid(de->d_name)) {
+			if (!strncmp(de->d_name, prefix.buf,
+				     prefix.len < STORE_SHARD_LEN
+					     ? prefix.len
+					     : STORE_SHARD_LEN))
+				error = list_shard(store, de->d_name,
+						   prefix.buf, q, suite_name,
+						   &list);
+			continue;
+		}
 		if (!store_commit_name_valid(de->d_name) ||
 		    strncmp(de->d_name, prefix.buf, prefix.len))
 			continue;
-		error = list_commit(store, de->d_name, q, suite_name, &list);
+		error = list_commit(store, de->d_name, de->d_name, q,
+				    suite_name, &list);
 	}
 done:
 	if (d)
@@ -598,7 +690,7 @@ static int dir_entry_files(struct store *store, const struct store_entry *entry,
 
 /* Removes the result of entry: its document, then what it owns, then
  * the directories left empty (rmdir() leaves any that is not). */
-static int remove_result(const struct store_entry *entry)
+static int remove_result(struct store *store, const struct store_entry *entry)
 {
 	struct strbuf dir = STRBUF_INIT, name = STRBUF_INIT;
 	struct strbuf path = STRBUF_INIT;
@@ -623,10 +715,13 @@ static int remove_result(const struct store_entry *entry)
 		rmdir(path.buf);
 	}
 	fsync_dir(dir.buf);
-	/* <machine>/, then <commit>/ */
-	if (rmdir(dir.buf) == 0 && (slash = strrchr(dir.buf, '/'))) {
+	/* <machine>/, then <commit>/, then its shard, never the root */
+	for (int level = 0; level < 3 && rmdir(dir.buf) == 0; level++) {
+		if (!(slash = strrchr(dir.buf, '/')))
+			break;
 		strbuf_setlen(&dir, (size_t)(slash - dir.buf));
-		rmdir(dir.buf);
+		if (!strcmp(dir.buf, store->location))
+			break;
 	}
 done:
 	strbuf_release(&dir);
@@ -683,12 +778,208 @@ static int dir_rewrite(struct store *store, const struct store_change *changes,
 		error = changes[i].document
 				? replace_result(changes[i].entry,
 						 changes[i].document, tmp.buf)
-				: remove_result(changes[i].entry);
+				: remove_result(store, changes[i].entry);
 done:
 	if (tmp_dir >= 0)
 		close(tmp_dir);
 	unlock_file(lock);
 	strbuf_release(&tmp);
+	return error;
+}
+
+/* Migrating flat commit folders into shards (store_migrate()) */
+
+struct dir_migration {
+	struct store *store;
+	bool dry_run;
+	struct store_migration *report;
+	size_t files, left; /* of the folder being moved */
+	unsigned long long bytes;
+};
+
+/* Counts the files below path (itself included when it is not a
+ * directory) as moved, never following a link. */
+static void count_moved(struct dir_migration *m, const char *path)
+{
+	struct strbuf sub = STRBUF_INIT;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	if (lstat(path, &st) < 0)
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		m->files++;
+		m->bytes += S_ISREG(st.st_mode) ? (unsigned long long)st.st_size
+						: 0;
+		return;
+	}
+	if (!(d = opendir(path)))
+		return;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		strbuf_reset(&sub);
+		strbuf_addf(&sub, "%s/%s", path, de->d_name);
+		count_moved(m, sub.buf);
+	}
+	closedir(d);
+	strbuf_release(&sub);
+}
+
+/* Whether the regular files a and b hold the same bytes. */
+static bool same_content(const char *a, const char *b)
+{
+	struct strbuf x = STRBUF_INIT, y = STRBUF_INIT;
+	bool same = strbuf_read_file(&x, a) >= 0 &&
+		    strbuf_read_file(&y, b) >= 0 && x.len == y.len &&
+		    !memcmp(x.buf, y.buf, x.len);
+
+	bg_error_clear();
+	strbuf_release(&x);
+	strbuf_release(&y);
+	return same;
+}
+
+/*
+ * Moves src to dst: a rename when dst does not exist; when both are
+ * directories, what src holds, one by one, then src if it is left
+ * empty; a file whose place is taken is dropped when it holds the same
+ * bytes, else left (warned about).
+ */
+static int migrate_path(struct dir_migration *m, const char *src,
+			const char *dst)
+{
+	struct strbuf from = STRBUF_INIT, to = STRBUF_INIT;
+	struct stat s_st, d_st;
+	struct dirent *de;
+	DIR *d = NULL;
+	int error = BG_OK;
+
+	if (lstat(src, &s_st) < 0)
+		goto done;
+	if (lstat(dst, &d_st) < 0) {
+		if (errno != ENOENT) {
+			error = bg_error("cannot read '%s': %s", dst,
+					 strerror(errno));
+			goto done;
+		}
+		count_moved(m, src);
+		if (!m->dry_run && rename(src, dst) < 0)
+			error = bg_error("cannot move '%s' to '%s': %s", src,
+					 dst, strerror(errno));
+		goto done;
+	}
+	if (S_ISDIR(s_st.st_mode) && S_ISDIR(d_st.st_mode)) {
+		if (!(d = opendir(src))) {
+			error = bg_error("cannot read directory '%s': %s", src,
+					 strerror(errno));
+			goto done;
+		}
+		while (!error && (de = readdir(d))) {
+			if (!strcmp(de->d_name, ".") ||
+			    !strcmp(de->d_name, ".."))
+				continue;
+			strbuf_reset(&from);
+			strbuf_addf(&from, "%s/%s", src, de->d_name);
+			strbuf_reset(&to);
+			strbuf_addf(&to, "%s/%s", dst, de->d_name);
+			error = migrate_path(m, from.buf, to.buf);
+		}
+		if (!m->dry_run)
+			rmdir(src);
+		goto done;
+	}
+	if (S_ISREG(s_st.st_mode) && S_ISREG(d_st.st_mode) &&
+	    same_content(src, dst)) {
+		m->files++;
+		if (!m->dry_run && unlink(src) < 0)
+			error = bg_error("cannot remove '%s': %s", src,
+					 strerror(errno));
+		goto done;
+	}
+	m->left++;
+	store_warn_once(m->store, src,
+			"'%s' %s where it is: '%s' holds other content", src,
+			m->dry_run ? "would stay" : "stays", dst);
+done:
+	if (d)
+		closedir(d);
+	strbuf_release(&from);
+	strbuf_release(&to);
+	return error;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The flat commit folders at the root, sorted. */
+static int flat_folders(struct store *store, struct store_paths *out)
+{
+	struct dirent *de;
+	DIR *d = NULL;
+	int error;
+
+	if ((error = open_dir(&d, store->location)) < 0 || !d)
+		return error;
+	while ((de = readdir(d))) {
+		if (!store_commit_name_valid(de->d_name) ||
+		    !store_commit_has_flat_dir(de->d_name))
+			continue;
+		ALLOC_GROW(out->items, out->nr + 1, out->alloc);
+		out->items[out->nr++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (out->nr > 1)
+		qsort(out->items, out->nr, sizeof(*out->items), compare_names);
+	return BG_OK;
+}
+
+static int dir_migrate(struct store *store, bool dry_run, FILE *listing,
+		       struct store_migration *report)
+{
+	struct dir_migration m = { store, dry_run, report, 0, 0, 0 };
+	struct store_paths folders = { 0 };
+	struct strbuf src = STRBUF_INIT, dst = STRBUF_INIT;
+	int lock = -1, error;
+
+	if ((error = flat_folders(store, &folders)) < 0 || !folders.nr)
+		goto done;
+	/* writers place results under the lock: none moves meanwhile */
+	if (!dry_run && (error = lock_store(store, &lock)) < 0)
+		goto done;
+	for (size_t i = 0; i < folders.nr && !error; i++) {
+		const char *commit = folders.items[i];
+
+		m.files = m.left = 0;
+		m.bytes = 0;
+		strbuf_reset(&src);
+		strbuf_addf(&src, "%s/%s", store->location, commit);
+		strbuf_reset(&dst);
+		strbuf_addf(&dst, "%s/", store->location);
+		store_commit_dir(commit, &dst);
+		/* the shard, made first (a rename needs its parent) */
+		strbuf_setlen(&dst, dst.len - strlen(commit) - 1);
+		if (!dry_run && (error = mkdir_p(dst.buf)) < 0)
+			break;
+		strbuf_addf(&dst, "/%s", commit);
+		error = migrate_path(&m, src.buf, dst.buf);
+		if (!dry_run && !error)
+			fsync_dir(store->location);
+		report->folders++;
+		report->files += m.files;
+		report->left += m.left;
+		report->bytes += m.bytes;
+		store_migration_line(listing, dry_run, commit, m.files,
+				     m.bytes, m.left);
+	}
+done:
+	unlock_file(lock);
+	store_paths_release(&folders);
+	strbuf_release(&src);
+	strbuf_release(&dst);
 	return error;
 }
 
@@ -700,6 +991,7 @@ static const struct store_backend dir_backend = {
 	.read_file = dir_read_file,
 	.entry_files = dir_entry_files,
 	.rewrite = dir_rewrite,
+	.migrate = dir_migrate,
 };
 
 static void current_directory(struct strbuf *out)

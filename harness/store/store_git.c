@@ -41,10 +41,12 @@
 #include "harness/git/repo.h"
 #include "harness/store/store_backend.h"
 #include "harness/store/store_common.h"
+#include "harness/store/sync.h"
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/util/fileio.h"
+#include "harness/util/hash.h"
 #include "harness/git/gitref.h"
 #include "harness/git/gitinfo.h"
 
@@ -94,6 +96,15 @@ struct git_store {
 	git_tree *root;
 	struct held_claim *held;
 	size_t held_nr, held_alloc;
+	/* git:URL#BRANCH: the results repository, and this local copy's
+	 * path; NULL for a branch of the code's repository */
+	char *url;
+	char *copy;
+	bool fetched; /* synced once since the store was opened */
+	/* the last commit this store made, and the tip it was made on
+	 * (zeros: none), so that a result the results repository did not
+	 * take is taken back (git_write()) */
+	git_oid written, written_on;
 };
 
 /* What a write puts on the branch besides the result: its log and
@@ -214,9 +225,74 @@ static int subtree(git_tree **out, git_repository *repo, git_tree *tree,
 	return BG_OK;
 }
 
+/* A results repository of its own: git:URL#BRANCH */
+
+/*
+ * Syncs the local copy's branch with the results repository (sync.h):
+ * fetches what other runners pushed and pushes what only this copy has.
+ * Nothing to do for a branch of the code's repository.
+ */
+static int sync_copy(struct store *store)
+{
+	struct git_store *gs = git_store_of(store);
+	struct sync_options opts = { gs->url, gs->branch, -1, gs->copy };
+	struct sync_report report;
+	struct strbuf why = STRBUF_INIT;
+	int error;
+
+	if (!gs->url)
+		return BG_OK;
+	if ((error = sync_run(&opts, &report)) < 0) {
+		strbuf_addstr(&why, bg_error_last());
+		error = error == BG_EINPUT ? bg_input_error("store '%s': %s",
+							    store->location,
+							    why.buf)
+					   : bg_error("store '%s': %s",
+						      store->location, why.buf);
+		strbuf_release(&why);
+		return error;
+	}
+	gs->fetched = true;
+	return BG_OK;
+}
+
+/* Before the first read: the results repository's results. */
+static int fetch_once(struct store *store)
+{
+	struct git_store *gs = git_store_of(store);
+
+	return gs->url && !gs->fetched ? sync_copy(store) : BG_OK;
+}
+
+/*
+ * After a write that the results repository did not take: the local
+ * copy's branch back where it was, when nothing came on top meanwhile,
+ * so that the result, kept elsewhere by the caller (session_keep()), is
+ * not pushed twice later. True when taken back.
+ */
+static bool take_back(struct git_store *gs)
+{
+	git_reference *ref = NULL;
+	bool back = false;
+
+	if (!git_oid_is_zero(&gs->written_on)) {
+		back = gitref_move(gs->repo, gs->ref, &gs->written,
+				   &gs->written_on,
+				   "benchgate: not pushed, taken back") == 0;
+	} else if (git_reference_lookup(&ref, gs->repo, gs->ref) == 0 &&
+		   git_oid_equal(git_reference_target(ref), &gs->written)) {
+		back = git_reference_delete(ref) == 0;
+	}
+	git_reference_free(ref);
+	git_error_clear();
+	return back;
+}
+
 /* Listing */
 
-static void list_machine(struct store *store, git_tree *tree,
+/* The results of the tree of "<rel>/<machine>" (rel: "<shard>/<commit>"
+ * or the flat "<commit>"). */
+static void list_machine(struct store *store, git_tree *tree, const char *rel,
 			 const char *commit, const char *machine,
 			 const char *suite, struct store_entry_list *list)
 {
@@ -232,7 +308,7 @@ static void list_machine(struct store *store, git_tree *tree,
 		    git_tree_entry_type(te) != GIT_OBJECT_BLOB)
 			continue;
 		strbuf_reset(&path);
-		strbuf_addf(&path, "%s:%s/%s/%s", gs->branch, commit, machine,
+		strbuf_addf(&path, "%s:%s/%s/%s", gs->branch, rel, machine,
 			    file);
 		before = list->nr;
 		store_list_add(store, list, path.buf, file, commit, machine,
@@ -245,24 +321,37 @@ static void list_machine(struct store *store, git_tree *tree,
 	strbuf_release(&path);
 }
 
-static int list_commit(struct store *store, git_tree *tree, const char *commit,
-		       const struct store_query *q, const char *suite,
-		       struct store_entry_list *list)
+/* The results of the commit folder `rel` of the tree `root`; none when
+ * there is no such folder. */
+static int list_commit(struct store *store, git_tree *root, const char *rel,
+		       const char *commit, const struct store_query *q,
+		       const char *suite, struct store_entry_list *list)
 {
 	struct git_store *gs = git_store_of(store);
-	git_tree *machine_tree = NULL;
+	git_tree *tree = NULL, *machine_tree = NULL;
+	git_tree_entry *te = NULL;
 	size_t i, count;
 	int error = BG_OK;
 
+	if (git_tree_entry_bypath(&te, root, rel) < 0) {
+		git_error_clear();
+		return BG_OK;
+	}
+	if (git_tree_entry_type(te) != GIT_OBJECT_TREE)
+		goto done;
+	if (git_tree_lookup(&tree, gs->repo, git_tree_entry_id(te)) < 0) {
+		error = bg_error("cannot read tree '%s': %s", rel,
+				 gitref_message());
+		goto done;
+	}
 	if (q->machine) {
 		if ((error = subtree(&machine_tree, gs->repo, tree,
 				     q->machine)) < 0 ||
 		    !machine_tree)
-			return error;
-		list_machine(store, machine_tree, commit, q->machine, suite,
-			     list);
-		git_tree_free(machine_tree);
-		return BG_OK;
+			goto done;
+		list_machine(store, machine_tree, rel, commit, q->machine,
+			     suite, list);
+		goto done;
 	}
 	count = git_tree_entrycount(tree);
 	for (i = 0; i < count && !error; i++) {
@@ -271,13 +360,56 @@ static int list_commit(struct store *store, git_tree *tree, const char *commit,
 
 		if (!result_machine_id_valid(machine))
 			continue;
+		git_tree_free(machine_tree);
+		machine_tree = NULL;
 		if ((error = subtree(&machine_tree, gs->repo, tree, machine)) <
 			    0 ||
 		    !machine_tree)
 			continue;
-		list_machine(store, machine_tree, commit, machine, suite, list);
-		git_tree_free(machine_tree);
+		list_machine(store, machine_tree, rel, commit, machine, suite,
+			     list);
 	}
+done:
+	git_tree_free(machine_tree);
+	git_tree_free(tree);
+	git_tree_entry_free(te);
+	return error;
+}
+
+/* The commit folders of the shard `shard` of root that start with
+ * prefix. */
+static int list_shard(struct store *store, git_tree *root, const char *shard,
+		      const char *prefix, const struct store_query *q,
+		      const char *suite, struct store_entry_list *list)
+{
+	struct git_store *gs = git_store_of(store);
+	struct strbuf rel = STRBUF_INIT;
+	git_tree *tree = NULL;
+	size_t i, count;
+	int error;
+
+	if ((error = subtree(&tree, gs->repo, root, shard)) < 0 || !tree)
+		goto done;
+	count = git_tree_entrycount(tree);
+	for (i = 0; i < count && !error; i++) {
+		const char *commit =
+			git_tree_entry_name(git_tree_entry_byindex(tree, i));
+
+		/* as in the directory store: only where readers of the id
+		 * look */
+		if (!store_commit_name_valid(commit) ||
+		    !store_commit_has_flat_dir(commit) ||
+		    strncmp(commit, shard, STORE_SHARD_LEN) ||
+		    strncmp(commit, prefix, strlen(prefix)))
+			continue;
+		strbuf_reset(&rel);
+		strbuf_addf(&rel, "%s/%s", shard, commit);
+		error = list_commit(store, root, rel.buf, commit, q, suite,
+				    list);
+	}
+done:
+	git_tree_free(tree);
+	strbuf_release(&rel);
 	return error;
 }
 
@@ -287,7 +419,8 @@ static int git_list(struct store *store, const struct store_query *q,
 	struct git_store *gs = git_store_of(store);
 	struct store_entry_list list = { 0 };
 	struct strbuf suite = STRBUF_INIT, prefix = STRBUF_INIT;
-	git_tree *root = NULL, *commit_tree = NULL;
+	struct strbuf rel = STRBUF_INIT;
+	git_tree *root = NULL;
 	const char *suite_name = NULL;
 	size_t i, count;
 	git_oid tip;
@@ -300,40 +433,47 @@ static int git_list(struct store *store, const struct store_query *q,
 	}
 	if (q->commit && (error = store_commit_prefix(q->commit, &prefix)) < 0)
 		goto done;
-	if ((error = read_tip(gs, gs->repo, &tip, &root)) < 0 || !root)
+	if ((error = fetch_once(store)) < 0 ||
+	    (error = read_tip(gs, gs->repo, &tip, &root)) < 0 || !root)
 		goto done;
 	if (q->commit && store_commit_name_valid(prefix.buf)) {
-		if ((error = subtree(&commit_tree, gs->repo, root,
-				     prefix.buf)) < 0 ||
-		    !commit_tree)
-			goto done;
-		error = list_commit(store, commit_tree, prefix.buf, q,
+		/* its shard's folder, then the flat one of older stores */
+		store_commit_dir(prefix.buf, &rel);
+		error = list_commit(store, root, rel.buf, prefix.buf, q,
 				    suite_name, &list);
+		if (!error && store_commit_has_flat_dir(prefix.buf))
+			error = list_commit(store, root, prefix.buf,
+					    prefix.buf, q, suite_name, &list);
 		goto done;
 	}
-	/* No full id: the one place where the whole tree's top is read. */
+	/* No full id: the one place where the whole tree's top is read:
+	 * shards, "unknown" and the flat folders of older stores. */
 	count = git_tree_entrycount(root);
 	for (i = 0; i < count && !error; i++) {
-		const char *commit =
+		const char *name =
 			git_tree_entry_name(git_tree_entry_byindex(root, i));
 
-		if (!store_commit_name_valid(commit) ||
-		    strncmp(commit, prefix.buf, prefix.len))
+		if (store_shard_name_valid(name)) {
+			if (!strncmp(name, prefix.buf,
+				     prefix.len < STORE_SHARD_LEN
+					     ? prefix.len
+					     : STORE_SHARD_LEN))
+				error = list_shard(store, root, name,
+						   prefix.buf, q, suite_name,
+						   &list);
 			continue;
-		git_tree_free(commit_tree);
-		commit_tree = NULL;
-		if ((error = subtree(&commit_tree, gs->repo, root, commit)) <
-			    0 ||
-		    !commit_tree)
+		}
+		if (!store_commit_name_valid(name) ||
+		    strncmp(name, prefix.buf, prefix.len))
 			continue;
-		error = list_commit(store, commit_tree, commit, q, suite_name,
+		error = list_commit(store, root, name, name, q, suite_name,
 				    &list);
 	}
 done:
-	git_tree_free(commit_tree);
 	git_tree_free(root);
 	strbuf_release(&suite);
 	strbuf_release(&prefix);
+	strbuf_release(&rel);
 	return store_list_finish(&list, error, entries, nr);
 }
 
@@ -391,7 +531,8 @@ done:
 
 /* Reading a result's files */
 
-/* "<commit>/<machine>/<file>.json" of an entry git_list() made. */
+/* "<shard>/<commit>/<machine>/<file>.json" (or the flat
+ * "<commit>/...") of an entry git_list() made. */
 static const char *entry_tree_path(struct git_store *gs,
 				   const struct store_entry *entry)
 {
@@ -400,6 +541,19 @@ static const char *entry_tree_path(struct git_store *gs,
 	assert(!strncmp(entry->path, gs->branch, branch_len) &&
 	       entry->path[branch_len] == ':');
 	return entry->path + branch_len + 1;
+}
+
+/* Appends the directory of the entry's result in the tree,
+ * "<shard>/<commit>/<machine>" or "<commit>/<machine>": what its
+ * relative paths are relative to. */
+static void entry_tree_dir(struct git_store *gs,
+			   const struct store_entry *entry, struct strbuf *out)
+{
+	const char *path = entry_tree_path(gs, entry);
+	const char *slash = strrchr(path, '/');
+
+	assert(slash);
+	strbuf_add(out, path, (size_t)(slash - path));
 }
 
 static int git_read_file(struct store *store, const struct store_entry *entry,
@@ -413,10 +567,10 @@ static int git_read_file(struct store *store, const struct store_entry *entry,
 	git_oid tip;
 	int error;
 
-	if (rel)
-		strbuf_addf(&path, "%s/%s/%s", entry->commit, entry->machine,
-			    rel);
-	else
+	if (rel) {
+		entry_tree_dir(gs, entry, &path);
+		strbuf_addf(&path, "/%s", rel);
+	} else
 		strbuf_addstr(&path, entry_tree_path(gs, entry));
 	if ((error = read_tip(gs, gs->repo, &tip, &root)) < 0)
 		goto done;
@@ -499,8 +653,8 @@ static int git_entry_files(struct store *store, const struct store_entry *entry,
 		strbuf_reset(&prefix);
 		strbuf_addf(&prefix, "%s/%s", areas[i], name.buf);
 		strbuf_reset(&path);
-		strbuf_addf(&path, "%s/%s/%s", entry->commit, entry->machine,
-			    prefix.buf);
+		entry_tree_dir(gs, entry, &path);
+		strbuf_addf(&path, "/%s", prefix.buf);
 		walk.prefix = prefix.buf;
 		if (git_tree_entry_bypath(&te, root, path.buf) < 0 ||
 		    git_tree_entry_type(te) != GIT_OBJECT_TREE) {
@@ -686,10 +840,13 @@ static void reclaim_abandoned(struct git_store *gs)
 
 /* Claiming names */
 
-/* Where claim_name() looks for a result already on the branch. */
+/* Where a result's name may be taken on the branch: the tree's
+ * "<shard>/<commit>/<machine>" it goes into, and the flat
+ * "<commit>/<machine>" of older stores (the same for "unknown"). */
 struct branch_names {
 	git_tree *root;	     /* the branch's tree; NULL: no branch yet */
-	const char *rel_dir; /* "<commit>/<machine>" */
+	const char *rel_dir; /* "<shard>/<commit>/<machine>" */
+	const char *flat_dir; /* "<commit>/<machine>" */
 };
 
 static bool on_branch(const char *name, void *data)
@@ -700,6 +857,9 @@ static bool on_branch(const char *name, void *data)
 
 	strbuf_addf(&path, "%s/%s.json", branch->rel_dir, name);
 	found = tree_has_path(branch->root, path.buf);
+	strbuf_reset(&path);
+	strbuf_addf(&path, "%s/%s.json", branch->flat_dir, name);
+	found = found || tree_has_path(branch->root, path.buf);
 	strbuf_release(&path);
 	return found;
 }
@@ -748,6 +908,48 @@ static void drop_claim(struct git_store *gs, const char *claim)
 	}
 }
 
+/* Where a result goes (result_place_of()). */
+struct result_place {
+	struct strbuf scratch_dir; /* "<scratch>/<commit>/<machine>" */
+	struct strbuf rel_dir;	   /* "<shard>/<commit>/<machine>" */
+	struct strbuf flat_dir;	   /* "<commit>/<machine>" */
+	struct strbuf stem;	   /* of the result's file name */
+};
+
+#define RESULT_PLACE_INIT                                        \
+	{                                                        \
+		STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT \
+	}
+
+static void result_place_release(struct result_place *place)
+{
+	strbuf_release(&place->scratch_dir);
+	strbuf_release(&place->rel_dir);
+	strbuf_release(&place->flat_dir);
+	strbuf_release(&place->stem);
+}
+
+/*
+ * The place of r: its folder on the branch, in its commit's shard
+ * (store_commit_dir()), the flat folder of older stores whose names are
+ * taken too, and its scratch directory, which stays flat (it only holds
+ * runs in progress).
+ */
+static int result_place_of(struct git_store *gs, const struct result *r,
+			   struct result_place *place)
+{
+	int error = store_result_stem(r, &place->stem);
+
+	if (error < 0)
+		return error;
+	store_commit_dir(r->git.commit, &place->rel_dir);
+	strbuf_addf(&place->rel_dir, "/%s", r->machine.id);
+	strbuf_addf(&place->flat_dir, "%s/%s", r->git.commit, r->machine.id);
+	strbuf_addf(&place->scratch_dir, "%s/%s", gs->scratch,
+		    place->flat_dir.buf);
+	return BG_OK;
+}
+
 /*
  * Claims the first name "<stem>[-N]" (from the first_attempt-th
  * candidate) that is neither on the branch nor claimed by another writer:
@@ -755,13 +957,15 @@ static void drop_claim(struct git_store *gs, const char *claim)
  * name in `name`. The first claim of a store removes what dead writers
  * left (reclaim_abandoned()).
  */
-static int claim_name(struct git_store *gs, const char *rel_dir,
-		      const char *scratch_dir, const char *stem,
+static int claim_name(struct git_store *gs, const struct result_place *place,
 		      unsigned first_attempt, struct strbuf *name)
 {
 	struct strbuf logs = STRBUF_INIT, where = STRBUF_INIT;
 	struct strbuf claim = STRBUF_INIT;
-	struct branch_names branch = { NULL, rel_dir };
+	struct branch_names branch = { NULL, place->rel_dir.buf,
+				       place->flat_dir.buf };
+	const char *scratch_dir = place->scratch_dir.buf;
+	const char *stem = place->stem.buf;
 	git_oid tip;
 	int lock = -1, error;
 
@@ -824,39 +1028,21 @@ static void release_claim(struct git_store *gs, const char *claim)
 	strbuf_release(&artifacts);
 }
 
-/* "<scratch>/<commit>/<machine>", "<commit>/<machine>" and the stem of
- * the file name for a result. */
-static int result_places(struct git_store *gs, const struct result *r,
-			 struct strbuf *scratch_dir, struct strbuf *rel_dir,
-			 struct strbuf *stem)
-{
-	int error = store_result_stem(r, stem);
-
-	if (error < 0)
-		return error;
-	strbuf_addf(rel_dir, "%s/%s", r->git.commit, r->machine.id);
-	strbuf_addf(scratch_dir, "%s/%s", gs->scratch, rel_dir->buf);
-	return BG_OK;
-}
-
 static int git_reserve(struct store *store, const struct result *r,
 		       struct store_slot **out)
 {
 	struct git_store *gs = git_store_of(store);
-	struct strbuf scratch_dir = STRBUF_INIT, rel_dir = STRBUF_INIT;
-	struct strbuf stem = STRBUF_INIT, name = STRBUF_INIT;
+	struct result_place place = RESULT_PLACE_INIT;
+	struct strbuf name = STRBUF_INIT;
 	int error;
 
 	*out = NULL;
-	if ((error = result_places(gs, r, &scratch_dir, &rel_dir, &stem)) < 0 ||
-	    (error = claim_name(gs, rel_dir.buf, scratch_dir.buf, stem.buf, 0,
-				&name)) < 0)
+	if ((error = result_place_of(gs, r, &place)) < 0 ||
+	    (error = claim_name(gs, &place, 0, &name)) < 0)
 		goto done;
-	*out = store_slot_new(scratch_dir.buf, name.buf);
+	*out = store_slot_new(place.scratch_dir.buf, name.buf);
 done:
-	strbuf_release(&scratch_dir);
-	strbuf_release(&rel_dir);
-	strbuf_release(&stem);
+	result_place_release(&place);
 	strbuf_release(&name);
 	return error;
 }
@@ -1151,6 +1337,10 @@ static int commit_files(struct git_store *gs, const struct writer *w,
 	/* Compare-and-swap: only from the tip the tree was built on (all
 	 * zeros for the first commit: only while there is no branch). */
 	error = gitref_move(w->repo, gs->ref, tip, &commit_id, message);
+	if (error == 0) {
+		git_oid_cpy(&gs->written, &commit_id);
+		git_oid_cpy(&gs->written_on, tip);
+	}
 done:
 	git_signature_free(sig);
 	git_commit_free(parent);
@@ -1164,9 +1354,9 @@ static int git_write(struct store *store, const struct result *r,
 		     const struct strbuf *document, struct strbuf *path_out)
 {
 	struct git_store *gs = git_store_of(store);
-	struct strbuf scratch_dir = STRBUF_INIT, rel_dir = STRBUF_INIT;
-	struct strbuf stem = STRBUF_INIT;
+	struct result_place place = RESULT_PLACE_INIT;
 	struct strbuf name = STRBUF_INIT, path = STRBUF_INIT;
+	struct strbuf flat_path = STRBUF_INIT;
 	struct strbuf message = STRBUF_INIT, claim = STRBUF_INIT;
 	struct strbuf extra_claim = STRBUF_INIT, artifacts = STRBUF_INIT;
 	struct strbuf quarantine = STRBUF_INIT;
@@ -1178,19 +1368,21 @@ static int git_write(struct store *store, const struct result *r,
 	git_oid tip, result_id;
 	unsigned attempt;
 	int error, committed = 1;
+	const char *scratch_dir = NULL, *rel_dir = NULL;
 
-	if ((error = result_places(gs, r, &scratch_dir, &rel_dir, &stem)) < 0)
+	if ((error = result_place_of(gs, r, &place)) < 0)
 		goto done;
+	scratch_dir = place.scratch_dir.buf;
+	rel_dir = place.rel_dir.buf;
 	/* A slot of another commit or machine is a caller's mistake. */
-	assert(!slot || !strcmp(slot->dir, scratch_dir.buf));
+	assert(!slot || !strcmp(slot->dir, scratch_dir));
 	if (slot) {
 		strbuf_addstr(&name, slot->name);
 		strbuf_addstr(&claim, slot->log_dir);
 	} else {
-		if ((error = claim_name(gs, rel_dir.buf, scratch_dir.buf,
-					stem.buf, 0, &name)) < 0)
+		if ((error = claim_name(gs, &place, 0, &name)) < 0)
 			goto done;
-		strbuf_addf(&claim, "%s/logs/%s", scratch_dir.buf, name.buf);
+		strbuf_addf(&claim, "%s/logs/%s", scratch_dir, name.buf);
 	}
 	strbuf_addf(&quarantine, "%s/.objects", claim.buf);
 	w.quarantine = quarantine.buf;
@@ -1228,8 +1420,12 @@ static int git_write(struct store *store, const struct result *r,
 		if ((error = read_tip(gs, w.repo, &tip, &root)) < 0)
 			goto done;
 		strbuf_reset(&path);
-		strbuf_addf(&path, "%s/%s.json", rel_dir.buf, name.buf);
-		if (tree_has_path(root, path.buf)) {
+		strbuf_addf(&path, "%s/%s.json", rel_dir, name.buf);
+		strbuf_reset(&flat_path);
+		strbuf_addf(&flat_path, "%s/%s.json", place.flat_dir.buf,
+			    name.buf);
+		if (tree_has_path(root, path.buf) ||
+		    tree_has_path(root, flat_path.buf)) {
 			/* Only a writer that did not see our claim can have
 			 * taken the name: another clone with the same machine
 			 * id, whose result came in through `sync`. Never
@@ -1240,13 +1436,11 @@ static int git_write(struct store *store, const struct result *r,
 			if (extra_claim.len)
 				release_claim(gs, extra_claim.buf);
 			strbuf_reset(&extra_claim);
-			if ((error = claim_name(gs, rel_dir.buf,
-						scratch_dir.buf, stem.buf, 1,
-						&fresh)) < 0) {
+			if ((error = claim_name(gs, &place, 1, &fresh)) < 0) {
 				strbuf_release(&fresh);
 				goto done;
 			}
-			strbuf_addf(&extra_claim, "%s/logs/%s", scratch_dir.buf,
+			strbuf_addf(&extra_claim, "%s/logs/%s", scratch_dir,
 				    fresh.buf);
 			strbuf_reset(&name);
 			strbuf_addstr(&name, fresh.buf);
@@ -1255,7 +1449,7 @@ static int git_write(struct store *store, const struct result *r,
 						 name.buf, &result_id)) < 0)
 				goto done;
 			strbuf_reset(&path);
-			strbuf_addf(&path, "%s/%s.json", rel_dir.buf, name.buf);
+			strbuf_addf(&path, "%s/%s.json", rel_dir, name.buf);
 		}
 		for (size_t i = 0; i <= files.nr; i++) {
 			struct strbuf update_path = STRBUF_INIT;
@@ -1270,7 +1464,7 @@ static int git_write(struct store *store, const struct result *r,
 				const struct file_blob *file = &files.items[i];
 
 				strbuf_addf(&update_path, "%s/%s/%s/%s",
-					    rel_dir.buf, file->area, name.buf,
+					    rel_dir, file->area, name.buf,
 					    file->path);
 				updates[i].id = file->id;
 				updates[i].filemode = file->mode;
@@ -1284,6 +1478,21 @@ static int git_write(struct store *store, const struct result *r,
 			error = committed;
 			goto done;
 		}
+	}
+	if ((error = sync_copy(store)) < 0) {
+		strbuf_reset(&message);
+		strbuf_addstr(&message, bg_error_last());
+		if (take_back(gs)) {
+			error = bg_error("%s; the result was not stored",
+					 message.buf);
+			goto done;
+		}
+		/* Another write came on top of it meanwhile: it is stored,
+		 * in the local copy, and goes with the next push. */
+		bg_error_clear();
+		bg_warn("%s; the result stays in the local copy '%s', pushed "
+			"by the next use of the store",
+			message.buf, gs->copy);
 	}
 	if (path_out)
 		strbuf_addf(path_out, "%s:%s", gs->branch, path.buf);
@@ -1302,9 +1511,8 @@ done:
 	free(update_paths);
 	free(updates);
 	file_blobs_release(&files);
-	strbuf_release(&scratch_dir);
-	strbuf_release(&rel_dir);
-	strbuf_release(&stem);
+	result_place_release(&place);
+	strbuf_release(&flat_path);
 	strbuf_release(&name);
 	strbuf_release(&path);
 	strbuf_release(&message);
@@ -1338,8 +1546,8 @@ static void change_updates(struct git_store *gs, git_tree *root,
 		} else {
 			strbuf_reset(&name);
 			store_entry_name(c->entry, &name);
-			strbuf_addf(&path, "%s/%s/%s/%s", c->entry->commit,
-				    c->entry->machine,
+			entry_tree_dir(gs, c->entry, &path);
+			strbuf_addf(&path, "/%s/%s",
 				    i == 1 ? "logs" : "artifacts", name.buf);
 			if (!tree_has_path(root, path.buf))
 				continue;
@@ -1411,9 +1619,18 @@ static int git_rewrite(struct store *store, const struct store_change *changes,
 	struct git_store *gs = git_store_of(store);
 	struct strbuf dir = STRBUF_INIT, quarantine = STRBUF_INIT;
 	struct writer w = { NULL, NULL, flags & STORE_REWRITE_SQUASH };
-	git_oid *blobs = xcalloc(nr, sizeof(*blobs));
+	git_oid *blobs = NULL;
 	int error;
 
+	if (gs->url && (flags & STORE_REWRITE_SQUASH))
+		return bg_input_error("store '%s': --squash rewrites history, "
+				      "which a push to the results "
+				      "repository cannot: squash its branch "
+				      "there (git:BRANCH in a clone of it)",
+				      store->location);
+	if ((error = fetch_once(store)) < 0)
+		return error;
+	blobs = xcalloc(nr, sizeof(*blobs));
 	strbuf_addf(&dir, "%s/.rewrite-XXXXXX", gs->scratch);
 	if ((error = mkdir_p(gs->scratch)) < 0)
 		goto done;
@@ -1440,11 +1657,262 @@ static int git_rewrite(struct store *store, const struct store_change *changes,
 			backoff(gs, attempt);
 		error = rewrite_once(gs, &w, changes, nr, blobs, message);
 	}
+	if (!error)
+		error = sync_copy(store);
 done:
 	git_repository_free(w.repo);
 	if (dir.len)
 		remove_tree(dir.buf);
 	free(blobs);
+	strbuf_release(&dir);
+	strbuf_release(&quarantine);
+	return error;
+}
+
+/* Migrating flat commit folders into shards (store_migrate()) */
+
+/* The moves of one migration attempt, built from one tip. */
+struct git_migration {
+	git_odb *odb;
+	git_tree *root;
+	const char *commit; /* the flat folder being walked */
+	bool dry_run;
+	git_tree_update *updates;
+	size_t nr, alloc;
+	struct store_paths paths; /* the updates' paths */
+	struct store_paths sources; /* the folder's files that move */
+	size_t files, left;
+	unsigned long long bytes;
+	struct store *store;
+};
+
+static void migration_update(struct git_migration *m,
+			     git_tree_update_t action, const char *path,
+			     const git_oid *id, git_filemode_t mode)
+{
+	git_tree_update *u;
+
+	ALLOC_GROW(m->updates, m->nr + 1, m->alloc);
+	u = &m->updates[m->nr++];
+	memset(u, 0, sizeof(*u));
+	u->action = action;
+	if (id)
+		git_oid_cpy(&u->id, id);
+	u->filemode = mode;
+	ALLOC_GROW(m->paths.items, m->paths.nr + 1, m->paths.alloc);
+	m->paths.items[m->paths.nr++] = xstrdup(path);
+	u->path = m->paths.items[m->paths.nr - 1];
+}
+
+/* git_tree_walk() callback over a flat folder: each file goes to its
+ * place in the shard, unless that holds other content. */
+static int migrate_entry(const char *root, const git_tree_entry *te,
+			 void *data)
+{
+	struct git_migration *m = data;
+	struct strbuf from = STRBUF_INIT, to = STRBUF_INIT;
+	git_tree_entry *there = NULL;
+	size_t size = 0;
+	git_object_t type;
+
+	if (git_tree_entry_type(te) == GIT_OBJECT_TREE)
+		return 0;
+	strbuf_addf(&from, "%s/%s%s", m->commit, root, git_tree_entry_name(te));
+	store_commit_dir(m->commit, &to);
+	strbuf_addf(&to, "/%s%s", root, git_tree_entry_name(te));
+	if (git_tree_entry_type(te) != GIT_OBJECT_BLOB) {
+		m->left++; /* a submodule's commit: not benchgate's */
+		goto done;
+	}
+	if (git_tree_entry_bypath(&there, m->root, to.buf) == 0) {
+		if (!git_oid_equal(git_tree_entry_id(there),
+				   git_tree_entry_id(te)) ||
+		    git_tree_entry_filemode(there) !=
+			    git_tree_entry_filemode(te)) {
+			m->left++;
+			store_warn_once(m->store, from.buf,
+					"'%s' %s where it is: '%s' holds "
+					"other content",
+					from.buf,
+					m->dry_run ? "would stay" : "stays",
+					to.buf);
+			goto done;
+		}
+	} else {
+		git_error_clear();
+		migration_update(m, GIT_TREE_UPDATE_UPSERT, to.buf,
+				 git_tree_entry_id(te),
+				 git_tree_entry_filemode(te));
+	}
+	m->files++;
+	if (git_odb_read_header(&size, &type, m->odb, git_tree_entry_id(te)) ==
+	    0)
+		m->bytes += size;
+	git_error_clear();
+	ALLOC_GROW(m->sources.items, m->sources.nr + 1, m->sources.alloc);
+	m->sources.items[m->sources.nr++] = strbuf_detach(&from, NULL);
+done:
+	git_tree_entry_free(there);
+	strbuf_release(&from);
+	strbuf_release(&to);
+	return 0;
+}
+/* What one flat folder's move came to, for the listing. */
+struct folder_moved {
+	char commit[65];
+	size_t files, left;
+	unsigned long long bytes;
+};
+
+struct folders_moved {
+	struct folder_moved *items;
+	size_t nr, alloc;
+};
+
+/* Moves the flat folder `commit` (its tree `tree`) in m's updates. */
+static int migrate_folder(struct git_migration *m, git_tree *tree,
+			  const char *commit, struct folders_moved *moved)
+{
+	struct folder_moved *f;
+
+	m->commit = commit;
+	m->files = m->left = 0;
+	m->bytes = 0;
+	store_paths_release(&m->sources);
+	if (git_tree_walk(tree, GIT_TREEWALK_PRE, migrate_entry, m) < 0)
+		return bg_error("cannot read tree '%s': %s", commit,
+				gitref_message());
+	if (!m->left)
+		migration_update(m, GIT_TREE_UPDATE_REMOVE, commit, NULL,
+				 GIT_FILEMODE_TREE);
+	else
+		for (size_t i = 0; i < m->sources.nr; i++)
+			migration_update(m, GIT_TREE_UPDATE_REMOVE,
+					 m->sources.items[i], NULL,
+					 GIT_FILEMODE_BLOB);
+	ALLOC_GROW(moved->items, moved->nr + 1, moved->alloc);
+	f = &moved->items[moved->nr++];
+	snprintf(f->commit, sizeof(f->commit), "%s", commit);
+	f->files = m->files;
+	f->left = m->left;
+	f->bytes = m->bytes;
+	return BG_OK;
+}
+
+/* One attempt of git_migrate(), as commit_files() (0 as well when there
+ * is nothing to commit, or for a dry run), with what it moved (or would
+ * move) in *moved. */
+static int migrate_once(struct store *store, const struct writer *w,
+			bool dry_run, struct folders_moved *moved)
+{
+	struct git_store *gs = git_store_of(store);
+	struct git_migration m = { 0 };
+	struct strbuf message = STRBUF_INIT;
+	git_tree *tree = NULL;
+	git_oid tip;
+	size_t count;
+	int error;
+
+	moved->nr = 0;
+	m.dry_run = dry_run;
+	m.store = store;
+	if ((error = read_tip(gs, w->repo, &tip, &m.root)) < 0 || !m.root)
+		goto done;
+	if (git_repository_odb(&m.odb, w->repo) < 0) {
+		error = bg_error("cannot open the objects of branch '%s': %s",
+				 gs->branch, gitref_message());
+		goto done;
+	}
+	count = git_tree_entrycount(m.root);
+	for (size_t i = 0; i < count && !error; i++) {
+		const git_tree_entry *te = git_tree_entry_byindex(m.root, i);
+		const char *name = git_tree_entry_name(te);
+
+		if (!store_commit_name_valid(name) ||
+		    !store_commit_has_flat_dir(name) ||
+		    git_tree_entry_type(te) != GIT_OBJECT_TREE)
+			continue;
+		git_tree_free(tree);
+		tree = NULL;
+		if (git_tree_lookup(&tree, w->repo, git_tree_entry_id(te)) < 0)
+			error = bg_error("cannot read tree '%s': %s", name,
+					 gitref_message());
+		else
+			error = migrate_folder(&m, tree, name, moved);
+	}
+	if (error < 0 || dry_run || !m.nr)
+		goto done;
+	strbuf_addf(&message,
+		    "benchgate: store migrate: %zu commit folders into "
+		    "shards\n",
+		    moved->nr);
+	error = commit_files(gs, w, &tip, m.root, m.updates, m.nr,
+			     message.buf);
+done:
+	git_tree_free(tree);
+	git_tree_free(m.root);
+	git_odb_free(m.odb);
+	free(m.updates);
+	store_paths_release(&m.paths);
+	store_paths_release(&m.sources);
+	strbuf_release(&message);
+	return error;
+}
+
+static int git_migrate(struct store *store, bool dry_run, FILE *listing,
+		       struct store_migration *report)
+{
+	struct git_store *gs = git_store_of(store);
+	struct strbuf dir = STRBUF_INIT, quarantine = STRBUF_INIT;
+	struct writer w = { NULL, NULL, false };
+	struct folders_moved moved = { 0 };
+	int error;
+
+	strbuf_addf(&dir, "%s/.migrate-XXXXXX", gs->scratch);
+	if ((error = mkdir_p(gs->scratch)) < 0)
+		goto done;
+	if (!mkdtemp(dir.buf)) {
+		error = bg_error("cannot create a directory in '%s': %s",
+				 gs->scratch, strerror(errno));
+		strbuf_reset(&dir);
+		goto done;
+	}
+	strbuf_addf(&quarantine, "%s/objects", dir.buf);
+	w.quarantine = quarantine.buf;
+	if ((error = fetch_once(store)) < 0 ||
+	    (error = open_writer(gs, quarantine.buf, &w.repo)) < 0)
+		goto done;
+	error = 1;
+	for (unsigned attempt = 0; error == 1; attempt++) {
+		if (attempt == CAS_ATTEMPTS_MAX) {
+			error = bg_error("cannot update branch '%s': it kept "
+					 "changing or stayed locked",
+					 gs->branch);
+			break;
+		}
+		if (attempt)
+			backoff(gs, attempt);
+		error = migrate_once(store, &w, dry_run, &moved);
+	}
+	if (!error && !dry_run && moved.nr)
+		error = sync_copy(store);
+	if (error < 0)
+		goto done;
+	for (size_t i = 0; i < moved.nr; i++) {
+		const struct folder_moved *f = &moved.items[i];
+
+		report->folders++;
+		report->files += f->files;
+		report->left += f->left;
+		report->bytes += f->bytes;
+		store_migration_line(listing, dry_run, f->commit, f->files,
+				     f->bytes, f->left);
+	}
+done:
+	git_repository_free(w.repo);
+	if (dir.len)
+		remove_tree(dir.buf);
+	free(moved.items);
 	strbuf_release(&dir);
 	strbuf_release(&quarantine);
 	return error;
@@ -1477,6 +1945,8 @@ static void git_free(struct store *store)
 	free(gs->ref);
 	free(gs->scratch);
 	free(gs->objects);
+	free(gs->url);
+	free(gs->copy);
 	free(gs);
 	store->backend_data = NULL;
 }
@@ -1489,36 +1959,26 @@ static const struct store_backend git_backend = {
 	.read_file = git_read_file,
 	.entry_files = git_entry_files,
 	.rewrite = git_rewrite,
+	.migrate = git_migrate,
 	.free = git_free,
 };
 
-int store_git_open(struct store **out, const char *branch)
+/*
+ * The store on branch `branch` of `repo` (taken over, freed on error),
+ * named `location` in messages; `url`: a results repository that the
+ * branch is synced with (see store_git_open_url()), NULL for none.
+ */
+static int open_on_repo(struct store **out, git_repository *repo,
+			const char *branch, const char *location,
+			const char *url)
 {
 	struct strbuf ref = STRBUF_INIT, scratch = STRBUF_INIT;
-	struct strbuf location = STRBUF_INIT, objects = STRBUF_INIT;
+	struct strbuf objects = STRBUF_INIT;
 	git_buf objects_dir = { NULL, 0, 0 };
-	git_repository *repo = NULL;
 	struct git_store *gs;
-	int valid = 0, error = BG_OK;
+	int error = BG_OK;
 
-	*out = NULL;
-	repo_libgit2_init();
 	strbuf_addf(&ref, "refs/heads/%s", branch);
-	strbuf_addf(&location, "git:%s", branch);
-	if (!*branch || git_reference_name_is_valid(&valid, ref.buf) < 0 ||
-	    !valid) {
-		error = bg_input_error("store '%s': '%s' is not a valid branch "
-				       "name",
-				       location.buf, branch);
-		goto done;
-	}
-	if (repo_open(&repo, NULL) < 0) {
-		error = bg_input_error("store '%s': the current directory is "
-				       "not in a git repository that can be "
-				       "opened: %s",
-				       location.buf, gitref_message());
-		goto done;
-	}
 	strbuf_addstr(&scratch, git_repository_commondir(repo));
 	while (scratch.len > 1 && scratch.buf[scratch.len - 1] == '/')
 		strbuf_setlen(&scratch, scratch.len - 1);
@@ -1527,7 +1987,7 @@ int store_git_open(struct store **out, const char *branch)
 				     GIT_REPOSITORY_ITEM_OBJECTS) < 0) {
 		error = bg_error("store '%s': cannot find the objects of the "
 				 "repository: %s",
-				 location.buf, gitref_message());
+				 location, gitref_message());
 		goto done;
 	}
 	strbuf_addstr(&objects, objects_dir.ptr);
@@ -1541,15 +2001,161 @@ int store_git_open(struct store **out, const char *branch)
 	gs->ref = strbuf_detach(&ref, NULL);
 	gs->scratch = strbuf_detach(&scratch, NULL);
 	gs->objects = strbuf_detach(&objects, NULL);
+	gs->url = url ? xstrdup(url) : NULL;
 	gs->random_state = (unsigned)getpid() ^ (unsigned)time(NULL);
-	*out = store_new(&git_backend, strbuf_detach(&location, NULL), gs);
+	*out = store_new(&git_backend, xstrdup(location), gs);
 	(*out)->cache_dir = xstrdup(gs->scratch);
 done:
 	git_repository_free(repo);
 	strbuf_release(&ref);
 	strbuf_release(&scratch);
-	strbuf_release(&location);
 	strbuf_release(&objects);
 	git_buf_dispose(&objects_dir);
+	return error;
+}
+
+/* BG_EINPUT unless branch names a branch. */
+static int check_branch(const char *branch, const char *location)
+{
+	struct strbuf ref = STRBUF_INIT;
+	int valid = 0;
+
+	strbuf_addf(&ref, "refs/heads/%s", branch);
+	if (*branch && git_reference_name_is_valid(&valid, ref.buf) == 0 &&
+	    valid) {
+		strbuf_release(&ref);
+		return BG_OK;
+	}
+	git_error_clear();
+	strbuf_release(&ref);
+	return bg_input_error("store '%s': '%s' is not a valid branch name",
+			      location, branch);
+}
+
+int store_git_open(struct store **out, const char *branch)
+{
+	struct strbuf location = STRBUF_INIT;
+	git_repository *repo = NULL;
+	int error;
+
+	*out = NULL;
+	repo_libgit2_init();
+	strbuf_addf(&location, "git:%s", branch);
+	if ((error = check_branch(branch, location.buf)) < 0)
+		goto done;
+	if (repo_open(&repo, NULL) < 0) {
+		error = bg_input_error("store '%s': the current directory is "
+				       "not in a git repository that can be "
+				       "opened: %s",
+				       location.buf, gitref_message());
+		goto done;
+	}
+	error = open_on_repo(out, repo, branch, location.buf, NULL);
+done:
+	strbuf_release(&location);
+	return error;
+}
+
+/* A local path made absolute (the local copy's sync may run from another
+ * directory, and its cache is keyed by the URL); URLs as they are. */
+static void absolute_url(const char *url, struct strbuf *out)
+{
+	const char *colon = strchr(url, ':');
+	char cwd[4096];
+
+	if (strstr(url, "://") || url[0] == '/' ||
+	    (colon && !memchr(url, '/', (size_t)(colon - url))) ||
+	    !getcwd(cwd, sizeof(cwd))) {
+		strbuf_addstr(out, url);
+		return;
+	}
+	while (!strncmp(url, "./", 2))
+		url += 2;
+	strbuf_addf(out, "%s/%s", cwd, url);
+}
+
+/* The URL for messages: "scheme://user:secret@host" loses ":secret". */
+static void url_shown(const char *url, struct strbuf *out)
+{
+	const char *start = strstr(url, "://");
+	const char *end, *at = NULL, *colon;
+
+	if (!start) {
+		strbuf_addstr(out, url);
+		return;
+	}
+	start += 3;
+	end = start + strcspn(start, "/?#");
+	for (const char *p = start; p < end; p++)
+		if (*p == '@')
+			at = p;
+	colon = at ? memchr(start, ':', (size_t)(at - start)) : NULL;
+	if (!colon) {
+		strbuf_addstr(out, url);
+		return;
+	}
+	strbuf_add(out, url, (size_t)(colon - url));
+	strbuf_addstr(out, at);
+}
+
+/* "$XDG_CACHE_HOME/benchgate/git-<hash of url>" (else under ~/.cache,
+ * else $TMPDIR): the local copy of a results repository. */
+static void copy_dir_of(const char *url, struct strbuf *out)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	const char *tmp = getenv("TMPDIR");
+
+	if (xdg && *xdg == '/')
+		strbuf_addf(out, "%s/benchgate", xdg);
+	else if (home && *home == '/')
+		strbuf_addf(out, "%s/.cache/benchgate", home);
+	else
+		strbuf_addf(out, "%s/benchgate-cache-%ld",
+			    tmp && *tmp == '/' ? tmp : "/tmp", (long)getuid());
+	strbuf_addf(out, "/git-%016llx",
+		    (unsigned long long)hash_fnv1a64(url, strlen(url)));
+}
+
+int store_git_open_url(struct store **out, const char *url,
+		       const char *branch)
+{
+	struct strbuf location = STRBUF_INIT, absolute = STRBUF_INIT;
+	struct strbuf copy = STRBUF_INIT;
+	git_repository *repo = NULL;
+	int error;
+
+	*out = NULL;
+	repo_libgit2_init();
+	strbuf_addstr(&location, "git:");
+	url_shown(url, &location);
+	strbuf_addf(&location, "#%s", branch);
+	if ((error = check_branch(branch, location.buf)) < 0)
+		goto done;
+	if (!*url) {
+		error = bg_input_error("store '%s': no repository before '#'",
+				       location.buf);
+		goto done;
+	}
+	absolute_url(url, &absolute);
+	copy_dir_of(absolute.buf, &copy);
+	if ((error = mkdir_p(copy.buf)) < 0)
+		goto done;
+	/* a bare repository of its own: the branch and nothing else */
+	if (git_repository_open_bare(&repo, copy.buf) < 0 &&
+	    git_repository_init(&repo, copy.buf, 1) < 0) {
+		error = bg_error("store '%s': cannot make its local copy '%s': "
+				 "%s",
+				 location.buf, copy.buf, gitref_message());
+		goto done;
+	}
+	if ((error = open_on_repo(out, repo, branch, location.buf,
+				  absolute.buf)) < 0)
+		goto done;
+	git_store_of(*out)->copy = strbuf_detach(&copy, NULL);
+done:
+	strbuf_release(&location);
+	strbuf_release(&absolute);
+	strbuf_release(&copy);
 	return error;
 }

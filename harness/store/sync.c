@@ -833,7 +833,8 @@ static int open_sync(struct sync *s, const struct sync_options *opts)
 		return bg_input_error("--branch: '%s' is not a valid branch "
 				      "name",
 				      s->branch);
-	if (repo_open(&s->repo, NULL) < 0)
+	if (opts->repo_path ? repo_open_at(&s->repo, opts->repo_path) < 0
+			    : repo_open(&s->repo, NULL) < 0)
 		return bg_input_error("sync: the current directory is not in a "
 				      "git repository that can be opened: %s",
 				      gitref_message());

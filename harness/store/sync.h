@@ -54,6 +54,10 @@ struct sync_options {
 	/* Multiplies the pauses between attempts (base 250 ms, doubling,
 	 * jittered by +-50 %); < 0: BENCHGATE_SYNC_BACKOFF_SCALE, else 1. */
 	double backoff_scale;
+	/* The repository whose branch is synced; NULL: the one containing
+	 * the current directory (a git:URL#BRANCH store's local copy, see
+	 * store.h, names its own). */
+	const char *repo_path;
 };
 
 enum sync_action {
@@ -73,8 +77,8 @@ struct sync_report {
 };
 
 /*
- * Syncs the branch of the repository containing the current directory
- * with the remote, as described above, and fills `report`.
+ * Syncs the branch of the repository (opts->repo_path, else the one
+ * containing the current directory) with the remote, as described above, and fills `report`.
  * BG_EINPUT for an unknown remote, an invalid branch name, a bad
  * BENCHGATE_SYNC_BACKOFF_SCALE, or outside a repository; BG_ERROR for
  * network, authentication and repository failures, and when every push

@@ -13,6 +13,8 @@
 #include "testutil.h"
 
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +77,27 @@ static void teardown(void)
 
 TestSuite(bisect, .init = setup, .fini = teardown, .timeout = 180);
 
+/* The commit folders of a directory store: in its shards, the
+ * directories named by two hex digits. */
+static int commit_folders(const char *store)
+{
+	DIR *d = opendir(store);
+	struct dirent *e;
+	char shard[PATH_MAX];
+	int nr = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		if (strlen(e->d_name) != 2 || e->d_name[0] == '.')
+			continue;
+		snprintf(shard, sizeof(shard), "%s/%s", store, e->d_name);
+		nr += test_count_entries(shard, 40);
+	}
+	closedir(d);
+	return nr;
+}
+
 static void bisect(struct test_output *out, const char *good, const char *bad,
 		   const char *build)
 {
@@ -109,10 +132,10 @@ Test(bisect, names_the_planted_commit_and_skips_the_one_that_fails_to_build)
 				      "1 skipped"),
 		  "%s", out.out.buf);
 	snprintf(path, sizeof(path), "%s/.benchgate/results", area.repo);
-	cr_assert_eq(test_count_entries(path, 40), 8,
+	cr_assert_eq(commit_folders(path), 8,
 		     "one result per measured commit");
-	snprintf(path, sizeof(path), "%s/.benchgate/results/%s", area.repo,
-		 hex[PLANTED]);
+	snprintf(path, sizeof(path), "%s/.benchgate/results/%.2s/%s",
+		 area.repo, hex[PLANTED], hex[PLANTED]);
 	cr_assert_eq(test_count_entries(path, 0), 1,
 		     "the planted commit's result");
 	cr_assert(strstr(out.err.buf, "bisect: 64 commits from good"),

@@ -179,7 +179,7 @@ Test(dashboard_runs, each_point_links_its_log_and_report)
 	test_run(&out, dir, NULL,
 		 (const char *const[]){
 			 "/bin/sh", "-c",
-			 "for f in .benchgate/results/*/*/logs/*/*.log; do "
+			 "for f in .benchgate/results/*/*/*/logs/*/*.log; do "
 			 "echo edited-later >>\"$f\"; done",
 			 NULL });
 	cr_assert_eq(out.exit_code, 0, "%s", out.err.buf);
@@ -205,7 +205,7 @@ Test(dashboard_runs, a_log_that_is_a_link_is_not_followed)
 	struct strbuf logs = STRBUF_INIT, found = STRBUF_INIT;
 	struct test_output out;
 	const char *argv[] = { "/bin/sh", "-c",
-			       "for f in .benchgate/results/*/*/logs/*/*.log; "
+			       "for f in .benchgate/results/*/*/*/logs/*/*.log; "
 			       "do ln -sf \"$PWD/secret.txt\" \"$f\"; done; "
 			       "grep -rl " SECRET " site || true",
 			       NULL };

@@ -48,13 +48,13 @@ static void teardown(void)
 
 TestSuite(store_copy, .init = setup, .fini = teardown, .timeout = 300);
 
-/* A file of the source, below "<repo>/<store>/<commit>/" MACHINE. */
+/* A file of the source, below "<repo>/<store>/<shard>/<commit>/" MACHINE. */
 static void plant(const char *store, const char *hex, const char *rel,
 		  const char *text)
 {
 	struct strbuf path = STRBUF_INIT;
 
-	strbuf_addf(&path, "%s/%s/" MACHINE "/%s", store, hex, rel);
+	strbuf_addf(&path, "%s/%.2s/%s/" MACHINE "/%s", store, hex, hex, rel);
 	free(test_write_file(repo.buf, path.buf, text));
 	strbuf_release(&path);
 }
@@ -82,9 +82,9 @@ static void make_source(const char *name, int commits, int per)
 		      "<svg/>\n");
 		strbuf_reset(&path);
 		strbuf_addf(&path,
-			    "%s/%s/%s/" MACHINE
+			    "%s/%s/%.2s/%s/" MACHINE
 			    "/logs/s-20260101T000000Z/evil-link",
-			    repo.buf, name, hex);
+			    repo.buf, name, hex, hex);
 		cr_assert_eq(symlink("/etc/passwd", path.buf), 0);
 	}
 	store_free(store);
@@ -114,9 +114,9 @@ Test(store_copy, round_trip_dir_git_dir_is_byte_identical)
 	/* every file, byte for byte; the planted link was never followed
 	 * nor copied */
 	test_shell(repo.buf, "diff -r -x evil-link -x .lock -x .tmp d1 d2\n"
-			     "test ! -e d2/c0ffee00*/" MACHINE
+			     "test ! -e d2/c0/c0ffee00*/" MACHINE
 			     "/logs/s-20260101T000000Z/evil-link\n"
-			     "test -f d2/c0ffee01*/" MACHINE
+			     "test -f d2/c0/c0ffee01*/" MACHINE
 			     "/artifacts/s-20260101T000000Z/b/flame.svg\n"
 			     "n=$(find d2 -name '*.json' | wc -l)\n"
 			     "test \"$n\" = 9\n");

@@ -62,7 +62,7 @@ Test(store_copy_pg, directory_database_directory_is_byte_identical)
 		test_store_series_at(store, &oid, MACHINE, 20 + c);
 	}
 	store_free(store);
-	test_shell(dir, "for m in d1/*/" MACHINE "; do\n"
+	test_shell(dir, "for m in d1/*/*/" MACHINE "; do\n"
 			"  mkdir -p $m/logs/s-20260101T000000Z "
 			"$m/artifacts/s-20260101T000000Z/b\n"
 			"  echo log > $m/logs/s-20260101T000000Z/b.log\n"

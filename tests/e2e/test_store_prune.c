@@ -134,9 +134,9 @@ Test(store_prune, dry_run_changes_nothing_and_names_what_the_real_run_removes)
 	store_result("d", 1, NULL, 10, 1, 5); /* today */
 	test_shell(repo_dir.buf,
 		   "echo secret > outside\n"
-		   "for m in d/*/" MACHINE "; do\n"
+		   "for m in d/*/*/" MACHINE "; do\n"
 		   "  l=$m/logs/s-20260101T000000Z; mkdir -p $l\n"
-		   "  echo log > $l/b.log; ln -s ../../../../../outside "
+		   "  echo log > $l/b.log; ln -s ../../../../../../outside "
 		   "$l/link\n"
 		   "done\n");
 	before = tree_of("d");
@@ -167,11 +167,11 @@ Test(store_prune, dry_run_changes_nothing_and_names_what_the_real_run_removes)
 	test_shell(repo_dir.buf,
 		   "test \"$(cat outside)\" = secret\n"
 		   "c0=$(git rev-parse v1) c1=$(git rev-parse main)\n"
-		   "test -f d/$c0/" MACHINE "/s-20260101T000000Z.json\n"
-		   "test -f d/$c0/" MACHINE "/logs/s-20260101T000000Z/b.log\n"
-		   "test ! -e d/$c1/" MACHINE "/s-20260101T000000Z.json\n"
-		   "test ! -e d/$c1/" MACHINE "/logs/s-20260101T000000Z\n"
-		   "test $(ls d/$c1/" MACHINE "/*.json | wc -l) = 1\n");
+		   "test -f d/*/$c0/" MACHINE "/s-20260101T000000Z.json\n"
+		   "test -f d/*/$c0/" MACHINE "/logs/s-20260101T000000Z/b.log\n"
+		   "test ! -e d/*/$c1/" MACHINE "/s-20260101T000000Z.json\n"
+		   "test ! -e d/*/$c1/" MACHINE "/logs/s-20260101T000000Z\n"
+		   "test $(ls d/*/$c1/" MACHINE "/*.json | wc -l) = 1\n");
 	free(before);
 }
 
@@ -275,7 +275,7 @@ Test(store_prune, compaction_keeps_the_verdict_of_a_change_far_beyond_noise)
 	cr_assert(strstr(out.out.buf, "compacted 2 of 2 results"), "%s",
 		  out.out.buf);
 	test_output_release(&out);
-	test_shell(repo_dir.buf, "for f in d/*/*/*.json; do\n"
+	test_shell(repo_dir.buf, "for f in d/*/*/*/*.json; do\n"
 				 "  test $(wc -c < $f) -lt 2000\n"
 				 "  grep -q 'compacted_from.*5000' $f\n"
 				 "done\n");

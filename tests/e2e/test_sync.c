@@ -178,7 +178,8 @@ static size_t count_results(git_repository *repo, const char *ref,
 	git_object *tree = NULL;
 	size_t n = 0;
 
-	strbuf_addf(&spec, "%s:%s/%s", ref, code_commit, machine);
+	strbuf_addf(&spec, "%s:%.2s/%s/%s", ref, code_commit, code_commit,
+		    machine);
 	if (git_revparse_single(&tree, repo, spec.buf) < 0) {
 		strbuf_release(&spec);
 		return 0;
@@ -391,9 +392,9 @@ Test(sync, one_path_with_two_contents_keeps_both)
 	for (int i = 0; i < 2; i++) {
 		strbuf_reset(&spec);
 		strbuf_addf(&spec,
-			    "refs/heads/" BRANCH ":%s/shared/spin-"
+			    "refs/heads/" BRANCH ":%.2s/%s/shared/spin-"
 			    "20261122T073422Z%s.json",
-			    code_commit, i ? "-1" : "");
+			    code_commit, code_commit, i ? "-1" : "");
 		cr_assert_eq(git_revparse_single(&blob, remote, spec.buf), 0,
 			     "%s", spec.buf);
 		cr_assert_eq(
