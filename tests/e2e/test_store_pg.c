@@ -665,7 +665,7 @@ static void maintain_fixture(git_oid commits[2])
 	maintain_result(store, &commits[1], MAINTAIN_OLD, 11);
 	maintain_result(store, &commits[1], NULL, 12);
 	store_free(store);
-	test_shell(dir, "for m in dref/*/" MAINTAIN_MACHINE "; do\n"
+	test_shell(dir, "for m in dref/*/*/" MAINTAIN_MACHINE "; do\n"
 			"  l=$m/logs/" MAINTAIN_OLD_STEM "; mkdir -p $l\n"
 			"  echo \"log of $m\" > $l/b.log\n"
 			"done\n");
