@@ -5,6 +5,7 @@
 #include "harness/util/error.h"
 #include "harness/gate/stats.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,6 +178,25 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int check_budget_from_env(int *budget_s)
+{
+	const char *text = getenv("BENCHGATE_BUDGET");
+	char *end;
+	long value;
+
+	*budget_s = CHECK_BUDGET_DEFAULT;
+	if (!text || !*text)
+		return BG_OK;
+	value = strtol(text, &end, 10);
+	if (*end || end == text || value < 0 || value > INT_MAX)
+		return bg_input_error("BENCHGATE_BUDGET: expected a whole "
+				      "number of seconds (0: none), found "
+				      "'%s'",
+				      text);
+	*budget_s = (int)value;
+	return BG_OK;
 }
 
 /* Whether the time budget is spent (said once on stderr). */

@@ -61,6 +61,11 @@ struct check_options {
 /* The time budget of check's adaptive sampling: 15 minutes. */
 #define CHECK_BUDGET_DEFAULT 900
 
+/* The budget where --budget does not set one: $BENCHGATE_BUDGET, a whole
+ * number of seconds (0: none), else CHECK_BUDGET_DEFAULT. BG_EINPUT
+ * naming the variable when it holds anything else. */
+int check_budget_from_env(int *budget_s);
+
 struct check {
 	struct session *session;
 	/* What the candidate is compared against. With a baseline tree:

@@ -3,12 +3,8 @@
 
 #include "harness/app/build.h"
 #include "harness/app/init.h"
-#include "harness/util/error.h"
-
 #include "harness/app/verdict.h"
-
-#include <limits.h>
-#include <stdlib.h>
+#include "harness/util/error.h"
 
 static struct {
 	struct cli_common common;
@@ -26,20 +22,14 @@ static const struct cli_opt options[] = {
 		       "what to compare against (default auto)"),
 	CLI_OPT_STRING("baseline-tree", "DIR",
 		       &args.req.check.session.baseline_tree,
-		       "measure the baseline in this session from DIR, a work "
-		       "tree of the baseline commit with its build: every "
-		       "case also runs as the suite there says, interleaved "
-		       "with the candidate's runs"),
-	CLI_OPT_STRING("against", "REF",
-		       &args.req.against.ref,
-		       "measure the baseline in this session from the merge "
-		       "base of HEAD and REF (origin/REF first), checked out "
-		       "and built (--build) in a scratch tree that is removed "
-		       "afterwards"),
+		       "measure the baseline from DIR, a built work tree of "
+		       "its commit, interleaved with the candidate's runs"),
+	CLI_OPT_STRING("against", "REF", &args.req.against.ref,
+		       "measure the baseline from the merge base of HEAD and "
+		       "REF, checked out and built (--build) in a scratch tree"),
 	CLI_OPT_STRING("build", "CMD", &args.req.against.build_command,
 		       "with --against: the build command, run by /bin/sh in "
-		       "the merge base's tree, then in this work tree's root "
-		       "(a failed build: exit 3)"),
+		       "both trees (a failed build: exit 3)"),
 	CLI_OPT_VALUE("build-timeout", "S", &args.req.against.build_timeout_s,
 		      cli_opt_warmup,
 		      "seconds a build may take before it is killed (default "
@@ -49,42 +39,18 @@ static const struct cli_opt options[] = {
 		       "its merge base (default: the default branch)"),
 	CLI_OPTS_GATE(args.req.check.threshold, args.req.check.confidence),
 	CLI_OPT_VALUE("budget", "S", &args.req.check.budget_s, cli_opt_warmup,
-		      "seconds of measuring after which adaptive cases stop "
-		      "at the runs they have (default $BENCHGATE_BUDGET, "
-		      "else 900; 0: none)"),
-	CLI_OPT_STRING("report", "DIR", &args.req.out.report_dir,
-		       "write the reports into DIR"),
+		      "seconds of adaptive sampling (default "
+		      "$BENCHGATE_BUDGET, else 900; 0: none)"),
+	CLI_OPT_REPORT(args.req.out.report_dir),
 	CLI_OPT_JSON(args.req.out.json, "comparison"),
 	CLI_OPT_CHARTS(args.req.out.chart_cases),
 	CLI_OPTS_DEVICES(args.req.check.session),
 	CLI_OPT_PROFILE(args.req.check.session.profile),
 	CLI_OPT_NO_WAIT(args.req.check.session.no_wait),
 	{ .name = "baseline-build",
-	  .replaced_by = "--baseline-tree DIR (DIR: a work tree of the "
-			 "baseline commit with its build; README "
-			 "\"Baselines\")" },
+	  .replaced_by = "--baseline-tree DIR (README \"Baselines\")" },
 	CLI_COMMON_OPTS(args.common),
 };
-
-/* $BENCHGATE_BUDGET, a whole number of seconds, else the default. */
-static int budget_from_env(int *budget_s)
-{
-	const char *text = getenv("BENCHGATE_BUDGET");
-	char *end;
-	long value;
-
-	*budget_s = CHECK_BUDGET_DEFAULT;
-	if (!text || !*text)
-		return BG_OK;
-	value = strtol(text, &end, 10);
-	if (*end || end == text || value < 0 || value > INT_MAX)
-		return bg_input_error("BENCHGATE_BUDGET: expected a whole "
-				      "number of seconds (0: none), found "
-				      "'%s'",
-				      text);
-	*budget_s = (int)value;
-	return BG_OK;
-}
 
 static int run(int argc, char **argv)
 {
@@ -98,9 +64,8 @@ static int run(int argc, char **argv)
 	CLI_PARSE_OR_RETURN(&cli_cmd_check, &args.common, argc, argv);
 	if (args.req.against.build_command && !args.req.against.ref)
 		return bg_input_error("check: --build builds the two trees of "
-				      "--against; without it, build before "
-				      "check");
-	if (check->budget_s < 0 && budget_from_env(&check->budget_s) < 0)
+				      "--against; without it, build before");
+	if (check->budget_s < 0 && check_budget_from_env(&check->budget_s) < 0)
 		return BG_EINPUT;
 	check->session.auto_unless_set = true;
 	check->session.suite_path = args.common.args_nr ? args.common.args[0]
@@ -117,31 +82,16 @@ const struct cli_command cli_cmd_check = {
 	.usage = "[SUITE] [options]",
 	.summary = "run + find the baseline + compare + report; the CI gate",
 	.help = "The baseline (--baseline auto) is the nearest stored result "
-		"for this suite and\nmachine on the first-parent history of the "
-		"merge base of HEAD and the target\nbranch (--branch, default "
-		"origin/HEAD, main or master), else\nbaselines/<suite>/<machine>"
-		".json, else none (every metric \"new\", exit 0).\nA benchmark "
-		"whose suite sets no \"runs\" (and --runs auto) samples "
-		"adaptively:\nfrom min_runs to max_runs, stopping once its "
-		"comparison is decided, within\nthe time budget (--budget).\n"
-		"With --baseline-tree DIR the baseline is measured here "
-		"instead: DIR is a work tree\nof the baseline commit with its "
-		"build, and every case also runs as the suite file\nat the "
-		"same place in DIR says (its directory, ${suite_dir}, env), "
-		"with ${build_dir}\nat the same place in DIR as --build-dir, "
-		"next to the candidate's runs in every\nround, so drift of the "
-		"machine reaches both sides alike.\n"
-		"With --against REF that tree is made here: the merge base "
-		"of HEAD and REF is\nchecked out into a scratch directory "
-		"under $TMPDIR (no .git), --build CMD runs\nthere and in this "
-		"work tree's root, both are measured so, and the scratch "
-		"tree\nis removed (on SIGINT, SIGTERM and SIGHUP too).\n"
-		"Exit status 1 on a regression, 3 when a case failed or a "
-		"--build failed, 2 on bad "
-		"input (nothing run),\n4 when the result could not be stored "
-		"(it is then kept in a benchgate-unstored-*.json\nfile in the "
-		"current directory or $TMPDIR, named in the message, and still "
-		"compared)\nor a report could not be written.\n"
+		"for this suite and\nmachine below the merge base of HEAD and "
+		"the target branch (--branch), else\nbaselines/<suite>/<machine>"
+		".json, else none (every metric \"new\", exit 0).\n"
+		"--baseline-tree and --against measure it in this session "
+		"instead, interleaved.\nWithout \"runs\" in the suite, cases "
+		"sample until decided, within --budget.\nExit status 1 on a "
+		"regression, 3 when a case or a --build failed, 2 on bad\ninput "
+		"(nothing run), 4 when the result could not be stored (kept in "
+		"a file that\nthe message names, and still compared) or a "
+		"report could not be written.\n"
 		"SUITE defaults to " INIT_SUITE_FILE ", the file init writes.",
 	.options = options,
 	.min_args = 0,

@@ -11,8 +11,7 @@ static struct {
 static const struct cli_opt options[] = {
 	CLI_OPT_STORE(args.req.store),
 	CLI_OPTS_GATE(args.req.threshold, args.req.confidence),
-	CLI_OPT_STRING("report", "DIR", &args.req.out.report_dir,
-		       "write the reports into DIR"),
+	CLI_OPT_REPORT(args.req.out.report_dir),
 	CLI_OPT_JSON(args.req.out.json, "comparison"),
 	CLI_OPT_CHARTS(args.req.out.chart_cases),
 	CLI_OPT_STRING("suite", "S", &args.req.suite,

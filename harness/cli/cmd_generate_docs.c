@@ -2,11 +2,6 @@
 #include "harness/cli/cli.h"
 
 #include "harness/cli/manual.h"
-#include "harness/util/error.h"
-#include "harness/util/fileio.h"
-#include "harness/util/terminal.h"
-
-#include <stdio.h>
 
 static struct {
 	struct cli_common common;
@@ -15,26 +10,6 @@ static struct {
 static const struct cli_opt options[] = {
 	CLI_COMMON_OPTS(args.common),
 };
-
-static int write_page(const char *root, const char *dir, const char *name,
-		      const struct strbuf *text)
-{
-	struct strbuf path = STRBUF_INIT;
-	int error;
-
-	strbuf_addf(&path, "%s/%s", root, dir);
-	if (mkdir_p(path.buf) < 0) {
-		error = bg_error("cannot create '%s'", path.buf);
-		goto done;
-	}
-	strbuf_addf(&path, "/%s", name);
-	if ((error = write_file_atomic(path.buf, text->buf, text->len)) == 0 &&
-	    !args.common.quiet)
-		terminal_print_line(stdout, "wrote %s", path.buf);
-done:
-	strbuf_release(&path);
-	return error;
-}
 
 /* man/benchgate-NAME.1 and docs/reference/commands/NAME.md, a
  * subcommand's NAME "group-sub". */
@@ -47,14 +22,16 @@ static int write_command_pages(const char *root, const struct cli_command *cmd)
 	strbuf_addstr(&name, "benchgate-");
 	cli_command_name_joined(cmd, '-', &name);
 	strbuf_addstr(&name, ".1");
-	if ((error = write_page(root, "man", name.buf, &text)) < 0)
+	if ((error = manual_write_page(root, "man", name.buf, &text,
+				       args.common.quiet)) < 0)
 		goto done;
 	strbuf_reset(&text);
 	strbuf_reset(&name);
 	manual_markdown_command(&text, cmd);
 	cli_command_name_joined(cmd, '-', &name);
 	strbuf_addstr(&name, ".md");
-	error = write_page(root, "docs/reference/commands", name.buf, &text);
+	error = manual_write_page(root, "docs/reference/commands", name.buf,
+				  &text, args.common.quiet);
 done:
 	strbuf_release(&text);
 	strbuf_release(&name);
@@ -63,18 +40,20 @@ done:
 
 static int run(int argc, char **argv)
 {
-	struct strbuf text = STRBUF_INIT, name = STRBUF_INIT;
+	struct strbuf text = STRBUF_INIT;
 	const char *root;
 	int error;
 
 	CLI_PARSE_OR_RETURN(&cli_cmd_generate_docs, &args.common, argc, argv);
 	root = args.common.args[0];
 	manual_roff_index(&text, cli_commands);
-	error = write_page(root, "man", "benchgate.1", &text);
+	error = manual_write_page(root, "man", "benchgate.1", &text,
+				  args.common.quiet);
 	strbuf_reset(&text);
 	manual_markdown_index(&text, cli_commands);
 	if (!error)
-		error = write_page(root, "docs/reference", "cli.md", &text);
+		error = manual_write_page(root, "docs/reference", "cli.md",
+					  &text, args.common.quiet);
 	for (size_t i = 0; !error && cli_commands[i]; i++) {
 		const struct cli_command *cmd = cli_commands[i];
 
@@ -87,7 +66,6 @@ static int run(int argc, char **argv)
 			error = write_command_pages(root, cmd->subcommands[j]);
 	}
 	strbuf_release(&text);
-	strbuf_release(&name);
 	return error < 0 ? error : OUTCOME_PASS;
 }
 

@@ -3,8 +3,33 @@
 
 #include "harness/cli/cli.h"
 
+#include "harness/util/error.h"
+#include "harness/util/fileio.h"
+#include "harness/util/terminal.h"
+
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
+
+int manual_write_page(const char *root, const char *dir, const char *name,
+		      const struct strbuf *text, bool quiet)
+{
+	struct strbuf path = STRBUF_INIT;
+	int error;
+
+	strbuf_addf(&path, "%s/%s", root, dir);
+	if (mkdir_p(path.buf) < 0) {
+		error = bg_error("cannot create '%s'", path.buf);
+		goto done;
+	}
+	strbuf_addf(&path, "/%s", name);
+	if ((error = write_file_atomic(path.buf, text->buf, text->len)) == 0 &&
+	    !quiet)
+		terminal_print_line(stdout, "wrote %s", path.buf);
+done:
+	strbuf_release(&path);
+	return error;
+}
 
 /* Text for roff: a backslash and a minus escaped, a line that would start
  * with a control character guarded. */

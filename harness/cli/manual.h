@@ -5,6 +5,8 @@
 #include "harness/cli/opt.h"
 #include "harness/util/strbuf.h"
 
+#include <stdbool.h>
+
 /*
  * The manual, written from the commands' tables (opt.h), so that it says
  * what --help says: man pages in roff (man/benchgate.1,
@@ -13,6 +15,11 @@
  * writes them; a test fails when the committed ones differ. The same
  * tables always give the same bytes: no date, the version only.
  */
+
+/* Writes text to ROOT/DIR/NAME atomically (DIR created if missing), and
+ * says "wrote PATH" on stdout unless quiet. */
+int manual_write_page(const char *root, const char *dir, const char *name,
+		      const struct strbuf *text, bool quiet);
 
 /* benchgate.1: what it is, the commands, the common options, the exit
  * statuses. cmds ends with NULL; hidden ones are left out. */

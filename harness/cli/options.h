@@ -28,6 +28,10 @@ int cli_opt_count(void *count, const char *option, const char *text);
 int cli_opt_output(void *path, const char *option, const char *text);
 
 /* --json FILE|-: what the document is, "comparison". */
+/* --report DIR of the commands that compare (check, compare). */
+#define CLI_OPT_REPORT(field)                                                \
+	CLI_OPT_STRING("report", "DIR", &(field), "write the reports into DIR")
+
 #define CLI_OPT_JSON(field, what)                                            \
 	CLI_OPT_VALUE("json", "FILE", &(field), cli_opt_output,               \
 		      "also write the " what " document to FILE (- for "      \

@@ -144,6 +144,15 @@ int repo_open_at(git_repository **out, const char *path)
 				       GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
 }
 
+int repo_open_or_init_bare(git_repository **out, const char *path)
+{
+	*out = NULL;
+	repo_libgit2_init();
+	if (!git_repository_open_bare(out, path))
+		return 0;
+	return git_repository_init(out, path, 1);
+}
+
 /* The first of the candidates that names an object, into *out and name;
  * BG_ENOTFOUND (no message) when none does. */
 static int find_first(git_repository *repo, const char *const *candidates,

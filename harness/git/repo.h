@@ -39,6 +39,11 @@ int repo_open(git_repository **out, const char *start_dir);
  * repository already open. Errors as repo_open(). */
 int repo_open_at(git_repository **out, const char *path);
 
+/* Opens the bare repository at path, making an empty one there first
+ * when there is none (a local copy kept by benchgate itself). Errors as
+ * repo_open(). */
+int repo_open_or_init_bare(git_repository **out, const char *path);
+
 /*
  * The target branch's tip into *out (free with git_object_free()) and the
  * name it was found under into name: with `branch`, origin/BRANCH first

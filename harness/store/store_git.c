@@ -2142,8 +2142,7 @@ int store_git_open_url(struct store **out, const char *url,
 	if ((error = mkdir_p(copy.buf)) < 0)
 		goto done;
 	/* a bare repository of its own: the branch and nothing else */
-	if (git_repository_open_bare(&repo, copy.buf) < 0 &&
-	    git_repository_init(&repo, copy.buf, 1) < 0) {
+	if (repo_open_or_init_bare(&repo, copy.buf) < 0) {
 		error = bg_error("store '%s': cannot make its local copy '%s': "
 				 "%s",
 				 location.buf, copy.buf, gitref_message());
