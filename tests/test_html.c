@@ -476,8 +476,8 @@ static struct metric_comparison wide_item(const char *benchmark, double low,
 	mc.unit = (char *)"ms";
 	mc.has_baseline = mc.has_candidate = true;
 	mc.baseline.n = mc.candidate.n = 10;
-	mc.baseline.median = 1.00;
-	mc.candidate.median = 1.12;
+	mc.baseline.median = mc.centre_baseline = 1.00;
+	mc.candidate.median = mc.centre_candidate = 1.12;
 	mc.change = 0.12;
 	mc.change_low = low;
 	mc.change_high = high;

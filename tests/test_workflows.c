@@ -1414,8 +1414,9 @@ static struct metric_comparison sample_item(const char *benchmark,
 	mc.unit = (char *)"ms";
 	mc.has_baseline = mc.has_candidate = true;
 	mc.baseline.n = mc.candidate.n = 10;
-	mc.baseline.median = 1.70;
+	mc.baseline.median = mc.centre_baseline = 1.70;
 	mc.candidate.median = 1.81;
+	mc.centre_candidate = 1.70 * 1.065;
 	mc.change = 0.065;
 	mc.threshold = 0.03;
 	mc.p_value = mc.p_adjusted = 0.0004;
@@ -1561,7 +1562,7 @@ Test(openmetrics, gitlab_metrics_report_is_valid_and_escaped)
 	items[2] = sample_item("fresh", VERDICT_NEW);
 	items[2].has_baseline = false;
 	items[2].baseline.n = 0;
-	items[2].baseline.median = NAN;
+	items[2].baseline.median = items[2].centre_baseline = NAN;
 	items[2].change = NAN;
 	c.suite = (char *)"mlp";
 	c.items = items;
