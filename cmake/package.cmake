@@ -70,24 +70,29 @@ set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
-# Depends from the binary's libraries: libgit2, libcjson1, libssl3 and
-# libpq5 (the PostgreSQL store's client, docs/install.md); and libcurl's
-# package, which dpkg-shlibdeps cannot see: harness/forge/http.c loads it
-# with dlopen() (CMakeLists.txt). It is the package that holds the
-# library built against (libcurl4, libcurl4t64 on Ubuntu 24.04), at least
-# that version.
+# Depends from the binary's libraries: libgit2, libcjson1 and libssl3;
+# and the packages of the two libraries dpkg-shlibdeps cannot see, loaded
+# with dlopen() (CMakeLists.txt): libcurl (harness/forge/http.c) and
+# libpq5, the PostgreSQL store's client (harness/store/store_pg.c,
+# docs/install.md). Each is the package that holds the library built
+# against (libcurl4, libcurl4t64 on Ubuntu 24.04), at least that version.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(benchgate_libcurl_package libcurl4)
-if(BENCHGATE_LIBCURL_FILE)
-	get_filename_component(libcurl_real ${BENCHGATE_LIBCURL_FILE} REALPATH)
-	execute_process(COMMAND dpkg-query -S ${libcurl_real}
-		OUTPUT_VARIABLE libcurl_owner ERROR_QUIET)
-	if(libcurl_owner MATCHES "^([a-z0-9][a-z0-9.+-]*)(:[a-z0-9-]+)?: ")
-		set(benchgate_libcurl_package "${CMAKE_MATCH_1}")
+# benchgate_owner(VAR FILE DEFAULT): the Debian package holding FILE.
+function(benchgate_owner var file default)
+	set(${var} ${default} PARENT_SCOPE)
+	if(file)
+		get_filename_component(real ${file} REALPATH)
+		execute_process(COMMAND dpkg-query -S ${real}
+			OUTPUT_VARIABLE owner ERROR_QUIET)
+		if(owner MATCHES "^([a-z0-9][a-z0-9.+-]*)(:[a-z0-9-]+)?: ")
+			set(${var} "${CMAKE_MATCH_1}" PARENT_SCOPE)
+		endif()
 	endif()
-endif()
+endfunction()
+benchgate_owner(benchgate_libcurl_package "${BENCHGATE_LIBCURL_FILE}" libcurl4)
+benchgate_owner(benchgate_libpq_package "${BENCHGATE_LIBPQ_FILE}" libpq5)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
-	"${benchgate_libcurl_package} (>= ${LIBCURL_VERSION})")
+	"${benchgate_libcurl_package} (>= ${LIBCURL_VERSION}), ${benchgate_libpq_package} (>= ${LIBPQ_VERSION})")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "gnuplot-nox | gnuplot")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "python3, git")
 set(CPACK_DEBIAN_PACKAGE_RELEASE "1")

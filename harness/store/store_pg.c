@@ -20,6 +20,11 @@
  * - Prune and compact (store_rewrite()) are one transaction: a result
  *   removed takes its metric and file rows with it, a compacted document
  *   gets its SHA-256 and metric rows anew.
+ * - libpq is loaded with dlopen() by the first connection, never linked:
+ *   it and the dozen libraries it needs (LDAP, SASL, GnuTLS, Kerberos...)
+ *   would otherwise be mapped at every start of every command
+ *   (docs/performance.md). Only this file calls libpq, through the table
+ *   `pq` below; libpq-fe.h gives the types and constants.
  */
 #include "harness/store/store.h"
 #include "harness/store/store_backend.h"
@@ -34,9 +39,13 @@
 #include <libpq-fe.h>
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -180,13 +189,119 @@ static void cache_dir_of(const char *location, struct strbuf *out)
 		    hash_fnv1a64(location, strlen(location)));
 }
 
+/* Loading libpq */
+
+/* The soname of the libpq the build was configured with (CMakeLists.txt
+ * sets it; Debian's libpq5 ships it). */
+#ifndef BENCHGATE_LIBPQ
+#define BENCHGATE_LIBPQ "libpq.so.5"
+#endif
+
+/* The libpq calls this file makes, resolved once by load_libpq(). */
+static struct pq_api {
+	void (*clear)(PGresult *res);
+	char *(*cmd_tuples)(PGresult *res);
+	PGconn *(*connectdb_params)(const char *const *keywords,
+				    const char *const *values,
+				    int expand_dbname);
+	char *(*error_message)(const PGconn *conn);
+	PGresult *(*exec)(PGconn *conn, const char *query);
+	PGresult *(*exec_params)(PGconn *conn, const char *command, int nparams,
+				 const Oid *types, const char *const *values,
+				 const int *lengths, const int *formats,
+				 int result_format);
+	void (*finish)(PGconn *conn);
+	PGresult *(*get_result)(PGconn *conn);
+	int (*get_length)(const PGresult *res, int row, int column);
+	char *(*get_value)(const PGresult *res, int row, int column);
+	int (*ntuples)(const PGresult *res);
+	int (*put_copy_data)(PGconn *conn, const char *buffer, int nbytes);
+	int (*put_copy_end)(PGconn *conn, const char *errormsg);
+	char *(*result_error_message)(const PGresult *res);
+	ExecStatusType (*result_status)(const PGresult *res);
+	PQnoticeProcessor (*set_notice_processor)(PGconn *conn,
+						  PQnoticeProcessor proc,
+						  void *arg);
+	ConnStatusType (*status)(const PGconn *conn);
+} pq;
+static pthread_once_t pq_once = PTHREAD_ONCE_INIT;
+static char pq_load_error[512]; /* empty when libpq is loaded */
+
+static void load_libpq_once(void)
+{
+	static const struct {
+		const char *name;
+		size_t offset, size;
+	} symbols[] = {
+#define SYMBOL(field, name) \
+	{ name, offsetof(struct pq_api, field), sizeof(pq.field) }
+		SYMBOL(clear, "PQclear"),
+		SYMBOL(cmd_tuples, "PQcmdTuples"),
+		SYMBOL(connectdb_params, "PQconnectdbParams"),
+		SYMBOL(error_message, "PQerrorMessage"),
+		SYMBOL(exec, "PQexec"),
+		SYMBOL(exec_params, "PQexecParams"),
+		SYMBOL(finish, "PQfinish"),
+		SYMBOL(get_result, "PQgetResult"),
+		SYMBOL(get_length, "PQgetlength"),
+		SYMBOL(get_value, "PQgetvalue"),
+		SYMBOL(ntuples, "PQntuples"),
+		SYMBOL(put_copy_data, "PQputCopyData"),
+		SYMBOL(put_copy_end, "PQputCopyEnd"),
+		SYMBOL(result_error_message, "PQresultErrorMessage"),
+		SYMBOL(result_status, "PQresultStatus"),
+		SYMBOL(set_notice_processor, "PQsetNoticeProcessor"),
+		SYMBOL(status, "PQstatus"),
+#undef SYMBOL
+	};
+	void *library = dlopen(BENCHGATE_LIBPQ, RTLD_NOW | RTLD_LOCAL);
+
+	if (!library) {
+		const char *why = dlerror();
+
+		snprintf(pq_load_error, sizeof(pq_load_error),
+			 "cannot load libpq, which a PostgreSQL store needs: "
+			 "%s (install it: apt-get install libpq5 on Debian "
+			 "and Ubuntu)",
+			 why ? why : BENCHGATE_LIBPQ);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(symbols) / sizeof(symbols[0]); i++) {
+		/* dlsym() returns a data pointer; POSIX guarantees that it
+		 * holds a function's address, and memcpy says so without a
+		 * cast that ISO C leaves undefined. */
+		void *address = dlsym(library, symbols[i].name);
+
+		if (!address) {
+			snprintf(pq_load_error, sizeof(pq_load_error),
+				 "cannot use %s: it has no %s(); benchgate "
+				 "needs libpq 10 or newer",
+				 BENCHGATE_LIBPQ, symbols[i].name);
+			dlclose(library);
+			return;
+		}
+		memcpy((char *)&pq + symbols[i].offset, &address,
+		       symbols[i].size);
+	}
+}
+
+/* Loads libpq once per process; BG_ERROR with a message naming the
+ * library and the package to install when it cannot be loaded. */
+static int load_libpq(void)
+{
+	pthread_once(&pq_once, load_libpq_once);
+	if (pq_load_error[0])
+		return bg_error("%s", pq_load_error);
+	return BG_OK;
+}
+
 /* Connection and schema */
 
 /* libpq's message without its trailing newline. */
 static const char *conn_message(PGconn *conn)
 {
 	static char buf[1024];
-	const char *message = conn ? PQerrorMessage(conn) : "out of memory";
+	const char *message = conn ? pq.error_message(conn) : "out of memory";
 	size_t len;
 
 	snprintf(buf, sizeof(buf), "%s", message);
@@ -210,7 +325,7 @@ static void forward_notice(void *arg, const char *message)
 
 static int query_failed(struct store *store, PGresult *res, const char *what)
 {
-	const char *message = res ? PQresultErrorMessage(res) : "";
+	const char *message = res ? pq.result_error_message(res) : "";
 	size_t len = strlen(message);
 
 	if (!len) {
@@ -226,13 +341,13 @@ static int query_failed(struct store *store, PGresult *res, const char *what)
 /* Runs sql (no parameters, no rows wanted): BG_OK or BG_ERROR. */
 static int exec_command(struct store *store, const char *sql, const char *what)
 {
-	PGresult *res = PQexec(pg_of(store)->conn, sql);
+	PGresult *res = pq.exec(pg_of(store)->conn, sql);
 	int error = BG_OK;
 
-	if (PQresultStatus(res) != PGRES_COMMAND_OK &&
-	    PQresultStatus(res) != PGRES_TUPLES_OK)
+	if (pq.result_status(res) != PGRES_COMMAND_OK &&
+	    pq.result_status(res) != PGRES_TUPLES_OK)
 		error = query_failed(store, res, what);
-	PQclear(res);
+	pq.clear(res);
 	return error;
 }
 
@@ -240,26 +355,26 @@ static int exec_command(struct store *store, const char *sql, const char *what)
 static int schema_version(struct store *store, int *version)
 {
 	PGconn *conn = pg_of(store)->conn;
-	PGresult *res = PQexec(conn, "SELECT to_regclass('benchgate_schema')"
-				     " IS NOT NULL");
+	PGresult *res = pq.exec(conn, "SELECT to_regclass('benchgate_schema')"
+				      " IS NOT NULL");
 	int error = BG_OK;
 
 	*version = 0;
-	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
+	if (pq.result_status(res) != PGRES_TUPLES_OK || pq.ntuples(res) != 1) {
 		error = query_failed(store, res, "read the schema version");
 		goto done;
 	}
-	if (strcmp(PQgetvalue(res, 0, 0), "t"))
+	if (strcmp(pq.get_value(res, 0, 0), "t"))
 		goto done;
-	PQclear(res);
-	res = PQexec(conn, "SELECT max(version) FROM benchgate_schema");
-	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
+	pq.clear(res);
+	res = pq.exec(conn, "SELECT max(version) FROM benchgate_schema");
+	if (pq.result_status(res) != PGRES_TUPLES_OK || pq.ntuples(res) != 1) {
 		error = query_failed(store, res, "read the schema version");
 		goto done;
 	}
-	*version = atoi(PQgetvalue(res, 0, 0));
+	*version = atoi(pq.get_value(res, 0, 0));
 done:
-	PQclear(res);
+	pq.clear(res);
 	return error;
 }
 
@@ -274,21 +389,24 @@ static int pg_connect(struct store *store)
 				   "dbname", NULL };
 	const char *values[] = { "10", "benchgate", ps->url, NULL };
 	int first = getenv("PGCONNECT_TIMEOUT") ? 1 : 0;
+	int error;
 
-	if (ps->conn && PQstatus(ps->conn) == CONNECTION_OK)
+	if ((error = load_libpq()) < 0)
+		return error;
+	if (ps->conn && pq.status(ps->conn) == CONNECTION_OK)
 		return BG_OK;
-	PQfinish(ps->conn);
-	ps->conn = PQconnectdbParams(keywords + first, values + first, 1);
-	if (!ps->conn || PQstatus(ps->conn) != CONNECTION_OK) {
-		int error = bg_error("cannot connect to the PostgreSQL store "
-				     "'%s': %s",
-				     store->location, conn_message(ps->conn));
+	pq.finish(ps->conn);
+	ps->conn = pq.connectdb_params(keywords + first, values + first, 1);
+	if (!ps->conn || pq.status(ps->conn) != CONNECTION_OK) {
+		error = bg_error("cannot connect to the PostgreSQL store "
+				 "'%s': %s",
+				 store->location, conn_message(ps->conn));
 
-		PQfinish(ps->conn);
+		pq.finish(ps->conn);
 		ps->conn = NULL;
 		return error;
 	}
-	PQsetNoticeProcessor(ps->conn, forward_notice, NULL);
+	pq.set_notice_processor(ps->conn, forward_notice, NULL);
 	return exec_command(store, "SET client_min_messages = warning",
 			    "set up the session");
 }
@@ -328,8 +446,8 @@ static int pg_open_checked(struct store *store)
 static PGresult *query(struct store *store, const char *sql, int nparams,
 		       const char *const *params)
 {
-	return PQexecParams(pg_of(store)->conn, sql, nparams, NULL, params,
-			    NULL, NULL, 0);
+	return pq.exec_params(pg_of(store)->conn, sql, nparams, NULL, params,
+			      NULL, NULL, 0);
 }
 
 /* A query expected to return rows: its result, or NULL with the error
@@ -339,10 +457,10 @@ static PGresult *select_rows(struct store *store, const char *sql, int nparams,
 {
 	PGresult *res = query(store, sql, nparams, params);
 
-	if (PQresultStatus(res) == PGRES_TUPLES_OK)
+	if (pq.result_status(res) == PGRES_TUPLES_OK)
 		return res;
 	query_failed(store, res, what);
-	PQclear(res);
+	pq.clear(res);
 	return NULL;
 }
 
@@ -352,10 +470,10 @@ static int command(struct store *store, const char *sql, int nparams,
 	PGresult *res = query(store, sql, nparams, params);
 	int error = BG_OK;
 
-	if (PQresultStatus(res) != PGRES_COMMAND_OK &&
-	    PQresultStatus(res) != PGRES_TUPLES_OK)
+	if (pq.result_status(res) != PGRES_COMMAND_OK &&
+	    pq.result_status(res) != PGRES_TUPLES_OK)
 		error = query_failed(store, res, what);
-	PQclear(res);
+	pq.clear(res);
 	return error;
 }
 
@@ -392,8 +510,8 @@ static bool name_in_database(const char *name, void *data)
 		    "SELECT 1 FROM benchgate_results"
 		    " WHERE commit = $1 AND machine = $2 AND name = $3",
 		    3, params);
-	taken = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) > 0;
-	PQclear(res);
+	taken = pq.result_status(res) == PGRES_TUPLES_OK && pq.ntuples(res) > 0;
+	pq.clear(res);
 	return taken;
 }
 
@@ -696,24 +814,24 @@ static int copy_metrics(struct store *store, const struct result *r,
 	metric_rows(r, id, &rows);
 	if (!rows.len)
 		goto done;
-	res = PQexec(conn, "COPY benchgate_metrics (result_id, benchmark,"
-			   " variant, device, metric, unit, better, n, median,"
-			   " low, high, variance) FROM STDIN");
-	if (PQresultStatus(res) != PGRES_COPY_IN) {
+	res = pq.exec(conn, "COPY benchgate_metrics (result_id, benchmark,"
+			    " variant, device, metric, unit, better, n, median,"
+			    " low, high, variance) FROM STDIN");
+	if (pq.result_status(res) != PGRES_COPY_IN) {
 		error = query_failed(store, res, "store the metrics");
-		PQclear(res);
+		pq.clear(res);
 		goto done;
 	}
-	PQclear(res);
-	if (PQputCopyData(conn, rows.buf, (int)rows.len) != 1 ||
-	    PQputCopyEnd(conn, NULL) != 1) {
+	pq.clear(res);
+	if (pq.put_copy_data(conn, rows.buf, (int)rows.len) != 1 ||
+	    pq.put_copy_end(conn, NULL) != 1) {
 		error = query_failed(store, NULL, "store the metrics");
 		goto done;
 	}
-	while ((res = PQgetResult(conn))) {
-		if (!error && PQresultStatus(res) != PGRES_COMMAND_OK)
+	while ((res = pq.get_result(conn))) {
+		if (!error && pq.result_status(res) != PGRES_COMMAND_OK)
 			error = query_failed(store, res, "store the metrics");
-		PQclear(res);
+		pq.clear(res);
 	}
 done:
 	strbuf_release(&rows);
@@ -728,16 +846,16 @@ static int insert_files(struct store *store, const struct slot_files *files,
 		const char *params[] = { id, file->path, file->content.buf };
 		int lengths[] = { 0, 0, (int)file->content.len };
 		int formats[] = { 0, 0, 1 };
-		PGresult *res = PQexecParams(
+		PGresult *res = pq.exec_params(
 			pg_of(store)->conn,
 			"INSERT INTO benchgate_files (result_id, path, content)"
 			" VALUES ($1, $2, $3)",
 			3, NULL, params, lengths, formats, 0);
 		int error = BG_OK;
 
-		if (PQresultStatus(res) != PGRES_COMMAND_OK)
+		if (pq.result_status(res) != PGRES_COMMAND_OK)
 			error = query_failed(store, res, "store a file");
-		PQclear(res);
+		pq.clear(res);
 		if (error < 0)
 			return error;
 	}
@@ -774,11 +892,11 @@ static int write_transaction(struct store *store, const struct pending *w,
 		error = BG_ERROR;
 		goto done;
 	}
-	if (PQntuples(res)) {
-		strbuf_addstr(name, PQgetvalue(res, 0, 0));
+	if (pq.ntuples(res)) {
+		strbuf_addstr(name, pq.get_value(res, 0, 0));
 		goto done;
 	}
-	PQclear(res);
+	pq.clear(res);
 	res = NULL;
 	if ((error = choose_name(store, w, slot_dir, name)) < 0 ||
 	    (error = store_suite_filename(r->suite, &suite_file)) < 0)
@@ -801,15 +919,15 @@ static int write_transaction(struct store *store, const struct pending *w,
 		error = BG_ERROR;
 		goto done;
 	}
-	snprintf(id, sizeof(id), "%s", PQgetvalue(res, 0, 0));
+	snprintf(id, sizeof(id), "%s", pq.get_value(res, 0, 0));
 	if ((error = copy_metrics(store, r, id)) < 0 ||
 	    (error = insert_files(store, w->files, id)) < 0)
 		goto done;
 done:
-	PQclear(res);
+	pq.clear(res);
 	strbuf_release(&suite_file);
 	if (error < 0) {
-		PQclear(PQexec(pg_of(store)->conn, "ROLLBACK"));
+		pq.clear(pq.exec(pg_of(store)->conn, "ROLLBACK"));
 		return error;
 	}
 	return exec_command(store, "COMMIT", "commit the result");
@@ -878,7 +996,7 @@ static int pg_write(struct store *store, const struct result *r,
 		/* a server restarted since the run began: once more, on a
 		 * new connection */
 		if (error == BG_ERROR &&
-		    PQstatus(pg_of(store)->conn) == CONNECTION_BAD) {
+		    pq.status(pg_of(store)->conn) == CONNECTION_BAD) {
 			strbuf_reset(&name);
 			if ((error = pg_connect(store)) == BG_OK)
 				error = write_transaction(store, &w, dir.buf,
@@ -941,10 +1059,10 @@ static int pg_list(struct store *store, const struct store_query *q,
 		error = BG_ERROR;
 		goto done;
 	}
-	for (int i = 0; i < PQntuples(res); i++) {
-		const char *commit = PQgetvalue(res, i, 0);
-		const char *machine = PQgetvalue(res, i, 1);
-		const char *name = PQgetvalue(res, i, 2);
+	for (int i = 0; i < pq.ntuples(res); i++) {
+		const char *commit = pq.get_value(res, i, 0);
+		const char *machine = pq.get_value(res, i, 1);
+		const char *name = pq.get_value(res, i, 2);
 		size_t before = list.nr;
 
 		strbuf_reset(&path);
@@ -956,10 +1074,10 @@ static int pg_list(struct store *store, const struct store_query *q,
 		if (list.nr > before)
 			snprintf(list.items[before].content_id,
 				 sizeof(list.items[before].content_id), "%s",
-				 PQgetvalue(res, i, 3));
+				 pq.get_value(res, i, 3));
 	}
 done:
-	PQclear(res);
+	pq.clear(res);
 	strbuf_release(&suite);
 	strbuf_release(&prefix);
 	strbuf_release(&pattern);
@@ -997,12 +1115,12 @@ static int pg_load(struct store *store, const struct store_entry *entry,
 		error = BG_ERROR;
 		goto done;
 	}
-	if (!PQntuples(res)) {
+	if (!pq.ntuples(res)) {
 		error = bg_notfound("'%s' is not in the store", entry->path);
 		goto warn;
 	}
-	if ((error = result_parse(&r, PQgetvalue(res, 0, 0),
-				  (size_t)PQgetlength(res, 0, 0),
+	if ((error = result_parse(&r, pq.get_value(res, 0, 0),
+				  (size_t)pq.get_length(res, 0, 0),
 				  entry->path)) < 0 ||
 	    (error = store_check_placement(entry, r)) < 0)
 		goto warn;
@@ -1013,7 +1131,7 @@ warn:
 	store_warn_once(store, entry->path, "%s; skipped", bg_error_last());
 done:
 	result_free(r);
-	PQclear(res);
+	pq.clear(res);
 	free(name);
 	return error;
 }
@@ -1022,19 +1140,20 @@ done:
 
 /* The rows of a query about one entry's result, in binary (bytea as it
  * is): its commit, machine and name, then `rel` when not NULL. */
-static PGresult *entry_rows(struct store *store, const struct store_entry *entry,
-			    const char *sql, const char *rel, const char *what)
+static PGresult *entry_rows(struct store *store,
+			    const struct store_entry *entry, const char *sql,
+			    const char *rel, const char *what)
 {
 	char *name = entry_name(entry);
 	const char *params[] = { entry->commit, entry->machine, name, rel };
-	PGresult *res = PQexecParams(pg_of(store)->conn, sql, rel ? 4 : 3,
-				     NULL, params, NULL, NULL, 1);
+	PGresult *res = pq.exec_params(pg_of(store)->conn, sql, rel ? 4 : 3,
+				       NULL, params, NULL, NULL, 1);
 
 	free(name);
-	if (PQresultStatus(res) == PGRES_TUPLES_OK)
+	if (pq.result_status(res) == PGRES_TUPLES_OK)
 		return res;
 	query_failed(store, res, what);
-	PQclear(res);
+	pq.clear(res);
 	return NULL;
 }
 
@@ -1046,23 +1165,24 @@ static int pg_read_file(struct store *store, const struct store_entry *entry,
 
 	if ((error = pg_open_checked(store)) < 0)
 		return error;
-	res = entry_rows(store, entry,
-			 rel ? "SELECT f.content FROM benchgate_files f"
-			       " JOIN benchgate_results r ON r.id = f.result_id"
-			       " WHERE r.commit = $1 AND r.machine = $2"
-			       " AND r.name = $3 AND f.path = $4"
-			     : "SELECT document FROM benchgate_results"
-			       " WHERE commit = $1 AND machine = $2 AND name = $3",
-			 rel, "read a file of a result");
+	res = entry_rows(
+		store, entry,
+		rel ? "SELECT f.content FROM benchgate_files f"
+		      " JOIN benchgate_results r ON r.id = f.result_id"
+		      " WHERE r.commit = $1 AND r.machine = $2"
+		      " AND r.name = $3 AND f.path = $4"
+		    : "SELECT document FROM benchgate_results"
+		      " WHERE commit = $1 AND machine = $2 AND name = $3",
+		rel, "read a file of a result");
 	if (!res)
 		return BG_ERROR;
-	if (PQntuples(res))
-		strbuf_add(out, PQgetvalue(res, 0, 0),
-			   (size_t)PQgetlength(res, 0, 0));
+	if (pq.ntuples(res))
+		strbuf_add(out, pq.get_value(res, 0, 0),
+			   (size_t)pq.get_length(res, 0, 0));
 	else
 		error = bg_notfound("'%s': no file '%s'", entry->path,
 				    rel ? rel : "(document)");
-	PQclear(res);
+	pq.clear(res);
 	return error;
 }
 
@@ -1082,12 +1202,13 @@ static int pg_entry_files(struct store *store, const struct store_entry *entry,
 			 NULL, "list the files of a result");
 	if (!res)
 		return BG_ERROR;
-	for (int i = 0; i < PQntuples(res); i++) {
+	for (int i = 0; i < pq.ntuples(res); i++) {
 		ALLOC_GROW(out->items, out->nr + 1, out->alloc);
-		out->items[out->nr++] = xstrndup(PQgetvalue(res, i, 0),
-						 (size_t)PQgetlength(res, i, 0));
+		out->items[out->nr++] =
+			xstrndup(pq.get_value(res, i, 0),
+				 (size_t)pq.get_length(res, i, 0));
 	}
-	PQclear(res);
+	pq.clear(res);
 	return BG_OK;
 }
 
@@ -1113,14 +1234,14 @@ static int pg_entry_size(struct store *store, const struct store_entry *entry,
 		error = BG_ERROR;
 		goto done;
 	}
-	if (!PQntuples(res)) {
+	if (!pq.ntuples(res)) {
 		error = bg_notfound("'%s' is not in the store", entry->path);
 		goto done;
 	}
-	*document = strtoull(PQgetvalue(res, 0, 0), NULL, 10);
-	*owned = strtoull(PQgetvalue(res, 0, 1), NULL, 10);
+	*document = strtoull(pq.get_value(res, 0, 0), NULL, 10);
+	*owned = strtoull(pq.get_value(res, 0, 1), NULL, 10);
 done:
-	PQclear(res);
+	pq.clear(res);
 	free(name);
 	return error;
 }
@@ -1168,10 +1289,10 @@ static int replace_document(struct store *store,
 		error = BG_ERROR;
 		goto done;
 	}
-	if (!PQntuples(res))
+	if (!pq.ntuples(res))
 		goto done;
 	{
-		const char *id = PQgetvalue(res, 0, 0);
+		const char *id = pq.get_value(res, 0, 0);
 		const char *params[] = { id };
 
 		if ((error = command(store,
@@ -1183,7 +1304,7 @@ static int replace_document(struct store *store,
 	}
 	*applied = true;
 done:
-	PQclear(res);
+	pq.clear(res);
 	result_free(r);
 	return error;
 }
@@ -1203,10 +1324,10 @@ static int remove_result(struct store *store, const struct store_entry *entry,
 			      4, params);
 	int error = BG_OK;
 
-	if (PQresultStatus(res) != PGRES_COMMAND_OK)
+	if (pq.result_status(res) != PGRES_COMMAND_OK)
 		error = query_failed(store, res, "remove a result");
-	*applied = error == BG_OK && strcmp(PQcmdTuples(res), "0");
-	PQclear(res);
+	*applied = error == BG_OK && strcmp(pq.cmd_tuples(res), "0");
+	pq.clear(res);
 	return error;
 }
 
@@ -1241,7 +1362,7 @@ static int pg_rewrite(struct store *store, const struct store_change *changes,
 		free(name);
 	}
 	if (error < 0) {
-		PQclear(PQexec(pg_of(store)->conn, "ROLLBACK"));
+		pq.clear(pq.exec(pg_of(store)->conn, "ROLLBACK"));
 		return error;
 	}
 	return exec_command(store, "COMMIT", "commit the changes");
@@ -1253,7 +1374,8 @@ static void pg_free(struct store *store)
 
 	if (!ps)
 		return;
-	PQfinish(ps->conn);
+	if (ps->conn)
+		pq.finish(ps->conn);
 	free(ps->url);
 	free(ps);
 }
@@ -1324,7 +1446,7 @@ int store_pg_init(struct store *store, int *from, int *to)
 	*to = SCHEMA_VERSION;
 done:
 	if (error < 0) {
-		PQclear(PQexec(pg_of(store)->conn, "ROLLBACK"));
+		pq.clear(pq.exec(pg_of(store)->conn, "ROLLBACK"));
 		return error;
 	}
 	return exec_command(store, "COMMIT", "commit the schema");

@@ -88,6 +88,7 @@ say "$(basename "$deb"): Depends: $(cat "$work/depends")"
 grep -q "libgit2" "$work/depends" || fail "Depends lacks libgit2"
 grep -q "libcjson" "$work/depends" || fail "Depends lacks libcjson"
 grep -q "libcurl" "$work/depends" || fail "Depends lacks libcurl"
+grep -q "libpq5" "$work/depends" || fail "Depends lacks libpq5"
 dpkg-deb -f "$deb" Recommends | grep -q gnuplot || fail "gnuplot is not recommended"
 if dpkg-deb -f "$deb" Depends | grep -q gnuplot; then fail "gnuplot is a Depends"; fi
 

@@ -2,10 +2,10 @@
 /*
  * End to end: what benchgate loads at start-up (docs/performance.md,
  * "Where start-up goes"). libcurl is loaded with dlopen() by the commands
- * that talk to a server, never by the others: a benchmark that copies
- * its parent's memory map shows that a `run` has none of it mapped. A
- * command that needs libcurl where it cannot be loaded says so and what
- * to install. libgit2's CA certificates are read when it makes a TLS
+ * that talk to a server, libpq by a PostgreSQL store's first connection,
+ * never by the others: a benchmark that copies its parent's memory map
+ * shows that a `run` has neither mapped. A command that needs one where
+ * it cannot be loaded says so and what to install. libgit2's CA certificates are read when it makes a TLS
  * connection, not at every start (harness/git/repo.c): a library preloaded
  * into benchgate logs the files it opens (tests/preload/openlog.c).
  */
@@ -23,7 +23,7 @@
 
 TestSuite(startup, .init = test_dir_setup, .fini = test_dir_teardown);
 
-Test(startup, a_run_does_not_map_libcurl)
+Test(startup, a_run_maps_neither_libcurl_nor_libpq)
 {
 	struct result *result;
 	char *maps;
@@ -47,18 +47,22 @@ Test(startup, a_run_does_not_map_libcurl)
 	cr_assert(strstr(maps, "libgit2"), "%s", maps);
 	cr_assert(strstr(maps, "libcjson"), "%s", maps);
 	cr_assert_null(strstr(maps, "libcurl"), "%s", maps);
+	/* "/libpq.so": a checkout may live in a folder named libpq */
+	cr_assert_null(strstr(maps, "/libpq.so"), "%s", maps);
 	free(maps);
 }
 
-/* A directory whose libcurl.so.4 is not a library, first on the loader's
- * path: dlopen() of libcurl fails as it does where none is installed. */
-static char *broken_libcurl_env(void)
+/* A directory whose lib/<soname> is not a library, first on the loader's
+ * path: dlopen() of it fails as it does where none is installed. */
+static char *broken_library_env(const char *soname)
 {
 	size_t len = strlen(test_dir) + 32;
 	char *env = malloc(len);
+	char path[64];
 
 	cr_assert(env);
-	free(test_write_file(test_dir, "lib/libcurl.so.4", "not a library\n"));
+	snprintf(path, sizeof(path), "lib/%s", soname);
+	free(test_write_file(test_dir, path, "not a library\n"));
 	snprintf(env, len, "LD_LIBRARY_PATH=%s/lib", test_dir);
 	return env;
 }
@@ -66,7 +70,7 @@ static char *broken_libcurl_env(void)
 Test(startup, a_forge_command_without_libcurl_says_what_to_install)
 {
 	struct test_output out;
-	char *env = broken_libcurl_env();
+	char *env = broken_library_env("libcurl.so.4");
 	const char *const envp[] = { env, "GITHUB_TOKEN=secret-token", NULL };
 
 	free(test_write_file(test_dir, "report.md", "# report\n"));
@@ -89,6 +93,32 @@ Test(startup, a_forge_command_without_libcurl_says_what_to_install)
 	cr_assert_eq(out.exit_code, 0, "%s", out.err.buf);
 	cr_assert(strstr(out.out.buf, ", libcurl not found, "), "%s",
 		  out.out.buf);
+	test_output_release(&out);
+	free(env);
+}
+
+Test(startup, a_postgresql_store_without_libpq_says_what_to_install)
+{
+	struct test_output out;
+	char *env = broken_library_env("libpq.so.5");
+	const char *const envp[] = { env, NULL };
+
+	test_benchgate(&out, test_dir, envp,
+		       (const char *const[]){
+			       "store", "init",
+			       "postgresql://nobody@127.0.0.1:9/benchgate",
+			       NULL });
+	cr_assert_neq(out.exit_code, 0, "%s", out.out.buf);
+	cr_assert(strstr(out.err.buf, "cannot load libpq"), "%s", out.err.buf);
+	cr_assert(strstr(out.err.buf, "apt-get install libpq5"), "%s",
+		  out.err.buf);
+	cr_assert(strstr(out.err.buf, "libpq.so.5"), "%s", out.err.buf);
+	test_output_release(&out);
+
+	/* the commands that need no PostgreSQL store work as before */
+	test_benchgate(&out, test_dir, envp,
+		       (const char *const[]){ "--version", NULL });
+	cr_assert_eq(out.exit_code, 0, "%s", out.err.buf);
 	test_output_release(&out);
 	free(env);
 }
