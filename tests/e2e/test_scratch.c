@@ -66,6 +66,20 @@ static void run_dirs(struct strbuf *out)
 	strbuf_release(&all);
 }
 
+/* Whether a run directory in tmp has its ".owner" yet: made a moment
+ * after the directory, and only then can the next run tell a dead owner
+ * (whose lock is gone) from a directory being made (SCRATCH_UNOWNED_S). */
+static bool owner_file_made(void)
+{
+	struct strbuf all = STRBUF_INIT;
+	bool made;
+
+	test_list_tree(&all, tmp);
+	made = strstr(all.buf, "benchgate-run-") && strstr(all.buf, "/.owner");
+	strbuf_release(&all);
+	return made;
+}
+
 static void quick_run(void)
 {
 	char env_tmp[4200];
@@ -103,12 +117,16 @@ Test(scratch, a_killed_runs_directory_is_removed_by_the_next_run)
 		      "store", "--quiet", (char *)NULL);
 		_exit(127);
 	}
-	/* until its scratch is there */
-	for (run_dirs(&dirs); !dirs.len && waited < 10; run_dirs(&dirs)) {
+	/* until its scratch is there, with its owner file: a kill between
+	 * the two leaves a directory that looks like one being made, which
+	 * the next run rightly leaves alone for a minute (scratch.h) */
+	while (!owner_file_made() && waited < 10) {
 		usleep(20 * 1000);
 		waited += 0.02;
 	}
-	cr_assert(dirs.len, "no scratch directory appeared in %s", tmp);
+	run_dirs(&dirs);
+	cr_assert(dirs.len && owner_file_made(),
+		  "no scratch directory with an owner appeared in %s", tmp);
 	cr_assert_eq(kill(pid, SIGKILL), 0);
 	cr_assert_eq(waitpid(pid, NULL, 0), pid);
 	run_dirs(&dirs);
