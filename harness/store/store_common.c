@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 struct store *store_new(const struct store_backend *backend, char *location,
 			void *backend_data)
@@ -50,6 +51,21 @@ void store_warn_once(struct store *store, const char *key, const char *fmt, ...)
 static bool all_hex(const char *s, size_t len)
 {
 	return strspn(s, "0123456789abcdef") >= len;
+}
+
+void store_cache_root(struct strbuf *out)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	const char *tmp = getenv("TMPDIR");
+
+	if (xdg && *xdg == '/')
+		strbuf_addf(out, "%s/benchgate", xdg);
+	else if (home && *home == '/')
+		strbuf_addf(out, "%s/.cache/benchgate", home);
+	else
+		strbuf_addf(out, "%s/benchgate-cache-%ld",
+			    tmp && *tmp == '/' ? tmp : "/tmp", (long)getuid());
 }
 
 bool store_commit_name_valid(const char *commit)

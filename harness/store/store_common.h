@@ -44,6 +44,12 @@ void store_warn_once(struct store *store, const char *key, const char *fmt, ...)
  * directory can have. */
 bool store_commit_name_valid(const char *commit);
 
+/* Appends the directory under which stores keep their local caches:
+ * $XDG_CACHE_HOME/benchgate, else ~/.cache/benchgate, else
+ * $TMPDIR/benchgate-cache-<uid> (/tmp when unset), each only when
+ * absolute. */
+void store_cache_root(struct strbuf *out);
+
 /*
  * Appends to `out` the directory of `commit`'s results relative to the
  * store's root, where new results go: "<first two hex digits>/<commit>"

@@ -1095,6 +1095,28 @@ done:
 	return error;
 }
 
+/* A directory of its own in the scratch for one rewrite of the branch,
+ * "<scratch>/.<label>-XXXXXX", into dir, and the quarantine for its
+ * objects inside it into quarantine. dir is left empty when it could
+ * not be made, so that nothing is removed for it. */
+static int make_work_dir(struct git_store *gs, const char *label,
+			 struct strbuf *dir, struct strbuf *quarantine)
+{
+	int error;
+
+	if ((error = mkdir_p(gs->scratch)) < 0)
+		return error;
+	strbuf_addf(dir, "%s/.%s-XXXXXX", gs->scratch, label);
+	if (!mkdtemp(dir->buf)) {
+		error = bg_error("cannot create a directory in '%s': %s",
+				 gs->scratch, strerror(errno));
+		strbuf_reset(dir);
+		return error;
+	}
+	strbuf_addf(quarantine, "%s/objects", dir->buf);
+	return 0;
+}
+
 /* Moves the finished objects of one "<quarantine>/xx" directory into
  * "<objects>/xx"; libgit2's temporary files stay behind. */
 static int publish_fanout(const char *quarantine, const char *objects,
@@ -1631,16 +1653,8 @@ static int git_rewrite(struct store *store, const struct store_change *changes,
 	if ((error = fetch_once(store)) < 0)
 		return error;
 	blobs = xcalloc(nr, sizeof(*blobs));
-	strbuf_addf(&dir, "%s/.rewrite-XXXXXX", gs->scratch);
-	if ((error = mkdir_p(gs->scratch)) < 0)
+	if ((error = make_work_dir(gs, "rewrite", &dir, &quarantine)) < 0)
 		goto done;
-	if (!mkdtemp(dir.buf)) {
-		error = bg_error("cannot create a directory in '%s': %s",
-				 gs->scratch, strerror(errno));
-		strbuf_reset(&dir);
-		goto done;
-	}
-	strbuf_addf(&quarantine, "%s/objects", dir.buf);
 	w.quarantine = quarantine.buf;
 	if ((error = open_writer(gs, quarantine.buf, &w.repo)) < 0 ||
 	    (error = change_blobs(gs, &w, changes, nr, blobs)) < 0)
@@ -1868,16 +1882,8 @@ static int git_migrate(struct store *store, bool dry_run, FILE *listing,
 	struct folders_moved moved = { 0 };
 	int error;
 
-	strbuf_addf(&dir, "%s/.migrate-XXXXXX", gs->scratch);
-	if ((error = mkdir_p(gs->scratch)) < 0)
+	if ((error = make_work_dir(gs, "migrate", &dir, &quarantine)) < 0)
 		goto done;
-	if (!mkdtemp(dir.buf)) {
-		error = bg_error("cannot create a directory in '%s': %s",
-				 gs->scratch, strerror(errno));
-		strbuf_reset(&dir);
-		goto done;
-	}
-	strbuf_addf(&quarantine, "%s/objects", dir.buf);
 	w.quarantine = quarantine.buf;
 	if ((error = fetch_once(store)) < 0 ||
 	    (error = open_writer(gs, quarantine.buf, &w.repo)) < 0)
@@ -2102,17 +2108,7 @@ static void url_shown(const char *url, struct strbuf *out)
  * else $TMPDIR): the local copy of a results repository. */
 static void copy_dir_of(const char *url, struct strbuf *out)
 {
-	const char *xdg = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
-	const char *tmp = getenv("TMPDIR");
-
-	if (xdg && *xdg == '/')
-		strbuf_addf(out, "%s/benchgate", xdg);
-	else if (home && *home == '/')
-		strbuf_addf(out, "%s/.cache/benchgate", home);
-	else
-		strbuf_addf(out, "%s/benchgate-cache-%ld",
-			    tmp && *tmp == '/' ? tmp : "/tmp", (long)getuid());
+	store_cache_root(out);
 	strbuf_addf(out, "/git-%016llx",
 		    (unsigned long long)hash_fnv1a64(url, strlen(url)));
 }

@@ -174,17 +174,7 @@ static void redact_url(const char *url, struct strbuf *out)
  * readers' caches, one directory per database. */
 static void cache_dir_of(const char *location, struct strbuf *out)
 {
-	const char *xdg = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
-	const char *tmp = getenv("TMPDIR");
-
-	if (xdg && *xdg == '/')
-		strbuf_addf(out, "%s/benchgate", xdg);
-	else if (home && *home == '/')
-		strbuf_addf(out, "%s/.cache/benchgate", home);
-	else
-		strbuf_addf(out, "%s/benchgate-cache-%ld",
-			    tmp && *tmp == '/' ? tmp : "/tmp", (long)getuid());
+	store_cache_root(out);
 	strbuf_addf(out, "/postgresql-%016" PRIx64,
 		    hash_fnv1a64(location, strlen(location)));
 }
