@@ -869,3 +869,134 @@ Test(store_git, a_dead_writers_scratch_is_reclaimed_and_a_live_ones_kept)
 	free(live_log);
 	free(old_log);
 }
+
+/* The results listed in the store. */
+static size_t count_results(struct store *s)
+{
+	struct store_entry *entries = NULL;
+	size_t nr = 0;
+
+	cr_assert_eq(store_list(s, NULL, &entries, &nr), BG_OK, "%s",
+		     bg_error_last());
+	store_entries_free(entries, nr);
+	return nr;
+}
+
+Test(store_git, a_batch_stores_its_writes_as_one_commit)
+{
+	struct result *r = make_result("mlp", COMMIT_A, MACHINE, STARTED);
+	struct result *bad = make_result("", COMMIT_B, MACHINE, STARTED);
+	struct store_slot *slot = NULL;
+	struct strbuf path = STRBUF_INIT;
+	struct store *s = open_store();
+	char *file, *stored[2];
+	git_oid tip;
+
+	store_batch_begin(s);
+	/* a run's slot, its log carried along */
+	cr_assert_eq(store_reserve(s, r, &slot), BG_OK, "%s", bg_error_last());
+	file = test_write_file(slot->log_dir, CASE_DIR ".log", "run 0: ok\n");
+	free(file);
+	cr_assert_eq(store_write(s, r, slot, &path), BG_OK, "%s",
+		     bg_error_last());
+	cr_assert_str_eq(path.buf,
+			 "results:" DIR_A "/" MACHINE "/mlp-" STAMP ".json");
+	store_slot_free(slot);
+	/* a failed write in the batch takes nothing else with it */
+	cr_assert_eq(store_write(s, bad, NULL, NULL), BG_EINPUT);
+	bg_error_clear();
+	/* names held back are claimed: the next takes "-1" */
+	stored[0] = write_result(s, "mlp", COMMIT_A, MACHINE, STARTED);
+	cr_assert_str_eq(stored[0],
+			 "results:" DIR_A "/" MACHINE "/mlp-" STAMP "-1.json");
+	stored[1] = write_result(s, "mlp", COMMIT_B, MACHINE, STARTED);
+	cr_assert_eq(git_reference_name_to_id(&tip, repo, BRANCH_REF),
+		     GIT_ENOTFOUND, "a write of the batch was committed alone");
+	cr_assert_eq(count_results(s), 0);
+
+	cr_assert_eq(store_batch_end(s), BG_OK, "%s", bg_error_last());
+	cr_assert_eq(count_commits(BRANCH_REF), 1);
+	cr_assert_eq(count_results(s), 3);
+	assert_blob(DIR_A "/" MACHINE "/logs/mlp-" STAMP "/" CASE_DIR ".log",
+		    "run 0: ok\n");
+	assert_scratch_empty();
+	assert_no_temporary_objects();
+	/* outside a batch, a write is a commit again */
+	free(write_result(s, "cnn", COMMIT_A, MACHINE, STARTED));
+	cr_assert_eq(count_commits(BRANCH_REF), 2);
+	free(stored[0]);
+	free(stored[1]);
+	result_free(r);
+	result_free(bad);
+	strbuf_release(&path);
+	store_free(s);
+}
+
+Test(store_git, a_batch_whose_commit_fails_stores_none_of_it_and_leaves_nothing)
+{
+	struct store *s = open_store();
+	struct rlimit saved;
+	char *stored;
+
+	free(write_result(s, "mlp", COMMIT_A, MACHINE, STARTED));
+	store_batch_begin(s);
+	free(write_result(s, "mlp", COMMIT_A, MACHINE, STARTED));
+	free(write_result(s, "mlp", COMMIT_B, MACHINE, STARTED));
+	limit_file_size(1, &saved);
+	cr_assert_lt(store_batch_end(s), 0, "the commit succeeded");
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &saved), 0);
+	cr_assert(strstr(bg_error_last(), "File too large"), "%s",
+		  bg_error_last());
+	bg_error_clear();
+	cr_assert_eq(count_commits(BRANCH_REF), 1);
+	cr_assert_eq(count_results(s), 1);
+	assert_scratch_empty();
+	assert_no_temporary_objects();
+
+	/* done again, they are stored, under the names they had */
+	store_batch_begin(s);
+	stored = write_result(s, "mlp", COMMIT_A, MACHINE, STARTED);
+	cr_assert_str_eq(stored,
+			 "results:" DIR_A "/" MACHINE "/mlp-" STAMP "-1.json");
+	free(write_result(s, "mlp", COMMIT_B, MACHINE, STARTED));
+	cr_assert_eq(store_batch_end(s), BG_OK, "%s", bg_error_last());
+	cr_assert_eq(count_commits(BRANCH_REF), 2);
+	cr_assert_eq(count_results(s), 3);
+	assert_scratch_empty();
+	free(stored);
+	store_free(s);
+}
+
+Test(store_git, a_killed_batch_stores_nothing_and_its_scratch_is_reclaimed)
+{
+	struct strbuf left = STRBUF_INIT;
+	struct store *s;
+	int status;
+	git_oid tip;
+	pid_t pid = fork();
+
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		struct store *child = NULL;
+
+		if (store_open(&child, "git:results") < 0)
+			_exit(1);
+		store_batch_begin(child);
+		free(write_result(child, "mlp", COMMIT_A, MACHINE, STARTED));
+		free(write_result(child, "mlp", COMMIT_B, MACHINE, STARTED));
+		_exit(0); /* as killed: no end, nothing freed */
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	cr_assert_eq(git_reference_name_to_id(&tip, repo, BRANCH_REF),
+		     GIT_ENOTFOUND, "a held write was committed");
+	test_list_tree(&left, SCRATCH);
+	cr_assert(strstr(left.buf, ".batch-"), "%s", left.buf);
+	strbuf_release(&left);
+
+	s = open_store();
+	free(write_result(s, "mlp", COMMIT_A, MACHINE, STARTED));
+	assert_scratch_empty();
+	cr_assert_eq(count_results(s), 1);
+	store_free(s);
+}

@@ -291,7 +291,7 @@ int store_copy(const struct store_copy_options *o,
 {
 	struct listing src = { 0 }, dst = { 0 };
 	struct store *from = NULL, *to = NULL;
-	int error;
+	int error, ended;
 
 	memset(report, 0, sizeof(*report));
 	if ((error = store_open(&from, o->from)) < 0 ||
@@ -306,10 +306,17 @@ int store_copy(const struct store_copy_options *o,
 	if ((error = listing_read(&src, from)) < 0 ||
 	    (error = listing_read(&dst, to)) < 0)
 		goto done;
+	/* a git target commits (and pushes) results by the group, not one
+	 * by one; after a failure too, what was written before it is kept
+	 * for the next run to resume from */
+	store_batch_begin(to);
 	for (size_t i = 0; i < src.nr && !error; i++) {
 		error = copy_one(&src, i, &dst, report);
 		print_progress(o, i + 1, src.nr, report);
 	}
+	ended = store_batch_end(to);
+	if (!error)
+		error = ended;
 	if (!error)
 		error = verify(&src, &dst);
 done:

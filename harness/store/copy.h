@@ -23,8 +23,12 @@
  * (their file names' timestamp) and the same document once their own name
  * is taken out of its log and artifact paths (a result that had to take
  * another name in the target, "-1" after a killed copy left a slot
- * behind, is still recognised). Each write is atomic, so a copy killed at
- * any point is finished by running it again.
+ * behind, is still recognised). Writes go into the target as a batch
+ * (store_batch_begin()): a git branch gets one commit per
+ * STORE_BATCH_MAX results, and a results repository one push, at the
+ * end. Each group is stored whole or not at all, so a copy killed at any
+ * point (or stopped by a failed write: the groups before it are kept)
+ * is finished by running it again.
  *
  * At the end the target is listed again and every readable result of the
  * source must be found in it (a missing one is BG_ERROR naming the

@@ -12,6 +12,7 @@
 #include "harness/util/fileio.h"
 #include "harness/git/gitinfo.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,6 +271,23 @@ int store_write_document(struct store *store, const struct result *r,
 			 const struct store_slot *slot, struct strbuf *path_out)
 {
 	return store->backend->write(store, r, slot, document, path_out);
+}
+
+void store_batch_begin(struct store *store)
+{
+	assert(!store->batch);
+	store->batch = true;
+}
+
+int store_batch_end(struct store *store)
+{
+	int error = BG_OK;
+
+	assert(store->batch);
+	if (store->backend->batch_end)
+		error = store->backend->batch_end(store);
+	store->batch = false;
+	return error;
 }
 
 int store_rewrite(struct store *store, const struct store_change *changes,

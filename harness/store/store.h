@@ -62,7 +62,8 @@
  * A git store keeps the same tree, logs included, as commits on
  * refs/heads/BRANCH, written through libgit2 without touching the work
  * tree, the index or HEAD (harness/store/store_git.c):
- * - each store_write() is one commit on top of the branch's tip; the ref
+ * - each store_write() is one commit on top of the branch's tip (in a
+ *   batch, store_batch_begin(), each group of writes is); the ref
  *   moves by compare-and-swap, so concurrent writers (processes sharing
  *   the repository, `benchgate sync`) never drop each other's commits;
  * - names follow the rules above; an existing path is never replaced;
@@ -373,6 +374,53 @@ int store_entry_size(struct store *store, const struct store_entry *entry,
 int store_write_document(struct store *store, const struct result *r,
 			 const struct strbuf *document,
 			 const struct store_slot *slot, struct strbuf *path_out);
+
+/* Batching writes (`store copy`) */
+
+/*
+ * The most writes a batch holds back before it stores them. It bounds
+ * what a killed caller loses (the writes held since the last commit, to
+ * be done again) and what a git store holds meanwhile: a claim, with an
+ * open file for its owner lock, per held result.
+ */
+#define STORE_BATCH_MAX 100
+
+/*
+ * Starts a batch of writes: until store_batch_end(), store_write() and
+ * store_write_document() may hold their results back and store them
+ * together, STORE_BATCH_MAX at most at a time. A git store makes each
+ * such group one commit, and a "git:URL#BRANCH" store pushes once, at
+ * the end, instead of one commit and one push per result: what makes
+ * `store copy` of thousands of results into a branch take seconds, not
+ * hours. A directory or PostgreSQL store stores each write at once (a
+ * file, a transaction), as outside a batch.
+ *
+ * Every guarantee of a write stays: its name is claimed when it is
+ * written (so later writes of the batch and other writers take others),
+ * no stored result is ever replaced (a name another writer's result took
+ * on the branch meanwhile moves the held one to the next free name, as a
+ * single write does), the branch moves by compare-and-swap, and a group
+ * is stored whole or not at all. What changes is when: a held result is
+ * not listed until its group is stored, and when the commit of a group
+ * fails (or the process dies), none of it is stored. So a batch is for a
+ * caller that can do its writes again (`store copy` is resumable), never
+ * for a run, whose result must be kept aside when it cannot be stored.
+ * Batches do not nest; other verbs than writes wait for the end.
+ */
+void store_batch_begin(struct store *store);
+
+/*
+ * Ends the batch begun on store: stores what it holds back, then pushes
+ * what it committed to a "git:URL#BRANCH" store's results repository.
+ * Call it after a failed write too, so that the writes before it are
+ * kept. An error when the last group cannot be stored (none of it is) or
+ * the push fails (what was committed stays in the local copy, and the
+ * next use of the store pushes it). An error of a write in a batch may
+ * be that of the group its write completed: none of that group is
+ * stored then. store_free() of a store in a batch drops what it holds
+ * back.
+ */
+int store_batch_end(struct store *store);
 
 /* Rewriting results: prune and compact (maintain.h) */
 

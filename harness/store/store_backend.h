@@ -64,7 +64,12 @@ struct store_backend {
 	/* store_migrate(), report zeroed; NULL: a store with one layout. */
 	int (*migrate)(struct store *store, bool dry_run, FILE *listing,
 		       struct store_migration *report);
-	/* Releases backend_data; NULL when there is none. */
+	/* Stores what writes held back since store_batch_begin() (store->
+	 * batch) and ends the batch; NULL: a backend that holds nothing
+	 * back. */
+	int (*batch_end)(struct store *store);
+	/* Releases backend_data, dropping what a batch holds back; NULL
+	 * when there is none. */
 	void (*free)(struct store *store);
 };
 
@@ -73,6 +78,7 @@ struct store {
 	char *location;	    /* for messages: the directory, "git:BRANCH" */
 	char *cache_dir;    /* store_cache_dir(); the backend's open sets it */
 	void *backend_data; /* the backend's own state, or NULL */
+	bool batch;	    /* between store_batch_begin() and _end() */
 	char **warned;	    /* what was already reported, by key */
 	size_t warned_nr, warned_alloc;
 };

@@ -105,6 +105,7 @@ struct git_store {
 	 * (zeros: none), so that a result the results repository did not
 	 * take is taken back (git_write()) */
 	git_oid written, written_on;
+	struct git_batch *batch; /* the writes a batch holds back, or NULL */
 };
 
 /* What a write puts on the branch besides the result: its log and
@@ -799,10 +800,29 @@ static void reclaim_machine_dir(const char *machine_dir)
 	strbuf_release(&path);
 }
 
+/* The labels of make_work_dir()'s directories, which
+ * reclaim_abandoned() looks for. */
+static const char *const work_labels[] = { "batch", "migrate", "rewrite" };
+
+/* Whether `name` is one of make_work_dir()'s: ".<label>-XXXXXX". */
+static bool work_dir_name(const char *name)
+{
+	for (size_t i = 0; i < sizeof(work_labels) / sizeof(*work_labels);
+	     i++) {
+		size_t len = strlen(work_labels[i]);
+
+		if (name[0] == '.' && !strncmp(name + 1, work_labels[i], len) &&
+		    name[len + 1] == '-' && strlen(name + len + 2) == 6)
+			return true;
+	}
+	return false;
+}
+
 /*
  * Removes what writers that died (kill -9, a crash, a full disk under an
  * older benchgate) left in the scratch directory: their claims, logs,
- * artifacts and quarantined objects. Under the scratch lock; best effort.
+ * artifacts and quarantined objects, and the work directories of their
+ * batches and rewrites. Under the scratch lock; best effort.
  * Only directories named like commits and machines are looked at, so the
  * scratch of a branch "<branch>/x" below this one is left alone.
  */
@@ -815,6 +835,14 @@ static void reclaim_abandoned(struct git_store *gs)
 	if (!(top = opendir(gs->scratch)))
 		return;
 	while ((de = readdir(top))) {
+		if (work_dir_name(de->d_name)) {
+			strbuf_reset(&commit_dir);
+			strbuf_addf(&commit_dir, "%s/%s", gs->scratch,
+				    de->d_name);
+			if (claim_abandoned(commit_dir.buf))
+				remove_tree(commit_dir.buf);
+			continue;
+		}
 		if (!store_commit_name_valid(de->d_name))
 			continue;
 		strbuf_reset(&commit_dir);
@@ -1095,26 +1123,46 @@ done:
 	return error;
 }
 
-/* A directory of its own in the scratch for one rewrite of the branch,
- * "<scratch>/.<label>-XXXXXX", into dir, and the quarantine for its
- * objects inside it into quarantine. dir is left empty when it could
- * not be made, so that nothing is removed for it. */
+/*
+ * A directory of its own in the scratch for one rewrite of the branch or
+ * one batch, "<scratch>/.<label>-XXXXXX" (label from work_labels), into
+ * dir, and the quarantine for its objects inside it into quarantine.
+ * Made under the scratch lock with its owner lock held, as a claim is,
+ * so that what a killed writer left is reclaimed by the next writer
+ * (reclaim_abandoned()). dir is left empty when it could not be made, so
+ * that nothing is removed for it; remove_work_dir() removes it.
+ */
 static int make_work_dir(struct git_store *gs, const char *label,
 			 struct strbuf *dir, struct strbuf *quarantine)
 {
-	int error;
+	int lock = -1, error;
 
-	if ((error = mkdir_p(gs->scratch)) < 0)
+	if ((error = lock_scratch(gs, &lock)) < 0)
 		return error;
 	strbuf_addf(dir, "%s/.%s-XXXXXX", gs->scratch, label);
+	assert(work_dir_name(strrchr(dir->buf, '/') + 1));
 	if (!mkdtemp(dir->buf)) {
 		error = bg_error("cannot create a directory in '%s': %s",
 				 gs->scratch, strerror(errno));
 		strbuf_reset(dir);
-		return error;
+	} else if ((error = hold_claim(gs, dir->buf)) < 0) {
+		remove_tree(dir->buf);
+		strbuf_reset(dir);
+	} else {
+		strbuf_addf(quarantine, "%s/objects", dir->buf);
 	}
-	strbuf_addf(quarantine, "%s/objects", dir->buf);
-	return 0;
+	unlock_file(lock);
+	return error;
+}
+
+/* Removes a directory of make_work_dir() (none when dir is empty) and
+ * drops its owner lock. */
+static void remove_work_dir(struct git_store *gs, const struct strbuf *dir)
+{
+	if (!dir->len)
+		return;
+	remove_tree(dir->buf);
+	drop_claim(gs, dir->buf);
 }
 
 /* Moves the finished objects of one "<quarantine>/xx" directory into
@@ -1257,39 +1305,34 @@ done:
 }
 
 /*
- * The result's JSON as a blob: `document` as it is when given (NULL: r
- * serialised). When the result had to change names (see git_write()),
- * its cases' logs and artifacts move along: "logs/<old>/" becomes
- * "logs/<name>/" and "artifacts/<old>/" "artifacts/<name>/", and r is
- * serialised anew.
+ * The result's document `json` as a blob, as it is; or, when the result
+ * takes another name than old_name (see pending_updates()), with its
+ * cases' logs and artifacts moved along: "logs/<old>/" becomes
+ * "logs/<name>/" and "artifacts/<old>/" "artifacts/<name>/", and the
+ * result serialised anew.
  */
-static int result_blob(git_repository *repo, const struct result *r,
-		       const struct strbuf *document, const char *old_name,
-		       const char *name, git_oid *out)
+static int result_blob(git_repository *repo, const struct strbuf *json,
+		       const char *old_name, const char *name, git_oid *out)
 {
-	struct strbuf json = STRBUF_INIT;
+	struct strbuf moved = STRBUF_INIT;
 	struct result *copy = NULL;
-	bool renamed = old_name && strcmp(old_name, name);
+	const struct strbuf *bytes = json;
 	int error = BG_OK;
 
-	if (document && !renamed) {
-		strbuf_add(&json, document->buf, document->len);
-	} else if ((error = result_to_json_checked(r, &json, name)) < 0) {
-		goto done;
-	}
-	if (renamed) {
-		if ((error = result_parse(&copy, json.buf, json.len, name)) < 0)
+	if (old_name && strcmp(old_name, name)) {
+		if ((error = result_parse(&copy, json->buf, json->len,
+					  name)) < 0)
 			goto done;
 		store_rename_result(copy, old_name, name);
-		strbuf_reset(&json);
-		result_to_json(copy, &json);
+		result_to_json(copy, &moved);
+		bytes = &moved;
 	}
-	if (git_blob_create_from_buffer(out, repo, json.buf, json.len) < 0)
+	if (git_blob_create_from_buffer(out, repo, bytes->buf, bytes->len) < 0)
 		error = bg_error("cannot store result '%s': %s", name,
 				 gitref_message());
 done:
 	result_free(copy);
-	strbuf_release(&json);
+	strbuf_release(&moved);
 	return error;
 }
 
@@ -1371,136 +1414,358 @@ done:
 	return error;
 }
 
-static int git_write(struct store *store, const struct result *r,
-		     const struct store_slot *slot,
-		     const struct strbuf *document, struct strbuf *path_out)
-{
-	struct git_store *gs = git_store_of(store);
-	struct result_place place = RESULT_PLACE_INIT;
-	struct strbuf name = STRBUF_INIT, path = STRBUF_INIT;
-	struct strbuf flat_path = STRBUF_INIT;
-	struct strbuf message = STRBUF_INIT, claim = STRBUF_INIT;
-	struct strbuf extra_claim = STRBUF_INIT, artifacts = STRBUF_INIT;
-	struct strbuf quarantine = STRBUF_INIT;
-	struct writer w = { NULL, NULL, false };
-	struct file_blobs files = { 0 };
-	git_tree_update *updates = NULL;
-	char **update_paths = NULL;
-	git_tree *root = NULL;
-	git_oid tip, result_id;
-	unsigned attempt;
-	int error, committed = 1;
-	const char *scratch_dir = NULL, *rel_dir = NULL;
+/*
+ * A write on its way to the branch: the result's place, the name it
+ * claimed, and its blobs, in the quarantine of the writer that commits
+ * it (git_write(): one; a batch: a group of them).
+ */
+struct pending {
+	struct result_place place;
+	struct strbuf name;	   /* claimed: the result is "<name>.json" */
+	struct strbuf claim;	   /* "<scratch_dir>/logs/<name>" */
+	struct strbuf fresh_claim; /* a later name's, when the branch took
+				    * the first meanwhile */
+	char *old_name;		   /* the slot's name, which the document's
+				    * log and artifact paths have; NULL
+				    * without a slot */
+	struct strbuf json;	   /* the document */
+	struct file_blobs files;   /* its logs and artifacts */
+	git_oid result_id;
+};
 
-	if ((error = result_place_of(gs, r, &place)) < 0)
-		goto done;
-	scratch_dir = place.scratch_dir.buf;
-	rel_dir = place.rel_dir.buf;
-	/* A slot of another commit or machine is a caller's mistake. */
-	assert(!slot || !strcmp(slot->dir, scratch_dir));
-	if (slot) {
-		strbuf_addstr(&name, slot->name);
-		strbuf_addstr(&claim, slot->log_dir);
-	} else {
-		if ((error = claim_name(gs, &place, 0, &name)) < 0)
-			goto done;
-		strbuf_addf(&claim, "%s/logs/%s", scratch_dir, name.buf);
+#define PENDING_INIT                                                   \
+	{                                                              \
+		RESULT_PLACE_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, \
+			NULL, STRBUF_INIT, { 0 }, { { 0 } }              \
 	}
-	strbuf_addf(&quarantine, "%s/.objects", claim.buf);
-	w.quarantine = quarantine.buf;
-	if ((error = open_writer(gs, quarantine.buf, &w.repo)) < 0)
-		goto done;
+
+/* Ends the pending write's claims (stored or not: see release_claim())
+ * and frees it. */
+static void pending_release(struct git_store *gs, struct pending *p)
+{
+	if (p->claim.len)
+		release_claim(gs, p->claim.buf);
+	if (p->fresh_claim.len)
+		release_claim(gs, p->fresh_claim.buf);
+	result_place_release(&p->place);
+	strbuf_release(&p->name);
+	strbuf_release(&p->claim);
+	strbuf_release(&p->fresh_claim);
+	free(p->old_name);
+	strbuf_release(&p->json);
+	file_blobs_release(&p->files);
+}
+
+/* The place of r and its name: the slot's, or one claimed now. */
+static int pending_claim(struct git_store *gs, const struct result *r,
+			 const struct store_slot *slot, struct pending *p)
+{
+	int error;
+
+	if ((error = result_place_of(gs, r, &p->place)) < 0)
+		return error;
+	/* A slot of another commit or machine is a caller's mistake. */
+	assert(!slot || !strcmp(slot->dir, p->place.scratch_dir.buf));
+	if (slot) {
+		strbuf_addstr(&p->name, slot->name);
+		strbuf_addstr(&p->claim, slot->log_dir);
+		p->old_name = xstrdup(slot->name);
+		return BG_OK;
+	}
+	if ((error = claim_name(gs, &p->place, 0, &p->name)) < 0)
+		return error;
+	strbuf_addf(&p->claim, "%s/logs/%s", p->place.scratch_dir.buf,
+		    p->name.buf);
+	return BG_OK;
+}
+
+/* The blobs of the pending write, through the writer w: the slot's logs
+ * and artifacts, and the document (`document` as it is, or r). */
+static int pending_blobs(const struct writer *w, struct pending *p,
+			 const struct result *r, const struct store_slot *slot,
+			 const struct strbuf *document)
+{
+	struct strbuf artifacts = STRBUF_INIT;
+	int error = BG_OK;
+
 	if (slot) {
 		/* where session.c has the runner put them */
 		strbuf_addf(&artifacts, "%s/artifacts/%s", slot->dir,
 			    slot->name);
-		if ((error = read_files(w.repo, slot->log_dir, "", "logs",
-					&files)) < 0 ||
-		    (error = read_files(w.repo, artifacts.buf, "", "artifacts",
-					&files)) < 0)
+		if ((error = read_files(w->repo, slot->log_dir, "", "logs",
+					&p->files)) < 0 ||
+		    (error = read_files(w->repo, artifacts.buf, "", "artifacts",
+					&p->files)) < 0)
 			goto done;
 	}
-	if ((error = result_blob(w.repo, r, document, NULL, name.buf,
-				 &result_id)) < 0)
+	if (document)
+		strbuf_add(&p->json, document->buf, document->len);
+	else if ((error = result_to_json_checked(r, &p->json, p->name.buf)) < 0)
 		goto done;
-	updates = xcalloc(files.nr + 1, sizeof(*updates));
-	update_paths = xcalloc(files.nr + 1, sizeof(*update_paths));
-	strbuf_addf(&message, "benchgate: %s at %.12s on %s\n", r->suite,
-		    r->git.commit, r->machine.id);
+	error = result_blob(w->repo, &p->json, NULL, p->name.buf,
+			    &p->result_id);
+done:
+	strbuf_release(&artifacts);
+	return error;
+}
 
-	for (attempt = 0; committed == 1; attempt++) {
+/* "<shard>/<commit>/<machine>/<name>.json": where the pending result
+ * goes on the branch. */
+static void pending_path(const struct pending *p, struct strbuf *out)
+{
+	strbuf_addf(out, "%s/%s.json", p->place.rel_dir.buf, p->name.buf);
+}
+
+/* Appends to `paths` (owned) a path that an update names. */
+static const char *keep_path(struct store_paths *paths, struct strbuf *path)
+{
+	ALLOC_GROW(paths->items, paths->nr + 1, paths->alloc);
+	paths->items[paths->nr] = strbuf_detach(path, NULL);
+	return paths->items[paths->nr++];
+}
+
+/*
+ * Appends to `updates` the pending write's files for the branch's tree
+ * `root`. When root has its name already, only a writer that did not see
+ * the claim can have taken it: another clone with the same machine id,
+ * whose result came in through `sync`. It is never overwritten: the
+ * result moves to the next free name, its paths with it.
+ */
+static int pending_updates(struct git_store *gs, const struct writer *w,
+			   git_tree *root, struct pending *p,
+			   git_tree_update **updates, size_t *nr,
+			   size_t *alloc, struct store_paths *paths)
+{
+	struct strbuf path = STRBUF_INIT, flat_path = STRBUF_INIT;
+	int error = BG_OK;
+
+	pending_path(p, &path);
+	strbuf_addf(&flat_path, "%s/%s.json", p->place.flat_dir.buf,
+		    p->name.buf);
+	if (tree_has_path(root, path.buf) ||
+	    tree_has_path(root, flat_path.buf)) {
+		if (p->fresh_claim.len)
+			release_claim(gs, p->fresh_claim.buf);
+		strbuf_reset(&p->fresh_claim);
+		strbuf_reset(&p->name);
+		if ((error = claim_name(gs, &p->place, 1, &p->name)) < 0)
+			goto done;
+		strbuf_addf(&p->fresh_claim, "%s/logs/%s",
+			    p->place.scratch_dir.buf, p->name.buf);
+		if ((error = result_blob(w->repo, &p->json, p->old_name,
+					 p->name.buf, &p->result_id)) < 0)
+			goto done;
+	}
+	ALLOC_GROW(*updates, *nr + p->files.nr + 1, *alloc);
+	for (size_t i = 0; i <= p->files.nr; i++) {
+		git_tree_update *u = &(*updates)[(*nr)++];
+
+		memset(u, 0, sizeof(*u));
+		u->action = GIT_TREE_UPDATE_UPSERT;
+		strbuf_reset(&path);
+		if (i == p->files.nr) {
+			pending_path(p, &path);
+			u->id = p->result_id;
+			u->filemode = GIT_FILEMODE_BLOB;
+		} else {
+			const struct file_blob *file = &p->files.items[i];
+
+			strbuf_addf(&path, "%s/%s/%s/%s", p->place.rel_dir.buf,
+				    file->area, p->name.buf, file->path);
+			u->id = file->id;
+			u->filemode = file->mode;
+		}
+		u->path = keep_path(paths, &path);
+	}
+done:
+	strbuf_release(&path);
+	strbuf_release(&flat_path);
+	return error;
+}
+
+/*
+ * Puts the pending writes on the branch as one commit with `message`,
+ * through their writer w: on top of the tip, moved by compare-and-swap,
+ * built again on the new tip when another writer moved it meanwhile.
+ */
+static int commit_pending(struct git_store *gs, const struct writer *w,
+			  struct pending *pending, size_t nr,
+			  const char *message)
+{
+	git_tree_update *updates = NULL;
+	size_t updates_nr, updates_alloc = 0;
+	struct store_paths paths = { 0 };
+	git_tree *root = NULL;
+	git_oid tip;
+	int error = 1;
+
+	for (unsigned attempt = 0; error == 1; attempt++) {
 		if (attempt == CAS_ATTEMPTS_MAX) {
 			error = bg_error("cannot update branch '%s': it kept "
 					 "changing or stayed locked (is there "
 					 "a stale '%s.lock'?)",
 					 gs->branch, gs->ref);
-			goto done;
+			break;
 		}
 		if (attempt)
 			backoff(gs, attempt);
 		git_tree_free(root);
-		if ((error = read_tip(gs, w.repo, &tip, &root)) < 0)
-			goto done;
-		strbuf_reset(&path);
-		strbuf_addf(&path, "%s/%s.json", rel_dir, name.buf);
-		strbuf_reset(&flat_path);
-		strbuf_addf(&flat_path, "%s/%s.json", place.flat_dir.buf,
-			    name.buf);
-		if (tree_has_path(root, path.buf) ||
-		    tree_has_path(root, flat_path.buf)) {
-			/* Only a writer that did not see our claim can have
-			 * taken the name: another clone with the same machine
-			 * id, whose result came in through `sync`. Never
-			 * overwrite it; move to the next free name. */
-			const char *old_name = slot ? slot->name : NULL;
-			struct strbuf fresh = STRBUF_INIT;
-
-			if (extra_claim.len)
-				release_claim(gs, extra_claim.buf);
-			strbuf_reset(&extra_claim);
-			if ((error = claim_name(gs, &place, 1, &fresh)) < 0) {
-				strbuf_release(&fresh);
-				goto done;
-			}
-			strbuf_addf(&extra_claim, "%s/logs/%s", scratch_dir,
-				    fresh.buf);
-			strbuf_reset(&name);
-			strbuf_addstr(&name, fresh.buf);
-			strbuf_release(&fresh);
-			if ((error = result_blob(w.repo, r, document, old_name,
-						 name.buf, &result_id)) < 0)
-				goto done;
-			strbuf_reset(&path);
-			strbuf_addf(&path, "%s/%s.json", rel_dir, name.buf);
-		}
-		for (size_t i = 0; i <= files.nr; i++) {
-			struct strbuf update_path = STRBUF_INIT;
-
-			free(update_paths[i]);
-			updates[i].action = GIT_TREE_UPDATE_UPSERT;
-			if (i == files.nr) {
-				strbuf_addstr(&update_path, path.buf);
-				updates[i].id = result_id;
-				updates[i].filemode = GIT_FILEMODE_BLOB;
-			} else {
-				const struct file_blob *file = &files.items[i];
-
-				strbuf_addf(&update_path, "%s/%s/%s/%s",
-					    rel_dir, file->area, name.buf,
-					    file->path);
-				updates[i].id = file->id;
-				updates[i].filemode = file->mode;
-			}
-			update_paths[i] = strbuf_detach(&update_path, NULL);
-			updates[i].path = update_paths[i];
-		}
-		committed = commit_files(gs, &w, &tip, root, updates,
-					 files.nr + 1, message.buf);
-		if (committed < 0) {
-			error = committed;
-			goto done;
-		}
+		store_paths_release(&paths);
+		updates_nr = 0;
+		if ((error = read_tip(gs, w->repo, &tip, &root)) < 0)
+			break;
+		for (size_t i = 0; i < nr && !error; i++)
+			error = pending_updates(gs, w, root, &pending[i],
+						&updates, &updates_nr,
+						&updates_alloc, &paths);
+		if (!error)
+			error = commit_files(gs, w, &tip, root, updates,
+					     updates_nr, message);
 	}
+	git_tree_free(root);
+	store_paths_release(&paths);
+	free(updates);
+	return error;
+}
+
+/* The writes a batch holds back (store_batch_begin()), their blobs in
+ * the quarantine of a work directory of its own. */
+struct git_batch {
+	struct strbuf dir, quarantine;
+	struct writer w;
+	struct pending *items;
+	size_t nr, alloc;
+	size_t groups; /* committed since the batch began */
+};
+
+static int batch_start(struct git_store *gs)
+{
+	struct git_batch *b = xcalloc(1, sizeof(*b));
+	int error;
+
+	strbuf_init(&b->dir, 0);
+	strbuf_init(&b->quarantine, 0);
+	gs->batch = b;
+	if ((error = make_work_dir(gs, "batch", &b->dir, &b->quarantine)) <
+	    0)
+		return error;
+	b->w.quarantine = b->quarantine.buf;
+	return open_writer(gs, b->quarantine.buf, &b->w.repo);
+}
+
+/* Drops what the batch holds back and ends it. */
+static void batch_free(struct git_store *gs)
+{
+	struct git_batch *b = gs->batch;
+
+	if (!b)
+		return;
+	for (size_t i = 0; i < b->nr; i++)
+		pending_release(gs, &b->items[i]);
+	free(b->items);
+	git_repository_free(b->w.repo);
+	remove_work_dir(gs, &b->dir);
+	strbuf_release(&b->dir);
+	strbuf_release(&b->quarantine);
+	free(b);
+	gs->batch = NULL;
+}
+
+/* Commits what the batch holds back, as one commit; it is released,
+ * stored or not. */
+static int batch_flush(struct git_store *gs)
+{
+	struct git_batch *b = gs->batch;
+	struct strbuf message = STRBUF_INIT;
+	int error;
+
+	if (!b->nr)
+		return BG_OK;
+	strbuf_addf(&message, "benchgate: %zu result%s\n", b->nr,
+		    b->nr == 1 ? "" : "s");
+	error = commit_pending(gs, &b->w, b->items, b->nr, message.buf);
+	for (size_t i = 0; i < b->nr; i++)
+		pending_release(gs, &b->items[i]);
+	b->nr = 0;
+	if (!error)
+		b->groups++;
+	strbuf_release(&message);
+	return error;
+}
+
+/* git_write() in a batch: claimed and its blobs made now, committed
+ * with the batch's group. */
+static int batch_write(struct store *store, const struct result *r,
+		       const struct store_slot *slot,
+		       const struct strbuf *document, struct strbuf *path_out)
+{
+	struct git_store *gs = git_store_of(store);
+	struct git_batch *b;
+	struct pending *p;
+	int error;
+
+	if (!gs->batch && (error = batch_start(gs)) < 0)
+		return error;
+	b = gs->batch;
+	ALLOC_GROW(b->items, b->nr + 1, b->alloc);
+	p = &b->items[b->nr];
+	*p = (struct pending)PENDING_INIT;
+	if ((error = pending_claim(gs, r, slot, p)) < 0 ||
+	    (error = pending_blobs(&b->w, p, r, slot, document)) < 0) {
+		pending_release(gs, p);
+		return error;
+	}
+	b->nr++;
+	if (path_out) {
+		strbuf_addf(path_out, "%s:", gs->branch);
+		pending_path(p, path_out);
+	}
+	return b->nr < STORE_BATCH_MAX ? BG_OK : batch_flush(gs);
+}
+
+static int git_batch_end(struct store *store)
+{
+	struct git_store *gs = git_store_of(store);
+	int error = BG_OK;
+
+	if (!gs->batch)
+		return BG_OK;
+	error = batch_flush(gs);
+	if (gs->batch->groups && gs->url) {
+		int pushed = sync_copy(store);
+
+		if (pushed < 0 && !error)
+			error = bg_error("%s; what the batch stored stays in "
+					 "the local copy '%s', pushed by the "
+					 "next use of the store",
+					 bg_error_last(), gs->copy);
+	}
+	batch_free(gs);
+	return error;
+}
+
+static int git_write(struct store *store, const struct result *r,
+		     const struct store_slot *slot,
+		     const struct strbuf *document, struct strbuf *path_out)
+{
+	struct git_store *gs = git_store_of(store);
+	struct pending p = PENDING_INIT;
+	struct strbuf message = STRBUF_INIT, quarantine = STRBUF_INIT;
+	struct writer w = { NULL, NULL, false };
+	int error;
+
+	if (store->batch)
+		return batch_write(store, r, slot, document, path_out);
+	if ((error = pending_claim(gs, r, slot, &p)) < 0)
+		goto done;
+	strbuf_addf(&quarantine, "%s/.objects", p.claim.buf);
+	w.quarantine = quarantine.buf;
+	strbuf_addf(&message, "benchgate: %s at %.12s on %s\n", r->suite,
+		    r->git.commit, r->machine.id);
+	if ((error = open_writer(gs, quarantine.buf, &w.repo)) < 0 ||
+	    (error = pending_blobs(&w, &p, r, slot, document)) < 0 ||
+	    (error = commit_pending(gs, &w, &p, 1, message.buf)) < 0)
+		goto done;
 	if ((error = sync_copy(store)) < 0) {
 		strbuf_reset(&message);
 		strbuf_addstr(&message, bg_error_last());
@@ -1516,31 +1781,17 @@ static int git_write(struct store *store, const struct result *r,
 			"by the next use of the store",
 			message.buf, gs->copy);
 	}
-	if (path_out)
-		strbuf_addf(path_out, "%s:%s", gs->branch, path.buf);
+	if (path_out) {
+		strbuf_addf(path_out, "%s:", gs->branch);
+		pending_path(&p, path_out);
+	}
 	error = BG_OK;
 done:
-	git_tree_free(root);
 	git_repository_free(w.repo);
 	/* After a failure too: nothing of a write outlives it, or a full
 	 * disk would stay full of it (see the top of this file). */
-	if (claim.len)
-		release_claim(gs, claim.buf);
-	if (extra_claim.len)
-		release_claim(gs, extra_claim.buf);
-	for (size_t i = 0; update_paths && i <= files.nr; i++)
-		free(update_paths[i]);
-	free(update_paths);
-	free(updates);
-	file_blobs_release(&files);
-	result_place_release(&place);
-	strbuf_release(&flat_path);
-	strbuf_release(&name);
-	strbuf_release(&path);
+	pending_release(gs, &p);
 	strbuf_release(&message);
-	strbuf_release(&claim);
-	strbuf_release(&extra_claim);
-	strbuf_release(&artifacts);
 	strbuf_release(&quarantine);
 	return error;
 }
@@ -1675,8 +1926,7 @@ static int git_rewrite(struct store *store, const struct store_change *changes,
 		error = sync_copy(store);
 done:
 	git_repository_free(w.repo);
-	if (dir.len)
-		remove_tree(dir.buf);
+	remove_work_dir(gs, &dir);
 	free(blobs);
 	strbuf_release(&dir);
 	strbuf_release(&quarantine);
@@ -1916,8 +2166,7 @@ static int git_migrate(struct store *store, bool dry_run, FILE *listing,
 	}
 done:
 	git_repository_free(w.repo);
-	if (dir.len)
-		remove_tree(dir.buf);
+	remove_work_dir(gs, &dir);
 	free(moved.items);
 	strbuf_release(&dir);
 	strbuf_release(&quarantine);
@@ -1932,6 +2181,7 @@ static void git_free(struct store *store)
 
 	if (!gs)
 		return;
+	batch_free(gs);
 	/* Slots reserved and never written (the run failed): their scratch
 	 * would only fill the disk. */
 	while (gs->held_nr) {
@@ -1966,6 +2216,7 @@ static const struct store_backend git_backend = {
 	.entry_files = git_entry_files,
 	.rewrite = git_rewrite,
 	.migrate = git_migrate,
+	.batch_end = git_batch_end,
 	.free = git_free,
 };
 

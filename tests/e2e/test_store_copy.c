@@ -3,8 +3,9 @@
  * End to end: `benchgate store copy` between a directory and a git:BRANCH
  * store (copy.h): a round trip gives byte-identical files, logs and
  * artifacts included and links left behind; a second copy copies
- * nothing; a copy killed midway is finished by running it again, without
- * a result lost or doubled.
+ * nothing; a copy into a branch is a commit per STORE_BATCH_MAX results,
+ * not one per result; a copy killed midway keeps whole groups and is
+ * finished by running it again, without a result lost or doubled.
  */
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
@@ -105,6 +106,8 @@ Test(store_copy, round_trip_dir_git_dir_is_byte_identical)
 	cr_assert(strstr(out.err.buf, "store copy: 9/9 results"), "%s",
 		  out.err.buf);
 	test_output_release(&out);
+	/* the nine results are one commit */
+	test_shell(repo.buf, "test $(git rev-list --count results) = 1\n");
 
 	RUN(&out, repo.buf, "store", "copy", "--from", "git:results", "--to",
 	    "d2");
@@ -152,7 +155,7 @@ Test(store_copy, refuses_one_store_and_missing_options)
 }
 
 /* The results of a store, counted, each document's bytes in `docs`
- * joined by newlines in listing order. */
+ * (NULL: only counted) joined by newlines in listing order. */
 static size_t store_documents(const char *spec, struct strbuf *docs)
 {
 	struct store_entry *entries = NULL;
@@ -162,7 +165,7 @@ static size_t store_documents(const char *spec, struct strbuf *docs)
 	cr_assert_eq(chdir(repo.buf), 0);
 	cr_assert_eq(store_open(&store, spec), 0, "%s", bg_error_last());
 	cr_assert_eq(store_list(store, NULL, &entries, &nr), 0);
-	for (size_t i = 0; i < nr; i++) {
+	for (size_t i = 0; docs && i < nr; i++) {
 		cr_assert_eq(store_read_file(store, &entries[i], NULL, docs),
 			     0, "%s", bg_error_last());
 		strbuf_addch(docs, '\n');
@@ -172,8 +175,8 @@ static size_t store_documents(const char *spec, struct strbuf *docs)
 	return nr;
 }
 
-/* Starts a copy and kills it (SIGKILL) once the target holds a result,
- * before it ends. */
+/* Starts a copy and kills it (SIGKILL) once the target holds a first
+ * group of results, before it ends. */
 static void start_and_kill_copy(const char *from, const char *to)
 {
 	struct strbuf program = STRBUF_INIT;
@@ -192,12 +195,9 @@ static void start_and_kill_copy(const char *from, const char *to)
 		      "--from", from, "--to", to, (char *)NULL);
 		_exit(127);
 	}
-	for (int polls = 0; polls < 20000; polls++) {
-		struct strbuf docs = STRBUF_INIT;
-		size_t nr = store_documents(to, &docs);
-
-		strbuf_release(&docs);
-		if (nr >= 2 || waitpid(pid, &status, WNOHANG) == pid)
+	for (int polls = 0; polls < 100000; polls++) {
+		if (store_documents(to, NULL) >= STORE_BATCH_MAX ||
+		    waitpid(pid, &status, WNOHANG) == pid)
 			break;
 		usleep(1000);
 	}
@@ -212,15 +212,22 @@ static void start_and_kill_copy(const char *from, const char *to)
 Test(store_copy, a_killed_copy_is_finished_by_running_it_again)
 {
 	struct strbuf before = STRBUF_INIT, after = STRBUF_INIT;
+	struct strbuf script = STRBUF_INIT;
 	struct test_output out;
 	size_t nr;
 
-	make_source("d1", 40, 2);
+	/* two and a half groups */
+	make_source("d1", STORE_BATCH_MAX * 5 / 4, 2);
 	start_and_kill_copy("d1", "git:results");
-	nr = store_documents("git:results", &before);
-	cr_assert(nr >= 2 && nr < 80, "%zu results copied before the kill",
-		  nr);
-	strbuf_release(&before);
+	/* what the kill left is whole groups, each one commit */
+	nr = store_documents("git:results", NULL);
+	cr_assert(nr >= STORE_BATCH_MAX && nr < STORE_BATCH_MAX * 5 / 2 &&
+			  nr % STORE_BATCH_MAX == 0,
+		  "%zu results copied before the kill", nr);
+	strbuf_addf(&script, "test $(git rev-list --count results) = %zu\n",
+		    nr / STORE_BATCH_MAX);
+	test_shell(repo.buf, script.buf);
+	strbuf_release(&script);
 
 	RUN(&out, repo.buf, "store", "copy", "--from", "d1", "--to",
 	    "git:results");
@@ -228,11 +235,16 @@ Test(store_copy, a_killed_copy_is_finished_by_running_it_again)
 	cr_assert(strstr(out.out.buf, "all verified"), "%s", out.out.buf);
 	test_output_release(&out);
 
-	/* every result once, each document as it was in the source */
-	strbuf_reset(&before);
-	cr_assert_eq(store_documents("d1", &before), 80);
-	cr_assert_eq(store_documents("git:results", &after), 80);
+	/* every result once, each document as it was in the source, in
+	 * as few commits as there are groups; nothing of the killed copy
+	 * left in the scratch */
+	cr_assert_eq(store_documents("d1", &before), STORE_BATCH_MAX * 5 / 2);
+	cr_assert_eq(store_documents("git:results", &after),
+		     STORE_BATCH_MAX * 5 / 2);
 	cr_assert_str_eq(after.buf, before.buf);
+	test_shell(repo.buf, "test $(git rev-list --count results) = 3\n"
+			     "test -z \"$(ls -A .git/benchgate/results | "
+			     "grep -v '^\\.lock$')\"\n");
 	strbuf_release(&before);
 	strbuf_release(&after);
 }
