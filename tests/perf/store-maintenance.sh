@@ -13,9 +13,10 @@
 # Markdown table and the load average before and after:
 # - bytes per case of the result documents, before and after
 #   `store compact --samples 64`;
-# - `store copy` directory -> git:copied (one commit per result) and back
-#   git:copied -> directory, wall time and results and MB per second, and
-#   that the round trip gives identical files (diff -r);
+# - `store copy` directory -> git:copied (a commit per group of results,
+#   STORE_BATCH_MAX) and back git:copied -> directory, wall time, CPU time
+#   (user + system) and results and MB per second, the commits the copy
+#   made, and that the round trip gives identical files (diff -r);
 # - the git repository's packed size with the copied branch, after
 #   `store compact --squash` of that branch and `git gc --prune=now`.
 set -euo pipefail
@@ -44,11 +45,13 @@ results=$(find "$store" -name '*.json' | wc -l)
 cases=$((results * 4))
 bytes=$(json_bytes "$store")
 
+cpu() { /usr/bin/time -f '%U %S' -o "$work/cpu" "$@" && awk '{ print $1 + $2 }' "$work/cpu"; }
 t0=$(now)
-"$bg" store copy --quiet --from "$store" --to git:copied
+cpu0=$(cpu "$bg" store copy --quiet --from "$store" --to git:copied)
 t1=$(now)
-"$bg" store copy --quiet --from git:copied --to back
+cpu1=$(cpu "$bg" store copy --quiet --from git:copied --to back)
 t2=$(now)
+commits_made=$(git rev-list --count copied)
 diff -r -x .lock -x .tmp "$store" back >/dev/null && identical=yes || identical=NO
 packed=$(pack_kib)
 
@@ -61,15 +64,16 @@ after_load=$(load)
 
 awk -v r="$results" -v c="$cases" -v b="$bytes" -v a="$compacted" \
 	-v t0="$t0" -v t1="$t1" -v t2="$t2" -v p="$packed" -v pa="$packed_after" \
-	-v same="$identical" 'BEGIN {
+	-v same="$identical" -v c0="$cpu0" -v c1="$cpu1" -v made="$commits_made" 'BEGIN {
 	printf "| figure | value |\n|---|---|\n"
 	printf "| results (cases) | %d (%d) |\n", r, c
 	printf "| document bytes per case, before compact | %.0f |\n", b / c
 	printf "| document bytes per case, after compact --samples 64 | %.0f |\n", a / c
-	printf "| store copy dir -> git | %.2f s, %.1f results/s, %.2f MB/s |\n", \
-		t1 - t0, r / (t1 - t0), b / 1e6 / (t1 - t0)
-	printf "| store copy git -> dir | %.2f s, %.1f results/s, %.2f MB/s |\n", \
-		t2 - t1, r / (t2 - t1), b / 1e6 / (t2 - t1)
+	printf "| store copy dir -> git | %.2f s (CPU %.2f s), %.1f results/s, %.2f MB/s |\n", \
+		t1 - t0, c0, r / (t1 - t0), b / 1e6 / (t1 - t0)
+	printf "| commits the copy made on the branch | %d |\n", made
+	printf "| store copy git -> dir | %.2f s (CPU %.2f s), %.1f results/s, %.2f MB/s |\n", \
+		t2 - t1, c1, r / (t2 - t1), b / 1e6 / (t2 - t1)
 	printf "| round trip identical (diff -r) | %s |\n", same
 	printf "| git pack with the branch, before | %d KiB |\n", p
 	printf "| git pack after compact --squash, gc | %d KiB |\n", pa
