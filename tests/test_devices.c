@@ -476,6 +476,31 @@ Test(devices, absent_devices_skip_their_cases_with_the_reason)
 	session_free(session);
 }
 
+/* The machine's description and the cases' devices come from one probe
+ * (session.c): a fake gc-info that counts its calls is called once a
+ * run, as by `benchgate devices`. */
+Test(devices, a_run_probes_the_devices_once)
+{
+	struct strbuf script = STRBUF_INIT, log = STRBUF_INIT;
+	struct session *session;
+	char *calls;
+
+	strbuf_addf(&log, "%s/gc-info-calls", dir);
+	strbuf_addf(&script, "#!/bin/sh\necho \"$1\" >> '%s'\n%s", log.buf,
+		    gc_info_pod + strlen("#!/bin/sh\n"));
+	put_tool("gc-info", script.buf);
+	session = run_session(false);
+	cr_assert_eq(session->result->machine.ipus_nr, 4);
+	cr_assert_eq(session->result->cases[2].status, CASE_OK, "%s",
+		     session->result->cases[2].reason);
+	calls = test_read_file(log.buf);
+	cr_assert_str_eq(calls, "--list-devices\n");
+	free(calls);
+	session_free(session);
+	strbuf_release(&script);
+	strbuf_release(&log);
+}
+
 Test(devices, require_devices_turns_the_skip_into_a_failure)
 {
 	struct session *session = run_session(true);
@@ -496,11 +521,13 @@ Test(devices, benchgate_devices_explains_what_is_missing_here)
 {
 	const char *env[] = { "BENCHGATE_NVML_LIBRARY", NULL };
 	struct test_output out;
-	char *model = devices_cpu_model();
 	struct strbuf cpu_line = STRBUF_INIT;
+	const char *model;
 
 	/* the real machine: its CPU, and why no GPU or IPU (unless this
 	 * machine has a driver or the SDK) */
+	devices_probe(&devices);
+	model = devices->cpu.model;
 	RUN(&out, NULL, env, "devices");
 	cr_assert_eq(out.exit_code, 0, "%s", out.err.buf);
 	strbuf_addf(&cpu_line, "cpu   %s\n", model ? model : "");
@@ -515,7 +542,6 @@ Test(devices, benchgate_devices_explains_what_is_missing_here)
 	cr_assert_str_eq(out.err.buf, "");
 	test_output_release(&out);
 	strbuf_release(&cpu_line);
-	free(model);
 }
 
 Test(devices, benchgate_devices_lists_fake_gpus_and_ipus)

@@ -109,15 +109,52 @@ int mbedtls_ssl_setup(void *ssl, const void *conf)
 	return setup ? setup(ssl, conf) : -1;
 }
 
+/*
+ * libssh2's crypto, set up when an SSH session first needs it.
+ *
+ * git_libgit2_init() of a libgit2 with libssh2 calls libssh2_init(0),
+ * whose OpenSSL back end loads OpenSSL's configuration and registers
+ * every cipher and digest (OpenSSL_add_all_algorithms(), the engines):
+ * about 1 ms of CPU at every start, where only `sync` with an ssh://
+ * remote uses it. libssh2 sets itself up at its first session when that
+ * has not happened (libssh2_session_init_ex(), 1.2.5 and later, calls
+ * libssh2_init(0) when its count of inits is 0). So the binary defines
+ * libssh2_init() too, exported like the three above: the call made
+ * during git_libgit2_init() is left out, and every other one (libssh2's
+ * own, from its first session) goes to libssh2's. libgit2's
+ * libssh2_exit() at its shutdown then finds a count of 0 and does
+ * nothing, as a session never made needs nothing undone.
+ */
+int libssh2_init(int flags);
+
+static bool ssh_deferring; /* inside git_libgit2_init(), under ca_lock */
+
+int libssh2_init(int flags)
+{
+	int (*init)(int);
+	bool deferred;
+
+	pthread_mutex_lock(&ca_lock);
+	deferred = ssh_deferring;
+	pthread_mutex_unlock(&ca_lock);
+	if (deferred)
+		return 0;
+	next_symbol("libssh2_init", &init, sizeof(init));
+	/* -1: libssh2's LIBSSH2_ERROR_SOCKET_NONE, its generic failure */
+	return init ? init(flags) : -1;
+}
+
 static void libgit2_init_once(void)
 {
 	pthread_mutex_lock(&ca_lock);
 	ca_deferring = true;
+	ssh_deferring = true;
 	pthread_mutex_unlock(&ca_lock);
 	/* A failure here resurfaces as an error of the first real call. */
 	git_libgit2_init();
 	pthread_mutex_lock(&ca_lock);
 	ca_deferring = false;
+	ssh_deferring = false;
 	pthread_mutex_unlock(&ca_lock);
 }
 

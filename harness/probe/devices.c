@@ -92,7 +92,10 @@ static char *proc_field(const char *text, const char *key)
 	return NULL;
 }
 
-char *devices_cpu_model(void)
+/* The CPU model of /proc/cpuinfo ("model name" on x86, "cpu model" on
+ * MIPS, "cpu" on POWER), blanks collapsed; NULL when there is none (arm64
+ * names no model). The caller frees it. */
+static char *cpu_model(void)
 {
 	static const char *const keys[] = { "model name", "cpu model", "cpu" };
 	struct strbuf path = STRBUF_INIT, cpuinfo = STRBUF_INIT;
@@ -218,7 +221,7 @@ static void probe_cpu(struct cpu_info *cpu)
 	long logical = -1;
 
 	memset(&topology, 0, sizeof(topology));
-	cpu->model = devices_cpu_model();
+	cpu->model = cpu_model();
 	if (online)
 		logical = for_each_listed_cpu(online, visit_cpu, &topology);
 	if (logical < 0) {

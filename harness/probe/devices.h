@@ -101,9 +101,4 @@ bool devices_has(const struct devices *devices, const char *device,
  * found and how, or why nothing was. */
 void devices_describe(const struct devices *devices, struct strbuf *out);
 
-/* The CPU model of /proc/cpuinfo ("model name" on x86, "cpu model" on
- * MIPS, "cpu" on POWER), blanks collapsed; NULL when there is none (arm64
- * names no model). The caller frees it. */
-char *devices_cpu_model(void);
-
 #endif

@@ -16,11 +16,9 @@
 #define GIB ((uint64_t)1 << 30)
 
 /* Architecture for the CPUs that name no model (arm64). */
-static char *cpu_model(const char *arch)
+static char *cpu_model(const struct devices *devices, const char *arch)
 {
-	char *model = devices_cpu_model();
-
-	return model ? model : xstrdup(arch);
+	return xstrdup(devices->cpu.model ? devices->cpu.model : arch);
 }
 
 /* PRETTY_NAME of os-release(5): a shell-like assignment, maybe quoted. */
@@ -86,11 +84,9 @@ static uint64_t physical_memory(void)
 /* The GPUs benchgate's benchmarks see (CUDA_VISIBLE_DEVICES) and the
  * IPUs, by model name only: a replaced card of the same model, or a CI
  * runner given other cards of it, keeps its history. */
-static void probe_accelerators(struct machine_info *machine)
+static void add_accelerators(struct machine_info *machine,
+			     const struct devices *devices)
 {
-	struct devices *devices;
-
-	devices_probe(&devices);
 	for (size_t i = 0; i < devices->gpus_nr; i++) {
 		if (!devices->gpus[i].visible)
 			continue;
@@ -108,7 +104,6 @@ static void probe_accelerators(struct machine_info *machine)
 		machine->ipus[machine->ipus_nr++] = xstrdup(devices->ipus[i]);
 		machine->ipus[machine->ipus_nr] = NULL;
 	}
-	devices_free(devices);
 }
 
 static void add_joined(struct strbuf *key, char *const *names, size_t nr)
@@ -142,7 +137,8 @@ done:
 	return error;
 }
 
-int machine_describe(struct machine_info *out)
+int machine_describe_from(struct machine_info *out,
+			  const struct devices *devices)
 {
 	const char *override = getenv("BENCHGATE_MACHINE_ID");
 	struct strbuf platform = STRBUF_INIT;
@@ -155,13 +151,13 @@ int machine_describe(struct machine_info *out)
 		memset(&uts, 0, sizeof(uts));
 	out->hostname = uts.nodename[0] ? xstrdup(uts.nodename) : NULL;
 	out->os = os_description(&uts);
-	out->cpu = cpu_model(uts.machine);
+	out->cpu = cpu_model(devices, uts.machine);
 	cores = sysconf(_SC_NPROCESSORS_ONLN);
 	out->cores = cores > 0 ? (int)cores : 0;
 	out->memory_bytes = physical_memory();
 	out->gpus = xcalloc(1, sizeof(*out->gpus));
 	out->ipus = xcalloc(1, sizeof(*out->ipus));
-	probe_accelerators(out);
+	add_accelerators(out, devices);
 
 	/* Set but empty is unset: CI templates expand a missing variable to
 	 * an empty string. */
@@ -184,5 +180,16 @@ done:
 	if (error < 0)
 		machine_info_release(out);
 	strbuf_release(&platform);
+	return error;
+}
+
+int machine_describe(struct machine_info *out)
+{
+	struct devices *devices;
+	int error;
+
+	devices_probe(&devices);
+	error = machine_describe_from(out, devices);
+	devices_free(devices);
 	return error;
 }

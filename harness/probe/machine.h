@@ -3,6 +3,7 @@
 #define BENCHGATE_MACHINE_H
 
 #include "harness/model/result.h"
+#include "harness/probe/devices.h"
 
 /*
  * Which machine a result was measured on: the machine_info of a result.
@@ -48,5 +49,11 @@
  * released.
  */
 int machine_describe(struct machine_info *out);
+
+/* machine_describe() from devices the caller has probed (borrowed): for
+ * a session, which needs them again for its cases, so that the devices
+ * are probed once. */
+int machine_describe_from(struct machine_info *out,
+			  const struct devices *devices);
 
 #endif

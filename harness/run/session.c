@@ -26,7 +26,9 @@ struct session_state {
 	struct runner_options runner_opts;
 	struct runner *runner;
 	char *launcher;
-	struct devices *devices; /* probed at the first case */
+	/* probed once, as the session is prepared: for the machine's
+	 * description and for each case's device */
+	struct devices *devices;
 	struct machine_lock *lock; /* held from start to finish */
 	struct quiet_watch *quiet; /* from start to finish */
 	struct strbuf skip_reason;
@@ -38,8 +40,6 @@ static const char *skip_absent_device(const struct plan_case *pcase,
 	struct session_state *state = payload;
 	struct gpu_visible visible;
 
-	if (!state->devices)
-		devices_probe(&state->devices);
 	strbuf_reset(&state->skip_reason);
 	suite_gpu_visible(pcase->benchmark, &visible);
 	if (devices_has(state->devices, pcase->device, &visible,
@@ -88,7 +88,8 @@ static void apply_sampling(struct suite *suite,
 				suite->benchmarks[i].settings.runs_auto = true;
 }
 
-static int describe(struct result *result, const struct suite *suite)
+static int describe(struct result *result, const struct suite *suite,
+		    const struct devices *devices)
 {
 	struct strbuf now = STRBUF_INIT;
 	int error;
@@ -100,7 +101,7 @@ static int describe(struct result *result, const struct suite *suite)
 		result->reference = xstrdup(suite->reference);
 	suite_stamp_result(suite, result);
 	if ((error = gitinfo_read(&result->git, NULL)) < 0 ||
-	    (error = machine_describe(&result->machine)) < 0)
+	    (error = machine_describe_from(&result->machine, devices)) < 0)
 		return error;
 	iso8601_now(&now);
 	result->started_at = strbuf_detach(&now, NULL);
@@ -294,7 +295,9 @@ int session_prepare(struct session **out, const struct session_options *opts)
 		store_default_spec(&spec, NULL);
 	if ((error = store_open(&session->store, spec.buf)) < 0)
 		goto done;
-	error = describe(session->result, session->suite);
+	devices_probe(&session->state->devices);
+	error = describe(session->result, session->suite,
+			 session->state->devices);
 done:
 	strbuf_release(&spec);
 	return error;

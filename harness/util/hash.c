@@ -3,8 +3,13 @@
 
 #include "harness/util/error.h"
 
-#include <openssl/evp.h>
-#include <stdio.h>
+/* SHA256_Init() and its kin are deprecated in OpenSSL 3 in favour of EVP,
+ * whose first use loads OpenSSL's configuration and its default
+ * provider: a few milliseconds at every start for one small digest
+ * (docs/performance.md). The low-level functions run the same assembly
+ * and need no set-up. */
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include <openssl/sha.h>
 #include <string.h>
 
 uint64_t hash_fnv1a64_add(uint64_t hash, const void *bytes, size_t len)
@@ -32,14 +37,18 @@ uint32_t hash_fnv1a32(const char *s)
 
 int hash_sha256_hex(const void *bytes, size_t len, char out[65])
 {
-	unsigned char digest[EVP_MAX_MD_SIZE];
-	unsigned int digest_len = 0;
+	static const char hex[] = "0123456789abcdef";
+	unsigned char digest[SHA256_DIGEST_LENGTH];
+	SHA256_CTX context;
 
 	out[0] = '\0';
-	if (!EVP_Digest(bytes, len, digest, &digest_len, EVP_sha256(), NULL) ||
-	    digest_len != 32)
+	if (!SHA256_Init(&context) || !SHA256_Update(&context, bytes, len) ||
+	    !SHA256_Final(digest, &context))
 		return bg_error("SHA-256 failed in OpenSSL");
-	for (unsigned int i = 0; i < digest_len; i++)
-		snprintf(out + 2 * i, 3, "%02x", digest[i]);
+	for (size_t i = 0; i < sizeof(digest); i++) {
+		out[2 * i] = hex[digest[i] >> 4];
+		out[2 * i + 1] = hex[digest[i] & 0xf];
+	}
+	out[2 * sizeof(digest)] = '\0';
 	return BG_OK;
 }

@@ -26,8 +26,9 @@ uint64_t hash_fnv1a64_add(uint64_t hash, const void *bytes, size_t len);
 uint32_t hash_fnv1a32(const char *s);
 
 /*
- * SHA-256 (OpenSSL), for what must not collide by chance or by design: a
- * suite file's identity (result.h's suite_sha256), the machine id.
+ * SHA-256 (OpenSSL's low-level functions: no configuration or provider
+ * to load), for what must not collide by chance or by design: a suite
+ * file's identity (result.h's suite_sha256), the machine id.
  * Writes the 64 lower-case hex digits of len bytes' digest and a NUL to
  * out. BG_ERROR when OpenSSL fails (out is then "").
  */

@@ -6,19 +6,28 @@
  * never by the others: a benchmark that copies its parent's memory map
  * shows that a `run` has neither mapped. A command that needs one where
  * it cannot be loaded says so and what to install. libgit2's CA certificates are read when it makes a TLS
- * connection, not at every start (harness/git/repo.c): a library preloaded
- * into benchgate logs the files it opens (tests/preload/openlog.c).
+ * connection, and libssh2's crypto set up at an SSH session, not at every
+ * start (harness/git/repo.c); a SHA-256 loads no OpenSSL configuration
+ * (harness/util/hash.c): a library preloaded into benchgate logs the files
+ * it opens, and libssh2's first call of its set-up
+ * (tests/preload/openlog.c).
  */
 #include "harness/model/result.h"
 #include "harness/util/strbuf.h"
 
 #include "testutil.h"
 
+#include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 TestSuite(startup, .init = test_dir_setup, .fini = test_dir_teardown);
@@ -230,6 +239,94 @@ Test(startup, certificates_are_read_for_a_tls_connection_not_at_start)
 	cr_assert_eq(out.exit_code, 2, "%s", out.err.buf);
 	cr_assert(strstr(out.err.buf, "127.0.0.1"), "%s", out.err.buf);
 	cr_assert(opened_certificates(log), "%s", log);
+	free(log);
+	test_output_release(&out);
+}
+
+/* Whether this process's libgit2 brings libssh2, whose set-up benchgate
+ * defers; its OpenSSL back end (Debian's) starts with the call logged. */
+static bool libgit2_with_libssh2(void)
+{
+	char *maps = test_read_file("/proc/self/maps");
+	bool found = maps && strstr(maps, "/libssh2.so");
+
+	free(maps);
+	return found;
+}
+
+/* A server on 127.0.0.1 that takes one connection and closes it, as an
+ * SSH server that refuses to talk: its port; *child is its process. */
+static int accept_once(pid_t *child)
+{
+	struct sockaddr_in address = { .sin_family = AF_INET };
+	socklen_t len = sizeof(address);
+	int listener = socket(AF_INET, SOCK_STREAM, 0);
+
+	address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert(listener >= 0);
+	cr_assert_eq(bind(listener, (struct sockaddr *)&address,
+			  sizeof(address)),
+		     0);
+	cr_assert_eq(listen(listener, 1), 0);
+	cr_assert_eq(getsockname(listener, (struct sockaddr *)&address, &len),
+		     0);
+	*child = fork();
+	cr_assert(*child >= 0);
+	if (!*child) {
+		struct pollfd ready = { .fd = listener, .events = POLLIN };
+
+		if (poll(&ready, 1, 60000) == 1)
+			close(accept(listener, NULL, NULL));
+		_exit(0);
+	}
+	close(listener);
+	return ntohs(address.sin_port);
+}
+
+Test(startup, openssl_is_set_up_for_an_ssh_session_not_at_start)
+{
+	struct test_output out;
+	char remote[128], *log;
+	int status;
+	pid_t server;
+
+	if (!libgit2_with_libssh2())
+		cr_skip_test("libgit2 here does not use libssh2");
+	test_shell(test_dir, "git init -q . && git -c user.name=t "
+			     "-c user.email=t@t commit -q --allow-empty -m c");
+	free(test_write_file(
+		test_dir, "suite.json",
+		"{ \"benchgate\": 1, \"suite\": \"s\",\n"
+		"  \"defaults\": { \"warmup\": 0, \"runs\": 1 },\n"
+		"  \"benchmarks\": [ { \"name\": \"t\", \"command\": "
+		"[\"/bin/true\"],\n"
+		"    \"metrics\": [ { \"name\": \"t\", \"from\": \"wall\" } ] "
+		"} ] }\n"));
+
+	/* a run hashes the suite (SHA-256) and reads the repository with
+	 * libgit2, without OpenSSL's configuration or libssh2's set-up */
+	run_logged(&out, &log,
+		   (const char *const[]){ "run", "suite.json", "--store",
+					  "results", "--quiet", NULL });
+	cr_assert_eq(out.exit_code, 0, "%s", out.err.buf);
+	cr_assert(strstr(log, ".git/"), "%s", log);
+	cr_assert_null(strstr(log, "openssl.cnf"), "%s", log);
+	cr_assert_null(strstr(log, "call ENGINE_load_builtin_engines"), "%s",
+		       log);
+	free(log);
+	test_output_release(&out);
+
+	/* a fetch over ssh:// sets libssh2 up when its session starts, and
+	 * the session then fails on the server's silence */
+	snprintf(remote, sizeof(remote), "ssh://git@127.0.0.1:%d/results.git",
+		 accept_once(&server));
+	run_logged(&out, &log,
+		   (const char *const[]){ "sync", "--remote", remote, NULL });
+	kill(server, SIGKILL);
+	waitpid(server, &status, 0);
+	cr_assert_eq(out.exit_code, 2, "%s", out.err.buf);
+	cr_assert(strstr(out.err.buf, "SSH session"), "%s", out.err.buf);
+	cr_assert(strstr(log, "call ENGINE_load_builtin_engines"), "%s", log);
 	free(log);
 	test_output_release(&out);
 }

@@ -5,6 +5,9 @@
  * forms) to the file $BENCHGATE_OPENLOG, one a line. Calls from any
  * library count: they go through the PLT to these definitions first.
  * tests/e2e/test_startup.c uses it to see which files a command reads.
+ * One call is logged too, as "call NAME": OpenSSL's
+ * ENGINE_load_builtin_engines(), the first step of libssh2's set-up of
+ * its crypto, to see when that happens.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -82,3 +85,14 @@ OPENAT_LIKE(openat)
 OPENAT_LIKE(openat64)
 FOPEN_LIKE(fopen)
 FOPEN_LIKE(fopen64)
+
+void ENGINE_load_builtin_engines(void)
+{
+	static void (*real)(void);
+
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, __func__);
+	record("call ENGINE_load_builtin_engines");
+	if (real)
+		real();
+}
