@@ -69,23 +69,62 @@ static void reclaim(const char *base, const char *prefix)
 	strbuf_release(&path);
 }
 
+/* Sets *parent to the directory the scratch directories go in, and
+ * *prefix to their names' start: this user's SCRATCH_PARENT in base,
+ * made when missing, or base itself when that is not a directory of this
+ * user's that only they can write to (another's, a symlink). Whether it
+ * is the user's parent. */
+static bool choose_parent(struct strbuf *parent, struct strbuf *prefix,
+			  const char *base, const char *label)
+{
+	uid_t self = geteuid();
+	struct stat st;
+
+	strbuf_addf(parent, "%s/" SCRATCH_PARENT "%lu", base,
+		    (unsigned long)self);
+	if ((mkdir(parent->buf, 0700) == 0 || errno == EEXIST) &&
+	    lstat(parent->buf, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    st.st_uid == self && !(st.st_mode & (S_IWGRP | S_IWOTH))) {
+		strbuf_addf(prefix, "%s-", label);
+		return true;
+	}
+	strbuf_reset(parent);
+	strbuf_addstr(parent, base);
+	strbuf_addf(prefix, "benchgate-%s-", label);
+	return false;
+}
+
 int scratch_claim(struct scratch *out, const char *label)
 {
-	const char *base = tmp_base();
-	struct strbuf prefix = STRBUF_INIT, path = STRBUF_INIT;
-	int error = BG_OK;
+	struct strbuf parent = STRBUF_INIT, prefix = STRBUF_INIT;
+	struct strbuf path = STRBUF_INIT;
+	int error = BG_OK, tries = 0;
+	bool in_parent;
 	char *resolved;
 
 	out->dir = NULL;
+	out->parent = NULL;
 	out->owner_fd = -1;
-	strbuf_addf(&prefix, "benchgate-%s-", label);
-	reclaim(base, prefix.buf);
-	strbuf_addf(&path, "%s/%sXXXXXX", base, prefix.buf);
-	if (!mkdtemp(path.buf)) {
-		error = bg_error("cannot make a scratch directory '%s': %s",
-				 path.buf, strerror(errno));
-		goto done;
+	/* a parent found empty is removed by the benchgate that emptied it
+	 * (scratch_release()): made again, a few times at most */
+	for (;;) {
+		strbuf_reset(&parent);
+		strbuf_reset(&prefix);
+		in_parent = choose_parent(&parent, &prefix, tmp_base(), label);
+		reclaim(parent.buf, prefix.buf);
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s/%sXXXXXX", parent.buf, prefix.buf);
+		if (mkdtemp(path.buf))
+			break;
+		if (errno != ENOENT || !in_parent || ++tries == 3) {
+			error = bg_error("cannot make a scratch directory "
+					 "'%s': %s",
+					 path.buf, strerror(errno));
+			goto done;
+		}
 	}
+	if (in_parent)
+		out->parent = strbuf_detach(&parent, NULL);
 	resolved = realpath(path.buf, NULL);
 	out->dir = resolved ? resolved : xstrdup(path.buf);
 	strbuf_addstr(&path, "/.owner");
@@ -98,6 +137,7 @@ int scratch_claim(struct scratch *out, const char *label)
 		scratch_release(out);
 	}
 done:
+	strbuf_release(&parent);
 	strbuf_release(&prefix);
 	strbuf_release(&path);
 	return error;
@@ -109,6 +149,11 @@ void scratch_release(struct scratch *scratch)
 		remove_tree(scratch->dir);
 	free(scratch->dir);
 	scratch->dir = NULL;
+	/* the last one out leaves nothing in $TMPDIR; another's keeps it */
+	if (scratch->parent)
+		rmdir(scratch->parent);
+	free(scratch->parent);
+	scratch->parent = NULL;
 	/* after the removal: no one else takes it for abandoned meanwhile */
 	if (scratch->owner_fd >= 0)
 		close(scratch->owner_fd);
