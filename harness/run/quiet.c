@@ -14,17 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
-/* A process's CPU time so far, in clock ticks. */
-struct process_ticks {
+/* A process's CPU time so far, from its CPU clock. */
+struct process_cpu {
 	int pid;
-	int ppid;
-	unsigned long long ticks; /* utime + stime */
-	unsigned long long started; /* after boot, in clock ticks */
-};
-
-struct snapshot {
-	struct process_ticks *processes;
-	size_t nr, alloc;
+	unsigned long long ns; /* every thread's, reaped ones included */
 };
 
 struct quiet_watch {
@@ -32,8 +25,12 @@ struct quiet_watch {
 	double own_cpu;		      /* benchgate's and its children's */
 	unsigned long long busy;      /* /proc/stat, all processors */
 	bool have_busy;
+	/* CLOCK_BOOTTIME as the snapshot was done, in clock ticks: a process
+	 * started later (/proc/PID/stat) is not the one of its pid in it */
+	unsigned long long snapshot_ticks;
 	double loadavg[3];
-	struct snapshot processes; /* sorted by pid */
+	struct process_cpu *processes; /* sorted by pid */
+	size_t nr, alloc;
 };
 
 static double now_s(void)
@@ -79,15 +76,41 @@ static ssize_t read_small(const char *path, char *buf, size_t size)
 	return len;
 }
 
-/* /proc/PID/stat: "PID (COMMAND) STATE PPID ..." with utime and stime the
- * 14th and 15th fields; the command may hold spaces and parentheses, so
- * the fields are counted from its last ')'. With command non-NULL, the
- * command is returned there (free it), made printable. */
-static bool read_ticks(int pid, struct process_ticks *out, char **command)
+/*
+ * The CPU time of process pid (all its threads) so far, from its CPU
+ * clock: the kernel's clock id for it is MAKE_PROCESS_CPUCLOCK(pid,
+ * CPUCLOCK_SCHED) (linux/posix-timers.h; what clock_getcpuclockid()
+ * returns after a check that costs a system call). One system call,
+ * where reading /proc/PID/stat takes three and has the kernel format
+ * some fifty fields: a tenth of the time for the snapshot that the
+ * start of a measurement waits for. Any user may read it, as /proc/PID/
+ * stat. false when the process is gone.
+ */
+static bool read_process_cpu(int pid, unsigned long long *ns)
+{
+	clockid_t clock = (clockid_t)((~(unsigned int)pid << 3) | 2u);
+	struct timespec ts;
+
+	if (clock_gettime(clock, &ts) < 0)
+		return false;
+	*ns = (unsigned long long)ts.tv_sec * 1000000000ULL +
+	      (unsigned long long)ts.tv_nsec;
+	return true;
+}
+
+/* What quiet_end() reads of a busy process's /proc/PID/stat. */
+struct process_stat {
+	int ppid;
+	unsigned long long started; /* after boot, in clock ticks */
+	char *command;		    /* made printable; the caller frees it */
+};
+
+/* /proc/PID/stat: "PID (COMMAND) STATE PPID ..." with the start time the
+ * 22nd field; the command may hold spaces and parentheses, so the fields
+ * are counted from its last ')'. */
+static bool read_stat(int pid, struct process_stat *out)
 {
 	char path[64], stat[1024], *open_paren, *close_paren;
-	unsigned long long utime, stime, started;
-	int ppid;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	if (read_small(path, stat, sizeof(stat)) < 0)
@@ -96,36 +119,29 @@ static bool read_ticks(int pid, struct process_ticks *out, char **command)
 	close_paren = strrchr(stat, ')');
 	if (!open_paren || !close_paren || close_paren < open_paren ||
 	    sscanf(close_paren + 1,
-		   " %*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu"
+		   " %*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u"
 		   " %*d %*d %*d %*d %*d %*d %llu",
-		   &ppid, &utime, &stime, &started) != 4)
+		   &out->ppid, &out->started) != 2)
 		return false;
-	out->pid = pid;
-	out->ppid = ppid;
-	out->ticks = utime + stime;
-	out->started = started;
-	if (command) {
-		*command = xstrndup(open_paren + 1,
-				    (size_t)(close_paren - open_paren - 1));
-		/* a process names itself; the result holds printable ASCII */
-		for (char *c = *command; *c; c++)
-			if ((unsigned char)*c < 0x20 ||
-			    (unsigned char)*c >= 0x7f)
-				*c = '?';
-	}
+	out->command = xstrndup(open_paren + 1,
+				(size_t)(close_paren - open_paren - 1));
+	/* a process names itself; the result holds printable ASCII */
+	for (char *c = out->command; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+			*c = '?';
 	return true;
 }
 
 static int by_pid(const void *a, const void *b)
 {
-	int x = ((const struct process_ticks *)a)->pid;
-	int y = ((const struct process_ticks *)b)->pid;
+	int x = ((const struct process_cpu *)a)->pid;
+	int y = ((const struct process_cpu *)b)->pid;
 
 	return (x > y) - (x < y);
 }
 
-/* Calls visit() for each process but benchgate, with its ticks. */
-static void each_process(void (*visit)(const struct process_ticks *, void *),
+/* Calls visit() for each process but benchgate, with its CPU time. */
+static void each_process(void (*visit)(const struct process_cpu *, void *),
 			 void *payload)
 {
 	DIR *proc = opendir("/proc");
@@ -133,25 +149,37 @@ static void each_process(void (*visit)(const struct process_ticks *, void *),
 	int self = getpid();
 
 	while (proc && (entry = readdir(proc))) {
-		struct process_ticks process;
-		int pid;
+		struct process_cpu process;
 
 		if (!isdigit((unsigned char)entry->d_name[0]) ||
-		    (pid = atoi(entry->d_name)) == self)
+		    (process.pid = atoi(entry->d_name)) == self)
 			continue;
-		if (read_ticks(pid, &process, NULL))
+		if (read_process_cpu(process.pid, &process.ns))
 			visit(&process, payload);
 	}
 	if (proc)
 		closedir(proc);
 }
 
-static void add_to_snapshot(const struct process_ticks *process, void *payload)
+static void add_to_snapshot(const struct process_cpu *process, void *payload)
 {
-	struct snapshot *snapshot = payload;
+	struct quiet_watch *watch = payload;
 
-	ALLOC_GROW(snapshot->processes, snapshot->nr + 1, snapshot->alloc);
-	snapshot->processes[snapshot->nr++] = *process;
+	ALLOC_GROW(watch->processes, watch->nr + 1, watch->alloc);
+	watch->processes[watch->nr++] = *process;
+}
+
+/* CLOCK_BOOTTIME in clock ticks: the clock of /proc/PID/stat's start
+ * times. */
+static unsigned long long boot_ticks(double ticks_per_s)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_BOOTTIME, &ts) < 0)
+		return 0;
+	return (unsigned long long)(((double)ts.tv_sec +
+				     (double)ts.tv_nsec / 1e9) *
+				    ticks_per_s);
 }
 
 /* A share of a core to what a clock tick can tell, for the record. */
@@ -198,12 +226,16 @@ static void read_loadavg(double loadavg[3])
 struct quiet_watch *quiet_begin(void)
 {
 	struct quiet_watch *watch = xcalloc(1, sizeof(*watch));
+	double ticks_per_s = (double)sysconf(_SC_CLK_TCK);
 
 	read_loadavg(watch->loadavg);
-	each_process(add_to_snapshot, &watch->processes);
-	if (watch->processes.nr)
-		qsort(watch->processes.processes, watch->processes.nr,
-		      sizeof(*watch->processes.processes), by_pid);
+	each_process(add_to_snapshot, watch);
+	/* /proc lists processes by pid, but nothing promises it */
+	if (watch->nr)
+		qsort(watch->processes, watch->nr, sizeof(*watch->processes),
+		      by_pid);
+	/* rounded up: a start in the tick the scan ended in may be later */
+	watch->snapshot_ticks = boot_ticks(ticks_per_s) + 1;
 	/* the counters bracket the measurement, not the scans */
 	watch->own_cpu = own_cpu_s();
 	watch->have_busy = read_busy_ticks(&watch->busy);
@@ -216,51 +248,51 @@ struct busy_scan {
 	const struct quiet_watch *watch;
 	struct machine_load *out;
 	size_t alloc;
-	double ticks_per_s, elapsed;
+	double elapsed;
 	int self;
 };
 
-static void add_if_busy(const struct process_ticks *now, void *payload)
+static void add_if_busy(const struct process_cpu *now, void *payload)
 {
 	struct busy_scan *scan = payload;
-	const struct snapshot *before = &scan->watch->processes;
-	const struct process_ticks *then;
+	const struct quiet_watch *watch = scan->watch;
+	const struct process_cpu *then;
 	struct machine_load *out = scan->out;
-	struct process_ticks again;
+	struct process_stat stat;
 	unsigned long long used;
 	double cpu;
 
-	/* benchgate's own children (its guardian) are benchgate */
-	if (now->ppid == scan->self)
+	/* all its time meanwhile is the most it can have used: only a
+	 * process above the bar is worth reading its /proc/PID/stat */
+	if ((double)now->ns / 1e9 / scan->elapsed < QUIET_PROCESS_CPU ||
+	    !read_stat(now->pid, &stat))
 		return;
-	then = before->nr ? bsearch(now, before->processes, before->nr,
-				    sizeof(*now), by_pid)
-			  : NULL;
-	/* one that started meanwhile (its pid maybe another's before) used
-	 * all its time meanwhile */
-	if (then && then->started == now->started)
-		used = now->ticks - (now->ticks < then->ticks ? now->ticks
-							       : then->ticks);
+	then = watch->nr ? bsearch(now, watch->processes, watch->nr,
+				   sizeof(*now), by_pid)
+			 : NULL;
+	/* benchgate's own children (its guardian) are benchgate; one that
+	 * started meanwhile (its pid maybe another's before) used all its
+	 * time meanwhile */
+	if (stat.ppid == scan->self)
+		used = 0;
+	else if (then && stat.started <= watch->snapshot_ticks)
+		used = now->ns > then->ns ? now->ns - then->ns : 0;
 	else
-		used = now->ticks;
-	if (!used)
+		used = now->ns;
+	cpu = (double)used / 1e9 / scan->elapsed;
+	if (cpu < QUIET_PROCESS_CPU) {
+		free(stat.command);
 		return;
-	/* what it certainly used: one tick less */
-	cpu = (double)(used - 1) / scan->ticks_per_s / scan->elapsed;
-	if (cpu < QUIET_PROCESS_CPU)
-		return;
+	}
 	ALLOC_GROW(out->busy, out->busy_nr + 1, scan->alloc);
-	/* its name, read again: no allocation for those that are idle; one
-	 * that ended meanwhile is left out */
-	if (!read_ticks(now->pid, &again, &out->busy[out->busy_nr].command))
-		return;
+	out->busy[out->busy_nr].command = stat.command;
 	out->busy[out->busy_nr].pid = now->pid;
 	out->busy[out->busy_nr++].cpu = thousandths(cpu);
 }
 
 void quiet_end(struct quiet_watch *watch, struct machine_load *out)
 {
-	struct busy_scan scan = { watch, out, 0, 0, 0, 0 };
+	struct busy_scan scan = { .watch = watch, .out = out };
 	unsigned long long busy = 0;
 	double ticks_per_s = (double)sysconf(_SC_CLK_TCK);
 	double processors = (double)sysconf(_SC_NPROCESSORS_ONLN);
@@ -283,8 +315,7 @@ void quiet_end(struct quiet_watch *watch, struct machine_load *out)
 			 own;
 		out->cpu_busy = others > 0 ? thousandths(others / elapsed) : 0;
 	}
-	if (ticks_per_s > 0 && elapsed > 0) {
-		scan.ticks_per_s = ticks_per_s;
+	if (elapsed > 0) {
 		scan.elapsed = elapsed;
 		scan.self = getpid();
 		each_process(add_if_busy, &scan);
@@ -301,6 +332,6 @@ void quiet_watch_free(struct quiet_watch *watch)
 {
 	if (!watch)
 		return;
-	free(watch->processes.processes);
+	free(watch->processes);
 	free(watch);
 }

@@ -23,13 +23,18 @@
  * The load average, which lags by minutes, is recorded as the measurement
  * starts, and shown.
  *
- * The kernel counts CPU time in clock ticks (1/100 s each): over a short
- * window one tick per processor is a large share of a core. So every
- * figure recorded is what was certainly used: one tick per processor
- * (one per process) is taken off before dividing by the window. A
- * measurement of a few milliseconds thus records a quiet machine unless
- * the machine was much busier than that; one of a second or more is
- * judged to a few hundredths of a core.
+ * The processors' time is counted in clock ticks (1/100 s each): over a
+ * short window one tick per processor is a large share of a core. So the
+ * share recorded is what was certainly used: one tick per processor is
+ * taken off before dividing by the window. A measurement of a few
+ * milliseconds thus records a quiet machine unless the machine was much
+ * busier than that; one of a second or more is judged to a few
+ * hundredths of a core. A process's time comes from its CPU clock, to
+ * the nanosecond: the snapshot at the start is one system call a process
+ * (no /proc/PID/stat read), so that it delays the first benchmark little;
+ * only the processes that may have been busy have their /proc/PID/stat
+ * read at the end (parent, start time, command). One started after the
+ * snapshot, its pid maybe another's before, used all its time meanwhile.
  */
 
 #define QUIET_PROCESS_CPU 0.05
@@ -38,7 +43,7 @@
 struct quiet_watch;
 
 /* Notes the machine's counters and load average now, taking no longer
- * than reading them (a few milliseconds). Never fails: what cannot be
+ * than reading them (a fraction of a millisecond). Never fails: what cannot be
  * read (no /proc) is left out. Free with quiet_end() or
  * quiet_watch_free(). */
 struct quiet_watch *quiet_begin(void);
