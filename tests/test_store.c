@@ -455,6 +455,41 @@ Test(store, queries_by_commit_prefix_machine_and_suite)
 	store_free(s);
 }
 
+Test(store, queries_by_a_set_of_commits)
+{
+	struct store *s = open_store();
+	const char *set[] = { COMMIT_B, "unknown",
+			      "0000000000000000000000000000000000000000" };
+	struct store_query q = { .commits = set, .commits_nr = 3 };
+	struct store_entry *entries = NULL;
+	size_t nr = 0;
+
+	free(write_result(s, "alpha", COMMIT_A, MACHINE, STARTED));
+	free(write_result(s, "alpha", COMMIT_B, MACHINE,
+			  "2026-11-22T07:34:24Z"));
+	free(write_result(s, "beta", COMMIT_B, "other-machine", STARTED));
+	free(write_result(s, "alpha", "unknown", MACHINE,
+			  "2026-11-22T07:34:23Z"));
+
+	/* each commit of the set, sorted as any listing: oldest first */
+	cr_assert_eq(store_list(s, &q, &entries, &nr), BG_OK, "%s",
+		     bg_error_last());
+	cr_assert_eq(nr, 3);
+	cr_assert_str_eq(entries[0].commit, COMMIT_B);
+	cr_assert_str_eq(entries[0].machine, "other-machine");
+	cr_assert_str_eq(entries[1].commit, "unknown");
+	cr_assert_str_eq(entries[2].commit, COMMIT_B);
+	store_entries_free(entries, nr);
+	q.machine = MACHINE;
+	cr_assert_eq(count_matches(s, &q), 2);
+	q.suite = "beta";
+	cr_assert_eq(count_matches(s, &q), 0);
+	q.commits_nr = 0;
+	q.machine = q.suite = NULL;
+	cr_assert_eq(count_matches(s, &q), 0, "an empty set lists nothing");
+	store_free(s);
+}
+
 Test(store, bad_queries_are_input_errors)
 {
 	struct store *s = open_store();
@@ -467,6 +502,15 @@ Test(store, bad_queries_are_input_errors)
 	cr_assert_eq(store_list(s, &q, &entries, &nr), BG_EINPUT);
 	q.commit = NULL;
 	q.machine = "../..";
+	cr_assert_eq(store_list(s, &q, &entries, &nr), BG_EINPUT);
+	cr_assert_null(entries);
+	/* a set of commits: full ids only, and not beside one commit */
+	q.machine = NULL;
+	q.commits = (const char *const[]){ "0123456" };
+	q.commits_nr = 1;
+	cr_assert_eq(store_list(s, &q, &entries, &nr), BG_EINPUT);
+	q.commits = (const char *const[]){ COMMIT_A };
+	q.commit = COMMIT_A;
 	cr_assert_eq(store_list(s, &q, &entries, &nr), BG_EINPUT);
 	cr_assert_null(entries);
 	store_free(s);

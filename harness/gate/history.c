@@ -175,42 +175,116 @@ static bool add_result(struct builder *b, const struct history_index_result *r,
 	return added;
 }
 
-/*
- * The results at `hex`, newest first: each case and metric of a suite and
- * machine takes its point from the newest readable result that measured
- * it, so a rerun of some cases (a filtered run, bisect's measurements of
- * one variant) does not hide the others' points from the nightly run.
- */
-static int add_commit(struct builder *b, struct store *store, const char *hex,
-		      size_t position)
-{
-	struct store_query query = { .commit = hex,
-				     .machine = b->req->machine,
-				     .suite = b->req->suite };
-	struct store_entry *entries = NULL;
-	size_t nr = 0;
-	int error;
+/* A commit of the walk and its position, to find an entry's. */
+struct position {
+	const char *commit;
+	size_t at;
+};
 
-	if ((error = store_list(store, &query, &entries, &nr)) < 0 || !nr)
-		goto done;
-	/* Listed oldest first. */
-	for (size_t i = nr; i-- > 0;) {
+static int compare_positions(const void *a, const void *b)
+{
+	return strcmp(((const struct position *)a)->commit,
+		      ((const struct position *)b)->commit);
+}
+
+/* An entry of the listing at its commit's position. */
+struct placed {
+	size_t position; /* SIZE_MAX: not a commit of the walk */
+	size_t index;	 /* in the listing */
+};
+
+/* By position, then in listing order (oldest first). */
+static int compare_placed(const void *a, const void *b)
+{
+	const struct placed *x = a, *y = b;
+
+	if (x->position != y->position)
+		return x->position < y->position ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/*
+ * The results of one commit, entries[first..end) of the listing (oldest
+ * first), at `position`, newest first: each case and metric of a suite
+ * and machine takes its point from the newest readable result that
+ * measured it, so a rerun of some cases (a filtered run, bisect's
+ * measurements of one variant) does not hide the others' points from the
+ * nightly run. The entries taken move into the history.
+ */
+static void add_commit(struct builder *b, struct store *store,
+		       struct store_entry *entries,
+		       const struct placed *placed, size_t first, size_t end,
+		       size_t position)
+{
+	for (size_t k = end; k-- > first;) {
+		struct store_entry *entry = &entries[placed[k].index];
 		struct history_index_result r;
 
-		if (history_index_lookup(b->index, store, &entries[i], &r) < 0)
+		if (history_index_lookup(b->index, store, entry, &r) < 0)
 			continue;
 		/* Suites whose file names collide are told apart here. */
 		if (!selected(b->req->suite, b->index, r.suite) ||
 		    !add_result(b, &r, position, b->out->sources_nr))
 			continue;
-		/* the entry moves into the history */
 		ALLOC_GROW(b->out->sources, b->out->sources_nr + 1,
 			   b->out->sources_alloc);
-		b->out->sources[b->out->sources_nr++] = entries[i];
-		memset(&entries[i], 0, sizeof(entries[i]));
+		b->out->sources[b->out->sources_nr++] = *entry;
+		memset(entry, 0, sizeof(*entry));
+	}
+}
+
+/*
+ * The results of every commit of the walk (out->commits), listed at once
+ * (a PostgreSQL store answers in one query, not one per commit), into
+ * the series, commit by commit from the newest.
+ */
+static int add_commits(struct builder *b, struct store *store)
+{
+	const struct history *out = b->out;
+	size_t commits_nr = out->commits_nr;
+	const char **commits = xcalloc(commits_nr + 1, sizeof(*commits));
+	struct position *by_id = xcalloc(commits_nr + 1, sizeof(*by_id));
+	struct store_query query = { .commits = commits,
+				     .commits_nr = commits_nr,
+				     .machine = b->req->machine,
+				     .suite = b->req->suite };
+	struct store_entry *entries = NULL;
+	struct placed *placed = NULL;
+	size_t nr = 0;
+	int error;
+
+	for (size_t i = 0; i < commits_nr; i++) {
+		commits[i] = out->commits[i].commit;
+		by_id[i] = (struct position){ commits[i], i };
+	}
+	if ((error = store_list(store, &query, &entries, &nr)) < 0 || !nr)
+		goto done;
+	qsort(by_id, commits_nr, sizeof(*by_id), compare_positions);
+	placed = xcalloc(nr, sizeof(*placed));
+	for (size_t i = 0; i < nr; i++) {
+		struct position key = { entries[i].commit, 0 };
+		const struct position *found = bsearch(
+			&key, by_id, commits_nr, sizeof(*by_id),
+			compare_positions);
+
+		placed[i].position = found ? found->at : SIZE_MAX;
+		placed[i].index = i;
+	}
+	qsort(placed, nr, sizeof(*placed), compare_placed);
+	for (size_t first = 0, end; first < nr; first = end) {
+		size_t at = placed[first].position;
+
+		for (end = first + 1; end < nr && placed[end].position == at;
+		     end++)
+			;
+		if (at != SIZE_MAX)
+			add_commit(b, store, entries, placed, first, end, at);
 	}
 done:
 	store_entries_free(entries, nr);
+	free(placed);
+	free(commits);
+	free(by_id);
 	return error;
 }
 
@@ -338,14 +412,14 @@ static int walk(struct builder *b, struct store *store, git_repository *repo,
 		meta = &out->commits[out->commits_nr];
 		gitinfo_read_commit(meta, commit);
 		git_commit_free(commit);
-		if ((error = add_commit(b, store, meta->commit,
-					out->commits_nr++)) < 0)
-			goto done;
+		out->commits_nr++;
 	}
 	if (since->by_commit && !since->reached)
 		error = bg_input_error("--since: '%s' is not on the "
 				       "first-parent history of %s",
 				       b->req->since, out->branch);
+	else
+		error = add_commits(b, store);
 done:
 	git_revwalk_free(revwalk);
 	return error;

@@ -431,6 +431,9 @@ int store_list(struct store *store, const struct store_query *q,
 		q = &everything;
 	if (q->machine && !result_machine_id_valid(q->machine))
 		return bg_input_error("'%s' is not a machine id", q->machine);
+	if (q->commits && q->commit)
+		return bg_input_error("a listing of one commit and a set of "
+				      "commits at once");
 	if ((error = store->backend->list(store, q, entries, nr)) < 0)
 		return error;
 	if (*nr > 1)

@@ -242,6 +242,13 @@ int store_write_aside(const struct result *r, const char *dir,
 struct store_query {
 	const char *commit;  /* a full id, "unknown", or a prefix of at least
 			      * 4 hex digits matching every such commit */
+	/* Instead of commit: the results of each of these commits_nr
+	 * distinct full ids ("unknown" too), in one listing: `history`
+	 * lists the commits of its walk so, which a PostgreSQL store
+	 * answers with one query instead of a round trip per commit (a
+	 * directory or branch still opens each commit's folders). */
+	const char *const *commits;
+	size_t commits_nr;
 	const char *machine; /* exact machine id */
 	const char *suite;   /* suite name, compared as store_suite_filename()
 			      * maps it and, with `load`, exactly */
@@ -272,7 +279,9 @@ struct store_entry {
  * lists nothing. A .json file not named like a result is reported (once)
  * and skipped, other files are ignored; with q->load, results that do not
  * load are reported and skipped too.
- * BG_EINPUT for a commit or machine in q that cannot be in a store;
+ * BG_EINPUT for a commit or machine in q that cannot be in a store (in
+ * q->commits: anything but a full id or "unknown"), or both q->commit and
+ * q->commits;
  * BG_ERROR when a directory cannot be read.
  */
 int store_list(struct store *store, const struct store_query *q,

@@ -43,7 +43,9 @@ struct store_backend {
 	int (*write)(struct store *store, const struct result *r,
 		     const struct store_slot *slot,
 		     const struct strbuf *document, struct strbuf *path_out);
-	/* The entries matching q, unsorted and not loaded. */
+	/* The entries matching q, unsorted and not loaded; q->commit and
+	 * q->commits are not both set (store_list_each_commit() answers
+	 * q->commits for a backend that lists one commit at a time). */
 	int (*list)(struct store *store, const struct store_query *q,
 		    struct store_entry **entries, size_t *nr);
 	int (*load)(struct store *store, const struct store_entry *entry,

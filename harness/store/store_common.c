@@ -357,3 +357,49 @@ void store_rename_result(struct result *r, const char *old_name,
 					old_name, name);
 	}
 }
+
+int store_commit_set_check(const struct store_query *q)
+{
+	for (size_t i = 0; i < q->commits_nr; i++)
+		if (!store_commit_name_valid(q->commits[i]))
+			return bg_input_error("'%s' is not a full commit id",
+					      q->commits[i]);
+	return BG_OK;
+}
+
+int store_list_each_commit(struct store *store, const struct store_query *q,
+			   int (*list)(struct store *store,
+				       const struct store_query *q,
+				       struct store_entry **entries,
+				       size_t *nr),
+			   struct store_entry **entries, size_t *nr)
+{
+	struct store_query one = *q;
+	size_t alloc = 0;
+	int error;
+
+	*entries = NULL;
+	*nr = 0;
+	if ((error = store_commit_set_check(q)) < 0)
+		return error;
+	one.commits = NULL;
+	one.commits_nr = 0;
+	for (size_t i = 0; i < q->commits_nr; i++) {
+		struct store_entry *some = NULL;
+		size_t some_nr = 0;
+
+		one.commit = q->commits[i];
+		if ((error = list(store, &one, &some, &some_nr)) < 0) {
+			store_entries_free(*entries, *nr);
+			*entries = NULL;
+			*nr = 0;
+			return error;
+		}
+		ALLOC_GROW(*entries, *nr + some_nr, alloc);
+		if (some_nr)
+			memcpy(*entries + *nr, some, some_nr * sizeof(*some));
+		*nr += some_nr;
+		free(some);
+	}
+	return BG_OK;
+}

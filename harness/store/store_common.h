@@ -20,6 +20,7 @@ struct result;
 struct store;
 struct store_backend;
 struct store_entry;
+struct store_query;
 struct store_slot;
 
 /* "20261122T073422Z": a result's start in UTC, as in its file name. */
@@ -137,6 +138,23 @@ void store_list_add(struct store *store, struct store_entry_list *list,
  */
 int store_list_finish(struct store_entry_list *list, int error,
 		      struct store_entry **entries, size_t *nr);
+
+/* BG_EINPUT unless every id of q->commits is a full commit id or
+ * "unknown" (store_commit_name_valid()): a set of commits is never one of
+ * prefixes. */
+int store_commit_set_check(const struct store_query *q);
+
+/*
+ * A backend's `list` of q->commits (store.h) when it lists one commit at
+ * a time (a directory, a branch): its `list` asked for each of them as
+ * q->commit, the entries joined. Checked as store_commit_set_check().
+ */
+int store_list_each_commit(struct store *store, const struct store_query *q,
+			   int (*list)(struct store *store,
+				       const struct store_query *q,
+				       struct store_entry **entries,
+				       size_t *nr),
+			   struct store_entry **entries, size_t *nr);
 
 /* BG_EINPUT naming both places when result r does not record the commit
  * and machine of the directory its entry was found in: a file copied or

@@ -486,6 +486,9 @@ static int dir_list(struct store *store, const struct store_query *q,
 	DIR *d = NULL;
 	int error = BG_OK;
 
+	if (q->commits)
+		return store_list_each_commit(store, q, dir_list, entries, nr);
+
 	if (q->suite) {
 		if ((error = store_suite_filename(q->suite, &suite)) < 0)
 			goto done;

@@ -427,6 +427,9 @@ static int git_list(struct store *store, const struct store_query *q,
 	git_oid tip;
 	int error;
 
+	if (q->commits)
+		return store_list_each_commit(store, q, git_list, entries, nr);
+
 	if (q->suite) {
 		if ((error = store_suite_filename(q->suite, &suite)) < 0)
 			goto done;

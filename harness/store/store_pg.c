@@ -1018,8 +1018,8 @@ static int pg_list(struct store *store, const struct store_query *q,
 	struct store_entry_list list = { 0 };
 	struct strbuf suite = STRBUF_INIT, prefix = STRBUF_INIT;
 	struct strbuf path = STRBUF_INIT, file = STRBUF_INIT;
-	struct strbuf pattern = STRBUF_INIT;
-	const char *params[4] = { NULL, NULL, NULL, NULL };
+	struct strbuf pattern = STRBUF_INIT, set = STRBUF_INIT;
+	const char *params[5] = { NULL, NULL, NULL, NULL, NULL };
 	PGresult *res = NULL;
 	int error;
 
@@ -1035,6 +1035,16 @@ static int pg_list(struct store *store, const struct store_query *q,
 		strbuf_addf(&pattern, "%s%%", prefix.buf);
 		params[1] = pattern.buf;
 	}
+	if (q->commits && (error = store_commit_set_check(q)) < 0)
+		goto done;
+	if (q->commits) {
+		/* an array literal; ids and "unknown" need no quoting */
+		strbuf_addch(&set, '{');
+		for (size_t i = 0; i < q->commits_nr; i++)
+			strbuf_addf(&set, "%s%s", i ? "," : "", q->commits[i]);
+		strbuf_addch(&set, '}');
+		params[4] = set.buf;
+	}
 	params[2] = q->machine;
 	params[3] = q->suite ? suite.buf : NULL;
 	res = select_rows(store,
@@ -1043,8 +1053,9 @@ static int pg_list(struct store *store, const struct store_query *q,
 			  " WHERE ($1::text IS NULL OR commit = $1)"
 			  " AND ($2::text IS NULL OR commit LIKE $2)"
 			  " AND ($3::text IS NULL OR machine = $3)"
-			  " AND ($4::text IS NULL OR suite_file = $4)",
-			  4, params, "list the results");
+			  " AND ($4::text IS NULL OR suite_file = $4)"
+			  " AND ($5::text[] IS NULL OR commit = ANY($5))",
+			  5, params, "list the results");
 	if (!res) {
 		error = BG_ERROR;
 		goto done;
@@ -1071,6 +1082,7 @@ done:
 	strbuf_release(&suite);
 	strbuf_release(&prefix);
 	strbuf_release(&pattern);
+	strbuf_release(&set);
 	strbuf_release(&path);
 	strbuf_release(&file);
 	return store_list_finish(&list, error, entries, nr);

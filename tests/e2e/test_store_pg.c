@@ -455,6 +455,47 @@ static void store_series(const char *const *specs, size_t nspecs)
 	}
 }
 
+/* A listing of a set of commits (history's, one query in a database)
+ * is the same from each store: three of the commits and one absent. */
+static void set_listing_matches(const char *const *specs, size_t nspecs)
+{
+	struct strbuf first = STRBUF_INIT;
+
+	for (size_t s = 0; s < nspecs; s++) {
+		struct store *store = NULL;
+		struct store_entry *all = NULL, *some = NULL;
+		size_t all_nr = 0, some_nr = 0;
+		struct strbuf listed = STRBUF_INIT;
+		const char *set[4];
+		struct store_query q = { .commits = set, .commits_nr = 4,
+					 .machine = "box" };
+
+		cr_assert_eq(store_open(&store, specs[s]), BG_OK, "%s",
+			     bg_error_last());
+		cr_assert_eq(store_list(store, NULL, &all, &all_nr), BG_OK);
+		cr_assert_eq(all_nr, SERIES_COMMITS);
+		set[0] = all[2].commit;
+		set[1] = all[7].commit;
+		set[2] = all[SERIES_COMMITS - 1].commit;
+		set[3] = "ffffffffffffffffffffffffffffffffffffffff";
+		cr_assert_eq(store_list(store, &q, &some, &some_nr), BG_OK,
+			     "%s", bg_error_last());
+		cr_assert_eq(some_nr, 3, "%s: %zu", specs[s], some_nr);
+		for (size_t i = 0; i < some_nr; i++)
+			strbuf_addf(&listed, "%s %s\n", some[i].commit,
+				    some[i].timestamp);
+		if (!s)
+			strbuf_addstr(&first, listed.buf);
+		else
+			cr_assert_str_eq(listed.buf, first.buf);
+		store_entries_free(all, all_nr);
+		store_entries_free(some, some_nr);
+		strbuf_release(&listed);
+		store_free(store);
+	}
+	strbuf_release(&first);
+}
+
 /* Runs a command against each store; the outputs must be the same. */
 static void same_from_both(const char *what, const char *const *dir_args,
 			   const char *const *pg_args, int expect_exit)
@@ -487,6 +528,7 @@ Test(store_pg, history_alert_and_publish_match_a_directory_store)
 	specs[1] = pg.url;
 	init_store();
 	store_series(specs, 2);
+	set_listing_matches(specs, 2);
 	same_from_both("history --json",
 		       (const char *const[]){ "history", "--store", "dirstore",
 					      "--json", "h-dir.json", NULL },
