@@ -14,7 +14,8 @@ static struct {
 
 static const struct cli_opt options[] = {
 	CLI_OPT_STRING("from", "STORE", &args.copy.from,
-		       "the store to copy from: a directory or git:BRANCH"),
+		       "the store to copy from: a directory, git:BRANCH, "
+		       "git:URL#BRANCH or postgresql://..."),
 	CLI_OPT_STRING("to", "STORE", &args.copy.to,
 		       "the store to copy into, created by the first result "
 		       "written"),
@@ -50,9 +51,12 @@ const struct cli_command cli_cmd_store_copy = {
 	.usage = "--from STORE --to STORE",
 	.summary = "copy every result of one store into another",
 	.help = "Copies each result of --from, oldest first, with its logs "
-		"and artifacts, into\n--to: a directory or git:BRANCH, in "
-		"either direction. The documents are copied\nbyte for byte, "
-		"so a round trip gives identical files. A result --to "
+		"and artifacts, into\n--to: a directory, git:BRANCH, "
+		"git:URL#BRANCH or a PostgreSQL database, in any\n"
+		"direction. The documents are copied byte for byte, so a "
+		"round trip gives\nidentical files. Into a branch, each "
+		"100 results are one commit, and a results\nrepository is "
+		"pushed to once, at the end. A result --to "
 		"already\nholds (the same commit, machine, suite, start and "
 		"content) is skipped, so a\ncopy that was interrupted is "
 		"finished by running it again. At the end every\nresult of "

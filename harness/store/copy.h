@@ -9,8 +9,8 @@
 /*
  * `benchgate store copy`: every result of one store into another, any
  * direction between the backends behind store.h (a directory, a git
- * branch), through the public verbs only, so that a new backend is
- * copied to and from by implementing them.
+ * branch, a PostgreSQL database), through the public verbs only, so
+ * that a new backend is copied to and from by implementing them.
  *
  * A result is copied with its document byte for byte
  * (store_write_document()) and every file it owns (store_entry_files():
