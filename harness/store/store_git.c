@@ -144,6 +144,22 @@ static void backoff(struct git_store *gs, unsigned attempt)
 		;
 }
 
+/*
+ * Before compare-and-swap attempt `attempt` (0 first): BG_OK to try,
+ * after a backoff() from the second on; an error once the attempts are
+ * spent, the branch having moved under every one of them.
+ */
+static int next_attempt(struct git_store *gs, unsigned attempt)
+{
+	if (attempt == CAS_ATTEMPTS_MAX)
+		return bg_error("cannot update branch '%s': it kept changing "
+				"or stayed locked (is there a stale '%s.lock'?)",
+				gs->branch, gs->ref);
+	if (attempt)
+		backoff(gs, attempt);
+	return BG_OK;
+}
+
 /* Locking the scratch directory */
 
 static int lock_scratch(struct git_store *gs, int *fd_out)
@@ -1603,15 +1619,8 @@ static int commit_pending(struct git_store *gs, const struct writer *w,
 	int error = 1;
 
 	for (unsigned attempt = 0; error == 1; attempt++) {
-		if (attempt == CAS_ATTEMPTS_MAX) {
-			error = bg_error("cannot update branch '%s': it kept "
-					 "changing or stayed locked (is there "
-					 "a stale '%s.lock'?)",
-					 gs->branch, gs->ref);
+		if ((error = next_attempt(gs, attempt)) < 0)
 			break;
-		}
-		if (attempt)
-			backoff(gs, attempt);
 		git_tree_free(root);
 		store_paths_release(&paths);
 		updates_nr = 0;
@@ -1915,14 +1924,8 @@ static int git_rewrite(struct store *store, const struct store_change *changes,
 		goto done;
 	error = 1;
 	for (unsigned attempt = 0; error == 1; attempt++) {
-		if (attempt == CAS_ATTEMPTS_MAX) {
-			error = bg_error("cannot update branch '%s': it kept "
-					 "changing or stayed locked",
-					 gs->branch);
+		if ((error = next_attempt(gs, attempt)) < 0)
 			break;
-		}
-		if (attempt)
-			backoff(gs, attempt);
 		error = rewrite_once(gs, &w, changes, nr, blobs, message);
 	}
 	if (!error)
@@ -2143,14 +2146,8 @@ static int git_migrate(struct store *store, bool dry_run, FILE *listing,
 		goto done;
 	error = 1;
 	for (unsigned attempt = 0; error == 1; attempt++) {
-		if (attempt == CAS_ATTEMPTS_MAX) {
-			error = bg_error("cannot update branch '%s': it kept "
-					 "changing or stayed locked",
-					 gs->branch);
+		if ((error = next_attempt(gs, attempt)) < 0)
 			break;
-		}
-		if (attempt)
-			backoff(gs, attempt);
 		error = migrate_once(store, &w, dry_run, &moved);
 	}
 	if (!error && !dry_run && moved.nr)
