@@ -5,6 +5,7 @@
 #include "testutil.h"
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -384,6 +385,81 @@ Test(process, lingering_grandchild_is_killed_when_the_child_exits)
 	status = reap_orphan(lingering);
 	cr_assert_neq(status, -1, "sleep %d still running", (int)lingering);
 	cr_assert_eq(kill(lingering, 0), -1);
+
+	strbuf_release(&shell);
+	strbuf_release(&pid_path);
+	test_rmtree(dir);
+	free(dir);
+}
+
+/* The descriptors this process has open. */
+static int open_descriptors(void)
+{
+	int nr = 0;
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *entry;
+
+	cr_assert_not_null(dir);
+	while ((entry = readdir(dir)))
+		nr += entry->d_name[0] != '.';
+	closedir(dir);
+	return nr;
+}
+
+Test(process, runs_reuse_their_descriptors_and_keep_their_output_apart)
+{
+	struct strbuf shell = STRBUF_INIT, out = STRBUF_INIT,
+		      err = STRBUF_INIT;
+	int before;
+
+	run_shell("true");
+	before = open_descriptors();
+	for (int i = 0; i < 20; i++) {
+		strbuf_reset(&shell);
+		strbuf_addf(&shell, "echo run %d; echo err %d >&2", i, i);
+		run_shell(shell.buf);
+		strbuf_reset(&out);
+		strbuf_addf(&out, "run %d\n", i);
+		strbuf_reset(&err);
+		strbuf_addf(&err, "err %d\n", i);
+		cr_assert_str_eq(outcome.out.text.buf, out.buf);
+		cr_assert_str_eq(outcome.err.text.buf, err.buf);
+	}
+	cr_assert_eq(open_descriptors(), before,
+		     "20 runs left %d descriptors open",
+		     open_descriptors() - before);
+	strbuf_release(&shell);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
+Test(process, what_a_process_that_left_the_group_writes_later_is_dropped)
+{
+	char *dir = test_tmpdir();
+	struct strbuf shell = STRBUF_INIT;
+	struct strbuf pid_path = STRBUF_INIT;
+	double start, elapsed;
+	pid_t escaped;
+
+	strbuf_addf(&pid_path, "%s/pid", dir);
+	/* a process of its own session, out of reach of the group kill,
+	 * that writes into the run's stdout after the run */
+	strbuf_addf(&shell,
+		    "setsid sh -c 'echo $$ > \"%s\"; sleep 0.3; echo late' & "
+		    "while [ ! -s \"%s\" ]; do sleep 0.01; done; echo early",
+		    pid_path.buf, pid_path.buf);
+	start = now_s();
+	run_shell(shell.buf);
+	elapsed = now_s() - start;
+	cr_assert_str_eq(outcome.out.text.buf, "early\n");
+	cr_assert_lt(elapsed, 1.0, "returned after %.3f s", elapsed);
+
+	escaped = read_pid_file(pid_path.buf, 0);
+	cr_assert_neq(reap_orphan(escaped), -1, "sh %d still running",
+		      (int)escaped);
+	/* "late" is written by now; it is not the next run's */
+	run_shell("echo second");
+	cr_assert_str_eq(outcome.out.text.buf, "second\n");
 
 	strbuf_release(&shell);
 	strbuf_release(&pid_path);

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdatomic.h>
@@ -31,15 +32,7 @@
 
 extern char **environ;
 
-/*
- * Once the child has exited and its group is killed, the pipes reach EOF
- * at once. Only a descendant that left the group (setsid) can hold them
- * open: stop reading after this long rather than wait for it.
- */
-#define DRAIN_AFTER_EXIT_S 0.2
-
-/* Without a pidfd, exit is checked after waits growing from MIN to MAX,
- * back to MIN when a pipe closes (the usual sign of an exit). */
+/* Without a pidfd, exit is checked after waits growing from MIN to MAX. */
 #define FALLBACK_POLL_MIN_S 0.00005
 #define FALLBACK_POLL_MAX_S 0.01
 
@@ -48,7 +41,7 @@ extern char **environ;
 
 struct capture_state {
 	struct process_capture *capture;
-	int fd; /* read end; -1 after EOF */
+	int fd; /* the kit's read end, borrowed; -1 after a read error */
 	enum process_stream stream;
 	const struct process_observer *observer; /* NULL: none */
 	size_t head_cap;
@@ -58,6 +51,22 @@ struct capture_state {
 	size_t ring_len;
 	size_t overflow; /* bytes past the head, ring included */
 };
+
+/*
+ * What every run of this process reuses (process.h): stdin's /dev/null
+ * and the two capture pipes, made at its first run. benchgate keeps the
+ * write ends open, so a pipe never reads end of file: the child's exit
+ * wakes benchgate once (its pidfd), not once more for each pipe that
+ * hangs up, and a run makes and closes no descriptors but its pidfd. The
+ * read ends do not block: what is left in them when the group is gone is
+ * read until they are empty.
+ */
+static struct {
+	bool made;	 /* by this process: a fork makes its own */
+	bool forgotten_at_fork; /* the handler that clears `made` is set */
+	int devnull;
+	int pipes[2][2]; /* [enum process_stream][0: read, 1: write] */
+} kit = { false, false, -1, { { -1, -1 }, { -1, -1 } } };
 
 /* The process group of the child being run, for the signal handler. */
 static volatile sig_atomic_t running_group;
@@ -172,15 +181,19 @@ static void capture_finish(struct capture_state *state)
 	}
 	free(state->ring);
 	state->ring = NULL;
-	close_fd(&state->fd);
+	state->fd = -1;
 }
 
-/* Reads what poll() announced; the fd is closed at EOF or on error. */
-static void capture_read(struct capture_state *state)
+/* Reads one chunk of what the pipe holds; false once it is empty (or
+ * failed: it is then read no more in this run). */
+static bool capture_read(struct capture_state *state)
 {
 	char chunk[READ_CHUNK];
-	ssize_t got = read(state->fd, chunk, sizeof(chunk));
+	ssize_t got;
 
+	if (state->fd < 0)
+		return false;
+	got = read(state->fd, chunk, sizeof(chunk));
 	if (got > 0) {
 		/* all of it, before the capture keeps its part */
 		if (state->observer)
@@ -188,8 +201,69 @@ static void capture_read(struct capture_state *state)
 						state->stream, chunk,
 						(size_t)got);
 		capture_add(state, chunk, (size_t)got);
-	} else if (got == 0 || (errno != EINTR && errno != EAGAIN))
-		close_fd(&state->fd);
+		return true;
+	}
+	if (got == 0 || (errno != EINTR && errno != EAGAIN))
+		state->fd = -1;
+	return got < 0 && errno == EINTR;
+}
+
+/* Reads what the run's group left in the pipes, once nothing of the group
+ * is left to write more: one poll(), and the reads of those that hold
+ * something. */
+static void capture_drain(struct capture_state *streams)
+{
+	struct pollfd fds[2];
+
+	for (int i = 0; i < 2; i++)
+		fds[i] = (struct pollfd){ .fd = streams[i].fd,
+					  .events = POLLIN };
+	if (poll(fds, 2, 0) <= 0)
+		return;
+	for (int i = 0; i < 2; i++)
+		if (fds[i].revents)
+			while (capture_read(&streams[i]))
+				;
+}
+
+/* In the child of a fork: the kit is the parent's. */
+static void kit_forget(void)
+{
+	kit.made = false;
+}
+
+/* Makes the kit for this process, once (a fork's inherited copies are
+ * closed: the pipes are its parent's). */
+static int kit_ensure(void)
+{
+	int stream;
+
+	if (kit.made)
+		return BG_OK;
+	if (!kit.forgotten_at_fork)
+		kit.forgotten_at_fork = !pthread_atfork(NULL, NULL, kit_forget);
+	close_fd(&kit.devnull);
+	for (stream = 0; stream < 2; stream++) {
+		close_fd(&kit.pipes[stream][0]);
+		close_fd(&kit.pipes[stream][1]);
+	}
+	kit.devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (kit.devnull < 0)
+		return bg_error("cannot open '/dev/null': %s",
+				strerror(errno));
+	for (stream = 0; stream < 2; stream++)
+		if (pipe2(kit.pipes[stream], O_CLOEXEC) < 0 ||
+		    fcntl(kit.pipes[stream][0], F_SETFL, O_NONBLOCK) < 0) {
+			int error = errno;
+
+			close_fd(&kit.pipes[stream][0]);
+			close_fd(&kit.pipes[stream][1]);
+			return bg_error("cannot create a pipe: %s",
+					strerror(error));
+		}
+	/* without the handler, a fork could not tell: a kit a run */
+	kit.made = kit.forgotten_at_fork;
+	return BG_OK;
 }
 
 /*
@@ -335,16 +409,30 @@ static void guardian_lost(void)
 	guardian_stop();
 }
 
-/* A guardian that is there before a child is spawned: started if there
- * is none, started again if the last one is gone (its end of the socket
- * hung up), so that no run goes unguarded. */
-static void guardian_ensure(void)
+/*
+ * Just before a child is spawned, one poll() for two things: a guardian
+ * that is gone (its end of the socket hung up) is started again, so that
+ * no run goes unguarded; and what a process that left an earlier run's
+ * group (setsid) wrote into the pipes since is thrown away, not counted
+ * as this run's output.
+ */
+static void prepare_spawn(void)
 {
-	struct pollfd end = { .fd = guardian_fd, .events = 0 };
+	struct pollfd fds[3] = {
+		{ .fd = guardian_fd, .events = 0 },
+		{ .fd = kit.pipes[PROCESS_STDOUT][0], .events = POLLIN },
+		{ .fd = kit.pipes[PROCESS_STDERR][0], .events = POLLIN },
+	};
+	char stale[READ_CHUNK];
 
-	if (guardian_fd >= 0 && poll(&end, 1, 0) > 0 &&
-	    (end.revents & (POLLHUP | POLLERR)))
-		guardian_lost();
+	if (poll(fds, 3, 0) > 0) {
+		if (fds[0].revents & (POLLHUP | POLLERR))
+			guardian_lost();
+		for (int i = 1; i < 3; i++)
+			while ((fds[i].revents & POLLIN) &&
+			       read(fds[i].fd, stale, sizeof(stale)) > 0)
+				;
+	}
 	guardian_start();
 }
 
@@ -412,37 +500,50 @@ static bool scrubbed(const char *entry, const char *const *pass)
 /* The inherited environment less its credentials (but those passed), with
  * `extra` over it ("NAME" alone removes NAME); environ itself when there
  * is nothing to change. Free the array (not the strings) when it is not
- * environ. */
+ * environ. Called at every run: each name's length is taken once, and
+ * names are compared only when their lengths agree. */
 static char **build_environment(const char *const *extra,
 				const char *const *pass)
 {
 	size_t extra_nr = 0, inherited_nr = 0, nr = 0, i, j;
+	size_t extra_len[64], *lens = extra_len;
 	bool scrub = false;
 	char **env;
 
 	while (extra && extra[extra_nr])
 		extra_nr++;
 	for (; environ[inherited_nr]; inherited_nr++)
-		scrub = scrub || scrubbed(environ[inherited_nr], pass);
+		scrub = scrub || (!extra_nr &&
+				  scrubbed(environ[inherited_nr], pass));
 	if (!extra_nr && !scrub)
 		return environ;
+	if (extra_nr > sizeof(extra_len) / sizeof(*extra_len))
+		lens = xmalloc(extra_nr * sizeof(*lens));
+	for (j = 0; j < extra_nr; j++)
+		lens[j] = name_len(extra[j]);
 	env = xmalloc((inherited_nr + extra_nr + 1) * sizeof(*env));
 	for (i = 0; i < inherited_nr; i++) {
+		const char *entry = environ[i];
+		size_t len = name_len(entry);
+
 		for (j = 0; j < extra_nr; j++)
-			if (same_name(extra[j], environ[i]))
+			if (lens[j] == len && !memcmp(extra[j], entry, len))
 				break;
-		if (j == extra_nr && !scrubbed(environ[i], pass))
-			env[nr++] = environ[i];
+		if (j == extra_nr && !scrubbed(entry, pass))
+			env[nr++] = (char *)entry;
 	}
 	for (j = 0; j < extra_nr; j++) {
 		for (i = j + 1; i < extra_nr; i++)
-			if (same_name(extra[i], extra[j]))
+			if (lens[i] == lens[j] &&
+			    !memcmp(extra[i], extra[j], lens[j]))
 				break;
 		/* the last entry for a name wins, as in a shell */
-		if (i == extra_nr && strchr(extra[j], '='))
+		if (i == extra_nr && extra[j][lens[j]] == '=')
 			env[nr++] = (char *)extra[j];
 	}
 	env[nr] = NULL;
+	if (lens != extra_len)
+		free(lens);
 	return env;
 }
 
@@ -584,6 +685,12 @@ static int reap_child(struct process_outcome *outcome, pid_t pid)
 	return BG_OK;
 }
 
+/*
+ * Waits for the child's exit, reading its output as it comes, then kills
+ * what is left of its group, reaps it and reads what the group left in
+ * the pipes. The pipes never hang up (kit): only output and the exit
+ * wake this loop.
+ */
 static int wait_for_child(struct process_outcome *outcome,
 			  const struct process_options *options, pid_t pid,
 			  double start, struct capture_state *streams)
@@ -592,17 +699,17 @@ static int wait_for_child(struct process_outcome *outcome,
 						: INFINITY;
 	double grace = options->grace_s > 0 ? options->grace_s
 					    : PROCESS_GRACE_DEFAULT;
-	double kill_at = INFINITY, drain_until = INFINITY;
+	double kill_at = INFINITY;
 	double fallback_wait = FALLBACK_POLL_MIN_S;
 	int pidfd = open_pidfd(pid);
 	bool exited = false;
 	int error = BG_OK;
 
-	while (!exited || streams[0].fd >= 0 || streams[1].fd >= 0) {
+	while (!exited) {
 		struct pollfd fds[3];
 		struct pollfd *pidfd_poll = NULL;
 		struct timespec timeout;
-		double now, wake = INFINITY;
+		double now, wake;
 		nfds_t nr = 0;
 		int i;
 
@@ -614,21 +721,16 @@ static int wait_for_child(struct process_outcome *outcome,
 			fds[nr].revents = 0;
 			nr++;
 		}
-		if (!exited && pidfd >= 0) {
+		if (pidfd >= 0) {
 			pidfd_poll = &fds[nr];
 			fds[nr].fd = pidfd;
 			fds[nr].events = POLLIN;
 			fds[nr].revents = 0;
 			nr++;
 		}
-		if (exited)
-			wake = drain_until;
-		else if (!outcome->timed_out)
-			wake = term_at;
-		else
-			wake = kill_at;
+		wake = outcome->timed_out ? kill_at : term_at;
 		now = now_s();
-		if (!exited && pidfd < 0 && wake > now + fallback_wait) {
+		if (pidfd < 0 && wake > now + fallback_wait) {
 			wake = now + fallback_wait;
 			fallback_wait *= 2;
 			if (fallback_wait > FALLBACK_POLL_MAX_S)
@@ -642,16 +744,11 @@ static int wait_for_child(struct process_outcome *outcome,
 			break;
 		}
 
-		for (i = 0, nr = 0; i < 2; i++) {
-			if (streams[i].fd < 0 || !fds[nr++].revents)
-				continue;
-			capture_read(&streams[i]);
-			/* EOF usually means the child is exiting right now */
-			if (streams[i].fd < 0)
-				fallback_wait = FALLBACK_POLL_MIN_S;
-		}
+		for (i = 0, nr = 0; i < 2; i++)
+			if (streams[i].fd >= 0 && fds[nr++].revents)
+				capture_read(&streams[i]);
 
-		if (!exited && child_exited(pid, pidfd, pidfd_poll)) {
+		if (child_exited(pid, pidfd, pidfd_poll)) {
 			outcome->wall_s = now_s() - start;
 			/* nothing of this run may outlive it */
 			kill(-pid, SIGKILL);
@@ -660,18 +757,15 @@ static int wait_for_child(struct process_outcome *outcome,
 				break;
 			reap_group(pid);
 			exited = true;
-			drain_until = now_s() + DRAIN_AFTER_EXIT_S;
-			continue;
+			break;
 		}
 
 		now = now_s();
-		if (exited && now >= drain_until)
-			break;
-		if (!exited && !outcome->timed_out && now >= term_at) {
+		if (!outcome->timed_out && now >= term_at) {
 			kill(-pid, SIGTERM);
 			outcome->timed_out = true;
 			kill_at = now + grace;
-		} else if (!exited && outcome->timed_out && now >= kill_at) {
+		} else if (outcome->timed_out && now >= kill_at) {
 			kill(-pid, SIGKILL);
 			kill_at = INFINITY;
 		}
@@ -685,6 +779,8 @@ static int wait_for_child(struct process_outcome *outcome,
 			;
 		reap_group(pid);
 	}
+	/* no writer of the group is left: the pipes hold all it wrote */
+	capture_drain(streams);
 	close_fd(&pidfd);
 	return error;
 }
@@ -767,9 +863,8 @@ int process_run(struct process_outcome *outcome,
 	const char *const *spawn_argv = argv;
 	const char **launched = NULL;
 	struct capture_state streams[2];
-	int out_pipe[2] = { -1, -1 }, err_pipe[2] = { -1, -1 };
 	int record_pipe[2] = { -1, -1 };
-	int devnull = -1, spawn_errno, error = BG_OK;
+	int spawn_errno, error = BG_OK;
 	char fd_arg[16];
 	char **env = NULL;
 	sigset_t termination, old_mask;
@@ -777,7 +872,7 @@ int process_run(struct process_outcome *outcome,
 	pid_t pid;
 
 	assert(argv && argv[0]);
-	/* before the run's pipes exist: the guardian is forked from here */
+	/* before the kit exists: the guardian is forked from here */
 	guardian_start();
 	process_outcome_release(outcome);
 	outcome->timeout_s = options->timeout_s;
@@ -786,18 +881,13 @@ int process_run(struct process_outcome *outcome,
 	capture_init(&streams[1], &outcome->err, PROCESS_STDERR,
 		     options->observer, cap);
 
+	if ((error = kit_ensure()) < 0)
+		goto done;
 	/* the records are read once the launcher is gone: non-blocking, so
 	 * that a child of it still dying with the write end cannot hold us */
-	if (pipe2(out_pipe, O_CLOEXEC) < 0 || pipe2(err_pipe, O_CLOEXEC) < 0 ||
-	    (options->launcher &&
-	     pipe2(record_pipe, O_CLOEXEC | O_NONBLOCK) < 0)) {
+	if (options->launcher &&
+	    pipe2(record_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
 		error = bg_error("cannot create a pipe: %s", strerror(errno));
-		goto done;
-	}
-	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (devnull < 0) {
-		error = bg_error("cannot open '/dev/null': %s",
-				 strerror(errno));
 		goto done;
 	}
 	env = build_environment(options->env, options->pass_env);
@@ -816,9 +906,10 @@ int process_run(struct process_outcome *outcome,
 	pthread_sigmask(SIG_BLOCK, &termination, &old_mask);
 	/* before the child: forking benchgate (slow under ASan) between the
 	 * spawn and the store of its group would leave a child no one guards */
-	guardian_ensure();
-	spawn_errno = spawn_child(&pid, &start, options, devnull, out_pipe[1],
-				  err_pipe[1], record_pipe[1],
+	prepare_spawn();
+	spawn_errno = spawn_child(&pid, &start, options, kit.devnull,
+				  kit.pipes[PROCESS_STDOUT][1],
+				  kit.pipes[PROCESS_STDERR][1], record_pipe[1],
 				  (char *const *)spawn_argv, env);
 	if (!spawn_errno)
 		set_running_group(pid);
@@ -827,15 +918,11 @@ int process_run(struct process_outcome *outcome,
 		set_spawn_error(outcome, options, spawn_argv[0], spawn_errno);
 		goto done;
 	}
-	/* our copies of the write ends would keep EOF from ever coming */
-	close_fd(&out_pipe[1]);
-	close_fd(&err_pipe[1]);
+	/* our copy of the write end would keep EOF from ever coming */
 	close_fd(&record_pipe[1]);
-	close_fd(&devnull);
 
-	streams[0].fd = out_pipe[0];
-	streams[1].fd = err_pipe[0];
-	out_pipe[0] = err_pipe[0] = -1;
+	streams[0].fd = kit.pipes[PROCESS_STDOUT][0];
+	streams[1].fd = kit.pipes[PROCESS_STDERR][0];
 	error = wait_for_child(outcome, options, pid, start, streams);
 	if (!error && options->launcher)
 		read_launcher_records(outcome, options, argv[0],
@@ -844,13 +931,8 @@ int process_run(struct process_outcome *outcome,
 done:
 	capture_finish(&streams[0]);
 	capture_finish(&streams[1]);
-	close_fd(&out_pipe[0]);
-	close_fd(&out_pipe[1]);
-	close_fd(&err_pipe[0]);
-	close_fd(&err_pipe[1]);
 	close_fd(&record_pipe[0]);
 	close_fd(&record_pipe[1]);
-	close_fd(&devnull);
 	if (env != environ)
 		free(env);
 	free(launched);

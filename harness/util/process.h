@@ -13,15 +13,21 @@
  *
  * The child is started with posix_spawn (no shell unless one is asked for
  * explicitly) in a process group of its own, with stdin from /dev/null and
- * stdout and stderr captured through pipes. The whole group is the unit of
+ * stdout and stderr captured through pipes. Every run of a process reuses
+ * that /dev/null and the two pipes, made at its first run (a fork makes
+ * its own), so a run opens and closes no descriptor but its pidfd; one
+ * process_run() at a time, as they share them. The whole group is the unit of
  * control: a timeout sends SIGTERM to the group, then SIGKILL after a grace
  * period; and once the main child has exited, whatever is left in its group
  * is killed, so a lingering grandchild neither keeps the pipes open nor runs
  * into the next measurement.
  *
  * Exit is noticed through a pidfd polled together with the pipes, so a run
- * costs a spawn, a few polls and a reap: no sleeping, no SIGCHLD handler.
- * Where pidfds are not available a short, growing poll timeout stands in.
+ * costs a spawn, a poll and a reap: no sleeping, no SIGCHLD handler. The
+ * pipes never hang up (benchgate holds their write ends): only output and
+ * the exit wake benchgate, once for an exit, and what the group wrote is
+ * read to the end once the group is gone. Where pidfds are not available
+ * a short, growing poll timeout stands in.
  *
  * Nothing of a run outlives benchgate, even one killed with SIGKILL: the
  * first process_run() forks a guardian, a small process (a copy of
@@ -44,7 +50,9 @@
  * The launcher's child does set PR_SET_PDEATHSIG (launcher.h). Left
  * uncovered: a descendant that leaves the group (setsid), as the timeout
  * misses it too, and benchgate killed in the microseconds between a
- * spawn and the store of its group.
+ * spawn and the store of its group. What such a descendant writes after
+ * its run ended is thrown away before the next spawn, not counted as the
+ * next run's; what it writes while a later run runs is that run's.
  *
  * What a run's processes orphan as they end is not left to init either:
  * benchgate makes itself a subreaper (PR_SET_CHILD_SUBREAPER) at its first
