@@ -11,9 +11,12 @@
 #include "harness/run/quiet.h"
 
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -69,6 +72,33 @@ static void sleep_s(double seconds)
 		;
 }
 
+/* Waits until pid has stopped (its state in /proc/PID/stat is 'T'): a
+ * spinner that stops itself may not have run that far yet on a loaded
+ * machine, and a SIGCONT sent before it stops would be lost. A guard of
+ * 30 s against a hang, not a timing claim. */
+static void wait_stopped(pid_t pid)
+{
+	char path[64], stat[1024];
+	const char *end;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	for (int tries = 0; tries < 30000; tries++) {
+		FILE *file = fopen(path, "r");
+		size_t len;
+
+		cr_assert_not_null(file, "%s: %s", path, strerror(errno));
+		len = fread(stat, 1, sizeof(stat) - 1, file);
+		fclose(file);
+		stat[len] = '\0';
+		/* "pid (comm) S ...": the state follows the last ')' */
+		end = strrchr(stat, ')');
+		if (end && end[1] == ' ' && end[2] == 'T')
+			return;
+		sleep_s(0.001);
+	}
+	cr_assert_fail("process %d did not stop", (int)pid);
+}
+
 /* The share of a core recorded for pid, or -1 when it is not named. */
 static double named(const struct machine_load *load, pid_t pid)
 {
@@ -90,6 +120,7 @@ Test(quiet, names_the_processes_busy_during_the_measurement)
 	cr_assert_eq(kill(before, SIGSTOP), 0);
 	/* there at the start, idle, then busy */
 	resumed = spinner(true);
+	wait_stopped(resumed);
 	child = fork();
 	cr_assert_geq(child, 0);
 	if (!child)
