@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/run/runner.h"
 
+#include "harness/run/run_scratch.h"
+
 #include "harness/util/alloc.h"
 #include "harness/run/callgrind.h"
 #include "harness/run/collectors.h"
@@ -10,6 +12,7 @@
 #include "harness/util/process.h"
 #include "harness/util/scratch.h"
 #include "harness/run/profile.h"
+#include "harness/run/run_scratch.h"
 #include "harness/probe/sampler.h"
 
 #include <assert.h>
@@ -20,9 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <time.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* A failure reason quotes this much of the end of the output. */
@@ -62,11 +63,8 @@ struct runner {
 	struct scratch scratch;
 	const char *tmp_dir; /* scratch.dir */
 	unsigned long metrics_seq;
-	/* Every run's scratch (make_run_scratch()): the same two paths, and
-	 * the directory, made once, is kept while the runs leave it empty. */
-	struct strbuf metrics_path;
-	struct strbuf run_dir;
-	DIR *run_dir_handle; /* NULL: to be made before the next run */
+	struct run_scratch run_scratch; /* every run's (run_scratch.h) */
+	bool run_scratch_made;		/* run_scratch is to be released */
 	double start;
 	size_t log_cap;
 	bool progress_shown; /* the progress line is on stderr */
@@ -173,60 +171,6 @@ static void remove_tmp_dir(struct runner *runner)
 {
 	scratch_release(&runner->scratch);
 	runner->tmp_dir = NULL;
-}
-
-/* The scratch of one run: the path of its metrics file (made by the
- * benchmark) and its directory, empty ($BENCHGATE_RUN_DIR). Both are the
- * same at every run: the directory is made at the first and again only
- * after a run that left something in it (tidy_run_scratch()), so that a
- * run costs no mkdir(), rmdir() or walk of a tree. */
-static int make_run_scratch(struct runner *runner)
-{
-	if (!runner->metrics_path.len) {
-		strbuf_addf(&runner->metrics_path, "%s/metrics",
-			    runner->tmp_dir);
-		strbuf_addf(&runner->run_dir, "%s/run", runner->tmp_dir);
-	}
-	if (runner->run_dir_handle)
-		return BG_OK;
-	if (mkdir(runner->run_dir.buf, 0700) < 0)
-		return bg_error("cannot create the run directory '%s': %s",
-				runner->run_dir.buf, strerror(errno));
-	if (!(runner->run_dir_handle = opendir(runner->run_dir.buf)))
-		return bg_error("cannot open the run directory '%s': %s",
-				runner->run_dir.buf, strerror(errno));
-	return BG_OK;
-}
-
-/* Whether the run directory is there and empty, as the run found it. */
-static bool run_dir_untouched(struct runner *runner)
-{
-	struct stat st;
-	struct dirent *entry;
-
-	/* removed by the run (and maybe made again): a handle on nothing */
-	if (fstat(dirfd(runner->run_dir_handle), &st) < 0 || !st.st_nlink)
-		return false;
-	rewinddir(runner->run_dir_handle);
-	while ((entry = readdir(runner->run_dir_handle)))
-		if (strcmp(entry->d_name, ".") && strcmp(entry->d_name, ".."))
-			return false;
-	return true;
-}
-
-/* After a run: its metrics file goes, and what it left in its directory
- * (the directory with it, to be made again before the next run). */
-static void tidy_run_scratch(struct runner *runner)
-{
-	if (!runner->metrics_path.len)
-		return;
-	unlink(runner->metrics_path.buf);
-	if (runner->run_dir_handle && run_dir_untouched(runner))
-		return;
-	if (runner->run_dir_handle)
-		closedir(runner->run_dir_handle);
-	runner->run_dir_handle = NULL;
-	remove_tree(runner->run_dir.buf);
 }
 
 /* The sources of the benchmark's metrics that the sampler measures. */
@@ -597,10 +541,11 @@ static int run_next(struct runner *runner, struct case_state *cs)
 		fail_case(runner, cs, CASE_FAILED, what.buf, which.buf, NULL);
 		goto done;
 	}
-	if ((error = make_run_scratch(runner)) < 0)
+	if ((error = run_scratch_prepare(&runner->run_scratch)) < 0)
 		goto done;
 	build_env(&env, suite_env, pcase, warmup, index,
-		  runner->metrics_path.buf, runner->run_dir.buf);
+		  runner->run_scratch.metrics_path.buf,
+		  runner->run_scratch.dir.buf);
 
 	process.argv = (const char *const *)argv;
 	process.shell = shell;
@@ -636,8 +581,8 @@ static int run_next(struct runner *runner, struct case_state *cs)
 			  what.buf, which.buf, &outcome);
 	} else if (!warmup) {
 		struct collect_run run = { runner->plan, pcase, index, &outcome,
-					   runner->metrics_path.buf,
-					   runner->run_dir.buf };
+					   runner->run_scratch.metrics_path.buf,
+					   runner->run_scratch.dir.buf };
 		struct result_case *rcase = case_result(runner, cs);
 
 		if (collectors_collect(runner->collectors, rcase, &run) < 0) {
@@ -651,7 +596,7 @@ static int run_next(struct runner *runner, struct case_state *cs)
 	}
 
 done:
-	tidy_run_scratch(runner);
+	run_scratch_tidy(&runner->run_scratch);
 	process_outcome_release(&outcome);
 	env_release(&env);
 	free_argv(argv);
@@ -764,10 +709,11 @@ static int run_extra(struct runner *runner, struct case_state *cs,
 	ALLOC_GROW(full, nr + 1, alloc);
 	full[nr] = NULL;
 
-	if ((error = make_run_scratch(runner)) < 0)
+	if ((error = run_scratch_prepare(&runner->run_scratch)) < 0)
 		goto done;
 	build_env(&env, suite_env, pcase, false, index,
-		  runner->metrics_path.buf, runner->run_dir.buf);
+		  runner->run_scratch.metrics_path.buf,
+		  runner->run_scratch.dir.buf);
 	for (size_t i = 0; extra->env && extra->env[i]; i++)
 		env_add(&env, "%s", extra->env[i]);
 	if (extra->python_path)
@@ -782,7 +728,7 @@ static int run_extra(struct runner *runner, struct case_state *cs,
 	log_run(runner, cs, extra->which, index, false, (char *const *)full,
 		NULL, outcome);
 done:
-	tidy_run_scratch(runner);
+	run_scratch_tidy(&runner->run_scratch);
 	env_release(&env);
 	free(full);
 	free_argv(argv);
@@ -971,14 +917,15 @@ int runner_new(struct runner **out, struct result *result,
 					   : RUNNER_LOG_CAP_DEFAULT;
 	runner->start = now_s();
 	runner->scratch.owner_fd = -1;
-	strbuf_init(&runner->metrics_path, 0);
-	strbuf_init(&runner->run_dir, 0);
 	if ((error = collectors_new(&runner->collectors, plan->suite)) < 0 ||
 	    (plan->baseline_suite &&
 	     (error = collectors_add_suite(runner->collectors,
 					   plan->baseline_suite)) < 0) ||
-	    (error = make_tmp_dir(runner)) < 0 ||
-	    (error = setup_cases(runner)) < 0)
+	    (error = make_tmp_dir(runner)) < 0)
+		return error;
+	run_scratch_init(&runner->run_scratch, runner->tmp_dir);
+	runner->run_scratch_made = true;
+	if ((error = setup_cases(runner)) < 0)
 		return error;
 	return open_sampler(runner);
 }
@@ -1019,11 +966,9 @@ void runner_free(struct runner *runner)
 	if (!runner)
 		return;
 	clear_progress(runner);
-	if (runner->run_dir_handle)
-		closedir(runner->run_dir_handle);
+	if (runner->run_scratch_made)
+		run_scratch_release(&runner->run_scratch);
 	remove_tmp_dir(runner);
-	strbuf_release(&runner->metrics_path);
-	strbuf_release(&runner->run_dir);
 	for (size_t i = 0; i < runner->nr; i++) {
 		free(runner->cases[i].log_path);
 		strbuf_release(&runner->cases[i].log_pending);
