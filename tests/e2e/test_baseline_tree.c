@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -187,12 +188,16 @@ Test(baseline_tree, the_removed_baseline_build_names_its_replacement)
  * a load that changes in the middle of the session (drift). */
 static pid_t busy_start(int delay_ms)
 {
-	pid_t pid = fork();
+	pid_t parent = getpid(), pid = fork();
 
 	cr_assert_geq(pid, 0);
 	if (!pid) {
 		volatile unsigned long spin = 0;
 
+		/* a test killed (its timeout) must not leave it spinning */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(0);
 		usleep((useconds_t)delay_ms * 1000);
 		for (;;)
 			spin++;
@@ -218,7 +223,7 @@ static void make_loop_project(int loops, int candidate_loops)
 	free(test_write_file(
 		test_dir, "repo/bench/suite.json",
 		"{\"benchgate\": 1, \"suite\": \"loop\","
-		" \"defaults\": {\"runs\": \"auto\", \"max_runs\": 60,"
+		" \"defaults\": {\"runs\": \"auto\", \"max_runs\": 200,"
 		"  \"warmup\": 1, \"threshold\": \"5%\"},"
 		" \"benchmarks\": [{\"name\": \"loop\","
 		"  \"command\": [\"/bin/sh\", \"-c\", \"n=$(cat ${suite_dir}/../cost);"
@@ -246,8 +251,8 @@ Test(baseline_tree, a_20_percent_slowdown_beside_a_busy_process_is_named,
 	 * else the machine does, here a second one from 3 s on) slows both
 	 * runs of a round alike, and the
 	 * runs are compared pair by pair, sampled until the pairs decide
-	 * (at most 60 a side). */
-	make_loop_project(20000, 24000);
+	 * (at most 200 a side: under a heavy load the pairs need more). */
+	make_loop_project(40000, 48000);
 	busy = busy_start(0);
 	late = busy_start(3000);
 	check_against_base(&out);
@@ -265,7 +270,7 @@ Test(baseline_tree, the_same_code_beside_a_busy_process_is_not_a_regression,
 	struct test_output out;
 	pid_t busy, late;
 
-	make_loop_project(20000, 20000);
+	make_loop_project(40000, 40000);
 	busy = busy_start(0);
 	late = busy_start(3000);
 	check_against_base(&out);
