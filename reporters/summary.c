@@ -419,7 +419,8 @@ static void add_comparison_row(struct strbuf *text,
 					 : ""),
 		    report_verdict_text(mc), paint(color, RESET));
 	if (mc->note && (mc->verdict == VERDICT_FAILED ||
-			 mc->verdict == VERDICT_SKIPPED || mc->one_value)) {
+			 mc->verdict == VERDICT_SKIPPED ||
+			 mc->verdict == VERDICT_INCONCLUSIVE || mc->one_value)) {
 		strbuf_addstr(text, ": ");
 		add_first_line(text, mc->note);
 	}
@@ -439,20 +440,27 @@ static void add_inconclusive_hint(struct strbuf *text,
 {
 	double fewest = INFINITY;
 	bool dependent = false;
+	size_t undecided = 0;
 
 	if (!comparison->counts[VERDICT_INCONCLUSIVE])
 		return;
 	for (size_t i = 0; i < comparison->nr; i++) {
 		const struct metric_comparison *mc = &comparison->items[i];
 
-		if (mc->verdict != VERDICT_INCONCLUSIVE)
+		/* more runs would not decide these: their note says what
+		 * would */
+		if (mc->verdict != VERDICT_INCONCLUSIVE ||
+		    mc->session_unbounded)
 			continue;
+		undecided++;
 		fewest = fmin(fewest,
 			      fmin(mc->n_eff_baseline, mc->n_eff_candidate));
 		dependent |=
 			mc->n_eff_baseline < (double)mc->n_tested_baseline ||
 			mc->n_eff_candidate < (double)mc->n_tested_candidate;
 	}
+	if (!undecided)
+		return;
 	strbuf_addstr(text, "  note: inconclusive changes need more runs to "
 			    "decide (--runs auto samples until they are; "
 			    "an imported result, more runs of its tool)");

@@ -156,7 +156,7 @@ static bool has_enough(const struct session *session, const struct check *check,
 			&session->result->cases[cand - 1], ccase,
 			compare_threshold(&check->state->compare, ccase),
 			compare_confidence(&check->state->compare, ccase),
-			true);
+			true, NULL);
 	}
 	base = check && check->baseline.result
 		       ? result_find_case(check->baseline.result,
@@ -167,7 +167,7 @@ static bool has_enough(const struct session *session, const struct check *check,
 			    base, rcase,
 			    compare_threshold(&check->state->compare, rcase),
 			    compare_confidence(&check->state->compare, rcase),
-			    false))
+			    false, &check->state->compare))
 		return true;
 	return precise_enough(rcase, &benchmark->settings);
 }

@@ -105,15 +105,48 @@ static bool all_positive(const double *v, size_t n)
  * slowdown was "inconclusive".
  *
  * Drift *between* sessions (the stored baseline ran on a warmer machine)
- * is not what this is for: no statistic of one result's runs can see it,
- * and the practical threshold from the metric's historical noise
- * (compare_noise_k()) is what keeps it from failing the gate.
+ * is not what this is for: the practical threshold from the metric's
+ * historical noise (compare_noise_k()) is what keeps it from failing the
+ * gate, and without a history, "Drift without a history" below.
  */
 #define DEPENDENCE_MARGIN 1.0
+
+/*
+ * Drift without a history. Runs that drift within a session say that the
+ * machine's state wanders; where it stood during the other side's session
+ * is then as uncertain as the wandering itself, and no inflation of one
+ * session's variance can bound that (at ten runs of an AR(1) with lag-1
+ * autocorrelation 0.85, the inflation the test allows is a third of the
+ * real one). A stored baseline compared without a history (noise 0) and
+ * not measured in the candidate's session (paired_runs false), whose
+ * runs clearly drift, is therefore judged once more with each side taken
+ * as a single value, spread as widely as its runs are (one_value_variance())
+ * at the normal quantile of the interval's level: a change the test finds
+ * significant and large is named only when it also exceeds that, and is
+ * inconclusive otherwise, with a note saying to measure both sides in one
+ * session or keep a history (compare_decide(), decide_all()). A side whose
+ * runs have no spread at all (scaled MAD 0) gives no bound and keeps the
+ * test's verdict. Adaptive sampling, likewise, stops on a significant
+ * change only from 2 x COMPARE_MIN_DECISIVE_RUNS_ALONE runs of both sides
+ * together there: at 20 runs a side the rank correlation shows a drift
+ * like the corpus's in 99 % of pairs, at ten in 77 %
+ * (compare_is_decided()).
+ *
+ * "Clearly drift" is a stricter bar than the one the variance inflation
+ * uses: the raw correlation above its null mean by 2.326 of its null
+ * standard error (one-sided 1 %), so that one pair of independent runs in
+ * a hundred, not one in twenty, loses its verdict to the rule. Both the
+ * bar and the minimum were chosen on bench_detection's published seed
+ * (docs/evaluation-gate.md, "Drift without a history").
+ */
+#define DRIFT_EVIDENCE 2.326
 
 struct dependence {
 	double r;      /* bias-corrected; 0: not clearly dependent */
 	size_t pooled; /* runs the correlation was estimated from */
+	/* the raw correlation's distance above its null mean, in null
+	 * standard errors */
+	double z;
 };
 
 /* b may be empty (nb 0). */
@@ -123,7 +156,7 @@ static struct dependence runs_dependence(const double *a, size_t na,
 	const double *sides[2] = { a, b };
 	size_t sizes[2] = { na, nb }, series = 0;
 	double lagged = 0, squares = 0, r, n;
-	struct dependence dep = { 0, na + nb };
+	struct dependence dep = { 0, na + nb, 0 };
 
 	if (na < 3 || (nb && nb < 3))
 		return dep;
@@ -146,7 +179,8 @@ static struct dependence runs_dependence(const double *a, size_t na,
 		return dep;
 	r = lagged / squares;
 	n = (double)(na + nb) / (double)series;
-	if (r + 1 / n > 1.645 / sqrt((double)dep.pooled))
+	dep.z = (r + 1 / n) * sqrt((double)dep.pooled);
+	if (dep.z > 1.645)
 		dep.r = r + (1 + 4 * r) / n;
 	return dep;
 }
@@ -253,6 +287,24 @@ static double pooled_tailweight(const double *logs, size_t nb, size_t nc)
 }
 
 /*
+ * The variance of a side taken as one value, for "Drift without a
+ * history": the spread of one run about the level the machine wanders
+ * around, robustly (the scaled MAD, so that slow outliers, which the test
+ * trims, do not pass for wandering), corrected for the runs' dependence
+ * dep: E[s^2] = sigma^2 (n - f) / (n - 1), f from its inflation
+ * (n - 1) f / (n - f) (stats.h).
+ */
+static double one_value_variance(const double *v, size_t n,
+				 const struct stats_dependence *dep)
+{
+	double sd = stats_mad_scaled(v, n), f;
+
+	f = dep->inflation * (double)n / ((double)n - 1 + dep->inflation);
+	return (double)n > f ? sd * sd * ((double)n - 1) / ((double)n - f)
+			     : sd * sd;
+}
+
+/*
  * The test of the change, on the logarithms (timings are multiplicative;
  * the values themselves when some are not positive) at the effective
  * sizes: Welch's t, the efficient test on near-normal runs, or Yuen's
@@ -269,7 +321,8 @@ static double pooled_tailweight(const double *logs, size_t nb, size_t nc)
 static void test_change(struct metric_comparison *mc, const double *base,
 			size_t nb, const double *cand, size_t nc,
 			const struct stats_dependence *dep, double confidence,
-			bool positive, double level)
+			bool positive, double level,
+			const struct stats_dependence *drifting)
 {
 	double *values = xmalloc((nb + nc) * sizeof(*values));
 	struct stats_welch test;
@@ -309,6 +362,11 @@ static void test_change(struct metric_comparison *mc, const double *base,
 		mc->method = !positive ? METHOD_RAW
 			     : trim	   ? METHOD_YUEN
 					   : METHOD_WELCH;
+		if (drifting)
+			mc->session_spread = sqrt(
+				one_value_variance(values, nb, &drifting[0]) +
+				one_value_variance(values + nb, nc,
+						   &drifting[1]));
 	}
 	set_interval(mc, confidence);
 	mc->p_adjusted = mc->p_value;
@@ -376,7 +434,8 @@ void compare_metric_stats(struct metric_comparison *mc, const double *base,
 	double *base_owned = NULL, *cand_owned = NULL, cap_base, cap_cand;
 	double level;
 	struct dependence dependence;
-	struct stats_dependence dep[2];
+	struct stats_dependence dep[2], drift[2];
+	double n_eff;
 	bool positive;
 	size_t nb, nc;
 
@@ -398,6 +457,7 @@ void compare_metric_stats(struct metric_comparison *mc, const double *base,
 	compare_metric_release(mc);
 	memset(&mc->test, 0, sizeof(mc->test));
 	mc->method = NULL;
+	mc->session_spread = 0;
 	mc->interval_confidence = confidence;
 	if (!nbase || !ncand)
 		return;
@@ -433,7 +493,15 @@ void compare_metric_stats(struct metric_comparison *mc, const double *base,
 	} else {
 		mc->change = stats_hodges_lehmann_ratio(base, nb, cand, nc) - 1;
 	}
-	test_change(mc, base, nb, cand, nc, dep, confidence, positive, level);
+	if (dependence.z > DRIFT_EVIDENCE && dependence.r > 0) {
+		/* the runs' dependence alone, without the cap on pooled
+		 * samples, which says nothing about their spread */
+		side_dependence(nb, dependence, (double)nb, &drift[0], &n_eff);
+		side_dependence(nc, dependence, (double)nc, &drift[1], &n_eff);
+	}
+	test_change(mc, base, nb, cand, nc, dep, confidence, positive, level,
+		    dependence.z > DRIFT_EVIDENCE && dependence.r > 0 ? drift
+								     : NULL);
 done:
 	free(base_owned);
 	free(cand_owned);
@@ -488,10 +556,18 @@ static bool is_worse(const struct metric_comparison *mc, double change)
 	return mc->better == BETTER_LOWER ? change > 0 : change < 0;
 }
 
+/* Whether nothing but the runs' own spread bounds the noise between the
+ * two sessions of mc while its runs drift ("Drift without a history"). */
+static bool session_unanchored(const struct metric_comparison *mc)
+{
+	return !mc->paired_runs && !(mc->noise > 0);
+}
+
 void compare_decide(struct metric_comparison *mc)
 {
 	bool significant, large;
 
+	mc->session_unbounded = false;
 	if (!mc->has_baseline || !mc->has_candidate) {
 		mc->verdict = mc->has_candidate ? VERDICT_NEW : VERDICT_MISSING;
 		return;
@@ -528,7 +604,13 @@ void compare_decide(struct metric_comparison *mc)
 			      : VERDICT_INCONCLUSIVE;
 	else if (!significant)
 		mc->verdict = VERDICT_INCONCLUSIVE;
-	else
+	else if (mc->session_spread > 0 && session_unanchored(mc) &&
+		 !(fabs(mc->test.difference) >
+		   stats_normal_quantile(0.5 + mc->interval_confidence / 2) *
+			   mc->session_spread)) {
+		mc->verdict = VERDICT_INCONCLUSIVE;
+		mc->session_unbounded = true;
+	} else
 		mc->verdict = is_worse(mc, mc->change) ? VERDICT_REGRESSION
 						       : VERDICT_IMPROVEMENT;
 }
@@ -536,6 +618,11 @@ void compare_decide(struct metric_comparison *mc)
 bool compare_is_decided(const struct metric_comparison *mc)
 {
 	double t = mc->threshold;
+	/* both sides together, so that a stored baseline of fewer runs
+	 * can be made up for by the candidate's */
+	size_t together = session_unanchored(mc)
+				  ? 2 * COMPARE_MIN_DECISIVE_RUNS_ALONE
+				  : 0;
 
 	if (mc->exact || !mc->has_baseline || !mc->has_candidate)
 		return true;
@@ -543,12 +630,15 @@ bool compare_is_decided(const struct metric_comparison *mc)
 		return true;
 	/* Five runs a side can show a complete separation (p 0.008) that a
 	 * slow drift produced, and too few to show the drift: stopping on a
-	 * significant change waits for COMPARE_MIN_DECISIVE_RUNS. */
+	 * significant change waits for COMPARE_MIN_DECISIVE_RUNS, and
+	 * without a history or a shared session for more ("Drift without a
+	 * history"). */
 	return (mc->verdict == VERDICT_REGRESSION ||
 		mc->verdict == VERDICT_IMPROVEMENT) &&
 	       (mc->change_low > t || mc->change_high < -t) &&
 	       mc->n_tested_baseline >= COMPARE_MIN_DECISIVE_RUNS &&
-	       mc->n_tested_candidate >= COMPARE_MIN_DECISIVE_RUNS;
+	       mc->n_tested_candidate >= COMPARE_MIN_DECISIVE_RUNS &&
+	       mc->n_tested_baseline + mc->n_tested_candidate >= together;
 }
 
 /* The independent values of a metric's samples, as the tests count them:
@@ -575,7 +665,8 @@ static size_t common_prefix(const struct metric_samples *bm,
 
 bool compare_case_decided(const struct result_case *base,
 			  const struct result_case *cand, double threshold,
-			  double confidence, bool paired)
+			  double confidence, bool paired,
+			  const struct compare_options *history)
 {
 	if (!base || base->status != CASE_OK)
 		return false;
@@ -598,6 +689,12 @@ bool compare_case_decided(const struct result_case *base,
 			units_b = units_c = common_prefix(bm, cm, &nb, &nc);
 		compare_metric_stats(&mc, bm->samples, nb, units_b,
 				     cm->samples, nc, units_c, confidence, 1);
+		mc.noise = history && history->noise
+				   ? history->noise(cand->benchmark,
+						    cand->variant, cand->device,
+						    cm->name,
+						    history->noise_payload)
+				   : 0;
 		compare_decide(&mc);
 		compare_metric_release(&mc);
 		if (!compare_is_decided(&mc))
@@ -987,6 +1084,23 @@ static void adjust_intervals(struct comparison *comparison,
 						 alpha / (double)tested);
 }
 
+#define SESSION_NOTE                                                        \
+	"the runs drift and no history bounds the noise between the two "  \
+	"sessions: their own spread cannot tell this change from where the " \
+	"machine stood in each; measure both in one session (check "        \
+	"--baseline-tree) or keep a history of the baseline branch"
+
+static void add_session_note(struct metric_comparison *mc)
+{
+	struct strbuf note = STRBUF_INIT;
+
+	if (mc->note)
+		strbuf_addf(&note, "%s; ", mc->note);
+	strbuf_addstr(&note, SESSION_NOTE);
+	free(mc->note);
+	mc->note = strbuf_detach(&note, NULL);
+}
+
 static void decide_all(struct comparison *comparison, double confidence)
 {
 	double *p = xcalloc(comparison->nr + 1, sizeof(*p));
@@ -1014,6 +1128,8 @@ static void decide_all(struct comparison *comparison, double confidence)
 		    mc->verdict != VERDICT_SKIPPED &&
 		    mc->verdict != VERDICT_MISSING)
 			compare_decide(mc);
+		if (mc->session_unbounded)
+			add_session_note(mc);
 		if (compare_item_gated(mc))
 			comparison->counts[mc->verdict]++;
 	}

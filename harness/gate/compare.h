@@ -39,7 +39,11 @@
  *   at least 2 effective values) and the degrees of freedom shrink by the
  *   variance's equivalent degrees of freedom, separately and smoothly
  *   (compare.c, "How the runs' dependence is judged"); drift between
- *   sessions is the practical threshold's to absorb (below);
+ *   sessions is the practical threshold's to absorb (below), and where
+ *   no history gives one and the baseline was measured in another
+ *   session, a significant change of clearly drifting runs is named only
+ *   beyond what each side taken as one value could explain, inconclusive
+ *   otherwise (compare.c, "Drift without a history");
  * - runs of a baseline measured next to the candidate's (paired_runs,
  *   check --baseline-tree and bisect) are compared pair by pair: the
  *   log ratio of each candidate run to the baseline run of its round,
@@ -52,8 +56,9 @@
  * - the practical threshold is max(the configured minimum effect,
  *   noise_k x the metric's historical noise), see compare_noise_k();
  * - regression / improvement: significant and |change| > threshold in the
- *   worse / better direction; inconclusive: |change| > threshold but not
- *   significant; unchanged otherwise;
+ *   worse / better direction (and, for drifting runs without a history,
+ *   beyond the one-value bound above); unchanged: the interval within
+ *   the threshold; inconclusive otherwise;
  * - exact metrics (accuracy, size) compare medians against the absolute
  *   tolerance, without statistics;
  * - a metric with "gate": false (result.h) gets its verdict like any other,
@@ -101,8 +106,12 @@ struct compare_options {
 double compare_noise_k(double confidence);
 
 /* Adaptive sampling accepts a significant change only from this many
- * tested values per side (see compare_is_decided()). */
-#define COMPARE_MIN_DECISIVE_RUNS 10
+ * tested values per side (see compare_is_decided()), and from twice _ALONE
+ * of both sides together when neither a history nor a shared session
+ * (paired_runs) bounds the noise between the sessions (compare.c, "Drift
+ * without a history"). */
+#define COMPARE_MIN_DECISIVE_RUNS	10
+#define COMPARE_MIN_DECISIVE_RUNS_ALONE 20
 
 void compare_options_init(struct compare_options *opts);
 
@@ -160,10 +169,14 @@ bool compare_is_decided(const struct metric_comparison *mc);
  * compare_is_decided()) at this threshold and confidence: adaptive sampling
  * in `check` stops such a case early. False when base has no such case.
  * paired: base is the twin measured next to cand in every round (check
- * --baseline-tree), compared pair by pair over the rounds both have. */
+ * --baseline-tree), compared pair by pair over the rounds both have.
+ * history (may be NULL: none): its noise function says whether a history
+ * bounds the noise between the sessions (compare.c, "Drift without a
+ * history"); the threshold stays the one given. */
 bool compare_case_decided(const struct result_case *base,
 			  const struct result_case *cand, double threshold,
-			  double confidence, bool paired);
+			  double confidence, bool paired,
+			  const struct compare_options *history);
 
 /*
  * The runs of a case measured beside its baseline twin (an interleaved

@@ -100,6 +100,19 @@ struct metric_comparison {
 	 * the threshold alone decides, and the note says "judged from one
 	 * value". Not in the comparison document; the note is. */
 	bool one_value;
+	/* The runs of a side of an independent comparison clearly drift
+	 * (compare.c, "Drift without a history"): the standard deviation of
+	 * the difference of the two sides, each taken as one value of its
+	 * runs' whole spread, on the test's scale; 0 when the runs were not
+	 * seen to drift, or were paired. Set by compare_metric_stats(). */
+	double session_spread;
+	/* compare_decide() found the change significant and large, but the
+	 * runs drift, no history bounds the noise between sessions (noise
+	 * 0) and the baseline was not measured in the candidate's session
+	 * (paired_runs false), and the change is within what session_spread
+	 * could explain: inconclusive, and compare_results() says why in the
+	 * note. Not in the comparison document; the note is. */
+	bool session_unbounded;
 };
 
 /* Inside one result: each variant against the reference variant

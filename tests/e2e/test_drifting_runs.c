@@ -5,7 +5,10 @@
  * repetitions a side under ASan beside another test), compared as a
  * stored baseline. The gate counts their dependence without collapsing
  * to one degree of freedom a side: `compare` names the 4x slowdown a
- * regression (exit 1), and the same runs on both sides pass.
+ * regression (exit 1), and the same runs on both sides pass. Two
+ * sessions of the same build whose machine wandered low in one and high in
+ * the other are not named a regression without a history: inconclusive,
+ * with a note that says to measure both in one session.
  */
 #include "testutil.h"
 
@@ -86,5 +89,43 @@ Test(drifting_runs, the_same_drifting_runs_pass)
 	measure_both();
 	RUN(&out, test_dir, "compare", "a.json", "a.json");
 	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	test_output_release(&out);
+}
+
+/* Two sessions of twelve runs of the same build, from the detection
+ * corpus's drift model (tests/test_compare_drift.c has the same values):
+ * their own spread reads +11.1 % [+1.3 %, +21.9 %]. */
+static const char suite12[] =
+	"{\"benchgate\": 1, \"suite\": \"drift\","
+	" \"defaults\": {\"runs\": 12, \"warmup\": 0},"
+	" \"benchmarks\": [{\"name\": \"spin\","
+	"  \"command\": [\"/bin/sh\", \"values.sh\"],"
+	"  \"metrics\": [{\"name\": \"cpu_time\", \"from\": \"stdout\","
+	"   \"regex\": \"cpu_time=([0-9.]+)\", \"unit\": \"ns\"}]}]}";
+static const char session_a[] = "10227\n9928\n9881\n9840\n9827\n9857\n"
+				"9497\n9545\n9342\n9916\n10179\n10215\n";
+static const char session_b[] = "10892\n10568\n10846\n10689\n10655\n"
+				"11187\n11310\n11038\n11257\n11252\n"
+				"10945\n10722\n";
+
+Test(drifting_runs, two_drifting_sessions_without_a_history_are_inconclusive)
+{
+	struct test_output out;
+
+	free(test_write_file(test_dir, "values.sh", script));
+	free(test_write_file(test_dir, "s.json", suite12));
+	measure(session_a, "a.json");
+	measure(session_b, "b.json");
+	RUN(&out, test_dir, "compare", "a.json", "b.json");
+	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
+	cr_assert(strstr(out.out.buf, "0 regression"), "%s", out.out.buf);
+	cr_assert(strstr(out.out.buf, "1 inconclusive"), "%s", out.out.buf);
+	cr_assert(strstr(out.out.buf, "no history bounds the noise between "
+				      "the two sessions"),
+		  "%s", out.out.buf);
+	cr_assert(strstr(out.out.buf, "--baseline-tree"), "%s", out.out.buf);
+	/* more runs of the same sessions would not decide it */
+	cr_assert_null(strstr(out.out.buf, "need more runs"), "%s",
+		       out.out.buf);
 	test_output_release(&out);
 }

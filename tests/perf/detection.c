@@ -251,20 +251,21 @@ static bool engine_redecide(struct metric_comparison *mc, double threshold)
 }
 
 /* The threshold the engine would use with BASELINE_HISTORY earlier results
- * of n runs each (baseline_noise() and compare_results()). */
+ * of n runs each (baseline_noise() and compare_results()); *noise: the
+ * history's noise, which compare_results() gives the comparison too. */
 static double history_threshold(struct stats_rng *rng, enum model model,
-				double cv, size_t n)
+				double cv, size_t n, double *noise)
 {
 	double medians[BASELINE_HISTORY], runs[MAX_RUNS];
-	double noise;
+	double threshold;
 
 	for (size_t i = 0; i < BASELINE_HISTORY; i++) {
 		draw_side(rng, model, cv, 1, runs, n);
 		medians[i] = stats_median(runs, n);
 	}
-	noise = compare_noise_k(CONFIDENCE) *
-		stats_robust_cv(medians, BASELINE_HISTORY);
-	return noise > THRESHOLD ? noise : THRESHOLD;
+	*noise = stats_robust_cv(medians, BASELINE_HISTORY);
+	threshold = compare_noise_k(CONFIDENCE) * *noise;
+	return threshold > THRESHOLD ? threshold : THRESHOLD;
 }
 
 /*
@@ -355,7 +356,8 @@ static void simulate_pair(struct pair *pair, struct stats_rng *rng,
 	pair->alarm[RULE_RATIO] = pair->mean_ratio >= RATIO_DEFAULT;
 	pair->alarm[RULE_PERCENT] = pair->mean_ratio > 1 + PERCENT_DEFAULT;
 	pair->alarm[RULE_WELCH] = 2 * pair->welch_p < WELCH_ALPHA;
-	pair->history_threshold = history_threshold(rng, cell->model, cv, n);
+	pair->history_threshold =
+		history_threshold(rng, cell->model, cv, n, &mc.noise);
 	pair->alarm[RULE_HISTORY] =
 		engine_redecide(&mc, pair->history_threshold);
 	if (!adaptive)
