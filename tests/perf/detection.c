@@ -344,6 +344,7 @@ static void simulate_pair(struct pair *pair, struct stats_rng *rng,
 		     base, cand, n);
 	pair->alarm[RULE_SESSION] =
 		engine_decide_runs(&mc, base, n, cand, n, true);
+	compare_metric_release(&mc); /* the signed-rank test's pairs */
 
 	draw_side(rng, cell->model, cv, 1, base, MAX_RUNS);
 	draw_side(rng, cell->model, cv, 1 + shifts[cell->shift], cand,
