@@ -15,21 +15,17 @@
  * the first run and again only after a run that left something in it, so
  * that a run costs no mkdir(), rmdir() or walk of a tree.
  *
- * Whether a run left anything is asked of the kernel: an inotify watch on
- * the session's directory and on the run's reports every name made in
- * them (made, linked or moved in; the run's directory itself removed or
- * moved), so after a run that made nothing, the tidying is one read()
- * that finds nothing. After a run that made something, or where inotify
- * is not to be had (its limits reached), the metrics file is removed and
- * the directory read back, and removed with what is in it unless it is
- * empty.
+ * After each run the metrics file is removed and the directory read back
+ * from its start: an unlink() (of a file that is seldom there), an
+ * fstat(), an lseek() and two getdents64(). An inotify watch would make
+ * that one read(), but closing one waits for an SRCU grace period (8 ms
+ * here, fsnotify_destroy_group()), which every `run` would pay at its
+ * end: more than the five calls cost over a thousand runs.
  */
 struct run_scratch {
 	struct strbuf metrics_path; /* "<session>/metrics" */
 	struct strbuf dir;	    /* "<session>/run" */
 	DIR *handle;		    /* the directory; NULL: to be made */
-	int watch_fd;		    /* inotify; -1: none */
-	int dir_watch;		    /* the directory's watch; -1: none */
 };
 
 /* Names the two in the session's directory `session`; makes nothing. */
@@ -43,8 +39,7 @@ int run_scratch_prepare(struct run_scratch *scratch);
  * (the directory removed if the run left something in it). */
 void run_scratch_tidy(struct run_scratch *scratch);
 
-/* Closes the directory and the watch; the directory itself goes with the
- * session's. */
+/* Closes the directory; the directory itself goes with the session's. */
 void run_scratch_release(struct run_scratch *scratch);
 
 #endif
