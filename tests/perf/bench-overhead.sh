@@ -25,7 +25,7 @@
 #   samples of the two cases, against hyperfine's and the loop's.
 # Every figure is the median over the rounds. Then tests/perf/bench-scale.sh
 # BUILD_DIR (compare of 10,000 and 20,000 cases and of 1 M samples,
-# history --json of 10,000 commits; BENCH_SCALE_ROUNDS rounds, default 3)
+# history --json of 10,000 commits; BENCH_SCALE_ROUNDS rounds, default 5)
 # prints the second half of the table, unless BENCH_SKIP_SCALE=1.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -220,5 +220,5 @@ EOF
 # in rounds of their own (BENCH_SKIP_SCALE=1 leaves them out).
 if [ -z "${BENCH_SKIP_SCALE:-}" ]; then
 	echo
-	bash tests/perf/bench-scale.sh "$build" "${BENCH_SCALE_ROUNDS:-3}"
+	bash tests/perf/bench-scale.sh "$build" "${BENCH_SCALE_ROUNDS:-5}"
 fi
