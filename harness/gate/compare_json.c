@@ -102,6 +102,10 @@ static void write_item(struct json_writer *w,
 	write_number(w, "threshold", mc->threshold);
 	write_number(w, "noise", mc->noise);
 	write_string(w, "verdict", verdict_name(mc->verdict));
+	/* absent means false: a report made again from the document tells
+	 * this inconclusive from one that more runs would decide */
+	if (mc->session_unbounded)
+		write_bool(w, "session_unbounded", true);
 	write_string(w, "note", mc->note);
 	if (mc->log)
 		write_string(w, "log", mc->log);
@@ -360,6 +364,8 @@ static void read_item(struct json_reader *rd, const cJSON *object,
 	mc->threshold = get_number(rd, object, "threshold");
 	mc->noise = get_number(rd, object, "noise");
 	mc->verdict = (enum verdict)verdict;
+	json_read_bool(rd, object, "session_unbounded", JSON_NULLABLE,
+		       &mc->session_unbounded);
 	mc->note = get_string(rd, object, "note", 0);
 	mc->log = get_string(rd, object, "log", 0);
 	mc->role = get_string(rd, object, "role", 0);

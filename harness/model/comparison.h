@@ -111,7 +111,7 @@ struct metric_comparison {
 	 * 0) and the baseline was not measured in the candidate's session
 	 * (paired_runs false), and the change is within what session_spread
 	 * could explain: inconclusive, and compare_results() says why in the
-	 * note. Not in the comparison document; the note is. */
+	 * note. In the comparison document as "session_unbounded": true. */
 	bool session_unbounded;
 };
 

@@ -111,12 +111,15 @@ static const char session_b[] = "10892\n10568\n10846\n10689\n10655\n"
 Test(drifting_runs, two_drifting_sessions_without_a_history_are_inconclusive)
 {
 	struct test_output out;
+	struct strbuf path = STRBUF_INIT;
+	char *doc;
 
 	free(test_write_file(test_dir, "values.sh", script));
 	free(test_write_file(test_dir, "s.json", suite12));
 	measure(session_a, "a.json");
 	measure(session_b, "b.json");
-	RUN(&out, test_dir, "compare", "a.json", "b.json");
+	RUN(&out, test_dir, "compare", "a.json", "b.json", "--json",
+	    "c.json");
 	cr_assert_eq(out.exit_code, 0, "%s%s", out.out.buf, out.err.buf);
 	cr_assert(strstr(out.out.buf, "0 regression"), "%s", out.out.buf);
 	cr_assert(strstr(out.out.buf, "1 inconclusive"), "%s", out.out.buf);
@@ -127,5 +130,12 @@ Test(drifting_runs, two_drifting_sessions_without_a_history_are_inconclusive)
 	/* more runs of the same sessions would not decide it */
 	cr_assert_null(strstr(out.out.buf, "need more runs"), "%s",
 		       out.out.buf);
+	/* and the document says so to whoever reads it again */
+	strbuf_addf(&path, "%s/c.json", test_dir);
+	doc = test_read_file(path.buf);
+	cr_assert_not_null(doc, "%s", path.buf);
+	cr_assert(strstr(doc, "\"session_unbounded\":\ttrue"), "%s", doc);
+	free(doc);
+	strbuf_release(&path);
 	test_output_release(&out);
 }
