@@ -436,7 +436,7 @@ void compare_metric_stats(struct metric_comparison *mc, const double *base,
 	struct dependence dependence;
 	struct stats_dependence dep[2], drift[2];
 	double n_eff;
-	bool positive;
+	bool positive, drifts;
 	size_t nb, nc;
 
 	mc->has_baseline = nbase > 0;
@@ -493,15 +493,15 @@ void compare_metric_stats(struct metric_comparison *mc, const double *base,
 	} else {
 		mc->change = stats_hodges_lehmann_ratio(base, nb, cand, nc) - 1;
 	}
-	if (dependence.z > DRIFT_EVIDENCE && dependence.r > 0) {
+	drifts = dependence.z > DRIFT_EVIDENCE && dependence.r > 0;
+	if (drifts) {
 		/* the runs' dependence alone, without the cap on pooled
 		 * samples, which says nothing about their spread */
 		side_dependence(nb, dependence, (double)nb, &drift[0], &n_eff);
 		side_dependence(nc, dependence, (double)nc, &drift[1], &n_eff);
 	}
 	test_change(mc, base, nb, cand, nc, dep, confidence, positive, level,
-		    dependence.z > DRIFT_EVIDENCE && dependence.r > 0 ? drift
-								     : NULL);
+		    drifts ? drift : NULL);
 done:
 	free(base_owned);
 	free(cand_owned);

@@ -63,7 +63,7 @@ struct capture_state {
  */
 static struct {
 	bool made;	 /* by this process: a fork makes its own */
-	bool forgotten_at_fork; /* the handler that clears `made` is set */
+	bool atfork_set; /* kit_forget() is called in a fork's child */
 	int devnull;
 	int pipes[2][2]; /* [enum process_stream][0: read, 1: write] */
 } kit = { false, false, -1, { { -1, -1 }, { -1, -1 } } };
@@ -240,8 +240,8 @@ static int kit_ensure(void)
 
 	if (kit.made)
 		return BG_OK;
-	if (!kit.forgotten_at_fork)
-		kit.forgotten_at_fork = !pthread_atfork(NULL, NULL, kit_forget);
+	if (!kit.atfork_set)
+		kit.atfork_set = !pthread_atfork(NULL, NULL, kit_forget);
 	close_fd(&kit.devnull);
 	for (stream = 0; stream < 2; stream++) {
 		close_fd(&kit.pipes[stream][0]);
@@ -262,7 +262,7 @@ static int kit_ensure(void)
 					strerror(error));
 		}
 	/* without the handler, a fork could not tell: a kit a run */
-	kit.made = kit.forgotten_at_fork;
+	kit.made = kit.atfork_set;
 	return BG_OK;
 }
 

@@ -208,16 +208,10 @@ static bool libgit2_over_mbedtls(void)
 	return found;
 }
 
-Test(startup, certificates_are_read_for_a_tls_connection_not_at_start)
+/* test_dir as a git repository of one commit, with suite.json: one run
+ * of /bin/true. */
+static void make_repository_with_a_suite(void)
 {
-	struct test_output out;
-	char *log;
-
-	if (!libgit2_over_mbedtls())
-		cr_skip_test("libgit2 here does not use mbedTLS");
-	/* Debian's libgit2 reads this bundle; without it, nothing to defer */
-	if (access("/etc/ssl/certs/ca-certificates.crt", R_OK))
-		cr_skip_test("no /etc/ssl/certs/ca-certificates.crt here");
 	test_shell(test_dir, "git init -q . && git -c user.name=t "
 			     "-c user.email=t@t commit -q --allow-empty -m c");
 	free(test_write_file(
@@ -228,6 +222,19 @@ Test(startup, certificates_are_read_for_a_tls_connection_not_at_start)
 		"[\"/bin/true\"],\n"
 		"    \"metrics\": [ { \"name\": \"t\", \"from\": \"wall\" } ] "
 		"} ] }\n"));
+}
+
+Test(startup, certificates_are_read_for_a_tls_connection_not_at_start)
+{
+	struct test_output out;
+	char *log;
+
+	if (!libgit2_over_mbedtls())
+		cr_skip_test("libgit2 here does not use mbedTLS");
+	/* Debian's libgit2 reads this bundle; without it, nothing to defer */
+	if (access("/etc/ssl/certs/ca-certificates.crt", R_OK))
+		cr_skip_test("no /etc/ssl/certs/ca-certificates.crt here");
+	make_repository_with_a_suite();
 
 	/* a run reads the repository with libgit2, and no certificate */
 	run_logged(&out, &log,
@@ -303,16 +310,7 @@ Test(startup, openssl_is_set_up_for_an_ssh_session_not_at_start)
 
 	if (!libgit2_with_libssh2())
 		cr_skip_test("libgit2 here does not use libssh2");
-	test_shell(test_dir, "git init -q . && git -c user.name=t "
-			     "-c user.email=t@t commit -q --allow-empty -m c");
-	free(test_write_file(
-		test_dir, "suite.json",
-		"{ \"benchgate\": 1, \"suite\": \"s\",\n"
-		"  \"defaults\": { \"warmup\": 0, \"runs\": 1 },\n"
-		"  \"benchmarks\": [ { \"name\": \"t\", \"command\": "
-		"[\"/bin/true\"],\n"
-		"    \"metrics\": [ { \"name\": \"t\", \"from\": \"wall\" } ] "
-		"} ] }\n"));
+	make_repository_with_a_suite();
 
 	/* a run hashes the suite (SHA-256) and reads the repository with
 	 * libgit2, without OpenSSL's configuration or libssh2's set-up */
