@@ -2,6 +2,7 @@
 #include "harness/util/process.h"
 
 #include "harness/util/alloc.h"
+#include "harness/util/error.h"
 #include "testutil.h"
 
 #include <criterion/criterion.h>
@@ -532,45 +533,6 @@ Test(process, termination_signal_kills_the_running_group_too)
  * `through` (NULL: directly); it is killed with SIGKILL once both hang,
  * which no handler sees. Both must be gone shortly after.
  */
-static void check_killed_runner_leaves_nothing(const char *through)
-{
-	char *dir = test_tmpdir();
-	struct strbuf pid_path = STRBUF_INIT;
-	pid_t helper, child, grandchild;
-	int child_status, grandchild_status;
-
-	strbuf_addf(&pid_path, "%s/pid", dir);
-	helper = start_runner(pid_path.buf, through, false);
-	child = read_pid_file(pid_path.buf, 0);
-	grandchild = read_pid_file(pid_path.buf, 1);
-	cr_assert_eq(kill(helper, SIGKILL), 0);
-	cr_assert_eq(waitpid(helper, NULL, 0), helper);
-	child_status = reap_orphan(child);
-	grandchild_status = reap_orphan(grandchild);
-	/* whatever the verdict, leave nothing running */
-	if (child_status == -1)
-		kill(child, SIGKILL);
-	if (grandchild_status == -1)
-		kill(grandchild, SIGKILL);
-	cr_assert_neq(child_status, -1, "child %d still running", (int)child);
-	cr_assert_neq(grandchild_status, -1, "grandchild %d still running",
-		      (int)grandchild);
-
-	strbuf_release(&pid_path);
-	test_rmtree(dir);
-	free(dir);
-}
-
-Test(process, sigkill_of_the_runner_kills_the_running_group_too)
-{
-	check_killed_runner_leaves_nothing(NULL);
-}
-
-Test(process, sigkill_of_the_runner_kills_a_launched_group_too)
-{
-	check_killed_runner_leaves_nothing(BENCHGATE_LAUNCHER_BIN);
-}
-
 /* The parent of pid, from /proc/PID/stat; -1 when unknown. */
 static pid_t parent_of(pid_t pid)
 {
@@ -585,6 +547,54 @@ static pid_t parent_of(pid_t pid)
 		ppid = -1;
 	free(stat);
 	return (pid_t)ppid;
+}
+
+static void check_killed_runner_leaves_nothing(const char *through)
+{
+	char *dir = test_tmpdir();
+	struct strbuf pid_path = STRBUF_INIT;
+	pid_t helper, child, grandchild, parent;
+	int child_status, grandchild_status, parent_status;
+
+	strbuf_addf(&pid_path, "%s/pid", dir);
+	helper = start_runner(pid_path.buf, through, false);
+	child = read_pid_file(pid_path.buf, 0);
+	grandchild = read_pid_file(pid_path.buf, 1);
+	/* the helper itself, or its launcher */
+	parent = parent_of(child);
+	cr_assert_eq(parent == helper, through == NULL, "parent %d, helper %d",
+		     (int)parent, (int)helper);
+	cr_assert_eq(kill(helper, SIGKILL), 0);
+	cr_assert_eq(waitpid(helper, NULL, 0), helper);
+	child_status = reap_orphan(child);
+	grandchild_status = reap_orphan(grandchild);
+	parent_status = parent == helper ? 0 : reap_orphan(parent);
+	/* whatever the verdict, leave nothing running */
+	if (child_status == -1)
+		kill(child, SIGKILL);
+	if (grandchild_status == -1)
+		kill(grandchild, SIGKILL);
+	if (parent_status == -1)
+		kill(parent, SIGKILL);
+	cr_assert_neq(child_status, -1, "child %d still running", (int)child);
+	cr_assert_neq(grandchild_status, -1, "grandchild %d still running",
+		      (int)grandchild);
+	cr_assert_neq(parent_status, -1, "launcher %d still running",
+		      (int)parent);
+
+	strbuf_release(&pid_path);
+	test_rmtree(dir);
+	free(dir);
+}
+
+Test(process, sigkill_of_the_runner_kills_the_running_group_too)
+{
+	check_killed_runner_leaves_nothing(NULL);
+}
+
+Test(process, sigkill_of_the_runner_kills_a_launched_group_too)
+{
+	check_killed_runner_leaves_nothing(BENCHGATE_LAUNCHER_BIN);
 }
 
 Test(process, launcher_killed_alone_takes_the_benchmark_with_it)
@@ -865,14 +875,14 @@ Test(process, launcher_leaves_the_childs_signals_and_descriptors_alone)
 {
 	const char *argv[] = { "grep", "^Sig", "/proc/self/status", NULL };
 
-	/* the launcher blocks SIGTERM and friends for itself alone */
+	/* the launcher's handler of SIGHUP and its mask are its own */
 	launcher = BENCHGATE_LAUNCHER_BIN;
 	run_argv(argv);
 	cr_assert_eq(status_mask(outcome.out.text.buf, "SigBlk:"), 0, "%s",
 		     outcome.out.text.buf);
 	cr_assert_eq(status_mask(outcome.out.text.buf, "SigIgn:"), 0, "%s",
 		     outcome.out.text.buf);
-	/* and keeps its report descriptor to itself */
+	/* and it keeps its socket to itself */
 	run_shell("if (: >&3) 2>/dev/null; then echo open; else echo closed; "
 		  "fi");
 	cr_assert_str_eq(outcome.out.text.buf, "closed\n");
@@ -880,16 +890,99 @@ Test(process, launcher_leaves_the_childs_signals_and_descriptors_alone)
 
 Test(process, launcher_timeout_terminates_child_and_grandchild)
 {
-	/* the launcher outlives the SIGTERM and dies of it after its child */
+	/* the launcher, outside the group, tells how the child ended */
 	launcher = BENCHGATE_LAUNCHER_BIN;
 	check_timeout_kills_group("", 1.0, 1.9);
 	cr_assert_eq(outcome.signal, SIGTERM);
 }
 
-Test(process, launcher_timeout_escalates_to_sigkill_for_all_three)
+Test(process, launcher_timeout_escalates_to_sigkill_for_both)
 {
-	/* the launcher dies without a record: wait4's numbers stay */
 	launcher = BENCHGATE_LAUNCHER_BIN;
 	check_timeout_kills_group("ignore-term", 1.5, 2.6);
 	cr_assert_eq(outcome.signal, SIGKILL);
+}
+
+/* The pid that a shell run through the launcher names as its parent. */
+static pid_t launched_parent(void)
+{
+	launcher = BENCHGATE_LAUNCHER_BIN;
+	run_shell("echo $PPID");
+	cr_assert_eq(outcome.exit_code, 0, "%s", outcome.err.text.buf);
+	return (pid_t)atoi(outcome.out.text.buf);
+}
+
+Test(process, one_launcher_serves_every_run_of_the_process)
+{
+	pid_t first = launched_parent(), children[8];
+	size_t nr;
+
+	cr_assert_gt(first, 1);
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(launched_parent(), first);
+	/* the guardian and the launcher, asleep between the runs */
+	nr = own_children(children, 8);
+	cr_assert_eq(nr, 2, "%zu children", nr);
+	cr_assert(children[0] == first || children[1] == first);
+}
+
+Test(process, a_killed_launcher_is_replaced_at_the_next_run)
+{
+	pid_t first = launched_parent(), second;
+
+	/* reaped by process_run(), not here */
+	cr_assert_eq(kill(first, SIGKILL), 0);
+	second = launched_parent();
+	cr_assert_gt(second, 1);
+	cr_assert_neq(second, first);
+}
+
+Test(process, launched_runs_count_in_what_benchgate_used)
+{
+	const char *argv[] = { WORKLOAD("spin"), "--ms", "60", NULL };
+	double before = process_launched_cpu_s(), used;
+
+	launcher = BENCHGATE_LAUNCHER_BIN;
+	run_argv(argv);
+	cr_assert_eq(outcome.exit_code, 0, "%s", outcome.err.text.buf);
+	used = process_launched_cpu_s() - before;
+	/* RUSAGE_CHILDREN does not see them while the launcher lives */
+	cr_assert_geq(used, 0.05, "%.3f s", used);
+	cr_assert_float_eq(used, outcome.utime_s + outcome.stime_s, 1e-6);
+}
+
+Test(process, a_launched_run_starts_where_benchgate_is_now)
+{
+	char *dir = test_tmpdir(), *real = realpath(dir, NULL);
+	char *back = getcwd(NULL, 0);
+
+	/* the launcher is started from the first directory */
+	launcher = BENCHGATE_LAUNCHER_BIN;
+	run_shell("pwd -P");
+	cr_assert_not_null(real);
+	cr_assert_eq(chdir(dir), 0);
+	run_shell("pwd -P");
+	cr_assert_eq(chdir(back), 0);
+	cr_assert_eq(outcome.exit_code, 0);
+	outcome.out.text.buf[strcspn(outcome.out.text.buf, "\n")] = '\0';
+	cr_assert_str_eq(outcome.out.text.buf, real);
+	free(back);
+	free(real);
+	test_rmtree(dir);
+	free(dir);
+}
+
+Test(process, a_launcher_that_does_not_answer_is_an_error_naming_it)
+{
+	const char *argv[] = { "/bin/true", NULL };
+	struct process_options options = PROCESS_OPTIONS_INIT;
+
+	/* not this build's launcher: it exits without a word */
+	options.argv = argv;
+	options.launcher = "/bin/true";
+	cr_assert_eq(process_run(&outcome, &options), BG_ERROR);
+	cr_assert_not_null(strstr(bg_error_last(),
+				  "the launcher '/bin/true' ended without an "
+				  "answer (exit status 0)"),
+			   "%s", bg_error_last());
 }

@@ -2,6 +2,7 @@
 #include "harness/run/quiet.h"
 
 #include "harness/util/alloc.h"
+#include "harness/util/process.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -46,8 +47,9 @@ static double timeval_s(const struct timeval *tv)
 	return (double)tv->tv_sec + (double)tv->tv_usec / 1e6;
 }
 
-/* CPU seconds used by benchgate (every thread) and the children it
- * reaped: the benchmarks, their launchers and what they reaped. */
+/* CPU seconds used by benchgate (every thread) and its runs: the
+ * children it reaped and what they reaped, and the runs its launcher
+ * reaped (process.h). */
 static double own_cpu_s(void)
 {
 	struct rusage self, children;
@@ -56,7 +58,8 @@ static double own_cpu_s(void)
 	    getrusage(RUSAGE_CHILDREN, &children) < 0)
 		return 0;
 	return timeval_s(&self.ru_utime) + timeval_s(&self.ru_stime) +
-	       timeval_s(&children.ru_utime) + timeval_s(&children.ru_stime);
+	       timeval_s(&children.ru_utime) + timeval_s(&children.ru_stime) +
+	       process_launched_cpu_s();
 }
 
 /* Reads a small file of /proc into buf (NUL-terminated); its length, or

@@ -6,81 +6,101 @@
 #include <sys/resource.h>
 
 /*
- * benchgate-launch: a small static program between benchgate and a
- * benchmark whose peak RSS is measured (harness/run/launcher_main.c).
+ * benchgate-launch: a small static program that starts the benchmarks
+ * whose peak RSS is measured, on benchgate's behalf
+ * (harness/run/launcher_main.c; benchgate's side: launcher_client.h).
+ * This header is the protocol between the two.
  *
  * Why it exists: on exec, Linux folds the high-water RSS of the memory that
  * the exec replaces into the new program's ru_maxrss (fs/exec.c,
  * setmax_mm_hiwater_rss). A benchmark spawned by benchgate itself
  * (posix_spawn shares benchgate's memory until the exec, fork copies it)
  * thus reports at least benchgate's own peak: 12 MiB and more of libgit2,
- * curl and OpenSSL, varying with what benchgate did before the run. Exec'd
- * from a fork of the launcher, whose memory is a few hundred KiB, the
+ * curl and OpenSSL, varying with what benchgate did before the run.
+ * Spawned by the launcher, whose memory is a few hundred KiB, the
  * benchmark's ru_maxrss is its own.
  *
- *     benchgate-launch FD SEARCH PROGRAM [ARG...]
+ * Why it is a server, one per benchgate process, rather than a program
+ * started for each run: a process started and ended around every run
+ * slows the run it surrounds, by 2 to 17 % for /bin/true on a machine of
+ * two processors (its exec, its page faults and its exit contend with the
+ * benchmark's), where a launcher that is already there and asleep costs
+ * nothing measurable (docs/performance.md).
  *
- * FD      a descriptor open for writing (a pipe) that receives the records
- *         below; the benchmark does not inherit it.
- * SEARCH  the ':'-separated directories where PROGRAM is looked up when it
- *         has no '/' ("" is the current directory). benchgate passes its
- *         own PATH, so that the lookup is the one posix_spawnp() would do
- *         in benchgate, whatever PATH the benchmark's environment sets.
- * PROGRAM ARG...
- *         the benchmark's argv, argv[0] included and unchanged; it runs
- *         with the launcher's environment, working directory and
- *         descriptors (but FD).
+ *     benchgate-launch
  *
- * The launcher spawns PROGRAM with posix_spawn() and the attributes
- * benchgate spawns a benchmark with (ignored signals back to their
- * default, the launcher's original signal mask), so that the spawn costs
- * the same with the launcher or without; waits for it with wait4(); and
- * writes one LAUNCHER_RUSAGE record, with the time from just before the
- * spawn to wait4()'s return: benchgate takes that as the run's wall time,
- * so that the launcher's own start (an exec of its own) and its record are
- * not in the sample, and a metric that is only observed (maxrss) leaves
- * the others' values as they are without it. It then ends as the
- * benchmark did: exits with its status, or dies of its signal (with core
- * dumps off, so that one crash leaves at most the benchmark's core). When
- * PROGRAM cannot be executed, it writes a LAUNCHER_EXEC_FAILED record
- * with the spawn's errno and exits with status 127, so the reader sees the
- * exec's errno, not a program that exited 127.
+ * It is started with the socket on LAUNCHER_FD, and stdin, stdout and
+ * stderr what each benchmark gets (benchgate's /dev/null and capture
+ * pipes), in a process group of its own (a terminal's Ctrl-C is
+ * benchgate's to handle), with an empty signal mask. Then, for each
+ * request until the socket reads end of file (benchgate gone):
  *
- * The benchmark is in the launcher's process group: a launcher killed
- * alone is a child of benchgate's gone, and benchgate then kills the
- * whole group; when benchgate dies, its guardian kills the group
- * (process.h). So the benchmark needs no parent-death signal of its own.
+ *   1. benchgate sends a struct launcher_request and its strings;
+ *   2. the launcher spawns the program with posix_spawn() and the
+ *      attributes benchgate spawns a benchmark with (a process group of
+ *      its own, ignored signals back to their default, an empty mask, the
+ *      working directory changed in the child), looking it up as
+ *      posix_spawnp() does in benchgate; and replies LAUNCHER_STARTED with
+ *      its pid, or LAUNCHER_EXEC_FAILED with the errno of the spawn;
+ *   3. it waits for the program's exit, takes the time, kills what is
+ *      left of its group while the exited program still holds the group's
+ *      id, reaps it with wait4(), and replies LAUNCHER_ENDED with its wait
+ *      status, its rusage and its wall time: from just before the spawn to
+ *      the exit seen. benchgate takes that as the run's wall time.
  *
- * SIGINT, SIGTERM and SIGHUP are blocked in the launcher (not in the
- * benchmark): a timeout's SIGTERM to the process group is for the
- * benchmark, which may take its grace period to exit, and the launcher
- * still reports how it ended. SIGKILL ends both, without a record.
+ * benchgate times the run out itself, with signals to the group: the
+ * launcher knows no deadline. benchgate notices a launcher that died
+ * (killed by someone) as the socket's end of file, kills the run's group
+ * and reaps what the launcher leaves; another is started at the next run.
+ * A launcher whose benchgate dies (SIGKILL included) gets SIGHUP, its
+ * parent-death signal: it kills the group of the run in flight and exits.
+ * Between runs it sees end of file. So it never outlives benchgate.
  *
- * Each record is written with one write() of fewer than PIPE_BUF bytes,
- * so it arrives whole. Both ends are built from this header; the magic
- * number changes with the layout, so that a launcher from another build
- * is noticed rather than misread.
+ * Each reply is sent with one send() of fewer than PIPE_BUF bytes and read
+ * whole. Both ends are built from this header; the magic number changes
+ * with the layout, so that a launcher from another build is noticed
+ * rather than misread.
  */
 
-/* The FD benchgate passes: the first one past stdin, stdout and stderr. */
+/* The socket's descriptor in the launcher: the first past stdio. */
 #define LAUNCHER_FD 3
 
-#define LAUNCHER_MAGIC 0x62676c32u /* "bgl2" */
+#define LAUNCHER_MAGIC 0x62676c33u /* "bgl3" */
 
-enum launcher_record_kind {
-	LAUNCHER_RUSAGE = 1,	  /* usage is valid */
-	LAUNCHER_EXEC_FAILED = 2, /* exec_errno is valid */
+/* A request is this, then `size` bytes: NUL-terminated strings, the
+ * working directory ("" for the launcher's own), the ':'-separated
+ * directories where a program named without '/' is looked up (benchgate's
+ * PATH; "" in it is the working directory), then the argc strings of argv
+ * (argv[0] included and unchanged), then the envc strings of the
+ * environment. */
+struct launcher_request {
+	uint32_t magic;
+	uint32_t argc;
+	uint32_t envc;
+	uint32_t size;
 };
 
-struct launcher_record {
+/* Requests larger than this are refused: exec's own limit is lower. */
+#define LAUNCHER_REQUEST_MAX ((uint32_t)64 << 20)
+
+enum launcher_reply_kind {
+	LAUNCHER_STARTED = 1,	  /* pid is valid */
+	LAUNCHER_EXEC_FAILED = 2, /* exec_errno is valid; nothing runs */
+	LAUNCHER_ENDED = 3,	  /* status, usage and wall_ns are valid */
+};
+
+struct launcher_reply {
 	uint32_t magic;
 	uint32_t kind;
+	int32_t pid;
 	int32_t exec_errno;
-	/* wait4()'s for the benchmark and its reaped descendants */
+	int32_t status; /* as wait4() gives it */
+	int32_t pad;
+	/* wait4()'s for the program and the descendants it reaped */
 	struct rusage usage;
-	/* CLOCK_MONOTONIC nanoseconds from just before the launcher's
-	 * vfork() to wait4()'s return: the benchmark's wall time, the
-	 * launcher's own start and record outside it */
+	/* CLOCK_MONOTONIC nanoseconds from just before the spawn to the
+	 * exit seen: the benchmark's wall time, the request and the
+	 * replies outside it */
 	int64_t wall_ns;
 };
 

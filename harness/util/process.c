@@ -6,7 +6,7 @@
 
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
-#include "harness/util/launcher.h"
+#include "harness/util/launcher_client.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -569,8 +569,7 @@ static void set_spawn_error(struct process_outcome *outcome,
  * file actions are made outside the time measured. */
 static int spawn_child(pid_t *pid, double *start,
 		       const struct process_options *options, int devnull,
-		       int out_fd, int err_fd, int record_fd, char *const *argv,
-		       char **env)
+		       int out_fd, int err_fd, char *const *argv, char **env)
 {
 	posix_spawn_file_actions_t actions;
 	posix_spawnattr_t attr;
@@ -597,9 +596,6 @@ static int spawn_child(pid_t *pid, double *start,
 	posix_spawn_file_actions_adddup2(&actions, devnull, 0);
 	posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
 	posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
-	if (record_fd >= 0)
-		posix_spawn_file_actions_adddup2(&actions, record_fd,
-						 LAUNCHER_FD);
 
 	*start = now_s();
 	error = posix_spawnp(pid, argv[0], &actions, &attr, argv, env);
@@ -661,6 +657,17 @@ static void take_usage(struct process_outcome *outcome,
 	outcome->maxrss_bytes = (uint64_t)usage->ru_maxrss * 1024;
 }
 
+static void take_status(struct process_outcome *outcome, int status)
+{
+	if (WIFSIGNALED(status)) {
+		outcome->status = PROCESS_SIGNALED;
+		outcome->signal = WTERMSIG(status);
+	} else {
+		outcome->status = PROCESS_EXITED;
+		outcome->exit_code = WEXITSTATUS(status);
+	}
+}
+
 static int reap_child(struct process_outcome *outcome, pid_t pid)
 {
 	struct rusage usage;
@@ -674,26 +681,40 @@ static int reap_child(struct process_outcome *outcome, pid_t pid)
 	if (got < 0)
 		return bg_error("cannot reap process %d: %s", (int)pid,
 				strerror(errno));
-	if (WIFSIGNALED(status)) {
-		outcome->status = PROCESS_SIGNALED;
-		outcome->signal = WTERMSIG(status);
-	} else {
-		outcome->status = PROCESS_EXITED;
-		outcome->exit_code = WEXITSTATUS(status);
-	}
+	take_status(outcome, status);
 	take_usage(outcome, &usage);
 	return BG_OK;
 }
 
+/* The end of a launched run, once the launcher's socket is readable:
+ * the launcher reaped the child and killed its group; what the group
+ * orphaned is reaped here. */
+static void end_launched(struct process_outcome *outcome, pid_t pid)
+{
+	struct launcher_end end;
+
+	if (launcher_end_run(pid, &end) > 0) {
+		take_usage(outcome, &end.usage);
+		/* the benchmark's own time, the launcher's outside */
+		outcome->wall_s = (double)end.wall_ns / 1e9;
+	}
+	/* else the launcher died: the run reads as ended by its death */
+	take_status(outcome, end.status);
+	set_running_group(0);
+	reap_group(pid);
+}
+
 /*
- * Waits for the child's exit, reading its output as it comes, then kills
- * what is left of its group, reaps it and reads what the group left in
- * the pipes. The pipes never hang up (kit): only output and the exit
- * wake this loop.
+ * Waits for the end of the run, reading its output as it comes, then
+ * kills what is left of its group, reaps it and reads what the group left
+ * in the pipes. The end is the child's pidfd becoming readable, or for a
+ * launched run (launched), the launcher's reply. The pipes never hang up
+ * (kit): only output and the end wake this loop.
  */
 static int wait_for_child(struct process_outcome *outcome,
 			  const struct process_options *options, pid_t pid,
-			  double start, struct capture_state *streams)
+			  bool launched, double start,
+			  struct capture_state *streams)
 {
 	double term_at = options->timeout_s > 0 ? start + options->timeout_s
 						: INFINITY;
@@ -701,13 +722,14 @@ static int wait_for_child(struct process_outcome *outcome,
 					    : PROCESS_GRACE_DEFAULT;
 	double kill_at = INFINITY;
 	double fallback_wait = FALLBACK_POLL_MIN_S;
-	int pidfd = open_pidfd(pid);
+	int pidfd = launched ? -1 : open_pidfd(pid);
+	int end_fd = launched ? launcher_fd() : pidfd;
 	bool exited = false;
 	int error = BG_OK;
 
 	while (!exited) {
 		struct pollfd fds[3];
-		struct pollfd *pidfd_poll = NULL;
+		struct pollfd *end_poll = NULL;
 		struct timespec timeout;
 		double now, wake;
 		nfds_t nr = 0;
@@ -721,16 +743,16 @@ static int wait_for_child(struct process_outcome *outcome,
 			fds[nr].revents = 0;
 			nr++;
 		}
-		if (pidfd >= 0) {
-			pidfd_poll = &fds[nr];
-			fds[nr].fd = pidfd;
+		if (end_fd >= 0) {
+			end_poll = &fds[nr];
+			fds[nr].fd = end_fd;
 			fds[nr].events = POLLIN;
 			fds[nr].revents = 0;
 			nr++;
 		}
 		wake = outcome->timed_out ? kill_at : term_at;
 		now = now_s();
-		if (pidfd < 0 && wake > now + fallback_wait) {
+		if (end_fd < 0 && wake > now + fallback_wait) {
 			wake = now + fallback_wait;
 			fallback_wait *= 2;
 			if (fallback_wait > FALLBACK_POLL_MAX_S)
@@ -748,7 +770,12 @@ static int wait_for_child(struct process_outcome *outcome,
 			if (streams[i].fd >= 0 && fds[nr++].revents)
 				capture_read(&streams[i]);
 
-		if (child_exited(pid, pidfd, pidfd_poll)) {
+		if (launched && end_poll->revents) {
+			end_launched(outcome, pid);
+			exited = true;
+			break;
+		}
+		if (!launched && child_exited(pid, pidfd, end_poll)) {
 			outcome->wall_s = now_s() - start;
 			/* nothing of this run may outlive it */
 			kill(-pid, SIGKILL);
@@ -775,8 +802,11 @@ static int wait_for_child(struct process_outcome *outcome,
 		/* only after a harness failure: leave nothing behind */
 		kill(-pid, SIGKILL);
 		set_running_group(0);
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
+		if (launched)
+			launcher_stop();
+		else
+			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+				;
 		reap_group(pid);
 	}
 	/* no writer of the group is left: the pipes hold all it wrote */
@@ -785,72 +815,30 @@ static int wait_for_child(struct process_outcome *outcome,
 	return error;
 }
 
-/* The argv that runs argv through the launcher (launcher.h), looked up
- * as posix_spawnp() would here. Free the array, not the strings. */
-static const char **launcher_argv(const char *launcher, const char *fd,
-				  const char *const *argv)
+/* Spawns the run directly, or through the launcher; 0 or the errno of
+ * the exec that failed, or BG_ERROR when the launcher failed. */
+static int spawn_run(pid_t *pid, double *start,
+		     const struct process_options *options,
+		     const char *const *argv, char **env)
 {
-	const char *search = getenv("PATH");
-	const char **out;
-	size_t nr = 0;
+	struct launcher_run run;
 
-	while (argv[nr])
-		nr++;
-	out = xmalloc((nr + 4) * sizeof(*out));
-	out[0] = launcher;
-	out[1] = fd;
-	/* what glibc's posix_spawnp() searches when PATH is unset */
-	out[2] = search ? search : "/bin:/usr/bin";
-	memcpy(out + 3, argv, (nr + 1) * sizeof(*out));
-	return out;
-}
-
-/*
- * Takes the child's rusage from the launcher's records (launcher.h), or
- * turns the outcome into a spawn error when the child could not exec. A
- * launcher killed before it wrote leaves the outcome as wait4() gave it.
- */
-static void read_launcher_records(struct process_outcome *outcome,
-				  const struct process_options *options,
-				  const char *program, int fd)
-{
-	/* at most the child's exec failure, then the launcher's rusage */
-	struct launcher_record records[2];
-	static bool warned;
-	size_t len = 0;
-
-	while (len < sizeof(records)) {
-		ssize_t got =
-			read(fd, (char *)records + len, sizeof(records) - len);
-
-		if (got > 0)
-			len += (size_t)got;
-		else if (got == 0 || errno != EINTR)
-			break;
-	}
-	for (size_t i = 0; i < len / sizeof(*records); i++) {
-		const struct launcher_record *record = &records[i];
-
-		if (record->magic != LAUNCHER_MAGIC) {
-			if (!warned)
-				bg_warn("'%s' is not the launcher of this "
-					"benchgate: maxrss includes "
-					"benchgate's own memory",
-					options->launcher);
-			warned = true;
-			break;
-		}
-		if (record->kind == LAUNCHER_EXEC_FAILED) {
-			set_spawn_error(outcome, options, program,
-					record->exec_errno);
-			break;
-		}
-		if (record->kind == LAUNCHER_RUSAGE) {
-			take_usage(outcome, &record->usage);
-			/* the benchmark's own time, the launcher's outside */
-			outcome->wall_s = (double)record->wall_ns / 1e9;
-		}
-	}
+	if (!options->launcher)
+		return spawn_child(pid, start, options, kit.devnull,
+				   kit.pipes[PROCESS_STDOUT][1],
+				   kit.pipes[PROCESS_STDERR][1],
+				   (char *const *)argv, env);
+	run.path = options->launcher;
+	run.stdio[0] = kit.devnull;
+	run.stdio[1] = kit.pipes[PROCESS_STDOUT][1];
+	run.stdio[2] = kit.pipes[PROCESS_STDERR][1];
+	run.cwd = options->cwd;
+	run.argv = argv;
+	run.env = env;
+	/* the run's own time is the launcher's to take: this one bounds
+	 * the timeout */
+	*start = now_s();
+	return launcher_start_run(&run, pid);
 }
 
 int process_run(struct process_outcome *outcome,
@@ -860,12 +848,8 @@ int process_run(struct process_outcome *outcome,
 					  : PROCESS_CAPTURE_CAP_DEFAULT;
 	const char *shell_argv[] = { "/bin/sh", "-c", options->shell, NULL };
 	const char *const *argv = options->shell ? shell_argv : options->argv;
-	const char *const *spawn_argv = argv;
-	const char **launched = NULL;
 	struct capture_state streams[2];
-	int record_pipe[2] = { -1, -1 };
-	int spawn_errno, error = BG_OK;
-	char fd_arg[16];
+	int spawned, error = BG_OK;
 	char **env = NULL;
 	sigset_t termination, old_mask;
 	double start;
@@ -883,19 +867,7 @@ int process_run(struct process_outcome *outcome,
 
 	if ((error = kit_ensure()) < 0)
 		goto done;
-	/* the records are read once the launcher is gone: non-blocking, so
-	 * that a child of it still dying with the write end cannot hold us */
-	if (options->launcher &&
-	    pipe2(record_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
-		error = bg_error("cannot create a pipe: %s", strerror(errno));
-		goto done;
-	}
 	env = build_environment(options->env, options->pass_env);
-	if (options->launcher) {
-		snprintf(fd_arg, sizeof(fd_arg), "%d", LAUNCHER_FD);
-		launched = launcher_argv(options->launcher, fd_arg, argv);
-		spawn_argv = launched;
-	}
 
 	/* a termination signal between the spawn and the note of the group
 	 * would leave the child behind: hold it until the note is taken */
@@ -907,36 +879,35 @@ int process_run(struct process_outcome *outcome,
 	/* before the child: forking benchgate (slow under ASan) between the
 	 * spawn and the store of its group would leave a child no one guards */
 	prepare_spawn();
-	spawn_errno = spawn_child(&pid, &start, options, kit.devnull,
-				  kit.pipes[PROCESS_STDOUT][1],
-				  kit.pipes[PROCESS_STDERR][1], record_pipe[1],
-				  (char *const *)spawn_argv, env);
-	if (!spawn_errno)
+	spawned = spawn_run(&pid, &start, options, argv, env);
+	if (!spawned)
 		set_running_group(pid);
 	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
-	if (spawn_errno) {
-		set_spawn_error(outcome, options, spawn_argv[0], spawn_errno);
+	if (spawned < 0) {
+		error = spawned;
 		goto done;
 	}
-	/* our copy of the write end would keep EOF from ever coming */
-	close_fd(&record_pipe[1]);
+	if (spawned) {
+		set_spawn_error(outcome, options, argv[0], spawned);
+		goto done;
+	}
 
 	streams[0].fd = kit.pipes[PROCESS_STDOUT][0];
 	streams[1].fd = kit.pipes[PROCESS_STDERR][0];
-	error = wait_for_child(outcome, options, pid, start, streams);
-	if (!error && options->launcher)
-		read_launcher_records(outcome, options, argv[0],
-				      record_pipe[0]);
+	error = wait_for_child(outcome, options, pid, options->launcher != NULL,
+			       start, streams);
 
 done:
 	capture_finish(&streams[0]);
 	capture_finish(&streams[1]);
-	close_fd(&record_pipe[0]);
-	close_fd(&record_pipe[1]);
 	if (env != environ)
 		free(env);
-	free(launched);
 	return error;
+}
+
+double process_launched_cpu_s(void)
+{
+	return launcher_runs_cpu_s();
 }
 
 static volatile sig_atomic_t catching, caught;
@@ -952,8 +923,10 @@ static void kill_running_group(int sig)
 		caught = sig;
 		return;
 	}
-	/* atexit() handlers do not run: what the group orphaned and the
+	/* atexit() handlers do not run: the launcher, what the group
+	 * orphaned (the launcher's run among them, once it is gone) and the
 	 * guardian are reaped here */
+	launcher_stop();
 	if (group > 0)
 		reap_group(group);
 	guardian_stop();
@@ -975,6 +948,7 @@ void process_end_if_interrupted(void)
 {
 	if (!caught)
 		return;
+	launcher_stop();
 	guardian_stop();
 	signal(caught, SIG_DFL);
 	raise(caught);

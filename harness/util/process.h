@@ -47,7 +47,8 @@
  * the guardian's kill of the group does. Being a subreaper does not help
  * there: it adopts orphans only while it lives, and there benchgate is
  * what died.
- * The launcher's child does set PR_SET_PDEATHSIG (launcher.h). Left
+ * A run started by the launcher is guarded the same way, and the
+ * launcher also kills it when benchgate dies (launcher.h). Left
  * uncovered: a descendant that leaves the group (setsid), as the timeout
  * misses it too, and benchgate killed in the microseconds between a
  * spawn and the store of its group. What such a descendant writes after
@@ -60,14 +61,16 @@
  * the group, so that none is left as a zombie under whatever started
  * benchgate (a CI runner's init that does not reap, a test harness).
  *
- * Nor does the guardian outlive benchgate: at exit (atexit(), and in the
- * handler of a signal that ends benchgate) benchgate closes its end of
- * the socket and reaps the guardian, so that no process of benchgate's
- * is left after any command, not even a dead one waiting to be reaped.
+ * Nor do the guardian and the launcher outlive benchgate: at exit
+ * (atexit(), and in the handler of a signal that ends benchgate)
+ * benchgate closes its ends of their sockets and reaps them, so that no
+ * process of benchgate's is left after any command, not even a dead one
+ * waiting to be reaped.
  *
  * The caller must not ignore SIGCHLD nor reap children with waitpid(-1)
  * while process_run() is active: the child is reaped here, by pid. The
- * guardian is a child too, reaped here once it is found gone.
+ * guardian and the launcher are children too, reaped here once they
+ * are found gone.
  */
 
 /* Bytes kept of each of stdout and stderr when not told otherwise. */
@@ -119,11 +122,12 @@ struct process_options {
 	double grace_s;
 	/* Bytes kept per stream; 0: PROCESS_CAPTURE_CAP_DEFAULT. */
 	size_t capture_cap;
-	/* Path of benchgate-launch (launcher.h), an absolute one since cwd
-	 * applies to it; NULL: spawn the child directly. Through it, the
-	 * outcome's rusage is the child's own: maxrss does not include
-	 * benchgate's memory. It runs in the child's group, between
-	 * benchgate and the child; the outcome reads as without it. */
+	/* Path of benchgate-launch (launcher.h), an absolute one; NULL:
+	 * spawn the child directly. Through it, the outcome's rusage is the
+	 * child's own: maxrss does not include benchgate's memory. The
+	 * launcher is started at the first such run and serves every later
+	 * one until benchgate exits (launcher_client.h); the child is in a
+	 * group of its own as without it, and the outcome reads the same. */
 	const char *launcher;
 	/* Sees all of the output as it is read; NULL: none. Borrowed. */
 	const struct process_observer *observer;
@@ -190,13 +194,13 @@ struct process_outcome {
 	char *spawn_error; /* "cannot execute 'x': No such file ..." */
 	bool timed_out;	   /* the group got SIGTERM at the deadline */
 	double timeout_s;  /* copied from the options, for messages */
-	double wall_s;	   /* CLOCK_MONOTONIC, spawn to exit; through a launcher,
-			    * its vfork to its wait4 (launcher.h) */
+	double wall_s;	   /* CLOCK_MONOTONIC, spawn to exit, taken by
+			    * whoever spawned the child (launcher.h) */
 	/* rusage of the child and its reaped descendants, from wait4().
 	 * Without a launcher, maxrss is at least benchgate's own peak RSS,
-	 * which exec carries over (launcher.h); with one, it is the child's,
-	 * unless the launcher was killed (a timeout's SIGKILL): then all
-	 * three are the launcher's. */
+	 * which exec carries over (launcher.h); with one, it is the child's.
+	 * A launcher killed mid-run (by someone) leaves them zero, and the
+	 * status its own. */
 	double utime_s;
 	double stime_s;
 	uint64_t maxrss_bytes;
@@ -222,6 +226,14 @@ void process_outcome_release(struct process_outcome *outcome);
  */
 int process_run(struct process_outcome *outcome,
 		const struct process_options *options);
+
+/*
+ * CPU seconds of the runs a launcher started and reaped, that getrusage()'s
+ * RUSAGE_CHILDREN does not count yet (launcher_client.h): what benchgate
+ * and its runs used is getrusage() of itself and of its children plus
+ * this.
+ */
+double process_launched_cpu_s(void);
 
 /*
  * Makes SIGINT, SIGTERM and SIGHUP sent to benchgate kill the group of the
