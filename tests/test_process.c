@@ -986,3 +986,22 @@ Test(process, a_launcher_that_does_not_answer_is_an_error_naming_it)
 				  "answer (exit status 0)"),
 			   "%s", bg_error_last());
 }
+
+Test(process, a_launched_run_gets_no_descriptor_of_benchgates_but_stdio)
+{
+	char probe[128];
+	int fds[2];
+
+	/* open without close-on-exec before the launcher starts: the
+	 * launcher, which lives as long as benchgate, keeps none of them */
+	cr_assert_eq(pipe(fds), 0);
+	snprintf(probe, sizeof(probe),
+		 "if [ -e /proc/self/fd/%d ]; then echo open; "
+		 "else echo closed; fi",
+		 fds[1]);
+	launcher = BENCHGATE_LAUNCHER_BIN;
+	run_shell(probe);
+	cr_assert_str_eq(outcome.out.text.buf, "closed\n");
+	close(fds[0]);
+	close(fds[1]);
+}

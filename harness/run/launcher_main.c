@@ -24,6 +24,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -261,6 +262,22 @@ static void run(struct request *request, const posix_spawnattr_t *attr,
 	send_reply(&reply);
 }
 
+/* Closes every descriptor from `first` on. */
+static void close_from(int first)
+{
+	struct rlimit limit;
+
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, (unsigned)first, ~0u, 0u) == 0)
+		return;
+#endif
+	if (getrlimit(RLIMIT_NOFILE, &limit) < 0)
+		return;
+	for (rlim_t fd = (rlim_t)first; fd < limit.rlim_cur && fd < 65536;
+	     fd++)
+		close((int)fd);
+}
+
 int main(int argc, char **argv)
 {
 	struct request request;
@@ -275,6 +292,10 @@ int main(int argc, char **argv)
 		      stderr);
 		return 127;
 	}
+	/* nothing of benchgate's but stdio and the socket: no lock held and
+	 * no pipe kept from its end of file for as long as benchgate runs,
+	 * nor passed on to a benchmark */
+	close_from(LAUNCHER_FD + 1);
 	memset(&gone, 0, sizeof(gone));
 	gone.sa_handler = benchgate_gone;
 	sigemptyset(&gone.sa_mask);

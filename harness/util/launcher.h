@@ -32,8 +32,11 @@
  * It is started with the socket on LAUNCHER_FD, and stdin, stdout and
  * stderr what each benchmark gets (benchgate's /dev/null and capture
  * pipes), in a process group of its own (a terminal's Ctrl-C is
- * benchgate's to handle), with an empty signal mask. Then, for each
- * request until the socket reads end of file (benchgate gone):
+ * benchgate's to handle), with an empty signal mask. It closes every
+ * other descriptor it inherited, so that, living as long as benchgate, it
+ * holds no lock and no pipe of benchgate's open, and a benchmark gets
+ * stdio alone. Then, for each request until the socket reads end of file
+ * (benchgate gone):
  *
  *   1. benchgate sends a struct launcher_request and its strings;
  *   2. the launcher spawns the program with posix_spawn() and the
