@@ -487,3 +487,35 @@ Test(compare_json, a_written_comparison_reads_back_to_the_same_text,
 	strbuf_release(&second);
 	comparison_free(c);
 }
+
+Test(compare_json, the_document_in_pieces_is_the_document_whole)
+{
+	struct strbuf whole = STRBUF_INIT, joined = STRBUF_INIT;
+	struct strbuf piece = STRBUF_INIT;
+	struct comparison *c = generated_comparison(5000, false);
+	struct comparison_json_pieces pieces;
+	size_t nr = 0, largest = 0;
+	bool more = true;
+
+	comparison_to_json(c, &whole);
+	comparison_json_pieces_init(&pieces, c);
+	while (more) {
+		more = comparison_json_piece(&pieces, &piece);
+		strbuf_add(&joined, piece.buf, piece.len);
+		if (piece.len > largest)
+			largest = piece.len;
+		/* as write_file_atomic_produced() does between pieces */
+		strbuf_reset(&piece);
+		nr++;
+	}
+	cr_assert_eq(joined.len, whole.len);
+	cr_assert(!memcmp(joined.buf, whole.buf, whole.len));
+	/* written as it is made: no piece holds much of the document */
+	cr_assert_gt(nr, 10, "%zu pieces", nr);
+	cr_assert_lt(largest, whole.len / 10, "a piece of %zu bytes of %zu",
+		     largest, whole.len);
+	strbuf_release(&whole);
+	strbuf_release(&joined);
+	strbuf_release(&piece);
+	comparison_free(c);
+}

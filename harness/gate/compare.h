@@ -5,6 +5,7 @@
 #include "harness/gate/stats.h"
 #include "harness/model/comparison.h"
 #include "harness/model/result.h"
+#include "harness/util/json.h"
 #include "harness/util/strbuf.h"
 
 #include <stdbool.h>
@@ -200,6 +201,25 @@ const char *compare_method_named(const char *text);
  * key.path: what was expected" (jsonread.h) when it is not one. */
 void comparison_to_json(const struct comparison *comparison,
 			struct strbuf *out);
+
+/*
+ * The same text piece by piece, for a file_producer (fileio.h): so that
+ * `compare --json` writes the document as it is made rather than holding
+ * all of it (70 MB for 20,000 cases). comparison_json_piece() appends the
+ * next piece to out, a few hundred comparisons at most, and returns
+ * whether more follow; ctx is the struct comparison_json_pieces that
+ * comparison_json_pieces_init() set up.
+ */
+struct comparison_json_pieces {
+	const struct comparison *comparison;
+	struct json_writer writer;
+	int stage;
+	size_t next;
+};
+
+void comparison_json_pieces_init(struct comparison_json_pieces *pieces,
+				 const struct comparison *comparison);
+bool comparison_json_piece(void *ctx, struct strbuf *out);
 int comparison_parse(struct comparison **out, const char *text, size_t len,
 		     const char *path);
 

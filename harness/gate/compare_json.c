@@ -146,36 +146,87 @@ static void write_side(struct json_writer *w, const char *key,
 	json_write_end(w);
 }
 
+/* Comparisons, or variants, written in one piece at most. */
+#define PIECE_ITEMS 256
+
+enum piece_stage {
+	PIECE_HEAD,	  /* up to the comparisons' '[' */
+	PIECE_COMPARISONS, /* comparisons, then the variants' '[' */
+	PIECE_VARIANTS,	  /* variants, then the end */
+	PIECE_DONE,
+};
+
+void comparison_json_pieces_init(struct comparison_json_pieces *pieces,
+				 const struct comparison *comparison)
+{
+	memset(pieces, 0, sizeof(*pieces));
+	pieces->comparison = comparison;
+	pieces->stage = PIECE_HEAD;
+}
+
+bool comparison_json_piece(void *ctx, struct strbuf *out)
+{
+	struct comparison_json_pieces *pieces = ctx;
+	const struct comparison *comparison = pieces->comparison;
+	struct json_writer *w = &pieces->writer;
+	size_t written = 0;
+
+	switch (pieces->stage) {
+	case PIECE_HEAD:
+		json_writer_init(w, out, 0);
+		json_write_object(w);
+		write_number(w, "benchgate_comparison", 1);
+		write_string(w, "verdict", overall_name(comparison->overall));
+		write_string(w, "suite", comparison->suite);
+		write_number(w, "confidence", comparison->confidence);
+		write_side(w, "baseline", &comparison->baseline);
+		write_side(w, "candidate", &comparison->candidate);
+		json_write_key(w, "counts");
+		json_write_object(w);
+		for (int v = 0; v < VERDICT_COUNT; v++)
+			write_number(w, verdict_name((enum verdict)v),
+				     (double)comparison->counts[v]);
+		json_write_end(w);
+		json_write_key(w, "comparisons");
+		json_write_array(w);
+		pieces->stage = PIECE_COMPARISONS;
+		return true;
+	case PIECE_COMPARISONS:
+		w->out = out;
+		while (pieces->next < comparison->nr && written++ < PIECE_ITEMS)
+			write_item(w, &comparison->items[pieces->next++]);
+		if (pieces->next < comparison->nr)
+			return true;
+		json_write_end(w);
+		json_write_key(w, "variants");
+		json_write_array(w);
+		pieces->stage = PIECE_VARIANTS;
+		pieces->next = 0;
+		return true;
+	case PIECE_VARIANTS:
+		w->out = out;
+		while (pieces->next < comparison->variants_nr &&
+		       written++ < PIECE_ITEMS)
+			write_variant(w, &comparison->variants[pieces->next++]);
+		if (pieces->next < comparison->variants_nr)
+			return true;
+		json_write_end(w);
+		json_write_end(w);
+		strbuf_addch(out, '\n');
+		pieces->stage = PIECE_DONE;
+		return false;
+	default:
+		return false;
+	}
+}
+
 void comparison_to_json(const struct comparison *comparison, struct strbuf *out)
 {
-	struct json_writer w;
+	struct comparison_json_pieces pieces;
 
-	json_writer_init(&w, out, 0);
-	json_write_object(&w);
-	write_number(&w, "benchgate_comparison", 1);
-	write_string(&w, "verdict", overall_name(comparison->overall));
-	write_string(&w, "suite", comparison->suite);
-	write_number(&w, "confidence", comparison->confidence);
-	write_side(&w, "baseline", &comparison->baseline);
-	write_side(&w, "candidate", &comparison->candidate);
-	json_write_key(&w, "counts");
-	json_write_object(&w);
-	for (int v = 0; v < VERDICT_COUNT; v++)
-		write_number(&w, verdict_name((enum verdict)v),
-			     (double)comparison->counts[v]);
-	json_write_end(&w);
-	json_write_key(&w, "comparisons");
-	json_write_array(&w);
-	for (size_t i = 0; i < comparison->nr; i++)
-		write_item(&w, &comparison->items[i]);
-	json_write_end(&w);
-	json_write_key(&w, "variants");
-	json_write_array(&w);
-	for (size_t i = 0; i < comparison->variants_nr; i++)
-		write_variant(&w, &comparison->variants[i]);
-	json_write_end(&w);
-	json_write_end(&w);
-	strbuf_addch(out, '\n');
+	comparison_json_pieces_init(&pieces, comparison);
+	while (comparison_json_piece(&pieces, out))
+		;
 }
 
 /* Reading back: tolerant of nulls (unknown numbers, absent strings),
