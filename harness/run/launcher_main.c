@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 
 #include "harness/util/launcher.h"
+#include "harness/util/spawn_attr.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -283,7 +284,7 @@ int main(int argc, char **argv)
 	struct request request;
 	struct sigaction gone;
 	posix_spawnattr_t attr;
-	sigset_t hangup, defaults, none;
+	sigset_t hangup;
 
 	(void)argv;
 	if (argc != 1 || fcntl(LAUNCHER_FD, F_SETFD, FD_CLOEXEC) < 0) {
@@ -304,20 +305,8 @@ int main(int argc, char **argv)
 	sigemptyset(&hangup);
 	sigaddset(&hangup, SIGHUP);
 
-	/* a group of its own, so that a timeout reaches the grandchildren;
-	 * ignored signals survive exec: a benchmark must not inherit ours */
-	posix_spawnattr_init(&attr);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
-						POSIX_SPAWN_SETSIGMASK |
-						POSIX_SPAWN_SETSIGDEF);
-	posix_spawnattr_setpgroup(&attr, 0);
-	sigemptyset(&none);
-	posix_spawnattr_setsigmask(&attr, &none);
-	sigemptyset(&defaults);
-	for (int sig = 1; sig < 32; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			sigaddset(&defaults, sig);
-	posix_spawnattr_setsigdefault(&attr, &defaults);
+	/* as benchgate spawns a benchmark */
+	spawn_attr_init(&attr);
 
 	memset(&request, 0, sizeof(request));
 	/* until benchgate closes its end */

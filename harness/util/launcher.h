@@ -40,9 +40,10 @@
  *
  *   1. benchgate sends a struct launcher_request and its strings;
  *   2. the launcher spawns the program with posix_spawn() and the
- *      attributes benchgate spawns a benchmark with (a process group of
- *      its own, ignored signals back to their default, an empty mask, the
- *      working directory changed in the child), looking it up as
+ *      attributes benchgate spawns a benchmark with (spawn_attr.h: a
+ *      process group of its own, an empty mask, every signal to its
+ *      default), the working directory changed in the child, looking it
+ *      up as
  *      posix_spawnp() does in benchgate; and replies LAUNCHER_STARTED with
  *      its pid, or LAUNCHER_EXEC_FAILED with the errno of the spawn;
  *   3. it waits for the program's exit, takes the time, kills what is

@@ -3,6 +3,7 @@
 
 #include "harness/util/error.h"
 #include "harness/util/launcher.h"
+#include "harness/util/spawn_attr.h"
 #include "harness/util/strbuf.h"
 
 #include <errno.h>
@@ -75,7 +76,6 @@ static int start_launcher(const struct launcher_run *run)
 	char *const argv[] = { (char *)run->path, NULL };
 	posix_spawn_file_actions_t actions;
 	posix_spawnattr_t attr;
-	sigset_t signals;
 	int fds[2], error;
 	pid_t pid;
 
@@ -91,18 +91,8 @@ static int start_launcher(const struct launcher_run *run)
 	for (int i = 0; i < 3; i++)
 		posix_spawn_file_actions_adddup2(&actions, run->stdio[i], i);
 	posix_spawn_file_actions_adddup2(&actions, fds[1], LAUNCHER_FD);
-	posix_spawnattr_init(&attr);
-	/* a group of its own: the terminal's Ctrl-C is benchgate's */
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
-						POSIX_SPAWN_SETSIGMASK |
-						POSIX_SPAWN_SETSIGDEF);
-	posix_spawnattr_setpgroup(&attr, 0);
-	sigemptyset(&signals);
-	posix_spawnattr_setsigmask(&attr, &signals);
-	for (int sig = 1; sig < 32; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			sigaddset(&signals, sig);
-	posix_spawnattr_setsigdefault(&attr, &signals);
+	/* as a benchmark is spawned: the terminal's Ctrl-C is benchgate's */
+	spawn_attr_init(&attr);
 	error = posix_spawn(&pid, run->path, &actions, &attr, argv, environ);
 	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&actions);

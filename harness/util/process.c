@@ -7,6 +7,7 @@
 #include "harness/util/alloc.h"
 #include "harness/util/error.h"
 #include "harness/util/launcher_client.h"
+#include "harness/util/spawn_attr.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -573,23 +574,10 @@ static int spawn_child(pid_t *pid, double *start,
 {
 	posix_spawn_file_actions_t actions;
 	posix_spawnattr_t attr;
-	sigset_t signals;
-	int sig, error;
+	int error;
 
 	posix_spawn_file_actions_init(&actions);
-	posix_spawnattr_init(&attr);
-	/* a group of its own, so that a timeout reaches the grandchildren */
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
-						POSIX_SPAWN_SETSIGMASK |
-						POSIX_SPAWN_SETSIGDEF);
-	posix_spawnattr_setpgroup(&attr, 0);
-	sigemptyset(&signals);
-	posix_spawnattr_setsigmask(&attr, &signals);
-	/* ignored signals survive exec: a benchmark must not inherit ours */
-	for (sig = 1; sig < 32; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			sigaddset(&signals, sig);
-	posix_spawnattr_setsigdefault(&attr, &signals);
+	spawn_attr_init(&attr);
 
 	if (options->cwd)
 		posix_spawn_file_actions_addchdir_np(&actions, options->cwd);
