@@ -43,9 +43,9 @@
  *      attributes benchgate spawns a benchmark with (spawn_attr.h: a
  *      process group of its own, an empty mask, every signal to its
  *      default), the working directory changed in the child, looking it
- *      up as
- *      posix_spawnp() does in benchgate; and replies LAUNCHER_STARTED with
- *      its pid, or LAUNCHER_EXEC_FAILED with the errno of the spawn;
+ *      up as posix_spawnp() does in benchgate; and replies
+ *      LAUNCHER_STARTED with its pid, or LAUNCHER_EXEC_FAILED with the
+ *      errno of the spawn;
  *   3. it waits for the program's exit, takes the time, kills what is
  *      left of its group while the exited program still holds the group's
  *      id, reaps it with wait4(), and replies LAUNCHER_ENDED with its wait
