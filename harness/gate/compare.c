@@ -663,6 +663,21 @@ static size_t common_prefix(const struct metric_samples *bm,
 	return runs;
 }
 
+/* The threshold a metric is judged by: the one given, raised to what its
+ * history shows between sessions (noise_k x noise) when that is larger.
+ * The adaptive stop and the verdict both take it from here, so that a
+ * case stops measuring exactly when its comparison is decided. */
+static double judged_threshold(const struct compare_options *opts,
+			       double threshold, double confidence,
+			       double noise)
+{
+	double noise_k = opts && opts->noise_k > 0
+				 ? opts->noise_k
+				 : compare_noise_k(confidence);
+
+	return fmax(threshold, noise_k * noise);
+}
+
 bool compare_case_decided(const struct result_case *base,
 			  const struct result_case *cand, double threshold,
 			  double confidence, bool paired,
@@ -695,6 +710,9 @@ bool compare_case_decided(const struct result_case *base,
 						    cm->name,
 						    history->noise_payload)
 				   : 0;
+		mc.threshold =
+			judged_threshold(history, threshold, confidence,
+					 mc.noise);
 		compare_decide(&mc);
 		compare_metric_release(&mc);
 		if (!compare_is_decided(&mc))
@@ -968,8 +986,6 @@ static void compare_case(struct comparison *comparison,
 	const struct result_case *recorded =
 		isfinite(cand->threshold) || !base ? cand : base;
 	double threshold = compare_threshold(opts, recorded);
-	double noise_k = opts->noise_k > 0 ? opts->noise_k
-					   : compare_noise_k(confidence);
 
 	if (cand->status == CASE_SKIPPED) {
 		add_status_items(comparison, cand, base, VERDICT_SKIPPED,
@@ -1022,7 +1038,8 @@ static void compare_case(struct comparison *comparison,
 						  cand->variant, cand->device,
 						  cm->name, opts->noise_payload)
 				    : 0;
-		mc->threshold = fmax(threshold, noise_k * mc->noise);
+		mc->threshold =
+			judged_threshold(opts, threshold, confidence, mc->noise);
 		if (bm && (bm->independent == 1 || cm->independent == 1)) {
 			mc->one_value = true;
 			mc->note = xstrdup("judged from one value: a summary "

@@ -173,7 +173,9 @@ bool compare_is_decided(const struct metric_comparison *mc);
  * --baseline-tree), compared pair by pair over the rounds both have.
  * history (may be NULL: none): its noise function says whether a history
  * bounds the noise between the sessions (compare.c, "Drift without a
- * history"); the threshold stays the one given. */
+ * history"), and raises the threshold to noise_k x that noise where it is
+ * larger, as compare_results() does: the case is decided exactly when
+ * its comparison would be. */
 bool compare_case_decided(const struct result_case *base,
 			  const struct result_case *cand, double threshold,
 			  double confidence, bool paired,
