@@ -8,6 +8,7 @@
  */
 #include "harness/gate/compare.h"
 #include "harness/util/error.h"
+#include "testutil.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -31,21 +32,11 @@ static const double session_b[12] = { 10.892, 10.568, 10.846, 10.689,
 static struct result *session(const char *commit, const double *values,
 			      double scale)
 {
-	struct result *r = result_new();
-	struct result_case *c;
-	struct metric_samples *m;
+	double scaled[12];
 
-	r->suite = strdup("s");
-	snprintf(r->git.commit, sizeof(r->git.commit), "%s", commit);
-	snprintf(r->machine.id, sizeof(r->machine.id), "m1");
-	c = result_add_case(r, "bench", "original", "cpu");
-	m = result_case_metric(c, "latency");
-	m->unit = strdup("ms");
-	m->better = BETTER_LOWER;
 	for (int i = 0; i < 12; i++)
-		metric_samples_push(m, values[i] * scale);
-	m->runs = 12;
-	return r;
+		scaled[i] = values[i] * scale;
+	return test_latency_result(commit, scaled, 12);
 }
 
 /* A history whose results' medians wander by half a percent: the

@@ -9,6 +9,7 @@
  */
 #include "harness/gate/compare.h"
 #include "harness/util/error.h"
+#include "testutil.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -34,24 +35,13 @@ static double normal(uint64_t *state)
 }
 
 /* A result of one case, RUNS independent runs of level with a 2 % CV. */
-static struct result *session(const char *commit, double level,
-			      uint64_t seed)
+static struct result *session(const char *commit, double level, uint64_t seed)
 {
-	struct result *r = result_new();
-	struct result_case *c;
-	struct metric_samples *m;
+	double values[RUNS];
 
-	r->suite = strdup("s");
-	snprintf(r->git.commit, sizeof(r->git.commit), "%s", commit);
-	snprintf(r->machine.id, sizeof(r->machine.id), "m1");
-	c = result_add_case(r, "bench", "original", "cpu");
-	m = result_case_metric(c, "latency");
-	m->unit = strdup("ms");
-	m->better = BETTER_LOWER;
 	for (int i = 0; i < RUNS; i++)
-		metric_samples_push(m, level * (1 + 0.02 * normal(&seed)));
-	m->runs = RUNS;
-	return r;
+		values[i] = level * (1 + 0.02 * normal(&seed));
+	return test_latency_result(commit, values, RUNS);
 }
 
 /* The noise between sessions that the history shows: the payload. */

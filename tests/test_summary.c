@@ -3,6 +3,7 @@
 #include "harness/gate/compare.h"
 #include "harness/util/error.h"
 #include "reporters/summary.h"
+#include "testutil.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -10,24 +11,6 @@
 #include <string.h>
 
 TestSuite(summary);
-
-/* A result of one case whose latency runs are `values`. */
-static struct result *result_of(const char *commit, const double *values,
-				size_t n)
-{
-	struct result *r = result_new();
-	struct metric_samples *m;
-
-	r->suite = xstrdup("s");
-	snprintf(r->git.commit, sizeof(r->git.commit), "%s", commit);
-	snprintf(r->machine.id, sizeof(r->machine.id), "m1");
-	m = result_case_metric(result_add_case(r, "b", "original", "cpu"),
-			       "latency");
-	m->unit = xstrdup("ms");
-	for (size_t i = 0; i < n; i++)
-		metric_samples_push(m, values[i]);
-	return r;
-}
 
 /* summary_print_comparison() of c's report model, as a command prints
  * it: every item. */
@@ -43,8 +26,8 @@ static void print_comparison(FILE *out, const struct comparison *c)
 /* What summary_print_comparison() prints for base against cand. */
 static char *summary_of(const double *base, const double *cand, size_t n)
 {
-	struct result *b = result_of("a", base, n),
-		      *c = result_of("b", cand, n);
+	struct result *b = test_latency_result("a", base, n),
+		      *c = test_latency_result("b", cand, n);
 	struct compare_options opts;
 	struct comparison *comparison = NULL;
 	char *text = NULL;

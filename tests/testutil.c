@@ -346,6 +346,25 @@ void test_store_series_at(struct store *store, const git_oid *commit,
 	result_free(r);
 }
 
+struct result *test_latency_result(const char *commit, const double *values,
+				   size_t n)
+{
+	struct result *r = result_new();
+	struct metric_samples *m;
+
+	r->suite = xstrdup("s");
+	snprintf(r->git.commit, sizeof(r->git.commit), "%s", commit);
+	snprintf(r->machine.id, sizeof(r->machine.id), "m1");
+	m = result_case_metric(result_add_case(r, "bench", "original", "cpu"),
+			       "latency");
+	m->unit = xstrdup("ms");
+	m->better = BETTER_LOWER;
+	for (size_t i = 0; i < n; i++)
+		metric_samples_push(m, values[i]);
+	m->runs = n;
+	return r;
+}
+
 /* Headless Chromium */
 
 /* The browser the test drives: $BENCHGATE_CHROMIUM, else chromium on

@@ -76,6 +76,13 @@ void test_shell(const char *dir, const char *script);
 struct result;
 struct result *test_only_result(const char *store_dir);
 
+/* A result of one case (bench, original, cpu) of suite "s", at commit on
+ * machine m1, whose metric "latency" (ms, lower is better) holds the n
+ * values, one a run: recorded sessions for the comparison's tests. Free
+ * it with result_free(). */
+struct result *test_latency_result(const char *commit, const double *values,
+				   size_t n);
+
 /* The first artifact of that kind ("flamegraph", "profile", ...) of a
  * case (result.h); NULL when it has none. */
 struct result_case;

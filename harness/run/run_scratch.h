@@ -39,7 +39,8 @@ int run_scratch_prepare(struct run_scratch *scratch);
  * (the directory removed if the run left something in it). */
 void run_scratch_tidy(struct run_scratch *scratch);
 
-/* Closes the directory; the directory itself goes with the session's. */
+/* Closes the directory; the directory itself goes with the session's.
+ * Also safe on a zeroed struct that run_scratch_init() never saw. */
 void run_scratch_release(struct run_scratch *scratch);
 
 #endif

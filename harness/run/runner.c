@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "harness/run/runner.h"
 
-#include "harness/run/run_scratch.h"
-
 #include "harness/util/alloc.h"
 #include "harness/run/callgrind.h"
 #include "harness/run/collectors.h"
@@ -64,7 +62,6 @@ struct runner {
 	const char *tmp_dir; /* scratch.dir */
 	unsigned long metrics_seq;
 	struct run_scratch run_scratch; /* every run's (run_scratch.h) */
-	bool run_scratch_made;		/* run_scratch is to be released */
 	double start;
 	size_t log_cap;
 	bool progress_shown; /* the progress line is on stderr */
@@ -924,7 +921,6 @@ int runner_new(struct runner **out, struct result *result,
 	    (error = make_tmp_dir(runner)) < 0)
 		return error;
 	run_scratch_init(&runner->run_scratch, runner->tmp_dir);
-	runner->run_scratch_made = true;
 	if ((error = setup_cases(runner)) < 0)
 		return error;
 	return open_sampler(runner);
@@ -966,8 +962,7 @@ void runner_free(struct runner *runner)
 	if (!runner)
 		return;
 	clear_progress(runner);
-	if (runner->run_scratch_made)
-		run_scratch_release(&runner->run_scratch);
+	run_scratch_release(&runner->run_scratch);
 	remove_tmp_dir(runner);
 	for (size_t i = 0; i < runner->nr; i++) {
 		free(runner->cases[i].log_path);

@@ -42,23 +42,39 @@ static void launcher_forget(void)
 	launcher.pid = 0;
 }
 
-void launcher_stop(void)
+/* Kills the launcher, if this process has one. */
+static void kill_launcher(void)
+{
+	if (launcher.pid > 0)
+		kill(launcher.pid, SIGKILL);
+}
+
+/* Reaps the launcher, gone or going (async-signal-safe); its wait
+ * status. */
+static int reap_launcher(void)
 {
 	pid_t pid = launcher.pid;
+	int status = 0;
 
-	if (launcher.fd >= 0)
-		close(launcher.fd);
-	launcher.fd = -1;
-	launcher.pid = 0;
-	if (pid <= 0 || launcher.owner != getpid())
+	launcher_forget();
+	if (pid > 0)
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	/* the runs it reaped are counted in RUSAGE_CHILDREN now */
+	launcher.runs_cpu_s = 0;
+	return status;
+}
+
+void launcher_stop(void)
+{
+	if (launcher.owner != getpid()) {
+		launcher_forget();
 		return;
+	}
 	/* no run is in flight: whoever stops it mid-run killed the run's
 	 * group first */
-	kill(pid, SIGKILL);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-	/* its runs are counted in RUSAGE_CHILDREN now */
-	launcher.runs_cpu_s = 0;
+	kill_launcher();
+	reap_launcher();
 }
 
 double launcher_runs_cpu_s(void)
@@ -182,13 +198,6 @@ static bool read_reply(struct launcher_reply *reply)
 	return reply->magic == LAUNCHER_MAGIC;
 }
 
-/* Kills the launcher, if this process has one. */
-static void kill_launcher(void)
-{
-	if (launcher.pid > 0)
-		kill(launcher.pid, SIGKILL);
-}
-
 /* Why the launcher stopped answering, once it is reaped. */
 static int launcher_failed(const char *path, int status)
 {
@@ -197,23 +206,6 @@ static int launcher_failed(const char *path, int status)
 		"is it the one of this benchgate's build?",
 		path, WIFSIGNALED(status) ? "killed by signal" : "exit status",
 		WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-}
-
-/* Reaps the launcher, gone or going; its wait status. */
-static int reap_launcher(void)
-{
-	pid_t pid = launcher.pid;
-	int status = 0;
-
-	if (launcher.fd >= 0)
-		close(launcher.fd);
-	launcher.fd = -1;
-	launcher.pid = 0;
-	if (pid > 0)
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-	launcher.runs_cpu_s = 0;
-	return status;
 }
 
 int launcher_start_run(const struct launcher_run *run, pid_t *pid)
