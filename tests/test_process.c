@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -134,6 +135,36 @@ static int reap_orphan(pid_t pid)
 		usleep(1000);
 	}
 	return -1;
+}
+
+/*
+ * Waits up to PATIENCE_S for the runner `helper` to block in ppoll(): it
+ * is then waiting for its run, whose group it has noted for the guardian
+ * and the signal handler. Before that note (process.h: benchgate killed
+ * between a spawn and the store of its group) nothing can kill the run,
+ * and a loaded machine can hold a runner there long after its child
+ * wrote its pid file: a test that kills the runner waits for this first.
+ */
+static void wait_until_waiting(pid_t helper)
+{
+	double until = now_s() + PATIENCE_S;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)helper);
+	while (now_s() < until) {
+		char *text = test_read_file(path);
+		long number = -1;
+
+		cr_assert_not_null(text, "cannot read %s", path);
+		/* "running" while it runs, else the number of the call */
+		if (sscanf(text, "%ld", &number) != 1)
+			number = -1;
+		free(text);
+		if (number == SYS_ppoll)
+			return;
+		usleep(1000);
+	}
+	cr_assert_fail("runner %d never waited for its run", (int)helper);
 }
 
 /* The field-th pid (0-based) in the file, waiting up to PATIENCE_S for
@@ -560,6 +591,7 @@ static void check_killed_runner_leaves_nothing(const char *through)
 	helper = start_runner(pid_path.buf, through, false);
 	child = read_pid_file(pid_path.buf, 0);
 	grandchild = read_pid_file(pid_path.buf, 1);
+	wait_until_waiting(helper);
 	/* the helper itself, or its launcher */
 	parent = parent_of(child);
 	cr_assert_eq(parent == helper, through == NULL, "parent %d, helper %d",
@@ -610,6 +642,8 @@ Test(process, launcher_killed_alone_takes_the_benchmark_with_it)
 	helper = start_runner(pid_path.buf, BENCHGATE_LAUNCHER_BIN, false);
 	child = read_pid_file(pid_path.buf, 0);
 	grandchild = read_pid_file(pid_path.buf, 1);
+	/* the launcher replied: the helper knows the run's group */
+	wait_until_waiting(helper);
 	launched = parent_of(child);
 	cr_assert_gt(launched, 0);
 	cr_assert_eq(kill(launched, SIGKILL), 0);
