@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -1038,4 +1039,29 @@ Test(process, a_launched_run_gets_no_descriptor_of_benchgates_but_stdio)
 	cr_assert_str_eq(outcome.out.text.buf, "closed\n");
 	close(fds[0]);
 	close(fds[1]);
+}
+
+Test(process, a_fixed_layout_run_is_not_randomized_and_benchgate_stays_as_it_was)
+{
+	const char *argv[] = { "cat", "/proc/self/personality", NULL };
+	struct process_options options = PROCESS_OPTIONS_INIT;
+	int before = personality(0xffffffff);
+
+	/* where a seccomp filter refuses it, the run goes on randomized */
+	if (personality((unsigned long)before | ADDR_NO_RANDOMIZE) < 0)
+		cr_skip("this kernel refuses ADDR_NO_RANDOMIZE");
+	personality((unsigned long)before);
+	options.argv = argv;
+	options.fixed_layout = true;
+	cr_assert_eq(process_run(&outcome, &options), 0);
+	cr_assert_eq(strtoul(outcome.out.text.buf, NULL, 16) &
+			     ADDR_NO_RANDOMIZE,
+		     ADDR_NO_RANDOMIZE, "%s", outcome.out.text.buf);
+	cr_assert_eq(personality(0xffffffff), before);
+	/* and only that run */
+	options.fixed_layout = false;
+	cr_assert_eq(process_run(&outcome, &options), 0);
+	cr_assert_eq(strtoul(outcome.out.text.buf, NULL, 16) &
+			     ADDR_NO_RANDOMIZE,
+		     0, "%s", outcome.out.text.buf);
 }

@@ -633,6 +633,7 @@ struct extra_run {
 	double timeout_factor;	   /* of the benchmark's timeout */
 	const char *python_path;   /* a directory to put first on
 				    * PYTHONPATH; NULL: none */
+	bool fixed_layout;	   /* process_options.fixed_layout */
 };
 
 /* The case's directory for artifacts, "<artifact_dir>/<case>". */
@@ -717,6 +718,7 @@ static int run_extra(struct runner *runner, struct case_state *cs,
 		add_python_path(&env, suite_env, extra->python_path);
 	process.argv = full;
 	process.env = (const char *const *)env.items;
+	process.fixed_layout = extra->fixed_layout;
 	set_process_options(&process, runner, pcase,
 			    pcase->benchmark->settings.timeout_s *
 				    extra->timeout_factor);
@@ -737,8 +739,10 @@ done:
 /* One count of the case's instructions under valgrind (callgrind.h). */
 static int callgrind_case(struct runner *runner, struct case_state *cs)
 {
+	/* an instruction count must not vary with where things are */
 	struct extra_run extra = { .which = "callgrind run",
-				   .timeout_factor = CALLGRIND_TIMEOUT_FACTOR };
+				   .timeout_factor = CALLGRIND_TIMEOUT_FACTOR,
+				   .fixed_layout = true };
 	struct strbuf dir = STRBUF_INIT, stem = STRBUF_INIT;
 	struct strbuf what = STRBUF_INIT;
 	struct callgrind_run callgrind;

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -574,7 +575,7 @@ static int spawn_child(pid_t *pid, double *start,
 {
 	posix_spawn_file_actions_t actions;
 	posix_spawnattr_t attr;
-	int error;
+	int layout = -1, error;
 
 	posix_spawn_file_actions_init(&actions);
 	spawn_attr_init(&attr);
@@ -584,9 +585,17 @@ static int spawn_child(pid_t *pid, double *start,
 	posix_spawn_file_actions_adddup2(&actions, devnull, 0);
 	posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
 	posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
+	/* the child takes benchgate's personality with it: set for the
+	 * spawn alone (benchgate's own layout is made already) */
+	if (options->fixed_layout &&
+	    (layout = personality(0xffffffff)) >= 0 &&
+	    personality((unsigned long)layout | ADDR_NO_RANDOMIZE) < 0)
+		layout = -1;
 
 	*start = now_s();
 	error = posix_spawnp(pid, argv[0], &actions, &attr, argv, env);
+	if (layout >= 0)
+		personality((unsigned long)layout);
 
 	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&actions);

@@ -135,11 +135,18 @@ struct process_options {
 	 * credentials (process_is_credential()); NULL-terminated, or NULL
 	 * for none. */
 	const char *const *pass_env;
+	/* The child's address space is not randomized (personality
+	 * ADDR_NO_RANDOMIZE, as `setarch -R` does), so that a count that
+	 * depends on where things are (malloc's alignment, a hash of a
+	 * pointer) is the same at every run: callgrind's instructions. Best
+	 * effort: where the kernel refuses it (a seccomp filter), the run
+	 * goes on randomized. Not through a launcher. */
+	bool fixed_layout;
 };
 
-#define PROCESS_OPTIONS_INIT                                      \
-	{                                                         \
-		NULL, NULL, NULL, NULL, 0, 0, 0, NULL, NULL, NULL \
+#define PROCESS_OPTIONS_INIT                                             \
+	{                                                                \
+		NULL, NULL, NULL, NULL, 0, 0, 0, NULL, NULL, NULL, false \
 	}
 
 /*
